@@ -1,0 +1,35 @@
+# The two commands of the README: `make demo` and `make test`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed
+
+.PHONY: demo test install lint bench clean
+
+$(BIN)/python:
+	$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "the studio needs Python 3.11"'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+
+# Re-install whenever pyproject.toml changes.
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+install: $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/studio demo
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -n 2
+
+lint: $(STAMP)
+	$(BIN)/ruff check studio tests benchmarks
+	$(BIN)/mypy
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_import.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,3 @@
+from studio.cli.app import run
+
+run()

@@ -1,0 +1,112 @@
+"""`studio import topics|docs|qrels|run|responses|bank FILE…`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from studio.cli.context import open_project
+from studio.cli.errors import handles_errors
+from studio.cli.output import OutputFormat, emit_object, stderr_console
+from studio.domain.models import LabelSetKind
+from studio.formats.trec import OnDuplicate
+from studio.services.import_report import ImportReport
+
+import_app = typer.Typer(help="Load data into the project (each command all or nothing).", no_args_is_help=True)
+
+Files = Annotated[list[Path], typer.Argument(help="Files to load (.gz accepted).", show_default=False)]
+Format = Annotated[OutputFormat, typer.Option("--format", "-f", help="How to print the result.")]
+Replace = Annotated[bool, typer.Option("--replace", help="Replace what is loaded under the same name.")]
+
+
+def _report(report: ImportReport, fmt: OutputFormat) -> None:
+    for warning in report.warnings:
+        stderr_console().print(f"warning: {warning}")
+    if fmt is OutputFormat.table:
+        typer.echo(report.summary())
+    else:
+        emit_object(report.as_dict(), OutputFormat.json)
+
+
+@import_app.command("topics")
+@handles_errors
+def import_topics(ctx: typer.Context, files: Files, fmt: Format = OutputFormat.table) -> None:
+    """Topics: `qid<TAB>text` lines or JSONL (qid|query_id|id, text|query|title)."""
+    with open_project(ctx) as project:
+        _report(project.import_topics(files), fmt)
+
+
+@import_app.command("docs")
+@handles_errors
+def import_docs(ctx: typer.Context, files: Files, fmt: Format = OutputFormat.table) -> None:
+    """Documents: `docid<TAB>text` lines or JSONL (docid|id|pid, text|contents|segment, title)."""
+    with open_project(ctx) as project:
+        _report(project.import_docs(files), fmt)
+
+
+@import_app.command("qrels")
+@handles_errors
+def import_qrels(
+    ctx: typer.Context,
+    files: Files,
+    name: Annotated[str | None, typer.Option(help="Label set name (default: the file name).")] = None,
+    kind: Annotated[LabelSetKind, typer.Option(help="Who made the labels.")] = LabelSetKind.HUMAN,
+    on_duplicate: Annotated[
+        OnDuplicate, typer.Option(help="A pair graded twice differently: error, or keep the first/last.")
+    ] = OnDuplicate.ERROR,
+    replace: Replace = False,
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """TREC qrels `qid iter docid grade` (grades may be fractional); one label set per file."""
+    with open_project(ctx) as project:
+        report = project.import_qrels(
+            files, name=name, kind=kind, on_duplicate=on_duplicate, replace=replace
+        )
+        _report(report, fmt)
+
+
+@import_app.command("run")
+@handles_errors
+def import_run(
+    ctx: typer.Context,
+    files: Files,
+    name: Annotated[str | None, typer.Option(help="Run name (default: the tag column).")] = None,
+    replace: Replace = False,
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """TREC runs `qid Q0 docid rank score tag`; many files at once."""
+    with open_project(ctx) as project:
+        _report(project.import_runs(files, name=name, replace=replace), fmt)
+
+
+@import_app.command("responses")
+@handles_errors
+def import_responses(
+    ctx: typer.Context,
+    files: Files,
+    system: Annotated[str | None, typer.Option(help="System name, overriding the file's.")] = None,
+    replace: Replace = False,
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """Generated answers: JSONL {qid, system, text} or the TREC RAG 2024 answer format."""
+    with open_project(ctx) as project:
+        _report(project.import_responses(files, system=system, replace=replace), fmt)
+
+
+@import_app.command("bank")
+@handles_errors
+def import_bank(
+    ctx: typer.Context,
+    files: Files,
+    name: Annotated[str | None, typer.Option(help="Bank name (default: the first file's name).")] = None,
+    kind: Annotated[
+        str | None, typer.Option(help="question or nugget, for TSV files (default nugget).")
+    ] = None,
+    replace: Replace = False,
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """Test banks: Rubric-workbench JSONL(.gz), nuggetizer JSONL or TSV qid_n<TAB>text[<TAB>vital|okay]."""
+    with open_project(ctx) as project:
+        _report(project.import_bank(files, name=name, kind=kind, replace=replace), fmt)

@@ -1,0 +1,62 @@
+"""`studio list [topics|docs|qrels|runs|banks|responses]`."""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Annotated
+
+import typer
+
+from studio.cli.context import open_project
+from studio.cli.errors import handles_errors
+from studio.cli.output import OutputFormat, emit_object, emit_records
+from studio.services.overview import Overview, overview
+from studio.services.project import Project
+
+
+class Listing(str, Enum):
+    topics = "topics"
+    docs = "docs"
+    qrels = "qrels"
+    runs = "runs"
+    banks = "banks"
+    responses = "responses"
+
+
+LISTINGS = {
+    Listing.topics: Project.topics,
+    Listing.docs: Project.documents,
+    Listing.qrels: Project.label_sets,
+    Listing.runs: Project.runs,
+    Listing.banks: Project.banks,
+    Listing.responses: Project.responses,
+}
+
+
+def print_overview(view: Overview, fmt: OutputFormat) -> None:
+    """Counts, then the label sets, runs and banks (one JSON object with --format json)."""
+    if fmt is OutputFormat.json:
+        emit_object(view.as_dict(), fmt)
+        return
+    emit_records([{"what": k, "count": v} for k, v in view.counts.items()], fmt,
+                 title=f"Project {view.path}")
+    for title, records in (("Label sets", view.label_sets), ("Runs", view.runs), ("Banks", view.banks)):
+        if records and fmt is OutputFormat.table:
+            typer.echo("")
+            emit_records(records, fmt, title=title)
+
+
+def list_command(
+    ctx: typer.Context,
+    what: Annotated[Listing | None, typer.Argument(help="What to list (default: an overview).")] = None,
+    fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="How to print it.")] = OutputFormat.table,
+) -> None:
+    """What the project holds."""
+    with open_project(ctx) as project:
+        if what is None:
+            print_overview(overview(project), fmt)
+        else:
+            emit_records(LISTINGS[what](project), fmt, title=what.value.capitalize())
+
+
+list_command = handles_errors(list_command)

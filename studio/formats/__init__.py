@@ -1,0 +1,1 @@
+"""Readers and writers of the file formats the studio exchanges (pure Python, no database)."""

@@ -1,0 +1,77 @@
+"""Generated answers: `{"qid", "system", "text"}` JSONL and the TREC RAG 2024 answer format.
+
+TREC RAG 2024 records carry `run_id`, `topic_id`, `references` (docids) and
+`answer: [{"text", "citations"}]`, where citations index into `references`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from studio.domain.errors import InputError
+from studio.domain.models import Response
+from studio.formats.jsonl import first_field, json_objects
+
+QID_FIELDS = ("qid", "topic_id", "query_id")
+SYSTEM_FIELDS = ("system", "run_id")
+
+
+def parse_responses(text: str, source: str, system: str | None = None) -> list[Response]:
+    """Parse answers; `system` overrides the system named in the file."""
+    responses: list[Response] = []
+    seen: dict[tuple[str, str], int] = {}
+    for number, record in json_objects(text, source):
+        qid = first_field(record, QID_FIELDS, source, number)
+        name = system or first_field(record, SYSTEM_FIELDS, source, number)
+        assert qid is not None and name is not None
+        if isinstance(record.get("answer"), list):
+            body, citations = _rag24_answer(record, source, number)
+        else:
+            body = first_field(record, ("text", "answer", "response"), source, number) or ""
+            citations = _citation_ids(record.get("citations", []), [], source, number)
+        key = (qid, name)
+        if key in seen:
+            raise InputError(
+                source, number, f"system {name!r} answers topic {qid!r} twice (first on line {seen[key]})"
+            )
+        seen[key] = number
+        responses.append(Response(qid, name, body, citations))
+    if not responses:
+        raise InputError(source, None, "the file is empty")
+    return responses
+
+
+def _rag24_answer(record: dict[str, Any], source: str, line: int) -> tuple[str, tuple[str, ...]]:
+    references = record.get("references", [])
+    if not isinstance(references, list):
+        raise InputError(source, line, "field 'references' must be a list")
+    sentences: list[str] = []
+    cited: dict[str, None] = {}
+    for sentence in record["answer"]:
+        if not isinstance(sentence, dict) or not isinstance(sentence.get("text"), str):
+            raise InputError(source, line, "each answer sentence needs a 'text'")
+        sentences.append(sentence["text"].strip())
+        for docid in _citation_ids(sentence.get("citations", []), references, source, line):
+            cited.setdefault(docid)
+    return " ".join(s for s in sentences if s), tuple(cited)
+
+
+def _citation_ids(
+    citations: Any, references: list[Any], source: str, line: int
+) -> tuple[str, ...]:
+    """Citations as docids: integers index `references`, strings are docids already."""
+    if not isinstance(citations, list):
+        raise InputError(source, line, "field 'citations' must be a list")
+    ids: list[str] = []
+    for citation in citations:
+        if isinstance(citation, int) and not isinstance(citation, bool):
+            if not 0 <= citation < len(references):
+                raise InputError(
+                    source, line, f"citation {citation} points outside the {len(references)} references"
+                )
+            ids.append(str(references[citation]))
+        elif isinstance(citation, str):
+            ids.append(citation)
+        else:
+            raise InputError(source, line, f"citation {citation!r} is neither an index nor a docid")
+    return tuple(ids)

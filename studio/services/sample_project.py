@@ -1,0 +1,37 @@
+"""Build the bundled sample project: topics, passages, human qrels, runs, answers and banks."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from studio.services.locations import sample_data_dir
+from studio.services.project import Project
+
+HUMAN_LABEL_SET = "human"
+
+
+def build_sample_project(path: Path, *, rebuild: bool = False, source: Path | None = None) -> Project:
+    """Open the sample project at `path`, building it first when missing (or when `rebuild`).
+
+    The build writes a temporary file and renames it into place, so an interrupted build
+    never leaves a half-built project behind.
+    """
+    if path.exists() and not rebuild:
+        return Project.open(path)
+    data = source or sample_data_dir()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(path.name + ".building")
+    for leftover in (partial, Path(str(partial) + ".wal")):
+        leftover.unlink(missing_ok=True)
+    with Project.open(partial) as project:
+        project.import_topics(data / "topics.tsv")
+        project.import_docs(data / "documents.jsonl")
+        project.import_qrels(data / "qrels" / "human.txt", name=HUMAN_LABEL_SET)
+        project.import_runs(sorted((data / "runs").glob("*.txt")))
+        project.import_responses(sorted((data / "responses").glob("*.jsonl")))
+        project.import_bank(data / "banks" / "questions.jsonl.gz", name="questions")
+        project.import_bank(data / "banks" / "nuggets.jsonl", name="nuggets")
+    Path(str(path) + ".wal").unlink(missing_ok=True)
+    os.replace(partial, path)
+    return Project.open(path)

@@ -1,0 +1,74 @@
+"""Test banks and their append-only item events."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from studio.domain.models import BankItem
+from studio.store.database import Connection
+
+
+def bank_id(con: Connection, name: str) -> int | None:
+    row = con.execute("SELECT bank_id FROM banks WHERE name = ?", [name]).fetchone()
+    return None if row is None else int(row[0])
+
+
+def create_bank(con: Connection, name: str, source: str | None) -> int:
+    row = con.execute(
+        "INSERT INTO banks (bank_id, name, source) VALUES (nextval('bank_ids'), ?, ?)"
+        " RETURNING bank_id",
+        [name, source],
+    ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def current_items(con: Connection, bank: int) -> list[BankItem]:
+    rows = con.execute(
+        "SELECT qid, item_id, kind, text, importance, gold_answers FROM bank_items"
+        " WHERE bank_id = ? ORDER BY qid, position, item_id",
+        [bank],
+    ).fetchall()
+    return [
+        BankItem(qid, item_id, kind, text, importance, tuple(gold))
+        for qid, item_id, kind, text, importance, gold in rows
+    ]
+
+
+def append_item_events(
+    con: Connection,
+    bank: int,
+    events: Sequence[tuple[str, BankItem, int]],
+    *,
+    origin: str,
+    source: str | None,
+    batch_id: int,
+) -> None:
+    """Append (op, item-after-change, position) events in one statement."""
+    if not events:
+        return
+    con.execute(
+        """
+        INSERT INTO bank_events (event_id, bank_id, item_id, qid, op, kind, text, importance,
+                                 gold_answers, position, origin, source, batch_id)
+        SELECT nextval('bank_event_ids'), ?, * , ?, ?, ?
+        FROM (SELECT unnest(?::VARCHAR[]) AS item_id, unnest(?::VARCHAR[]) AS qid,
+                     unnest(?::VARCHAR[]) AS op, unnest(?::VARCHAR[]) AS kind,
+                     unnest(?::VARCHAR[]) AS text, unnest(?::VARCHAR[]) AS importance,
+                     unnest(?::VARCHAR[][]) AS gold_answers, unnest(?::INTEGER[]) AS position)
+        """,
+        [
+            bank,
+            origin,
+            source,
+            batch_id,
+            [item.item_id for _, item, _ in events],
+            [item.qid for _, item, _ in events],
+            [op for op, _, _ in events],
+            [item.kind for _, item, _ in events],
+            [item.text for _, item, _ in events],
+            [item.importance for _, item, _ in events],
+            [list(item.gold_answers) for _, item, _ in events],
+            [position for _, _, position in events],
+        ],
+    )

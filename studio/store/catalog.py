@@ -1,0 +1,49 @@
+"""Topics, documents and generated answers: the reference data runs and labels point at."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from studio.domain.models import Document, Response, Topic
+from studio.store.database import Connection
+
+
+def upsert_topics(con: Connection, topics: Sequence[Topic]) -> None:
+    """Insert topics; a qid already present takes the new text."""
+    con.execute(
+        "INSERT OR REPLACE INTO topics SELECT unnest(?), unnest(?)",
+        [[t.qid for t in topics], [t.text for t in topics]],
+    )
+
+
+def upsert_documents(con: Connection, documents: Sequence[Document]) -> None:
+    """Insert documents; a docid already present takes the new title and text."""
+    con.execute(
+        "INSERT OR REPLACE INTO documents SELECT unnest(?), unnest(?), unnest(?)",
+        [
+            [d.docid for d in documents],
+            [d.title for d in documents],
+            [d.text for d in documents],
+        ],
+    )
+
+
+def response_systems(con: Connection) -> set[str]:
+    return {name for (name,) in con.execute("SELECT DISTINCT system FROM responses").fetchall()}
+
+
+def delete_responses(con: Connection, systems: Sequence[str]) -> None:
+    con.execute("DELETE FROM responses WHERE list_contains(?, system)", [list(systems)])
+
+
+def insert_responses(con: Connection, responses: Sequence[Response], batch_id: int) -> None:
+    con.execute(
+        "INSERT INTO responses SELECT unnest(?), unnest(?), unnest(?), unnest(?), ?",
+        [
+            [r.qid for r in responses],
+            [r.system for r in responses],
+            [r.text for r in responses],
+            [list(r.citations) for r in responses],
+            batch_id,
+        ],
+    )

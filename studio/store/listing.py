@@ -1,0 +1,123 @@
+"""Read-only summaries of what a project holds (the `studio list` family and the Overview)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from studio.store.database import Connection
+
+
+def _records(con: Connection, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
+    cursor = con.execute(sql, params or [])
+    names = [column[0] for column in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def list_topics(con: Connection) -> list[dict[str, Any]]:
+    """Every topic known from topics, runs or labels; docs = pooled documents, judged = labelled."""
+    return _records(
+        con,
+        """
+        WITH pooled AS (
+            SELECT DISTINCT qid, docid FROM run_rows
+            UNION SELECT DISTINCT qid, docid FROM labels
+        ), judged AS (SELECT DISTINCT qid, docid FROM labels),
+        qids AS (SELECT qid FROM topics UNION SELECT DISTINCT qid FROM pooled)
+        SELECT q.qid, t.text,
+               (SELECT count(*) FROM pooled p WHERE p.qid = q.qid) AS docs,
+               (SELECT count(*) FROM judged j WHERE j.qid = q.qid) AS judged
+        FROM qids q LEFT JOIN topics t USING (qid)
+        ORDER BY q.qid
+        """,
+    )
+
+
+def list_documents(con: Connection) -> list[dict[str, Any]]:
+    return _records(
+        con,
+        "SELECT docid, title, length(text) AS chars FROM documents ORDER BY docid",
+    )
+
+
+def list_runs(con: Connection) -> list[dict[str, Any]]:
+    return _records(
+        con,
+        """
+        SELECT r.name, coalesce(s.topics, 0) AS topics, coalesce(s.rows, 0) AS rows,
+               r.source_file AS source
+        FROM runs r LEFT JOIN (
+            SELECT run_id, count(DISTINCT qid) AS topics, count(*) AS rows
+            FROM run_rows GROUP BY run_id
+        ) s USING (run_id)
+        ORDER BY r.name
+        """,
+    )
+
+
+def list_label_sets(con: Connection) -> list[dict[str, Any]]:
+    return _records(
+        con,
+        """
+        SELECT ls.name, ls.kind,
+               coalesce(l.topics, 0) AS topics, coalesce(l.pairs, 0) AS pairs,
+               coalesce(l.relevant, 0) AS relevant, coalesce(e.events, 0) AS events,
+               ls.source
+        FROM label_sets ls
+        LEFT JOIN (
+            SELECT label_set_id, count(DISTINCT qid) AS topics, count(*) AS pairs,
+                   count(*) FILTER (WHERE grade > 0) AS relevant
+            FROM labels GROUP BY label_set_id
+        ) l USING (label_set_id)
+        LEFT JOIN (
+            SELECT label_set_id, count(*) AS events FROM label_events GROUP BY label_set_id
+        ) e USING (label_set_id)
+        ORDER BY ls.name
+        """,
+    )
+
+
+def list_banks(con: Connection) -> list[dict[str, Any]]:
+    return _records(
+        con,
+        """
+        SELECT b.name, coalesce(i.topics, 0) AS topics, coalesce(i.items, 0) AS items,
+               coalesce(i.questions, 0) AS questions, coalesce(i.nuggets, 0) AS nuggets,
+               coalesce(i.vital, 0) AS vital, coalesce(i.okay, 0) AS okay, b.source
+        FROM banks b LEFT JOIN (
+            SELECT bank_id, count(DISTINCT qid) AS topics, count(*) AS items,
+                   count(*) FILTER (WHERE kind = 'question') AS questions,
+                   count(*) FILTER (WHERE kind = 'nugget') AS nuggets,
+                   count(*) FILTER (WHERE importance = 'vital') AS vital,
+                   count(*) FILTER (WHERE importance = 'okay') AS okay
+            FROM bank_items GROUP BY bank_id
+        ) i USING (bank_id)
+        ORDER BY b.name
+        """,
+    )
+
+
+def list_responses(con: Connection) -> list[dict[str, Any]]:
+    return _records(
+        con,
+        """
+        SELECT system, count(*) AS topics, sum(length(text)) // count(*) AS mean_chars
+        FROM responses GROUP BY system ORDER BY system
+        """,
+    )
+
+
+def counts(con: Connection) -> dict[str, int]:
+    """How many of each thing the project holds."""
+    row = con.execute(
+        """
+        SELECT (SELECT count(*) FROM topics), (SELECT count(*) FROM documents),
+               (SELECT count(*) FROM runs), (SELECT count(*) FROM run_rows),
+               (SELECT count(*) FROM label_sets), (SELECT count(*) FROM labels),
+               (SELECT count(*) FROM responses), (SELECT count(*) FROM banks),
+               (SELECT count(*) FROM bank_items)
+        """
+    ).fetchone()
+    assert row is not None
+    keys = ("topics", "documents", "runs", "run_rows", "label_sets", "labels", "responses",
+            "banks", "bank_items")
+    return dict(zip(keys, (int(v) for v in row), strict=True))

@@ -1,0 +1,102 @@
+"""Overview: what the project holds — topics, documents, runs, label sets, banks, answers."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
+
+from studio.services.overview import Overview, overview
+from studio.tui.messages import OverviewLoaded
+
+# Columns shown per table: (record key, heading).
+TABLES: dict[str, tuple[str, list[tuple[str, str]]]] = {
+    "label_sets": ("Label sets", [("name", "Name"), ("kind", "Kind"), ("topics", "Topics"),
+                                  ("pairs", "Pairs"), ("relevant", "Relevant"), ("events", "Events"),
+                                  ("source", "Source")]),
+    "runs": ("Runs", [("name", "Name"), ("topics", "Topics"), ("rows", "Rows"), ("source", "Source")]),
+    "topics": ("Topics", [("qid", "Qid"), ("text", "Query"), ("docs", "Pooled docs"),
+                          ("judged", "Judged")]),
+    "banks": ("Banks", [("name", "Name"), ("topics", "Topics"), ("items", "Items"),
+                        ("questions", "Questions"), ("nuggets", "Nuggets"), ("vital", "Vital"),
+                        ("okay", "Okay")]),
+    "responses": ("Answers", [("system", "System"), ("topics", "Topics"), ("mean_chars", "Mean chars")]),
+}
+
+HELP = """The Overview lists what the project file holds: the topics with their pooled and judged
+documents, the runs, every label set (human, LLM, derived) with its number of label events,
+the test banks and the generated answers. Switch tables with the tab keys; the data is read
+in the background and refreshed with `r`."""
+
+
+def summary_line(view: Overview) -> str:
+    c = view.counts
+    return (
+        f"[b]{view.path}[/b]   {c['topics']} topics · {c['documents']} documents · "
+        f"{c['runs']} runs ({c['run_rows']:,} rows) · {c['label_sets']} label sets "
+        f"({c['labels']:,} labels) · {c['banks']} banks ({c['bank_items']} items) · "
+        f"{c['responses']} answers"
+    )
+
+
+def _cell(value: Any) -> str:
+    return "" if value is None else f"{value:,}" if isinstance(value, int) else str(value)
+
+
+class OverviewScreen(Screen[None]):
+    TITLE = "Overview"
+    HELP = HELP
+    BINDINGS = [
+        Binding("r", "refresh_overview", "Refresh", id="overview.refresh",
+                tooltip="Read the project file again"),
+        Binding("1", "show_tab('label_sets')", "Label sets", id="overview.label_sets", show=False),
+        Binding("2", "show_tab('runs')", "Runs", id="overview.runs", show=False),
+        Binding("3", "show_tab('topics')", "Topics", id="overview.topics", show=False),
+        Binding("4", "show_tab('banks')", "Banks", id="overview.banks", show=False),
+        Binding("5", "show_tab('responses')", "Answers", id="overview.responses", show=False),
+    ]
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static("Reading the project…", id="summary")
+        with TabbedContent(id="tables"):
+            for key, (title, columns) in TABLES.items():
+                with TabPane(title, id=key):
+                    table: DataTable[str] = DataTable(id=f"table-{key}", cursor_type="row", zebra_stripes=True)
+                    table.add_columns(*(heading for _, heading in columns))
+                    yield table
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.action_refresh_overview()
+
+    def action_refresh_overview(self) -> None:
+        self.load_overview()
+
+    def action_show_tab(self, tab: str) -> None:
+        self.query_one(TabbedContent).active = tab
+        self.query_one(f"#table-{tab}", DataTable).focus()
+
+    @work(thread=True, exclusive=True, group="overview", exit_on_error=False)
+    def load_overview(self) -> None:
+        # Runs in a worker thread: reads through that thread's own DuckDB cursor, touches no widget.
+        self.post_message(OverviewLoaded(overview(self.app.project)))  # type: ignore[attr-defined]
+
+    @on(OverviewLoaded)
+    def show_overview(self, message: OverviewLoaded) -> None:
+        view = message.overview
+        self.query_one("#summary", Static).update(summary_line(view))
+        records: dict[str, Sequence[dict[str, Any]]] = {
+            "label_sets": view.label_sets, "runs": view.runs, "topics": view.topics,
+            "banks": view.banks, "responses": view.responses,
+        }
+        for key, (_, columns) in TABLES.items():
+            table = self.query_one(f"#table-{key}", DataTable)
+            table.clear()
+            for record in records[key]:
+                table.add_row(*(_cell(record.get(field)) for field, _ in columns))

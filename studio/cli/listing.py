@@ -38,12 +38,19 @@ def print_overview(view: Overview, fmt: OutputFormat) -> None:
     if fmt is OutputFormat.json:
         emit_object(view.as_dict(), fmt)
         return
-    emit_records([{"what": k, "count": v} for k, v in view.counts.items()], fmt,
-                 title=f"Project {view.path}")
-    for title, records in (("Label sets", view.label_sets), ("Runs", view.runs), ("Banks", view.banks)):
-        if records and fmt is OutputFormat.table:
+    emit_records([{"what": k, "count": v} for k, v in view.counts.items()], fmt, title="Project")
+    if fmt is not OutputFormat.table:
+        return
+    sections = (
+        ("Label sets", view.label_sets, ("name", "kind", "topics", "pairs", "relevant", "events")),
+        ("Runs", view.runs, ("name", "topics", "rows")),
+        ("Banks", view.banks, ("name", "topics", "items", "questions", "nuggets", "vital", "okay")),
+        ("Answers", view.responses, ("system", "topics", "mean_chars")),
+    )
+    for title, records, columns in sections:
+        if records:
             typer.echo("")
-            emit_records(records, fmt, title=title)
+            emit_records(records, fmt, title=title, columns=columns)
 
 
 def list_command(

@@ -27,5 +27,6 @@ class ImportReport:
 
     def summary(self) -> str:
         counted = ", ".join(f"{value:,} {key}" for key, value in self.counts.items())
-        named = f" as {', '.join(self.names)}" if self.names else ""
+        shown = self.names if len(self.names) <= 5 else [*self.names[:3], f"… {len(self.names) - 3} more"]
+        named = f" as {', '.join(shown)}" if shown else ""
         return f"imported {self.what}{named}: {counted}"

@@ -24,7 +24,7 @@ class StudioApp(App[None]):
     def __init__(self, project: Project) -> None:
         super().__init__()
         self.project = project
-        self.sub_title = project.path
+        self.sub_title = Path(project.path).name
 
     def on_mount(self) -> None:
         self.push_screen(OverviewScreen())
@@ -32,10 +32,10 @@ class StudioApp(App[None]):
     def action_context_help(self) -> None:
         screen = self.screen
         keys = [
-            (binding.key_display or binding.key, binding.description)
-            for _, binding, enabled, _ in self.active_bindings.values()
-            if enabled and binding.description
-        ] if hasattr(self, "active_bindings") else []
+            (active.binding.key_display or active.binding.key, active.binding.description)
+            for active in self.active_bindings.values()
+            if active.enabled and active.binding.description
+        ]
         self.push_screen(HelpScreen(getattr(screen, "TITLE", None) or self.TITLE,
                                     getattr(screen, "HELP", "") or "", keys))
 

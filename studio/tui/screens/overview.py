@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from textual import on, work
@@ -37,7 +38,7 @@ in the background and refreshed with `r`."""
 def summary_line(view: Overview) -> str:
     c = view.counts
     return (
-        f"[b]{view.path}[/b]   {c['topics']} topics · {c['documents']} documents · "
+        f"[b]{Path(view.path).name}[/b]   {c['topics']} topics · {c['documents']} documents · "
         f"{c['runs']} runs ({c['run_rows']:,} rows) · {c['label_sets']} label sets "
         f"({c['labels']:,} labels) · {c['banks']} banks ({c['bank_items']} items) · "
         f"{c['responses']} answers"

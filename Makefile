@@ -29,7 +29,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 bench: $(STAMP)
-	$(BIN)/python benchmarks/bench_import.py
+	$(BIN)/python -m benchmarks.bench_import
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

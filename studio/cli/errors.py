@@ -10,8 +10,8 @@ from typing import ParamSpec, TypeVar
 
 import typer
 
-from studio.domain.errors import InputError, ProjectError, UsageError
 from studio.cli.output import stderr_console
+from studio.domain.errors import InputError, ProjectError, UsageError
 
 P = ParamSpec("P")
 R = TypeVar("R")

@@ -14,7 +14,9 @@ from studio.domain.models import LabelSetKind
 from studio.formats.trec import OnDuplicate
 from studio.services.import_report import ImportReport
 
-import_app = typer.Typer(help="Load data into the project (each command all or nothing).", no_args_is_help=True)
+import_app = typer.Typer(
+    help="Load data into the project (each command all or nothing).", no_args_is_help=True
+)
 
 Files = Annotated[list[Path], typer.Argument(help="Files to load (.gz accepted).", show_default=False)]
 Format = Annotated[OutputFormat, typer.Option("--format", "-f", help="How to print the result.")]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from enum import Enum
+from enum import StrEnum
 from typing import Annotated
 
 import typer
@@ -14,7 +14,7 @@ from studio.services.overview import Overview, overview
 from studio.services.project import Project
 
 
-class Listing(str, Enum):
+class Listing(StrEnum):
     topics = "topics"
     docs = "docs"
     qrels = "qrels"
@@ -56,7 +56,9 @@ def print_overview(view: Overview, fmt: OutputFormat) -> None:
 def list_command(
     ctx: typer.Context,
     what: Annotated[Listing | None, typer.Argument(help="What to list (default: an overview).")] = None,
-    fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="How to print it.")] = OutputFormat.table,
+    fmt: Annotated[
+        OutputFormat, typer.Option("--format", "-f", help="How to print it.")
+    ] = OutputFormat.table,
 ) -> None:
     """What the project holds."""
     with open_project(ctx) as project:

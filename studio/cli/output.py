@@ -6,14 +6,14 @@ import csv
 import json
 import sys
 from collections.abc import Mapping, Sequence
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
 from rich.console import Console
 from rich.table import Table
 
 
-class OutputFormat(str, Enum):
+class OutputFormat(StrEnum):
     table = "table"
     json = "json"
     csv = "csv"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass, field
-from enum import Enum
+from enum import StrEnum
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,7 +49,7 @@ class Response:
     citations: tuple[str, ...] = ()
 
 
-class LabelSetKind(str, Enum):
+class LabelSetKind(StrEnum):
     """Where a label set's grades come from."""
 
     HUMAN = "human"

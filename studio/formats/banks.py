@@ -23,7 +23,8 @@ def parse_bank(text: str, source: str, kind: str | None = None) -> list[BankItem
     """Items of a bank file in file order; `kind` forces question/nugget where the file is silent."""
     if kind is not None and kind not in ITEM_KINDS:
         raise InputError(source, None, f"item kind must be one of {', '.join(ITEM_KINDS)}")
-    numbered = _jsonl_items(text, source) if looks_like_jsonl(text) else _tsv_items(text, source, kind)
+    jsonl = looks_like_jsonl(text)
+    numbered = _jsonl_items(text, source) if jsonl else _tsv_items(text, source, kind)
     if not numbered:
         raise InputError(source, None, "the file holds no items")
     seen: dict[str, int] = {}
@@ -68,7 +69,9 @@ def _jsonl_items(text: str, source: str) -> list[tuple[int, BankItem]]:
         elif "nuggets" in record:
             items.extend((number, item) for item in _nuggetizer_items(record, source, number))
         else:
-            raise InputError(source, number, "expected a Rubric bank ('items') or nuggetizer record ('nuggets')")
+            raise InputError(
+                source, number, "expected a Rubric bank ('items') or a nuggetizer record ('nuggets')"
+            )
     return items
 
 
@@ -99,8 +102,9 @@ def _rubric_items(record: dict[str, Any], source: str, line: int) -> list[BankIt
         gold = entry.get("gold_answers") or []
         if not isinstance(gold, list) or not all(isinstance(g, str) for g in gold):
             raise InputError(source, line, "gold_answers must be a list of strings")
-        info = entry.get("info") if isinstance(entry.get("info"), dict) else {}
-        importance = _importance(info.get("importance"), source, line)
+        # The Rubric format has no importance field; the studio keeps vital/okay in `info`.
+        info = entry.get("info")
+        importance = _importance(info.get("importance"), source, line) if isinstance(info, dict) else None
         items.append(BankItem(qid, item_id, kind, body, importance, tuple(gold)))
     return items
 

@@ -12,10 +12,8 @@ TEXT_FIELDS = ("text", "contents", "segment", "body")
 
 
 def parse_documents(text: str, source: str) -> list[Document]:
-    if looks_like_jsonl(text):
-        numbered = _jsonl_documents(text, source)
-    else:
-        numbered = _tsv_documents(text, source)
+    reader = _jsonl_documents if looks_like_jsonl(text) else _tsv_documents
+    numbered = reader(text, source)
     seen: dict[str, int] = {}
     for number, doc in numbered:
         if doc.docid in seen:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import TextIO
 
 from studio.domain.errors import InputError
@@ -22,7 +22,7 @@ RUN_COLUMNS = 6  # qid Q0 docid rank score tag
 QRELS_COLUMNS = 4  # qid iter docid grade
 
 
-class OnDuplicate(str, Enum):
+class OnDuplicate(StrEnum):
     """What to do with a qrels pair listed twice with different grades."""
 
     ERROR = "error"

@@ -14,9 +14,8 @@ from studio.formats.text_input import read_text
 from studio.formats.topics import parse_topics
 from studio.services.import_report import ImportReport
 from studio.services.import_trec import default_name, names_for_files, require_files
-from studio.store import Database, new_batch
+from studio.store import Database, catalog, new_batch
 from studio.store import banks as bank_store
-from studio.store import catalog
 
 
 def import_topics(db: Database, paths: Sequence[Path]) -> ImportReport:

@@ -11,8 +11,7 @@ from studio.domain.models import LabelSetKind
 from studio.formats.trec import OnDuplicate
 from studio.services import import_catalog, import_trec
 from studio.services.import_report import ImportReport
-from studio.store import Database
-from studio.store import listing
+from studio.store import Database, listing
 
 PathLike = str | Path
 

@@ -68,7 +68,9 @@ class OverviewScreen(Screen[None]):
         with TabbedContent(id="tables"):
             for key, (title, columns) in TABLES.items():
                 with TabPane(title, id=key):
-                    table: DataTable[str] = DataTable(id=f"table-{key}", cursor_type="row", zebra_stripes=True)
+                    table: DataTable[str] = DataTable(
+                        id=f"table-{key}", cursor_type="row", zebra_stripes=True
+                    )
                     table.add_columns(*(heading for _, heading in columns))
                     yield table
         yield Footer()

@@ -10,12 +10,14 @@ from textual.binding import Binding
 from textual.worker import Worker, WorkerState
 
 from studio.services.project import Project
+from studio.tui.commands import ScreenActions
 from studio.tui.screens.help import HelpScreen
 from studio.tui.screens.overview import OverviewScreen
 
 
 class StudioApp(App[None]):
     TITLE = "Relevance Assessment Studio"
+    COMMANDS = App.COMMANDS | {ScreenActions}
     BINDINGS = [
         Binding("f1", "context_help", "Help", id="app.help", tooltip="Help for this screen"),
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Leave the studio (nothing to save)"),

@@ -8,6 +8,7 @@ from typing import Annotated
 import typer
 
 from studio import __version__
+from studio.cli import evaluate
 from studio.cli.context import Options, open_project, options
 from studio.cli.errors import handles_errors
 from studio.cli.imports import import_app
@@ -26,6 +27,7 @@ app = typer.Typer(
 )
 app.add_typer(import_app, name="import")
 app.command("list")(list_command)
+evaluate.register(app)
 
 
 def _version(value: bool) -> None:

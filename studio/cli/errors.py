@@ -9,6 +9,7 @@ from functools import wraps
 from typing import ParamSpec, TypeVar
 
 import typer
+from rich.markup import escape
 
 from studio.cli.output import stderr_console
 from studio.domain.errors import InputError, ProjectError, UsageError
@@ -29,10 +30,10 @@ def reported_errors() -> Iterator[None]:
     try:
         yield
     except (InputError, UsageError) as error:
-        stderr_console().print(f"[bold red]error:[/] {error}", markup=True, highlight=False)
+        stderr_console().print(f"[bold red]error:[/] {escape(str(error))}", markup=True, highlight=False)
         raise typer.Exit(ExitCode.BAD_INPUT) from error
     except ProjectError as error:
-        stderr_console().print(f"[bold red]error:[/] {error}", markup=True, highlight=False)
+        stderr_console().print(f"[bold red]error:[/] {escape(str(error))}", markup=True, highlight=False)
         raise typer.Exit(ExitCode.RUNTIME_ERROR) from error
 
 

@@ -25,7 +25,7 @@ Replace = Annotated[bool, typer.Option("--replace", help="Replace what is loaded
 
 def _report(report: ImportReport, fmt: OutputFormat) -> None:
     for warning in report.warnings:
-        stderr_console().print(f"warning: {warning}")
+        stderr_console().print(f"warning: {warning}", markup=False)
     if fmt is OutputFormat.table:
         typer.echo(report.summary())
     else:

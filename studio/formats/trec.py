@@ -80,6 +80,8 @@ def parse_run(text: str, source: str) -> ParsedRun:
         rank = parse_integer(rank_text)
         if rank is None:
             raise InputError(source, number, f"rank {rank_text!r} is not an integer")
+        if not -(2**63) <= rank < 2**63:
+            raise InputError(source, number, f"rank {rank_text!r} is out of range")
         score = parse_number(score_text)
         if score is None:
             raise InputError(source, number, f"score {score_text!r} is not a number")

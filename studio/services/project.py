@@ -9,7 +9,8 @@ from typing import Any
 
 from studio.domain.models import LabelSetKind
 from studio.formats.trec import OnDuplicate
-from studio.services import import_catalog, import_trec
+from studio.services import comparison, import_catalog, import_trec
+from studio.services.evaluation import DEFAULT_MEASURES, EvaluationEngine
 from studio.services.import_report import ImportReport
 from studio.store import Database, listing
 
@@ -32,6 +33,7 @@ class Project:
 
     def __init__(self, database: Database) -> None:
         self.db = database
+        self.engine = EvaluationEngine(database)
 
     @classmethod
     def open(cls, path: PathLike) -> Project:
@@ -67,7 +69,9 @@ class Project:
     def import_runs(
         self, files: PathLike | Sequence[PathLike], *, name: str | None = None, replace: bool = False
     ) -> ImportReport:
-        return import_trec.import_runs(self.db, _paths(files), name=name, replace=replace)
+        report = import_trec.import_runs(self.db, _paths(files), name=name, replace=replace)
+        self.engine.forget_runs()
+        return report
 
     def import_qrels(
         self,
@@ -78,7 +82,7 @@ class Project:
         on_duplicate: OnDuplicate | str = OnDuplicate.ERROR,
         replace: bool = False,
     ) -> ImportReport:
-        return import_trec.import_qrels(
+        report = import_trec.import_qrels(
             self.db,
             _paths(files),
             name=name,
@@ -86,6 +90,9 @@ class Project:
             on_duplicate=OnDuplicate(on_duplicate),
             replace=replace,
         )
+        for label_set in report.names:
+            self.engine.forget_labels(label_set)
+        return report
 
     def import_responses(
         self, files: PathLike | Sequence[PathLike], *, system: str | None = None, replace: bool = False
@@ -124,3 +131,50 @@ class Project:
 
     def responses(self) -> list[dict[str, Any]]:
         return listing.list_responses(self.db.cursor())
+
+    # -- evaluation ------------------------------------------------------------------------
+
+    def leaderboard(
+        self, qrels: str, measure: str = "nDCG@10", *, complete: bool = False
+    ) -> dict[str, float]:
+        """{run: mean value} under a label set, as trec_eval computes it."""
+        return self.engine.leaderboard(qrels, measure, complete=complete)
+
+    def evaluate(
+        self, qrels: str, measures: Sequence[str] = DEFAULT_MEASURES, *,
+        per_topic: bool = False, complete: bool = False,
+    ) -> list[dict[str, Any]]:
+        """Rows of `studio eval`: {"run", "measure", "value", "topics"} (and "topic")."""
+        return self.engine.eval_rows(qrels, list(measures), per_topic=per_topic, complete=complete)
+
+    def correlation(
+        self, ref: str, qrels: str, measure: str = "nDCG@10", *, complete: bool = False,
+        details: bool = True, seed: int = 0,
+    ) -> dict[str, Any]:
+        """Kendall τ (τ-b), τ-a, Spearman ρ, τ_AP, RBO, swaps and topic intervals of two leaderboards."""
+        return comparison.correlation(self.engine, ref, qrels, measure, complete=complete,
+                                      details=details, seed=seed)
+
+    def agreement(self, ref: str, qrels: str, **thresholds: Any) -> dict[str, Any]:
+        """κ, Krippendorff's α, confusion matrix and alignment of two label sets."""
+        return comparison.agreement(self.engine, ref, qrels, **thresholds)
+
+    def disagreements(
+        self, ref: str, qrels: str, measure: str = "nDCG@10", *, limit: int | None = None
+    ) -> list[dict[str, Any]]:
+        """The review queue: differently graded pairs, the most τ-changing first."""
+        return comparison.disagreements(self.engine, ref, qrels, measure, limit=limit)
+
+    def set_label(
+        self, qrels: str, qid: str, docid: str, grade: float | None, note: str | None = None,
+        *, person: str | None = None,
+    ) -> dict[str, Any]:
+        """One audited label edit (None removes the label); leaderboards follow incrementally."""
+        return self.engine.set_label(qrels, qid, docid, grade, note=note, person=person)
+
+    def undo(self, qrels: str | None = None) -> dict[str, Any] | None:
+        """Revert the newest audited edit not yet undone; None when there is nothing to undo."""
+        return self.engine.undo(qrels)
+
+    def label_history(self, qrels: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
+        return self.engine.history(qrels, limit)

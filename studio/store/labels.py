@@ -7,6 +7,7 @@ grades into events, each with the grade it replaces.
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -14,9 +15,9 @@ import duckdb
 
 from studio.domain.models import QrelsRow
 from studio.store.database import Connection
-from studio.store.runs import FastPathRefused
+from studio.store.runs import FastPathRefused, checked, lone_cr_line_ends, odd_number, odd_text
 
-QRELS_CSV_COLUMNS = "{'qid': 'VARCHAR', 'iter': 'VARCHAR', 'docid': 'VARCHAR', 'grade': 'DOUBLE'}"
+QRELS_CSV_COLUMNS = "{'qid': 'VARCHAR', 'iter': 'VARCHAR', 'docid': 'VARCHAR', 'grade': 'VARCHAR'}"
 
 
 def label_set_id(con: Connection, name: str) -> int | None:
@@ -51,21 +52,24 @@ def stage_qrels_file(con: Connection, file_index: int, path: Path) -> None:
     Runs outside any transaction, like `stage_run_files`.
     """
     try:
+        if lone_cr_line_ends(path):
+            raise FastPathRefused("lines end in a bare CR")
         con.execute(
             f"""
             INSERT INTO staged_labels
-            SELECT ?, qid, docid, grade
+            SELECT ?, {checked("qid", odd_text("qid", "iter", "docid"))}, docid,
+                   {checked("CAST(grade AS DOUBLE)", odd_number("grade"))}
             FROM read_csv(?, delim = ' ', header = false, quote = '', escape = '',
                           auto_detect = false, strict_mode = true, columns = {QRELS_CSV_COLUMNS})
             """,
             [file_index, str(path)],
         )
-    except duckdb.Error as error:
+    except (duckdb.Error, OSError, EOFError, zlib.error) as error:
         raise FastPathRefused(str(error)) from error
     problem = con.execute(
         """
         SELECT 1 FROM staged_labels
-        WHERE file_index = ? AND (NOT isfinite(grade) OR qid IS NULL OR docid IS NULL)
+        WHERE file_index = ? AND NOT isfinite(grade)
         UNION ALL
         (SELECT 1 FROM staged_labels WHERE file_index = ?
          GROUP BY qid, docid HAVING count(*) > 1 LIMIT 1)
@@ -77,7 +81,7 @@ def stage_qrels_file(con: Connection, file_index: int, path: Path) -> None:
     ).fetchone()
     if problem is not None:
         con.execute("DELETE FROM staged_labels WHERE file_index = ?", [file_index])
-        raise FastPathRefused("repeated pair, non-finite grade or no rows")
+        raise FastPathRefused("a repeated pair, an infinite grade or no rows")
 
 
 def stage_labels(con: Connection, file_index: int, rows: Sequence[QrelsRow]) -> None:
@@ -144,3 +148,74 @@ def current_labels(con: Connection, label_set: int) -> list[QrelsRow]:
         [label_set],
     ).fetchall()
     return [QrelsRow(qid, docid, grade) for qid, docid, grade in rows]
+
+
+def current_grade(con: Connection, label_set: int, qid: str, docid: str) -> float | None:
+    row = con.execute(
+        "SELECT grade FROM labels WHERE label_set_id = ? AND qid = ? AND docid = ?",
+        [label_set, qid, docid],
+    ).fetchone()
+    return None if row is None else float(row[0])
+
+
+def append_label_event(
+    con: Connection,
+    label_set: int,
+    qid: str,
+    docid: str,
+    grade: float | None,
+    *,
+    origin: str,
+    source: str | None,
+    batch_id: int,
+    note: str | None = None,
+    undoes: int | None = None,
+) -> dict[str, object]:
+    """Append one event (the grade it replaces is read in the same transaction); returns it."""
+    previous = current_grade(con, label_set, qid, docid)
+    row = con.execute(
+        """
+        INSERT INTO label_events (event_id, label_set_id, qid, docid, grade, previous, origin,
+                                  source, note, undoes, batch_id)
+        VALUES (nextval('label_event_ids'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        RETURNING event_id, created_at
+        """,
+        [label_set, qid, docid, grade, previous, origin, source, note, undoes, batch_id],
+    ).fetchone()
+    assert row is not None
+    return {"event": int(row[0]), "qid": qid, "docid": docid, "grade": grade, "previous": previous,
+            "origin": origin, "source": source, "note": note, "undoes": undoes,
+            "time": row[1].isoformat(sep=" ", timespec="seconds")}
+
+
+UndoableEvent = tuple[int, int, str, str, float | None]
+
+
+def last_undoable_event(con: Connection, label_set: int | None) -> UndoableEvent | None:
+    """The newest person edit not undone yet: (event, label set, qid, docid, previous grade)."""
+    row = con.execute(
+        """
+        SELECT event_id, label_set_id, qid, docid, previous FROM label_events
+        WHERE origin = 'person' AND (? IS NULL OR label_set_id = ?)
+          AND event_id NOT IN (SELECT undoes FROM label_events WHERE undoes IS NOT NULL)
+        ORDER BY event_id DESC LIMIT 1
+        """,
+        [label_set, label_set],
+    ).fetchone()
+    return None if row is None else (int(row[0]), int(row[1]), row[2], row[3], row[4])
+
+
+def label_history(con: Connection, label_set: int | None, limit: int) -> list[dict[str, object]]:
+    """Person edits and undos, newest first."""
+    cursor = con.execute(
+        """
+        SELECT e.event_id AS event, s.name AS qrels, e.qid, e.docid, e.grade, e.previous, e.origin,
+               e.source, e.note, e.undoes, strftime(e.created_at, '%Y-%m-%d %H:%M:%S') AS time
+        FROM label_events e JOIN label_sets s USING (label_set_id)
+        WHERE e.origin IN ('person', 'undo') AND (? IS NULL OR e.label_set_id = ?)
+        ORDER BY e.event_id DESC LIMIT ?
+        """,
+        [label_set, label_set, limit],
+    )
+    names = [c[0] for c in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]

@@ -8,6 +8,8 @@ reader in `studio.formats.trec`, which then names the offending line.
 
 from __future__ import annotations
 
+import gzip
+import zlib
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -17,13 +19,69 @@ from studio.domain.models import RunRow
 from studio.store.database import Connection
 
 RUN_CSV_COLUMNS = (
-    "{'qid': 'VARCHAR', 'q0': 'VARCHAR', 'docid': 'VARCHAR', 'rank': 'BIGINT',"
-    " 'score': 'DOUBLE', 'tag': 'VARCHAR'}"
+    "{'qid': 'VARCHAR', 'q0': 'VARCHAR', 'docid': 'VARCHAR', 'rank': 'VARCHAR',"
+    " 'score': 'VARCHAR', 'tag': 'VARCHAR'}"
+)
+
+# Columns are read as text and converted only where DuckDB and Python read them alike:
+# DuckDB would take a rank of '1.6' for 2 and split no field on a tab or a no-break space.
+NUMBER_PATTERN = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?i:inf|infinity)"
+# Every character Python's str.split() separates columns on, except the space DuckDB splits on.
+PYTHON_WHITESPACE = (
+    r"[\t\n\x0b\x0c\r\x1c-\x1f\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}"
+    r"\x{202f}\x{205f}\x{3000}]"
 )
 
 
 class FastPathRefused(Exception):
     """The bulk reader is not sure of these files; read them with the precise parser."""
+
+
+def checked(value: str, unsure_when: str) -> str:
+    """SQL for `value`, aborting the statement (hence `FastPathRefused`) where `unsure_when` holds.
+
+    `unsure_when` is true, or NULL because a field is missing (an empty column).
+    """
+    return (
+        f"CASE WHEN coalesce({unsure_when}, true)"
+        f" THEN error('the fast path is unsure of this row') ELSE {value} END"
+    )
+
+
+def odd_text(*columns: str) -> str:
+    """SQL condition: the columns hold whitespace other than the space DuckDB splits on."""
+    return f"regexp_matches({' || '.join(columns)}, '{PYTHON_WHITESPACE}')"
+
+
+def odd_integer(column: str) -> str:
+    """SQL condition: DuckDB would read the integer `column` otherwise than it is written."""
+    return f"CAST(CAST({column} AS BIGINT) AS VARCHAR) <> {column}"
+
+
+def odd_number(column: str) -> str:
+    """SQL condition: `column` is not a decimal number (or infinity) as Python's float reads it."""
+    return f"NOT regexp_full_match({column}, '{NUMBER_PATTERN}')"
+
+
+def lone_cr_line_ends(path: Path) -> bool:
+    """True when the first line ends in a bare CR, which DuckDB takes for a line break and
+    the precise reader (like trec_eval) does not."""
+    with path.open("rb") as raw:
+        compressed = raw.read(2) == b"\x1f\x8b"
+    with (gzip.open(path, "rb") if compressed else path.open("rb")) as stream:
+        previous = b""
+        while chunk := stream.read(1 << 16):
+            chunk = previous + chunk
+            cr, lf = chunk.find(b"\r"), chunk.find(b"\n")
+            if lf >= 0 and (cr < 0 or lf < cr):
+                return False
+            if cr >= 0:
+                if cr + 1 < len(chunk):
+                    return chunk[cr + 1 : cr + 2] != b"\n"
+                previous = chunk[cr:]
+            else:
+                previous = b""
+        return previous == b"\r"
 
 
 def run_names(con: Connection) -> set[str]:
@@ -60,10 +118,16 @@ def stage_run_files(con: Connection, files: Sequence[tuple[int, Path]]) -> None:
     mapping = ", ".join(f"({index}, ?)" for index, _ in files)
     indexes = [index for index, _ in files]
     try:
+        if any(lone_cr_line_ends(path) for _, path in files):
+            raise FastPathRefused("lines end in a bare CR")
         con.execute(
             f"""
             INSERT INTO staged_run_rows
-            SELECT m.file_index, r.qid, r.docid, r.rank, r.score
+            SELECT m.file_index,
+                   {checked("r.qid", odd_text("r.qid", "r.q0", "r.docid", "r.tag"))},
+                   r.docid,
+                   {checked("CAST(r.rank AS BIGINT)", odd_integer("r.rank"))},
+                   {checked("CAST(r.score AS DOUBLE)", odd_number("r.score"))}
             FROM read_csv(?, delim = ' ', header = false, quote = '', escape = '',
                           auto_detect = false, strict_mode = true, filename = true,
                           columns = {RUN_CSV_COLUMNS}) AS r
@@ -71,22 +135,25 @@ def stage_run_files(con: Connection, files: Sequence[tuple[int, Path]]) -> None:
             """,
             [paths, *paths],
         )
-    except duckdb.Error as error:
+    except (duckdb.Error, OSError, EOFError, zlib.error) as error:
         raise FastPathRefused(str(error)) from error
     problem = con.execute(
         """
         SELECT 1 FROM staged_run_rows
-        WHERE list_contains(?, file_index) AND (isnan(score) OR qid IS NULL OR docid IS NULL)
+        WHERE list_contains(?, file_index) AND isnan(score)
         UNION ALL
         (SELECT 1 FROM staged_run_rows WHERE list_contains(?, file_index)
          GROUP BY file_index, qid, docid HAVING count(*) > 1 LIMIT 1)
+        UNION ALL
+        SELECT 1 FROM unnest(?::INTEGER[]) AS f(file_index)
+        WHERE NOT EXISTS (SELECT 1 FROM staged_run_rows s WHERE s.file_index = f.file_index)
         LIMIT 1
         """,
-        [indexes, indexes],
+        [indexes, indexes, indexes],
     ).fetchone()
     if problem is not None:
         con.execute("DELETE FROM staged_run_rows WHERE list_contains(?, file_index)", [indexes])
-        raise FastPathRefused("a NaN score, an empty field or a docid ranked twice")
+        raise FastPathRefused("a NaN score, a docid ranked twice or an empty file")
 
 
 def create_run_staging(con: Connection) -> None:

@@ -1,0 +1,171 @@
+"""`studio eval | correlate | agree | disagreements | label | undo | history`."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from studio.cli.context import open_project
+from studio.cli.errors import handles_errors
+from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console
+from studio.services.evaluation import DEFAULT_MEASURES
+
+Format = Annotated[OutputFormat, typer.Option("--format", "-f", help="How to print the result.")]
+Ref = Annotated[str, typer.Option("--ref", help="Reference label set (e.g. the human one).")]
+Qrels = Annotated[str, typer.Option("--qrels", help="Label set to evaluate with or to audit.")]
+MeasureOption = Annotated[str, typer.Option("--measure", "-m", help="Measure, e.g. nDCG@10, P(rel=2)@10.")]
+Complete = Annotated[
+    bool, typer.Option("--complete", "-c", help="Average over every labelled topic (trec_eval -c).")
+]
+
+
+def register(app: typer.Typer) -> None:
+    for command in (eval_command, correlate, agree, disagreements, label, undo, history):
+        app.command(command.__name__.removesuffix("_command").replace("_", "-"))(handles_errors(command))
+
+
+def eval_command(
+    ctx: typer.Context,
+    qrels: Qrels,
+    measure: Annotated[
+        list[str] | None, typer.Option("--measure", "-m", help="Measures (repeat); default nDCG@10 AP P@10 RR R@100.")
+    ] = None,
+    per_topic: Annotated[bool, typer.Option("--per-topic", "-q", help="One row per topic too.")] = False,
+    complete: Complete = False,
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """Leaderboard: one row per run and measure, trec_eval-exact."""
+    with open_project(ctx) as project:
+        rows = project.evaluate(qrels, measure or list(DEFAULT_MEASURES), per_topic=per_topic,
+                                complete=complete)
+    emit_records(rows, fmt, title=f"Leaderboard under {qrels}")
+
+
+def correlate(
+    ctx: typer.Context,
+    ref: Ref,
+    qrels: Qrels,
+    measure: MeasureOption = "nDCG@10",
+    complete: Complete = False,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap and subsampling.")] = 0,
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """Rank correlation of the leaderboards under two label sets (Kendall τ-b, τ_AP, ρ, RBO, swaps)."""
+    with open_project(ctx) as project:
+        result = project.correlation(ref, qrels, measure, complete=complete, seed=seed)
+    if fmt is OutputFormat.json:
+        emit_object(result, fmt)
+        return
+    summary = {k: v for k, v in result.items() if not isinstance(v, list | dict)}
+    summary["bootstrap_95"] = f"[{_num(result['bootstrap']['low'])}, {_num(result['bootstrap']['high'])}]"
+    for sub in result["subsampling"]:
+        summary[f"tau_{sub['topics']}_topics"] = f"{_num(sub['mean'])} ± {_num(sub['std'])}"
+    emit_object(summary, fmt, title=f"{qrels} against {ref} on {result['measure']}")
+    if result["swapped_pairs"] and fmt is OutputFormat.table:
+        typer.echo("")
+        emit_records(result["swapped_pairs"][:20], fmt, title="Swapped run pairs (largest reference gap first)")
+
+
+def _num(value: Any) -> str:
+    return "n/a" if value is None else f"{value:.3f}"
+
+
+def agree(
+    ctx: typer.Context,
+    ref: Ref,
+    qrels: Qrels,
+    ref_threshold: Annotated[
+        float | None, typer.Option(help="Relevant in the reference at grade ≥ this (default 2 on 0–3 scales).")
+    ] = None,
+    threshold: Annotated[float | None, typer.Option(help="Relevant in the audited set at grade ≥ this.")] = None,
+    relevant: Annotated[float, typer.Option(help="Lowest reference grade that is Acceptable.")] = 1.0,
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """Label agreement: Cohen's κ (binary, graded, weighted), Krippendorff's α, confusion, alignment."""
+    with open_project(ctx) as project:
+        result = project.agreement(ref, qrels, ref_threshold=ref_threshold, threshold=threshold,
+                                   relevant=relevant)
+    if fmt is OutputFormat.json:
+        emit_object(result, fmt)
+        return
+    summary = {k: v for k, v in result.items() if not isinstance(v, list | dict)}
+    emit_object(summary, fmt, title=f"{qrels} against {ref}")
+    typer.echo("")
+    categories = result["categories"]
+    emit_records(
+        [{"ref \\ qrels": f"{c:g}", **{f"{d:g}": n for d, n in zip(categories, row, strict=True)}}
+         for c, row in zip(categories, result["confusion"], strict=True)],
+        fmt, title="Confusion (rows: reference grade)",
+    )
+    typer.echo("")
+    emit_records([{"pair": k, **v} for k, v in result["alignment"].items()], fmt,
+                 title="Alignment with the reference order")
+
+
+def disagreements(
+    ctx: typer.Context,
+    ref: Ref,
+    qrels: Qrels,
+    measure: MeasureOption = "nDCG@10",
+    limit: Annotated[int | None, typer.Option(help="Show at most this many.")] = None,
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """The review queue: pairs graded differently, the most leaderboard-changing first."""
+    with open_project(ctx) as project:
+        rows = project.disagreements(ref, qrels, measure, limit=limit)
+    emit_records(rows, fmt, title=f"Disagreements of {qrels} with {ref} ({measure})",
+                 columns=["qid", "docid", "ref_grade", "grade", "delta_tau", "distance"])
+
+
+def label(
+    ctx: typer.Context,
+    qid: Annotated[str, typer.Argument(help="Topic id.")],
+    docid: Annotated[str, typer.Argument(help="Document id.")],
+    grade: Annotated[str, typer.Argument(help="New grade, or 'none' to remove the label.")],
+    qrels: Qrels,
+    note: Annotated[str | None, typer.Option(help="Why (kept with the edit).")] = None,
+    person: Annotated[str | None, typer.Option(envvar="STUDIO_PERSON", help="Who edits.")] = None,
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """One audited label edit; `studio undo` reverts it."""
+    value = None if grade.lower() == "none" else _grade(grade)
+    with open_project(ctx) as project:
+        event = project.set_label(qrels, qid, docid, value, note, person=person)
+    emit_object(event, fmt, title="Label event")
+
+
+def _grade(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise typer.BadParameter(f"grade {text!r} is not a number (or 'none')") from None
+    if value != value or value in (float("inf"), float("-inf")):
+        raise typer.BadParameter(f"grade {text!r} must be finite")
+    return value
+
+
+def undo(
+    ctx: typer.Context,
+    qrels: Annotated[str | None, typer.Option("--qrels", help="Only edits of this label set.")] = None,
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """Revert the newest audited label edit not undone yet."""
+    with open_project(ctx) as project:
+        event = project.undo(qrels)
+    if event is None:
+        stderr_console().print("nothing to undo")
+        return
+    emit_object(event, fmt, title="Undo event")
+
+
+def history(
+    ctx: typer.Context,
+    qrels: Annotated[str | None, typer.Option("--qrels", help="Only edits of this label set.")] = None,
+    limit: Annotated[int, typer.Option(help="How many, newest first.")] = 20,
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """Audited label edits and undos, newest first."""
+    with open_project(ctx) as project:
+        rows = project.label_history(qrels, limit)
+    emit_records(rows, fmt, title="Label history")

@@ -1,0 +1,173 @@
+"""Comparing two leaderboards: rank correlations, swapped pairs, intervals over topics."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from itertools import combinations
+from typing import Any
+
+import numpy as np
+from scipy import stats
+
+
+def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
+    """Kendall's τ-b (scipy's default), NaN when either side is constant."""
+    if len(x) < 2:
+        return float("nan")
+    return float(stats.kendalltau(x, y).statistic)
+
+
+def kendall_tau_a(x: np.ndarray, y: np.ndarray) -> float:
+    """Kendall's τ-a: (concordant − discordant) / all pairs; ties count as neither."""
+    n = len(x)
+    if n < 2:
+        return float("nan")
+    dx = np.sign(x[:, None] - x[None, :])
+    dy = np.sign(y[:, None] - y[None, :])
+    upper = np.triu_indices(n, k=1)
+    return float((dx[upper] * dy[upper]).sum() / (n * (n - 1) / 2))
+
+
+def spearman_rho(x: np.ndarray, y: np.ndarray) -> float:
+    if len(x) < 2:
+        return float("nan")
+    return float(stats.spearmanr(x, y).statistic)
+
+
+def tau_ap(reference: np.ndarray, audited: np.ndarray) -> float:
+    """τ_AP (Yilmaz, Aslam & Robertson 2008): errors near the top of the audited ranking cost more.
+
+    Items are taken in the audited leaderboard's order (best first); C(i) counts the items
+    above item i that the reference also puts above it. A pair the reference ties counts
+    half (a tie-aware reading; the original is undefined with ties).
+    """
+    n = len(reference)
+    if n < 2:
+        return float("nan")
+    order = np.lexsort((np.arange(n), -audited))
+    ref = reference[order]
+    total = 0.0
+    for i in range(1, n):
+        above = ref[:i]
+        correct = (above > ref[i]).sum() + 0.5 * (above == ref[i]).sum()
+        total += correct / i
+    return float(2.0 * total / (n - 1) - 1.0)
+
+
+def rbo(first: list[str], second: list[str], p: float = 0.9) -> float:
+    """Rank-biased overlap of two rankings, truncated at the longer one and normalised to [0, 1]."""
+    depth = max(len(first), len(second))
+    if depth == 0:
+        return float("nan")
+    seen_a: set[str] = set()
+    seen_b: set[str] = set()
+    overlap = 0
+    score = norm = 0.0
+    weight = 1.0
+    for d in range(depth):
+        a = first[d] if d < len(first) else None
+        b = second[d] if d < len(second) else None
+        if a is not None:
+            overlap += a in seen_b
+            seen_a.add(a)
+        if b is not None:
+            overlap += b in seen_a  # seen_a now holds a: equal items count once
+            seen_b.add(b)
+        score += weight * overlap / (d + 1)
+        norm += weight
+        weight *= p
+    return score / norm
+
+
+def ranking(runs: list[str], values: np.ndarray) -> list[str]:
+    """Runs best first; equal scores by name, so the order is reproducible."""
+    return [runs[i] for i in np.lexsort((np.array(runs), -values))]
+
+
+def swapped_pairs(runs: list[str], reference: np.ndarray, audited: np.ndarray) -> list[dict[str, Any]]:
+    """Run pairs the two leaderboards order strictly in opposite ways, largest reference gap first."""
+    swaps: list[dict[str, Any]] = []
+    for i, j in combinations(range(len(runs)), 2):
+        if (reference[i] - reference[j]) * (audited[i] - audited[j]) < 0:
+            hi, lo = (i, j) if reference[i] > reference[j] else (j, i)
+            swaps.append({
+                "above_in_ref": runs[hi], "below_in_ref": runs[lo],
+                "ref": [float(reference[hi]), float(reference[lo])],
+                "qrels": [float(audited[hi]), float(audited[lo])],
+            })
+    swaps.sort(key=lambda s: -(s["ref"][0] - s["ref"][1]))
+    return swaps
+
+
+def per_topic_tau(reference: np.ndarray, audited: np.ndarray) -> float:
+    """τ-b within each topic (runs as items), averaged over topics where it is defined."""
+    taus = []
+    for ref_row, aud_row in zip(reference, audited, strict=True):
+        both = ~np.isnan(ref_row) & ~np.isnan(aud_row)
+        if both.sum() >= 2:
+            tau = kendall_tau_b(ref_row[both], aud_row[both])
+            if not np.isnan(tau):
+                taus.append(tau)
+    return float(np.mean(taus)) if taus else float("nan")
+
+
+def pooled_tau(reference: np.ndarray, audited: np.ndarray) -> float:
+    """τ-b over every (topic, run) score pair."""
+    both = ~np.isnan(reference) & ~np.isnan(audited)
+    return kendall_tau_b(reference[both], audited[both])
+
+
+@dataclass(frozen=True)
+class Interval:
+    low: float
+    high: float
+    mean: float
+
+    def as_dict(self) -> dict[str, float]:
+        return {"low": self.low, "high": self.high, "mean": self.mean}
+
+
+def _sample_means(matrix: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """Per-run means over the sampled topic rows (one mean vector per sample)."""
+    sampled = matrix[rows]  # samples x topics x runs
+    counted = ~np.isnan(sampled)
+    totals = np.where(counted, sampled, 0.0).sum(axis=1)
+    n = counted.sum(axis=1)
+    return np.divide(totals, n, out=np.zeros_like(totals), where=n > 0)
+
+
+def bootstrap_tau(
+    reference: np.ndarray, audited: np.ndarray, *, resamples: int = 1000, seed: int = 0,
+    level: float = 0.95,
+) -> Interval:
+    """Percentile interval of τ-b when topics are resampled with replacement."""
+    topics = reference.shape[0]
+    rng = np.random.default_rng(seed)
+    rows = rng.integers(0, topics, size=(resamples, topics))
+    ref_means, aud_means = _sample_means(reference, rows), _sample_means(audited, rows)
+    taus = np.array([kendall_tau_b(r, a) for r, a in zip(ref_means, aud_means, strict=True)])
+    taus = taus[~np.isnan(taus)]
+    if len(taus) == 0:
+        return Interval(float("nan"), float("nan"), float("nan"))
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(taus, [tail, 100 - tail])
+    return Interval(float(low), float(high), float(taus.mean()))
+
+
+def subsample_tau(
+    reference: np.ndarray, audited: np.ndarray, fraction: float, *, trials: int = 100, seed: int = 0
+) -> dict[str, float]:
+    """τ-b between leaderboards built on a random `fraction` of the topics (without replacement)."""
+    topics = reference.shape[0]
+    size = max(1, round(topics * fraction))
+    rng = np.random.default_rng(seed)
+    rows = np.array([rng.choice(topics, size=size, replace=False) for _ in range(trials)])
+    ref_means, aud_means = _sample_means(reference, rows), _sample_means(audited, rows)
+    taus = np.array([kendall_tau_b(r, a) for r, a in zip(ref_means, aud_means, strict=True)])
+    taus = taus[~np.isnan(taus)]
+    if len(taus) == 0:
+        return {"fraction": fraction, "topics": size, "mean": float("nan"), "std": float("nan"),
+                "min": float("nan"), "max": float("nan")}
+    return {"fraction": fraction, "topics": size, "mean": float(taus.mean()), "std": float(taus.std()),
+            "min": float(taus.min()), "max": float(taus.max())}
+

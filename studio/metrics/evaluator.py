@@ -1,0 +1,94 @@
+"""Per-topic score matrices of one label set, kept in memory and updated one label at a time.
+
+For each measure asked for, the evaluator keeps a (topics x runs) matrix; a label edit
+recomputes only the edited topic's row, so a leaderboard after an edit costs one topic's
+work plus a mean over topics.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from studio.metrics.names import Measure
+from studio.metrics.rankings import Rankings, TopicLabels, align_labels
+from studio.metrics.trec_measures import topic_values
+
+
+def byte_order(qids: set[str] | list[str]) -> list[str]:
+    """Topics in trec_eval's order (strcmp on the bytes)."""
+    return sorted(qids, key=lambda q: q.encode("utf-8"))
+
+
+class Evaluator:
+    """Measures of every run under one label set."""
+
+    def __init__(self, rankings: Rankings, labels: Mapping[str, Mapping[str, float]]) -> None:
+        self.rankings = rankings
+        self.labels: dict[str, TopicLabels] = align_labels(rankings, labels)
+        self.qids = byte_order(set(rankings.topics) | set(self.labels))
+        self.row = {qid: i for i, qid in enumerate(self.qids)}
+        self._matrices: dict[Measure, np.ndarray] = {}
+
+    @property
+    def runs(self) -> list[str]:
+        return self.rankings.runs
+
+    def qrels_topics(self) -> np.ndarray:
+        """Mask over `qids`: topics with at least one label."""
+        return np.array([bool(self.labels.get(q) and self.labels[q].judged) for q in self.qids])
+
+    def per_topic(self, measure: Measure) -> np.ndarray:
+        """(topics x runs); NaN where the topic has no labels or the run skipped it."""
+        matrix = self._matrices.get(measure)
+        if matrix is None:
+            matrix = np.full((len(self.qids), len(self.runs)), np.nan)
+            for qid in self.qids:
+                self._fill_row(matrix, measure, qid)
+            self._matrices[measure] = matrix
+        return matrix
+
+    def _fill_row(self, matrix: np.ndarray, measure: Measure, qid: str) -> None:
+        topic = self.rankings.topics.get(qid)
+        labels = self.labels.get(qid)
+        row = self.row[qid]
+        if topic is None or labels is None or not labels.judged:
+            matrix[row] = np.nan
+        else:
+            matrix[row] = topic_values(measure, topic, labels)
+
+    def means(self, measure: Measure, *, complete: bool = False) -> np.ndarray:
+        """Mean per run over topics in both run and labels, or over all labelled topics (trec_eval -c)."""
+        return mean_over_topics(self.per_topic(measure), self.qrels_topics(), complete=complete)
+
+    def set_label(self, qid: str, docid: str, grade: float | None) -> None:
+        """Change one label (None removes it) and recompute that topic's rows only."""
+        if qid not in self.row:
+            self._add_topic(qid)
+        labels = self.labels.get(qid)
+        topic = self.rankings.topics.get(qid)
+        if labels is None:
+            size = len(topic.docids) if topic else 0
+            labels = self.labels[qid] = TopicLabels({}, np.full(size, np.nan))
+        labels.set(docid, grade, topic.doc_index.get(docid) if topic else None)
+        for measure, matrix in self._matrices.items():
+            self._fill_row(matrix, measure, qid)
+
+    def _add_topic(self, qid: str) -> None:
+        # A topic first labelled now: no run retrieved it, so its row is NaN for every run.
+        self.qids = byte_order([*self.qids, qid])
+        self.row = {q: i for i, q in enumerate(self.qids)}
+        self._matrices.clear()
+
+
+def mean_over_topics(matrix: np.ndarray, labelled: np.ndarray, *, complete: bool) -> np.ndarray:
+    """trec_eval's averaging of a (topics x runs) matrix."""
+    if complete:
+        values = np.where(np.isnan(matrix[labelled]), 0.0, matrix[labelled])
+        count = int(labelled.sum())
+        return values.sum(axis=0) / count if count else np.zeros(matrix.shape[1])
+    counted = ~np.isnan(matrix)
+    totals = np.where(counted, matrix, 0.0).sum(axis=0)
+    n = counted.sum(axis=0)
+    return np.divide(totals, n, out=np.zeros(matrix.shape[1]), where=n > 0)

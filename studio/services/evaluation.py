@@ -1,0 +1,141 @@
+"""The evaluation engine: leaderboards under any label set, kept current through label edits.
+
+Rankings (every run's ordering of every topic) are read once per project; each label set
+gets an `Evaluator` whose per-topic matrices stay in memory. A label edit is written as an
+audited event and then applied to the cached evaluator, which recomputes only that topic.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from studio.domain.errors import UsageError
+from studio.metrics.evaluator import Evaluator
+from studio.metrics.names import Measure, parse_measure
+from studio.metrics.rankings import Rankings, rankings_from_positions
+from studio.store import Database, new_batch
+from studio.store import labels as label_store
+from studio.store.evaluation import fetch_ranked_rows, load_labels
+
+DEFAULT_MEASURES = ("nDCG@10", "AP", "P@10", "RR", "R@100")
+
+
+def measure_of(text: str | Measure) -> Measure:
+    if isinstance(text, Measure):
+        return text
+    try:
+        return parse_measure(text)
+    except ValueError as error:
+        raise UsageError(str(error)) from error
+
+
+class EvaluationEngine:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._rankings: Rankings | None = None
+        self._evaluators: dict[str, Evaluator] = {}
+
+    # -- caches ------------------------------------------------------------------------------
+
+    def rankings(self) -> Rankings:
+        if self._rankings is None:
+            self._rankings = rankings_from_positions(*fetch_ranked_rows(self.db.cursor()))
+        return self._rankings
+
+    def label_set_id(self, name: str) -> int:
+        found = label_store.label_set_id(self.db.cursor(), name)
+        if found is None:
+            raise UsageError(f"no label set named {name!r} (see `studio list qrels`)")
+        return found
+
+    def evaluator(self, name: str) -> Evaluator:
+        evaluator = self._evaluators.get(name)
+        if evaluator is None:
+            labels = load_labels(self.db.cursor(), self.label_set_id(name))
+            evaluator = self._evaluators[name] = Evaluator(self.rankings(), labels)
+        return evaluator
+
+    def forget_runs(self) -> None:
+        self._rankings = None
+        self._evaluators.clear()
+
+    def forget_labels(self, name: str | None = None) -> None:
+        if name is None:
+            self._evaluators.clear()
+        else:
+            self._evaluators.pop(name, None)
+
+    # -- leaderboards ------------------------------------------------------------------------
+
+    def leaderboard(self, qrels: str, measure: str | Measure, *, complete: bool = False) -> dict[str, float]:
+        evaluator = self.evaluator(qrels)
+        values = evaluator.means(measure_of(measure), complete=complete)
+        return dict(zip(evaluator.runs, values.tolist(), strict=True))
+
+    def eval_rows(
+        self, qrels: str, measures: list[str], *, per_topic: bool = False, complete: bool = False
+    ) -> list[dict[str, Any]]:
+        """Rows of `studio eval`: one per run and measure (and topic, with `per_topic`)."""
+        evaluator = self.evaluator(qrels)
+        labelled = evaluator.qrels_topics()
+        rows: list[dict[str, Any]] = []
+        for text in measures:
+            measure = measure_of(text)
+            matrix = evaluator.per_topic(measure)
+            means = evaluator.means(measure, complete=complete)
+            counted = labelled.sum() if complete else (~np.isnan(matrix)).sum(axis=0)
+            for r, run in enumerate(evaluator.runs):
+                if per_topic:
+                    for t, qid in enumerate(evaluator.qids):
+                        value = matrix[t, r]
+                        if not np.isnan(value):  # the topic was evaluated for this run
+                            rows.append({"run": run, "measure": str(measure), "topic": qid,
+                                         "value": float(value), "topics": 1})
+                topics = int(counted) if complete else int(counted[r])
+                rows.append({"run": run, "measure": str(measure), "value": float(means[r]),
+                             "topics": topics, **({"topic": "all"} if per_topic else {})})
+        return rows
+
+    # -- audited edits -----------------------------------------------------------------------
+
+    def set_label(
+        self, qrels: str, qid: str, docid: str, grade: float | None, *,
+        note: str | None = None, person: str | None = None,
+    ) -> dict[str, Any]:
+        """Record one audited label edit and update the cached leaderboards of that label set."""
+        set_id = self.label_set_id(qrels)
+        with self.db.transaction() as tx:
+            batch = new_batch(tx, "label", person)
+            event = label_store.append_label_event(
+                tx, set_id, qid, docid, grade, origin="person", source=person, batch_id=batch, note=note
+            )
+        if qrels in self._evaluators:
+            self._evaluators[qrels].set_label(qid, docid, grade)
+        return {"qrels": qrels, **event}
+
+    def undo(self, qrels: str | None = None, *, person: str | None = None) -> dict[str, Any] | None:
+        """Revert the newest person edit not yet undone (of one label set, or of any)."""
+        con = self.db.cursor()
+        set_id = self.label_set_id(qrels) if qrels is not None else None
+        found = label_store.last_undoable_event(con, set_id)
+        if found is None:
+            return None
+        event_id, label_set, qid, docid, previous = found
+        name_row = con.execute("SELECT name FROM label_sets WHERE label_set_id = ?", [label_set]).fetchone()
+        assert name_row is not None
+        name = str(name_row[0])
+        with self.db.transaction() as tx:
+            batch = new_batch(tx, "undo", person)
+            event = label_store.append_label_event(
+                tx, label_set, qid, docid, previous, origin="undo", source=person, batch_id=batch,
+                undoes=event_id,
+            )
+        if name in self._evaluators:
+            self._evaluators[name].set_label(qid, docid, previous)
+        return {"qrels": name, **event}
+
+    def history(self, qrels: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
+        set_id = self.label_set_id(qrels) if qrels is not None else None
+        return label_store.label_history(self.db.cursor(), set_id, limit)

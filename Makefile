@@ -30,6 +30,7 @@ lint: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_import
+	$(BIN)/python -m benchmarks.bench_eval
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -1,0 +1,165 @@
+"""Leaderboards and live edits on the DL-scale workload, against trec_eval (pytrec_eval), ir_measures and ranx.
+
+Prints one JSON object with, for the full leaderboard of nDCG@10, AP, P@10, RR and R@100 over
+100 runs x 50 topics x 1000 docs:
+* studio_cold: a freshly opened project file to leaderboard (reads the rankings from DuckDB);
+* studio_warm: rankings in memory (a project already open), the five measures from scratch;
+* pytrec_eval: RelevanceEvaluator.evaluate on dicts built beforehand (the C code alone), and
+  pytrec_eval_with_parsing including reading the same run files into its dicts;
+* ir_measures and ranx on the same dicts;
+and the p50/p95 latency of one audited edit: set_label + updated leaderboard + Kendall τ.
+Usage: python -m benchmarks.bench_eval [--edits 200]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.workload import Workload, generate
+from studio import Project
+from studio.metrics.correlation import kendall_tau_b
+
+MEASURES = ["nDCG@10", "AP", "P@10", "RR", "R@100"]
+TREC_EVAL = {"ndcg_cut_10", "map", "P_10", "recip_rank", "recall_100"}
+RANX = ["ndcg@10", "map", "precision@10", "mrr", "recall@100"]
+
+
+def timed(action: Callable[[], object], repeat: int = 3) -> float:
+    times = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        action()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def read_dicts(workload: Workload) -> tuple[dict[str, dict[str, int]], list[dict[str, dict[str, float]]]]:
+    qrels: dict[str, dict[str, int]] = {}
+    for line in workload.qrels.read_text().splitlines():
+        qid, _, docid, grade = line.split()
+        qrels.setdefault(qid, {})[docid] = int(grade)
+    runs = []
+    for path in workload.runs:
+        run: dict[str, dict[str, float]] = {}
+        for line in path.read_text().splitlines():
+            qid, _, docid, _, score, _ = line.split()
+            run.setdefault(qid, {})[docid] = float(score)
+        runs.append(run)
+    return qrels, runs
+
+
+def project_for(workload: Workload, folder: Path) -> Path:
+    path = folder / "dl-project.duckdb"
+    if not path.exists():
+        partial = folder / "dl-project.partial.duckdb"
+        partial.unlink(missing_ok=True)
+        with Project.open(partial) as project:
+            project.import_runs(workload.runs)
+            project.import_qrels(workload.qrels, name="human")
+        partial.rename(path)
+    return path
+
+
+def studio_cold(path: Path) -> None:
+    with Project.open(path) as project:
+        for measure in MEASURES:
+            project.leaderboard("human", measure)
+
+
+def edit_latencies(path: Path, edits: int, seed: int = 0) -> list[float]:
+    """Audited edits on a scratch copy of the label set, each followed by leaderboard + τ."""
+    rng = random.Random(seed)
+    with Project.open(path) as project:
+        reference = np.array(list(project.leaderboard("human", "nDCG@10").values()))
+        evaluator = project.engine.evaluator("human")
+        latencies = []
+        for _ in range(edits):
+            qid = rng.choice(evaluator.qids)
+            docid = rng.choice(evaluator.rankings.topics[qid].docids[:2000])
+            start = time.perf_counter()
+            project.set_label("human", qid, docid, float(rng.randint(0, 3)), person="benchmark")
+            audited = np.array(list(project.leaderboard("human", "nDCG@10").values()))
+            kendall_tau_b(reference, audited)
+            latencies.append(time.perf_counter() - start)
+        while project.undo("human") is not None:  # leave the benchmark project as it was
+            pass
+    return latencies
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--edits", type=int, default=200)
+    parser.add_argument("--data", type=Path, default=Path(__file__).parent / ".data" / "dl")
+    args = parser.parse_args()
+    workload = generate(args.data)
+    path = project_for(workload, args.data)
+    qrels, runs = read_dicts(workload)
+
+    import ir_measures
+    import pytrec_eval
+    import ranx
+
+    cold = timed(lambda: studio_cold(path))
+    project = Project.open(path)
+    project.leaderboard("human", "nDCG@10")  # rankings in memory: the state of an open project
+
+    def warm() -> None:
+        project.engine.forget_labels("human")
+        for measure in MEASURES:
+            project.leaderboard("human", measure)
+
+    warm_time = timed(warm)
+    project.close()
+
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, TREC_EVAL)
+    trec = timed(lambda: [evaluator.evaluate(run) for run in runs])
+
+    def trec_with_parsing() -> None:
+        _, parsed = read_dicts(workload)
+        fresh = pytrec_eval.RelevanceEvaluator(qrels, TREC_EVAL)
+        for run in parsed:
+            fresh.evaluate(run)
+
+    trec_parsing = timed(trec_with_parsing, repeat=1)
+    ir_names = [ir_measures.parse_measure(m) for m in MEASURES]
+    irm = timed(lambda: [ir_measures.calc_aggregate(ir_names, qrels, run) for run in runs], repeat=1)
+    ranx_qrels = ranx.Qrels(qrels)
+    ranx_runs = [ranx.Run(run) for run in runs]
+    ranx.evaluate(ranx_qrels, ranx_runs[0], RANX)  # numba compiles on the first call
+    rx = timed(lambda: [ranx.evaluate(ranx_qrels, run, RANX) for run in ranx_runs], repeat=1)
+
+    latencies = edit_latencies(path, args.edits)
+    ms = [t * 1000 for t in latencies]
+    print(json.dumps({
+        "benchmark": "full leaderboard (nDCG@10, AP, P@10, RR, R@100) and live edits, DL-scale",
+        "runs": len(runs), "topics": len(qrels), "depth": 1000,
+        "seconds": {
+            "studio_cold": round(cold, 3), "studio_warm": round(warm_time, 3),
+            "pytrec_eval": round(trec, 3), "pytrec_eval_with_parsing": round(trec_parsing, 3),
+            "ir_measures": round(irm, 3), "ranx": round(rx, 3),
+        },
+        "ratios": {
+            "pytrec_eval_over_studio_warm": round(trec / warm_time, 1),
+            "pytrec_eval_with_parsing_over_studio_cold": round(trec_parsing / cold, 2),
+            "pytrec_eval_over_studio_cold": round(trec / cold, 2),
+            "ir_measures_over_studio_warm": round(irm / warm_time, 1),
+            "ranx_over_studio_warm": round(rx / warm_time, 1),
+        },
+        "edit_to_tau_ms": {
+            "edits": len(ms), "p50": round(float(np.percentile(ms, 50)), 2),
+            "p95": round(float(np.percentile(ms, 95)), 2), "max": round(max(ms), 2),
+            "budget_p95": 10.0,
+        },
+    }, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -53,6 +53,7 @@ def _run_tag(path: Path) -> str:
     """Run names default to the tag column of the first line."""
     fields = first_line(path).split()
     if len(fields) != RUN_COLUMNS:
+        parse_run(read_text(path), str(path))  # names the line
         raise InputError(str(path), None, f"expected {RUN_COLUMNS} columns (qid Q0 docid rank score tag)")
     return fields[-1]
 

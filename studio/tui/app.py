@@ -34,7 +34,7 @@ class StudioApp(App[None]):
     def action_context_help(self) -> None:
         screen = self.screen
         keys = [
-            (active.binding.key_display or active.binding.key, active.binding.description)
+            (self.get_key_display(active.binding), active.binding.description)
             for active in self.active_bindings.values()
             if active.enabled and active.binding.description
         ]

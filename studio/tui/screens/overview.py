@@ -35,13 +35,18 @@ the test banks and the generated answers. Switch tables with the tab keys; the d
 in the background and refreshed with `r`."""
 
 
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}" if n == 1 else f"{n:,} {noun}s"
+
+
 def summary_line(view: Overview) -> str:
     c = view.counts
     return (
-        f"[b]{Path(view.path).name}[/b]   {c['topics']} topics · {c['documents']} documents · "
-        f"{c['runs']} runs ({c['run_rows']:,} rows) · {c['label_sets']} label sets "
-        f"({c['labels']:,} labels) · {c['banks']} banks ({c['bank_items']} items) · "
-        f"{c['responses']} answers"
+        f"[b]{Path(view.path).name}[/b] · {_count(c['topics'], 'topic')} · "
+        f"{_count(c['documents'], 'document')} · {_count(c['runs'], 'run')} "
+        f"({_count(c['run_rows'], 'row')}) · {_count(c['label_sets'], 'label set')} "
+        f"({_count(c['labels'], 'label')}) · {_count(c['banks'], 'bank')} "
+        f"({_count(c['bank_items'], 'item')}) · {_count(c['responses'], 'answer')}"
     )
 
 
@@ -50,6 +55,9 @@ def _cell(value: Any) -> str:
 
 
 class OverviewScreen(Screen[None]):
+    DEFAULT_CSS = """
+    OverviewScreen #summary { padding: 0 1; margin-bottom: 1; }
+    """
     TITLE = "Overview"
     HELP = HELP
     BINDINGS = [
@@ -61,6 +69,10 @@ class OverviewScreen(Screen[None]):
         Binding("4", "show_tab('banks')", "Banks", id="overview.banks", show=False),
         Binding("5", "show_tab('responses')", "Answers", id="overview.responses", show=False),
     ]
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.shown: Overview | None = None  # the Overview on screen, once one was read
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -92,7 +104,7 @@ class OverviewScreen(Screen[None]):
 
     @on(OverviewLoaded)
     def show_overview(self, message: OverviewLoaded) -> None:
-        view = message.overview
+        view = self.shown = message.overview
         self.query_one("#summary", Static).update(summary_line(view))
         records: dict[str, Sequence[dict[str, Any]]] = {
             "label_sets": view.label_sets, "runs": view.runs, "topics": view.topics,

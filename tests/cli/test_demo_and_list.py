@@ -1,0 +1,173 @@
+"""`studio demo` and `studio list`: exit codes, stderr diagnostics and golden stdout.
+
+Every golden file is run twice, through a real subprocess (`python -m studio`) and through
+typer's CliRunner in-process, and both must match it exactly. The absolute repository path
+in `source` fields becomes `<repo>` and the temporary project path `<project>`.
+
+To regenerate the golden files after an intended change of output:
+    STUDIO_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/cli
+then review the diff of tests/cli/golden/.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from studio.cli.app import app
+
+REPO = Path(__file__).resolve().parents[2]
+GOLDEN = Path(__file__).resolve().parent / "golden"
+UPDATE_GOLDEN = os.environ.get("STUDIO_UPDATE_GOLDEN") == "1"
+
+# Deterministic output: fixed width, no colour, no terminal features; no project or sample-data
+# location inherited from the person running the tests.
+FIXED_ENV = {"COLUMNS": "100", "LINES": "40", "TERM": "dumb", "NO_COLOR": "1",
+             "PYTHONIOENCODING": "utf-8"}
+UNSET_ENV = ("STUDIO_DB", "STUDIO_SAMPLE_DATA", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
+
+
+@dataclass
+class Result:
+    code: int
+    stdout: str
+    stderr: str
+
+
+def run_subprocess(args: list[str], home: Path) -> Result:
+    env = {k: v for k, v in os.environ.items() if k not in UNSET_ENV}
+    env.update(FIXED_ENV, HOME=str(home), XDG_DATA_HOME=str(home / "data"),
+               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])))
+    done = subprocess.run([sys.executable, "-m", "studio", *args], capture_output=True, text=True,
+                          encoding="utf-8", env=env, cwd=home, timeout=120)
+    return Result(done.returncode, done.stdout, done.stderr)
+
+
+def run_clirunner(args: list[str], home: Path) -> Result:
+    env: dict[str, str | None] = {k: None for k in UNSET_ENV}
+    env.update(FIXED_ENV, HOME=str(home), XDG_DATA_HOME=str(home / "data"))
+    result = CliRunner().invoke(app, args, env=env, catch_exceptions=False)
+    return Result(result.exit_code, result.stdout, result.stderr)
+
+
+RUNNERS = {"subprocess": run_subprocess, "clirunner": run_clirunner}
+
+
+def normalised(text: str, project: Path) -> str:
+    return text.replace(str(project), "<project>").replace(str(REPO), "<repo>")
+
+
+def assert_matches_golden(name: str, text: str) -> None:
+    path = GOLDEN / name
+    if UPDATE_GOLDEN:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text, encoding="utf-8")
+    assert path.is_file(), f"{path} missing: run with STUDIO_UPDATE_GOLDEN=1 to create it"
+    assert text == path.read_text(encoding="utf-8"), f"output differs from {path}"
+
+
+def count_row(table: str, what: str) -> int:
+    found = re.search(rf"^\s*{what}\s+│\s+(\d+)\s*$", table, re.MULTILINE)
+    assert found, f"no {what} row in:\n{table}"
+    return int(found.group(1))
+
+
+@pytest.fixture(scope="module")
+def demo_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample project, built once for the read-only listings."""
+    home = tmp_path_factory.mktemp("cli-home")
+    path = home / "demo.duckdb"
+    assert run_subprocess(["demo", "--no-tui", "--db", str(path)], home).code == 0
+    return path
+
+
+# -- studio demo ------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("runner", RUNNERS)
+def test_demo_builds_the_project_and_prints_its_counts(runner: str, tmp_path: Path) -> None:
+    path = tmp_path / "demo.duckdb"
+    result = RUNNERS[runner](["demo", "--no-tui", "--db", str(path)], tmp_path)
+    assert result.code == 0, result.stderr
+    assert path.is_file()
+    expected = {"topics": 10, "documents": 280, "runs": 6, "label_sets": 1, "banks": 2, "responses": 30}
+    assert {what: count_row(result.stdout, what) for what in expected} == expected
+    assert "Answers" in result.stdout
+    assert f"built the sample project at {path}" in result.stderr
+    assert "built" not in result.stdout
+
+
+def test_demo_opens_an_existing_project_without_rebuilding(tmp_path: Path) -> None:
+    path = tmp_path / "demo.duckdb"
+    run_subprocess(["demo", "--no-tui", "--db", str(path)], tmp_path)
+    inode = path.stat().st_ino
+    again = run_subprocess(["demo", "--no-tui", "--db", str(path)], tmp_path)
+    assert again.code == 0, again.stderr
+    assert f"opened the sample project at {path}" in again.stderr
+    assert "built" not in again.stderr
+    assert path.stat().st_ino == inode  # a build renames a new file into place
+
+
+def test_demo_rebuild_builds_afresh_and_drops_edits(tmp_path: Path) -> None:
+    path = tmp_path / "demo.duckdb"
+    run_subprocess(["demo", "--no-tui", "--db", str(path)], tmp_path)
+    extra = tmp_path / "extra.txt"
+    extra.write_text("1001 0 p1001-01 3\n", encoding="utf-8")
+    assert run_subprocess(["--db", str(path), "import", "qrels", str(extra)], tmp_path).code == 0
+    rebuilt = run_subprocess(["demo", "--no-tui", "--rebuild", "--db", str(path)], tmp_path)
+    assert rebuilt.code == 0, rebuilt.stderr
+    assert f"built the sample project at {path}" in rebuilt.stderr
+    assert count_row(rebuilt.stdout, "label_sets") == 1
+    assert not list(tmp_path.glob("*.building*"))
+
+
+def test_demo_without_db_builds_in_the_user_data_folder(tmp_path: Path) -> None:
+    result = run_subprocess(["demo", "--no-tui"], tmp_path)
+    assert result.code == 0, result.stderr
+    assert (tmp_path / "data" / "studio" / "demo.duckdb").is_file()
+    assert not (tmp_path / "studio.duckdb").exists()
+
+
+# -- golden output ----------------------------------------------------------------------------
+
+GOLDEN_COMMANDS = {
+    "demo_no_tui.txt": ["demo", "--no-tui"],
+    "list_overview.json": ["list", "--format", "json"],
+    "list_qrels.json": ["list", "qrels", "--format", "json"],
+    "list_runs.json": ["list", "runs", "--format", "json"],
+    "list_banks.json": ["list", "banks", "--format", "json"],
+    "list_topics.json": ["list", "topics", "--format", "json"],
+    "list_responses.json": ["list", "responses", "--format", "json"],
+}
+
+
+@pytest.mark.parametrize("runner", RUNNERS)
+@pytest.mark.parametrize("golden", GOLDEN_COMMANDS)
+def test_output_matches_the_golden_file(golden: str, runner: str, demo_project: Path,
+                                        tmp_path: Path) -> None:
+    result = RUNNERS[runner](["--db", str(demo_project), *GOLDEN_COMMANDS[golden]], tmp_path)
+    assert result.code == 0, result.stderr
+    assert_matches_golden(golden, normalised(result.stdout, demo_project))
+
+
+def test_json_listings_follow_the_documented_shapes(demo_project: Path, tmp_path: Path) -> None:
+    shapes = {"topics": {"qid", "text", "docs", "judged"}, "runs": {"name", "topics", "rows"},
+              "qrels": {"name", "kind", "topics", "pairs", "events"},
+              "banks": {"name", "topics", "items", "vital", "okay"}}
+    for what, keys in shapes.items():
+        result = run_clirunner(["--db", str(demo_project), "list", what, "--format", "json"], tmp_path)
+        rows = json.loads(result.stdout)
+        assert rows and all(keys <= row.keys() for row in rows), what
+
+
+def test_listings_print_nothing_but_data_on_stdout(demo_project: Path, tmp_path: Path) -> None:
+    result = run_subprocess(["--db", str(demo_project), "list", "runs", "--format", "json"], tmp_path)
+    assert result.stdout.lstrip().startswith("[")
+    assert result.stderr == ""

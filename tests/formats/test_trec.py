@@ -1,0 +1,190 @@
+"""The precise TREC run and qrels reader: columns, whitespace, duplicates, numbers, line numbers."""
+
+from __future__ import annotations
+
+import io
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from studio.domain.errors import InputError
+from studio.domain.models import QrelsRow, RunRow
+from studio.formats.trec import OnDuplicate, parse_qrels, parse_run, write_qrels, write_run
+
+
+def refused(parse, text: str, *args) -> InputError:
+    with pytest.raises(InputError) as caught:
+        parse(text, "f.txt", *args)
+    return caught.value
+
+
+# -- runs ---------------------------------------------------------------------------------------
+
+
+def test_run_columns_become_rows_and_the_tag():
+    parsed = parse_run("q1 Q0 d1 1 2.5 bm25\nq1 Q0 d2 2 -1 bm25\nq2 Q0 d1 1 3 bm25\n", "f.txt")
+    assert parsed.rows == [
+        RunRow("q1", "d1", 1, 2.5),
+        RunRow("q1", "d2", 2, -1.0),
+        RunRow("q2", "d1", 1, 3.0),
+    ]
+    assert parsed.tag == "bm25"
+    assert parsed.other_tags == frozenset()
+
+
+def test_run_columns_may_be_separated_by_tabs_and_runs_of_spaces():
+    parsed = parse_run("q1\tQ0\td1\t1\t2.5\tt\nq1   Q0  d2 \t 2  1.5   t  \n", "f.txt")
+    assert parsed.rows == [RunRow("q1", "d1", 1, 2.5), RunRow("q1", "d2", 2, 1.5)]
+
+
+def test_run_accepts_crlf_and_blank_lines():
+    parsed = parse_run("\r\nq1 Q0 d1 1 2 t\r\n\r\n   \r\nq1 Q0 d2 2 1 t\r\n\r\n", "f.txt")
+    assert parsed.rows == [RunRow("q1", "d1", 1, 2.0), RunRow("q1", "d2", 2, 1.0)]
+    assert parsed.tag == "t"
+
+
+def test_run_mixing_tags_keeps_the_first_and_reports_the_others():
+    parsed = parse_run("q1 Q0 d1 1 2 a\nq1 Q0 d2 2 1 b\nq2 Q0 d1 1 1 c\n", "f.txt")
+    assert parsed.tag == "a"
+    assert parsed.other_tags == {"b", "c"}
+
+
+def test_run_scores_are_read_as_floats_in_any_spelling():
+    text = "".join(
+        f"q1 Q0 d{i} {i} {score} t\n" for i, score in enumerate(["+1.5", ".5", "5.", "1E-3", "-0", "inf"])
+    )
+    scores = [row.score for row in parse_run(text, "f.txt").rows]
+    assert scores == [1.5, 0.5, 5.0, 0.001, 0.0, math.inf]
+
+
+def test_run_same_docid_in_two_topics_is_fine():
+    assert len(parse_run("q1 Q0 d1 1 2 t\nq2 Q0 d1 1 2 t\n", "f.txt").rows) == 2
+
+
+def test_run_docid_ranked_twice_names_the_second_line():
+    error = refused(parse_run, "q1 Q0 d1 1 3 t\n\nq1 Q0 d2 2 2 t\nq1 Q0 d1 3 1 t\n")
+    assert (error.file, error.line) == ("f.txt", 4)
+    assert "ranked twice" in error.reason and "first on line 1" in error.reason
+    assert str(error).startswith("f.txt:4: ")
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("q1 Q0 d2 2 1", "expected 6 columns"),
+        ("q1 Q0 d2 2 1 t extra", "expected 6 columns"),
+        ("q1 Q0 d2 two 1 t", "rank 'two' is not an integer"),
+        ("q1 Q0 d2 2.0 1 t", "rank '2.0' is not an integer"),
+        ("q1 Q0 d2 2 high t", "score 'high' is not a number"),
+        ("q1 Q0 d2 2 1,5 t", "score '1,5' is not a number"),
+        ("q1 Q0 d2 2 nan t", "score 'nan' is not a number"),
+        ("q1 Q0 d2 2 NaN t", "score 'NaN' is not a number"),
+        ("q1 Q0 d2 99999999999999999999 1 t", "out of range"),
+    ],
+)
+def test_run_bad_line_is_refused_with_its_number(line, reason):
+    error = refused(parse_run, f"q1 Q0 d1 1 2 t\n\n{line}\nq1 Q0 d3 3 0 t\n")
+    assert error.line == 3
+    assert reason in error.reason
+
+
+@pytest.mark.parametrize("text", ["", "\n\n", "  \r\n\t\n"])
+def test_run_without_rows_is_refused(text):
+    error = refused(parse_run, text)
+    assert error.line is None and "empty" in error.reason
+
+
+# -- qrels --------------------------------------------------------------------------------------
+
+
+def test_qrels_columns_become_rows_with_float_grades():
+    parsed = parse_qrels("q1 0 d1 1\nq1 Q0 d2 0.25\nq2\t0\td1\t-1\r\n\nq2  0 d3   3\n", "f.txt")
+    assert parsed.rows == [
+        QrelsRow("q1", "d1", 1.0),
+        QrelsRow("q1", "d2", 0.25),
+        QrelsRow("q2", "d1", -1.0),
+        QrelsRow("q2", "d3", 3.0),
+    ]
+    assert parsed.repeated_pairs == 0
+
+
+def test_qrels_pair_graded_twice_differently_is_an_error_on_the_second_line():
+    error = refused(parse_qrels, "q1 0 d1 1\nq1 0 d2 0\n\nq1 0 d1 2\n")
+    assert error.line == 4
+    assert "line 1" in error.reason and "--on-duplicate" in error.reason
+
+
+@pytest.mark.parametrize(("policy", "grade"), [(OnDuplicate.FIRST, 1.0), (OnDuplicate.LAST, 3.0)])
+def test_qrels_duplicate_policy_keeps_the_first_or_last_grade(policy, grade):
+    parsed = parse_qrels("q1 0 d1 1\nq1 0 d2 0\nq1 0 d1 2\nq1 0 d1 3\n", "f.txt", policy)
+    assert parsed.rows == [QrelsRow("q1", "d1", grade), QrelsRow("q1", "d2", 0.0)]
+    assert parsed.repeated_pairs == 2
+
+
+def test_qrels_identical_duplicate_is_collapsed_and_counted():
+    parsed = parse_qrels("q1 0 d1 2\nq1 0 d2 0\nq1 1 d1 2.0\n", "f.txt")
+    assert parsed.rows == [QrelsRow("q1", "d1", 2.0), QrelsRow("q1", "d2", 0.0)]
+    assert parsed.repeated_pairs == 1
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("q1 0 d2", "expected 4 columns"),
+        ("q1 0 d2 1 x", "expected 4 columns"),
+        ("q1 0 d2 relevant", "grade 'relevant' is not a number"),
+        ("q1 0 d2 nan", "grade 'nan' is not a number"),
+        ("q1 0 d2 inf", "grade 'inf' is not a number"),
+    ],
+)
+def test_qrels_bad_line_is_refused_with_its_number(line, reason):
+    error = refused(parse_qrels, f"\nq1 0 d1 1\n{line}\n")
+    assert error.line == 3
+    assert reason in error.reason
+
+
+@pytest.mark.parametrize("text", ["", "\r\n", " \n \n"])
+def test_qrels_without_rows_is_refused(text):
+    error = refused(parse_qrels, text)
+    assert error.line is None and "empty" in error.reason
+
+
+# -- writers round-trip through the reader -------------------------------------------------------
+
+# Ids are what TREC files hold: non-empty text without any character str.split() cuts on.
+ids = st.text(
+    st.characters(blacklist_categories=("Cc", "Cs", "Zs", "Zl", "Zp")), min_size=1, max_size=12
+)
+grades = st.one_of(
+    st.integers(-1, 4).map(float),
+    st.floats(allow_nan=False, allow_infinity=False),
+)
+scores = st.floats(allow_nan=False)
+ranks = st.integers(-(2**63), 2**63 - 1)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.tuples(ids, ids, grades), min_size=1, unique_by=lambda r: (r[0], r[1])))
+def test_written_qrels_read_back_as_the_same_rows(rows):
+    qrels = [QrelsRow(qid, docid, grade) for qid, docid, grade in rows]
+    out = io.StringIO()
+    write_qrels(qrels, out)
+    parsed = parse_qrels(out.getvalue(), "f.txt")
+    assert parsed.rows == qrels
+    assert parsed.repeated_pairs == 0
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.tuples(ids, ids, ranks, scores), min_size=1, unique_by=lambda r: (r[0], r[1])),
+    ids,
+)
+def test_written_run_reads_back_as_the_same_rows(rows, tag):
+    run = [RunRow(qid, docid, rank, score) for qid, docid, rank, score in rows]
+    out = io.StringIO()
+    write_run(run, tag, out)
+    parsed = parse_run(out.getvalue(), "f.txt")
+    assert parsed.rows == run
+    assert parsed.tag == tag and not parsed.other_tags

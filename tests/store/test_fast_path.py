@@ -1,0 +1,223 @@
+"""The DuckDB fast path must agree with the precise parser, or hand the file back to it.
+
+Contract: when the fast path accepts a file, it stages exactly the rows `parse_run` /
+`parse_qrels` read; whenever the precise parser refuses a file, the fast path refuses it too.
+"""
+
+from __future__ import annotations
+
+import gzip
+import itertools
+import tempfile
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from studio.domain.errors import InputError
+from studio.formats.text_input import read_text
+from studio.formats.trec import parse_qrels, parse_run
+from studio.store import labels, runs
+from studio.store.database import Database
+from studio.store.runs import FastPathRefused
+
+BOM = b"\xef\xbb\xbf"
+QIDS = ["1", "2", "999", "1000", "0999", "q_1", "Q0", "é"]
+DOCIDS = ["999", "1000", "0", "00", "d1", "D1", "doc-1", "msmarco_passage_00_1", "ñ", '"x"', "a'b",
+          "#c", "NULL", "\\", "[b]", "d,1"]
+GOOD_SCORES = ["0", "3", "-2", "1.25", "-0.5", "+1.5", ".5", "5.", "1e3", "1E-3", "-2.5e+2",
+               "00.5", "-0", "12345678901234567890", "0.1000000000000000055511151231257827",
+               "inf", "-Infinity", "1e400"]
+BAD_SCORES = ["nan", "NaN", "abc", "1,5", "0x1A", "1e", "", "1.2.3", "--1", "1_0"]
+GOOD_RANKS = ["1", "2", "10", "0", "-1", "+3", "007"]
+BAD_RANKS = ["1.0", "1.6", "1e2", "x", "", "0x1"]
+SEPARATORS = [" "] * 12 + ["\t", "  ", " \t"]
+AWKWARD_SPACE = ["\u00a0", "\x0b", "\x0c", "\x1c", "\u3000"]  # str.split() cuts on these, DuckDB does not
+
+
+@pytest.fixture(scope="module")
+def con():
+    database = Database(":memory:")
+    yield database.connection
+    database.close()
+
+
+@pytest.fixture(scope="module")
+def folder():
+    with tempfile.TemporaryDirectory() as name:
+        yield Path(name)
+
+
+_counter = itertools.count()
+
+
+def write(folder: Path, data: bytes, compress: bool) -> Path:
+    path = folder / f"f{next(_counter)}{'.gz' if compress else '.txt'}"
+    path.write_bytes(gzip.compress(data) if compress else data)
+    return path
+
+
+def precise(parse, path: Path):
+    try:
+        return Counter(parse(read_text(path), str(path)))
+    except InputError:
+        return None
+
+
+@st.composite
+def trec_file(draw, columns):
+    """Bytes of a TREC file: lines of `columns()` fields with varied spacing and line endings."""
+    lines = []
+    for _ in range(draw(st.integers(0, 8))):
+        fields = draw(columns())
+        if draw(st.integers(0, 30)) == 0:  # a column too few or too many
+            fields = fields[:-1] if draw(st.booleans()) else [*fields, "x"]
+        if draw(st.integers(0, 30)) == 0:
+            i = draw(st.integers(0, len(fields) - 1))
+            fields[i] += draw(st.sampled_from(AWKWARD_SPACE)) + "z"
+        line = fields[0]
+        for field in fields[1:]:
+            line += draw(st.sampled_from(SEPARATORS)) + field
+        if draw(st.integers(0, 10)) == 0:
+            line = draw(st.sampled_from([" ", "\t"])) + line
+        if draw(st.integers(0, 10)) == 0:
+            line += draw(st.sampled_from([" ", "  ", "\t"]))
+        lines.append(line)
+        if draw(st.integers(0, 12)) == 0:
+            lines.append(draw(st.sampled_from(["", " ", "\t"])))
+    ending = draw(st.sampled_from(["\n", "\n", "\r\n"]))
+    text = ending.join(lines)
+    if lines and draw(st.booleans()):
+        text += ending
+    text += ending * draw(st.integers(0, 2))
+    data = text.encode("utf-8")
+    if draw(st.integers(0, 4)) == 0:
+        data = BOM + data
+    return data
+
+
+@st.composite
+def run_columns(draw):
+    score = draw(st.sampled_from(BAD_SCORES)) if draw(st.integers(0, 15)) == 0 else draw(
+        st.one_of(st.sampled_from(GOOD_SCORES), st.floats(allow_nan=False).map(repr),
+                  st.integers(-10**6, 10**6).map(str),
+                  st.floats(-1e6, 1e6).map(lambda x: f"{x:.3e}")))
+    rank = draw(st.sampled_from(BAD_RANKS)) if draw(st.integers(0, 15)) == 0 else draw(
+        st.one_of(st.sampled_from(GOOD_RANKS), st.integers(1, 1000).map(str)))
+    return [draw(st.sampled_from(QIDS)), "Q0", draw(st.sampled_from(DOCIDS)), rank, score,
+            draw(st.sampled_from(["run1", "run1", "r-2"]))]
+
+
+@st.composite
+def qrels_columns(draw):
+    grade = draw(st.sampled_from([*BAD_SCORES, "inf"])) if draw(st.integers(0, 15)) == 0 else draw(
+        st.one_of(st.sampled_from(["0", "1", "2", "3", "-1", "0.5", ".25", "+1", "2.", "1e0", "1E-1"]),
+                  st.floats(allow_nan=False, allow_infinity=False).map(repr)))
+    return [draw(st.sampled_from(QIDS)), draw(st.sampled_from(["0", "Q0", "1"])),
+            draw(st.sampled_from(DOCIDS)), grade]
+
+
+def parsed_run(text: str, source: str):
+    return [(r.qid, r.docid, r.rank, r.score) for r in parse_run(text, source).rows]
+
+
+def parsed_qrels(text: str, source: str):
+    return [(r.qid, r.docid, r.grade) for r in parse_qrels(text, source).rows]
+
+
+CLEAN_RUN = b"1 Q0 999 1 2.5 run1\n1 Q0 1000 2 2.5 run1\n2 Q0 999 1 -1e-3 run1\n"
+CLEAN_QRELS = b"1 0 999 2\n1 0 1000 0\n2 Q0 999 0.5\n"
+
+
+@settings(max_examples=300, deadline=None)
+@given(files=st.lists(st.tuples(trec_file(run_columns), st.booleans()), min_size=1, max_size=2))
+@example(files=[(CLEAN_RUN, False)])
+@example(files=[(BOM + CLEAN_RUN.replace(b"\n", b"\r\n"), True), (CLEAN_RUN + b"\n\n", False)])
+@example(files=[(b"1 Q0 d1 1 2 run1\n1 Q0 d1 2 1 run1\n", False)])
+@example(files=[(b"1 Q0 d1 1.6 2 run1\n", False)])
+@example(files=[(b"1 Q0 d1  2 run1\n", False)])
+@example(files=[(b"1 Q0 d\xc2\xa01 1 2 run1\n", False)])
+@example(files=[(b"1 Q0 d1 1 2 run1\r1 Q0 d2 2 1 run1\r", False)])
+@example(files=[(b"", False)])
+def test_fast_run_reader_agrees_with_the_precise_parser(con, folder, files):
+    paths = [write(folder, data, compress) for data, compress in files]
+    expected = [precise(parsed_run, path) for path in paths]
+    runs.create_run_staging(con)
+    try:
+        runs.stage_run_files(con, list(enumerate(paths)))
+    except FastPathRefused:
+        return
+    staged = con.execute("SELECT file_index, qid, docid, rank, score FROM staged_run_rows").fetchall()
+    assert None not in expected, "the fast path accepted a file the precise parser refuses"
+    for index, rows in enumerate(expected):
+        assert Counter(row[1:] for row in staged if row[0] == index) == rows
+
+
+@settings(max_examples=300, deadline=None)
+@given(data=trec_file(qrels_columns), compress=st.booleans())
+@example(data=CLEAN_QRELS, compress=False)
+@example(data=BOM + CLEAN_QRELS.replace(b"\n", b"\r\n") + b"\r\n", compress=True)
+@example(data=b"1 0 d1 2\n1 0 d1 2\n", compress=False)
+@example(data=b"1 0 d1 \n", compress=False)
+@example(data=b"1  d1 1\n", compress=False)
+@example(data=b"1 0 d1 1\r1 0 d2 0\r", compress=False)
+@example(data=b"\n", compress=False)
+def test_fast_qrels_reader_agrees_with_the_precise_parser(con, folder, data, compress):
+    path = write(folder, data, compress)
+    expected = precise(parsed_qrels, path)
+    labels.create_label_staging(con)
+    try:
+        labels.stage_qrels_file(con, 0, path)
+    except FastPathRefused:
+        return
+    staged = con.execute("SELECT qid, docid, grade FROM staged_labels").fetchall()
+    assert expected is not None, "the fast path accepted a file the precise parser refuses"
+    assert Counter(staged) == expected
+
+
+# The contract above holds trivially for a fast path that refuses everything: it must not.
+
+
+def test_fast_path_takes_clean_runs_plain_gzipped_crlf_and_with_bom(con, folder):
+    variants = [CLEAN_RUN, BOM + CLEAN_RUN.replace(b"\n", b"\r\n")]
+    paths = [write(folder, data, compress) for data in variants for compress in (False, True)]
+    runs.create_run_staging(con)
+    runs.stage_run_files(con, list(enumerate(paths)))
+    staged = con.execute("SELECT file_index, qid, docid, rank, score FROM staged_run_rows").fetchall()
+    for index, path in enumerate(paths):
+        assert Counter(row[1:] for row in staged if row[0] == index) == precise(parsed_run, path)
+
+
+def test_fast_path_takes_clean_qrels_plain_gzipped_crlf_and_with_bom(con, folder):
+    for data in (CLEAN_QRELS, BOM + CLEAN_QRELS.replace(b"\n", b"\r\n")):
+        for compress in (False, True):
+            path = write(folder, data, compress)
+            labels.create_label_staging(con)
+            labels.stage_qrels_file(con, 0, path)
+            staged = con.execute("SELECT qid, docid, grade FROM staged_labels").fetchall()
+            assert Counter(staged) == precise(parsed_qrels, path)
+
+
+SEPARATORS_OF_STR_SPLIT = [chr(c) for c in range(0x110000) if chr(c).isspace() and chr(c) != " "]
+
+
+@pytest.mark.parametrize("char", SEPARATORS_OF_STR_SPLIT, ids=lambda c: f"U+{ord(c):04X}")
+def test_fast_path_refuses_a_field_holding_any_other_separator_of_str_split(con, folder, char):
+    path = write(folder, f"1 Q0 d{char}z 1 2 run1\n".encode(), compress=False)
+    runs.create_run_staging(con)
+    with pytest.raises(FastPathRefused):
+        runs.stage_run_files(con, [(0, path)])
+    path = write(folder, f"1 0 d{char}z 1\n".encode(), compress=False)
+    labels.create_label_staging(con)
+    with pytest.raises(FastPathRefused):
+        labels.stage_qrels_file(con, 0, path)
+
+
+@pytest.mark.parametrize("char", ["\x01", "\x7f", "é", "\u200b", "\ufeff", "🙂"])
+def test_fast_path_keeps_other_unusual_characters(con, folder, char):
+    path = write(folder, f"1 Q0 d{char}z 1 2 run1\n".encode(), compress=False)
+    runs.create_run_staging(con)
+    runs.stage_run_files(con, [(0, path)])
+    assert con.execute("SELECT docid FROM staged_run_rows").fetchall() == [(f"d{char}z",)]

@@ -1,0 +1,190 @@
+"""The layer contract of DESIGN.md §3: who may import what.
+
+Checked twice: statically (every module under studio/ parsed with `ast`, so a lazy import inside
+a function counts too) and dynamically (a fresh interpreter imports a pure layer and shows what
+got loaded along with it).
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+STUDIO = Path(__file__).resolve().parents[1] / "studio"
+STDLIB = frozenset(sys.stdlib_module_names)
+
+# Third-party packages only one layer may import.
+EXCLUSIVE = {
+    "duckdb": {"store"},
+    "textual": {"tui"},
+    "textual_plotext": {"tui"},
+    "typer": {"cli"},
+}
+
+# Layers restricted to the standard library plus these studio layers (pure Python: no duckdb,
+# textual, typer, rich or numpy).
+STDLIB_ONLY = {
+    "domain": {"domain"},
+    "formats": {"domain", "formats"},
+}
+
+# Studio layers a layer must not import: imports point down the diagram, front ends stay apart.
+FORBIDDEN_LAYERS = {
+    "store": {"services", "cli", "tui"},
+    "metrics": {"store", "services", "cli", "tui"},
+    "judges": {"services", "cli", "tui"},
+    "banks": {"services", "cli", "tui"},
+    "services": {"cli", "tui"},
+    "tui": {"cli"},
+}
+
+
+def allowed_table() -> dict[str, dict[str, object]]:
+    """The rules above, spelled out per layer (shown when a test fails)."""
+    layers = sorted({p.name for p in STUDIO.iterdir() if p.is_dir() and not p.name.startswith("_")})
+    table: dict[str, dict[str, object]] = {}
+    for layer in layers:
+        table[layer] = {
+            "only": None if layer not in STDLIB_ONLY else ["<stdlib>", *sorted(STDLIB_ONLY[layer])],
+            "never": sorted(
+                {pkg for pkg, owners in EXCLUSIVE.items() if layer not in owners}
+                | FORBIDDEN_LAYERS.get(layer, set())
+            ),
+        }
+    return table
+
+
+def imported_names(source: str, module: str) -> set[str]:
+    """Dotted names a module imports, relative imports resolved against `module`'s package."""
+    package = module.rsplit(".", 1)[0]
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            names.add(target)
+            # `from studio import store` imports the studio.store layer.
+            if target == "studio":
+                names.update(f"studio.{alias.name}" for alias in node.names)
+    return names
+
+
+def layer_of(module: str) -> str:
+    """`studio.store.labels` -> 'store'; the root modules (studio/__init__, __main__) -> ''."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 2 else ""
+
+
+def target_of(name: str) -> str:
+    """`studio.store.labels` -> 'store', `studio` -> 'studio', `duckdb.typing` -> 'duckdb'."""
+    parts = name.split(".")
+    if parts[0] == "studio":
+        return parts[1] if len(parts) > 1 else "studio"
+    return parts[0]
+
+
+def violations(module: str, source: str) -> list[str]:
+    layer = layer_of(module)
+    found = []
+    for name in sorted(imported_names(source, module)):
+        target = target_of(name)
+        is_studio = name.split(".")[0] == "studio"
+        if layer in STDLIB_ONLY:
+            ok = target in STDLIB_ONLY[layer] if is_studio else target in STDLIB
+            if not ok:
+                found.append(f"{module} imports {name} ({layer} allows only the stdlib "
+                             f"and {sorted(STDLIB_ONLY[layer])})")
+        if not is_studio and target in EXCLUSIVE and layer not in EXCLUSIVE[target]:
+            found.append(f"{module} imports {name} (only {sorted(EXCLUSIVE[target])} may)")
+        if is_studio and target in FORBIDDEN_LAYERS.get(layer, set()):
+            found.append(f"{module} imports {name} ({layer} must not import {target})")
+    return found
+
+
+def studio_modules() -> list[tuple[str, Path]]:
+    root = STUDIO.parent
+    modules = []
+    for path in sorted(STUDIO.rglob("*.py")):
+        # A package's __init__ keeps its name, so relative imports resolve against the package.
+        modules.append((".".join(path.relative_to(root).with_suffix("").parts), path))
+    return modules
+
+
+def test_every_studio_module_keeps_its_layer_rules() -> None:
+    found = [v for module, path in studio_modules()
+             for v in violations(module, path.read_text(encoding="utf-8"))]
+    assert not found, "layer rules broken:\n" + "\n".join(found) + f"\n\nrules: {allowed_table()}"
+
+
+def test_the_checker_sees_the_layers_that_exist() -> None:
+    modules = [m for m, _ in studio_modules()]
+    for layer in ("domain", "formats", "store", "services", "cli", "tui"):
+        assert any(layer_of(m) == layer for m in modules), layer
+    assert allowed_table()["domain"]["only"] == ["<stdlib>", "domain"]
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("studio.domain.models", "import duckdb\n"),
+        ("studio.domain.models", "from rich.table import Table\n"),
+        ("studio.formats.trec", "from ..store import database\n"),
+        ("studio.formats.trec", "from studio import services\n"),
+        ("studio.services.project", "def later():\n    import textual\n"),
+        ("studio.store.labels", "from studio.services.project import Project\n"),
+        ("studio.tui.app", "import typer\n"),
+        ("studio.metrics.tau", "import duckdb\n"),
+    ],
+)
+def test_the_checker_flags_a_forbidden_import(module: str, source: str) -> None:
+    assert violations(module, source)
+
+
+def test_the_checker_accepts_allowed_imports() -> None:
+    assert not violations("studio.formats.trec", "from __future__ import annotations\n"
+                          "import gzip\nfrom studio.domain.models import RunRow\nfrom . import jsonl\n")
+    assert not violations("studio.store.runs", "import duckdb\nfrom studio.formats.trec import x\n")
+
+
+def run_python(code: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
+                          text=True, cwd=STUDIO.parent, timeout=60)
+
+
+def test_pure_layers_load_no_database_ui_or_cli_library() -> None:
+    result = run_python("""
+        import sys
+        import studio.domain, studio.formats.trec, studio.formats.banks
+        loaded = [m for m in ('duckdb', 'textual', 'typer', 'rich') if m in sys.modules]
+        assert not loaded, loaded
+    """)
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_command_line_loads_without_textual() -> None:
+    result = run_python("""
+        import sys
+        import studio.cli.app
+        assert 'textual' not in sys.modules
+    """)
+    assert result.returncode == 0, result.stderr
+
+
+def test_the_python_api_imports_from_the_package() -> None:
+    result = run_python("""
+        import sys
+        from studio import Project
+        assert Project.__name__ == 'Project'
+        assert 'textual' not in sys.modules and 'typer' not in sys.modules
+    """)
+    assert result.returncode == 0, result.stderr

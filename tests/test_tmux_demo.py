@@ -1,0 +1,112 @@
+"""`studio demo` in a real terminal: a detached tmux session on its own tmux server.
+
+The test reads the screen with `tmux capture-pane`, presses keys with `tmux send-keys`, and
+checks that `q` ends the program. The session and its server are always killed afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+STUDIO = Path(sys.executable).parent / "studio"
+WIDTH, HEIGHT = 120, 36
+
+pytestmark = [
+    pytest.mark.slow,
+    pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed"),
+]
+
+
+class Terminal:
+    """One tmux session, on a private server so the user's own tmux is never touched."""
+
+    def __init__(self, name: str, env: dict[str, str]) -> None:
+        self.name = name
+        # Passed explicitly: in a pytest process GNU readline has put COLUMNS/LINES into the C
+        # environment (not os.environ), and Textual would take them over the real pane size.
+        self.env = env
+
+    def tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["tmux", "-L", self.name, *args], capture_output=True, text=True,
+                              check=check, timeout=10, env=self.env)
+
+    def start(self, command: list[str]) -> None:
+        # The fresh tmux server, and so the program, inherits self.env. remain-on-exit keeps the
+        # pane after the program ends, so that its exit status can be read.
+        self.tmux("new-session", "-d", "-s", self.name, "-x", str(WIDTH), "-y", str(HEIGHT),
+                  shlex.join(command), ";", "set-option", "-w", "-t", self.name, "remain-on-exit", "on")
+
+    def screen(self) -> str:
+        done = self.tmux("capture-pane", "-p", "-t", self.name, check=False)
+        return done.stdout if done.returncode == 0 else ""
+
+    def press(self, *keys: str) -> None:
+        self.tmux("send-keys", "-t", self.name, *keys)
+
+    def wait_for(self, found: Callable[[str], bool], seconds: float, what: str) -> str:
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            text = self.screen()
+            if found(text):
+                return text
+            time.sleep(0.2)
+        pytest.fail(f"{what} not seen within {seconds} s; the screen:\n{self.screen()}")
+
+    def exit_status(self) -> int | None:
+        """The program's exit status once it has ended (0 when the session is already gone)."""
+        done = self.tmux("list-panes", "-t", self.name, "-F", "#{pane_dead} #{pane_dead_status}",
+                         check=False)
+        if done.returncode != 0:
+            return 0
+        dead, _, status = done.stdout.strip().partition(" ")
+        return int(status or 0) if dead == "1" else None
+
+    def kill(self) -> None:
+        self.tmux("kill-server", check=False)
+
+
+@pytest.fixture
+def terminal(tmp_path: Path) -> Iterator[Terminal]:
+    unset = {"TMUX", "STUDIO_DB", "STUDIO_SAMPLE_DATA", "COLUMNS", "LINES"}
+    env = {k: v for k, v in os.environ.items() if k not in unset}
+    env.update(HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path / "data"))
+    session = Terminal(f"studio-test-{uuid.uuid4().hex[:10]}", env)
+    try:
+        yield session
+    finally:
+        session.kill()
+
+
+def test_demo_runs_in_a_real_terminal_and_quits_on_q(terminal: Terminal, tmp_path: Path) -> None:
+    assert STUDIO.is_file(), f"no studio console script beside {sys.executable}"
+    terminal.start([str(STUDIO), "demo", "--db", str(tmp_path / "demo.duckdb")])
+
+    screen = terminal.wait_for(lambda s: "10 topics" in s, 20, "the Overview summary")
+    assert "human" in screen
+    assert "demo.duckdb" in screen
+    assert "1 label set (280 labels) · 2 banks" in screen  # one line: the pane is 120 wide
+
+    terminal.press("2")
+    terminal.wait_for(lambda s: "rerank-strong" in s and "weak-baseline" in s, 5, "the runs table")
+
+    terminal.press("F1")
+    terminal.wait_for(lambda s: "Overview lists" in s and "Keys" in s, 5, "the help screen")
+    terminal.press("Escape")
+    terminal.wait_for(lambda s: "Overview lists" not in s and "rerank-strong" in s, 5,
+                      "the Overview again")
+
+    terminal.press("q")
+    deadline = time.monotonic() + 5
+    while (status := terminal.exit_status()) is None and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert status == 0, f"studio still running or failed (status {status}):\n{terminal.screen()}"

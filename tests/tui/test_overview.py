@@ -51,12 +51,19 @@ def expected(sample_file: Path) -> dict[str, Any]:
                    for key, (listing, first) in TABLES.items()}}
 
 
+def tables_settled(app: Any) -> bool:
+    """DataTables size their columns on the next Idle after rows arrive; a snapshot must wait for it."""
+    from textual.widgets import DataTable
+
+    return not any(getattr(t, "_require_update_dimensions", False) for t in app.screen.query(DataTable))
+
+
 async def loaded(pilot: Pilot[Any]) -> None:
     """Wait until the Overview shows what its worker read (the screen mounts after the app)."""
     for _ in range(200):
         await pilot.app.workers.wait_for_complete()
         await pilot.pause()
-        if getattr(pilot.app.screen, "shown", None) is not None:
+        if getattr(pilot.app.screen, "shown", None) is not None and tables_settled(pilot.app):
             return
         await pilot.pause(0.02)
     raise AssertionError("the Overview never showed the project")

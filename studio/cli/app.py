@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from studio import __version__
-from studio.cli import evaluate
+from studio.cli import evaluate, judge
 from studio.cli.context import Options, open_project, options
 from studio.cli.errors import handles_errors
 from studio.cli.imports import import_app
@@ -28,6 +28,7 @@ app = typer.Typer(
 app.add_typer(import_app, name="import")
 app.command("list")(list_command)
 evaluate.register(app)
+judge.register(app)
 
 
 def _version(value: bool) -> None:

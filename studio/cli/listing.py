@@ -21,6 +21,7 @@ class Listing(StrEnum):
     runs = "runs"
     banks = "banks"
     responses = "responses"
+    judges = "judges"
 
 
 LISTINGS = {
@@ -30,6 +31,13 @@ LISTINGS = {
     Listing.runs: Project.runs,
     Listing.banks: Project.banks,
     Listing.responses: Project.responses,
+    Listing.judges: Project.judge_runs,
+}
+
+
+# Narrow terminals: the columns worth a table; JSON, CSV and TSV keep every field.
+TABLE_COLUMNS = {
+    Listing.judges: ["run", "label_set", "method", "backend", "model", "pairs", "calls", "cache_hits", "failures"],
 }
 
 
@@ -65,7 +73,8 @@ def list_command(
         if what is None:
             print_overview(overview(project), fmt)
         else:
-            emit_records(LISTINGS[what](project), fmt, title=what.value.capitalize())
+            emit_records(LISTINGS[what](project), fmt, title=what.value.capitalize(),
+                         columns=TABLE_COLUMNS.get(what) if fmt is OutputFormat.table else None)
 
 
 list_command = handles_errors(list_command)

@@ -53,7 +53,7 @@ def emit_records(
     else:
         table = Table(title=title, title_justify="left", show_edge=False)
         for name in names:
-            table.add_column(name, overflow="fold")
+            table.add_column(name, overflow="ellipsis", no_wrap=True)
         for record in records:
             table.add_row(*(_cell(record.get(n)) for n in names))
         Console(highlight=False, soft_wrap=False).print(table)

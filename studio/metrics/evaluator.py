@@ -37,7 +37,7 @@ class Evaluator:
 
     def qrels_topics(self) -> np.ndarray:
         """Mask over `qids`: topics with at least one label."""
-        return np.array([bool(self.labels.get(q) and self.labels[q].judged) for q in self.qids])
+        return np.array([bool(self.labels.get(q) and self.labels[q].judged) for q in self.qids], dtype=bool)
 
     def per_topic(self, measure: Measure) -> np.ndarray:
         """(topics x runs); NaN where the topic has no labels or the run skipped it."""

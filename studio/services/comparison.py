@@ -122,7 +122,10 @@ def agreement(
         "more_lenient": float((b > a).mean()) if len(pairs) else None,
         "stricter": float((b < a).mean()) if len(pairs) else None,
         "per_topic_kappa": per_topic,
-        "alignment": agree.alignment(ref_labels, aud_labels, relevant),
+        "alignment": {  # a category pair without pairs has undefined rates: null, not NaN
+            pair: {k: _finite(v) if isinstance(v, float) else v for k, v in bucket.items()}
+            for pair, bucket in agree.alignment(ref_labels, aud_labels, relevant).items()
+        },
     }
 
 

@@ -13,6 +13,8 @@ from studio.services import comparison, import_catalog, import_trec
 from studio.services.evaluation import DEFAULT_MEASURES, EvaluationEngine
 from studio.services.import_report import ImportReport
 from studio.store import Database, listing
+from studio.store import judging as judge_store
+from studio.store import labels as label_store
 
 PathLike = str | Path
 
@@ -178,3 +180,16 @@ class Project:
 
     def label_history(self, qrels: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
         return self.engine.history(qrels, limit)
+
+    # -- judges -----------------------------------------------------------------------------
+
+    def judge_runs(self) -> list[dict[str, Any]]:
+        """Every judge run with its configuration, prompt hash and counts."""
+        return judge_store.list_judge_runs(self.db.cursor())
+
+    def judge_failures(self, label_set: str, limit: int = 50) -> list[dict[str, Any]]:
+        """The newest judge run's recorded failures, with the raw model output."""
+        set_id = label_store.label_set_id(self.db.cursor(), label_set)
+        if set_id is None:
+            return []
+        return judge_store.failures(self.db.cursor(), set_id, limit)

@@ -1,0 +1,78 @@
+"""`studio judge`: run an LLM judge into a label set, with live progress on stderr."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
+
+from studio.cli.context import open_project
+from studio.cli.errors import handles_errors
+from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console
+from studio.services.judging import JudgeConfig, JudgeProgress, JudgeSummary, run_judge
+
+
+def register(app: typer.Typer) -> None:
+    app.command("judge")(handles_errors(judge))
+
+
+def judge(
+    ctx: typer.Context,
+    method: Annotated[str, typer.Option(help="umbrela, binary or pairwise.")] = "umbrela",
+    backend: Annotated[str, typer.Option(help="llamacpp (local GGUF), openai (any compatible server) or simulated.")] = "llamacpp",
+    name: Annotated[str | None, typer.Option(help="Label set to write (created when new; re-running resumes).")] = None,
+    pool: Annotated[str, typer.Option(help="qrels:NAME, runs:K, holes:K or responses.")] = "qrels:human",
+    model: Annotated[str | None, typer.Option(help="GGUF path (llamacpp) or model name (openai).")] = None,
+    prompt: Annotated[str | None, typer.Option(help="A custom prompt file or template folder.")] = None,
+    topics: Annotated[list[str] | None, typer.Option("--topic", help="Only these topics (repeat).")] = None,
+    limit: Annotated[int | None, typer.Option(help="At most this many pairs.")] = None,
+    ref: Annotated[str, typer.Option(help="Reference label set (holes pool, simulated judge).")] = "human",
+    kappa: Annotated[float, typer.Option(help="Target agreement of the simulated judge.")] = 0.6,
+    seed: Annotated[int, typer.Option(help="Seed of sampling and decoding.")] = 0,
+    threads: Annotated[int | None, typer.Option(help="CPU threads for llama.cpp.")] = None,
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1.")] = None,
+    api_key_env: Annotated[str, typer.Option(help="Environment variable holding the API key.")] = "OPENAI_API_KEY",
+    concurrency: Annotated[int, typer.Option(help="Requests in flight (openai).")] = 4,
+    timeout: Annotated[float, typer.Option(help="Seconds per request (openai).")] = 60.0,
+    retries: Annotated[int, typer.Option(help="Retries of a transient failure (openai).")] = 5,
+    failures: Annotated[bool, typer.Option("--failures", help="List the newest run's failures instead.")] = False,
+    fmt: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
+) -> None:
+    """Label a pool of pairs with an LLM judge; every call is cached in the project file."""
+    label_set = name or f"{method}-{backend}"
+    with open_project(ctx) as project:
+        if failures:
+            emit_records(project.judge_failures(label_set), fmt, title=f"Failures of {label_set}")
+            return
+        config = JudgeConfig(
+            method=method, backend=backend, name=label_set, pool=pool, model=model, prompt=prompt,
+            topics=topics, limit=limit, ref=ref, kappa=kappa, seed=seed, threads=threads, base_url=base_url,
+            api_key_env=api_key_env, concurrency=concurrency, timeout=timeout, retries=retries,
+        )
+        summary = _run_with_progress(project, config)
+        project.engine.forget_labels(label_set)
+    emit_object(summary.as_dict(), fmt, title=f"Judged into {label_set}")
+
+
+def _run_with_progress(project: object, config: JudgeConfig) -> JudgeSummary:
+    from studio.services.project import Project
+
+    assert isinstance(project, Project)
+    console = stderr_console()
+    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
+               TextColumn("{task.fields[stats]}"), TimeRemainingColumn())
+    summary: JudgeSummary | None = None
+    with Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as bar:
+        task = bar.add_task(f"{config.method} → {config.name}", total=None, stats="")
+        for event in run_judge(project.db, config):
+            if isinstance(event, JudgeProgress):
+                bar.update(task, total=event.total, completed=event.done,
+                           stats=f"{event.rate:.1f}/s · {event.cache_hits} cached · {event.failures} failed")
+            else:
+                summary = event
+    assert summary is not None
+    if not console.is_terminal:
+        console.print(f"judged {summary.pairs} pairs: {summary.calls} calls, {summary.cache_hits} cached, "
+                      f"{summary.failures} failures in {summary.seconds:.1f} s")
+    return summary

@@ -1,0 +1,1 @@
+"""LLM judges: prompt templates, backends (llama.cpp, OpenAI-compatible, simulated), methods, parsers."""

@@ -1,0 +1,64 @@
+"""What every backend takes and gives, and the content address of a call."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True)
+class ChatRequest:
+    """One model call. `answer_prefix` + one of `labels` is the answer format a backend may
+    enforce by constrained decoding; `subject` names the judged unit (not part of the key)."""
+
+    messages: tuple[tuple[str, str], ...]
+    max_tokens: int = 64
+    labels: tuple[str, ...] = ()
+    answer_prefix: str = ""
+    subject: tuple[str, ...] = field(default=(), compare=False)
+    label_values: tuple[float, ...] = field(default=(), compare=False)
+
+    def as_json(self) -> list[dict[str, str]]:
+        return [{"role": role, "content": content} for role, content in self.messages]
+
+
+@dataclass
+class ChatResult:
+    """What came back: text (None when the call failed for good, with `error` saying why)."""
+
+    text: str | None
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    seconds: float = 0.0
+    label_probs: dict[str, float] | None = None
+    error: str | None = None
+    cost: float | None = None
+
+
+class Backend(Protocol):
+    name: str
+    model: str
+
+    def params(self) -> dict[str, Any]:
+        """Decoding parameters that change what the model answers (part of the cache key)."""
+        ...
+
+    def complete(self, requests: Sequence[ChatRequest]) -> Iterator[tuple[int, ChatResult]]:
+        """Answer the requests, yielding (index, result) as each finishes (in any order)."""
+        ...
+
+    def close(self) -> None: ...
+
+
+def call_key(backend: str, model: str, params: dict[str, Any], request: ChatRequest) -> str:
+    """sha256 of everything that decides the answer: a cached call is never made twice."""
+    payload = json.dumps(
+        {"backend": backend, "model": model, "params": params, "messages": request.as_json(),
+         "max_tokens": request.max_tokens, "labels": list(request.labels),
+         "answer_prefix": request.answer_prefix},
+        sort_keys=True, ensure_ascii=False,
+    )
+    return hashlib.sha256(payload.encode("utf-8")).hexdigest()

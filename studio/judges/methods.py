@@ -1,0 +1,103 @@
+"""Assessment methods: which prompt, which labels, how an answer is read.
+
+Pointwise methods grade one (topic, document) pair per call. The pairwise method asks which of
+two passages answers better, in both orders; `pairwise_scores` turns the answers into wins.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+from studio.domain.errors import UsageError
+from studio.judges.backend import ChatRequest
+from studio.judges.parsing import Parsed, parse_binary, parse_preference, parse_umbrela
+from studio.judges.prompts import PromptTemplate, load_prompt
+
+
+@dataclass(frozen=True)
+class Method:
+    name: str
+    prompt: PromptTemplate
+    labels: tuple[str, ...]
+    values: tuple[float, ...]
+    answer_prefix: str
+    parse: Callable[[str], Parsed]
+    max_tokens: int = 64
+    pairwise: bool = False
+
+    def request(self, subject: tuple[str, ...], **texts: str) -> ChatRequest:
+        return ChatRequest(
+            tuple(self.prompt.render(**texts)), max_tokens=self.max_tokens, labels=self.labels,
+            answer_prefix=self.answer_prefix, subject=subject, label_values=self.values,
+        )
+
+    def value_of(self, label: str) -> float:
+        return self.values[self.labels.index(label)]
+
+
+def _umbrela(prompt: PromptTemplate) -> Method:
+    return Method("umbrela", prompt, ("0", "1", "2", "3"), (0.0, 1.0, 2.0, 3.0), "##final score: ",
+                  parse_umbrela, max_tokens=128)
+
+
+def _binary(prompt: PromptTemplate) -> Method:
+    return Method("binary", prompt, ("Yes", "No"), (1.0, 0.0), "", parse_binary, max_tokens=8)
+
+
+def _pairwise(prompt: PromptTemplate) -> Method:
+    return Method("pairwise", prompt, ("1", "2"), (1.0, 2.0), "", parse_preference, max_tokens=8,
+                  pairwise=True)
+
+
+METHODS: dict[str, tuple[str, Callable[[PromptTemplate], Method]]] = {
+    "umbrela": ("umbrela", _umbrela),
+    "binary": ("binary", _binary),
+    "pairwise": ("pairwise", _pairwise),
+}
+
+
+def get_method(name: str, prompt: str | None = None) -> Method:
+    """A method with its bundled prompt, or with a custom prompt file or folder."""
+    if name not in METHODS:
+        raise UsageError(f"unknown method {name!r} (known: {', '.join(METHODS)})")
+    default_prompt, build = METHODS[name]
+    template = load_prompt(prompt or default_prompt)
+    method = build(template)
+    needed = {"query", "passage_a", "passage_b"} if method.pairwise else {"query", "passage"}
+    if not needed <= template.placeholders():
+        raise UsageError(f"prompt {template.name} must contain {', '.join('{' + n + '}' for n in sorted(needed))}")
+    return method
+
+
+PREFERENCE_PAIRS_PER_DOC = 7  # P of Clarke et al. 2021: fewer than P·n judgments per topic
+
+
+def sample_pairs(docids: list[str], *, per_doc: int = PREFERENCE_PAIRS_PER_DOC, seed: int = 0,
+                 qid: str = "") -> list[tuple[str, str]]:
+    """Unordered document pairs to compare: all of them when that is at most P·n, else each
+    document paired with P random others (at most P·n pairs, every document compared)."""
+    n = len(docids)
+    everything = [(docids[i], docids[j]) for i in range(n) for j in range(i + 1, n)]
+    if len(everything) <= per_doc * n:
+        return everything
+    rng = random.Random(f"{seed}/{qid}")
+    chosen: set[tuple[str, str]] = set()
+    for i, docid in enumerate(docids):
+        others = [d for j, d in enumerate(docids) if j != i]
+        for other in rng.sample(others, per_doc // 2 + per_doc % 2):
+            chosen.add((docid, other) if docids.index(docid) < docids.index(other) else (other, docid))
+    return sorted(chosen)
+
+
+def pairwise_scores(docids: Iterable[str], outcomes: Iterable[tuple[str, str, float | None, float | None]]) -> dict[str, float]:
+    """Wins per document: (a, b, answer with a first, answer with b first); 1/2 name the passage
+    shown first/second. The same winner in both orders is a win; anything else a tie (ignored)."""
+    wins = {docid: 0.0 for docid in docids}
+    for a, b, a_first, b_first in outcomes:
+        if a_first == 1.0 and b_first == 2.0:
+            wins[a] = wins.get(a, 0.0) + 1
+        elif a_first == 2.0 and b_first == 1.0:
+            wins[b] = wins.get(b, 0.0) + 1
+    return wins

@@ -1,0 +1,62 @@
+"""Reading a label out of what a model wrote. A text with no readable label is a failure with a
+reason — never a silent 0."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+_FINAL_SCORE = re.compile(r"#+\s*final\s+score\s*[:=-]?\s*\**\s*([0-3])(?![0-9])", re.IGNORECASE)
+# Fallbacks for models that ignore the format: "Score: 2/3", "score of 2", "O: 3".
+_LOOSE_SCORE = re.compile(
+    r"\b(?:final\s+score|score|grade|relevance|O)\b\s*(?:is|of|=|:|-)?\s*\**\s*([0-3])(?:\s*/\s*3)?(?![0-9.])",
+    re.IGNORECASE,
+)
+_YES_NO = re.compile(r"\b(yes|no)\b", re.IGNORECASE)
+_ONE_TWO = re.compile(r"(?<![0-9.])([12])(?!\.?[0-9])")
+
+
+@dataclass(frozen=True)
+class Parsed:
+    label: float | None
+    error: str | None = None
+
+    @property
+    def ok(self) -> bool:
+        return self.label is not None
+
+
+def parse_umbrela(text: str) -> Parsed:
+    """The *last* `##final score: N` (0–3); else the last loose `score: N`; else a failure."""
+    if not text or not text.strip():
+        return Parsed(None, "empty output")
+    found = _FINAL_SCORE.findall(text)
+    if found:
+        return Parsed(float(found[-1]))
+    loose = _LOOSE_SCORE.findall(text)
+    if loose:
+        return Parsed(float(loose[-1]))
+    return Parsed(None, "no '##final score: N' (0-3) in the output")
+
+
+def parse_binary(text: str) -> Parsed:
+    """Yes -> 1, No -> 0 from the first yes/no word (the answer comes first in this prompt)."""
+    if not text or not text.strip():
+        return Parsed(None, "empty output")
+    found = _YES_NO.search(text)
+    if found is None:
+        stripped = text.strip()
+        if stripped[:1] in ("0", "1") and not stripped[1:2].isdigit():
+            return Parsed(float(stripped[0]))
+        return Parsed(None, "no Yes or No in the output")
+    return Parsed(1.0 if found.group(1).lower() == "yes" else 0.0)
+
+
+def parse_preference(text: str) -> Parsed:
+    """Which passage (1 or 2) the model prefers: the first standalone 1 or 2."""
+    if not text or not text.strip():
+        return Parsed(None, "empty output")
+    found = _ONE_TWO.search(text)
+    if found is None:
+        return Parsed(None, "no passage number (1 or 2) in the output")
+    return Parsed(float(found.group(1)))

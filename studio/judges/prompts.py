@@ -1,0 +1,96 @@
+"""Prompt templates of the published methods, kept verbatim in `assets/prompts/NAME/vN/`.
+
+A template folder holds `user.txt`, optionally `system.txt`, and `meta.json` (source, labels,
+placeholders). Only the named placeholders (`{query}`, `{passage}`, …) are substituted, so
+braces elsewhere in a prompt stay as written.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from studio.domain.errors import UsageError
+
+PACKAGE_ROOT = Path(__file__).resolve().parents[1]
+_PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+
+
+def prompts_dir() -> Path:
+    """The bundled templates: inside the installed package, or beside it in a checkout."""
+    override = os.environ.get("STUDIO_PROMPTS")
+    for candidate in ([Path(override)] if override else []) + [
+        PACKAGE_ROOT / "assets" / "prompts",
+        PACKAGE_ROOT.parent / "assets" / "prompts",
+    ]:
+        if candidate.is_dir():
+            return candidate
+    raise FileNotFoundError("the prompt templates (assets/prompts) are missing")
+
+
+@dataclass(frozen=True)
+class PromptTemplate:
+    name: str
+    user: str
+    system: str | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def sha256(self) -> str:
+        """Identifies the exact text, so a judge run names the prompt it used."""
+        payload = json.dumps([self.system, self.user], ensure_ascii=False)
+        return hashlib.sha256(payload.encode("utf-8")).hexdigest()
+
+    def placeholders(self) -> set[str]:
+        return set(_PLACEHOLDER.findall(self.user)) | set(_PLACEHOLDER.findall(self.system or ""))
+
+    def render(self, **values: str) -> list[tuple[str, str]]:
+        """The chat messages: (role, content), system first when the template has one."""
+        missing = self.placeholders() - set(values)
+        if missing:
+            raise UsageError(f"prompt {self.name} needs {', '.join(sorted(missing))}")
+        messages = []
+        if self.system is not None:
+            messages.append(("system", _fill(self.system, values)))
+        messages.append(("user", _fill(self.user, values)))
+        return messages
+
+
+def _fill(text: str, values: dict[str, str]) -> str:
+    return _PLACEHOLDER.sub(lambda m: values.get(m.group(1), m.group(0)), text)
+
+
+def load_prompt(name_or_path: str | Path) -> PromptTemplate:
+    """A bundled template by name (`umbrela`, `umbrela/v1`) or a custom one by path.
+
+    A custom prompt is a template folder, or a single text file used as the user message.
+    """
+    path = Path(name_or_path)
+    if not path.exists():
+        name, _, version = str(name_or_path).partition("/")
+        folder = prompts_dir() / name
+        if not folder.is_dir():
+            known = ", ".join(sorted(p.name for p in prompts_dir().iterdir() if p.is_dir()))
+            raise UsageError(f"no prompt named {name!r} (bundled: {known})")
+        versions = sorted((p for p in folder.iterdir() if p.is_dir()), key=lambda p: int(p.name[1:]))
+        path = folder / version if version else versions[-1]
+        if not path.is_dir():
+            raise UsageError(f"prompt {name} has no version {version!r}")
+        label = f"{name}/{path.name}"
+    else:
+        label = str(path)
+    if path.is_file():
+        return PromptTemplate(label, path.read_text(encoding="utf-8"))
+    system_file = path / "system.txt"
+    meta_file = path / "meta.json"
+    return PromptTemplate(
+        label,
+        (path / "user.txt").read_text(encoding="utf-8"),
+        system_file.read_text(encoding="utf-8") if system_file.exists() else None,
+        json.loads(meta_file.read_text(encoding="utf-8")) if meta_file.exists() else {},
+    )

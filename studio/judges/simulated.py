@@ -1,0 +1,65 @@
+"""A simulated judge: a seeded noisy copy of a reference label set with a chosen agreement.
+
+Each label is kept with probability κ and otherwise drawn from the reference's own label
+distribution, so the expected Cohen's κ with the reference is κ. It answers in the method's
+label space, so it exercises the whole judging path and answers planning questions such as
+"what would Kendall τ be with a judge of κ = 0.4?".
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from studio.judges.backend import ChatRequest, ChatResult
+
+
+class SimulatedBackend:
+    name = "simulated"
+
+    def __init__(self, reference_name: str, reference: Mapping[str, Mapping[str, float]], *,
+                 kappa: float = 0.6, seed: int = 0) -> None:
+        if not 0.0 <= kappa <= 1.0:
+            raise ValueError("kappa must lie in [0, 1]")
+        self.model = f"noisy-copy-of-{reference_name}"
+        self.reference = reference
+        self.kappa = kappa
+        self.seed = seed
+        self.marginal = [g for grades in reference.values() for g in grades.values()] or [0.0]
+
+    def params(self) -> dict[str, Any]:
+        return {"kappa": self.kappa, "seed": self.seed}
+
+    def close(self) -> None:
+        pass
+
+    def _rng(self, subject: tuple[str, ...]) -> random.Random:
+        digest = hashlib.sha256(repr((self.seed, subject)).encode()).digest()
+        return random.Random(int.from_bytes(digest[:8], "big"))
+
+    def noisy_grade(self, qid: str, docid: str) -> float:
+        rng = self._rng((qid, docid))
+        grade = self.reference.get(qid, {}).get(docid)
+        if grade is None or rng.random() >= self.kappa:
+            grade = rng.choice(self.marginal)
+        return grade
+
+    def complete(self, requests: Sequence[ChatRequest]) -> Iterator[tuple[int, ChatResult]]:
+        for index, request in enumerate(requests):
+            yield index, self._answer(request)
+
+    def _answer(self, request: ChatRequest) -> ChatResult:
+        if not request.labels or not request.subject:
+            return ChatResult(None, error="the simulated judge answers only label questions about known pairs")
+        values = request.label_values or tuple(float(i) for i in range(len(request.labels)))
+        if len(request.subject) == 3:  # preference: (qid, first shown, second shown)
+            qid, first, second = request.subject
+            a, b = self.noisy_grade(qid, first), self.noisy_grade(qid, second)
+            winner = 0 if a > b else 1 if b > a else self._rng(request.subject).randrange(2)
+            label = request.labels[winner]
+        else:
+            grade = self.noisy_grade(request.subject[0], request.subject[1])
+            label = min(zip(request.labels, values, strict=True), key=lambda lv: (abs(lv[1] - grade), -lv[1]))[0]
+        return ChatResult(request.answer_prefix + label, completion_tokens=1)

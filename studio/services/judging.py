@@ -1,0 +1,299 @@
+"""Running an LLM judge over a pool of pairs into a label set: cached, resumable, with progress.
+
+Every call is looked up in the project's call cache first; each new answer is stored, parsed
+and turned into a label event in one transaction the moment it arrives, so a judge killed at
+any point loses no finished call and a second run costs no call at all.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from studio.domain.errors import UsageError
+from studio.domain.models import LabelSetKind
+from studio.judges.backend import Backend, ChatRequest, call_key
+from studio.judges.methods import Method, get_method, pairwise_scores, sample_pairs
+from studio.judges.parsing import Parsed
+from studio.store import Database, new_batch, pools
+from studio.store import judging as judge_store
+from studio.store import labels as label_store
+from studio.store.evaluation import load_labels
+
+
+@dataclass
+class JudgeConfig:
+    method: str
+    backend: str
+    name: str
+    pool: str = "qrels:human"
+    model: str | None = None
+    prompt: str | None = None
+    topics: list[str] | None = None
+    limit: int | None = None
+    ref: str = "human"
+    kappa: float = 0.6
+    seed: int = 0
+    threads: int | None = None
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    concurrency: int = 4
+    timeout: float = 60.0
+    retries: int = 5
+
+
+@dataclass
+class JudgeProgress:
+    done: int
+    total: int
+    calls: int
+    cache_hits: int
+    failures: int
+    seconds: float
+
+    @property
+    def rate(self) -> float:
+        return self.done / self.seconds if self.seconds > 0 else 0.0
+
+    @property
+    def eta(self) -> float | None:
+        return (self.total - self.done) / self.rate if self.rate > 0 else None
+
+
+@dataclass
+class JudgeSummary:
+    label_set: str
+    method: str
+    backend: str
+    model: str
+    pairs: int
+    calls: int
+    cache_hits: int
+    failures: int
+    seconds: float
+    prompt_tokens: int
+    completion_tokens: int
+    judge_run: int = 0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "extra"} | self.extra
+
+
+@dataclass
+class Unit:
+    """One call to make: the judged (qid, docid[, docid_b]) and its request."""
+
+    qid: str
+    docid: str
+    docid_b: str | None
+    request: ChatRequest
+    key: str = ""
+
+
+def pool_pairs(db: Database, config: JudgeConfig) -> list[tuple[str, str]]:
+    """The pairs a pool names: qrels:NAME, runs:K, holes:K (top-K no reference label covers), responses."""
+    con = db.cursor()
+    kind, _, argument = config.pool.partition(":")
+    if kind == "qrels":
+        set_id = label_store.label_set_id(con, argument or config.ref)
+        if set_id is None:
+            raise UsageError(f"no label set named {argument or config.ref!r} for the pool")
+        pairs = pools.labelled_pairs(con, set_id)
+    elif kind in ("runs", "holes"):
+        try:
+            depth = int(argument)
+        except ValueError:
+            raise UsageError(f"pool {config.pool!r}: give a depth, e.g. {kind}:10") from None
+        pairs = pools.top_ranked_pairs(con, depth)
+        if kind == "holes":
+            ref_id = label_store.label_set_id(con, config.ref)
+            if ref_id is None:
+                raise UsageError(f"no reference label set {config.ref!r} to find holes in")
+            covered = set(pools.labelled_pairs(con, ref_id))
+            pairs = [p for p in pairs if p not in covered]
+    elif kind == "responses":
+        pairs = pools.response_pairs(con)
+    else:
+        raise UsageError(f"unknown pool {config.pool!r} (qrels:NAME, runs:K, holes:K, responses)")
+    if config.topics:
+        wanted = set(config.topics)
+        pairs = [p for p in pairs if p[0] in wanted]
+    return pairs[: config.limit] if config.limit is not None else pairs
+
+
+def make_backend(db: Database, config: JudgeConfig) -> Backend:
+    if config.backend == "llamacpp":
+        from studio.judges.llamacpp_backend import LlamaCppBackend
+
+        return LlamaCppBackend(config.model, threads=config.threads, seed=config.seed)
+    if config.backend == "simulated":
+        from studio.judges.simulated import SimulatedBackend
+
+        ref_id = label_store.label_set_id(db.cursor(), config.ref)
+        if ref_id is None:
+            raise UsageError(f"the simulated judge copies a label set: no {config.ref!r}")
+        return SimulatedBackend(config.ref, load_labels(db.cursor(), ref_id), kappa=config.kappa, seed=config.seed)
+    if config.backend == "openai":
+        from studio.judges.openai_backend import OpenAIBackend
+
+        if not config.model:
+            raise UsageError("the openai backend needs --model")
+        return OpenAIBackend(
+            config.model, base_url=config.base_url, api_key_env=config.api_key_env,
+            concurrency=config.concurrency, timeout=config.timeout, max_retries=config.retries, seed=config.seed,
+        )
+    raise UsageError(f"unknown backend {config.backend!r} (llamacpp, openai, simulated)")
+
+
+def build_units(db: Database, method: Method, pairs: list[tuple[str, str]], seed: int) -> tuple[list[Unit], list[tuple[str, str]]]:
+    """Requests for every pair (both orders of sampled document pairs for preferences), and the
+    pairs that cannot be judged because a text is missing."""
+    con = db.cursor()
+    queries = pools.topic_texts(con, [q for q, _ in pairs])
+    passages = pools.passage_texts(con, pairs)
+    missing = [p for p in pairs if p[0] not in queries or p not in passages]
+    usable = [p for p in pairs if p[0] in queries and p in passages]
+    units: list[Unit] = []
+    if not method.pairwise:
+        for qid, docid in usable:
+            request = method.request((qid, docid), query=queries[qid], passage=passages[(qid, docid)])
+            units.append(Unit(qid, docid, None, request))
+        return units, missing
+    by_topic: dict[str, list[str]] = {}
+    for qid, docid in usable:
+        by_topic.setdefault(qid, []).append(docid)
+    for qid, docids in by_topic.items():
+        for a, b in sample_pairs(docids, seed=seed, qid=qid):
+            for first, second in ((a, b), (b, a)):
+                request = method.request((qid, first, second), query=queries[qid],
+                                         passage_a=passages[(qid, first)], passage_b=passages[(qid, second)])
+                units.append(Unit(qid, first, second, request))
+    return units, missing
+
+
+def _label_set(db: Database, name: str, backend: str) -> int:
+    con = db.cursor()
+    found = label_store.label_set_id(con, name)
+    if found is not None:
+        kind = con.execute("SELECT kind FROM label_sets WHERE label_set_id = ?", [found]).fetchone()
+        if kind and kind[0] not in (LabelSetKind.LLM.value, LabelSetKind.SIMULATED.value):
+            raise UsageError(f"label set {name!r} holds {kind[0]} labels; a judge writes only into its own sets")
+        return found
+    kind_name = LabelSetKind.SIMULATED if backend == "simulated" else LabelSetKind.LLM
+    with db.transaction() as tx:
+        return label_store.create_label_set(tx, name, kind_name.value, f"judge:{backend}")
+
+
+def _outcome(method: Method, output: str | None, error: str | None,
+             probs: dict[str, float] | None) -> tuple[Parsed, float | None, float | None]:
+    if output is None:
+        return Parsed(None, f"call failed: {error}"), None, None
+    parsed = method.parse(output)
+    if not probs:
+        return parsed, None, None
+    known = {label: p for label, p in probs.items() if label in method.labels}
+    expected = sum(method.value_of(label) * p for label, p in known.items()) if known else None
+    confidence = max(known.values()) if known else None
+    return parsed, expected, confidence
+
+
+def run_judge(db: Database, config: JudgeConfig, backend: Backend | None = None) -> Iterator[JudgeProgress | JudgeSummary]:
+    """Judge every pair of the pool, yielding progress after each call and a summary last."""
+    start = time.perf_counter()
+    method = get_method(config.method, config.prompt)
+    pairs = pool_pairs(db, config)
+    backend = backend or make_backend(db, config)
+    params = backend.params()
+    set_id = _label_set(db, config.name, backend.name)
+    units, missing = build_units(db, method, pairs, config.seed)
+    for unit in units:
+        unit.key = call_key(backend.name, backend.model, params, unit.request)
+    with db.transaction() as tx:
+        run = judge_store.create_judge_run(
+            tx, set_id, method=method.name, backend=backend.name, model=backend.model,
+            prompt_name=method.prompt.name, prompt_hash=method.prompt.sha256,
+            params=params | {"seed": config.seed}, pool=config.pool,
+        )
+        batch = new_batch(tx, "judge", f"{config.name} run {run}")
+        for qid, docid in missing:
+            judge_store.add_judgment(tx, run, qid, docid, None, "", label=None,
+                                     parse_error="no text for the topic or document", expected=None, confidence=None)
+    source = f"judge run {run}"
+    by_key: dict[str, list[Unit]] = {}
+    for unit in units:
+        by_key.setdefault(unit.key, []).append(unit)
+    total = len(units) + len(missing)
+    stats = {"done": len(missing), "calls": 0, "hits": 0, "failures": len(missing), "prompt": 0, "completion": 0}
+
+    def record(tx: Any, key: str, output: str | None, error: str | None, probs: dict[str, float] | None) -> None:
+        parsed, expected, confidence = _outcome(method, output, error, probs)
+        label = parsed.label
+        for unit in by_key[key]:
+            judge_store.add_judgment(tx, run, unit.qid, unit.docid, unit.docid_b, key, label=label,
+                                     parse_error=parsed.error, expected=expected, confidence=confidence)
+            stats["done"] += 1
+            if label is None:
+                stats["failures"] += 1
+            elif not method.pairwise and label_store.current_grade(tx, set_id, unit.qid, unit.docid) != label:
+                label_store.append_label_event(tx, set_id, unit.qid, unit.docid, label, origin="judge",
+                                               source=source, batch_id=batch)
+
+    cached = judge_store.cached_calls(db.cursor(), list(by_key))
+    if cached:
+        with db.transaction() as tx:
+            for key, call in cached.items():
+                record(tx, key, call["output"], call["error"], call["label_probs"])
+                stats["hits"] += len(by_key[key])
+    yield JudgeProgress(stats["done"], total, 0, stats["hits"], stats["failures"], time.perf_counter() - start)
+
+    pending = [key for key in by_key if key not in cached]
+    requests = [by_key[key][0].request for key in pending]
+    for index, result in backend.complete(requests):
+        key = pending[index]
+        with db.transaction() as tx:
+            judge_store.store_call(
+                tx, key, backend.name, backend.model, params, requests[index].as_json(),
+                output=result.text, error=result.error, label_probs=result.label_probs,
+                prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
+                seconds=result.seconds, cost=result.cost,
+            )
+            record(tx, key, result.text, result.error, result.label_probs)
+        stats["calls"] += 1
+        stats["prompt"] += result.prompt_tokens
+        stats["completion"] += result.completion_tokens
+        yield JudgeProgress(stats["done"], total, stats["calls"], stats["hits"], stats["failures"],
+                            time.perf_counter() - start)
+    if method.pairwise:
+        _write_preference_labels(db, run, set_id, pairs, batch, source)
+    with db.transaction() as tx:
+        judge_store.finish_judge_run(tx, run, pairs=len(pairs), calls=stats["calls"], cache_hits=stats["hits"],
+                                     failures=stats["failures"])
+    yield JudgeSummary(
+        label_set=config.name, method=method.name, backend=backend.name, model=backend.model, pairs=len(pairs),
+        calls=stats["calls"], cache_hits=stats["hits"], failures=stats["failures"],
+        seconds=round(time.perf_counter() - start, 3), prompt_tokens=stats["prompt"],
+        completion_tokens=stats["completion"], judge_run=run,
+    )
+
+
+def _write_preference_labels(db: Database, run: int, set_id: int, pairs: list[tuple[str, str]],
+                             batch: int, source: str) -> None:
+    """Wins per document (ties ignored) become the label set's scores."""
+    rows = db.cursor().execute(
+        "SELECT qid, docid, docid_b, label FROM judgments WHERE judge_run_id = ? AND docid_b IS NOT NULL", [run]
+    ).fetchall()
+    answers = {(q, a, b): label for q, a, b, label in rows}
+    by_topic: dict[str, list[str]] = {}
+    for qid, docid in pairs:
+        by_topic.setdefault(qid, []).append(docid)
+    with db.transaction() as tx:
+        for qid, docids in by_topic.items():
+            outcomes = [(a, b, answers.get((qid, a, b)), answers.get((qid, b, a)))
+                        for (q, a, b) in answers if q == qid and docids.index(a) < docids.index(b)]
+            for docid, wins in pairwise_scores(docids, outcomes).items():
+                if label_store.current_grade(tx, set_id, qid, docid) != wins:
+                    label_store.append_label_event(tx, set_id, qid, docid, wins, origin="judge",
+                                                   source=source, batch_id=batch)

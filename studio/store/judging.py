@@ -1,0 +1,110 @@
+"""The call cache, judge runs and their judgments."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from studio.store.database import Connection
+
+CALL_COLUMNS = ("key", "output", "error", "label_probs", "prompt_tokens", "completion_tokens", "seconds", "cost")
+
+
+def cached_calls(con: Connection, keys: Sequence[str]) -> dict[str, dict[str, Any]]:
+    """The stored calls among `keys` (one query, however many keys)."""
+    if not keys:
+        return {}
+    rows = con.execute(
+        f"SELECT {', '.join(CALL_COLUMNS)} FROM calls WHERE list_contains(?, key)", [list(set(keys))]
+    ).fetchall()
+    found = {}
+    for row in rows:
+        record = dict(zip(CALL_COLUMNS, row, strict=True))
+        record["label_probs"] = json.loads(record["label_probs"]) if record["label_probs"] else None
+        found[record["key"]] = record
+    return found
+
+
+def store_call(
+    con: Connection, key: str, backend: str, model: str, params: dict[str, Any],
+    messages: list[dict[str, str]], *, output: str | None, error: str | None,
+    label_probs: dict[str, float] | None, prompt_tokens: int, completion_tokens: int,
+    seconds: float, cost: float | None,
+) -> None:
+    con.execute(
+        """
+        INSERT OR REPLACE INTO calls (key, backend, model, params, messages, output, error, label_probs,
+                                      prompt_tokens, completion_tokens, seconds, cost)
+        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        """,
+        [key, backend, model, json.dumps(params, sort_keys=True), json.dumps(messages, ensure_ascii=False),
+         output, error, json.dumps(label_probs) if label_probs is not None else None,
+         prompt_tokens, completion_tokens, seconds, cost],
+    )
+
+
+def create_judge_run(
+    con: Connection, label_set: int, *, method: str, backend: str, model: str, prompt_name: str,
+    prompt_hash: str, params: dict[str, Any], pool: str,
+) -> int:
+    row = con.execute(
+        """
+        INSERT INTO judge_runs (judge_run_id, label_set_id, method, backend, model, prompt_name,
+                                prompt_hash, params, pool)
+        VALUES (nextval('judge_run_ids'), ?, ?, ?, ?, ?, ?, ?, ?) RETURNING judge_run_id
+        """,
+        [label_set, method, backend, model, prompt_name, prompt_hash, json.dumps(params, sort_keys=True), pool],
+    ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def finish_judge_run(con: Connection, run: int, *, pairs: int, calls: int, cache_hits: int, failures: int) -> None:
+    con.execute(
+        "UPDATE judge_runs SET finished_at = current_timestamp, pairs = ?, calls = ?, cache_hits = ?,"
+        " failures = ? WHERE judge_run_id = ?",
+        [pairs, calls, cache_hits, failures, run],
+    )
+
+
+def add_judgment(
+    con: Connection, run: int, qid: str, docid: str, docid_b: str | None, call_key: str, *,
+    label: float | None, parse_error: str | None, expected: float | None, confidence: float | None,
+) -> None:
+    con.execute(
+        "INSERT INTO judgments VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [run, qid, docid, docid_b, call_key, label, parse_error, expected, confidence],
+    )
+
+
+def list_judge_runs(con: Connection) -> list[dict[str, Any]]:
+    cursor = con.execute(
+        """
+        SELECT j.judge_run_id AS run, s.name AS label_set, j.method, j.backend, j.model,
+               j.prompt_name AS prompt, substr(j.prompt_hash, 1, 12) AS prompt_hash, j.pool,
+               j.pairs, j.calls, j.cache_hits, j.failures,
+               strftime(j.started_at, '%Y-%m-%d %H:%M:%S') AS started,
+               strftime(j.finished_at, '%Y-%m-%d %H:%M:%S') AS finished
+        FROM judge_runs j JOIN label_sets s USING (label_set_id)
+        ORDER BY j.judge_run_id
+        """
+    )
+    names = [c[0] for c in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def failures(con: Connection, label_set: int, limit: int = 50) -> list[dict[str, Any]]:
+    """Recorded failures of a label set's newest judge run, with the raw output."""
+    cursor = con.execute(
+        """
+        SELECT g.qid, g.docid, g.docid_b, g.parse_error AS reason, c.output, c.error AS call_error
+        FROM judgments g JOIN calls c ON c.key = g.call_key
+        WHERE g.judge_run_id = (SELECT max(judge_run_id) FROM judge_runs WHERE label_set_id = ?)
+          AND g.label IS NULL
+        ORDER BY g.qid, g.docid LIMIT ?
+        """,
+        [label_set, limit],
+    )
+    names = [c[0] for c in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]

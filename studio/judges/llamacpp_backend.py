@@ -60,7 +60,7 @@ def _without_extra_buffer_types() -> Iterator[None]:
     """
     import llama_cpp.llama as llama_module
 
-    bindings: Any = getattr(llama_module, "llama_cpp")  # the module Llama.__init__ calls into
+    bindings: Any = llama_module.llama_cpp  # type: ignore[attr-defined]  # what Llama.__init__ calls
     original = bindings.llama_model_default_params
 
     def params() -> Any:
@@ -82,7 +82,7 @@ class LlamaCppBackend:
 
     def __init__(
         self, model: str | Path | None = None, *, n_ctx: int = 4096, threads: int | None = None,
-        seed: int = 0, temperature: float = 0.0,
+        seed: int = 0, temperature: float = 0.0, reuse_prefix: bool = True,
     ) -> None:
         import llama_cpp
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
@@ -94,6 +94,7 @@ class LlamaCppBackend:
         self.path = path
         self.seed = seed
         self.temperature = temperature
+        self.reuse_prefix = reuse_prefix
         with _without_extra_buffer_types():
             self.llm = llama_cpp.Llama(
                 model_path=str(path), n_ctx=n_ctx, n_threads=threads or min(4, os.cpu_count() or 1),
@@ -109,6 +110,11 @@ class LlamaCppBackend:
 
     def _token_text(self, token: int) -> str:
         return self.llm.detokenize([token], special=True).decode("utf-8", errors="replace") if token >= 0 else ""
+
+    def engine_seconds(self) -> float:
+        """Time llama.cpp itself has spent evaluating prompts and decoding (its own counters)."""
+        data = self._llama_cpp.llama_perf_context(self.llm._ctx.ctx)
+        return float(data.t_p_eval_ms + data.t_eval_ms) / 1000.0
 
     def params(self) -> dict[str, Any]:
         return {"temperature": self.temperature, "seed": self.seed, "decoding": "label-logits"}
@@ -132,7 +138,7 @@ class LlamaCppBackend:
         """Evaluate `tokens`, re-using the KV cache over the prefix shared with the last prompt."""
         llm = self.llm
         shared = 0
-        for a, b in zip(llm.input_ids[: llm.n_tokens], tokens, strict=False):
+        for a, b in zip(llm.input_ids[: llm.n_tokens] if self.reuse_prefix else [], tokens, strict=False):
             if a != b:
                 break
             shared += 1

@@ -91,7 +91,10 @@ def sample_pairs(docids: list[str], *, per_doc: int = PREFERENCE_PAIRS_PER_DOC, 
     return sorted(chosen)
 
 
-def pairwise_scores(docids: Iterable[str], outcomes: Iterable[tuple[str, str, float | None, float | None]]) -> dict[str, float]:
+Outcome = tuple[str, str, float | None, float | None]
+
+
+def pairwise_scores(docids: Iterable[str], outcomes: Iterable[Outcome]) -> dict[str, float]:
     """Wins per document: (a, b, answer with a first, answer with b first); 1/2 name the passage
     shown first/second. The same winner in both orders is a win; anything else a tie (ignored)."""
     wins = {docid: 0.0 for docid in docids}

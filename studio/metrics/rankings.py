@@ -36,10 +36,18 @@ class Rankings:
         return list(self.topics)
 
 
+def single_precision(score: float) -> float:
+    """A score as trec_eval holds it: a C float (TEXT_RESULTS.sim), so scores equal in single
+    precision tie and fall back to the docid order; beyond float range they become ±inf."""
+    with np.errstate(over="ignore"):
+        return float(np.float32(score))
+
+
 def trec_order(entries: Iterable[tuple[str, float]]) -> list[str]:
-    """Docids in trec_eval's order: score descending, then docid descending by bytes."""
+    """Docids in trec_eval's order: score (in single precision) descending, then docid
+    descending by bytes."""
     ranked = sorted(entries, key=lambda e: e[0].encode("utf-8"), reverse=True)
-    ranked.sort(key=lambda e: e[1], reverse=True)
+    ranked.sort(key=lambda e: single_precision(e[1]), reverse=True)
     return [docid for docid, _ in ranked]
 
 

@@ -148,7 +148,9 @@ def make_backend(db: Database, config: JudgeConfig) -> Backend:
     raise UsageError(f"unknown backend {config.backend!r} (llamacpp, openai, simulated)")
 
 
-def build_units(db: Database, method: Method, pairs: list[tuple[str, str]], seed: int) -> tuple[list[Unit], list[tuple[str, str]]]:
+def build_units(
+    db: Database, method: Method, pairs: list[tuple[str, str]], seed: int
+) -> tuple[list[Unit], list[tuple[str, str]]]:
     """Requests for every pair (both orders of sampled document pairs for preferences), and the
     pairs that cannot be judged because a text is missing."""
     con = db.cursor()
@@ -200,7 +202,9 @@ def _outcome(method: Method, output: str | None, error: str | None,
     return parsed, expected, confidence
 
 
-def run_judge(db: Database, config: JudgeConfig, backend: Backend | None = None) -> Iterator[JudgeProgress | JudgeSummary]:
+def run_judge(
+    db: Database, config: JudgeConfig, backend: Backend | None = None
+) -> Iterator[JudgeProgress | JudgeSummary]:
     """Judge every pair of the pool, yielding progress after each call and a summary last."""
     start = time.perf_counter()
     method = get_method(config.method, config.prompt)

@@ -9,6 +9,15 @@ import numpy as np
 from studio.store.database import Connection
 
 
+def score_as_float(column: str) -> str:
+    """SQL for a run score as trec_eval compares it: a C float (single precision).
+
+    DuckDB refuses to cast doubles beyond float range; C turns them into ±infinity.
+    """
+    return (f"CASE WHEN abs({column}) > 3.4028234663852886e38 THEN sign({column}) * 'inf'::FLOAT"
+            f" ELSE {column}::FLOAT END")
+
+
 class RankedRows(NamedTuple):
     """Every ranked document as numbers: topic, run, document (per topic) and position."""
 
@@ -22,7 +31,8 @@ class RankedRows(NamedTuple):
 
 
 def fetch_ranked_rows(con: Connection) -> RankedRows:
-    """Number every run row in trec_eval's order: score descending, then docid descending.
+    """Number every run row in trec_eval's order: score (as a C float) descending, then docid
+    descending.
 
     DuckDB compares VARCHAR by bytes, as trec_eval's strcmp does, so its window numbering
     is trec_eval's ranking; rows come back sorted by topic.
@@ -47,9 +57,10 @@ def fetch_ranked_rows(con: Connection) -> RankedRows:
         """
     )
     arrays = con.execute(
-        """
+        f"""
         SELECT t.topic, o.run, td.doc,
-               (row_number() OVER (PARTITION BY r.run_id, r.qid ORDER BY r.score DESC, r.docid DESC) - 1)
+               (row_number() OVER (PARTITION BY r.run_id, r.qid
+                                   ORDER BY {score_as_float('r.score')} DESC, r.docid DESC) - 1)
                    AS pos
         FROM run_rows r
         JOIN runs USING (run_id)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from studio.store.database import Connection
+from studio.store.evaluation import score_as_float
 
 ANSWER_PREFIX = "answer/"  # generated answers are judged as documents named answer/<system>
 
@@ -18,9 +19,10 @@ def labelled_pairs(con: Connection, label_set: int) -> list[tuple[str, str]]:
 def top_ranked_pairs(con: Connection, depth: int) -> list[tuple[str, str]]:
     """Every document some run ranks in its top `depth` (trec_eval order) for a topic."""
     return [tuple(r) for r in con.execute(
-        """
+        f"""
         SELECT DISTINCT qid, docid FROM (
-            SELECT qid, docid, row_number() OVER (PARTITION BY run_id, qid ORDER BY score DESC, docid DESC) AS pos
+            SELECT qid, docid, row_number() OVER (
+                PARTITION BY run_id, qid ORDER BY {score_as_float('score')} DESC, docid DESC) AS pos
             FROM run_rows)
         WHERE pos <= ? ORDER BY qid, docid
         """,

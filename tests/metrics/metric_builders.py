@@ -29,11 +29,18 @@ FLOAT_GRADES = [-1.0, 0.0, 0.5, 1.0, 1.25, 2.0, 2.75, 3.0]
 
 
 @st.composite
-def collections(draw, grades=INT_GRADES, scores=SCORES, max_runs: int = 4) -> tuple[Qrels, dict[str, Run]]:
+def collections(
+    draw, grades=INT_GRADES, scores=SCORES, max_runs: int = 4, all_negative_topics: bool = False
+) -> tuple[Qrels, dict[str, Run]]:
     """Qrels and runs over a few topics, covering the awkward cases trec_eval has rules for.
 
     Topics may be only in the qrels, only in runs, in both; a run may skip topics; a topic may
     have no relevant document; runs retrieve unjudged documents and miss judged ones.
+
+    `all_negative_topics` allows a topic whose grades are all negative. trec_eval (9.0.8, and so
+    pytrec_eval) mishandles such a topic: `te_form_res_rels` leaves `num_rel_levels` stale from
+    the previous topic, and its uncut `ndcg` then reads stale level counts and can loop for
+    minutes. Only the tests that do not call pytrec_eval allow them.
     """
     qids = draw(st.lists(st.sampled_from(QIDS), min_size=1, max_size=5, unique=True))
     qrels: Qrels = {}
@@ -44,6 +51,10 @@ def collections(draw, grades=INT_GRADES, scores=SCORES, max_runs: int = 4) -> tu
     if draw(st.booleans()):  # a topic where nothing is relevant
         some = draw(st.sampled_from(sorted(qrels)))
         qrels[some] = {d: min(g, 0) for d, g in qrels[some].items()}
+    if not all_negative_topics:
+        for docs in qrels.values():
+            if max(docs.values()) < 0:
+                docs[min(docs)] = 0
     n_runs = draw(st.integers(1, max_runs))
     runs: dict[str, Run] = {}
     for r in range(n_runs):

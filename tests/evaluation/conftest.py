@@ -1,0 +1,43 @@
+"""A project file holding the collection of `evaluation_builders`, built once, copied per test."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+from evaluation_builders import make_collection, write_qrels, write_run
+
+from studio import Project
+
+
+@pytest.fixture(scope="session")
+def collection():
+    """(runs, human, llm) as plain dicts: what the oracles are given."""
+    return make_collection()
+
+
+@pytest.fixture(scope="session")
+def template(tmp_path_factory, collection) -> Path:
+    runs, human, llm = collection
+    folder = tmp_path_factory.mktemp("evaluation")
+    path = folder / "template.duckdb"
+    with Project.open(path) as project:
+        project.import_runs([write_run(folder / f"{name}.run", name, run) for name, run in runs.items()])
+        project.import_qrels(write_qrels(folder / "human.txt", human), name="human")
+        project.import_qrels(write_qrels(folder / "llm.txt", llm), name="llm", kind="llm")
+    return path
+
+
+@pytest.fixture
+def db(template, tmp_path) -> Path:
+    """This test's own copy of the project file."""
+    path = tmp_path / "project.duckdb"
+    shutil.copyfile(template, path)
+    return path
+
+
+@pytest.fixture
+def project(db):
+    with Project.open(db) as opened:
+        yield opened

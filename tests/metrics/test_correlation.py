@@ -1,0 +1,183 @@
+"""Rank correlations between leaderboards, against scipy and brute-force definitions."""
+
+from __future__ import annotations
+
+import math
+from itertools import combinations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy import stats
+
+from studio.metrics import correlation as corr
+
+# Leaderboard values from a small set: ties are common, as with RR or P@k.
+TIED = st.lists(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.75, 1.0]), min_size=2, max_size=12)
+
+
+@st.composite
+def paired(draw, values=TIED):
+    x = draw(values)
+    y = draw(st.lists(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.75, 1.0]), min_size=len(x), max_size=len(x)))
+    return np.array(x), np.array(y)
+
+
+@st.composite
+def tie_free_pair(draw):
+    n = draw(st.integers(2, 10))
+    x = draw(st.permutations(range(n)))
+    y = draw(st.permutations(range(n)))
+    return np.array(x, dtype=float), np.array(y, dtype=float)
+
+
+def same(a: float, b: float, tol: float = 1e-12) -> bool:
+    return (math.isnan(a) and math.isnan(b)) or abs(a - b) <= tol
+
+
+@settings(max_examples=200, deadline=None)
+@given(paired())
+def test_kendall_tau_b_equals_scipy(data):
+    x, y = data
+    assert same(corr.kendall_tau_b(x, y), float(stats.kendalltau(x, y).statistic))
+
+
+@settings(max_examples=200, deadline=None)
+@given(paired())
+def test_kendall_tau_a_equals_brute_force_pair_count(data):
+    x, y = data
+    n = len(x)
+    score = sum(np.sign(x[i] - x[j]) * np.sign(y[i] - y[j]) for i, j in combinations(range(n), 2))
+    assert same(corr.kendall_tau_a(x, y), score / (n * (n - 1) / 2))
+
+
+@pytest.mark.filterwarnings("ignore::scipy.stats.ConstantInputWarning")  # constant input: both NaN
+@settings(max_examples=200, deadline=None)
+@given(paired())
+def test_spearman_rho_equals_scipy(data):
+    x, y = data
+    assert same(corr.spearman_rho(x, y), float(stats.spearmanr(x, y).statistic))
+
+
+def tau_ap_brute_force(truth: np.ndarray, estimate: np.ndarray) -> float:
+    """Yilmaz, Aslam & Robertson (2008): τ_AP = 2/(N−1) · Σ_{i=2..N} C(i)/(i−1) − 1, where items are
+    taken in the order of the estimated ranking and C(i) counts the items ranked above the i-th
+    one that the true ranking also puts above it."""
+    n = len(truth)
+    order = sorted(range(n), key=lambda i: -estimate[i])
+    total = 0.0
+    for rank in range(2, n + 1):
+        item = order[rank - 1]
+        correct = sum(1 for above in order[: rank - 1] if truth[above] > truth[item])
+        total += correct / (rank - 1)
+    return 2.0 * total / (n - 1) - 1.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(tie_free_pair())
+def test_tau_ap_equals_yilmaz_formula_without_ties(data):
+    reference, audited = data
+    assert corr.tau_ap(reference, audited) == pytest.approx(tau_ap_brute_force(reference, audited), abs=1e-12)
+
+
+def test_tau_ap_is_one_for_identical_and_minus_one_for_reversed_rankings():
+    x = np.array([0.9, 0.5, 0.7, 0.1, 0.3])
+    assert corr.tau_ap(x, x) == pytest.approx(1.0)
+    assert corr.tau_ap(x, -x) == pytest.approx(-1.0)
+
+
+def test_tau_ap_penalises_a_swap_at_the_top_more_than_at_the_bottom():
+    truth = np.array([4.0, 3.0, 2.0, 1.0])  # A > B > C > D
+    top_swapped = np.array([3.0, 4.0, 2.0, 1.0])  # B A C D: C(i) = 0, 2, 3 -> 2/3·(0 + 1 + 1) − 1
+    bottom_swapped = np.array([4.0, 3.0, 1.0, 2.0])  # A B D C: C(i) = 1, 2, 2 -> 2/3·(1 + 1 + 2/3) − 1
+    assert corr.tau_ap(truth, top_swapped) == pytest.approx(1 / 3)
+    assert corr.tau_ap(truth, bottom_swapped) == pytest.approx(7 / 9)
+    # Kendall's τ cannot tell the two apart.
+    assert corr.kendall_tau_b(truth, top_swapped) == pytest.approx(corr.kendall_tau_b(truth, bottom_swapped))
+
+
+LISTS = st.lists(st.sampled_from("abcdefghij"), max_size=8, unique=True)
+
+
+@settings(max_examples=200, deadline=None)
+@given(LISTS.filter(bool), LISTS, st.sampled_from([0.5, 0.9, 0.98]))
+def test_rbo_is_symmetric_and_between_zero_and_one(first, second, p):
+    value = corr.rbo(first, second, p)
+    assert 0.0 <= value <= 1.0 + 1e-12
+    assert value == pytest.approx(corr.rbo(second, first, p), abs=1e-12)
+
+
+@settings(max_examples=50, deadline=None)
+@given(LISTS.filter(bool), st.sampled_from([0.5, 0.9, 0.98]))
+def test_rbo_of_identical_lists_is_one(ranking, p):
+    assert corr.rbo(ranking, list(ranking), p) == pytest.approx(1.0, abs=1e-12)
+
+
+def test_rbo_hand_worked_three_items():
+    # Depth 1: {a}∩{b} = 0; depth 2: 2 of 2; depth 3: 3 of 3. Weights 1, 0.9, 0.81.
+    expected = (1 * 0 + 0.9 * 1 + 0.81 * 1) / (1 + 0.9 + 0.81)
+    assert corr.rbo(["a", "b", "c"], ["b", "a", "c"], p=0.9) == pytest.approx(expected, abs=1e-12)
+
+
+def test_rbo_of_disjoint_lists_is_zero():
+    assert corr.rbo(["a", "b"], ["c", "d"]) == 0.0
+
+
+@settings(max_examples=200, deadline=None)
+@given(paired())
+def test_swapped_pairs_equal_brute_force(data):
+    reference, audited = data
+    runs = [f"r{i}" for i in range(len(reference))]
+    swaps = corr.swapped_pairs(runs, reference, audited)
+    expected = set()
+    for i, j in combinations(range(len(runs)), 2):
+        if reference[i] > reference[j] and audited[i] < audited[j]:
+            expected.add((runs[i], runs[j]))
+        elif reference[j] > reference[i] and audited[j] < audited[i]:
+            expected.add((runs[j], runs[i]))
+    assert {(s["above_in_ref"], s["below_in_ref"]) for s in swaps} == expected
+    assert len(swaps) == len(expected)
+    gaps = [s["ref"][0] - s["ref"][1] for s in swaps]
+    assert gaps == sorted(gaps, reverse=True)
+
+
+def correlated_matrices(topics: int = 40, runs: int = 8, seed: int = 7) -> tuple[np.ndarray, np.ndarray]:
+    """Per-topic scores of runs of clearly different quality, measured twice with a little noise."""
+    rng = np.random.default_rng(seed)
+    quality = np.linspace(0.3, 0.6, runs)
+    reference = np.clip(quality + rng.normal(0, 0.2, (topics, runs)), 0, 1)
+    audited = np.clip(reference + rng.normal(0, 0.15, (topics, runs)), 0, 1)
+    return reference, audited
+
+
+def test_bootstrap_tau_is_reproducible_with_the_same_seed():
+    reference, audited = correlated_matrices()
+    first = corr.bootstrap_tau(reference, audited, resamples=200, seed=3)
+    again = corr.bootstrap_tau(reference, audited, resamples=200, seed=3)
+    assert first == again
+
+
+def test_bootstrap_interval_contains_the_full_topic_tau():
+    reference, audited = correlated_matrices()
+    full = corr.kendall_tau_b(reference.mean(axis=0), audited.mean(axis=0))
+    interval = corr.bootstrap_tau(reference, audited, resamples=300, seed=1)
+    assert interval.low < full < interval.high
+    assert full > 0.5
+
+
+@pytest.mark.parametrize(("fraction", "size"), [(1 / 3, 10), (2 / 3, 20), (0.5, 15)])
+def test_subsample_tau_uses_the_requested_number_of_topics(fraction, size):
+    reference, audited = correlated_matrices(topics=30)
+    result = corr.subsample_tau(reference, audited, fraction, trials=20, seed=0)
+    assert result["topics"] == size
+    assert result["min"] <= result["mean"] <= result["max"]
+
+
+def test_subsample_of_every_topic_reproduces_the_full_tau():
+    reference, audited = correlated_matrices(topics=12)
+    full = corr.kendall_tau_b(reference.mean(axis=0), audited.mean(axis=0))
+    result = corr.subsample_tau(reference, audited, 1.0, trials=5, seed=0)
+    assert result["topics"] == 12
+    assert result["mean"] == pytest.approx(full, abs=1e-12)
+    assert result["std"] == pytest.approx(0.0, abs=1e-12)

@@ -301,3 +301,47 @@ def _write_preference_labels(db: Database, run: int, set_id: int, pairs: list[tu
                 if label_store.current_grade(tx, set_id, qid, docid) != wins:
                     label_store.append_label_event(tx, set_id, qid, docid, wins, origin="judge",
                                                    source=source, batch_id=batch)
+
+
+def reparse(db: Database, label_set: str) -> dict[str, int]:
+    """Read the label set's newest judge run again from the stored outputs, with the current
+    parser: no model call. Changed labels become new label events."""
+    con = db.cursor()
+    set_id = label_store.label_set_id(con, label_set)
+    if set_id is None:
+        raise UsageError(f"no label set named {label_set!r}")
+    row = con.execute(
+        "SELECT judge_run_id, method, pool FROM judge_runs WHERE label_set_id = ? ORDER BY judge_run_id DESC LIMIT 1",
+        [set_id],
+    ).fetchone()
+    if row is None:
+        raise UsageError(f"label set {label_set!r} was not made by a judge")
+    run, method_name, pool = row
+    method = get_method(method_name)
+    rows = con.execute(
+        """
+        SELECT g.rowid, g.qid, g.docid, g.docid_b, g.label, c.output, c.error
+        FROM judgments g LEFT JOIN calls c ON c.key = g.call_key
+        WHERE g.judge_run_id = ? AND g.call_key <> ''
+        """,
+        [run],
+    ).fetchall()
+    counts = {"judgments": len(rows), "changed": 0, "failures": 0}
+    with db.transaction() as tx:
+        batch = new_batch(tx, "reparse", f"{label_set} run {run}")
+        for rowid, qid, docid, docid_b, old, output, error in rows:
+            parsed = method.parse(output) if output is not None else Parsed(None, f"call failed: {error}")
+            if parsed.label is None:
+                counts["failures"] += 1
+            if parsed.label == old:
+                continue
+            counts["changed"] += 1
+            tx.execute("UPDATE judgments SET label = ?, parse_error = ? WHERE rowid = ?",
+                       [parsed.label, parsed.error, rowid])
+            if docid_b is None and parsed.label is not None:
+                label_store.append_label_event(tx, set_id, qid, docid, parsed.label, origin="judge",
+                                               source=f"reparse of judge run {run}", batch_id=batch)
+    if method.pairwise and counts["changed"]:
+        pairs = sorted({(q, d) for _, q, d, _, _, _, _ in rows} | {(q, b) for _, q, _, b, _, _, _ in rows if b})
+        _write_preference_labels(db, run, set_id, pairs, batch, f"reparse of judge run {run}")
+    return counts

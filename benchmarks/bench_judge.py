@@ -83,7 +83,8 @@ def api(requests_count: int = 64, latency: float = 0.05) -> dict[str, object]:
     results = {}
     with FakeOpenAIServer(latency=latency) as server:
         for concurrency in (1, 16):
-            backend = OpenAIBackend("fake", base_url=server.base_url, concurrency=concurrency, api_key_env="STUDIO_BENCH_KEY")
+            backend = OpenAIBackend("fake", base_url=server.base_url, concurrency=concurrency,
+                                    api_key_env="STUDIO_BENCH_KEY")
             requests = [ChatRequest((("user", f"question {concurrency}-{i}"),), labels=("0", "1", "2", "3"),
                                     answer_prefix="##final score: ") for i in range(requests_count)]
             start = time.perf_counter()

@@ -311,12 +311,12 @@ def reparse(db: Database, label_set: str) -> dict[str, int]:
     if set_id is None:
         raise UsageError(f"no label set named {label_set!r}")
     row = con.execute(
-        "SELECT judge_run_id, method, pool FROM judge_runs WHERE label_set_id = ? ORDER BY judge_run_id DESC LIMIT 1",
+        "SELECT judge_run_id, method FROM judge_runs WHERE label_set_id = ? ORDER BY judge_run_id DESC LIMIT 1",
         [set_id],
     ).fetchone()
     if row is None:
         raise UsageError(f"label set {label_set!r} was not made by a judge")
-    run, method_name, pool = row
+    run, method_name = row
     method = get_method(method_name)
     rows = con.execute(
         """

@@ -54,6 +54,7 @@ def print_overview(view: Overview, fmt: OutputFormat) -> None:
         ("Runs", view.runs, ("name", "topics", "rows")),
         ("Banks", view.banks, ("name", "topics", "items", "questions", "nuggets", "vital", "okay")),
         ("Answers", view.responses, ("system", "topics", "mean_chars")),
+        ("Judge runs", view.judges, ("run", "label_set", "method", "backend", "model", "pairs", "failures")),
     )
     for title, records, columns in sections:
         if records:

@@ -17,6 +17,7 @@ class Overview:
     label_sets: list[dict[str, Any]]
     banks: list[dict[str, Any]]
     responses: list[dict[str, Any]]
+    judges: list[dict[str, Any]]
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -27,6 +28,7 @@ class Overview:
             "label_sets": self.label_sets,
             "banks": self.banks,
             "responses": self.responses,
+            "judges": self.judges,
         }
 
 
@@ -39,4 +41,5 @@ def overview(project: Project) -> Overview:
         label_sets=project.label_sets(),
         banks=project.banks(),
         responses=project.responses(),
+        judges=project.judge_runs(),
     )

@@ -27,12 +27,16 @@ TABLES: dict[str, tuple[str, list[tuple[str, str]]]] = {
                         ("questions", "Questions"), ("nuggets", "Nuggets"), ("vital", "Vital"),
                         ("okay", "Okay")]),
     "responses": ("Answers", [("system", "System"), ("topics", "Topics"), ("mean_chars", "Mean chars")]),
+    "judges": ("Judge runs", [("run", "Run"), ("label_set", "Label set"), ("method", "Method"),
+                              ("backend", "Backend"), ("model", "Model"), ("pairs", "Pairs"), ("calls", "Calls"),
+                              ("cache_hits", "Cached"), ("failures", "Failures"), ("prompt_hash", "Prompt")]),
 }
 
 HELP = """The Overview lists what the project file holds: the topics with their pooled and judged
 documents, the runs, every label set (human, LLM, derived) with its number of label events,
-the test banks and the generated answers. Switch tables with the tab keys; the data is read
-in the background and refreshed with `r`."""
+the test banks, the generated answers and every judge run (method, backend, model, prompt hash,
+calls, cache hits, failures). Switch tables with `1`–`6` or the tab keys; the data is read in
+the background and refreshed with `r`."""
 
 
 def _count(n: int, noun: str) -> str:
@@ -68,6 +72,7 @@ class OverviewScreen(Screen[None]):
         Binding("3", "show_tab('topics')", "Topics", id="overview.topics", show=False),
         Binding("4", "show_tab('banks')", "Banks", id="overview.banks", show=False),
         Binding("5", "show_tab('responses')", "Answers", id="overview.responses", show=False),
+        Binding("6", "show_tab('judges')", "Judge runs", id="overview.judges", show=False),
     ]
 
     def __init__(self) -> None:
@@ -108,7 +113,7 @@ class OverviewScreen(Screen[None]):
         self.query_one("#summary", Static).update(summary_line(view))
         records: dict[str, Sequence[dict[str, Any]]] = {
             "label_sets": view.label_sets, "runs": view.runs, "topics": view.topics,
-            "banks": view.banks, "responses": view.responses,
+            "banks": view.banks, "responses": view.responses, "judges": view.judges,
         }
         for key, (_, columns) in TABLES.items():
             table = self.query_one(f"#table-{key}", DataTable)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -10,6 +11,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console
+from studio.domain.errors import UsageError
 from studio.services.judging import JudgeConfig, JudgeProgress, JudgeSummary, run_judge
 
 
@@ -20,7 +22,8 @@ def register(app: typer.Typer) -> None:
 def judge(
     ctx: typer.Context,
     method: Annotated[str, typer.Option(help="umbrela, binary or pairwise.")] = "umbrela",
-    backend: Annotated[str, typer.Option(help="llamacpp (local GGUF), openai (any compatible server) or simulated.")] = "llamacpp",
+    backend: Annotated[str, typer.Option(
+        help="llamacpp (local GGUF), openai (any compatible server) or simulated.")] = "llamacpp",
     name: Annotated[str | None, typer.Option(help="Label set to write (created when new; re-running resumes).")] = None,
     pool: Annotated[str, typer.Option(help="qrels:NAME, runs:K, holes:K or responses.")] = "qrels:human",
     model: Annotated[str | None, typer.Option(help="GGUF path (llamacpp) or model name (openai).")] = None,
@@ -31,12 +34,20 @@ def judge(
     kappa: Annotated[float, typer.Option(help="Target agreement of the simulated judge.")] = 0.6,
     seed: Annotated[int, typer.Option(help="Seed of sampling and decoding.")] = 0,
     threads: Annotated[int | None, typer.Option(help="CPU threads for llama.cpp.")] = None,
-    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1.")] = None,
+    base_url: Annotated[str | None, typer.Option(
+        help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1.")] = None,
     api_key_env: Annotated[str, typer.Option(help="Environment variable holding the API key.")] = "OPENAI_API_KEY",
     concurrency: Annotated[int, typer.Option(help="Requests in flight (openai).")] = 4,
     timeout: Annotated[float, typer.Option(help="Seconds per request (openai).")] = 60.0,
     retries: Annotated[int, typer.Option(help="Retries of a transient failure (openai).")] = 5,
+    price_input: Annotated[float | None, typer.Option(help="Price per million input tokens (openai).")] = None,
+    price_output: Annotated[float | None, typer.Option(help="Price per million output tokens (openai).")] = None,
     failures: Annotated[bool, typer.Option("--failures", help="List the newest run's failures instead.")] = False,
+    reparse: Annotated[bool, typer.Option("--reparse", help="Parse the newest outputs again (no calls).")] = False,
+    export_batch: Annotated[Path | None, typer.Option(
+        help="Write the pending requests as an OpenAI Batch JSONL file instead of calling (openai).")] = None,
+    import_batch: Annotated[Path | None, typer.Option(
+        help="Store an OpenAI Batch output JSONL file in the call cache instead of calling (openai).")] = None,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
 ) -> None:
     """Label a pool of pairs with an LLM judge; every call is cached in the project file."""
@@ -45,14 +56,38 @@ def judge(
         if failures:
             emit_records(project.judge_failures(label_set), fmt, title=f"Failures of {label_set}")
             return
+        if reparse:
+            emit_object(project.reparse_judge(label_set), fmt, title=f"Re-parsed {label_set}")
+            return
         config = JudgeConfig(
             method=method, backend=backend, name=label_set, pool=pool, model=model, prompt=prompt,
             topics=topics, limit=limit, ref=ref, kappa=kappa, seed=seed, threads=threads, base_url=base_url,
             api_key_env=api_key_env, concurrency=concurrency, timeout=timeout, retries=retries,
+            price_input=price_input, price_output=price_output,
         )
+        if export_batch or import_batch:
+            _batch(project, config, export_batch, import_batch, fmt)
+            return
         summary = _run_with_progress(project, config)
         project.engine.forget_labels(label_set)
     emit_object(summary.as_dict(), fmt, title=f"Judged into {label_set}")
+
+
+def _batch(project: object, config: JudgeConfig, export_to: Path | None, import_from: Path | None,
+           fmt: OutputFormat) -> None:
+    """`--export-batch` / `--import-batch`: move requests and answers through files, no calls."""
+    from studio.services import batch
+    from studio.services.project import Project
+
+    assert isinstance(project, Project)
+    if export_to and import_from:
+        raise UsageError("give --export-batch or --import-batch, not both")
+    if export_to:
+        written = batch.export_batch(project.db, config, export_to)
+        emit_object({"file": str(export_to), "requests": written}, fmt, title="Exported")
+    elif import_from:
+        counts = batch.import_batch(project.db, config, import_from)
+        emit_object({"file": str(import_from), **counts}, fmt, title="Imported")
 
 
 def _run_with_progress(project: object, config: JudgeConfig) -> JudgeSummary:

@@ -42,6 +42,8 @@ class JudgeConfig:
     concurrency: int = 4
     timeout: float = 60.0
     retries: int = 5
+    price_input: float | None = None
+    price_output: float | None = None
 
 
 @dataclass
@@ -144,6 +146,7 @@ def make_backend(db: Database, config: JudgeConfig) -> Backend:
         return OpenAIBackend(
             config.model, base_url=config.base_url, api_key_env=config.api_key_env,
             concurrency=config.concurrency, timeout=config.timeout, max_retries=config.retries, seed=config.seed,
+            price_input=config.price_input, price_output=config.price_output,
         )
     raise UsageError(f"unknown backend {config.backend!r} (llamacpp, openai, simulated)")
 
@@ -230,7 +233,8 @@ def run_judge(
     for unit in units:
         by_key.setdefault(unit.key, []).append(unit)
     total = len(units) + len(missing)
-    stats = {"done": len(missing), "calls": 0, "hits": 0, "failures": len(missing), "prompt": 0, "completion": 0}
+    stats: dict[str, float] = {"done": len(missing), "calls": 0, "hits": 0, "failures": len(missing), "prompt": 0,
+                               "completion": 0, "cost": 0.0}
 
     def record(tx: Any, key: str, output: str | None, error: str | None, probs: dict[str, float] | None) -> None:
         parsed, expected, confidence = _outcome(method, output, error, probs)
@@ -245,7 +249,10 @@ def run_judge(
                 label_store.append_label_event(tx, set_id, unit.qid, unit.docid, label, origin="judge",
                                                source=source, batch_id=batch)
 
-    cached = judge_store.cached_calls(db.cursor(), list(by_key))
+    # A call that failed for good (retries exhausted, server error) is asked again on the next
+    # run; an answer that could not be parsed is not: the model would say the same.
+    cached = {key: call for key, call in judge_store.cached_calls(db.cursor(), list(by_key)).items()
+              if call["output"] is not None}
     if cached:
         with db.transaction() as tx:
             for key, call in cached.items():
@@ -268,6 +275,7 @@ def run_judge(
         stats["calls"] += 1
         stats["prompt"] += result.prompt_tokens
         stats["completion"] += result.completion_tokens
+        stats["cost"] += result.cost or 0.0
         yield JudgeProgress(stats["done"], total, stats["calls"], stats["hits"], stats["failures"],
                             time.perf_counter() - start)
     if method.pairwise:
@@ -280,6 +288,7 @@ def run_judge(
         calls=stats["calls"], cache_hits=stats["hits"], failures=stats["failures"],
         seconds=round(time.perf_counter() - start, 3), prompt_tokens=stats["prompt"],
         completion_tokens=stats["completion"], judge_run=run,
+        extra={"cost": round(stats["cost"], 6)} if config.price_input or config.price_output else {},
     )
 
 

@@ -187,6 +187,14 @@ class Project:
         """Every judge run with its configuration, prompt hash and counts."""
         return judge_store.list_judge_runs(self.db.cursor())
 
+    def reparse_judge(self, label_set: str) -> dict[str, int]:
+        """Parse the newest judge run's stored outputs again with the current parser (no calls)."""
+        from studio.services.judging import reparse
+
+        counts = reparse(self.db, label_set)
+        self.engine.forget_labels(label_set)
+        return counts
+
     def judge_failures(self, label_set: str, limit: int = 50) -> list[dict[str, Any]]:
         """The newest judge run's recorded failures, with the raw model output."""
         set_id = label_store.label_set_id(self.db.cursor(), label_set)

@@ -54,11 +54,16 @@ class Backend(Protocol):
 
 
 def call_key(backend: str, model: str, params: dict[str, Any], request: ChatRequest) -> str:
-    """sha256 of everything that decides the answer: a cached call is never made twice."""
-    payload = json.dumps(
-        {"backend": backend, "model": model, "params": params, "messages": request.as_json(),
-         "max_tokens": request.max_tokens, "labels": list(request.labels),
-         "answer_prefix": request.answer_prefix},
-        sort_keys=True, ensure_ascii=False,
-    )
+    """sha256 of everything that decides the answer: a cached call is never made twice.
+
+    A model's answer depends on the prompt alone; the simulated judge's depends on which pair
+    it is asked about, so for it the pair is part of the key.
+    """
+    fields: dict[str, Any] = {
+        "backend": backend, "model": model, "params": params, "messages": request.as_json(),
+        "max_tokens": request.max_tokens, "labels": list(request.labels), "answer_prefix": request.answer_prefix,
+    }
+    if backend == "simulated":
+        fields["subject"] = list(request.subject)
+    payload = json.dumps(fields, sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(payload.encode("utf-8")).hexdigest()

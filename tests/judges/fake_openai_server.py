@@ -116,6 +116,13 @@ class Received:
     fault: Fault = field(default_factory=Fault)
 
 
+class _Server(ThreadingHTTPServer):
+    # The default listen backlog of 5 drops connection attempts beyond it, and the client
+    # retries them only after a one-second SYN timeout: a concurrency test would measure that.
+    request_queue_size = 128
+    daemon_threads = True
+
+
 class FakeOpenAIServer:
     """The server; use it as a context manager. `script()` queues faults for the next requests
     (in arrival order); `rule` picks a fault from the request body (None: answer normally)."""
@@ -132,8 +139,7 @@ class FakeOpenAIServer:
         self._faults: deque[Fault] = deque()
         self._lock = threading.Lock()
         self.stopping = threading.Event()
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
-        self._httpd.daemon_threads = True
+        self._httpd = _Server(("127.0.0.1", 0), _handler(self))
         self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.02,), daemon=True)
 
     @property

@@ -9,6 +9,7 @@ import typer
 
 from studio import __version__
 from studio.cli import evaluate, judge
+from studio.cli.bank import bank_app
 from studio.cli.context import Options, open_project, options
 from studio.cli.errors import handles_errors
 from studio.cli.imports import import_app
@@ -26,6 +27,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(import_app, name="import")
+app.add_typer(bank_app, name="bank")
 app.command("list")(list_command)
 evaluate.register(app)
 judge.register(app)

@@ -43,6 +43,7 @@ def append_item_events(
     origin: str,
     source: str | None,
     batch_id: int,
+    note: str | None = None,
 ) -> None:
     """Append (op, item-after-change, position) events in one statement."""
     if not events:
@@ -50,8 +51,8 @@ def append_item_events(
     con.execute(
         """
         INSERT INTO bank_events (event_id, bank_id, item_id, qid, op, kind, text, importance,
-                                 gold_answers, position, origin, source, batch_id)
-        SELECT nextval('bank_event_ids'), ?, * , ?, ?, ?
+                                 gold_answers, position, origin, source, batch_id, note)
+        SELECT nextval('bank_event_ids'), ?, * , ?, ?, ?, ?
         FROM (SELECT unnest(?::VARCHAR[]) AS item_id, unnest(?::VARCHAR[]) AS qid,
                      unnest(?::VARCHAR[]) AS op, unnest(?::VARCHAR[]) AS kind,
                      unnest(?::VARCHAR[]) AS text, unnest(?::VARCHAR[]) AS importance,
@@ -62,6 +63,7 @@ def append_item_events(
             origin,
             source,
             batch_id,
+            note,
             [item.item_id for _, item, _ in events],
             [item.qid for _, item, _ in events],
             [op for op, _, _ in events],
@@ -72,3 +74,29 @@ def append_item_events(
             [position for _, _, position in events],
         ],
     )
+
+
+def item_positions(con: Connection, bank: int) -> dict[str, tuple[BankItem, int]]:
+    """Current items with their positions, by item id."""
+    rows = con.execute(
+        "SELECT qid, item_id, kind, text, importance, gold_answers, position FROM bank_items WHERE bank_id = ?",
+        [bank],
+    ).fetchall()
+    return {
+        item_id: (BankItem(qid, item_id, kind, text, importance, tuple(gold)), int(position))
+        for qid, item_id, kind, text, importance, gold, position in rows
+    }
+
+
+def bank_history(con: Connection, bank: int, limit: int) -> list[dict[str, object]]:
+    """Item events of a bank, newest first, with their provenance."""
+    cursor = con.execute(
+        """
+        SELECT event_id AS event, op, item_id, qid, kind, text, importance, origin, source, note,
+               strftime(created_at, '%Y-%m-%d %H:%M:%S') AS time
+        FROM bank_events WHERE bank_id = ? ORDER BY event_id DESC LIMIT ?
+        """,
+        [bank, limit],
+    )
+    names = [c[0] for c in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]

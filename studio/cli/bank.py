@@ -1,0 +1,107 @@
+"""`studio bank list|add|edit|weight|delete|merge|split|history`: audited test-bank edits."""
+
+from __future__ import annotations
+
+from dataclasses import asdict
+from typing import Annotated
+
+import typer
+
+from studio.cli.context import open_project
+from studio.cli.errors import handles_errors
+from studio.cli.output import OutputFormat, emit_object, emit_records
+from studio.domain.models import BankItem
+from studio.services.bank_editing import BankEditor
+
+bank_app = typer.Typer(help="Read and edit a test bank (every edit is an audited event).", no_args_is_help=True)
+
+Bank = Annotated[str, typer.Argument(help="Bank name (see `studio list banks`).")]
+Item = Annotated[str, typer.Argument(help="Item id, e.g. 1001/4694fffb….")]
+Note = Annotated[str | None, typer.Option(help="Why (kept with the edit).")]
+Person = Annotated[str | None, typer.Option(envvar="STUDIO_PERSON", help="Who edits.")]
+Format = Annotated[OutputFormat, typer.Option("--format", "-f")]
+
+
+def _item(item: BankItem, fmt: OutputFormat, title: str) -> None:
+    emit_object(asdict(item), fmt, title=title)
+
+
+@bank_app.command("list")
+@handles_errors
+def list_items(ctx: typer.Context, bank: Bank, topic: Annotated[str | None, typer.Option(help="One topic.")] = None,
+               fmt: Format = OutputFormat.table) -> None:
+    """The bank's current items."""
+    with open_project(ctx) as project:
+        emit_records(BankEditor(project.db, bank).items(topic), fmt, title=f"Bank {bank}")
+
+
+@bank_app.command("add")
+@handles_errors
+def add(ctx: typer.Context, bank: Bank, qid: Annotated[str, typer.Argument(help="Topic id.")],
+        text: Annotated[str, typer.Argument(help="The question or nugget.")],
+        kind: Annotated[str, typer.Option(help="question or nugget.")] = "nugget",
+        importance: Annotated[str | None, typer.Option(help="vital or okay.")] = None,
+        note: Note = None, person: Person = None, fmt: Format = OutputFormat.table) -> None:
+    """Add an item to a topic."""
+    with open_project(ctx) as project:
+        _item(BankEditor(project.db, bank, person).add(qid, text, kind=kind, importance=importance, note=note),
+              fmt, "Added")
+
+
+@bank_app.command("edit")
+@handles_errors
+def edit(ctx: typer.Context, bank: Bank, item: Item, text: Annotated[str, typer.Argument(help="New wording.")],
+         note: Note = None, person: Person = None, fmt: Format = OutputFormat.table) -> None:
+    """Reword an item (it keeps its id)."""
+    with open_project(ctx) as project:
+        _item(BankEditor(project.db, bank, person).edit(item, text=text, note=note), fmt, "Edited")
+
+
+@bank_app.command("weight")
+@handles_errors
+def weight(ctx: typer.Context, bank: Bank, item: Item,
+           importance: Annotated[str, typer.Argument(help="vital or okay.")],
+           note: Note = None, person: Person = None, fmt: Format = OutputFormat.table) -> None:
+    """Mark an item vital or okay."""
+    with open_project(ctx) as project:
+        _item(BankEditor(project.db, bank, person).weight(item, importance, note=note), fmt, "Re-weighted")
+
+
+@bank_app.command("delete")
+@handles_errors
+def delete(ctx: typer.Context, bank: Bank, item: Item, note: Note = None, person: Person = None,
+           fmt: Format = OutputFormat.table) -> None:
+    """Retire an item (its history stays)."""
+    with open_project(ctx) as project:
+        _item(BankEditor(project.db, bank, person).delete(item, note=note), fmt, "Deleted")
+
+
+@bank_app.command("merge")
+@handles_errors
+def merge(ctx: typer.Context, bank: Bank, items: Annotated[list[str], typer.Argument(help="Two or more item ids.")],
+          text: Annotated[str | None, typer.Option(help="Wording of the merged item.")] = None,
+          note: Note = None, person: Person = None, fmt: Format = OutputFormat.table) -> None:
+    """Replace several items of one topic by one."""
+    with open_project(ctx) as project:
+        _item(BankEditor(project.db, bank, person).merge(items, text=text, note=note), fmt, "Merged")
+
+
+@bank_app.command("split")
+@handles_errors
+def split(ctx: typer.Context, bank: Bank, item: Item,
+          texts: Annotated[list[str], typer.Argument(help="Two or more new wordings.")],
+          note: Note = None, person: Person = None, fmt: Format = OutputFormat.table) -> None:
+    """Replace one item by several."""
+    with open_project(ctx) as project:
+        parts = BankEditor(project.db, bank, person).split(item, texts, note=note)
+    emit_records([{"qid": p.qid, "item_id": p.item_id, "text": p.text, "importance": p.importance} for p in parts],
+                 fmt, title="Split into")
+
+
+@bank_app.command("history")
+@handles_errors
+def history(ctx: typer.Context, bank: Bank, limit: Annotated[int, typer.Option(help="How many.")] = 50,
+            fmt: Format = OutputFormat.table) -> None:
+    """The bank's item events, newest first (imports, edits, who and why)."""
+    with open_project(ctx) as project:
+        emit_records(BankEditor(project.db, bank).history(limit), fmt, title=f"History of {bank}")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from studio.domain.models import BankItem
-from studio.store.database import Connection
+from studio.store.database import Connection, records
 
 
 def bank_id(con: Connection, name: str) -> int | None:
@@ -98,5 +98,4 @@ def bank_history(con: Connection, bank: int, limit: int) -> list[dict[str, objec
         """,
         [bank, limit],
     )
-    names = [c[0] for c in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+    return records(cursor)

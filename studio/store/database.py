@@ -6,6 +6,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import duckdb
 
@@ -91,3 +92,9 @@ def new_batch(con: Connection, command: str, source: str | None) -> int:
     ).fetchone()
     assert row is not None
     return int(row[0])
+
+
+def records(cursor: Connection) -> list[dict[str, Any]]:
+    """The rows of an executed query as dicts keyed by column name."""
+    names = [column[0] for column in cursor.description]
+    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]

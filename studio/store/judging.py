@@ -6,7 +6,7 @@ import json
 from collections.abc import Sequence
 from typing import Any
 
-from studio.store.database import Connection
+from studio.store.database import Connection, records
 
 CALL_COLUMNS = ("key", "output", "error", "label_probs", "prompt_tokens", "completion_tokens", "seconds", "cost")
 
@@ -90,8 +90,7 @@ def list_judge_runs(con: Connection) -> list[dict[str, Any]]:
         ORDER BY j.judge_run_id
         """
     )
-    names = [c[0] for c in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+    return records(cursor)
 
 
 def failures(con: Connection, label_set: int, limit: int = 50) -> list[dict[str, Any]]:
@@ -107,5 +106,4 @@ def failures(con: Connection, label_set: int, limit: int = 50) -> list[dict[str,
         """,
         [label_set, limit],
     )
-    names = [c[0] for c in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+    return records(cursor)

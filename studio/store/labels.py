@@ -14,7 +14,7 @@ from pathlib import Path
 import duckdb
 
 from studio.domain.models import QrelsRow
-from studio.store.database import Connection
+from studio.store.database import Connection, records
 from studio.store.runs import FastPathRefused, checked, lone_cr_line_ends, odd_number, odd_text
 
 QRELS_CSV_COLUMNS = "{'qid': 'VARCHAR', 'iter': 'VARCHAR', 'docid': 'VARCHAR', 'grade': 'VARCHAR'}"
@@ -217,5 +217,4 @@ def label_history(con: Connection, label_set: int | None, limit: int) -> list[di
         """,
         [label_set, label_set, limit],
     )
-    names = [c[0] for c in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+    return records(cursor)

@@ -4,13 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from studio.store.database import Connection
+from studio.store.database import Connection, records
 
 
 def _records(con: Connection, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
-    cursor = con.execute(sql, params or [])
-    names = [column[0] for column in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+    return records(con.execute(sql, params or []))
 
 
 def list_topics(con: Connection) -> list[dict[str, Any]]:

@@ -1,0 +1,1 @@
+"""Test banks (exam questions, nuggets) and the document scores derived from their item grades."""

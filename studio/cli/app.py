@@ -12,6 +12,7 @@ from studio.cli import evaluate, judge
 from studio.cli.bank import bank_app
 from studio.cli.context import Options, open_project, options
 from studio.cli.errors import handles_errors
+from studio.cli.export import export_app
 from studio.cli.imports import import_app
 from studio.cli.listing import list_command, print_overview
 from studio.cli.output import OutputFormat, stderr_console
@@ -27,6 +28,7 @@ app = typer.Typer(
     context_settings={"help_option_names": ["-h", "--help"]},
 )
 app.add_typer(import_app, name="import")
+app.add_typer(export_app, name="export")
 app.add_typer(bank_app, name="bank")
 app.command("list")(list_command)
 evaluate.register(app)

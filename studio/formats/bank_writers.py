@@ -1,0 +1,150 @@
+"""Writing test banks in the three formats `studio.formats.banks.parse_bank` reads.
+
+Every writer is the inverse of the reader for what its format can hold, so a bank exported
+and imported again comes back item for item. Rubric JSONL holds everything (the vital/okay
+importance rides in each item's `info`, as the reader expects); nuggetizer JSONL and TSV
+hold neither item ids (the reader derives `qid/md5(text)`) nor gold answers, nuggetizer
+knows only nuggets and TSV does not say the kind: `losses` names what an export drops.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterable, Mapping, Sequence
+from enum import StrEnum
+from typing import Any
+
+from studio.domain.errors import UsageError
+from studio.domain.models import BankItem, rubric_item_id
+
+
+class BankFormat(StrEnum):
+    rubric = "rubric"
+    nuggetizer = "nuggetizer"
+    tsv = "tsv"
+
+
+def format_for_name(name: str) -> BankFormat:
+    """The format a file name suggests: `.tsv` (optionally `.gz`) is TSV, anything else Rubric."""
+    stem = name.lower().removesuffix(".gz")
+    return BankFormat.tsv if stem.endswith(".tsv") else BankFormat.rubric
+
+
+def by_topic(items: Iterable[BankItem]) -> dict[str, list[BankItem]]:
+    """Items grouped by topic, topics in order of first appearance, items in their order."""
+    groups: dict[str, list[BankItem]] = {}
+    for item in items:
+        groups.setdefault(item.qid, []).append(item)
+    return groups
+
+
+def _json_line(record: Mapping[str, Any]) -> str:
+    # json.dumps escapes line breaks inside strings, so one record is always one line.
+    return json.dumps(record, ensure_ascii=False) + "\n"
+
+
+def _rubric_item(item: BankItem) -> dict[str, Any]:
+    entry: dict[str, Any] = {
+        "query_id": item.qid,
+        "facet_id": None,
+        "info": {"importance": item.importance} if item.importance else None,
+    }
+    if item.kind == "question":
+        entry.update(question_id=item.item_id, question_text=item.text)
+        entry["gold_answers"] = list(item.gold_answers) or None
+    else:
+        entry.update(nugget_id=item.item_id, nugget_text=item.text)
+        if item.gold_answers:
+            entry["gold_answers"] = list(item.gold_answers)
+    return entry
+
+
+def rubric_jsonl(
+    items: Sequence[BankItem], query_texts: Mapping[str, str] | None = None, test_collection: str = ""
+) -> str:
+    """One Rubric-workbench test bank per topic (the pydantic QueryTestBank shape)."""
+    texts = query_texts or {}
+    return "".join(
+        _json_line({
+            "query_id": qid, "facet_id": None, "test_collection": test_collection,
+            "query_text": texts.get(qid, ""), "info": None,
+            "items": [_rubric_item(item) for item in group],
+        })
+        for qid, group in by_topic(items).items()
+    )
+
+
+def nuggetizer_jsonl(items: Sequence[BankItem], query_texts: Mapping[str, str] | None = None) -> str:
+    """One nuggetizer record per topic; an item without importance has no `importance` key."""
+    texts = query_texts or {}
+    lines = []
+    for qid, group in by_topic(items).items():
+        record: dict[str, Any] = {"qid": qid}
+        if qid in texts:
+            record["query"] = texts[qid]
+        record["nuggets"] = [
+            {"text": item.text, **({"importance": item.importance} if item.importance else {})}
+            for item in group
+        ]
+        lines.append(_json_line(record))
+    return "".join(lines)
+
+
+def _tsv_safe(item: BankItem, field: str, value: str) -> str:
+    if any(c in value for c in "\t\n\r"):
+        raise UsageError(
+            f"item {item.item_id!r}: its {field} holds a tab or line break, which TSV cannot carry;"
+            " export as rubric or nuggetizer instead"
+        )
+    return value
+
+
+def tsv(items: Sequence[BankItem]) -> str:
+    """`qid_n<TAB>text[<TAB>importance]`, n counting from 1 within each topic."""
+    lines = []
+    for qid, group in by_topic(items).items():
+        for n, item in enumerate(group, start=1):
+            fields = [f"{_tsv_safe(item, 'qid', qid)}_{n}", _tsv_safe(item, "text", item.text)]
+            lines.append("\t".join([*fields, *([item.importance] if item.importance else [])]) + "\n")
+    return "".join(lines)
+
+
+def render_bank(
+    items: Sequence[BankItem],
+    fmt: BankFormat,
+    query_texts: Mapping[str, str] | None = None,
+    test_collection: str = "",
+) -> str:
+    if fmt is BankFormat.rubric:
+        return rubric_jsonl(items, query_texts, test_collection)
+    if fmt is BankFormat.nuggetizer:
+        return nuggetizer_jsonl(items, query_texts)
+    return tsv(items)
+
+
+def losses(items: Sequence[BankItem], fmt: BankFormat) -> list[str]:
+    """What a re-import of the export would not give back, one sentence each (none for Rubric)."""
+    if fmt is BankFormat.rubric:
+        return []
+    found = []
+    renamed = sum(item.item_id != rubric_item_id(item.qid, item.text) for item in items)
+    if renamed:
+        found.append(f"{renamed} item ids are not qid/md5(text) and will be re-derived on import")
+    golden = sum(bool(item.gold_answers) for item in items)
+    if golden:
+        found.append(f"{golden} items lose their gold answers ({fmt} has no field for them)")
+    kinds = {item.kind for item in items}
+    if fmt is BankFormat.nuggetizer and "question" in kinds:
+        found.append("questions are written as nuggets (nuggetizer holds nuggets only)")
+    if fmt is BankFormat.tsv and kinds == {"question"}:
+        found.append("TSV does not say the kind: re-import with --kind question")
+    if fmt is BankFormat.tsv and len(kinds) > 1:
+        found.append("TSV does not say the kind: questions and nuggets re-import as one kind")
+    return found
+
+
+def encode(text: str, gzipped: bool) -> bytes:
+    """UTF-8 bytes, gzipped with mtime 0 so that the same bank always gives the same bytes."""
+    data = text.encode("utf-8")
+    return gzip.compress(data, mtime=0) if gzipped else data

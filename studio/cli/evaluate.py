@@ -21,7 +21,7 @@ Complete = Annotated[
 
 
 def register(app: typer.Typer) -> None:
-    for command in (eval_command, correlate, agree, disagreements, label, undo, history):
+    for command in (eval_command, answers, correlate, agree, disagreements, label, undo, history):
         app.command(command.__name__.removesuffix("_command").replace("_", "-"))(handles_errors(command))
 
 
@@ -40,6 +40,18 @@ def eval_command(
         rows = project.evaluate(qrels, measure or list(DEFAULT_MEASURES), per_topic=per_topic,
                                 complete=complete)
     emit_records(rows, fmt, title=f"Leaderboard under {qrels}")
+
+
+def answers(
+    ctx: typer.Context,
+    qrels: Qrels,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """Leaderboard of generative systems: mean grade of their answers, 95% bootstrap interval over topics."""
+    with open_project(ctx) as project:
+        rows = project.answer_leaderboard(qrels, seed=seed)
+    emit_records(rows, fmt, title=f"Generated answers under {qrels}")
 
 
 def correlate(

@@ -7,6 +7,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from studio.domain.errors import UsageError
 from studio.domain.models import LabelSetKind
 from studio.formats.trec import OnDuplicate
 from studio.services import comparison, import_catalog, import_trec
@@ -201,3 +202,18 @@ class Project:
         if set_id is None:
             return []
         return judge_store.failures(self.db.cursor(), set_id, limit)
+
+    def answer_leaderboard(self, qrels: str, *, resamples: int = 1000, seed: int = 0) -> list[dict[str, Any]]:
+        """Generative systems ranked by the mean grade a label set gives their answers (judged with
+        `--pool responses`), with a 95% bootstrap interval over topics."""
+        from studio.metrics.answers import answer_leaderboard
+        from studio.store.pools import ANSWER_PREFIX
+
+        by_system: dict[str, dict[str, float]] = {}
+        for qid, labels in self.engine.evaluator(qrels).labels.items():
+            for docid, grade in labels.judged.items():
+                if docid.startswith(ANSWER_PREFIX):
+                    by_system.setdefault(docid.removeprefix(ANSWER_PREFIX), {})[qid] = grade
+        if not by_system:
+            raise UsageError(f"label set {qrels!r} grades no generated answer (judge with --pool responses)")
+        return answer_leaderboard(by_system, resamples=resamples, seed=seed)

@@ -1,0 +1,67 @@
+"""Leaderboards of generative systems from a label set's grades of their answers."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+from typer.testing import CliRunner
+
+from studio import Project
+from studio.cli.app import app
+from studio.judges.backend import ChatResult
+from studio.metrics.answers import answer_leaderboard
+from studio.services.judging import JudgeConfig, run_judge
+from studio.services.sample_project import build_sample_project
+
+
+def test_means_and_bootstrap_intervals() -> None:
+    grades = {"a": {"1": 3.0, "2": 2.0, "3": 1.0}, "b": {"1": 0.0, "2": 0.0, "3": 0.0}}
+    rows = answer_leaderboard(grades, resamples=500, seed=3)
+    assert [r["system"] for r in rows] == ["a", "b"]
+    assert rows[0]["mean"] == 2.0 and rows[0]["topics"] == 3
+    assert 1.0 <= rows[0]["low"] <= 2.0 <= rows[0]["high"] <= 3.0
+    assert rows[1]["low"] == rows[1]["high"] == 0.0
+    # the interval is the percentile bootstrap of the topic mean, reproducible by seed
+    rng = np.random.default_rng(3)
+    values = np.array([3.0, 2.0, 1.0])
+    means = values[rng.integers(0, 3, size=(500, 3))].mean(axis=1)
+    assert rows[0]["low"] == float(np.percentile(means, 2.5))
+    assert answer_leaderboard(grades, resamples=500, seed=3) == rows
+
+
+class GradeBySystem:
+    """Grades an answer by the system that wrote it: what a perfect judge of the sample would say."""
+
+    name = "by-system"
+    model = "by-system"
+    grade = {"solid": "3", "terse": "2", "liar": "0"}
+
+    def params(self) -> dict[str, object]:
+        return {}
+
+    def complete(self, requests):  # type: ignore[no-untyped-def]
+        for index, request in enumerate(requests):
+            system = request.subject[1].removeprefix("answer/")
+            yield index, ChatResult(f"##final score: {self.grade[system]}")
+
+    def close(self) -> None:
+        pass
+
+
+def test_answers_command_ranks_the_systems_of_the_sample(tmp_path: Path) -> None:
+    db = tmp_path / "p.duckdb"
+    with build_sample_project(db) as project:
+        config = JudgeConfig(method="umbrela", backend="by-system", name="answers", pool="responses")
+        for _ in run_judge(project.db, config, backend=GradeBySystem()):
+            pass
+    result = CliRunner().invoke(app, ["--db", str(db), "answers", "--qrels", "answers", "-f", "json"])
+    assert result.exit_code == 0, result.output
+    rows = json.loads(result.stdout)
+    assert [(r["system"], r["mean"], r["topics"]) for r in rows] == [("solid", 3.0, 10), ("terse", 2.0, 10),
+                                                                     ("liar", 0.0, 10)]
+    refused = CliRunner().invoke(app, ["--db", str(db), "answers", "--qrels", "human"])
+    assert refused.exit_code == 2 and "grades no generated answer" in refused.stderr
+    with Project.open(db) as project:
+        assert project.answer_leaderboard("answers")[0]["system"] == "solid"

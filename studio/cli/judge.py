@@ -17,11 +17,12 @@ from studio.services.judging import JudgeConfig, JudgeProgress, JudgeSummary, ru
 
 def register(app: typer.Typer) -> None:
     app.command("judge")(handles_errors(judge))
+    app.command("derive")(handles_errors(derive))
 
 
 def judge(
     ctx: typer.Context,
-    method: Annotated[str, typer.Option(help="umbrela, binary or pairwise.")] = "umbrela",
+    method: Annotated[str, typer.Option(help="umbrela, binary, pairwise, exam-question or exam-nugget.")] = "umbrela",
     backend: Annotated[str, typer.Option(
         help="llamacpp (local GGUF), openai (any compatible server) or simulated.")] = "llamacpp",
     name: Annotated[str | None, typer.Option(help="Label set to write (created when new; re-running resumes).")] = None,
@@ -31,6 +32,7 @@ def judge(
     topics: Annotated[list[str] | None, typer.Option("--topic", help="Only these topics (repeat).")] = None,
     limit: Annotated[int | None, typer.Option(help="At most this many pairs.")] = None,
     ref: Annotated[str, typer.Option(help="Reference label set (holes pool, simulated judge).")] = "human",
+    bank: Annotated[str | None, typer.Option(help="Test bank the exam methods grade with.")] = None,
     kappa: Annotated[float, typer.Option(help="Target agreement of the simulated judge.")] = 0.6,
     seed: Annotated[int, typer.Option(help="Seed of sampling and decoding.")] = 0,
     threads: Annotated[int | None, typer.Option(help="CPU threads for llama.cpp.")] = None,
@@ -63,7 +65,7 @@ def judge(
             method=method, backend=backend, name=label_set, pool=pool, model=model, prompt=prompt,
             topics=topics, limit=limit, ref=ref, kappa=kappa, seed=seed, threads=threads, base_url=base_url,
             api_key_env=api_key_env, concurrency=concurrency, timeout=timeout, retries=retries,
-            price_input=price_input, price_output=price_output,
+            price_input=price_input, price_output=price_output, bank=bank,
         )
         if export_batch or import_batch:
             _batch(project, config, export_batch, import_batch, fmt)
@@ -111,3 +113,23 @@ def _run_with_progress(project: object, config: JudgeConfig) -> JudgeSummary:
         console.print(f"judged {summary.pairs} pairs: {summary.calls} calls, {summary.cache_hits} cached, "
                       f"{summary.failures} failures in {summary.seconds:.1f} s")
     return summary
+
+
+def derive(
+    ctx: typer.Context,
+    source: Annotated[str, typer.Option("--from", help="Label set of a rubric judge (exam-question/exam-nugget).")],
+    bank: Annotated[str, typer.Option(help="The bank its items come from.")],
+    score: Annotated[str, typer.Option(help="exam-binary, exam-max, exam-mean or rubric-qrels.")] = "exam-binary",
+    name: Annotated[str | None, typer.Option(help="Label set to write (default: SCORE-of-SOURCE).")] = None,
+    min_grade: Annotated[float, typer.Option(help="An item counts as answered/covered at grade ≥ this.")] = 4.0,
+    replace: Annotated[bool, typer.Option("--replace", help="Recompute an existing derived set.")] = False,
+    fmt: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
+) -> None:
+    """A derived label set from item grades: Exam-Binary, Exam-Graded max/mean, Rubric-Qrels."""
+    from studio.services.derive import derive_label_set
+
+    label_set = name or f"{score}-of-{source}"
+    with open_project(ctx) as project:
+        result = derive_label_set(project.db, source, bank, score, label_set, min_grade=min_grade, replace=replace)
+        project.engine.forget_labels(label_set)
+    emit_object(result, fmt, title=f"Derived {label_set}")

@@ -20,6 +20,7 @@ class ChatRequest:
     answer_prefix: str = ""
     subject: tuple[str, ...] = field(default=(), compare=False)
     label_values: tuple[float, ...] = field(default=(), compare=False)
+    unit: str = field(default="pair", compare=False)  # pair (qid, docid) | preference (qid, a, b) | item
 
     def as_json(self) -> list[dict[str, str]]:
         return [{"role": role, "content": content} for role, content in self.messages]

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from studio.domain.errors import UsageError
 from studio.judges.backend import ChatRequest
-from studio.judges.parsing import Parsed, parse_binary, parse_preference, parse_umbrela
+from studio.judges.parsing import Parsed, parse_binary, parse_preference, parse_rating, parse_umbrela
 from studio.judges.prompts import PromptTemplate, load_prompt
 
 
@@ -26,11 +26,13 @@ class Method:
     parse: Callable[[str], Parsed]
     max_tokens: int = 64
     pairwise: bool = False
+    item_kind: str | None = None  # rubric methods grade once per bank item of this kind
 
     def request(self, subject: tuple[str, ...], **texts: str) -> ChatRequest:
+        unit = "preference" if self.pairwise else "item" if self.item_kind else "pair"
         return ChatRequest(
             tuple(self.prompt.render(**texts)), max_tokens=self.max_tokens, labels=self.labels,
-            answer_prefix=self.answer_prefix, subject=subject, label_values=self.values,
+            answer_prefix=self.answer_prefix, subject=subject, label_values=self.values, unit=unit,
         )
 
     def value_of(self, label: str) -> float:
@@ -51,10 +53,22 @@ def _pairwise(prompt: PromptTemplate) -> Method:
                   pairwise=True)
 
 
+def _exam_question(prompt: PromptTemplate) -> Method:
+    return Method("exam-question", prompt, tuple("012345"), tuple(float(g) for g in range(6)), "", parse_rating,
+                  max_tokens=16, item_kind="question")
+
+
+def _exam_nugget(prompt: PromptTemplate) -> Method:
+    return Method("exam-nugget", prompt, tuple("012345"), tuple(float(g) for g in range(6)), "", parse_rating,
+                  max_tokens=16, item_kind="nugget")
+
+
 METHODS: dict[str, tuple[str, Callable[[PromptTemplate], Method]]] = {
     "umbrela": ("umbrela", _umbrela),
     "binary": ("binary", _binary),
     "pairwise": ("pairwise", _pairwise),
+    "exam-question": ("exam-question", _exam_question),
+    "exam-nugget": ("exam-nugget", _exam_nugget),
 }
 
 
@@ -65,7 +79,12 @@ def get_method(name: str, prompt: str | None = None) -> Method:
     default_prompt, build = METHODS[name]
     template = load_prompt(prompt or default_prompt)
     method = build(template)
-    needed = {"query", "passage_a", "passage_b"} if method.pairwise else {"query", "passage"}
+    if method.pairwise:
+        needed = {"query", "passage_a", "passage_b"}
+    elif method.item_kind is not None:
+        needed = {method.item_kind, "passage"}
+    else:
+        needed = {"query", "passage"}
     if not needed <= template.placeholders():
         raise UsageError(f"prompt {template.name} must contain {', '.join('{' + n + '}' for n in sorted(needed))}")
     return method

@@ -60,3 +60,16 @@ def parse_preference(text: str) -> Parsed:
     if found is None:
         return Parsed(None, "no passage number (1 or 2) in the output")
     return Parsed(float(found.group(1)))
+
+
+_RATING = re.compile(r"(?<![0-9.])([0-5])(?![0-9])")
+
+
+def parse_rating(text: str) -> Parsed:
+    """A self-rating 0–5 (Rubric/EXAM): the first standalone digit 0–5, as in '4', '- 4: …', '4/5'."""
+    if not text or not text.strip():
+        return Parsed(None, "empty output")
+    found = _RATING.search(text)
+    if found is None:
+        return Parsed(None, "no rating 0-5 in the output")
+    return Parsed(float(found.group(1)))

@@ -54,12 +54,14 @@ class SimulatedBackend:
         if not request.labels or not request.subject:
             return ChatResult(None, error="the simulated judge answers only label questions about known pairs")
         values = request.label_values or tuple(float(i) for i in range(len(request.labels)))
-        if len(request.subject) == 3:  # preference: (qid, first shown, second shown)
+        if request.unit == "preference":  # (qid, first shown, second shown)
             qid, first, second = request.subject
             a, b = self.noisy_grade(qid, first), self.noisy_grade(qid, second)
             winner = 0 if a > b else 1 if b > a else self._rng(request.subject).randrange(2)
             label = request.labels[winner]
         else:
             grade = self.noisy_grade(request.subject[0], request.subject[1])
+            if request.unit == "item":  # a bank item: the document's grade on the item scale
+                grade = grade / max(max(self.marginal), 1.0) * max(values)
             label = min(zip(request.labels, values, strict=True), key=lambda lv: (abs(lv[1] - grade), -lv[1]))[0]
         return ChatResult(request.answer_prefix + label, completion_tokens=1)

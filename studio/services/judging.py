@@ -13,11 +13,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from studio.domain.errors import UsageError
-from studio.domain.models import LabelSetKind
+from studio.domain.models import BankItem, LabelSetKind
 from studio.judges.backend import Backend, ChatRequest, call_key
 from studio.judges.methods import Method, get_method, pairwise_scores, sample_pairs
 from studio.judges.parsing import Parsed
 from studio.store import Database, new_batch, pools
+from studio.store import banks as bank_store
 from studio.store import judging as judge_store
 from studio.store import labels as label_store
 from studio.store.evaluation import load_labels
@@ -44,6 +45,7 @@ class JudgeConfig:
     retries: int = 5
     price_input: float | None = None
     price_output: float | None = None
+    bank: str | None = None  # the test bank a rubric method grades with
 
 
 @dataclass
@@ -93,6 +95,7 @@ class Unit:
     docid_b: str | None
     request: ChatRequest
     key: str = ""
+    item_id: str | None = None
 
 
 def pool_pairs(db: Database, config: JudgeConfig) -> list[tuple[str, str]]:
@@ -152,7 +155,7 @@ def make_backend(db: Database, config: JudgeConfig) -> Backend:
 
 
 def build_units(
-    db: Database, method: Method, pairs: list[tuple[str, str]], seed: int
+    db: Database, method: Method, pairs: list[tuple[str, str]], seed: int, bank: str | None = None
 ) -> tuple[list[Unit], list[tuple[str, str]]]:
     """Requests for every pair (both orders of sampled document pairs for preferences), and the
     pairs that cannot be judged because a text is missing."""
@@ -162,6 +165,8 @@ def build_units(
     missing = [p for p in pairs if p[0] not in queries or p not in passages]
     usable = [p for p in pairs if p[0] in queries and p in passages]
     units: list[Unit] = []
+    if method.item_kind is not None:
+        return _item_units(db, method, usable, passages, bank), missing
     if not method.pairwise:
         for qid, docid in usable:
             request = method.request((qid, docid), query=queries[qid], passage=passages[(qid, docid)])
@@ -177,6 +182,30 @@ def build_units(
                                          passage_a=passages[(qid, first)], passage_b=passages[(qid, second)])
                 units.append(Unit(qid, first, second, request))
     return units, missing
+
+
+def _item_units(
+    db: Database, method: Method, pairs: list[tuple[str, str]], passages: dict[tuple[str, str], str],
+    bank: str | None,
+) -> list[Unit]:
+    """One request per (pair, bank item of the method's kind) of the pair's topic."""
+    if bank is None:
+        raise UsageError(f"{method.name} grades with a test bank: give --bank NAME")
+    bank_id = bank_store.bank_id(db.cursor(), bank)
+    if bank_id is None:
+        raise UsageError(f"no bank named {bank!r} (see `studio list banks`)")
+    by_topic: dict[str, list[BankItem]] = {}
+    for item in bank_store.current_items(db.cursor(), bank_id):
+        if item.kind == method.item_kind:
+            by_topic.setdefault(item.qid, []).append(item)
+    assert method.item_kind is not None
+    units = []
+    for qid, docid in pairs:
+        for item in by_topic.get(qid, []):
+            request = method.request((qid, docid, item.item_id),
+                                     **{method.item_kind: item.text, "passage": passages[(qid, docid)]})
+            units.append(Unit(qid, docid, None, request, item_id=item.item_id))
+    return units
 
 
 def _label_set(db: Database, name: str, backend: str) -> int:
@@ -215,7 +244,7 @@ def run_judge(
     backend = backend or make_backend(db, config)
     params = backend.params()
     set_id = _label_set(db, config.name, backend.name)
-    units, missing = build_units(db, method, pairs, config.seed)
+    units, missing = build_units(db, method, pairs, config.seed, config.bank)
     for unit in units:
         unit.key = call_key(backend.name, backend.model, params, unit.request)
     with db.transaction() as tx:
@@ -241,11 +270,13 @@ def run_judge(
         label = parsed.label
         for unit in by_key[key]:
             judge_store.add_judgment(tx, run, unit.qid, unit.docid, unit.docid_b, key, label=label,
-                                     parse_error=parsed.error, expected=expected, confidence=confidence)
+                                     parse_error=parsed.error, expected=expected, confidence=confidence,
+                                     item_id=unit.item_id)
             stats["done"] += 1
             if label is None:
                 stats["failures"] += 1
-            elif not method.pairwise and label_store.current_grade(tx, set_id, unit.qid, unit.docid) != label:
+            elif (not method.pairwise and method.item_kind is None
+                  and label_store.current_grade(tx, set_id, unit.qid, unit.docid) != label):
                 label_store.append_label_event(tx, set_id, unit.qid, unit.docid, label, origin="judge",
                                                source=source, batch_id=batch)
 
@@ -280,6 +311,8 @@ def run_judge(
                             time.perf_counter() - start)
     if method.pairwise:
         _write_preference_labels(db, run, set_id, pairs, batch, source)
+    if method.item_kind is not None:
+        _write_best_item_grades(db, run, set_id, batch, source)
     with db.transaction() as tx:
         judge_store.finish_judge_run(tx, run, pairs=len(pairs), calls=stats["calls"], cache_hits=stats["hits"],
                                      failures=stats["failures"])
@@ -290,6 +323,19 @@ def run_judge(
         completion_tokens=stats["completion"], judge_run=run,
         extra={"cost": round(cost, 6)} if config.price_input or config.price_output else {},
     )
+
+
+def _write_best_item_grades(db: Database, run: int, set_id: int, batch: int, source: str) -> None:
+    """A rubric judge's own label set: each document's best item grade (graded Rubric-Qrels, 0–5).
+    Other derived label sets come from the stored item grades (`studio derive`)."""
+    grades = judge_store.item_grades(db.cursor(), run)
+    with db.transaction() as tx:
+        for qid, docs in grades.items():
+            for docid, items in docs.items():
+                best = max(items.values())
+                if label_store.current_grade(tx, set_id, qid, docid) != best:
+                    label_store.append_label_event(tx, set_id, qid, docid, best, origin="judge",
+                                                   source=source, batch_id=batch)
 
 
 def _write_preference_labels(db: Database, run: int, set_id: int, pairs: list[tuple[str, str]],

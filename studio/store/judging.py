@@ -71,11 +71,24 @@ def finish_judge_run(con: Connection, run: int, *, pairs: int, calls: int, cache
 def add_judgment(
     con: Connection, run: int, qid: str, docid: str, docid_b: str | None, call_key: str, *,
     label: float | None, parse_error: str | None, expected: float | None, confidence: float | None,
+    item_id: str | None = None,
 ) -> None:
     con.execute(
-        "INSERT INTO judgments VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [run, qid, docid, docid_b, call_key, label, parse_error, expected, confidence],
+        "INSERT INTO judgments (judge_run_id, qid, docid, docid_b, call_key, label, parse_error, expected,"
+        " confidence, item_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [run, qid, docid, docid_b, call_key, label, parse_error, expected, confidence, item_id],
     )
+
+
+def item_grades(con: Connection, run: int) -> dict[str, dict[str, dict[str, float]]]:
+    """{qid: {docid: {item_id: grade}}} of a rubric judge run (failures left out)."""
+    grades: dict[str, dict[str, dict[str, float]]] = {}
+    for qid, docid, item_id, label in con.execute(
+        "SELECT qid, docid, item_id, label FROM judgments"
+        " WHERE judge_run_id = ? AND item_id IS NOT NULL AND label IS NOT NULL", [run]
+    ).fetchall():
+        grades.setdefault(qid, {}).setdefault(docid, {})[item_id] = label
+    return grades
 
 
 def list_judge_runs(con: Connection) -> list[dict[str, Any]]:

@@ -181,6 +181,14 @@ MIGRATIONS: list[tuple[int, str]] = [
         );
         """,
     ),
+    (
+        3,
+        """
+        -- Rubric methods grade a document once per test-bank item: the item's id is kept with
+        -- the judgment (NULL for whole-document judgments).
+        ALTER TABLE judgments ADD COLUMN item_id VARCHAR;
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

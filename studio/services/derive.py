@@ -1,0 +1,62 @@
+"""Derived label sets: document scores computed from a rubric judge's item grades or from a bank.
+
+They are ordinary label sets (kind `derived`), written as label events, so every measure,
+correlation and agreement works on them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from studio.banks import derived
+from studio.domain.errors import UsageError
+from studio.domain.models import LabelSetKind
+from studio.store import Database, new_batch
+from studio.store import banks as bank_store
+from studio.store import judging as judge_store
+from studio.store import labels as label_store
+
+Scores = dict[str, dict[str, float]]
+SCORES: dict[str, Callable[..., Any]] = {
+    "exam-binary": lambda g, items, t: derived.exam_binary(g, items, t),
+    "exam-max": lambda g, items, t: derived.exam_graded_max(g, items),
+    "exam-mean": lambda g, items, t: derived.exam_graded_mean(g, items),
+    "rubric-qrels": lambda g, items, t: derived.rubric_qrels(g, t, items),
+}
+
+
+def derive_label_set(db: Database, source: str, bank: str, score: str, name: str, *,
+                     min_grade: float = derived.DEFAULT_MIN_GRADE, replace: bool = False) -> dict[str, Any]:
+    """Write label set `name` with `score` of the item grades of `source`'s newest rubric judge run."""
+    if score not in SCORES:
+        raise UsageError(f"unknown score {score!r} (known: {', '.join(SCORES)})")
+    con = db.cursor()
+    source_id = label_store.label_set_id(con, source)
+    bank_id = bank_store.bank_id(con, bank)
+    if source_id is None or bank_id is None:
+        raise UsageError(f"no label set {source!r}" if source_id is None else f"no bank {bank!r}")
+    row = con.execute("SELECT max(judge_run_id) FROM judge_runs WHERE label_set_id = ?", [source_id]).fetchone()
+    grades = judge_store.item_grades(con, int(row[0])) if row and row[0] is not None else {}
+    if not grades:
+        raise UsageError(f"label set {source!r} has no item grades (judge it with an exam method and --bank)")
+    items = bank_store.current_items(con, bank_id)
+    scores: Scores = {q: {d: float(v) for d, v in docs.items()}
+                      for q, docs in SCORES[score](grades, items, min_grade).items()}
+    existing = label_store.label_set_id(con, name)
+    if existing is not None and not replace:
+        raise UsageError(f"label set {name!r} already exists (use --replace)")
+    rows = derived.to_qrels_rows(scores)
+    label_store.create_label_staging(con)
+    try:
+        label_store.stage_labels(con, 0, rows)
+        with db.transaction() as tx:
+            batch = new_batch(tx, "derive", f"{score} of {source} with {bank}")
+            set_id = existing if existing is not None else label_store.create_label_set(
+                tx, name, LabelSetKind.DERIVED.value, f"{score}({source}, {bank}, min_grade={min_grade:g})")
+            events = label_store.apply_staged_labels(tx, set_id, 0, origin="derived", source=f"{score} of {source}",
+                                                     batch_id=batch, remove_missing=True)
+    finally:
+        label_store.drop_label_staging(con)
+    return {"label_set": name, "score": score, "source": source, "bank": bank, "min_grade": min_grade,
+            "topics": len(scores), "labels": len(rows), "events": events}

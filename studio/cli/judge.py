@@ -45,6 +45,8 @@ def judge(
     price_input: Annotated[float | None, typer.Option(help="Price per million input tokens (openai).")] = None,
     price_output: Annotated[float | None, typer.Option(help="Price per million output tokens (openai).")] = None,
     failures: Annotated[bool, typer.Option("--failures", help="List the newest run's failures instead.")] = False,
+    stale: Annotated[bool, typer.Option(
+        "--stale", help="Run the label set's newest judge again as it was: only changed cells cost calls.")] = False,
     reparse: Annotated[bool, typer.Option("--reparse", help="Parse the newest outputs again (no calls).")] = False,
     export_batch: Annotated[Path | None, typer.Option(
         help="Write the pending requests as an OpenAI Batch JSONL file instead of calling (openai).")] = None,
@@ -67,6 +69,10 @@ def judge(
             api_key_env=api_key_env, concurrency=concurrency, timeout=timeout, retries=retries,
             price_input=price_input, price_output=price_output, bank=bank,
         )
+        if stale:
+            from studio.services.judging import last_config
+
+            config = last_config(project.db, label_set)
         if export_batch or import_batch:
             _batch(project, config, export_batch, import_batch, fmt)
             return

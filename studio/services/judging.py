@@ -251,7 +251,7 @@ def run_judge(
         run = judge_store.create_judge_run(
             tx, set_id, method=method.name, backend=backend.name, model=backend.model,
             prompt_name=method.prompt.name, prompt_hash=method.prompt.sha256,
-            params=params | {"seed": config.seed}, pool=config.pool,
+            params=params | {"seed": config.seed, "config": _rerunnable(config)}, pool=config.pool,
         )
         batch = new_batch(tx, "judge", f"{config.name} run {run}")
         for qid, docid in missing:
@@ -400,3 +400,35 @@ def reparse(db: Database, label_set: str) -> dict[str, int]:
         pairs = sorted({(q, d) for _, q, d, _, _, _, _ in rows} | {(q, b) for _, q, _, b, _, _, _ in rows if b})
         _write_preference_labels(db, run, set_id, pairs, batch, f"reparse of judge run {run}")
     return counts
+
+
+# What `--stale` needs to run a judge again as it was: everything but secrets and the name.
+RERUN_FIELDS = ("method", "backend", "pool", "model", "prompt", "topics", "limit", "ref", "kappa", "seed",
+                "threads", "base_url", "api_key_env", "concurrency", "timeout", "retries", "bank")
+
+
+def _rerunnable(config: JudgeConfig) -> dict[str, Any]:
+    return {name: getattr(config, name) for name in RERUN_FIELDS}
+
+
+def last_config(db: Database, label_set: str) -> JudgeConfig:
+    """The configuration of the label set's newest judge run, to run it again.
+
+    Re-running costs exactly the calls whose prompt changed: an edited bank item renders a new
+    prompt (a cache miss) while every untouched cell is a cache hit, so only stale cells are graded.
+    """
+    import json
+
+    con = db.cursor()
+    set_id = label_store.label_set_id(con, label_set)
+    if set_id is None:
+        raise UsageError(f"no label set named {label_set!r}")
+    row = con.execute(
+        "SELECT params FROM judge_runs WHERE label_set_id = ? ORDER BY judge_run_id DESC LIMIT 1", [set_id]
+    ).fetchone()
+    if row is None:
+        raise UsageError(f"label set {label_set!r} was not made by a judge")
+    saved = json.loads(row[0]).get("config")
+    if not saved:
+        raise UsageError(f"the newest judge run of {label_set!r} predates re-runnable configurations")
+    return JudgeConfig(name=label_set, **saved)

@@ -105,3 +105,30 @@ def history(ctx: typer.Context, bank: Bank, limit: Annotated[int, typer.Option(h
     """The bank's item events, newest first (imports, edits, who and why)."""
     with open_project(ctx) as project:
         emit_records(BankEditor(project.db, bank).history(limit), fmt, title=f"History of {bank}")
+
+
+@bank_app.command("report")
+@handles_errors
+def report(ctx: typer.Context, bank: Bank,
+           source: Annotated[str, typer.Option("--from", help="Label set of a rubric judge run with this bank.")],
+           ref: Annotated[str, typer.Option(help="Reference label set.")] = "human",
+           min_grade: Annotated[float, typer.Option(help="Covered at item grade ≥ this.")] = 4.0,
+           relevant: Annotated[float | None, typer.Option(help="Reference-relevant at grade ≥ this.")] = None,
+           measure: Annotated[str, typer.Option("--measure", "-m", help="Measure of the item effect.")] = "nDCG@10",
+           topic: Annotated[list[str] | None, typer.Option(help="Only these topics (repeat).")] = None,
+           fmt: Format = OutputFormat.table) -> None:
+    """Diagnostics: spurious items, uncovered relevant documents, coverage and each item's effect on τ."""
+    with open_project(ctx) as project:
+        result = project.bank_report(bank, source, ref=ref, min_grade=min_grade, relevant=relevant,
+                                     measure=measure, topics=topic)
+    if fmt is OutputFormat.json:
+        emit_object(result, fmt)
+        return
+    emit_records(result["spurious"], fmt, title="Spurious items (covered mostly by non-relevant documents)",
+                 columns=["qid", "item_id", "covered", "covered_nonrelevant", "text"])
+    typer.echo("")
+    emit_records(result["uncovered_relevant"], fmt, title="Relevant documents no item covers")
+    typer.echo("")
+    emit_records(result["item_effect"][:20], fmt,
+                 title=f"Item effect on τ ({result['measure']}; all items: {result['tau_all_items']})",
+                 columns=["qid", "item_id", "tau_change", "tau_without", "text"])

@@ -217,3 +217,9 @@ class Project:
         if not by_system:
             raise UsageError(f"label set {qrels!r} grades no generated answer (judge with --pool responses)")
         return answer_leaderboard(by_system, resamples=resamples, seed=seed)
+
+    def bank_report(self, bank: str, source: str, **options: Any) -> dict[str, Any]:
+        """Diagnostics of a test bank from a rubric judge's item grades (see `studio bank report`)."""
+        from studio.services.bank_report import bank_report
+
+        return bank_report(self.engine, bank, source, **options)

@@ -1,0 +1,86 @@
+"""`studio bank report`: spurious items, uncovered relevant documents, each item's effect on τ."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from studio import Project
+from studio.cli.app import app
+from studio.judges.backend import ChatResult
+from studio.services.judging import JudgeConfig, run_judge
+from studio.services.sample_project import build_sample_project
+from studio.store import banks as bank_store
+
+TOPIC = "1007"
+
+
+class ScriptedGrades:
+    """Grades one chosen item 5 on every document (a spurious item), every other item 5 only on
+    documents the reference grades 3, and 0 elsewhere."""
+
+    name = "scripted"
+    model = "scripted"
+
+    def __init__(self, spurious_item: str, reference: dict[str, float]) -> None:
+        self.spurious_item = spurious_item
+        self.reference = reference
+
+    def params(self) -> dict[str, object]:
+        return {}
+
+    def complete(self, requests):  # type: ignore[no-untyped-def]
+        for index, request in enumerate(requests):
+            _, docid, item_id = request.subject
+            grade = 5 if item_id == self.spurious_item or self.reference.get(docid) == 3 else 0
+            yield index, ChatResult(str(grade))
+
+    def close(self) -> None:
+        pass
+
+
+def test_report_finds_the_spurious_item_and_the_uncovered_relevant_documents(tmp_path: Path) -> None:
+    db = tmp_path / "p.duckdb"
+    with build_sample_project(db) as project:
+        con = project.db.cursor()
+        bank = bank_store.bank_id(con, "nuggets")
+        assert bank is not None
+        items = [i for i in bank_store.current_items(con, bank) if i.qid == TOPIC]
+        reference = dict(con.execute("SELECT l.docid, l.grade FROM labels l JOIN label_sets s USING (label_set_id)"
+                                     " WHERE s.name = 'human' AND l.qid = ?", [TOPIC]).fetchall())
+        backend = ScriptedGrades(items[0].item_id, reference)
+        config = JudgeConfig(method="exam-nugget", backend="scripted", name="nug", bank="nuggets", topics=[TOPIC])
+        for _ in run_judge(project.db, config, backend=backend):
+            pass
+        report = project.bank_report("nuggets", "nug", topics=[TOPIC])
+        # the τ of all items is the τ of the Exam-Binary label set derived from the same grades
+        from studio.services.derive import derive_label_set
+
+        derive_label_set(project.db, "nug", "nuggets", "exam-binary", "eb")
+        assert report["tau_all_items"] == project.correlation("human", "eb", "nDCG@10", details=False)["kendall_tau"]
+
+    assert report["relevant_at"] == 2.0
+    assert [s["item_id"] for s in report["spurious"]] == [items[0].item_id]
+    nonrelevant = sorted(d for d, g in reference.items() if g < 2)
+    assert report["spurious"][0]["nonrelevant_docs"] == nonrelevant
+    # grade-2 documents are relevant, and only the spurious item (which covers everything) covers them
+    assert report["uncovered_relevant"] == []
+    assert {e["item_id"] for e in report["item_effect"]} == {i.item_id for i in items}
+    grid = report["grid"][TOPIC]
+    assert set(grid) == set(reference) and all(len(per) == len(items) for per in grid.values())
+
+    result = CliRunner().invoke(app, ["--db", str(db), "bank", "report", "nuggets", "--from", "nug",
+                                      "--topic", TOPIC, "-f", "json"])
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.stdout)["spurious"][0]["item_id"] == items[0].item_id
+
+
+def test_report_needs_item_grades(tmp_path: Path) -> None:
+    db = tmp_path / "p.duckdb"
+    build_sample_project(db).close()
+    result = CliRunner().invoke(app, ["--db", str(db), "bank", "report", "nuggets", "--from", "human"])
+    assert result.exit_code == 2 and "no item grades" in result.stderr
+    with Project.open(db) as project:
+        assert project.label_sets()[0]["name"] == "human"

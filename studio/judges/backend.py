@@ -20,7 +20,8 @@ class ChatRequest:
     answer_prefix: str = ""
     subject: tuple[str, ...] = field(default=(), compare=False)
     label_values: tuple[float, ...] = field(default=(), compare=False)
-    unit: str = field(default="pair", compare=False)  # pair (qid, docid) | preference (qid, a, b) | item
+    # pair (qid, docid) | preference (qid, a, b) | item (qid, docid, item) | window (qid, docid, *items)
+    unit: str = field(default="pair", compare=False)
 
     def as_json(self) -> list[dict[str, str]]:
         return [{"role": role, "content": content} for role, content in self.messages]

@@ -12,7 +12,14 @@ from dataclasses import dataclass
 
 from studio.domain.errors import UsageError
 from studio.judges.backend import ChatRequest
-from studio.judges.parsing import Parsed, parse_binary, parse_preference, parse_rating, parse_umbrela
+from studio.judges.parsing import (
+    Parsed,
+    parse_assignments,
+    parse_binary,
+    parse_preference,
+    parse_rating,
+    parse_umbrela,
+)
 from studio.judges.prompts import PromptTemplate, load_prompt
 
 
@@ -27,9 +34,11 @@ class Method:
     max_tokens: int = 64
     pairwise: bool = False
     item_kind: str | None = None  # rubric methods grade once per bank item of this kind
+    window: int | None = None  # items per call, for methods that label a list of items at once
+    parse_window: Callable[[str, int], list[Parsed]] | None = None
 
     def request(self, subject: tuple[str, ...], **texts: str) -> ChatRequest:
-        unit = "preference" if self.pairwise else "item" if self.item_kind else "pair"
+        unit = "preference" if self.pairwise else "window" if self.window else "item" if self.item_kind else "pair"
         return ChatRequest(
             tuple(self.prompt.render(**texts)), max_tokens=self.max_tokens, labels=self.labels,
             answer_prefix=self.answer_prefix, subject=subject, label_values=self.values, unit=unit,
@@ -63,12 +72,18 @@ def _exam_nugget(prompt: PromptTemplate) -> Method:
                   max_tokens=16, item_kind="nugget")
 
 
+def _nugget_assign(prompt: PromptTemplate) -> Method:
+    return Method("nugget-assign", prompt, (), (), "", lambda text: Parsed(None, "a window method"),
+                  max_tokens=200, item_kind="nugget", window=10, parse_window=parse_assignments)
+
+
 METHODS: dict[str, tuple[str, Callable[[PromptTemplate], Method]]] = {
     "umbrela": ("umbrela", _umbrela),
     "binary": ("binary", _binary),
     "pairwise": ("pairwise", _pairwise),
     "exam-question": ("exam-question", _exam_question),
     "exam-nugget": ("exam-nugget", _exam_nugget),
+    "nugget-assign": ("nugget-assign", _nugget_assign),
 }
 
 
@@ -81,6 +96,8 @@ def get_method(name: str, prompt: str | None = None) -> Method:
     method = build(template)
     if method.pairwise:
         needed = {"query", "passage_a", "passage_b"}
+    elif method.window is not None:
+        needed = {"query", "context", "nuggets", "num_nuggets"}
     elif method.item_kind is not None:
         needed = {method.item_kind, "passage"}
     else:

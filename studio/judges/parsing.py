@@ -73,3 +73,32 @@ def parse_rating(text: str) -> Parsed:
     if found is None:
         return Parsed(None, "no rating 0-5 in the output")
     return Parsed(float(found.group(1)))
+
+
+ASSIGNMENT_VALUES = {"support": 1.0, "partial_support": 0.5, "not_support": 0.0}
+
+
+def parse_assignments(text: str, count: int) -> list[Parsed]:
+    """A Python list of `count` labels (support / partial_support / not_support), as the
+    AutoNuggetizer assigner answers; the whole window fails when the list is not readable or
+    not as long as the nugget list (a failure per nugget, never a silent not_support)."""
+    import ast
+
+    if not text or not text.strip():
+        return [Parsed(None, "empty output")] * count
+    start, end = text.find("["), text.find("]", text.find("[") + 1)
+    if start < 0 or end < 0:
+        return [Parsed(None, "no list of labels in the output")] * count
+    try:
+        values = ast.literal_eval(text[start : end + 1])
+    except (ValueError, SyntaxError):
+        return [Parsed(None, "the list of labels is not a Python list")] * count
+    if not isinstance(values, list) or len(values) != count:
+        got = len(values) if isinstance(values, list) else 0
+        return [Parsed(None, f"expected {count} labels, got {got}")] * count
+    parsed = []
+    for value in values:
+        key = str(value).strip().lower().replace(" ", "_").replace("-", "_")
+        parsed.append(Parsed(ASSIGNMENT_VALUES[key]) if key in ASSIGNMENT_VALUES
+                      else Parsed(None, f"unknown label {value!r}"))
+    return parsed

@@ -51,6 +51,8 @@ class SimulatedBackend:
             yield index, self._answer(request)
 
     def _answer(self, request: ChatRequest) -> ChatResult:
+        if request.unit == "window":
+            return ChatResult(repr(self._assignments(request.subject)), completion_tokens=1)
         if not request.labels or not request.subject:
             return ChatResult(None, error="the simulated judge answers only label questions about known pairs")
         values = request.label_values or tuple(float(i) for i in range(len(request.labels)))
@@ -65,3 +67,15 @@ class SimulatedBackend:
                 grade = grade / max(max(self.marginal), 1.0) * max(values)
             label = min(zip(request.labels, values, strict=True), key=lambda lv: (abs(lv[1] - grade), -lv[1]))[0]
         return ChatResult(request.answer_prefix + label, completion_tokens=1)
+
+    def _assignments(self, subject: tuple[str, ...]) -> list[str]:
+        """Nugget labels for a window: each nugget supported with a chance that grows with the
+        document's (noisy) grade, partially supported half as often as not."""
+        qid, docid, *items = subject
+        share = self.noisy_grade(qid, docid) / max(max(self.marginal), 1.0)
+        labels = []
+        for item in items:
+            draw = self._rng((qid, docid, item)).random()
+            labels.append("support" if draw < share else "partial_support" if draw < share + (1 - share) / 3
+                          else "not_support")
+        return labels

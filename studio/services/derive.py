@@ -18,11 +18,27 @@ from studio.store import judging as judge_store
 from studio.store import labels as label_store
 
 Scores = dict[str, dict[str, float]]
+def _nuggets(variant: derived.NuggetVariant, strict: bool) -> Callable[..., Any]:
+    def score(grades: Any, items: Any, _: float) -> Any:
+        from studio.judges.parsing import ASSIGNMENT_VALUES
+
+        names = {value: name for name, value in ASSIGNMENT_VALUES.items()}
+        if any(v not in names for docs in grades.values() for per in docs.values() for v in per.values()):
+            raise UsageError("nugget scores need a nugget-assign judge (support / partial_support / not_support)")
+        assignments = {q: {d: {i: names[v] for i, v in per.items()} for d, per in docs.items()}
+                       for q, docs in grades.items()}
+        return derived.nugget_scores(assignments, items, variant, strict=strict)
+
+    return score
+
+
 SCORES: dict[str, Callable[..., Any]] = {
     "exam-binary": lambda g, items, t: derived.exam_binary(g, items, t),
     "exam-max": lambda g, items, t: derived.exam_graded_max(g, items),
     "exam-mean": lambda g, items, t: derived.exam_graded_mean(g, items),
     "rubric-qrels": lambda g, items, t: derived.rubric_qrels(g, t, items),
+    **{f"nugget-{variant}{'-strict' if strict else ''}": _nuggets(variant, strict)
+       for variant in ("all", "vital", "weighted") for strict in (False, True)},
 }
 
 

@@ -96,6 +96,7 @@ class Unit:
     request: ChatRequest
     key: str = ""
     item_id: str | None = None
+    window: tuple[str, ...] = ()  # the item ids a window method labels in this call
 
 
 def pool_pairs(db: Database, config: JudgeConfig) -> list[tuple[str, str]]:
@@ -166,7 +167,7 @@ def build_units(
     usable = [p for p in pairs if p[0] in queries and p in passages]
     units: list[Unit] = []
     if method.item_kind is not None:
-        return _item_units(db, method, usable, passages, bank), missing
+        return _item_units(db, method, usable, queries, passages, bank), missing
     if not method.pairwise:
         for qid, docid in usable:
             request = method.request((qid, docid), query=queries[qid], passage=passages[(qid, docid)])
@@ -185,10 +186,11 @@ def build_units(
 
 
 def _item_units(
-    db: Database, method: Method, pairs: list[tuple[str, str]], passages: dict[tuple[str, str], str],
-    bank: str | None,
+    db: Database, method: Method, pairs: list[tuple[str, str]], queries: dict[str, str],
+    passages: dict[tuple[str, str], str], bank: str | None,
 ) -> list[Unit]:
-    """One request per (pair, bank item of the method's kind) of the pair's topic."""
+    """One request per (pair, bank item of the method's kind) of the pair's topic, or per window
+    of up to `method.window` items for methods that label a list at once."""
     if bank is None:
         raise UsageError(f"{method.name} grades with a test bank: give --bank NAME")
     bank_id = bank_store.bank_id(db.cursor(), bank)
@@ -201,7 +203,18 @@ def _item_units(
     assert method.item_kind is not None
     units = []
     for qid, docid in pairs:
-        for item in by_topic.get(qid, []):
+        topic_items = by_topic.get(qid, [])
+        if method.window is not None:
+            for start in range(0, len(topic_items), method.window):
+                window = topic_items[start : start + method.window]
+                request = method.request(
+                    (qid, docid, *(i.item_id for i in window)), query=queries[qid],
+                    context=passages[(qid, docid)], nuggets=repr([i.text for i in window]),
+                    num_nuggets=str(len(window)),
+                )
+                units.append(Unit(qid, docid, None, request, window=tuple(i.item_id for i in window)))
+            continue
+        for item in topic_items:
             request = method.request((qid, docid, item.item_id),
                                      **{method.item_kind: item.text, "passage": passages[(qid, docid)]})
             units.append(Unit(qid, docid, None, request, item_id=item.item_id))
@@ -266,19 +279,26 @@ def run_judge(
     cost = 0.0
 
     def record(tx: Any, key: str, output: str | None, error: str | None, probs: dict[str, float] | None) -> None:
-        parsed, expected, confidence = _outcome(method, output, error, probs)
-        label = parsed.label
         for unit in by_key[key]:
-            judge_store.add_judgment(tx, run, unit.qid, unit.docid, unit.docid_b, key, label=label,
-                                     parse_error=parsed.error, expected=expected, confidence=confidence,
-                                     item_id=unit.item_id)
             stats["done"] += 1
-            if label is None:
-                stats["failures"] += 1
-            elif (not method.pairwise and method.item_kind is None
-                  and label_store.current_grade(tx, set_id, unit.qid, unit.docid) != label):
-                label_store.append_label_event(tx, set_id, unit.qid, unit.docid, label, origin="judge",
-                                               source=source, batch_id=batch)
+            outcomes: list[tuple[str | None, Parsed, float | None, float | None]]
+            if unit.window:
+                window_parsed = (method.parse_window(output, len(unit.window))  # type: ignore[misc]
+                                 if output is not None else [Parsed(None, f"call failed: {error}")] * len(unit.window))
+                outcomes = [(item, parsed, None, None) for item, parsed in zip(unit.window, window_parsed, strict=True)]
+            else:
+                outcomes = [(unit.item_id, *_outcome(method, output, error, probs))]
+            for item_id, parsed, expected, confidence in outcomes:
+                label = parsed.label
+                judge_store.add_judgment(tx, run, unit.qid, unit.docid, unit.docid_b, key, label=label,
+                                         parse_error=parsed.error, expected=expected, confidence=confidence,
+                                         item_id=item_id)
+                if label is None:
+                    stats["failures"] += 1
+                elif (not method.pairwise and method.item_kind is None
+                      and label_store.current_grade(tx, set_id, unit.qid, unit.docid) != label):
+                    label_store.append_label_event(tx, set_id, unit.qid, unit.docid, label, origin="judge",
+                                                   source=source, batch_id=batch)
 
     # A call that failed for good (retries exhausted, server error) is asked again on the next
     # run; an answer that could not be parsed is not: the model would say the same.
@@ -311,7 +331,9 @@ def run_judge(
                             time.perf_counter() - start)
     if method.pairwise:
         _write_preference_labels(db, run, set_id, pairs, batch, source)
-    if method.item_kind is not None:
+    if method.window is not None:
+        _write_nugget_scores(db, run, set_id, batch, source, config.bank)
+    elif method.item_kind is not None:
         _write_best_item_grades(db, run, set_id, batch, source)
     with db.transaction() as tx:
         judge_store.finish_judge_run(tx, run, pairs=len(pairs), calls=stats["calls"], cache_hits=stats["hits"],
@@ -335,6 +357,26 @@ def _write_best_item_grades(db: Database, run: int, set_id: int, batch: int, sou
                 best = max(items.values())
                 if label_store.current_grade(tx, set_id, qid, docid) != best:
                     label_store.append_label_event(tx, set_id, qid, docid, best, origin="judge",
+                                                   source=source, batch_id=batch)
+
+
+def _write_nugget_scores(db: Database, run: int, set_id: int, batch: int, source: str, bank: str | None) -> None:
+    """A nugget assigner's own label set: each document's nugget score (All, plain: support 1,
+    partial_support 0.5); Vital and Weighted, plain and strict, come from `studio derive`."""
+    from studio.banks.derived import nugget_scores
+    from studio.judges.parsing import ASSIGNMENT_VALUES
+
+    names = {value: name for name, value in ASSIGNMENT_VALUES.items()}
+    assignments = {q: {d: {i: names[v] for i, v in per.items()} for d, per in docs.items()}
+                   for q, docs in judge_store.item_grades(db.cursor(), run).items()}
+    bank_id = bank_store.bank_id(db.cursor(), bank or "")
+    items = bank_store.current_items(db.cursor(), bank_id) if bank_id is not None else []
+    scores = nugget_scores(assignments, items, "all")
+    with db.transaction() as tx:
+        for qid, docs in scores.items():
+            for docid, score in docs.items():
+                if docid in assignments.get(qid, {}) and label_store.current_grade(tx, set_id, qid, docid) != score:
+                    label_store.append_label_event(tx, set_id, qid, docid, score, origin="judge",
                                                    source=source, batch_id=batch)
 
 

@@ -132,3 +132,30 @@ def report(ctx: typer.Context, bank: Bank,
     emit_records(result["item_effect"][:20], fmt,
                  title=f"Item effect on τ ({result['measure']}; all items: {result['tau_all_items']})",
                  columns=["qid", "item_id", "tau_change", "tau_without", "text"])
+
+
+@bank_app.command("generate")
+@handles_errors
+def generate(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Name of the new bank.")],
+             kind: Annotated[str, typer.Option(help="question or nugget.")] = "question",
+             backend: Annotated[str, typer.Option(help="llamacpp or openai.")] = "llamacpp",
+             model: Annotated[str | None, typer.Option(help="GGUF path (llamacpp) or model name (openai).")] = None,
+             prompt: Annotated[str | None, typer.Option(help="A custom generation prompt.")] = None,
+             topic: Annotated[list[str] | None, typer.Option(help="Only these topics (repeat).")] = None,
+             max_items: Annotated[int, typer.Option(help="Items kept per topic.")] = 10,
+             base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
+             api_key_env: Annotated[str, typer.Option(help="Variable holding the API key.")] = "OPENAI_API_KEY",
+             replace: Annotated[bool, typer.Option("--replace", help="Regenerate an existing bank.")] = False,
+             fmt: Format = OutputFormat.table) -> None:
+    """Generate ~10 exam questions or nuggets per topic from the query alone (Rubric/EXAM prompts)."""
+    from studio.services.bank_generation import generate_bank
+    from studio.services.judging import JudgeConfig
+
+    config = JudgeConfig(method="generate", backend=backend, name=name, model=model, prompt=prompt, topics=topic,
+                         base_url=base_url, api_key_env=api_key_env)
+    with open_project(ctx) as project:
+        summary: dict[str, object] = {}
+        for event in generate_bank(project.db, config, kind, max_items=max_items, replace=replace):
+            if isinstance(event, dict):
+                summary = event
+    emit_object(summary, fmt, title=f"Generated {name}")

@@ -102,3 +102,26 @@ def parse_assignments(text: str, count: int) -> list[Parsed]:
         parsed.append(Parsed(ASSIGNMENT_VALUES[key]) if key in ASSIGNMENT_VALUES
                       else Parsed(None, f"unknown label {value!r}"))
     return parsed
+
+
+_LIST_LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)]|(?:question|nugget|q)\s*\d*\s*[:.)])\s*(.+?)\s*$", re.IGNORECASE)
+
+
+def parse_generated_items(text: str, key: str) -> list[str]:
+    """Generated questions or nuggets: the JSON object's `key` list when there is one (also inside
+    a ```json fence), else numbered or bulleted lines. Empty when nothing readable is there."""
+    import json
+
+    for start in [m.start() for m in re.finditer(r"\{", text or "")]:
+        end = text.find("}", start)
+        while end != -1:
+            try:
+                value = json.loads(text[start : end + 1])
+            except ValueError:
+                end = text.find("}", end + 1)
+                continue
+            if isinstance(value, dict) and isinstance(value.get(key), list):
+                return [str(v).strip() for v in value[key] if str(v).strip()]
+            break
+    lines = [m.group(1).strip().strip('"') for m in map(_LIST_LINE.match, (text or "").splitlines()) if m]
+    return [line for line in lines if line]

@@ -1,0 +1,90 @@
+"""Generating a bank from the queries: prompts, parsing, the call cache, bank events."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+
+import pytest
+
+from studio import Project
+from studio.domain.errors import UsageError
+from studio.judges.backend import ChatResult
+from studio.judges.parsing import parse_generated_items
+from studio.judges.prompts import load_prompt
+from studio.services.bank_editing import BankEditor
+from studio.services.bank_generation import generate_bank
+from studio.services.judging import JudgeConfig
+from studio.services.sample_project import build_sample_project
+
+
+@pytest.mark.parametrize("text, items", [
+    ('{"questions": ["What is X?", "Why Y?"]}', ["What is X?", "Why Y?"]),
+    ('Sure!\n```json\n{ "questions" : ["A?", " B? "] }\n```', ["A?", "B?"]),
+    ("1. First?\n2) Second?\n- Third?", ["First?", "Second?", "Third?"]),
+    ("Question: One?\n\nQuestion: Two?", ["One?", "Two?"]),
+    ("", []),
+    ("I cannot help with that.", []),
+])
+def test_parse_generated_items(text: str, items: list[str]) -> None:
+    assert parse_generated_items(text, "questions") == items
+
+
+def test_generation_prompts_follow_the_published_text() -> None:
+    question = load_prompt("generate-questions").user
+    assert question.startswith("Break the query '{query}' into concise questions that must be answered.")
+    assert question.endswith('```json { "questions" : [question_text_1, question_text_2, ... ] }```')
+    nugget = load_prompt("generate-nuggets").user
+    assert "into concise nuggets that must be mentioned" in nugget and "maximum of 4 words" in nugget
+    assert '"nuggets"' in nugget
+
+
+class Writer:
+    """Answers with three questions naming the topic, or nothing for topic 1002."""
+
+    name = "writer"
+    model = "writer"
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    def params(self) -> dict[str, object]:
+        return {}
+
+    def complete(self, requests):  # type: ignore[no-untyped-def]
+        for index, request in enumerate(requests):
+            self.calls += 1
+            qid = request.subject[0]
+            text = "no idea" if qid == "1002" else json.dumps({"questions": [f"{qid} a?", f"{qid} b?", f"{qid} a?"]})
+            yield index, ChatResult(text)
+
+    def close(self) -> None:
+        pass
+
+
+def run(project: Project, backend: Writer, **options: object) -> dict:  # type: ignore[type-arg]
+    config = JudgeConfig(method="generate", backend="writer", name="gen", topics=["1001", "1002", "1003"])
+    summary: dict = {}  # type: ignore[type-arg]
+    for event in generate_bank(project.db, config, "question", backend=backend, **options):  # type: ignore[arg-type]
+        if isinstance(event, dict):
+            summary = event
+    return summary
+
+
+def test_generated_items_become_a_bank_with_rubric_ids_and_cached_calls(tmp_path: Path) -> None:
+    with build_sample_project(tmp_path / "p.duckdb") as project:
+        writer = Writer()
+        summary = run(project, writer)
+        assert summary["items"] == 4 and summary["calls"] == 3 and summary["topics_without_items"] == ["1002"]
+        items = BankEditor(project.db, "gen").items()
+        assert {i["text"] for i in items} == {"1001 a?", "1001 b?", "1003 a?", "1003 b?"}
+        assert all(i["item_id"] == f"{i['qid']}/{hashlib.md5(i['text'].encode()).hexdigest()}" for i in items)
+        assert all(i["kind"] == "question" for i in items)
+        origins = project.db.cursor().execute("SELECT DISTINCT e.origin, e.source FROM bank_events e JOIN banks b"
+                                              " USING (bank_id) WHERE b.name = 'gen'").fetchall()
+        assert origins == [("generate", "writer:writer")]
+        with pytest.raises(UsageError):
+            run(project, writer)  # the bank exists
+        again = run(project, writer, replace=True)
+        assert again["calls"] == 0 and again["cache_hits"] == 3 and writer.calls == 3

@@ -159,3 +159,22 @@ def generate(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Name 
             if isinstance(event, dict):
                 summary = event
     emit_object(summary, fmt, title=f"Generated {name}")
+
+
+@bank_app.command("cover")
+@handles_errors
+def cover(ctx: typer.Context, bank: Bank,
+          source: Annotated[str, typer.Option("--from", help="Label set of a rubric judge run with this bank.")],
+          k: Annotated[int, typer.Option("-k", help="Depth of each run's ranking.")] = 10,
+          min_grade: Annotated[float, typer.Option(help="Covered at item grade ≥ this.")] = 4.0,
+          normalise: Annotated[bool, typer.Option("--normalise", help="Divide by what any document covers.")] = False,
+          ref: Annotated[str, typer.Option(help="Reference label set for Kendall τ.")] = "human",
+          fmt: Format = OutputFormat.table) -> None:
+    """Rubric-Cover@k leaderboard: the fraction of each topic's items a run's top k covers."""
+    with open_project(ctx) as project:
+        result = project.cover_leaderboard(source, bank, k=k, min_grade=min_grade, normalise=normalise, ref=ref)
+    if fmt is OutputFormat.json:
+        emit_object(result, fmt)
+        return
+    emit_records(result["leaderboard"], fmt,
+                 title=f"{result['measure']} (Kendall τ against {ref}: {result.get('kendall_tau')})")

@@ -223,3 +223,9 @@ class Project:
         from studio.services.bank_report import bank_report
 
         return bank_report(self.engine, bank, source, **options)
+
+    def cover_leaderboard(self, source: str, bank: str, **options: Any) -> dict[str, Any]:
+        """Rubric-Cover@k of every run from a rubric judge's item grades (see `studio bank cover`)."""
+        from studio.services.cover import cover_leaderboard
+
+        return cover_leaderboard(self.engine, source, bank, **options)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from studio import Project
@@ -84,3 +85,28 @@ def test_report_needs_item_grades(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "no item grades" in result.stderr
     with Project.open(db) as project:
         assert project.label_sets()[0]["name"] == "human"
+
+
+def test_cover_leaderboard_counts_items_covered_in_the_top_k(tmp_path: Path) -> None:
+    """With the scripted grades, an item is covered by every document (the spurious one) or by the
+    documents graded 3: Cover@k of a run is computed here from the run file itself."""
+    db = tmp_path / "p.duckdb"
+    with build_sample_project(db) as project:
+        con = project.db.cursor()
+        bank = bank_store.bank_id(con, "nuggets")
+        assert bank is not None
+        items = [i for i in bank_store.current_items(con, bank) if i.qid == TOPIC]
+        reference = dict(con.execute("SELECT l.docid, l.grade FROM labels l JOIN label_sets s USING (label_set_id)"
+                                     " WHERE s.name = 'human' AND l.qid = ?", [TOPIC]).fetchall())
+        config = JudgeConfig(method="exam-nugget", backend="scripted", name="nug", bank="nuggets", topics=[TOPIC])
+        for _ in run_judge(project.db, config, backend=ScriptedGrades(items[0].item_id, reference)):
+            pass
+        result = project.cover_leaderboard("nug", "nuggets", k=3)
+        topics = len({i.qid for i in bank_store.current_items(con, bank)})
+        for row in result["leaderboard"]:
+            ranked = con.execute(
+                "SELECT docid FROM run_rows JOIN runs USING (run_id) WHERE name = ? AND qid = ?"
+                " ORDER BY score DESC, docid DESC LIMIT 3", [row["run"], TOPIC]).fetchall()
+            top = [d for (d,) in ranked]
+            covered = 1 + (len(items) - 1) * any(reference.get(d) == 3 for d in top)
+            assert row["value"] == pytest.approx(covered / len(items) / topics)

@@ -178,3 +178,30 @@ def cover(ctx: typer.Context, bank: Bank,
         return
     emit_records(result["leaderboard"], fmt,
                  title=f"{result['measure']} (Kendall τ against {ref}: {result.get('kendall_tau')})")
+
+
+@bank_app.command("nuggetize")
+@handles_errors
+def nuggetize_command(
+    ctx: typer.Context, name: Annotated[str, typer.Argument(help="Name of the new nugget bank.")],
+    ref: Annotated[str, typer.Option(help="Label set whose relevant documents the nuggets come from.")] = "human",
+    relevant: Annotated[float, typer.Option(help="Relevant at grade ≥ this.")] = 2.0,
+    backend: Annotated[str, typer.Option(help="llamacpp or openai.")] = "llamacpp",
+    model: Annotated[str | None, typer.Option(help="GGUF path (llamacpp) or model name (openai).")] = None,
+    topic: Annotated[list[str] | None, typer.Option(help="Only these topics (repeat).")] = None,
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
+    api_key_env: Annotated[str, typer.Option(help="Variable holding the API key.")] = "OPENAI_API_KEY",
+    replace: Annotated[bool, typer.Option("--replace", help="Rebuild an existing bank.")] = False,
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """AutoNuggetizer: nuggets from judged-relevant documents (windows of 10), vital/okay, top 20 per topic."""
+    from studio.services.judging import JudgeConfig
+    from studio.services.nuggetizer import nuggetize
+
+    config = JudgeConfig(method="nuggetize", backend=backend, name=name, model=model, topics=topic, ref=ref,
+                         base_url=base_url, api_key_env=api_key_env)
+    with open_project(ctx) as project:
+        summary: dict[str, object] = {}
+        for event in nuggetize(project.db, config, relevant=relevant, replace=replace):
+            summary = event
+    emit_object(summary, fmt, title=f"Nuggetized {name}")

@@ -125,3 +125,23 @@ def parse_generated_items(text: str, key: str) -> list[str]:
             break
     lines = [m.group(1).strip().strip('"') for m in map(_LIST_LINE.match, (text or "").splitlines()) if m]
     return [line for line in lines if line]
+
+
+def parse_python_list(text: str) -> list[str] | None:
+    """The first Python/JSON list of strings in the text (AutoNuggetizer answers), or None."""
+    import ast
+
+    start = (text or "").find("[")
+    while start != -1:
+        end = text.find("]", start)
+        while end != -1:
+            try:
+                value = ast.literal_eval(text[start : end + 1])
+            except (ValueError, SyntaxError):
+                end = text.find("]", end + 1)
+                continue
+            if isinstance(value, list) and all(isinstance(v, str) for v in value):
+                return [v.strip() for v in value if v.strip()]
+            break
+        start = text.find("[", start + 1)
+    return None

@@ -42,6 +42,18 @@ def export_qrels(
         _report(exports.export_qrels(project.db, name, out))
 
 
+@export_app.command("judgments")
+@handles_errors
+def export_judgments(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Label set made by a judge.", show_default=False)],
+    out: Out,
+) -> None:
+    """A judge's newest run as UMBRELA-style judgment JSONL (prompt, raw output, judgment)."""
+    with open_project(ctx) as project:
+        _report(exports.export_judgments(project.db, name, out))
+
+
 @export_app.command("bank")
 @handles_errors
 def export_bank(

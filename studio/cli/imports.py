@@ -112,3 +112,17 @@ def import_bank(
     """Test banks: Rubric-workbench JSONL(.gz), nuggetizer JSONL or TSV qid_n<TAB>text[<TAB>vital|okay]."""
     with open_project(ctx) as project:
         _report(project.import_bank(files, name=name, kind=kind, replace=replace), fmt)
+
+
+@import_app.command("judgments")
+@handles_errors
+def import_judgments(
+    ctx: typer.Context,
+    files: Files,
+    name: Annotated[str | None, typer.Option(help="Label set name (default: the file name).")] = None,
+    replace: Replace = False,
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """UMBRELA-style judgment JSONL {qid, docid, judgment, result_status, …} into an LLM label set."""
+    with open_project(ctx) as project:
+        _report(project.import_judgments(files, name=name, replace=replace), fmt)

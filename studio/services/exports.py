@@ -164,3 +164,42 @@ def export_leaderboard(
     target = deliver(render_table(rows, chosen), path)
     counts = {"runs": len({row["run"] for row in rows}), "rows": len(rows)}
     return ExportReport("leaderboard under", label_set, target, counts)
+
+
+def export_judgments(db: Database, label_set: str, path: str | Path) -> ExportReport:
+    """The newest judge run of a label set as UMBRELA-style judgment JSONL (prompt, raw output,
+    judgment, result_status), one line per judged unit."""
+    from studio.formats.judgments import write_judgments
+
+    con = db.cursor()
+    set_id = label_store.label_set_id(con, label_set)
+    if set_id is None:
+        raise UsageError(f"no label set named {label_set!r} (see `studio list qrels`)")
+    rows = con.execute(
+        """
+        SELECT g.qid, g.docid, g.docid_b, g.item_id, g.label, g.parse_error, c.messages, c.output,
+               r.method, r.model
+        FROM judgments g JOIN judge_runs r USING (judge_run_id) LEFT JOIN calls c ON c.key = g.call_key
+        WHERE g.judge_run_id = (SELECT max(judge_run_id) FROM judge_runs WHERE label_set_id = ?)
+        ORDER BY g.qid, g.docid, g.docid_b, g.item_id
+        """,
+        [set_id],
+    ).fetchall()
+    if not rows:
+        raise UsageError(f"label set {label_set!r} was not made by a judge")
+    records = []
+    for qid, docid, docid_b, item_id, label, error, messages, output, method, model in rows:
+        record: dict[str, Any] = {"qid": qid, "docid": docid}
+        if docid_b is not None:
+            record["docid_b"] = docid_b
+        if item_id is not None:
+            record["item_id"] = item_id
+        judgment = None if label is None else int(label) if float(label).is_integer() else label
+        record |= {"model": model, "method": method, "prompt": json.loads(messages) if messages else None,
+                   "prediction": output, "judgment": judgment, "result_status": 0 if label is None else 1}
+        if error:
+            record["error"] = error
+        records.append(record)
+    target = deliver(write_judgments(records), path)
+    failures = sum(1 for r in records if r["result_status"] == 0)
+    return ExportReport("judgments", label_set, target, {"judgments": len(records), "failures": failures}, [])

@@ -144,3 +144,41 @@ def import_qrels(
         return report
     finally:
         label_store.drop_label_staging(con)
+
+
+def import_judgments(
+    db: Database, paths: Sequence[Path], *, name: str | None = None, replace: bool = False
+) -> ImportReport:
+    """UMBRELA-style judgment JSONL (as `studio export judgments` writes it) into an LLM label set."""
+    from studio.formats.judgments import parse_judgments
+
+    require_files(paths)
+    names = names_for_files(paths, name, default_name)
+    con = db.cursor()
+    existing = {n: label_store.label_set_id(con, n) for n in names}
+    taken = sorted(n for n, found in existing.items() if found is not None)
+    if taken and not replace:
+        raise UsageError(f"label set {', '.join(taken)} already exists (use --replace)")
+    report = ImportReport("judgments", [str(p) for p in paths], names)
+    label_store.create_label_staging(con)
+    try:
+        total = 0
+        for index, path in enumerate(paths):
+            rows, skipped = parse_judgments(read_text(path), str(path))
+            label_store.stage_labels(con, index, rows)
+            total += len(rows)
+            if skipped:
+                report.warnings.append(f"{path}: {skipped} failed judgment(s) carry no label and were skipped")
+        events = 0
+        with db.transaction() as tx:
+            batch = new_batch(tx, "import judgments", ", ".join(report.files))
+            for index, (path, set_name) in enumerate(zip(paths, names, strict=True)):
+                set_id = existing[set_name]
+                if set_id is None:
+                    set_id = label_store.create_label_set(tx, set_name, LabelSetKind.LLM.value, str(path))
+                events += label_store.apply_staged_labels(tx, set_id, index, origin="import", source=str(path),
+                                                          batch_id=batch, remove_missing=True)
+        report.counts = {"label_sets": len(names), "labels": total, "events": events}
+        return report
+    finally:
+        label_store.drop_label_staging(con)

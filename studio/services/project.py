@@ -97,6 +97,15 @@ class Project:
             self.engine.forget_labels(label_set)
         return report
 
+    def import_judgments(
+        self, files: PathLike | Sequence[PathLike], *, name: str | None = None, replace: bool = False
+    ) -> ImportReport:
+        """UMBRELA-style judgment JSONL into an LLM label set."""
+        report = import_trec.import_judgments(self.db, _paths(files), name=name, replace=replace)
+        for label_set in report.names:
+            self.engine.forget_labels(label_set)
+        return report
+
     def import_responses(
         self, files: PathLike | Sequence[PathLike], *, system: str | None = None, replace: bool = False
     ) -> ImportReport:

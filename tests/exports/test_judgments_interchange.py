@@ -1,0 +1,77 @@
+"""UMBRELA-style judgment JSONL: export a judge's run, read it back as a label set."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from studio import Project
+from studio.cli.app import app
+from studio.judges.backend import ChatResult
+from studio.services.judging import JudgeConfig, run_judge
+from studio.services.sample_project import build_sample_project
+
+
+class HalfReadable:
+    """A readable score for even passages, prose for odd ones (recorded failures)."""
+
+    name = "half"
+    model = "half"
+
+    def params(self) -> dict[str, object]:
+        return {}
+
+    def complete(self, requests):  # type: ignore[no-untyped-def]
+        for index, request in enumerate(requests):
+            number = int(request.subject[1].rsplit("-", 1)[1])
+            yield index, ChatResult(f"##final score: {number % 4}" if number % 2 == 0 else "It depends.")
+
+    def close(self) -> None:
+        pass
+
+
+def test_judgments_round_trip_into_an_identical_label_set(tmp_path: Path) -> None:
+    db = tmp_path / "p.duckdb"
+    with build_sample_project(db) as project:
+        config = JudgeConfig(method="umbrela", backend="half", name="half", topics=["1001"])
+        for _ in run_judge(project.db, config, backend=HalfReadable()):
+            pass
+    runner = CliRunner()
+    out = tmp_path / "half.jsonl"
+    result = runner.invoke(app, ["--db", str(db), "export", "judgments", "half", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    lines = [json.loads(line) for line in out.read_text().splitlines()]
+    assert len(lines) == 28
+    ok = [r for r in lines if r["result_status"] == 1]
+    failed = [r for r in lines if r["result_status"] == 0]
+    assert len(ok) == len(failed) == 14
+    assert all(r["prediction"] == "It depends." and r["judgment"] is None and r["error"] for r in failed)
+    assert all(r["prompt"][-1]["role"] == "user" and "Passage:" in r["prompt"][-1]["content"] for r in lines)
+    assert all(isinstance(r["judgment"], int) for r in ok)
+
+    result = runner.invoke(app, ["--db", str(db), "import", "judgments", str(out), "--name", "copy"])
+    assert result.exit_code == 0, result.output
+    assert "14 failed judgment(s)" in result.stderr
+    with Project.open(db) as project:
+        con = project.db.cursor()
+
+        def labels(name: str) -> set[tuple[str, str, float]]:
+            return set(con.execute("SELECT l.qid, l.docid, l.grade FROM labels l JOIN label_sets s"
+                                   " USING (label_set_id) WHERE s.name = ?", [name]).fetchall())
+
+        assert labels("copy") == labels("half") and len(labels("copy")) == 14
+        kinds = dict(con.execute("SELECT name, kind FROM label_sets").fetchall())
+        assert kinds["copy"] == "llm"
+
+
+def test_bad_judgment_files_are_refused_with_the_line(tmp_path: Path) -> None:
+    db = tmp_path / "p.duckdb"
+    build_sample_project(db).close()
+    bad = tmp_path / "bad.jsonl"
+    bad.write_text('{"qid": "1", "docid": "a", "judgment": 2}\n{"qid": "1", "docid": "a", "judgment": 1}\n')
+    result = CliRunner().invoke(app, ["--db", str(db), "import", "judgments", str(bad)])
+    assert result.exit_code == 2 and f"{bad}:2" in result.stderr
+    not_judge = CliRunner().invoke(app, ["--db", str(db), "export", "judgments", "human", "--out", "-"])
+    assert not_judge.exit_code == 2 and "not made by a judge" in not_judge.stderr

@@ -10,15 +10,12 @@ from typing import Any
 
 import numpy as np
 
-from studio.banks.derived import DEFAULT_MIN_GRADE, exam_binary
-from studio.domain.errors import UsageError
+from studio.banks.derived import DEFAULT_MIN_GRADE, ItemGrades, exam_binary
 from studio.domain.models import BankItem
 from studio.metrics.correlation import kendall_tau_b
 from studio.metrics.evaluator import Evaluator
+from studio.services.derive import rubric_grades
 from studio.services.evaluation import EvaluationEngine, measure_of
-from studio.store import banks as bank_store
-from studio.store import judging as judge_store
-from studio.store import labels as label_store
 
 SPURIOUS_SHARE = 0.5  # an item is spurious when at least half the documents it covers are non-relevant
 SPURIOUS_MIN_DOCS = 2
@@ -30,16 +27,8 @@ def bank_report(
 ) -> dict[str, Any]:
     """Coverage per item, spurious items, uncovered relevant documents, the doc × item grid and each
     item's leaderboard effect (Kendall τ against the reference with the item left out)."""
-    con = engine.db.cursor()
-    bank_id = bank_store.bank_id(con, bank)
-    source_id = label_store.label_set_id(con, source)
-    if bank_id is None or source_id is None:
-        raise UsageError(f"no bank {bank!r}" if bank_id is None else f"no label set {source!r}")
-    row = con.execute("SELECT max(judge_run_id) FROM judge_runs WHERE label_set_id = ?", [source_id]).fetchone()
-    grades = judge_store.item_grades(con, int(row[0])) if row and row[0] is not None else {}
-    if not grades:
-        raise UsageError(f"label set {source!r} has no item grades (judge it with an exam method and --bank)")
-    items = [i for i in bank_store.current_items(con, bank_id) if topics is None or i.qid in topics]
+    grades, bank_items = rubric_grades(engine.db, source, bank)
+    items = [i for i in bank_items if topics is None or i.qid in topics]
     reference = {q: t.judged for q, t in engine.evaluator(ref).labels.items()}
     threshold = relevant if relevant is not None else _default_relevant(reference)
     coverage = _coverage(items, grades, reference, min_grade, threshold)
@@ -62,7 +51,7 @@ def _default_relevant(reference: dict[str, dict[str, float]]) -> float:
     return 2.0 if top > 1 else 1.0
 
 
-def _coverage(items: list[BankItem], grades: dict[str, dict[str, dict[str, float]]],
+def _coverage(items: list[BankItem], grades: ItemGrades,
               reference: dict[str, dict[str, float]], min_grade: float, relevant: float) -> list[dict[str, Any]]:
     rows = []
     for item in items:
@@ -76,7 +65,7 @@ def _coverage(items: list[BankItem], grades: dict[str, dict[str, dict[str, float
     return rows
 
 
-def _uncovered(items: list[BankItem], grades: dict[str, dict[str, dict[str, float]]],
+def _uncovered(items: list[BankItem], grades: ItemGrades,
                reference: dict[str, dict[str, float]], min_grade: float, relevant: float) -> list[dict[str, Any]]:
     """Reference-relevant documents that were graded but that no item covers."""
     qids = {i.qid for i in items}
@@ -89,7 +78,7 @@ def _uncovered(items: list[BankItem], grades: dict[str, dict[str, dict[str, floa
     return rows
 
 
-def _item_effects(engine: EvaluationEngine, items: list[BankItem], grades: dict[str, dict[str, dict[str, float]]],
+def _item_effects(engine: EvaluationEngine, items: list[BankItem], grades: ItemGrades,
                   ref: str, min_grade: float, measure: str) -> dict[str, Any]:
     """τ between the reference leaderboard and the Exam-Binary one, with all items and with each left out."""
     m = measure_of(measure)

@@ -7,13 +7,10 @@ from typing import Any
 import numpy as np
 
 from studio.banks.derived import DEFAULT_MIN_GRADE, mean_over_topics, rubric_cover_at_k
-from studio.domain.errors import UsageError
 from studio.metrics.correlation import kendall_tau_b
 from studio.metrics.rankings import UNRANKED
+from studio.services.derive import rubric_grades
 from studio.services.evaluation import EvaluationEngine, measure_of
-from studio.store import banks as bank_store
-from studio.store import judging as judge_store
-from studio.store import labels as label_store
 
 
 def cover_leaderboard(
@@ -21,16 +18,7 @@ def cover_leaderboard(
     normalise: bool = False, ref: str | None = "human", measure: str = "nDCG@10",
 ) -> dict[str, Any]:
     """Mean Rubric-Cover@k per run over the bank's topics, and its Kendall τ against `ref`'s leaderboard."""
-    con = engine.db.cursor()
-    source_id = label_store.label_set_id(con, source)
-    bank_id = bank_store.bank_id(con, bank)
-    if source_id is None or bank_id is None:
-        raise UsageError(f"no label set {source!r}" if source_id is None else f"no bank {bank!r}")
-    row = con.execute("SELECT max(judge_run_id) FROM judge_runs WHERE label_set_id = ?", [source_id]).fetchone()
-    grades = judge_store.item_grades(con, int(row[0])) if row and row[0] is not None else {}
-    if not grades:
-        raise UsageError(f"label set {source!r} has no item grades (judge it with an exam method and --bank)")
-    items = bank_store.current_items(con, bank_id)
+    grades, items = rubric_grades(engine.db, source, bank)
     qids = sorted({i.qid for i in items}, key=lambda q: q.encode("utf-8"))
     rankings = engine.rankings()
     values = []

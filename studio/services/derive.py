@@ -11,7 +11,7 @@ from typing import Any
 
 from studio.banks import derived
 from studio.domain.errors import UsageError
-from studio.domain.models import LabelSetKind
+from studio.domain.models import BankItem, LabelSetKind
 from studio.store import Database, new_batch
 from studio.store import banks as bank_store
 from studio.store import judging as judge_store
@@ -42,11 +42,8 @@ SCORES: dict[str, Callable[..., Any]] = {
 }
 
 
-def derive_label_set(db: Database, source: str, bank: str, score: str, name: str, *,
-                     min_grade: float = derived.DEFAULT_MIN_GRADE, replace: bool = False) -> dict[str, Any]:
-    """Write label set `name` with `score` of the item grades of `source`'s newest rubric judge run."""
-    if score not in SCORES:
-        raise UsageError(f"unknown score {score!r} (known: {', '.join(SCORES)})")
+def rubric_grades(db: Database, source: str, bank: str) -> tuple[derived.ItemGrades, list[BankItem]]:
+    """The item grades of `source`'s newest rubric judge run and the current items of `bank`."""
     con = db.cursor()
     source_id = label_store.label_set_id(con, source)
     bank_id = bank_store.bank_id(con, bank)
@@ -56,7 +53,16 @@ def derive_label_set(db: Database, source: str, bank: str, score: str, name: str
     grades = judge_store.item_grades(con, int(row[0])) if row and row[0] is not None else {}
     if not grades:
         raise UsageError(f"label set {source!r} has no item grades (judge it with an exam method and --bank)")
-    items = bank_store.current_items(con, bank_id)
+    return grades, bank_store.current_items(con, bank_id)
+
+
+def derive_label_set(db: Database, source: str, bank: str, score: str, name: str, *,
+                     min_grade: float = derived.DEFAULT_MIN_GRADE, replace: bool = False) -> dict[str, Any]:
+    """Write label set `name` with `score` of the item grades of `source`'s newest rubric judge run."""
+    if score not in SCORES:
+        raise UsageError(f"unknown score {score!r} (known: {', '.join(SCORES)})")
+    grades, items = rubric_grades(db, source, bank)
+    con = db.cursor()
     scores: Scores = {q: {d: float(v) for d, v in docs.items()}
                       for q, docs in SCORES[score](grades, items, min_grade).items()}
     existing = label_store.label_set_id(con, name)

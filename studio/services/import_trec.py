@@ -14,7 +14,7 @@ from studio.domain.models import LabelSetKind
 from studio.formats.text_input import first_line, read_text
 from studio.formats.trec import RUN_COLUMNS, OnDuplicate, parse_qrels, parse_run
 from studio.services.import_report import ImportReport
-from studio.store import Database, FastPathRefused, new_batch
+from studio.store import Connection, Database, FastPathRefused, new_batch
 from studio.store import labels as label_store
 from studio.store import runs as run_store
 
@@ -106,44 +106,20 @@ def import_qrels(
     replace: bool = False,
 ) -> ImportReport:
     """Each file becomes one label set (named after the file unless `name` says otherwise)."""
-    require_files(paths)
-    names = names_for_files(paths, name, default_name)
-    con = db.cursor()
-    existing = {n: label_store.label_set_id(con, n) for n in names}
-    taken = sorted(n for n, found in existing.items() if found is not None)
-    if taken and not replace:
-        raise UsageError(f"label set {', '.join(taken)} already exists (use --replace)")
-    report = ImportReport("qrels", [str(p) for p in paths], names)
-    label_store.create_label_staging(con)
-    try:
-        for index, path in enumerate(paths):
-            try:
-                label_store.stage_qrels_file(con, index, path)
-            except FastPathRefused:
-                parsed = parse_qrels(read_text(path), str(path), on_duplicate)
-                label_store.stage_labels(con, index, parsed.rows)
-                if parsed.repeated_pairs:
-                    report.warnings.append(
-                        f"{path}: {parsed.repeated_pairs} repeated pair(s) kept once"
-                        f" ({on_duplicate.value} grade where they differ)"
-                    )
-        events = 0
-        with db.transaction() as tx:
-            batch = new_batch(tx, "import qrels", ", ".join(report.files))
-            for index, (path, set_name) in enumerate(zip(paths, names, strict=True)):
-                set_id = existing[set_name]
-                if set_id is None:
-                    set_id = label_store.create_label_set(tx, set_name, kind.value, str(path))
-                events += label_store.apply_staged_labels(
-                    tx, set_id, index, origin="import", source=str(path), batch_id=batch,
-                    remove_missing=True,
-                )
-            staged = tx.execute("SELECT count(*) FROM staged_labels").fetchone()
-        report.counts = {"label_sets": len(names), "labels": int(staged[0]) if staged else 0,
-                         "events": events}
-        return report
-    finally:
-        label_store.drop_label_staging(con)
+
+    def stage(con: Connection, index: int, path: Path) -> list[str]:
+        try:
+            label_store.stage_qrels_file(con, index, path)
+            return []
+        except FastPathRefused:
+            parsed = parse_qrels(read_text(path), str(path), on_duplicate)
+            label_store.stage_labels(con, index, parsed.rows)
+            if not parsed.repeated_pairs:
+                return []
+            return [f"{path}: {parsed.repeated_pairs} repeated pair(s) kept once"
+                    f" ({on_duplicate.value} grade where they differ)"]
+
+    return _import_label_files(db, paths, "qrels", stage, name=name, kind=kind, replace=replace)
 
 
 def import_judgments(
@@ -152,6 +128,26 @@ def import_judgments(
     """UMBRELA-style judgment JSONL (as `studio export judgments` writes it) into an LLM label set."""
     from studio.formats.judgments import parse_judgments
 
+    def stage(con: Connection, index: int, path: Path) -> list[str]:
+        rows, skipped = parse_judgments(read_text(path), str(path))
+        label_store.stage_labels(con, index, rows)
+        return [f"{path}: {skipped} failed judgment(s) carry no label and were skipped"] if skipped else []
+
+    return _import_label_files(db, paths, "judgments", stage, name=name, kind=LabelSetKind.LLM, replace=replace)
+
+
+def _import_label_files(
+    db: Database,
+    paths: Sequence[Path],
+    what: str,
+    stage: Callable[[Connection, int, Path], list[str]],
+    *,
+    name: str | None,
+    kind: LabelSetKind,
+    replace: bool,
+) -> ImportReport:
+    """Stage every file (outside the transaction), then turn each into one label set's events in
+    one transaction; a replaced label set keeps its history."""
     require_files(paths)
     names = names_for_files(paths, name, default_name)
     con = db.cursor()
@@ -159,26 +155,23 @@ def import_judgments(
     taken = sorted(n for n, found in existing.items() if found is not None)
     if taken and not replace:
         raise UsageError(f"label set {', '.join(taken)} already exists (use --replace)")
-    report = ImportReport("judgments", [str(p) for p in paths], names)
+    report = ImportReport(what, [str(p) for p in paths], names)
     label_store.create_label_staging(con)
     try:
-        total = 0
         for index, path in enumerate(paths):
-            rows, skipped = parse_judgments(read_text(path), str(path))
-            label_store.stage_labels(con, index, rows)
-            total += len(rows)
-            if skipped:
-                report.warnings.append(f"{path}: {skipped} failed judgment(s) carry no label and were skipped")
+            report.warnings += stage(con, index, path)
         events = 0
         with db.transaction() as tx:
-            batch = new_batch(tx, "import judgments", ", ".join(report.files))
+            batch = new_batch(tx, f"import {what}", ", ".join(report.files))
             for index, (path, set_name) in enumerate(zip(paths, names, strict=True)):
                 set_id = existing[set_name]
                 if set_id is None:
-                    set_id = label_store.create_label_set(tx, set_name, LabelSetKind.LLM.value, str(path))
-                events += label_store.apply_staged_labels(tx, set_id, index, origin="import", source=str(path),
-                                                          batch_id=batch, remove_missing=True)
-        report.counts = {"label_sets": len(names), "labels": total, "events": events}
+                    set_id = label_store.create_label_set(tx, set_name, kind.value, str(path))
+                events += label_store.apply_staged_labels(
+                    tx, set_id, index, origin="import", source=str(path), batch_id=batch, remove_missing=True,
+                )
+            staged = tx.execute("SELECT count(*) FROM staged_labels").fetchone()
+        report.counts = {"label_sets": len(names), "labels": int(staged[0]) if staged else 0, "events": events}
         return report
     finally:
         label_store.drop_label_staging(con)

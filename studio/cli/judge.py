@@ -47,6 +47,9 @@ def judge(
     failures: Annotated[bool, typer.Option("--failures", help="List the newest run's failures instead.")] = False,
     stale: Annotated[bool, typer.Option(
         "--stale", help="Run the label set's newest judge again as it was: only changed cells cost calls.")] = False,
+    extract_answers: Annotated[bool, typer.Option(
+        "--extract-answers", help="Extract each document's answer to each item, for verification.")] = False,
+    verify: Annotated[bool, typer.Option("--verify", help="List item grades with the extracted answers.")] = False,
     reparse: Annotated[bool, typer.Option("--reparse", help="Parse the newest outputs again (no calls).")] = False,
     export_batch: Annotated[Path | None, typer.Option(
         help="Write the pending requests as an OpenAI Batch JSONL file instead of calling (openai).")] = None,
@@ -59,6 +62,16 @@ def judge(
     with open_project(ctx) as project:
         if failures:
             emit_records(project.judge_failures(label_set), fmt, title=f"Failures of {label_set}")
+            return
+        if extract_answers or verify:
+            from studio.services import verification
+
+            if extract_answers:
+                *_, counts = verification.extract_answers(project.db, label_set)
+                emit_object(counts if isinstance(counts, dict) else {}, fmt, title=f"Answers of {label_set}")
+            else:
+                rows = verification.verification(project.db, label_set)
+                emit_records(rows, fmt, title=f"Verification of {label_set}")
             return
         if reparse:
             emit_object(project.reparse_judge(label_set), fmt, title=f"Re-parsed {label_set}")

@@ -189,6 +189,13 @@ MIGRATIONS: list[tuple[int, str]] = [
         ALTER TABLE judgments ADD COLUMN item_id VARCHAR;
         """,
     ),
+    (
+        4,
+        """
+        -- Grading verification: the call that extracted the document's answer to the item.
+        ALTER TABLE judgments ADD COLUMN answer_key VARCHAR;
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -1,0 +1,90 @@
+"""Grading verification (Rubric workbench): the answer each document gives to each item.
+
+After a rubric judge ran, each (document, item) grade can be checked against the text the
+model extracts from the document for that item: grades sorted per item with their answers show
+at a glance whether a high grade rests on a real answer. Extractions go through the call cache.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from studio.domain.errors import UsageError
+from studio.judges.backend import Backend, ChatRequest, call_key
+from studio.judges.prompts import load_prompt
+from studio.services.judging import JudgeProgress, last_config, make_backend
+from studio.store import Database, pools
+from studio.store import banks as bank_store
+from studio.store import judging as judge_store
+from studio.store import labels as label_store
+
+PROMPTS = {"question": ("extract-answer", "question"), "nugget": ("extract-nugget", "nugget")}
+
+
+def _newest_run(db: Database, label_set: str) -> int:
+    con = db.cursor()
+    set_id = label_store.label_set_id(con, label_set)
+    row = con.execute("SELECT max(judge_run_id) FROM judge_runs WHERE label_set_id = ?", [set_id]).fetchone()
+    if set_id is None or row is None or row[0] is None:
+        raise UsageError(f"label set {label_set!r} was not made by a judge")
+    return int(row[0])
+
+
+def extract_answers(
+    db: Database, label_set: str, backend: Backend | None = None
+) -> Iterator[JudgeProgress | dict[str, int]]:
+    """Extract an answer for every item judgment of the label set's newest rubric run."""
+    config = last_config(db, label_set)
+    if config.bank is None:
+        raise UsageError(f"label set {label_set!r} was not graded with a test bank")
+    con = db.cursor()
+    run = _newest_run(db, label_set)
+    bank_id = bank_store.bank_id(con, config.bank)
+    items = {i.item_id: i for i in bank_store.current_items(con, bank_id)} if bank_id is not None else {}
+    rows = con.execute(
+        "SELECT DISTINCT qid, docid, item_id FROM judgments WHERE judge_run_id = ? AND item_id IS NOT NULL", [run]
+    ).fetchall()
+    passages = pools.passage_texts(con, [(q, d) for q, d, _ in rows])
+    backend = backend or make_backend(db, config)
+    params = backend.params()
+    work: list[tuple[str, str, str, ChatRequest, str]] = []
+    for qid, docid, item_id in rows:
+        item = items.get(item_id)
+        if item is None or (qid, docid) not in passages:
+            continue  # the item was deleted since, or the text is gone
+        prompt_name, slot = PROMPTS[item.kind]
+        messages = load_prompt(prompt_name).render(**{slot: item.text, "passage": passages[(qid, docid)]})
+        request = ChatRequest(tuple(messages), max_tokens=120, subject=(qid, docid, item_id), unit="generate")
+        work.append((qid, docid, item_id, request, call_key(backend.name, backend.model, params, request)))
+    cached = {k for k, c in judge_store.cached_calls(con, [w[4] for w in work]).items() if c["output"] is not None}
+    pending = [w for w in work if w[4] not in cached]
+    for done, (index, result) in enumerate(backend.complete([w[3] for w in pending]), start=1):
+        _, _, _, request, key = pending[index]
+        with db.transaction() as tx:
+            judge_store.store_call(
+                tx, key, backend.name, backend.model, params, request.as_json(), output=result.text,
+                error=result.error, label_probs=None, prompt_tokens=result.prompt_tokens,
+                completion_tokens=result.completion_tokens, seconds=result.seconds, cost=result.cost,
+            )
+        yield JudgeProgress(done + len(cached), len(work), done, len(cached), 0, 0.0)
+    with db.transaction() as tx:
+        for qid, docid, item_id, _, key in work:
+            tx.execute("UPDATE judgments SET answer_key = ? WHERE judge_run_id = ? AND qid = ? AND docid = ?"
+                       " AND item_id = ?", [key, run, qid, docid, item_id])
+    yield {"judgments": len(work), "calls": len(pending), "cache_hits": len(cached)}
+
+
+def verification(db: Database, label_set: str, item_id: str | None = None) -> list[dict[str, Any]]:
+    """Per item, the documents by grade (highest first) with the answer extracted from each."""
+    run = _newest_run(db, label_set)
+    rows = db.cursor().execute(
+        """
+        SELECT g.item_id, g.qid, g.docid, g.label AS grade, c.output AS answer
+        FROM judgments g LEFT JOIN calls c ON c.key = g.answer_key
+        WHERE g.judge_run_id = ? AND g.item_id IS NOT NULL AND (? IS NULL OR g.item_id = ?)
+        ORDER BY g.item_id, g.label DESC NULLS LAST, g.docid
+        """,
+        [run, item_id, item_id],
+    ).fetchall()
+    return [{"item_id": i, "qid": q, "docid": d, "grade": g, "answer": a} for i, q, d, g, a in rows]

@@ -115,15 +115,14 @@ def sample_pairs(docids: list[str], *, per_doc: int = PREFERENCE_PAIRS_PER_DOC, 
     """Unordered document pairs to compare: all of them when that is at most P·n, else each
     document paired with P random others (at most P·n pairs, every document compared)."""
     n = len(docids)
-    everything = [(docids[i], docids[j]) for i in range(n) for j in range(i + 1, n)]
-    if len(everything) <= per_doc * n:
-        return everything
+    if n * (n - 1) // 2 <= per_doc * n:
+        return [(docids[i], docids[j]) for i in range(n) for j in range(i + 1, n)]
     rng = random.Random(f"{seed}/{qid}")
     chosen: set[tuple[str, str]] = set()
     for i, docid in enumerate(docids):
-        others = [d for j, d in enumerate(docids) if j != i]
-        for other in rng.sample(others, per_doc // 2 + per_doc % 2):
-            chosen.add((docid, other) if docids.index(docid) < docids.index(other) else (other, docid))
+        others = [j for j in range(n) if j != i]
+        for j in rng.sample(others, per_doc // 2 + per_doc % 2):
+            chosen.add((docid, docids[j]) if i < j else (docids[j], docid))
     return sorted(chosen)
 
 

@@ -4,6 +4,7 @@ reason — never a silent 0."""
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 
 _FINAL_SCORE = re.compile(r"#+\s*final\s+score\s*[:=-]?\s*\**\s*([0-3])(?![0-9])", re.IGNORECASE)
@@ -76,6 +77,19 @@ def parse_rating(text: str) -> Parsed:
 
 
 ASSIGNMENT_VALUES = {"support": 1.0, "partial_support": 0.5, "not_support": 0.0}
+_ASSIGNMENT_NAMES = {value: name for name, value in ASSIGNMENT_VALUES.items()}
+
+
+def assignments_from_grades(
+    grades: Mapping[str, Mapping[str, Mapping[str, float]]],
+) -> dict[str, dict[str, dict[str, str]]]:
+    """Stored nugget-assign grades (1 / 0.5 / 0) back to their labels; ValueError for any other
+    value (grades of another method)."""
+    try:
+        return {q: {d: {i: _ASSIGNMENT_NAMES[v] for i, v in per.items()} for d, per in docs.items()}
+                for q, docs in grades.items()}
+    except KeyError as error:
+        raise ValueError(f"{error.args[0]!r} is not a nugget assignment grade") from None
 
 
 def parse_assignments(text: str, count: int) -> list[Parsed]:

@@ -20,13 +20,14 @@ from studio.store import labels as label_store
 Scores = dict[str, dict[str, float]]
 def _nuggets(variant: derived.NuggetVariant, strict: bool) -> Callable[..., Any]:
     def score(grades: Any, items: Any, _: float) -> Any:
-        from studio.judges.parsing import ASSIGNMENT_VALUES
+        from studio.judges.parsing import assignments_from_grades
 
-        names = {value: name for name, value in ASSIGNMENT_VALUES.items()}
-        if any(v not in names for docs in grades.values() for per in docs.values() for v in per.values()):
-            raise UsageError("nugget scores need a nugget-assign judge (support / partial_support / not_support)")
-        assignments = {q: {d: {i: names[v] for i, v in per.items()} for d, per in docs.items()}
-                       for q, docs in grades.items()}
+        try:
+            assignments = assignments_from_grades(grades)
+        except ValueError:
+            raise UsageError(
+                "nugget scores need a nugget-assign judge (support / partial_support / not_support)"
+            ) from None
         return derived.nugget_scores(assignments, items, variant, strict=strict)
 
     return score
@@ -49,8 +50,8 @@ def rubric_grades(db: Database, source: str, bank: str) -> tuple[derived.ItemGra
     bank_id = bank_store.bank_id(con, bank)
     if source_id is None or bank_id is None:
         raise UsageError(f"no label set {source!r}" if source_id is None else f"no bank {bank!r}")
-    row = con.execute("SELECT max(judge_run_id) FROM judge_runs WHERE label_set_id = ?", [source_id]).fetchone()
-    grades = judge_store.item_grades(con, int(row[0])) if row and row[0] is not None else {}
+    newest = judge_store.newest_judge_run(con, source_id)
+    grades = judge_store.item_grades(con, newest[0]) if newest is not None else {}
     if not grades:
         raise UsageError(f"label set {source!r} has no item grades (judge it with an exam method and --bank)")
     return grades, bank_store.current_items(con, bank_id)

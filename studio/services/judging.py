@@ -364,11 +364,9 @@ def _write_nugget_scores(db: Database, run: int, set_id: int, batch: int, source
     """A nugget assigner's own label set: each document's nugget score (All, plain: support 1,
     partial_support 0.5); Vital and Weighted, plain and strict, come from `studio derive`."""
     from studio.banks.derived import nugget_scores
-    from studio.judges.parsing import ASSIGNMENT_VALUES
+    from studio.judges.parsing import assignments_from_grades
 
-    names = {value: name for name, value in ASSIGNMENT_VALUES.items()}
-    assignments = {q: {d: {i: names[v] for i, v in per.items()} for d, per in docs.items()}
-                   for q, docs in judge_store.item_grades(db.cursor(), run).items()}
+    assignments = assignments_from_grades(judge_store.item_grades(db.cursor(), run))
     bank_id = bank_store.bank_id(db.cursor(), bank or "")
     items = bank_store.current_items(db.cursor(), bank_id) if bank_id is not None else []
     scores = nugget_scores(assignments, items, "all")
@@ -407,13 +405,10 @@ def reparse(db: Database, label_set: str) -> dict[str, int]:
     set_id = label_store.label_set_id(con, label_set)
     if set_id is None:
         raise UsageError(f"no label set named {label_set!r}")
-    row = con.execute(
-        "SELECT judge_run_id, method FROM judge_runs WHERE label_set_id = ? ORDER BY judge_run_id DESC LIMIT 1",
-        [set_id],
-    ).fetchone()
-    if row is None:
+    newest = judge_store.newest_judge_run(con, set_id)
+    if newest is None:
         raise UsageError(f"label set {label_set!r} was not made by a judge")
-    run, method_name = row
+    run, method_name, _ = newest
     method = get_method(method_name)
     rows = con.execute(
         """
@@ -465,12 +460,10 @@ def last_config(db: Database, label_set: str) -> JudgeConfig:
     set_id = label_store.label_set_id(con, label_set)
     if set_id is None:
         raise UsageError(f"no label set named {label_set!r}")
-    row = con.execute(
-        "SELECT params FROM judge_runs WHERE label_set_id = ? ORDER BY judge_run_id DESC LIMIT 1", [set_id]
-    ).fetchone()
-    if row is None:
+    newest = judge_store.newest_judge_run(con, set_id)
+    if newest is None:
         raise UsageError(f"label set {label_set!r} was not made by a judge")
-    saved = json.loads(row[0]).get("config")
+    saved = json.loads(newest[2]).get("config")
     if not saved:
         raise UsageError(f"the newest judge run of {label_set!r} predates re-runnable configurations")
     return JudgeConfig(name=label_set, **saved)

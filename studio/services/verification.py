@@ -25,10 +25,10 @@ PROMPTS = {"question": ("extract-answer", "question"), "nugget": ("extract-nugge
 def _newest_run(db: Database, label_set: str) -> int:
     con = db.cursor()
     set_id = label_store.label_set_id(con, label_set)
-    row = con.execute("SELECT max(judge_run_id) FROM judge_runs WHERE label_set_id = ?", [set_id]).fetchone()
-    if set_id is None or row is None or row[0] is None:
+    newest = judge_store.newest_judge_run(con, set_id) if set_id is not None else None
+    if newest is None:
         raise UsageError(f"label set {label_set!r} was not made by a judge")
-    return int(row[0])
+    return newest[0]
 
 
 def extract_answers(

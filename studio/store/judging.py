@@ -60,6 +60,16 @@ def create_judge_run(
     return int(row[0])
 
 
+def newest_judge_run(con: Connection, label_set: int) -> tuple[int, str, str] | None:
+    """(run id, method, params JSON) of the label set's newest judge run, or None."""
+    row = con.execute(
+        "SELECT judge_run_id, method, params FROM judge_runs WHERE label_set_id = ?"
+        " ORDER BY judge_run_id DESC LIMIT 1",
+        [label_set],
+    ).fetchone()
+    return None if row is None else (int(row[0]), str(row[1]), str(row[2]))
+
+
 def finish_judge_run(con: Connection, run: int, *, pairs: int, calls: int, cache_hits: int, failures: int) -> None:
     con.execute(
         "UPDATE judge_runs SET finished_at = current_timestamp, pairs = ?, calls = ?, cache_hits = ?,"

@@ -10,6 +10,7 @@ from typer.testing import CliRunner
 
 from studio import Project
 from studio.cli.app import app
+from studio.domain.models import BankItem
 from studio.judges.backend import ChatResult
 from studio.services.judging import JudgeConfig, run_judge
 from studio.services.sample_project import build_sample_project
@@ -42,19 +43,24 @@ class ScriptedGrades:
         pass
 
 
+def grade_with_a_spurious_item(project: Project) -> tuple[list[BankItem], dict[str, float]]:
+    """Judge TOPIC into label set `nug` with ScriptedGrades; the topic's items and human grades."""
+    con = project.db.cursor()
+    bank = bank_store.bank_id(con, "nuggets")
+    assert bank is not None
+    items = [i for i in bank_store.current_items(con, bank) if i.qid == TOPIC]
+    reference = dict(con.execute("SELECT l.docid, l.grade FROM labels l JOIN label_sets s USING (label_set_id)"
+                                 " WHERE s.name = 'human' AND l.qid = ?", [TOPIC]).fetchall())
+    config = JudgeConfig(method="exam-nugget", backend="scripted", name="nug", bank="nuggets", topics=[TOPIC])
+    for _ in run_judge(project.db, config, backend=ScriptedGrades(items[0].item_id, reference)):
+        pass
+    return items, reference
+
+
 def test_report_finds_the_spurious_item_and_the_uncovered_relevant_documents(tmp_path: Path) -> None:
     db = tmp_path / "p.duckdb"
     with build_sample_project(db) as project:
-        con = project.db.cursor()
-        bank = bank_store.bank_id(con, "nuggets")
-        assert bank is not None
-        items = [i for i in bank_store.current_items(con, bank) if i.qid == TOPIC]
-        reference = dict(con.execute("SELECT l.docid, l.grade FROM labels l JOIN label_sets s USING (label_set_id)"
-                                     " WHERE s.name = 'human' AND l.qid = ?", [TOPIC]).fetchall())
-        backend = ScriptedGrades(items[0].item_id, reference)
-        config = JudgeConfig(method="exam-nugget", backend="scripted", name="nug", bank="nuggets", topics=[TOPIC])
-        for _ in run_judge(project.db, config, backend=backend):
-            pass
+        items, reference = grade_with_a_spurious_item(project)
         report = project.bank_report("nuggets", "nug", topics=[TOPIC])
         # the τ of all items is the τ of the Exam-Binary label set derived from the same grades
         from studio.services.derive import derive_label_set
@@ -92,15 +98,10 @@ def test_cover_leaderboard_counts_items_covered_in_the_top_k(tmp_path: Path) -> 
     documents graded 3: Cover@k of a run is computed here from the run file itself."""
     db = tmp_path / "p.duckdb"
     with build_sample_project(db) as project:
+        items, reference = grade_with_a_spurious_item(project)
         con = project.db.cursor()
         bank = bank_store.bank_id(con, "nuggets")
         assert bank is not None
-        items = [i for i in bank_store.current_items(con, bank) if i.qid == TOPIC]
-        reference = dict(con.execute("SELECT l.docid, l.grade FROM labels l JOIN label_sets s USING (label_set_id)"
-                                     " WHERE s.name = 'human' AND l.qid = ?", [TOPIC]).fetchall())
-        config = JudgeConfig(method="exam-nugget", backend="scripted", name="nug", bank="nuggets", topics=[TOPIC])
-        for _ in run_judge(project.db, config, backend=ScriptedGrades(items[0].item_id, reference)):
-            pass
         result = project.cover_leaderboard("nug", "nuggets", k=3)
         topics = len({i.qid for i in bank_store.current_items(con, bank)})
         for row in result["leaderboard"]:

@@ -39,7 +39,7 @@ def list_items(ctx: typer.Context, bank: Bank, topic: Annotated[str | None, type
 @handles_errors
 def add(ctx: typer.Context, bank: Bank, qid: Annotated[str, typer.Argument(help="Topic id.")],
         text: Annotated[str, typer.Argument(help="The question or nugget.")],
-        kind: Annotated[str, typer.Option(help="question or nugget.")] = "nugget",
+        kind: Annotated[str, typer.Option(help="question, nugget or subtopic.")] = "nugget",
         importance: Annotated[str | None, typer.Option(help="vital or okay.")] = None,
         note: Note = None, person: Person = None, fmt: Format = OutputFormat.table) -> None:
     """Add an item to a topic."""
@@ -134,10 +134,21 @@ def report(ctx: typer.Context, bank: Bank,
                  columns=["qid", "item_id", "tau_change", "tau_without", "text"])
 
 
+@bank_app.command("stale")
+@handles_errors
+def stale(ctx: typer.Context,
+          source: Annotated[str, typer.Option("--from", help="Label set of a rubric judge run.")],
+          fmt: Format = OutputFormat.table) -> None:
+    """The cells bank edits made stale since the judge graded them (`studio judge --stale` grades them)."""
+    with open_project(ctx) as project:
+        rows = project.stale_cells(source)
+    emit_records(rows, fmt, title=f"Stale cells of {source}", columns=["qid", "docid", "item_id", "reason"])
+
+
 @bank_app.command("generate")
 @handles_errors
 def generate(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Name of the new bank.")],
-             kind: Annotated[str, typer.Option(help="question or nugget.")] = "question",
+             kind: Annotated[str, typer.Option(help="question, nugget or subtopic.")] = "question",
              backend: Annotated[str, typer.Option(help="llamacpp or openai.")] = "llamacpp",
              model: Annotated[str | None, typer.Option(help="GGUF path (llamacpp) or model name (openai).")] = None,
              prompt: Annotated[str | None, typer.Option(help="A custom generation prompt.")] = None,

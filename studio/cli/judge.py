@@ -22,7 +22,8 @@ def register(app: typer.Typer) -> None:
 
 def judge(
     ctx: typer.Context,
-    method: Annotated[str, typer.Option(help="umbrela, binary, pairwise, exam-question or exam-nugget.")] = "umbrela",
+    method: Annotated[str, typer.Option(
+        help="umbrela, binary, pairwise, exam-question, exam-nugget, nugget-assign or subtopic.")] = "umbrela",
     backend: Annotated[str, typer.Option(
         help="llamacpp (local GGUF), openai (any compatible server) or simulated.")] = "llamacpp",
     name: Annotated[str | None, typer.Option(help="Label set to write (created when new; re-running resumes).")] = None,
@@ -32,7 +33,7 @@ def judge(
     topics: Annotated[list[str] | None, typer.Option("--topic", help="Only these topics (repeat).")] = None,
     limit: Annotated[int | None, typer.Option(help="At most this many pairs.")] = None,
     ref: Annotated[str, typer.Option(help="Reference label set (holes pool, simulated judge).")] = "human",
-    bank: Annotated[str | None, typer.Option(help="Test bank the exam methods grade with.")] = None,
+    bank: Annotated[str | None, typer.Option(help="Test bank the rubric methods grade with.")] = None,
     kappa: Annotated[float, typer.Option(help="Target agreement of the simulated judge.")] = 0.6,
     seed: Annotated[int, typer.Option(help="Seed of sampling and decoding.")] = 0,
     threads: Annotated[int | None, typer.Option(help="CPU threads for llama.cpp.")] = None,
@@ -46,7 +47,7 @@ def judge(
     price_output: Annotated[float | None, typer.Option(help="Price per million output tokens (openai).")] = None,
     failures: Annotated[bool, typer.Option("--failures", help="List the newest run's failures instead.")] = False,
     stale: Annotated[bool, typer.Option(
-        "--stale", help="Run the label set's newest judge again as it was: only changed cells cost calls.")] = False,
+        "--stale", help="Grade only the cells a bank edit made stale (the newest judge run as it was).")] = False,
     extract_answers: Annotated[bool, typer.Option(
         "--extract-answers", help="Extract each document's answer to each item, for verification.")] = False,
     verify: Annotated[bool, typer.Option("--verify", help="List item grades with the extracted answers.")] = False,
@@ -89,8 +90,9 @@ def judge(
         if export_batch or import_batch:
             _batch(project, config, export_batch, import_batch, fmt)
             return
-        summary = _run_with_progress(project, config)
-        project.engine.forget_labels(label_set)
+        summary = _run_with_progress(project, config, stale_only=stale)
+        for changed in [label_set, *summary.extra.get("derived_updated", [])]:
+            project.engine.forget_labels(changed)
     emit_object(summary.as_dict(), fmt, title=f"Judged into {label_set}")
 
 
@@ -111,7 +113,7 @@ def _batch(project: object, config: JudgeConfig, export_to: Path | None, import_
         emit_object({"file": str(import_from), **counts}, fmt, title="Imported")
 
 
-def _run_with_progress(project: object, config: JudgeConfig) -> JudgeSummary:
+def _run_with_progress(project: object, config: JudgeConfig, *, stale_only: bool = False) -> JudgeSummary:
     from studio.services.project import Project
 
     assert isinstance(project, Project)
@@ -121,7 +123,7 @@ def _run_with_progress(project: object, config: JudgeConfig) -> JudgeSummary:
     summary: JudgeSummary | None = None
     with Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as bar:
         task = bar.add_task(f"{config.method} → {config.name}", total=None, stats="")
-        for event in run_judge(project.db, config):
+        for event in run_judge(project.db, config, stale_only=stale_only):
             if isinstance(event, JudgeProgress):
                 bar.update(task, total=event.total, completed=event.done,
                            stats=f"{event.rate:.1f}/s · {event.cache_hits} cached · {event.failures} failed")
@@ -138,7 +140,9 @@ def derive(
     ctx: typer.Context,
     source: Annotated[str, typer.Option("--from", help="Label set of a rubric judge (exam-question/exam-nugget).")],
     bank: Annotated[str, typer.Option(help="The bank its items come from.")],
-    score: Annotated[str, typer.Option(help="exam-binary, exam-max, exam-mean or rubric-qrels.")] = "exam-binary",
+    score: Annotated[str, typer.Option(
+        help="exam-binary, exam-max, exam-mean, rubric-qrels, rubric-graded, subtopic or nugget-all|vital|weighted"
+             "[-strict].")] = "exam-binary",
     name: Annotated[str | None, typer.Option(help="Label set to write (default: SCORE-of-SOURCE).")] = None,
     min_grade: Annotated[float, typer.Option(help="An item counts as answered/covered at grade ≥ this.")] = 4.0,
     replace: Annotated[bool, typer.Option("--replace", help="Recompute an existing derived set.")] = False,

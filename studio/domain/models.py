@@ -58,18 +58,23 @@ class LabelSetKind(StrEnum):
     SIMULATED = "simulated"
 
 
-ITEM_KINDS = ("question", "nugget")
+ITEM_KINDS = ("question", "nugget", "subtopic")
 IMPORTANCE_LEVELS = ("vital", "okay")
+
+
+def item_text_hash(text: str) -> str:
+    """md5 of an item's text: what a grade was given for (an edit changes it, a re-weight not)."""
+    return hashlib.md5(text.encode("utf-8")).hexdigest()
 
 
 def rubric_item_id(qid: str, text: str) -> str:
     """The Rubric workbench's item id convention: `qid/md5(text)`."""
-    return f"{qid}/{hashlib.md5(text.encode('utf-8')).hexdigest()}"
+    return f"{qid}/{item_text_hash(text)}"
 
 
 @dataclass(frozen=True, slots=True)
 class BankItem:
-    """An exam question or a nugget of a test bank."""
+    """An exam question, a nugget or a subtopic (facet) of a test bank."""
 
     qid: str
     item_id: str

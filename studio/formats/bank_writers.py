@@ -54,7 +54,7 @@ def _rubric_item(item: BankItem) -> dict[str, Any]:
         entry.update(question_id=item.item_id, question_text=item.text)
         entry["gold_answers"] = list(item.gold_answers) or None
     else:
-        entry.update(nugget_id=item.item_id, nugget_text=item.text)
+        entry.update({f"{item.kind}_id": item.item_id, f"{item.kind}_text": item.text})
         if item.gold_answers:
             entry["gold_answers"] = list(item.gold_answers)
     return entry
@@ -135,12 +135,13 @@ def losses(items: Sequence[BankItem], fmt: BankFormat) -> list[str]:
     if golden:
         found.append(f"{golden} items lose their gold answers ({fmt} has no field for them)")
     kinds = {item.kind for item in items}
-    if fmt is BankFormat.nuggetizer and "question" in kinds:
-        found.append("questions are written as nuggets (nuggetizer holds nuggets only)")
-    if fmt is BankFormat.tsv and kinds == {"question"}:
-        found.append("TSV does not say the kind: re-import with --kind question")
+    if fmt is BankFormat.nuggetizer and kinds - {"nugget"}:
+        others = " and ".join(f"{kind}s" for kind in sorted(kinds - {"nugget"}))
+        found.append(f"{others} are written as nuggets (nuggetizer holds nuggets only)")
+    if fmt is BankFormat.tsv and len(kinds) == 1 and kinds != {"nugget"}:
+        found.append(f"TSV does not say the kind: re-import with --kind {next(iter(kinds))}")
     if fmt is BankFormat.tsv and len(kinds) > 1:
-        found.append("TSV does not say the kind: questions and nuggets re-import as one kind")
+        found.append("TSV does not say the kind: items of several kinds re-import as one kind")
     return found
 
 

@@ -93,8 +93,11 @@ def _rubric_items(record: dict[str, Any], source: str, line: int) -> list[BankIt
             kind, text_key, id_key = "question", "question_text", "question_id"
         elif "nugget_text" in entry:
             kind, text_key, id_key = "nugget", "nugget_text", "nugget_id"
+        elif "subtopic_text" in entry:
+            # The Rubric format knows questions and nuggets; subtopics ride in the same shape.
+            kind, text_key, id_key = "subtopic", "subtopic_text", "subtopic_id"
         else:
-            raise InputError(source, line, "an item needs question_text or nugget_text")
+            raise InputError(source, line, "an item needs question_text, nugget_text or subtopic_text")
         body = first_field(entry, (text_key,), source, line)
         assert body is not None
         body = body.strip()

@@ -36,6 +36,8 @@ class Method:
     item_kind: str | None = None  # rubric methods grade once per bank item of this kind
     window: int | None = None  # items per call, for methods that label a list of items at once
     parse_window: Callable[[str, int], list[Parsed]] | None = None
+    # The derived score (studio.services.derive.SCORES) a rubric judge writes into its own label set.
+    own_score: str | None = None
 
     def request(self, subject: tuple[str, ...], **texts: str) -> ChatRequest:
         unit = "preference" if self.pairwise else "window" if self.window else "item" if self.item_kind else "pair"
@@ -64,17 +66,23 @@ def _pairwise(prompt: PromptTemplate) -> Method:
 
 def _exam_question(prompt: PromptTemplate) -> Method:
     return Method("exam-question", prompt, tuple("012345"), tuple(float(g) for g in range(6)), "", parse_rating,
-                  max_tokens=16, item_kind="question")
+                  max_tokens=16, item_kind="question", own_score="rubric-graded")
 
 
 def _exam_nugget(prompt: PromptTemplate) -> Method:
     return Method("exam-nugget", prompt, tuple("012345"), tuple(float(g) for g in range(6)), "", parse_rating,
-                  max_tokens=16, item_kind="nugget")
+                  max_tokens=16, item_kind="nugget", own_score="rubric-graded")
 
 
 def _nugget_assign(prompt: PromptTemplate) -> Method:
     return Method("nugget-assign", prompt, (), (), "", lambda text: Parsed(None, "a window method"),
-                  max_tokens=200, item_kind="nugget", window=10, parse_window=parse_assignments)
+                  max_tokens=200, item_kind="nugget", window=10, parse_window=parse_assignments, own_score="nugget-all")
+
+
+def _subtopic(prompt: PromptTemplate) -> Method:
+    # Binary per subtopic (Arabzadeh & Clarke 2024); the document's score is the fraction satisfied.
+    return Method("subtopic", prompt, ("Yes", "No"), (1.0, 0.0), "", parse_binary, max_tokens=8,
+                  item_kind="subtopic", own_score="subtopic")
 
 
 METHODS: dict[str, tuple[str, Callable[[PromptTemplate], Method]]] = {
@@ -84,6 +92,7 @@ METHODS: dict[str, tuple[str, Callable[[PromptTemplate], Method]]] = {
     "exam-question": ("exam-question", _exam_question),
     "exam-nugget": ("exam-nugget", _exam_nugget),
     "nugget-assign": ("nugget-assign", _nugget_assign),
+    "subtopic": ("subtopic", _subtopic),
 }
 
 
@@ -98,6 +107,8 @@ def get_method(name: str, prompt: str | None = None) -> Method:
         needed = {"query", "passage_a", "passage_b"}
     elif method.window is not None:
         needed = {"query", "context", "nuggets", "num_nuggets"}
+    elif method.item_kind == "subtopic":
+        needed = {"query", "subtopic", "passage"}
     elif method.item_kind is not None:
         needed = {method.item_kind, "passage"}
     else:

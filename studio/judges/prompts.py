@@ -21,7 +21,7 @@ PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 # The names the methods fill in; a template's meta.json may name its own instead.
 KNOWN_PLACEHOLDERS = frozenset({
-    "query", "passage", "passage_a", "passage_b", "question", "nugget", "context",
+    "query", "passage", "passage_a", "passage_b", "question", "nugget", "subtopic", "context",
     "nuggets", "num_nuggets", "max_nuggets", "nuggets_length",
 })
 

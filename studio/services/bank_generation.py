@@ -1,4 +1,5 @@
-"""Generating a test bank from the queries (Rubric / EXAM prompts), through the call cache.
+"""Generating a test bank from the queries (Rubric / EXAM prompts, or faceted subtopics), through
+the call cache.
 
 Each topic is one model call; the answer is kept with the call, so generating again costs
 nothing and a better parser can read the stored answers later. The items land in a new bank as
@@ -21,7 +22,7 @@ from studio.store import Database, new_batch, pools
 from studio.store import banks as bank_store
 from studio.store import judging as judge_store
 
-PROMPTS = {"question": "generate-questions", "nugget": "generate-nuggets"}
+PROMPTS = {"question": "generate-questions", "nugget": "generate-nuggets", "subtopic": "generate-subtopics"}
 
 
 def generate_bank(
@@ -60,7 +61,7 @@ def generate_bank(
     outputs = judge_store.cached_calls(con, keys)
     items: list[BankItem] = []
     empty: list[str] = []
-    key_name = "questions" if kind == "question" else "nuggets"
+    key_name = f"{kind}s"  # the JSON key the generation prompt asks for
     for qid, key in zip(qids, keys, strict=True):
         texts = parse_generated_items(outputs.get(key, {}).get("output") or "", key_name)
         seen: set[str] = set()

@@ -18,6 +18,8 @@ from studio.store import judging as judge_store
 from studio.store import labels as label_store
 
 Scores = dict[str, dict[str, float]]
+
+
 def _nuggets(variant: derived.NuggetVariant, strict: bool) -> Callable[..., Any]:
     def score(grades: Any, items: Any, _: float) -> Any:
         from studio.judges.parsing import assignments_from_grades
@@ -38,9 +40,19 @@ SCORES: dict[str, Callable[..., Any]] = {
     "exam-max": lambda g, items, t: derived.exam_graded_max(g, items),
     "exam-mean": lambda g, items, t: derived.exam_graded_mean(g, items),
     "rubric-qrels": lambda g, items, t: derived.rubric_qrels(g, t, items),
+    "rubric-graded": lambda g, items, t: derived.rubric_graded_qrels(g, items),
+    # Subtopic grades are 0/1: the fraction of the topic's subtopics the document satisfies.
+    "subtopic": lambda g, items, t: derived.exam_binary(g, items, 1),
     **{f"nugget-{variant}{'-strict' if strict else ''}": _nuggets(variant, strict)
        for variant in ("all", "vital", "weighted") for strict in (False, True)},
 }
+
+
+def scores_of(score: str, grades: derived.ItemGrades, items: list[BankItem], min_grade: float) -> Scores:
+    """Document scores of the item grades under one of SCORES."""
+    if score not in SCORES:
+        raise UsageError(f"unknown score {score!r} (known: {', '.join(SCORES)})")
+    return {q: {d: float(v) for d, v in docs.items()} for q, docs in SCORES[score](grades, items, min_grade).items()}
 
 
 def rubric_grades(db: Database, source: str, bank: str) -> tuple[derived.ItemGrades, list[BankItem]]:
@@ -64,8 +76,7 @@ def derive_label_set(db: Database, source: str, bank: str, score: str, name: str
         raise UsageError(f"unknown score {score!r} (known: {', '.join(SCORES)})")
     grades, items = rubric_grades(db, source, bank)
     con = db.cursor()
-    scores: Scores = {q: {d: float(v) for d, v in docs.items()}
-                      for q, docs in SCORES[score](grades, items, min_grade).items()}
+    scores = scores_of(score, grades, items, min_grade)
     existing = label_store.label_set_id(con, name)
     if existing is not None and not replace:
         raise UsageError(f"label set {name!r} already exists (use --replace)")
@@ -79,7 +90,17 @@ def derive_label_set(db: Database, source: str, bank: str, score: str, name: str
                 tx, name, LabelSetKind.DERIVED.value, f"{score}({source}, {bank}, min_grade={min_grade:g})")
             events = label_store.apply_staged_labels(tx, set_id, 0, origin="derived", source=f"{score} of {source}",
                                                      batch_id=batch, remove_missing=True)
+            label_store.record_derivation(tx, set_id, source, bank, score, min_grade)
     finally:
         label_store.drop_label_staging(con)
     return {"label_set": name, "score": score, "source": source, "bank": bank, "min_grade": min_grade,
             "topics": len(scores), "labels": len(rows), "events": events}
+
+
+def refresh_derived(db: Database, source: str) -> list[str]:
+    """Recompute every label set derived from `source` (after its grades changed); their names."""
+    refreshed = []
+    for name, bank, score, min_grade in label_store.derivations_of(db.cursor(), source):
+        derive_label_set(db, source, bank, score, name, min_grade=min_grade, replace=True)
+        refreshed.append(name)
+    return refreshed

@@ -13,7 +13,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from studio.domain.errors import UsageError
-from studio.domain.models import BankItem, LabelSetKind
+from studio.banks.derived import DEFAULT_MIN_GRADE
+from studio.banks.stale import Cell, StaleCell, kept_cells, stale_cells
+from studio.domain.models import BankItem, LabelSetKind, item_text_hash
 from studio.judges.backend import Backend, ChatRequest, call_key
 from studio.judges.methods import Method, get_method, pairwise_scores, sample_pairs
 from studio.judges.parsing import Parsed
@@ -21,6 +23,7 @@ from studio.store import Database, new_batch, pools
 from studio.store import banks as bank_store
 from studio.store import judging as judge_store
 from studio.store import labels as label_store
+from studio.services.derive import refresh_derived, scores_of
 from studio.store.evaluation import load_labels
 
 
@@ -97,6 +100,7 @@ class Unit:
     key: str = ""
     item_id: str | None = None
     window: tuple[str, ...] = ()  # the item ids a window method labels in this call
+    item_hashes: tuple[str, ...] = ()  # md5 of each graded item's text (the window's, or the one item's)
 
 
 def pool_pairs(db: Database, config: JudgeConfig) -> list[tuple[str, str]]:
@@ -156,10 +160,12 @@ def make_backend(db: Database, config: JudgeConfig) -> Backend:
 
 
 def build_units(
-    db: Database, method: Method, pairs: list[tuple[str, str]], seed: int, bank: str | None = None
+    db: Database, method: Method, pairs: list[tuple[str, str]], seed: int, bank: str | None = None,
+    only: set[Cell] | None = None,
 ) -> tuple[list[Unit], list[tuple[str, str]]]:
     """Requests for every pair (both orders of sampled document pairs for preferences), and the
-    pairs that cannot be judged because a text is missing."""
+    pairs that cannot be judged because a text is missing. `only` keeps a rubric method to
+    those (qid, docid, item) cells."""
     con = db.cursor()
     queries = pools.topic_texts(con, [q for q, _ in pairs])
     passages = pools.passage_texts(con, pairs)
@@ -167,7 +173,7 @@ def build_units(
     usable = [p for p in pairs if p[0] in queries and p in passages]
     units: list[Unit] = []
     if method.item_kind is not None:
-        return _item_units(db, method, usable, queries, passages, bank), missing
+        return _item_units(method, usable, queries, passages, bank_items(db, method, bank), only), missing
     if not method.pairwise:
         for qid, docid in usable:
             request = method.request((qid, docid), query=queries[qid], passage=passages[(qid, docid)])
@@ -185,25 +191,29 @@ def build_units(
     return units, missing
 
 
-def _item_units(
-    db: Database, method: Method, pairs: list[tuple[str, str]], queries: dict[str, str],
-    passages: dict[tuple[str, str], str], bank: str | None,
-) -> list[Unit]:
-    """One request per (pair, bank item of the method's kind) of the pair's topic, or per window
-    of up to `method.window` items for methods that label a list at once."""
+def bank_items(db: Database, method: Method, bank: str | None) -> list[BankItem]:
+    """The current items of `bank` that `method` grades (those of its item kind)."""
     if bank is None:
         raise UsageError(f"{method.name} grades with a test bank: give --bank NAME")
     bank_id = bank_store.bank_id(db.cursor(), bank)
     if bank_id is None:
         raise UsageError(f"no bank named {bank!r} (see `studio list banks`)")
+    return [item for item in bank_store.current_items(db.cursor(), bank_id) if item.kind == method.item_kind]
+
+
+def _item_units(
+    method: Method, pairs: list[tuple[str, str]], queries: dict[str, str],
+    passages: dict[tuple[str, str], str], items: list[BankItem], only: set[Cell] | None,
+) -> list[Unit]:
+    """One request per (pair, bank item of the method's kind) of the pair's topic, or per window
+    of up to `method.window` items for methods that label a list at once."""
     by_topic: dict[str, list[BankItem]] = {}
-    for item in bank_store.current_items(db.cursor(), bank_id):
-        if item.kind == method.item_kind:
-            by_topic.setdefault(item.qid, []).append(item)
+    for item in items:
+        by_topic.setdefault(item.qid, []).append(item)
     assert method.item_kind is not None
     units = []
     for qid, docid in pairs:
-        topic_items = by_topic.get(qid, [])
+        topic_items = [i for i in by_topic.get(qid, []) if only is None or (qid, docid, i.item_id) in only]
         if method.window is not None:
             for start in range(0, len(topic_items), method.window):
                 window = topic_items[start : start + method.window]
@@ -212,12 +222,14 @@ def _item_units(
                     context=passages[(qid, docid)], nuggets=repr([i.text for i in window]),
                     num_nuggets=str(len(window)),
                 )
-                units.append(Unit(qid, docid, None, request, window=tuple(i.item_id for i in window)))
+                units.append(Unit(qid, docid, None, request, window=tuple(i.item_id for i in window),
+                                  item_hashes=tuple(item_text_hash(i.text) for i in window)))
             continue
         for item in topic_items:
-            request = method.request((qid, docid, item.item_id),
+            request = method.request((qid, docid, item.item_id), query=queries[qid],
                                      **{method.item_kind: item.text, "passage": passages[(qid, docid)]})
-            units.append(Unit(qid, docid, None, request, item_id=item.item_id))
+            units.append(Unit(qid, docid, None, request, item_id=item.item_id,
+                              item_hashes=(item_text_hash(item.text),)))
     return units
 
 
@@ -247,17 +259,54 @@ def _outcome(method: Method, output: str | None, error: str | None,
     return parsed, expected, confidence
 
 
+@dataclass
+class StalePlan:
+    """What `--stale` does: grade the `stale` cells, carry the `kept` ones over from `previous`."""
+
+    previous: int
+    stale: list[StaleCell]
+    kept: set[Cell]
+
+    @property
+    def to_grade(self) -> set[Cell]:
+        return {(c.qid, c.docid, c.item_id) for c in self.stale if c.reason != "deleted"}
+
+
+def stale_plan(db: Database, config: JudgeConfig, pairs: list[tuple[str, str]] | None = None) -> StalePlan:
+    """The stale cells of the label set's newest rubric judge run under the bank's current items."""
+    method = get_method(config.method, config.prompt)
+    if method.item_kind is None:
+        raise UsageError(f"{method.name} does not grade with a test bank: nothing can be stale")
+    con = db.cursor()
+    set_id = label_store.label_set_id(con, config.name)
+    newest = judge_store.newest_judge_run(con, set_id) if set_id is not None else None
+    if newest is None:
+        raise UsageError(f"label set {config.name!r} was not made by a judge")
+    pairs = pool_pairs(db, config) if pairs is None else pairs
+    items = bank_items(db, method, config.bank)
+    graded = judge_store.graded_cells(con, newest[0])
+    stale = stale_cells(graded, pairs, items)
+    return StalePlan(newest[0], stale, kept_cells(graded, pairs, items, stale))
+
+
 def run_judge(
-    db: Database, config: JudgeConfig, backend: Backend | None = None
+    db: Database, config: JudgeConfig, backend: Backend | None = None, *, stale_only: bool = False
 ) -> Iterator[JudgeProgress | JudgeSummary]:
-    """Judge every pair of the pool, yielding progress after each call and a summary last."""
+    """Judge every pair of the pool, yielding progress after each call and a summary last.
+
+    With `stale_only` (a rubric judge after bank edits), only the stale cells are graded; every
+    other grade of the newest run is carried over, so the new run is complete and the calls it
+    costs are exactly those of the edited, added or split items.
+    """
     start = time.perf_counter()
     method = get_method(config.method, config.prompt)
     pairs = pool_pairs(db, config)
+    plan = stale_plan(db, config, pairs) if stale_only else None
     backend = backend or make_backend(db, config)
     params = backend.params()
     set_id = _label_set(db, config.name, backend.name)
-    units, missing = build_units(db, method, pairs, config.seed, config.bank)
+    units, missing = build_units(db, method, pairs, config.seed, config.bank,
+                                 only=plan.to_grade if plan is not None else None)
     for unit in units:
         unit.key = call_key(backend.name, backend.model, params, unit.request)
     with db.transaction() as tx:
@@ -267,6 +316,8 @@ def run_judge(
             params=params | {"seed": config.seed, "config": _rerunnable(config)}, pool=config.pool,
         )
         batch = new_batch(tx, "judge", f"{config.name} run {run}")
+        if plan is not None:
+            judge_store.copy_judgments(tx, plan.previous, run, sorted(plan.kept))
         for qid, docid in missing:
             judge_store.add_judgment(tx, run, qid, docid, None, "", label=None,
                                      parse_error="no text for the topic or document", expected=None, confidence=None)
@@ -288,11 +339,12 @@ def run_judge(
                 outcomes = [(item, parsed, None, None) for item, parsed in zip(unit.window, window_parsed, strict=True)]
             else:
                 outcomes = [(unit.item_id, *_outcome(method, output, error, probs))]
-            for item_id, parsed, expected, confidence in outcomes:
+            hashes = unit.item_hashes or (None,) * len(outcomes)
+            for (item_id, parsed, expected, confidence), item_hash in zip(outcomes, hashes, strict=True):
                 label = parsed.label
                 judge_store.add_judgment(tx, run, unit.qid, unit.docid, unit.docid_b, key, label=label,
                                          parse_error=parsed.error, expected=expected, confidence=confidence,
-                                         item_id=item_id)
+                                         item_id=item_id, item_hash=item_hash)
                 if label is None:
                     stats["failures"] += 1
                 elif (not method.pairwise and method.item_kind is None
@@ -331,10 +383,15 @@ def run_judge(
                             time.perf_counter() - start)
     if method.pairwise:
         _write_preference_labels(db, run, set_id, pairs, batch, source)
-    if method.window is not None:
-        _write_nugget_scores(db, run, set_id, batch, source, config.bank)
-    elif method.item_kind is not None:
-        _write_best_item_grades(db, run, set_id, batch, source)
+    extra: dict[str, Any] = {}
+    if method.own_score is not None:
+        _write_own_scores(db, method, run, set_id, batch, source, config.bank)
+        extra["derived_updated"] = refresh_derived(db, config.name)
+    if plan is not None:
+        extra |= {"stale_cells": len(plan.to_grade), "deleted_cells": len(plan.stale) - len(plan.to_grade),
+                  "kept_cells": len(plan.kept)}
+    if config.price_input or config.price_output:
+        extra["cost"] = round(cost, 6)
     with db.transaction() as tx:
         judge_store.finish_judge_run(tx, run, pairs=len(pairs), calls=stats["calls"], cache_hits=stats["hits"],
                                      failures=stats["failures"])
@@ -343,37 +400,22 @@ def run_judge(
         calls=stats["calls"], cache_hits=stats["hits"], failures=stats["failures"],
         seconds=round(time.perf_counter() - start, 3), prompt_tokens=stats["prompt"],
         completion_tokens=stats["completion"], judge_run=run,
-        extra={"cost": round(cost, 6)} if config.price_input or config.price_output else {},
+        extra=extra,
     )
 
 
-def _write_best_item_grades(db: Database, run: int, set_id: int, batch: int, source: str) -> None:
-    """A rubric judge's own label set: each document's best item grade (graded Rubric-Qrels, 0–5).
-    Other derived label sets come from the stored item grades (`studio derive`)."""
+def _write_own_scores(db: Database, method: Method, run: int, set_id: int, batch: int, source: str,
+                      bank: str | None) -> None:
+    """A rubric judge's own label set: each graded document's score under the method's own score
+    (best item grade 0–5 for exam methods, nugget score All for the assigner, fraction of subtopics
+    satisfied). Other derived label sets come from the stored item grades (`studio derive`)."""
+    assert method.own_score is not None
     grades = judge_store.item_grades(db.cursor(), run)
-    with db.transaction() as tx:
-        for qid, docs in grades.items():
-            for docid, items in docs.items():
-                best = max(items.values())
-                if label_store.current_grade(tx, set_id, qid, docid) != best:
-                    label_store.append_label_event(tx, set_id, qid, docid, best, origin="judge",
-                                                   source=source, batch_id=batch)
-
-
-def _write_nugget_scores(db: Database, run: int, set_id: int, batch: int, source: str, bank: str | None) -> None:
-    """A nugget assigner's own label set: each document's nugget score (All, plain: support 1,
-    partial_support 0.5); Vital and Weighted, plain and strict, come from `studio derive`."""
-    from studio.banks.derived import nugget_scores
-    from studio.judges.parsing import assignments_from_grades
-
-    assignments = assignments_from_grades(judge_store.item_grades(db.cursor(), run))
-    bank_id = bank_store.bank_id(db.cursor(), bank or "")
-    items = bank_store.current_items(db.cursor(), bank_id) if bank_id is not None else []
-    scores = nugget_scores(assignments, items, "all")
+    scores = scores_of(method.own_score, grades, bank_items(db, method, bank), DEFAULT_MIN_GRADE)
     with db.transaction() as tx:
         for qid, docs in scores.items():
             for docid, score in docs.items():
-                if docid in assignments.get(qid, {}) and label_store.current_grade(tx, set_id, qid, docid) != score:
+                if label_store.current_grade(tx, set_id, qid, docid) != score:
                     label_store.append_label_event(tx, set_id, qid, docid, score, origin="judge",
                                                    source=source, batch_id=batch)
 

@@ -238,3 +238,10 @@ class Project:
         from studio.services.cover import cover_leaderboard
 
         return cover_leaderboard(self.engine, source, bank, **options)
+
+    def stale_cells(self, label_set: str) -> list[dict[str, Any]]:
+        """The cells of a rubric judge's label set that bank edits made stale (edited, new, deleted)."""
+        from studio.services.judging import last_config, stale_plan
+
+        plan = stale_plan(self.db, last_config(self.db, label_set))
+        return [{"qid": c.qid, "docid": c.docid, "item_id": c.item_id, "reason": c.reason} for c in plan.stale]

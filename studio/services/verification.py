@@ -51,8 +51,8 @@ def extract_answers(
     work: list[tuple[str, str, str, ChatRequest, str]] = []
     for qid, docid, item_id in rows:
         item = items.get(item_id)
-        if item is None or (qid, docid) not in passages:
-            continue  # the item was deleted since, or the text is gone
+        if item is None or item.kind not in PROMPTS or (qid, docid) not in passages:
+            continue  # the item was deleted since, has no extraction prompt (subtopics), or the text is gone
         prompt_name, slot = PROMPTS[item.kind]
         messages = load_prompt(prompt_name).render(**{slot: item.text, "passage": passages[(qid, docid)]})
         request = ChatRequest(tuple(messages), max_tokens=120, subject=(qid, docid, item_id), unit="generate")

@@ -81,13 +81,40 @@ def finish_judge_run(con: Connection, run: int, *, pairs: int, calls: int, cache
 def add_judgment(
     con: Connection, run: int, qid: str, docid: str, docid_b: str | None, call_key: str, *,
     label: float | None, parse_error: str | None, expected: float | None, confidence: float | None,
-    item_id: str | None = None,
+    item_id: str | None = None, item_hash: str | None = None,
 ) -> None:
     con.execute(
         "INSERT INTO judgments (judge_run_id, qid, docid, docid_b, call_key, label, parse_error, expected,"
-        " confidence, item_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [run, qid, docid, docid_b, call_key, label, parse_error, expected, confidence, item_id],
+        " confidence, item_id, item_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [run, qid, docid, docid_b, call_key, label, parse_error, expected, confidence, item_id, item_hash],
     )
+
+
+def graded_cells(con: Connection, run: int) -> dict[tuple[str, str, str], str | None]:
+    """{(qid, docid, item_id): md5 of the item text graded} of a rubric judge run, failures included."""
+    return {(q, d, i): h for q, d, i, h in con.execute(
+        "SELECT qid, docid, item_id, item_hash FROM judgments WHERE judge_run_id = ? AND item_id IS NOT NULL",
+        [run]).fetchall()}
+
+
+def copy_judgments(con: Connection, from_run: int, to_run: int, cells: Sequence[tuple[str, str, str]]) -> int:
+    """Carry the item judgments of `cells` from one run into another (their grades still hold)."""
+    if not cells:
+        return 0
+    con.execute(
+        """
+        INSERT INTO judgments (judge_run_id, qid, docid, docid_b, call_key, label, parse_error, expected,
+                               confidence, item_id, answer_key, item_hash)
+        SELECT ?, g.qid, g.docid, g.docid_b, g.call_key, g.label, g.parse_error, g.expected, g.confidence,
+               g.item_id, g.answer_key, g.item_hash
+        FROM judgments g
+        JOIN (SELECT unnest(?::VARCHAR[]) AS qid, unnest(?::VARCHAR[]) AS docid, unnest(?::VARCHAR[]) AS item_id) k
+          ON g.qid = k.qid AND g.docid = k.docid AND g.item_id = k.item_id
+        WHERE g.judge_run_id = ?
+        """,
+        [to_run, [c[0] for c in cells], [c[1] for c in cells], [c[2] for c in cells], from_run],
+    )
+    return len(cells)
 
 
 def item_grades(con: Connection, run: int) -> dict[str, dict[str, dict[str, float]]]:

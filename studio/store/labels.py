@@ -218,3 +218,16 @@ def label_history(con: Connection, label_set: int | None, limit: int) -> list[di
         [label_set, label_set, limit],
     )
     return records(cursor)
+
+
+def record_derivation(con: Connection, label_set: int, source: str, bank: str, score: str, min_grade: float) -> None:
+    """Remember how a derived label set was made, so it can follow its source."""
+    con.execute("INSERT OR REPLACE INTO derivations (label_set_id, source, bank, score, min_grade)"
+                " VALUES (?, ?, ?, ?, ?)", [label_set, source, bank, score, min_grade])
+
+
+def derivations_of(con: Connection, source: str) -> list[tuple[str, str, str, float]]:
+    """(name, bank, score, min_grade) of the label sets derived from `source`."""
+    return [(str(n), str(b), str(s), float(t)) for n, b, s, t in con.execute(
+        "SELECT l.name, d.bank, d.score, d.min_grade FROM derivations d JOIN label_sets l USING (label_set_id)"
+        " WHERE d.source = ? ORDER BY l.name", [source]).fetchall()]

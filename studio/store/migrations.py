@@ -196,6 +196,21 @@ MIGRATIONS: list[tuple[int, str]] = [
         ALTER TABLE judgments ADD COLUMN answer_key VARCHAR;
         """,
     ),
+    (
+        5,
+        """
+        -- The md5 of the item text a rubric judgment graded: an edited item's grades are stale.
+        ALTER TABLE judgments ADD COLUMN item_hash VARCHAR;
+        -- How a derived label set was made, so it follows when its source's grades change.
+        CREATE TABLE derivations (
+            label_set_id  INTEGER PRIMARY KEY,
+            source        VARCHAR NOT NULL,   -- the rubric judge's label set
+            bank          VARCHAR NOT NULL,
+            score         VARCHAR NOT NULL,
+            min_grade     DOUBLE NOT NULL
+        );
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -96,27 +96,3 @@ def test_derived_label_sets_follow_the_item_grades_and_evaluate(db: Path) -> Non
         assert set(project.leaderboard("eb", "nDCG@10")) == {r["name"] for r in project.runs()}
     again = runner.invoke(app, ["--db", str(db), "derive", "--from", "nug-sim", "--bank", "nuggets", "--name", "eb"])
     assert again.exit_code == 2 and "--replace" in again.stderr
-
-
-def test_editing_one_nugget_regrades_only_its_cells(db: Path) -> None:
-    from studio.services.bank_editing import BankEditor
-
-    runner = CliRunner()
-
-    def studio(*args: str) -> dict:  # type: ignore[type-arg]
-        result = runner.invoke(app, ["--db", str(db), *args, "-f", "json"])
-        assert result.exit_code == 0, result.output
-        return json.loads(result.stdout)
-
-    first = studio("judge", "--method", "exam-nugget", "--backend", "simulated", "--bank", "nuggets",
-                   "--topic", "1006", "--limit", "5", "--name", "nug")
-    with Project.open(db) as project:
-        editor = BankEditor(project.db, "nuggets", person="ana")
-        items = editor.items("1006")
-        editor.edit(items[0]["item_id"], text=items[0]["text"] + " (reworded)")
-    stale = studio("judge", "--name", "nug", "--stale")
-    assert stale["pairs"] == first["pairs"] == 5
-    assert stale["calls"] == 5  # the edited item, once per judged document
-    assert stale["cache_hits"] == first["calls"] - 5
-    untouched = studio("judge", "--name", "nug", "--stale")
-    assert untouched["calls"] == 0

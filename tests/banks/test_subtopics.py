@@ -1,0 +1,101 @@
+"""Subtopics (faceted TREC style): generated per query, graded Yes/No per subtopic, and a
+document's score = the fraction of its topic's subtopics it satisfies."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+
+import pytest
+
+from studio import Project
+from studio.banks.derived import exam_binary
+from studio.domain.models import BankItem
+from studio.formats.bank_writers import BankFormat, losses, render_bank
+from studio.formats.banks import parse_bank
+from studio.judges.backend import ChatRequest, ChatResult
+from studio.judges.methods import get_method
+from studio.judges.prompts import load_prompt
+from studio.services.bank_editing import BankEditor
+from studio.services.bank_generation import generate_bank
+from studio.services.judging import JudgeConfig, JudgeSummary, run_judge
+from studio.services.sample_project import build_sample_project
+from studio.store import judging as judge_store
+
+
+class FacetWriter:
+    """Writes three subtopics per query; judges 'Yes' when the passage contains the subtopic's
+    first word, so the expected scores can be computed from the texts."""
+
+    name = "facets"
+    model = "facets"
+
+    def __init__(self) -> None:
+        self.requests: list[ChatRequest] = []
+
+    def params(self) -> dict[str, object]:
+        return {}
+
+    def complete(self, requests: Sequence[ChatRequest]) -> Iterator[tuple[int, ChatResult]]:
+        for index, request in enumerate(requests):
+            self.requests.append(request)
+            if request.unit == "generate":
+                qid = request.subject[0]
+                yield index, ChatResult(json.dumps({"subtopics": [f"the {w} of {qid}" for w in ("cost", "speed", "the")]}))
+            else:
+                text = request.messages[-1][1]
+                subtopic = text.split("Subtopic: ")[1].split("\n")[0]
+                passage = text.split("Passage: ")[1]
+                yield index, ChatResult("Yes" if subtopic.split()[1] in passage.lower() else "No")
+
+    def close(self) -> None:
+        pass
+
+
+@pytest.fixture()
+def project(tmp_path: Path) -> Iterator[Project]:
+    with build_sample_project(tmp_path / "p.duckdb") as opened:
+        yield opened
+
+
+def test_the_subtopic_prompts_name_their_placeholders() -> None:
+    assert {"query"} == load_prompt("generate-subtopics").placeholders()
+    assert '"subtopics"' in load_prompt("generate-subtopics").user
+    method = get_method("subtopic")
+    assert method.prompt.placeholders() == {"query", "subtopic", "passage"}
+    assert method.labels == ("Yes", "No") and method.item_kind == "subtopic"
+
+
+def test_subtopics_are_generated_then_graded_into_the_fraction_satisfied(project: Project) -> None:
+    writer = FacetWriter()
+    config = JudgeConfig(method="generate", backend="facets", name="facets", topics=["1001", "1004"])
+    summary = [e for e in generate_bank(project.db, config, "subtopic", backend=writer)][-1]  # type: ignore[arg-type]
+    assert isinstance(summary, dict) and summary["items"] == 6 and summary["kind"] == "subtopic"
+    items = BankEditor(project.db, "facets").items()
+    assert {i["kind"] for i in items} == {"subtopic"} and len(items) == 6
+
+    events = list(run_judge(project.db, JudgeConfig(method="subtopic", backend="facets", name="sub", bank="facets",
+                                                    topics=["1001", "1004"]), backend=writer))  # type: ignore[arg-type]
+    done = events[-1]
+    assert isinstance(done, JudgeSummary) and done.failures == 0
+    graded = judge_store.item_grades(project.db.cursor(), done.judge_run)
+    assert {g for docs in graded.values() for per in docs.values() for g in per.values()} <= {0.0, 1.0}
+    bank = [BankItem(i["qid"], i["item_id"], i["kind"], i["text"]) for i in items]
+    want = exam_binary(graded, bank, 1)
+    labels = dict(((q, d), g) for q, d, g in project.db.cursor().execute(
+        "SELECT qid, docid, grade FROM labels JOIN label_sets USING (label_set_id) WHERE name = 'sub'").fetchall())
+    assert labels == {(q, d): s for q, docs in want.items() for d, s in docs.items()}
+    assert any(0 < s < 1 for s in labels.values())  # some documents satisfy some subtopics, not all
+    # The rendered prompt carries the query, the subtopic and the passage.
+    judged = [r for r in writer.requests if r.unit == "item"][0].messages[-1][1]
+    assert "Query: " in judged and "Subtopic: the cost of" in judged
+
+
+def test_subtopic_banks_round_trip_through_rubric_jsonl() -> None:
+    items = [BankItem("7", "7/a", "subtopic", "price"), BankItem("7", "7/b", "subtopic", "history")]
+    text = render_bank(items, BankFormat.rubric)
+    assert '"subtopic_text": "price"' in text
+    assert parse_bank(text, "bank.jsonl") == items
+    assert losses(items, BankFormat.nuggetizer)[-1] == "subtopics are written as nuggets (nuggetizer holds nuggets only)"
+    assert losses(items, BankFormat.tsv)[-1] == "TSV does not say the kind: re-import with --kind subtopic"

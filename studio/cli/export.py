@@ -54,6 +54,22 @@ def export_judgments(
         _report(exports.export_judgments(project.db, name, out))
 
 
+@export_app.command("graded")
+@handles_errors
+def export_graded(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Label set of a rubric judge.", show_default=False)],
+    out: Out,
+    ref: Annotated[str | None, typer.Option(help="Reference labels written beside the grades.")] = "human",
+    min_grade: Annotated[float, typer.Option(help="correctAnswered at grade ≥ this (Rubric files).")] = 4.0,
+) -> None:
+    """Item grades: a Rubric-workbench graded file (exam, subtopic) or nuggetizer assignments (nugget-assign)."""
+    from studio.services.graded_files import export_graded
+
+    with open_project(ctx) as project:
+        _report(export_graded(project.db, name, out, ref=ref, min_grade=min_grade))
+
+
 @export_app.command("bank")
 @handles_errors
 def export_bank(

@@ -126,3 +126,20 @@ def import_judgments(
     """UMBRELA-style judgment JSONL {qid, docid, judgment, result_status, …} into an LLM label set."""
     with open_project(ctx) as project:
         _report(project.import_judgments(files, name=name, replace=replace), fmt)
+
+
+@import_app.command("graded")
+@handles_errors
+def import_graded(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="Graded file (.gz accepted).", show_default=False)],
+    name: Annotated[str, typer.Option(help="Label set to create.", show_default=False)],
+    bank: Annotated[str, typer.Option(help="The bank the grades refer to (nuggetizer files may create it).",
+                                      show_default=False)],
+    llm: Annotated[str | None, typer.Option(help="The grader to take from a file holding several.")] = None,
+    replace: Replace = False,
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """Item grades: a Rubric-workbench graded file or nuggetizer assignment JSONL."""
+    with open_project(ctx) as project:
+        _report(project.import_graded(file, name=name, bank=bank, llm=llm, replace=replace), fmt)

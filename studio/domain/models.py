@@ -59,6 +59,8 @@ class LabelSetKind(StrEnum):
 
 
 ITEM_KINDS = ("question", "nugget", "subtopic")
+# Generated answers are judged as documents named answer/<system>.
+ANSWER_PREFIX = "answer/"
 IMPORTANCE_LEVELS = ("vital", "okay")
 
 

@@ -118,7 +118,8 @@ def parse_assignments(text: str, count: int) -> list[Parsed]:
     return parsed
 
 
-_LIST_LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)]|(?:question|nugget|subtopic|q)\s*\d*\s*[:.)])\s*(.+?)\s*$", re.IGNORECASE)
+_LIST_LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)]|(?:question|nugget|subtopic|q)\s*\d*\s*[:.)])\s*(.+?)\s*$",
+                        re.IGNORECASE)
 
 
 def parse_generated_items(text: str, key: str) -> list[str]:

@@ -12,18 +12,18 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from studio.domain.errors import UsageError
 from studio.banks.derived import DEFAULT_MIN_GRADE
 from studio.banks.stale import Cell, StaleCell, kept_cells, stale_cells
+from studio.domain.errors import UsageError
 from studio.domain.models import BankItem, LabelSetKind, item_text_hash
 from studio.judges.backend import Backend, ChatRequest, call_key
 from studio.judges.methods import Method, get_method, pairwise_scores, sample_pairs
 from studio.judges.parsing import Parsed
-from studio.store import Database, new_batch, pools
+from studio.services.derive import refresh_derived, scores_of
+from studio.store import Connection, Database, new_batch, pools
 from studio.store import banks as bank_store
 from studio.store import judging as judge_store
 from studio.store import labels as label_store
-from studio.services.derive import refresh_derived, scores_of
 from studio.store.evaluation import load_labels
 
 
@@ -385,7 +385,8 @@ def run_judge(
         _write_preference_labels(db, run, set_id, pairs, batch, source)
     extra: dict[str, Any] = {}
     if method.own_score is not None:
-        _write_own_scores(db, method, run, set_id, batch, source, config.bank)
+        with db.transaction() as tx:
+            write_own_scores(tx, method, run, set_id, batch, source, bank_items(db, method, config.bank))
         extra["derived_updated"] = refresh_derived(db, config.name)
     if plan is not None:
         extra |= {"stale_cells": len(plan.to_grade), "deleted_cells": len(plan.stale) - len(plan.to_grade),
@@ -404,20 +405,18 @@ def run_judge(
     )
 
 
-def _write_own_scores(db: Database, method: Method, run: int, set_id: int, batch: int, source: str,
-                      bank: str | None) -> None:
+def write_own_scores(con: Connection, method: Method, run: int, set_id: int, batch: int, source: str,
+                     items: list[BankItem]) -> None:
     """A rubric judge's own label set: each graded document's score under the method's own score
     (best item grade 0–5 for exam methods, nugget score All for the assigner, fraction of subtopics
     satisfied). Other derived label sets come from the stored item grades (`studio derive`)."""
     assert method.own_score is not None
-    grades = judge_store.item_grades(db.cursor(), run)
-    scores = scores_of(method.own_score, grades, bank_items(db, method, bank), DEFAULT_MIN_GRADE)
-    with db.transaction() as tx:
-        for qid, docs in scores.items():
-            for docid, score in docs.items():
-                if label_store.current_grade(tx, set_id, qid, docid) != score:
-                    label_store.append_label_event(tx, set_id, qid, docid, score, origin="judge",
-                                                   source=source, batch_id=batch)
+    scores = scores_of(method.own_score, judge_store.item_grades(con, run), items, DEFAULT_MIN_GRADE)
+    for qid, docs in scores.items():
+        for docid, score in docs.items():
+            if label_store.current_grade(con, set_id, qid, docid) != score:
+                label_store.append_label_event(con, set_id, qid, docid, score, origin="judge",
+                                               source=source, batch_id=batch)
 
 
 def _write_preference_labels(db: Database, run: int, set_id: int, pairs: list[tuple[str, str]],

@@ -106,6 +106,15 @@ class Project:
             self.engine.forget_labels(label_set)
         return report
 
+    def import_graded(self, file: PathLike, *, name: str, bank: str, llm: str | None = None,
+                      replace: bool = False) -> ImportReport:
+        """A Rubric-workbench graded file or nuggetizer assignments into a rubric label set."""
+        from studio.services.graded_files import import_graded
+
+        report = import_graded(self.db, Path(file), name=name, bank=bank, llm=llm, replace=replace)
+        self.engine.forget_labels(name)
+        return report
+
     def import_responses(
         self, files: PathLike | Sequence[PathLike], *, system: str | None = None, replace: bool = False
     ) -> ImportReport:

@@ -157,3 +157,21 @@ def failures(con: Connection, label_set: int, limit: int = 50) -> list[dict[str,
         [label_set, limit],
     )
     return records(cursor)
+
+
+def judge_run(con: Connection, run: int) -> dict[str, Any]:
+    """One judge run's method, backend, model, prompt and parameters (JSON decoded)."""
+    cursor = con.execute(
+        "SELECT judge_run_id AS run, method, backend, model, prompt_name, prompt_hash, params, pool"
+        " FROM judge_runs WHERE judge_run_id = ?", [run])
+    found = records(cursor)[0]
+    found["params"] = json.loads(found["params"])
+    return found
+
+
+def item_judgments(con: Connection, run: int) -> list[tuple[str, str, str, float | None, str | None, str | None]]:
+    """(qid, docid, item_id, label, parse_error, raw output) of every item judgment of a run."""
+    return [tuple(row) for row in con.execute(
+        "SELECT g.qid, g.docid, g.item_id, g.label, g.parse_error, c.output FROM judgments g"
+        " LEFT JOIN calls c ON c.key = g.call_key WHERE g.judge_run_id = ? AND g.item_id IS NOT NULL"
+        " ORDER BY g.qid, g.docid, g.item_id", [run]).fetchall()]

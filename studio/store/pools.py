@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from studio.domain.models import ANSWER_PREFIX as ANSWER_PREFIX  # re-exported for the pools' callers
 from studio.store.database import Connection
 from studio.store.evaluation import score_as_float
-
-ANSWER_PREFIX = "answer/"  # generated answers are judged as documents named answer/<system>
 
 
 def labelled_pairs(con: Connection, label_set: int) -> list[tuple[str, str]]:

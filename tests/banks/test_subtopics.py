@@ -42,7 +42,8 @@ class FacetWriter:
             self.requests.append(request)
             if request.unit == "generate":
                 qid = request.subject[0]
-                yield index, ChatResult(json.dumps({"subtopics": [f"the {w} of {qid}" for w in ("cost", "speed", "the")]}))
+                facets = [f"the {w} of {qid}" for w in ("cost", "speed", "the")]
+                yield index, ChatResult(json.dumps({"subtopics": facets}))
             else:
                 text = request.messages[-1][1]
                 subtopic = text.split("Subtopic: ")[1].split("\n")[0]
@@ -88,7 +89,7 @@ def test_subtopics_are_generated_then_graded_into_the_fraction_satisfied(project
     assert labels == {(q, d): s for q, docs in want.items() for d, s in docs.items()}
     assert any(0 < s < 1 for s in labels.values())  # some documents satisfy some subtopics, not all
     # The rendered prompt carries the query, the subtopic and the passage.
-    judged = [r for r in writer.requests if r.unit == "item"][0].messages[-1][1]
+    judged = next(r for r in writer.requests if r.unit == "item").messages[-1][1]
     assert "Query: " in judged and "Subtopic: the cost of" in judged
 
 
@@ -97,5 +98,6 @@ def test_subtopic_banks_round_trip_through_rubric_jsonl() -> None:
     text = render_bank(items, BankFormat.rubric)
     assert '"subtopic_text": "price"' in text
     assert parse_bank(text, "bank.jsonl") == items
-    assert losses(items, BankFormat.nuggetizer)[-1] == "subtopics are written as nuggets (nuggetizer holds nuggets only)"
+    assert losses(items, BankFormat.nuggetizer)[-1] == \
+        "subtopics are written as nuggets (nuggetizer holds nuggets only)"
     assert losses(items, BankFormat.tsv)[-1] == "TSV does not say the kind: re-import with --kind subtopic"

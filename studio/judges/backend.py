@@ -22,6 +22,8 @@ class ChatRequest:
     label_values: tuple[float, ...] = field(default=(), compare=False)
     # pair (qid, docid) | preference (qid, a, b) | item (qid, docid, item) | window (qid, docid, *items)
     unit: str = field(default="pair", compare=False)
+    # A window's answer is a list with one of these labels per item, which a backend may enforce.
+    item_labels: tuple[str, ...] = ()
 
     def as_json(self) -> list[dict[str, str]]:
         return [{"role": role, "content": content} for role, content in self.messages]
@@ -65,6 +67,8 @@ def call_key(backend: str, model: str, params: dict[str, Any], request: ChatRequ
         "backend": backend, "model": model, "params": params, "messages": request.as_json(),
         "max_tokens": request.max_tokens, "labels": list(request.labels), "answer_prefix": request.answer_prefix,
     }
+    if request.item_labels:
+        fields["item_labels"] = list(request.item_labels)
     if backend == "simulated":
         fields["subject"] = list(request.subject)
     payload = json.dumps(fields, sort_keys=True, ensure_ascii=False)

@@ -125,7 +125,12 @@ class LlamaCppBackend:
     def complete(self, requests: Sequence[ChatRequest]) -> Iterator[tuple[int, ChatResult]]:
         for index, request in enumerate(requests):
             try:
-                result = self._labelled(request) if request.labels else self._generate(request)
+                if request.labels:
+                    result = self._labelled(request)
+                elif request.item_labels and request.unit == "window":
+                    result = self._labelled_list(request)
+                else:
+                    result = self._generate(request)
             except (ValueError, RuntimeError) as error:  # e.g. the prompt exceeds the context
                 result = ChatResult(None, error=f"llama.cpp: {error}")
             yield index, result
@@ -146,32 +151,65 @@ class LlamaCppBackend:
         llm.n_tokens = shared
         llm.eval(tokens[shared:])
 
-    def _labelled(self, request: ChatRequest) -> ChatResult:
-        start = time.perf_counter()
-        text = self._prompt_text(request) + request.answer_prefix
+    def _first_tokens(self, labels: Sequence[str]) -> list[int] | None:
+        """Each label's first token, or None when two labels share it (they cannot be told apart)."""
+        first = [self.llm.tokenize(label.encode("utf-8"), add_bos=False, special=False)[0] for label in labels]
+        return first if len(set(first)) == len(first) else None
+
+    def _label_distribution(self, text: str, first_tokens: list[int]) -> tuple[np.ndarray, int] | str:
+        """Evaluate `text`; the labels' next-token probabilities (renormalised over the labels) and
+        the prompt's token count, or why it cannot be scored."""
         tokens = self.llm.tokenize(text.encode("utf-8"), add_bos=False, special=True)
         if len(tokens) >= self.llm.n_ctx():
-            return ChatResult(None, error=f"the prompt has {len(tokens)} tokens, more than the context")
-        first_tokens = [self.llm.tokenize(label.encode("utf-8"), add_bos=False, special=False)[0]
-                        for label in request.labels]
-        if len(set(first_tokens)) != len(first_tokens):
-            return ChatResult(None, error="labels share their first token; cannot score them apart")
+            return f"the prompt has {len(tokens)} tokens, more than the context"
         self._evaluate(tokens)
         pointer = self._llama_cpp.llama_get_logits_ith(self.llm._ctx.ctx, -1)
         logits = np.ctypeslib.as_array(pointer, shape=(self.llm.n_vocab(),)).astype(np.float64)
-        top = logits.max()
-        log_norm = top + np.log(np.exp(logits - top).sum())
         chosen = logits[first_tokens]
-        probabilities = np.exp(chosen - log_norm)
-        within = probabilities / probabilities.sum()
-        best = int(np.argmax(chosen))
+        probabilities = np.exp(chosen - chosen.max())
+        return probabilities / probabilities.sum(), len(tokens)
+
+    def _labelled(self, request: ChatRequest) -> ChatResult:
+        start = time.perf_counter()
+        first_tokens = self._first_tokens(request.labels)
+        if first_tokens is None:
+            return ChatResult(None, error="labels share their first token; cannot score them apart")
+        scored = self._label_distribution(self._prompt_text(request) + request.answer_prefix, first_tokens)
+        if isinstance(scored, str):
+            return ChatResult(None, error=scored)
+        within, prompt_tokens = scored
+        best = int(np.argmax(within))
         seconds = time.perf_counter() - start
         self.prompt_seconds += seconds
         return ChatResult(
             text=request.answer_prefix + request.labels[best],
-            prompt_tokens=len(tokens), completion_tokens=1, seconds=seconds,
+            prompt_tokens=prompt_tokens, completion_tokens=1, seconds=seconds,
             label_probs={label: float(p) for label, p in zip(request.labels, within, strict=True)},
         )
+
+    def _labelled_list(self, request: ChatRequest) -> ChatResult:
+        """A window's answer as a Python list with one label per item, decoded label by label:
+        greedy decoding constrained to the item label space at each position of the list."""
+        start = time.perf_counter()
+        first_tokens = self._first_tokens(request.item_labels)
+        if first_tokens is None:
+            return ChatResult(None, error="item labels share their first token; cannot score them apart")
+        count = len(request.subject) - 2  # (qid, docid, *items)
+        prompt = self._prompt_text(request) + request.answer_prefix
+        chosen: list[str] = []
+        prompt_tokens = 0
+        for _ in range(count):
+            # Each step extends the previous text, so the KV cache covers all but the new tokens.
+            scored = self._label_distribution(prompt + '["' + '", "'.join([*chosen, ""]), first_tokens)
+            if isinstance(scored, str):
+                return ChatResult(None, error=scored)
+            within, tokens = scored
+            prompt_tokens = prompt_tokens or tokens
+            chosen.append(request.item_labels[int(np.argmax(within))])
+        seconds = time.perf_counter() - start
+        self.prompt_seconds += seconds
+        return ChatResult(text=request.answer_prefix + repr(chosen), prompt_tokens=prompt_tokens,
+                          completion_tokens=count, seconds=seconds)
 
     def _generate(self, request: ChatRequest) -> ChatResult:
         start = time.perf_counter()

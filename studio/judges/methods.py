@@ -38,12 +38,14 @@ class Method:
     parse_window: Callable[[str, int], list[Parsed]] | None = None
     # The derived score (studio.services.derive.SCORES) a rubric judge writes into its own label set.
     own_score: str | None = None
+    item_labels: tuple[str, ...] = ()  # a window method's label space per item
 
     def request(self, subject: tuple[str, ...], **texts: str) -> ChatRequest:
         unit = "preference" if self.pairwise else "window" if self.window else "item" if self.item_kind else "pair"
         return ChatRequest(
             tuple(self.prompt.render(**texts)), max_tokens=self.max_tokens, labels=self.labels,
             answer_prefix=self.answer_prefix, subject=subject, label_values=self.values, unit=unit,
+            item_labels=self.item_labels,
         )
 
     def value_of(self, label: str) -> float:
@@ -76,7 +78,8 @@ def _exam_nugget(prompt: PromptTemplate) -> Method:
 
 def _nugget_assign(prompt: PromptTemplate) -> Method:
     return Method("nugget-assign", prompt, (), (), "", lambda text: Parsed(None, "a window method"),
-                  max_tokens=200, item_kind="nugget", window=10, parse_window=parse_assignments, own_score="nugget-all")
+                  max_tokens=200, item_kind="nugget", window=10, parse_window=parse_assignments, own_score="nugget-all",
+                  item_labels=("support", "partial_support", "not_support"))
 
 
 def _subtopic(prompt: PromptTemplate) -> Method:

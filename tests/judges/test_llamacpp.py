@@ -148,3 +148,26 @@ def test_kv_prefix_reuse_gives_the_same_distribution_as_a_fresh_model(judged, ba
     assert reused.label_probs.keys() == fresh.label_probs.keys()
     for label in fresh.label_probs:
         assert reused.label_probs[label] == pytest.approx(fresh.label_probs[label], abs=1e-4)
+
+
+def test_a_nugget_window_is_decoded_as_a_list_of_one_label_per_nugget(judged, backend) -> None:
+    """The assigner's answer is constrained to the label space at every position of the list,
+    so even the smallest model answers in the format the parser reads."""
+    from studio.judges.parsing import parse_assignments
+
+    project, _ = judged
+    con = project.db.cursor()
+    docid = sorted(d for q, d in human_qrels() if q == TOPIC)[0]
+    nuggets = ["Water boils at 100 C at sea level", "Lower air pressure lowers the boiling point",
+               "Cooking takes longer at altitude"]
+    method = get_method("nugget-assign")
+    request = method.request((TOPIC, docid, "n1", "n2", "n3"), query=pools.topic_texts(con, [TOPIC])[TOPIC],
+                             context=pools.passage_texts(con, [(TOPIC, docid)])[(TOPIC, docid)],
+                             nuggets=repr(nuggets), num_nuggets="3")
+    [(_, result)] = list(backend.complete([request]))
+    parsed = parse_assignments(result.text, 3)
+    assert all(p.ok for p in parsed), result.text
+    # The first label is the most likely of the three after the list opens.
+    first_tokens = backend._first_tokens(method.item_labels)
+    within, _ = backend._label_distribution(backend._prompt_text(request) + '["', first_tokens)
+    assert result.text.startswith(f"['{method.item_labels[int(within.argmax())]}'")

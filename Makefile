@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test install lint bench clean
+.PHONY: demo test install lint bench bench-banks clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "the studio needs Python 3.11"'
@@ -31,6 +31,11 @@ lint: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_import
 	$(BIN)/python -m benchmarks.bench_eval
+	$(BIN)/python -m benchmarks.bench_judge
+
+# The test-bank life cycle with the real local model on the whole sample pool (tens of minutes).
+bench-banks: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_banks
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

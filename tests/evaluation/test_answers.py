@@ -65,3 +65,43 @@ def test_answers_command_ranks_the_systems_of_the_sample(tmp_path: Path) -> None
     assert refused.exit_code == 2 and "grades no generated answer" in refused.stderr
     with Project.open(db) as project:
         assert project.answer_leaderboard("answers")[0]["system"] == "solid"
+
+
+class AssignBySystem:
+    """Nugget assignments by the system that wrote the answer: all supported by the solid one,
+    partially by the terse one, none by the liar."""
+
+    name = "assign-by-system"
+    model = "assign-by-system"
+    label = {"solid": "support", "terse": "partial_support", "liar": "not_support"}
+
+    def params(self) -> dict[str, object]:
+        return {}
+
+    def complete(self, requests):  # type: ignore[no-untyped-def]
+        for index, request in enumerate(requests):
+            qid, docid, *items = request.subject
+            assert request.unit == "window" and docid.startswith("answer/")
+            yield index, ChatResult(repr([self.label[docid.removeprefix("answer/")]] * len(items)))
+
+    def close(self) -> None:
+        pass
+
+
+def test_nugget_assignment_of_generated_answers_ranks_the_systems(tmp_path: Path) -> None:
+    db = tmp_path / "p.duckdb"
+    with build_sample_project(db) as project:
+        config = JudgeConfig(method="nugget-assign", backend="assign-by-system", name="assign", pool="responses",
+                             bank="nuggets")
+        for _ in run_judge(project.db, config, backend=AssignBySystem()):
+            pass
+    runner = CliRunner()
+    derived = runner.invoke(app, ["--db", str(db), "derive", "--from", "assign", "--bank", "nuggets", "--score",
+                                  "nugget-vital-strict", "--name", "vital-strict"])
+    assert derived.exit_code == 0, derived.output
+    for label_set, want in (("assign", [1.0, 0.5, 0.0]), ("vital-strict", [1.0, 0.0, 0.0])):
+        result = runner.invoke(app, ["--db", str(db), "answers", "--qrels", label_set, "-f", "json"])
+        assert result.exit_code == 0, result.output
+        rows = json.loads(result.stdout)
+        assert {r["system"]: r["mean"] for r in rows} == dict(zip(["solid", "terse", "liar"], want, strict=True))
+        assert all(r["low"] <= r["mean"] <= r["high"] for r in rows)

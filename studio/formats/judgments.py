@@ -1,14 +1,17 @@
 """UMBRELA-style judgment JSONL: one line per judged pair with the prompt, the raw model output
 and the judgment (`result_status` 1 when a label was read, 0 for a recorded failure).
 
-The studio writes `qid` and `docid` beside UMBRELA's fields so the file can be read back into a
-label set; lines with `result_status` 0 carry no label and are skipped on import.
+The studio writes `qid` and `docid` (and `docid_b` for preferences, `item_id` for rubric cells)
+beside UMBRELA's fields, plus the label distribution where the backend gave one, so the file can
+be read back into a label set with its judge run: raw outputs, failures and confidences included.
+Lines with `result_status` 0 carry no label.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from typing import Any
 
 from studio.domain.errors import InputError
@@ -24,24 +27,79 @@ def write_judgments(records: Iterable[dict[str, Any]]) -> str:
     return "".join(judgment_line(r) for r in records)
 
 
-def parse_judgments(text: str, source: str) -> tuple[list[QrelsRow], int]:
-    """The labelled pairs of a judgment file and the number of failure lines skipped."""
-    rows: dict[tuple[str, str], tuple[QrelsRow, int]] = {}
-    skipped = 0
+@dataclass(frozen=True)
+class JudgmentRecord:
+    """One judged unit of a judgment file: a pair, an ordered document pair or an item cell."""
+
+    qid: str
+    docid: str
+    label: float | None
+    docid_b: str | None = None
+    item_id: str | None = None
+    prediction: str | None = None
+    prompt: list[dict[str, str]] | None = None
+    method: str | None = None
+    model: str | None = None
+    error: str | None = None
+    confidence: float | None = None
+    expected: float | None = None
+    label_probs: dict[str, float] | None = None
+
+
+@dataclass
+class ParsedJudgments:
+    records: list[JudgmentRecord] = field(default_factory=list)
+
+    @property
+    def rows(self) -> list[QrelsRow]:
+        """The labels: every labelled (topic, document) judgment (not preferences or item cells)."""
+        return [QrelsRow(r.qid, r.docid, r.label) for r in self.records
+                if r.label is not None and r.docid_b is None and r.item_id is None]
+
+    @property
+    def skipped(self) -> int:
+        """Failed judgments: they carry no label."""
+        return sum(1 for r in self.records if r.label is None)
+
+
+def _optional_number(record: dict[str, Any], key: str, source: str, line: int) -> float | None:
+    value = record.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise InputError(source, line, f"{key} {value!r} is not a number")
+    return float(value)
+
+
+def parse_judgments(text: str, source: str) -> ParsedJudgments:
+    """Every judged unit of a judgment file; a unit judged twice is an error."""
+    parsed = ParsedJudgments()
+    first_line: dict[tuple[str, str, str | None, str | None], int] = {}
     for number, record in json_objects(text, source):
         qid = first_field(record, ("qid", "query_id", "topic_id"), source, number)
         docid = first_field(record, ("docid", "doc_id", "pid"), source, number)
         assert qid is not None and docid is not None
-        if record.get("result_status", 1) == 0 or record.get("judgment") is None:
-            skipped += 1
-            continue
-        judgment = record["judgment"]
-        if isinstance(judgment, bool) or not isinstance(judgment, int | float):
-            raise InputError(source, number, f"judgment {judgment!r} is not a number")
-        if (qid, docid) in rows:
-            first = rows[(qid, docid)][1]
-            raise InputError(source, number, f"({qid}, {docid}) is judged twice (first on line {first})")
-        rows[(qid, docid)] = (QrelsRow(qid, docid, float(judgment)), number)
-    if not rows and not skipped:
+        docid_b, item_id = record.get("docid_b"), record.get("item_id")
+        unit = (qid, docid, docid_b, item_id)
+        if unit in first_line:
+            what = f"({qid}, {docid})" if docid_b is None and item_id is None else f"({qid}, {docid}, {docid_b or item_id})"
+            raise InputError(source, number, f"{what} is judged twice (first on line {first_line[unit]})")
+        first_line[unit] = number
+        failed = record.get("result_status", 1) == 0 or record.get("judgment") is None
+        label = None if failed else _optional_number(record, "judgment", source, number)
+        probs = record.get("label_probs")
+        prompt = record.get("prompt")
+        parsed.records.append(JudgmentRecord(
+            qid, docid, label, docid_b, item_id,
+            prediction=record["prediction"] if isinstance(record.get("prediction"), str) else None,
+            prompt=prompt if isinstance(prompt, list) else None,
+            method=record.get("method") if isinstance(record.get("method"), str) else None,
+            model=record.get("model") if isinstance(record.get("model"), str) else None,
+            error=str(record["error"]) if record.get("error") else None,
+            confidence=_optional_number(record, "confidence", source, number),
+            expected=_optional_number(record, "expected", source, number),
+            label_probs={str(k): float(v) for k, v in probs.items()} if isinstance(probs, dict) else None,
+        ))
+    if not parsed.records:
         raise InputError(source, None, "the file is empty")
-    return [row for row, _ in rows.values()], skipped
+    return parsed

@@ -178,7 +178,7 @@ def export_judgments(db: Database, label_set: str, path: str | Path) -> ExportRe
     rows = con.execute(
         """
         SELECT g.qid, g.docid, g.docid_b, g.item_id, g.label, g.parse_error, c.messages, c.output,
-               r.method, r.model
+               r.method, r.model, g.confidence, g.expected, c.label_probs
         FROM judgments g JOIN judge_runs r USING (judge_run_id) LEFT JOIN calls c ON c.key = g.call_key
         WHERE g.judge_run_id = (SELECT max(judge_run_id) FROM judge_runs WHERE label_set_id = ?)
         ORDER BY g.qid, g.docid, g.docid_b, g.item_id
@@ -188,7 +188,8 @@ def export_judgments(db: Database, label_set: str, path: str | Path) -> ExportRe
     if not rows:
         raise UsageError(f"label set {label_set!r} was not made by a judge")
     records = []
-    for qid, docid, docid_b, item_id, label, error, messages, output, method, model in rows:
+    for qid, docid, docid_b, item_id, label, error, messages, output, method, model, confidence, expected, \
+            probs in rows:
         record: dict[str, Any] = {"qid": qid, "docid": docid}
         if docid_b is not None:
             record["docid_b"] = docid_b
@@ -199,6 +200,8 @@ def export_judgments(db: Database, label_set: str, path: str | Path) -> ExportRe
                    "prediction": output, "judgment": judgment, "result_status": 0 if label is None else 1}
         if error:
             record["error"] = error
+        if confidence is not None:
+            record |= {"confidence": confidence, "expected": expected, "label_probs": json.loads(probs or "null")}
         records.append(record)
     target = deliver(write_judgments(records), path)
     failures = sum(1 for r in records if r["result_status"] == 0)

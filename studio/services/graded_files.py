@@ -7,8 +7,6 @@ derived score, diagnostic and export works on it as on a judge of the studio's o
 
 from __future__ import annotations
 
-import hashlib
-import json
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
@@ -29,6 +27,7 @@ from studio.judges.methods import get_method
 from studio.services.derive import refresh_derived
 from studio.services.exports import ExportReport, deliver
 from studio.services.import_report import ImportReport
+from studio.services.judge_import import store_imported_call
 from studio.services.judging import write_own_scores
 from studio.store import Connection, Database, new_batch, pools
 from studio.store import banks as bank_store
@@ -137,14 +136,8 @@ def import_graded(db: Database, path: Path, *, name: str, bank: str, llm: str | 
             prompt_name=graded.grader.prompt_name or method.prompt.name, prompt_hash=graded.grader.prompt_hash,
             params={"source": source, "options": graded.grader.options, "config": config}, pool="import")
         for cell in graded.judgments:
-            key = ""
-            if cell.output is not None:
-                # The raw answer is kept as an imported call; its key cannot collide with a real prompt's.
-                key = hashlib.sha256(json.dumps(["import", graded.grader.model, cell.qid, cell.docid, cell.item_id,
-                                                 cell.output]).encode("utf-8")).hexdigest()
-                judge_store.store_call(tx, key, "import", graded.grader.model, {}, [], output=cell.output, error=None,
-                                       label_probs=None, prompt_tokens=0, completion_tokens=0, seconds=0.0,
-                                       cost=None)
+            key = "" if cell.output is None else store_imported_call(
+                tx, graded.grader.model, (cell.qid, cell.docid, cell.item_id), cell.output)
             judge_store.add_judgment(tx, run, cell.qid, cell.docid, None, key, label=cell.grade,
                                      parse_error=cell.error, expected=None, confidence=None, item_id=cell.item_id,
                                      item_hash=item_text_hash(texts[(cell.qid, cell.item_id)]))

@@ -125,15 +125,24 @@ def import_qrels(
 def import_judgments(
     db: Database, paths: Sequence[Path], *, name: str | None = None, replace: bool = False
 ) -> ImportReport:
-    """UMBRELA-style judgment JSONL (as `studio export judgments` writes it) into an LLM label set."""
-    from studio.formats.judgments import parse_judgments
+    """UMBRELA-style judgment JSONL (as `studio export judgments` writes it) into an LLM label set,
+    with a judge run per file that keeps each judgment's prompt, raw output and confidence."""
+    from studio.formats.judgments import ParsedJudgments, parse_judgments
+    from studio.services.judge_import import record_imported_judgments
+
+    parsed: dict[int, ParsedJudgments] = {}
 
     def stage(con: Connection, index: int, path: Path) -> list[str]:
-        rows, skipped = parse_judgments(read_text(path), str(path))
-        label_store.stage_labels(con, index, rows)
-        return [f"{path}: {skipped} failed judgment(s) carry no label and were skipped"] if skipped else []
+        parsed[index] = parse_judgments(read_text(path), str(path))
+        label_store.stage_labels(con, index, parsed[index].rows)
+        skipped = parsed[index].skipped
+        return [f"{path}: {skipped} failed judgment(s) carry no label"] if skipped else []
 
-    return _import_label_files(db, paths, "judgments", stage, name=name, kind=LabelSetKind.LLM, replace=replace)
+    def after(tx: Connection, index: int, set_id: int, path: Path) -> None:
+        record_imported_judgments(tx, set_id, path, parsed[index].records)
+
+    return _import_label_files(db, paths, "judgments", stage, name=name, kind=LabelSetKind.LLM, replace=replace,
+                               after=after)
 
 
 def _import_label_files(
@@ -145,9 +154,11 @@ def _import_label_files(
     name: str | None,
     kind: LabelSetKind,
     replace: bool,
+    after: Callable[[Connection, int, int, Path], None] | None = None,
 ) -> ImportReport:
     """Stage every file (outside the transaction), then turn each into one label set's events in
-    one transaction; a replaced label set keeps its history."""
+    one transaction; a replaced label set keeps its history. `after` adds to each label set in
+    the same transaction."""
     require_files(paths)
     names = names_for_files(paths, name, default_name)
     con = db.cursor()
@@ -170,6 +181,8 @@ def _import_label_files(
                 events += label_store.apply_staged_labels(
                     tx, set_id, index, origin="import", source=str(path), batch_id=batch, remove_missing=True,
                 )
+                if after is not None:
+                    after(tx, index, set_id, path)
             staged = tx.execute("SELECT count(*) FROM staged_labels").fetchone()
         report.counts = {"label_sets": len(names), "labels": int(staged[0]) if staged else 0, "events": events}
         return report

@@ -64,6 +64,13 @@ def test_judgments_round_trip_into_an_identical_label_set(tmp_path: Path) -> Non
         assert labels("copy") == labels("half") and len(labels("copy")) == 14
         kinds = dict(con.execute("SELECT name, kind FROM label_sets").fetchall())
         assert kinds["copy"] == "llm"
+    # The judge run travels too: raw outputs and failures, and the file comes back byte for byte.
+    again = tmp_path / "again.jsonl"
+    result = runner.invoke(app, ["--db", str(db), "export", "judgments", "copy", "--out", str(again)])
+    assert result.exit_code == 0, result.output
+    assert again.read_text() == out.read_text()
+    failures = runner.invoke(app, ["--db", str(db), "judge", "--name", "copy", "--failures", "-f", "json"])
+    assert [r["output"] for r in json.loads(failures.stdout)] == ["It depends."] * 14
 
 
 def test_bad_judgment_files_are_refused_with_the_line(tmp_path: Path) -> None:

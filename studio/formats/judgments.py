@@ -82,8 +82,8 @@ def parse_judgments(text: str, source: str) -> ParsedJudgments:
         docid_b, item_id = record.get("docid_b"), record.get("item_id")
         unit = (qid, docid, docid_b, item_id)
         if unit in first_line:
-            what = f"({qid}, {docid})" if docid_b is None and item_id is None else f"({qid}, {docid}, {docid_b or item_id})"
-            raise InputError(source, number, f"{what} is judged twice (first on line {first_line[unit]})")
+            what = ", ".join(str(part) for part in unit if part is not None)
+            raise InputError(source, number, f"({what}) is judged twice (first on line {first_line[unit]})")
         first_line[unit] = number
         failed = record.get("result_status", 1) == 0 or record.get("judgment") is None
         label = None if failed else _optional_number(record, "judgment", source, number)

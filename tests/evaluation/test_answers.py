@@ -80,7 +80,7 @@ class AssignBySystem:
 
     def complete(self, requests):  # type: ignore[no-untyped-def]
         for index, request in enumerate(requests):
-            qid, docid, *items = request.subject
+            _, docid, *items = request.subject
             assert request.unit == "window" and docid.startswith("answer/")
             yield index, ChatResult(repr([self.label[docid.removeprefix("answer/")]] * len(items)))
 

@@ -76,24 +76,35 @@ def demo(
             print_overview(overview(project), fmt)
         return
     project.close()
-    _run_tui(path)
+    _run_tui(path, screen="review")
+
+
+SCREENS = ("overview", "leaderboard", "review", "bank", "judges")
 
 
 @app.command()
 @handles_errors
-def tui(ctx: typer.Context) -> None:
+def tui(
+    ctx: typer.Context,
+    screen: Annotated[str, typer.Option(help=f"Screen to open: {', '.join(SCREENS)}.")] = "overview",
+    ref: Annotated[str | None, typer.Option(help="Reference label set (default: human).")] = None,
+    qrels: Annotated[str | None, typer.Option(help="Audited label set (default: the newest LLM one).")] = None,
+    person: Annotated[str | None, typer.Option(envvar="STUDIO_PERSON", help="Who reviews.")] = None,
+) -> None:
     """Open the studio on the project."""
+    if screen not in SCREENS:
+        raise typer.BadParameter(f"screen must be one of {', '.join(SCREENS)}", param_hint="--screen")
     project = open_project(ctx)
     path = Path(project.path)
     project.close()
-    _run_tui(path)
+    _run_tui(path, screen=screen, ref=ref, qrels=qrels, person=person)
 
 
-def _run_tui(path: Path) -> None:
+def _run_tui(path: Path, **options: str | None) -> None:
     # Imported here so that headless commands never load Textual.
     from studio.tui.app import run_studio
 
-    run_studio(path)
+    run_studio(path, **options)  # type: ignore[arg-type]
 
 
 def run() -> None:

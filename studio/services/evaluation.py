@@ -117,11 +117,17 @@ class EvaluationEngine:
 
     def undo(self, qrels: str | None = None, *, person: str | None = None) -> dict[str, Any] | None:
         """Revert the newest person edit not yet undone (of one label set, or of any)."""
-        con = self.db.cursor()
         set_id = self.label_set_id(qrels) if qrels is not None else None
-        found = label_store.last_undoable_event(con, set_id)
+        return self._revert(label_store.last_undoable_event(self.db.cursor(), set_id), person)
+
+    def revert(self, event_id: int, *, person: str | None = None) -> dict[str, Any] | None:
+        """Undo one particular person edit (None when it does not exist or was undone already)."""
+        return self._revert(label_store.undoable_event(self.db.cursor(), event_id), person)
+
+    def _revert(self, found: label_store.UndoableEvent | None, person: str | None) -> dict[str, Any] | None:
         if found is None:
             return None
+        con = self.db.cursor()
         event_id, label_set, qid, docid, previous = found
         name_row = con.execute("SELECT name FROM label_sets WHERE label_set_id = ?", [label_set]).fetchone()
         assert name_row is not None

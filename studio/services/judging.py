@@ -8,7 +8,7 @@ any point loses no finished call and a second run costs no call at all.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Generator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -291,7 +291,7 @@ def stale_plan(db: Database, config: JudgeConfig, pairs: list[tuple[str, str]] |
 
 def run_judge(
     db: Database, config: JudgeConfig, backend: Backend | None = None, *, stale_only: bool = False
-) -> Iterator[JudgeProgress | JudgeSummary]:
+) -> Generator[JudgeProgress | JudgeSummary, None, None]:
     """Judge every pair of the pool, yielding progress after each call and a summary last.
 
     With `stale_only` (a rubric judge after bank edits), only the stale cells are graded; every

@@ -1,4 +1,5 @@
-"""Build the bundled sample project: topics, passages, human qrels, runs, answers and banks."""
+"""Build the bundled sample project: topics, passages, human qrels, an LLM label set, runs,
+answers and banks."""
 
 from __future__ import annotations
 
@@ -9,6 +10,9 @@ from studio.services.locations import sample_data_dir
 from studio.services.project import Project
 
 HUMAN_LABEL_SET = "human"
+# UMBRELA grades of every human-judged pair by the bundled SmolLM2-135M (a real run, saved), so
+# that Review has disagreements to work on the moment the demo opens.
+LLM_LABEL_SET = "umbrela-smol"
 
 
 def build_sample_project(path: Path, *, rebuild: bool = False, source: Path | None = None) -> Project:
@@ -28,6 +32,7 @@ def build_sample_project(path: Path, *, rebuild: bool = False, source: Path | No
         project.import_topics(data / "topics.tsv")
         project.import_docs(data / "documents.jsonl")
         project.import_qrels(data / "qrels" / "human.txt", name=HUMAN_LABEL_SET)
+        project.import_judgments(data / "judgments" / "umbrela-smol.jsonl.gz", name=LLM_LABEL_SET)
         project.import_runs(sorted((data / "runs").glob("*.txt")))
         project.import_responses(sorted((data / "responses").glob("*.jsonl")))
         project.import_bank(data / "banks" / "questions.jsonl.gz", name="questions")

@@ -175,3 +175,15 @@ def item_judgments(con: Connection, run: int) -> list[tuple[str, str, str, float
         "SELECT g.qid, g.docid, g.item_id, g.label, g.parse_error, c.output FROM judgments g"
         " LEFT JOIN calls c ON c.key = g.call_key WHERE g.judge_run_id = ? AND g.item_id IS NOT NULL"
         " ORDER BY g.qid, g.docid, g.item_id", [run]).fetchall()]
+
+
+def label_sets_graded_with(con: Connection, bank: str) -> list[str]:
+    """Label sets whose newest judge run graded with test bank `bank`."""
+    rows = con.execute(
+        """
+        SELECT s.name, r.params FROM judge_runs r JOIN label_sets s USING (label_set_id)
+        WHERE r.judge_run_id IN (SELECT max(judge_run_id) FROM judge_runs GROUP BY label_set_id)
+        ORDER BY s.name
+        """
+    ).fetchall()
+    return [str(name) for name, params in rows if (json.loads(params).get("config") or {}).get("bank") == bank]

@@ -205,6 +205,19 @@ def last_undoable_event(con: Connection, label_set: int | None) -> UndoableEvent
     return None if row is None else (int(row[0]), int(row[1]), row[2], row[3], row[4])
 
 
+def undoable_event(con: Connection, event_id: int) -> UndoableEvent | None:
+    """One person edit, if it exists and was not undone yet."""
+    row = con.execute(
+        """
+        SELECT event_id, label_set_id, qid, docid, previous FROM label_events
+        WHERE event_id = ? AND origin = 'person'
+          AND event_id NOT IN (SELECT undoes FROM label_events WHERE undoes IS NOT NULL)
+        """,
+        [event_id],
+    ).fetchone()
+    return None if row is None else (int(row[0]), int(row[1]), row[2], row[3], row[4])
+
+
 def label_history(con: Connection, label_set: int | None, limit: int) -> list[dict[str, object]]:
     """Person edits and undos, newest first."""
     cursor = con.execute(

@@ -1,7 +1,15 @@
-"""The studio's Textual app."""
+"""The studio's Textual app: five screens (Textual modes), each with its own keys.
+
+Long work (reading the overview, building the review queue, leaderboards, judges, re-grading)
+runs in thread workers that post messages; handlers on the main thread own every widget. The
+evaluation engine's cached evaluators are shared, so whoever uses them holds `engine_lock`.
+"""
 
 from __future__ import annotations
 
+import os
+import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 from textual import on
@@ -11,25 +19,67 @@ from textual.worker import Worker, WorkerState
 
 from studio.services.project import Project
 from studio.tui.commands import ScreenActions
+from studio.tui.screens.bank import BankScreen
 from studio.tui.screens.help import HelpScreen
+from studio.tui.screens.judges import JudgesScreen
+from studio.tui.screens.leaderboard import LeaderboardScreen
 from studio.tui.screens.overview import OverviewScreen
+from studio.tui.screens.review import ReviewScreen
+
+SCREENS = ("overview", "leaderboard", "review", "bank", "judges")
+
+
+@dataclass
+class Selection:
+    """The label sets and measure the Leaderboard and Review screens work on."""
+
+    ref: str | None
+    qrels: str | None
+    measure: str = "nDCG@10"
+
+
+def default_selection(project: Project, ref: str | None = None, qrels: str | None = None,
+                      measure: str = "nDCG@10") -> Selection:
+    """`human` (or the first label set) against the newest LLM-made label set, unless named."""
+    sets = project.label_sets()
+    names = [row["name"] for row in sets]
+    ref = ref or ("human" if "human" in names else names[0] if names else None)
+    judged = [row["name"] for row in sets if row["kind"] in ("llm", "simulated") and row["name"] != ref]
+    others = [n for n in names if n != ref]
+    qrels = qrels or (judged[0] if judged else others[0] if others else None)
+    return Selection(ref, qrels, measure)
 
 
 class StudioApp(App[None]):
     TITLE = "Relevance Assessment Studio"
     COMMANDS = App.COMMANDS | {ScreenActions}
+    MODES = {"overview": OverviewScreen, "leaderboard": LeaderboardScreen, "review": ReviewScreen,
+             "bank": BankScreen, "judges": JudgesScreen}
+    DEFAULT_MODE = "overview"
     BINDINGS = [
         Binding("f1", "context_help", "Help", id="app.help", tooltip="Help for this screen"),
+        Binding("f2", "switch_mode('overview')", "Overview", id="app.overview", tooltip="What the project holds"),
+        Binding("f3", "switch_mode('leaderboard')", "Leaderboard", id="app.leaderboard",
+                tooltip="Runs under two label sets, rank correlation"),
+        Binding("f4", "switch_mode('review')", "Review", id="app.review", tooltip="Step through disagreements"),
+        Binding("f5", "switch_mode('bank')", "Bank", id="app.bank", tooltip="Edit test banks, re-grade"),
+        Binding("f6", "switch_mode('judges')", "Judges", id="app.judges", tooltip="Run and watch LLM judges"),
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Leave the studio (nothing to save)"),
     ]
 
-    def __init__(self, project: Project) -> None:
+    def __init__(self, project: Project, *, screen: str = "overview", ref: str | None = None,
+                 qrels: str | None = None, measure: str = "nDCG@10", person: str | None = None) -> None:
         super().__init__()
         self.project = project
         self.sub_title = Path(project.path).name
+        self.selection = default_selection(project, ref, qrels, measure)
+        self.person = person
+        self.engine_lock = threading.RLock()
+        self.start_screen = screen
 
     def on_mount(self) -> None:
-        self.push_screen(OverviewScreen())
+        if self.start_screen != self.DEFAULT_MODE:
+            self.switch_mode(self.start_screen)
 
     def action_context_help(self) -> None:
         screen = self.screen
@@ -48,7 +98,11 @@ class StudioApp(App[None]):
                         timeout=10)
 
 
-def run_studio(path: Path) -> None:
+def run_studio(path: Path, *, screen: str = "overview", ref: str | None = None, qrels: str | None = None,
+               person: str | None = None) -> None:
     """Open the studio on the project file at `path` and return when the user quits."""
+    import getpass
+
+    who = person or os.environ.get("STUDIO_PERSON") or getpass.getuser()
     with Project.open(path) as project:
-        StudioApp(project).run()
+        StudioApp(project, screen=screen, ref=ref, qrels=qrels, person=who).run()

@@ -36,7 +36,7 @@ def test_a_better_parser_turns_recorded_failures_into_labels(tmp_path: Path, mon
         origins = project.db.cursor().execute(
             "SELECT DISTINCT e.origin, e.source FROM label_events e JOIN label_sets s USING (label_set_id)"
             " WHERE s.name = 'wordy'").fetchall()
-        assert origins == [("judge", "reparse of judge run 1")]
+        assert origins == [("judge", f"reparse of judge run {summary.judge_run}")]
 
 
 def test_reparse_from_the_cli_reports_counts_and_refuses_human_sets(tmp_path: Path) -> None:

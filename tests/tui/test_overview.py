@@ -154,14 +154,14 @@ def test_r_reads_the_project_again(sample_file: Path, tmp_path: Path) -> None:
     extra.write_text("1001 0 p1001-01 3\n1002 0 p1002-01 0\n", encoding="utf-8")
 
     async def steps(app: StudioApp, pilot: Pilot[Any]) -> None:
-        assert first_cells(app, "label_sets") == ["human"]
+        assert first_cells(app, "label_sets") == ["human", "umbrela-smol"]
         app.project.import_qrels(extra, name="extra")
         await pilot.pause()
-        assert first_cells(app, "label_sets") == ["human"]  # nothing changes on its own
+        assert first_cells(app, "label_sets") == ["human", "umbrela-smol"]  # nothing changes on its own
         await pilot.press("r")
         await loaded(pilot)
-        assert first_cells(app, "label_sets") == ["extra", "human"]
-        assert "2 label sets" in summary(app)
+        assert first_cells(app, "label_sets") == ["extra", "human", "umbrela-smol"]
+        assert "3 label sets" in summary(app)
 
     drive(path, steps)
 

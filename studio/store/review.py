@@ -1,0 +1,80 @@
+"""The review log and what the Review screen shows about one (topic, document) pair."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from studio.store.database import Connection, records
+
+LIVE = "NOT EXISTS (SELECT 1 FROM review_decisions u WHERE u.undoes = d.decision_id)"
+
+
+def add_decision(con: Connection, ref: str, qrels: str, qid: str, docid: str, action: str, *,
+                 grade: float | None = None, label_event: int | None = None, note: str | None = None,
+                 person: str | None = None, undoes: int | None = None) -> int:
+    row = con.execute(
+        """
+        INSERT INTO review_decisions (decision_id, ref, qrels, qid, docid, action, grade, label_event, note,
+                                      person, undoes)
+        VALUES (nextval('review_decision_ids'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING decision_id
+        """,
+        [ref, qrels, qid, docid, action, grade, label_event, note, person, undoes],
+    ).fetchone()
+    assert row is not None
+    return int(row[0])
+
+
+def decisions(con: Connection, ref: str, qrels: str, limit: int | None = None) -> list[dict[str, Any]]:
+    """Live decisions of one review (not undone, undo rows left out), newest first."""
+    cursor = con.execute(
+        f"""
+        SELECT decision_id AS decision, qid, docid, action, grade, label_event, note, person,
+               strftime(created_at, '%Y-%m-%d %H:%M:%S') AS time
+        FROM review_decisions d
+        WHERE ref = ? AND qrels = ? AND action <> 'undo' AND {LIVE}
+        ORDER BY decision_id DESC {'LIMIT ' + str(int(limit)) if limit is not None else ''}
+        """,
+        [ref, qrels],
+    )
+    return records(cursor)
+
+
+def judge_outputs(con: Connection, qid: str, docid: str) -> list[dict[str, Any]]:
+    """Each judge-made label set's newest judgment of the pair: label, confidence, raw output."""
+    cursor = con.execute(
+        """
+        WITH newest AS (SELECT label_set_id, max(judge_run_id) AS run FROM judge_runs GROUP BY label_set_id)
+        SELECT s.name AS label_set, r.method, r.backend, r.model, g.label, g.confidence, g.expected,
+               g.parse_error, c.output, c.label_probs
+        FROM judgments g JOIN newest n ON n.run = g.judge_run_id
+        JOIN judge_runs r ON r.judge_run_id = g.judge_run_id JOIN label_sets s ON s.label_set_id = r.label_set_id
+        LEFT JOIN calls c ON c.key = g.call_key
+        WHERE g.qid = ? AND g.docid = ? AND g.docid_b IS NULL AND g.item_id IS NULL
+        ORDER BY s.name
+        """,
+        [qid, docid],
+    )
+    found = records(cursor)
+    for row in found:
+        row["label_probs"] = json.loads(row["label_probs"]) if row["label_probs"] else None
+    return found
+
+
+def item_grades_of_pair(con: Connection, qid: str, docid: str) -> list[dict[str, Any]]:
+    """The rubric grades of the pair in each label set's newest judge run, with the item text."""
+    cursor = con.execute(
+        """
+        WITH newest AS (SELECT label_set_id, max(judge_run_id) AS run FROM judge_runs GROUP BY label_set_id),
+             texts AS (SELECT item_id, any_value(text) AS text, any_value(kind) AS kind FROM bank_items
+                       GROUP BY item_id)
+        SELECT s.name AS label_set, r.method, g.item_id, t.kind, t.text, g.label AS grade, a.output AS answer
+        FROM judgments g JOIN newest n ON n.run = g.judge_run_id
+        JOIN judge_runs r ON r.judge_run_id = g.judge_run_id JOIN label_sets s ON s.label_set_id = r.label_set_id
+        LEFT JOIN texts t ON t.item_id = g.item_id LEFT JOIN calls a ON a.key = g.answer_key
+        WHERE g.qid = ? AND g.docid = ? AND g.item_id IS NOT NULL
+        ORDER BY s.name, g.label DESC NULLS LAST, g.item_id
+        """,
+        [qid, docid],
+    )
+    return records(cursor)

@@ -1,0 +1,131 @@
+"""The review session without a screen: queue order, decisions as audited label edits, undo,
+resuming where a review stopped, filters, and the live τ and κ."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from studio import Project
+from studio.metrics.agreement import cohen_kappa
+from studio.services.comparison import disagreements
+from studio.services.judging import JudgeConfig, run_judge
+from studio.services.review import ReviewFilters, ReviewSession
+
+
+@pytest.fixture()
+def db(simulated_sample: Path) -> Path:
+    return simulated_sample
+
+
+def session(project: Project, **options: object) -> ReviewSession:
+    review = ReviewSession(project, "human", "sim", person="ana", **options)  # type: ignore[arg-type]
+    review.load()
+    return review
+
+
+def label(project: Project, name: str, qid: str, docid: str) -> float | None:
+    return project.engine.evaluator(name).labels[qid].judged.get(docid)
+
+
+def test_the_queue_is_the_disagreements_order(db: Path) -> None:
+    with Project.open(db) as project:
+        review = session(project)
+        want = [(d["qid"], d["docid"]) for d in disagreements(project.engine, "human", "sim")]
+        assert [(p["qid"], p["docid"]) for p in review.queue] == want and want
+
+
+def test_a_grade_is_an_audited_edit_and_the_statistics_follow(db: Path) -> None:
+    with Project.open(db) as project:
+        review = session(project)
+        first = review.current()
+        assert first is not None
+        before = review.stats()
+        review.set_grade(3.0)
+        assert label(project, "sim", first["qid"], first["docid"]) == 3.0
+        assert review.position == 1 and review.decisions_made == 1
+        history = project.label_history("sim")
+        assert history[0]["grade"] == 3.0 and history[0]["source"] == "ana" and "review" in history[0]["note"]
+        after = review.stats()
+        assert after.tau == project.correlation("human", "sim")["kendall_tau"]
+        a, b = [], []
+        for qid, topic in project.engine.evaluator("human").labels.items():
+            for docid, grade in topic.judged.items():
+                a.append(grade)
+                b.append(project.engine.evaluator("sim").labels[qid].judged[docid])
+        assert after.kappa == pytest.approx(cohen_kappa(np.array(a), np.array(b)))
+        assert after.tau_change == pytest.approx(after.tau - before.tau)  # type: ignore[operator]
+
+
+def test_accept_keep_reference_skip_and_undo(db: Path) -> None:
+    with Project.open(db) as project:
+        review = session(project)
+        pairs = review.queue[:3]
+        llm_grade = label(project, "sim", pairs[0]["qid"], pairs[0]["docid"])
+        review.accept()
+        assert label(project, "sim", pairs[0]["qid"], pairs[0]["docid"]) == llm_grade
+        review.keep_reference()
+        assert label(project, "sim", pairs[1]["qid"], pairs[1]["docid"]) == pairs[1]["ref_grade"]
+        review.skip()
+        assert review.position == 3
+        assert review.undo()["action"] == "skip"  # type: ignore[index]
+        assert review.undo()["action"] == "reference"  # type: ignore[index]
+        assert label(project, "sim", pairs[1]["qid"], pairs[1]["docid"]) == pairs[1]["grade"]
+        assert review.current() == pairs[1]
+        assert project.label_history("sim")[0]["origin"] == "undo"
+
+
+def test_reopening_resumes_where_the_review_stopped(db: Path) -> None:
+    with Project.open(db) as project:
+        review = session(project)
+        decided = [review.queue[0], review.queue[1]]
+        skipped = review.queue[2]
+        review.accept()
+        review.set_grade(1.0)
+        review.skip()
+        review.flag()
+        review.note("check the title")
+        fourth = review.current()
+    with Project.open(db) as project:
+        again = session(project)
+        keys = [(p["qid"], p["docid"]) for p in again.queue]
+        # The undecided pairs, re-ranked by their effect on τ now, then the skipped one.
+        fresh = [(d["qid"], d["docid"]) for d in disagreements(project.engine, "human", "sim")]
+        done = {(d["qid"], d["docid"]) for d in decided}
+        skip = (skipped["qid"], skipped["docid"])
+        assert keys == [k for k in fresh if k not in done and k != skip] + [skip]
+        assert fourth is not None and (fourth["qid"], fourth["docid"]) in keys
+        again.revisit(fourth["qid"], fourth["docid"])
+        view = again.view()
+        assert view is not None and view.flagged and view.notes == ["check the title"]
+
+
+def test_filters_slice_the_queue(db: Path) -> None:
+    with Project.open(db) as project:
+        by_topic = session(project, filters=ReviewFilters(topic="1003"))
+        assert by_topic.queue and {p["qid"] for p in by_topic.queue} == {"1003"}
+        by_grades = session(project, filters=ReviewFilters(ref_grade=3.0, grade=0.0))
+        assert all(p["ref_grade"] == 3.0 and p["grade"] == 0.0 for p in by_grades.queue)
+        by_run = session(project, filters=ReviewFilters(run="lexical-bm25"))
+        retrieved = set(project.db.cursor().execute(
+            "SELECT qid, docid FROM run_rows JOIN runs USING (run_id) WHERE name = 'lexical-bm25'").fetchall())
+        assert by_run.queue and all((p["qid"], p["docid"]) in retrieved for p in by_run.queue)
+
+
+def test_the_pair_view_shows_every_judge_and_the_item_grades(db: Path) -> None:
+    with Project.open(db) as project:
+        first = session(project).current()
+        assert first is not None
+        for _ in run_judge(project.db, JudgeConfig(method="exam-nugget", backend="simulated", name="exam",
+                                                   bank="nuggets", topics=[first["qid"]])):
+            pass
+        project.engine.forget_labels()
+        review = session(project)
+        view = review.view()
+        assert view is not None and view.query and view.passage
+        # Every judge of the pair (the rubric judge grades items, not the pair).
+        assert {j["label_set"] for j in view.judges} == {"sim", "umbrela-smol"}
+        assert next(j for j in view.judges if j["label_set"] == "sim")["output"].startswith("##final score:")
+        assert view.items and all(i["label_set"] == "exam" and i["text"] for i in view.items)

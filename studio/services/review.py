@@ -106,6 +106,7 @@ class ReviewSession:
             pair = (decision["qid"], decision["docid"])
             if decision["action"] in LABEL_ACTIONS:
                 done.add(pair)
+                self.decided[pair] = decision
             elif decision["action"] == "skip":
                 skipped.add(pair)
             elif decision["action"] == "flag":

@@ -60,9 +60,10 @@ class JudgeProgressed(Message):
 
 
 class JudgeFinished(Message):
-    """A judge run ended: its summary, or None when it was cancelled."""
+    """A judge run ended: its summary, or None when it was cancelled or failed."""
 
-    def __init__(self, summary: dict[str, Any] | None, label_set: str) -> None:
+    def __init__(self, summary: dict[str, Any] | None, label_set: str, error: str | None = None) -> None:
         super().__init__()
         self.summary = summary
         self.label_set = label_set
+        self.error = error  # why the run stopped, when it failed

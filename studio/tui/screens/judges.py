@@ -125,6 +125,7 @@ class JudgesScreen(Screen[None]):
         # is saved before the next call, so a cancel loses nothing that was finished.
         worker = get_current_worker()
         summary: dict[str, Any] | None = None
+        error: str | None = None
         events = run_judge(self.app.project.db, config)  # type: ignore[attr-defined]
         try:
             for event in events:
@@ -135,9 +136,12 @@ class JudgesScreen(Screen[None]):
                                                       event.failures, event.rate, event.eta))
                 elif isinstance(event, JudgeSummary):
                     summary = event.as_dict()
+        except Exception as failure:  # shown on the screen; the app's error handler also reports it
+            error = str(failure)
+            raise
         finally:
             events.close()
-            self.post_message(JudgeFinished(summary, config.name))
+            self.post_message(JudgeFinished(summary, config.name, error))
 
     @on(JudgeProgressed)
     def progressed(self, message: JudgeProgressed) -> None:
@@ -151,7 +155,9 @@ class JudgesScreen(Screen[None]):
     def finished(self, message: JudgeFinished) -> None:
         with self.app.engine_lock:  # type: ignore[attr-defined]
             self.app.project.engine.forget_labels(message.label_set)  # type: ignore[attr-defined]
-        if message.summary is None:
+        if message.error is not None:
+            self.query_one("#judge-status", Static).update(f"[red]Failed:[/red] {message.error}")
+        elif message.summary is None:
             done = f"{self.last.done} of {self.last.total}" if self.last else "nothing"
             self.query_one("#judge-status", Static).update(
                 f"Cancelled after {done}: finished judgments are saved; ctrl+s resumes.")

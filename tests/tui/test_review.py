@@ -1,0 +1,157 @@
+"""Review driven through Textual's Pilot: keys decide, the project file records each decision,
+τ and κ shown are the Project API's, undo reverts, a reopened review resumes."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import DataTable
+from tui_helpers import drive, settle, text_of
+
+from studio.services.comparison import disagreements
+from studio.services.project import Project
+from studio.services.sample_project import build_sample_project
+from studio.tui.app import StudioApp
+from studio.tui.screens.review import ReviewScreen
+
+LLM = "umbrela-smol"
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("review") / "sample.duckdb"
+    build_sample_project(path).close()
+    return path
+
+
+@pytest.fixture()
+def sample(template: Path, tmp_path: Path) -> Path:
+    path = tmp_path / "p.duckdb"
+    shutil.copyfile(template, path)
+    return path
+
+
+def queue_loaded(app: StudioApp) -> bool:
+    return isinstance(app.screen, ReviewScreen) and app.screen.loaded
+
+
+def person_events(project: Project) -> list[tuple[Any, ...]]:
+    return project.db.cursor().execute(
+        "SELECT e.qid, e.docid, e.grade, e.origin, e.source FROM label_events e JOIN label_sets s"
+        " USING (label_set_id) WHERE s.name = ? AND e.origin IN ('person', 'undo') ORDER BY e.event_id",
+        [LLM]).fetchall()
+
+
+def shown_tau(app: StudioApp) -> str:
+    return text_of(app, "#status").split("τ ")[1].split(" ")[0]
+
+
+def test_three_sets_the_grade_saves_it_and_moves_tau(sample: Path) -> None:
+    async def steps(app: StudioApp, pilot: Pilot[Any]) -> None:
+        await settle(pilot, lambda: queue_loaded(app))
+        project = app.project
+        first = disagreements(project.engine, "human", LLM)[0]
+        assert f"{first['qid']}" in text_of(app, "#pair-head") and first["docid"] in text_of(app, "#pair-head")
+        before = project.correlation("human", LLM)["kendall_tau"]
+        assert shown_tau(app) == f"{before:.3f}"
+        assert "pair 1 of" in text_of(app, "#status")
+
+        await pilot.press("3")
+        await settle(pilot)
+        assert person_events(project) == [(first["qid"], first["docid"], 3.0, "person", "tester")]
+        after = project.correlation("human", LLM)["kendall_tau"]
+        assert shown_tau(app) == f"{after:.3f}"
+        assert f"({after - before:+.3f})" in text_of(app, "#status")
+        assert "pair 2 of" in text_of(app, "#status") and "1 decided" in text_of(app, "#status")
+        history = app.screen.query_one("#history", DataTable)
+        assert history.row_count == 1 and str(history.get_row_at(0)[1]) == "grade 3"
+
+        await pilot.press("u")
+        await settle(pilot)
+        assert [e[3] for e in person_events(project)] == ["person", "undo"]
+        assert project.engine.evaluator(LLM).labels[first["qid"]].judged[first["docid"]] == first["grade"]
+        assert shown_tau(app) == f"{before:.3f}" and "pair 1 of" in text_of(app, "#status")
+
+    drive(sample, steps, screen="review")
+
+
+def test_accept_keep_skip_flag_and_note(sample: Path) -> None:
+    async def steps(app: StudioApp, pilot: Pilot[Any]) -> None:
+        await settle(pilot, lambda: queue_loaded(app))
+        project = app.project
+        queue = disagreements(project.engine, "human", LLM)[:3]
+        await pilot.press("a")  # keep the LLM's grade: a confirming event with the same grade
+        await pilot.press("h")  # give the LLM set the human grade
+        await pilot.press("s")
+        await settle(pilot)
+        grades = project.engine.evaluator(LLM).labels
+        assert grades[queue[0]["qid"]].judged[queue[0]["docid"]] == queue[0]["grade"]
+        assert grades[queue[1]["qid"]].judged[queue[1]["docid"]] == queue[1]["ref_grade"]
+        assert [e[:3] for e in person_events(project)] == [
+            (queue[0]["qid"], queue[0]["docid"], queue[0]["grade"]),
+            (queue[1]["qid"], queue[1]["docid"], queue[1]["ref_grade"])]
+        await pilot.press("f")
+        await pilot.press("n")
+        await pilot.pause()
+        await pilot.press(*"stuffed", "enter")
+        await settle(pilot)
+        assert "flagged" in text_of(app, "#pair-head") and "stuffed" in text_of(app, "#pair-head")
+        logged = project.db.cursor().execute(
+            "SELECT action, note FROM review_decisions ORDER BY decision_id").fetchall()
+        assert logged == [("accept", None), ("reference", None), ("skip", None), ("flag", None), ("note", "stuffed")]
+
+    drive(sample, steps, screen="review")
+
+
+def test_a_reopened_review_resumes_and_the_history_can_be_decided_again(sample: Path) -> None:
+    decided: list[tuple[str, str]] = []
+
+    async def first_sitting(app: StudioApp, pilot: Pilot[Any]) -> None:
+        await settle(pilot, lambda: queue_loaded(app))
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen) and screen.session is not None
+        for key in "21":
+            pair = screen.session.current()
+            assert pair is not None
+            decided.append((pair["qid"], pair["docid"]))
+            await pilot.press(key)
+        await settle(pilot)
+
+    drive(sample, first_sitting, screen="review")
+
+    async def second_sitting(app: StudioApp, pilot: Pilot[Any]) -> None:
+        await settle(pilot, lambda: queue_loaded(app))
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen) and screen.session is not None
+        queue = [(p["qid"], p["docid"]) for p in screen.session.queue]
+        assert not set(decided) & set(queue)
+        history = screen.query_one("#history", DataTable)
+        assert history.row_count == 2  # the last decisions, newest first
+        history.focus()
+        await pilot.press("down", "enter")  # the older decision: shown again
+        await settle(pilot)
+        assert decided[0][1] in text_of(app, "#pair-head") and "decided: grade" in text_of(app, "#pair-head")
+        await pilot.press("0")
+        await settle(pilot)
+        assert app.project.engine.evaluator(LLM).labels[decided[0][0]].judged[decided[0][1]] == 0.0
+
+    drive(sample, second_sitting, screen="review")
+
+
+def test_the_filter_narrows_the_queue_to_a_topic(sample: Path) -> None:
+    async def steps(app: StudioApp, pilot: Pilot[Any]) -> None:
+        await settle(pilot, lambda: queue_loaded(app))
+        await pilot.press("slash")
+        await pilot.pause()
+        await pilot.press(*"topic 1003", "enter")
+        await settle(pilot, lambda: queue_loaded(app))
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen) and screen.session is not None
+        assert screen.session.queue and {p["qid"] for p in screen.session.queue} == {"1003"}
+        assert "topic 1003" in text_of(app, "#status")
+
+    drive(sample, steps, screen="review")

@@ -62,6 +62,7 @@ class BankScreen(Screen[None]):
         self.view: dict[str, Any] | None = None
         self.marked: set[str] = set()
         self.regrading = False
+        self.requested: tuple[str | None, ...] | None = None  # (bank, topic, source) last asked for
 
     def compose(self) -> ComposeResult:
         project = self.app.project  # type: ignore[attr-defined]
@@ -71,7 +72,7 @@ class BankScreen(Screen[None]):
         with Horizontal(id="choices"):
             yield Select([(b, b) for b in banks], prompt="bank", id="bank", value=banks[0] if banks else Select.BLANK)
             yield Select([], prompt="graded by", id="source")
-            yield Select([(f"{t} {row['text'][:30]}", t) for t, row in zip(topics, project.topics(), strict=True)],
+            yield Select([(f"{t} {row['text'][:20]}", t) for t, row in zip(topics, project.topics(), strict=True)],
                          prompt="topic", id="topic", value=topics[0] if topics else Select.BLANK)
         yield Static("", id="bank-status")
         yield ProgressBar(id="regrade-progress", show_eta=True)
@@ -80,7 +81,7 @@ class BankScreen(Screen[None]):
             table.add_columns("", "Item", "Kind", "Importance", "Rel", "Non-rel", "Stale", "Text")
             yield table
             yield Static("", id="lists")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#regrade-progress", ProgressBar).display = False
@@ -103,20 +104,28 @@ class BankScreen(Screen[None]):
 
     @on(Select.Changed)
     def chosen(self, event: Select.Changed) -> None:
-        if event.select.id == "bank":
+        # Selects also announce the values they start with: read again only on a real change.
+        if self.requested is None:
+            return
+        if event.select.id == "bank" and event.value != self.requested[0]:
             self.marked.clear()
             self._choose_sources()
         else:
-            self.action_reload()
+            self.action_reload(force=False)
 
     # -- loading ---------------------------------------------------------------------------------
 
-    def action_reload(self) -> None:
+    def action_reload(self, force: bool = True) -> None:
         bank = self._value("bank")
         if bank is None:
             self.query_one("#bank-status", Static).update("No test bank in the project: import one or generate one.")
             return
-        self.load(bank, self._value("topic"), self._value("source"), self.app.selection.ref or "human")  # type: ignore[attr-defined]
+        wanted = (bank, self._value("topic"), self._value("source"))
+        if not force and wanted == self.requested:
+            return
+        self.requested = wanted
+        ref = self.app.selection.ref or "human"  # type: ignore[attr-defined]
+        self.load(*wanted, ref)
 
     @work(thread=True, exclusive=True, group="bank", exit_on_error=False)
     def load(self, bank: str, topic: str | None, source: str | None, ref: str) -> None:

@@ -42,6 +42,7 @@ class JudgesScreen(Screen[None]):
     JudgesScreen #form Label { width: 12; padding: 1 0 0 0; }
     JudgesScreen #judge-status { padding: 0 1; margin: 1 0; }
     JudgesScreen ProgressBar { padding: 0 1; }
+    JudgesScreen #failures-title { padding: 0 1; }
     JudgesScreen #failures { height: 1fr; }
     """
     TITLE = "Judges"
@@ -81,10 +82,15 @@ class JudgesScreen(Screen[None]):
                 yield Input("umbrela-simulated", id="name")
         yield Static("Ready. ctrl+s starts the judge.", id="judge-status")
         yield ProgressBar(id="judge-progress", show_eta=False)
+        yield Static("[b]Failures of the newest run[/b] (ctrl+f reads them again)", id="failures-title")
         table: DataTable[Any] = DataTable(id="failures", cursor_type="row", zebra_stripes=True)
         table.add_columns("Topic", "Document", "Reason", "Raw output")
         yield table
-        yield Footer()
+        yield Footer(compact=True)
+
+    def on_mount(self) -> None:
+        self.query_one("#judge-progress", ProgressBar).display = False  # shown while a judge runs
+        self.action_failures()
 
     def _config(self) -> JudgeConfig:
         def value(name: str) -> str | None:
@@ -111,7 +117,9 @@ class JudgesScreen(Screen[None]):
             return
         config = self._config()
         self.query_one("#judge-status", Static).update(f"Starting {config.method} → {config.name}…")
-        self.query_one("#judge-progress", ProgressBar).update(total=None, progress=0)
+        bar = self.query_one("#judge-progress", ProgressBar)
+        bar.display = True
+        bar.update(total=None, progress=0)
         self.running = self.judge(config)
 
     def action_cancel(self) -> None:

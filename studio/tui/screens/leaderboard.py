@@ -81,7 +81,7 @@ class LeaderboardScreen(Screen[None]):
                 table.add_columns("Run", "Reference", "Rank", "Audited", "Rank", "Moved")
                 yield table
             yield PlotextPlot(id="scatter")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.action_recompute()

@@ -90,7 +90,7 @@ class OverviewScreen(Screen[None]):
                     )
                     table.add_columns(*(heading for _, heading in columns))
                     yield table
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.action_refresh_overview()

@@ -100,7 +100,9 @@ class ReviewScreen(Screen[None]):
     TITLE = "Review"
     HELP = HELP
     BINDINGS = [
-        *(Binding(str(g), f"grade({g})", f"Grade {g}", id=f"review.grade{g}", show=g == 0,
+        # One footer entry ("0–3 Grade") stands for the four grade keys.
+        *(Binding(str(g), f"grade({g})", "Grade" if g == 0 else f"Grade {g}", id=f"review.grade{g}", show=g == 0,
+                  key_display="0–3" if g == 0 else None,
                   tooltip=f"Set grade {g} in the audited label set and go on") for g in range(4)),
         Binding("a", "accept", "Accept LLM", id="review.accept", tooltip="Keep the audited (LLM) label and go on"),
         Binding("h", "keep_reference", "Keep human", id="review.reference",
@@ -109,8 +111,9 @@ class ReviewScreen(Screen[None]):
         Binding("f", "flag", "Flag", id="review.flag", tooltip="Mark the pair for a second look"),
         Binding("n", "note", "Note", id="review.note", tooltip="Write a note on the pair"),
         Binding("u", "undo", "Undo", id="review.undo", tooltip="Revert the last decision and show its pair"),
-        Binding("left_square_bracket", "go(-1)", "Previous", id="review.previous", tooltip="Previous pair"),
-        Binding("right_square_bracket", "go(1)", "Next", id="review.next", tooltip="Next pair"),
+        Binding("left_square_bracket", "go(-1)", "Previous", id="review.previous", tooltip="Previous pair",
+                show=False),
+        Binding("right_square_bracket", "go(1)", "Next", id="review.next", tooltip="Next pair", show=False),
         Binding("slash", "filter", "Filter", id="review.filter",
                 tooltip="Narrow the queue: topic Q, run R, or a grade pair such as 3 0"),
     ]
@@ -138,7 +141,7 @@ class ReviewScreen(Screen[None]):
                 history: DataTable[str] = DataTable(id="history", cursor_type="row")
                 history.add_columns("Pair", "Decision")
                 yield history
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.reload()

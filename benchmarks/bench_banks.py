@@ -76,32 +76,43 @@ def main() -> None:
             config = JudgeConfig(method=method, backend="llamacpp", name=name, bank=bank, model=args.model,
                                  topics=args.topic, limit=args.limit)
             figures["grade"][name] = judge(project, config)
+        banks = {name: bank for _, bank, name in GRADING}
+        figures["grade_distribution"] = {}
         for name in ("exam-q", "exam-n"):
-            derived = f"rubric-qrels-of-{name}"
-            derive_label_set(project.db, name, dict((n, b) for _, b, n in GRADING)[name], "rubric-qrels", derived,
-                             min_grade=4, replace=True)
-            project.engine.forget_labels(derived)
-            figures["tau_against_human"][derived] = tau(project, derived)
-            cover = project.cover_leaderboard(name, dict((n, b) for _, b, n in GRADING)[name], k=10, ref="human")
-            figures["tau_against_human"][f"rubric-cover@10-of-{name}"] = cover.get("kendall_tau")
+            grades = [g for docs in project.engine.evaluator(name).labels.values() for g in docs.judged.values()]
+            figures["grade_distribution"][f"best-item-grade-of-{name}"] = {
+                f"{g:g}": grades.count(g) for g in sorted(set(grades))}
+            # The published threshold is 4; lower ones show what a weaker grader still separates.
+            for threshold in (4, 3, 2, 1):
+                derived = f"rubric-qrels-of-{name}" + ("" if threshold == 4 else f"-t{threshold}")
+                derive_label_set(project.db, name, banks[name], "rubric-qrels", derived, min_grade=threshold,
+                                 replace=True)
+                project.engine.forget_labels(derived)
+                figures["tau_against_human"][derived] = tau(project, derived)
+                cover = project.cover_leaderboard(name, banks[name], k=10, ref="human", min_grade=threshold)
+                figures["tau_against_human"][f"rubric-cover@10-of-{name}-t{threshold}"] = cover.get("kendall_tau")
         figures["tau_against_human"]["nugget-all-of-assign"] = tau(project, "assign")
 
         # Edit one nugget: only its cells are re-graded, and the derived leaderboard follows.
         editor = BankEditor(project.db, "gen-nuggets", person="bench")
         nugget = editor.items()[0]
-        before = project.leaderboard("rubric-qrels-of-exam-n", MEASURE)
+        watched = {"exam-n": "rubric-qrels-of-exam-n-t2", "assign": "assign"}
+        before = {name: project.leaderboard(board, MEASURE) for name, board in watched.items()}
         editor.edit(nugget["item_id"], text=nugget["text"] + " (as the passage states it)", note="benchmark edit")
-        stale = project.stale_cells("exam-n")
-        regraded = judge(project, JudgeConfig(method="exam-nugget", backend="llamacpp", name="exam-n",
-                                              bank="gen-nuggets", model=args.model, topics=args.topic,
-                                              limit=args.limit), stale_only=True)
-        after = project.leaderboard("rubric-qrels-of-exam-n", MEASURE)
-        figures["edit_one_nugget"] = {
-            "item": nugget["item_id"], "stale_cells_listed": len(stale), "calls": regraded["calls"],
-            "kept_cells": regraded["kept_cells"], "derived_updated": regraded["derived_updated"],
-            "largest_run_score_change": round(max(abs(after[r] - before.get(r, 0.0)) for r in after), 4),
-            "tau_after_edit": tau(project, "rubric-qrels-of-exam-n"),
-        }
+        figures["edit_one_nugget"] = {"item": nugget["item_id"], "text": nugget["text"]}
+        for (method, bank, name) in GRADING[1:]:
+            stale = project.stale_cells(name)
+            regraded = judge(project, JudgeConfig(method=method, backend="llamacpp", name=name, bank=bank,
+                                                  model=args.model, topics=args.topic, limit=args.limit),
+                             stale_only=True)
+            after = project.leaderboard(watched[name], MEASURE)
+            figures["edit_one_nugget"][name] = {
+                "stale_cells_listed": len(stale), "calls": regraded["calls"], "stale_cells": regraded["stale_cells"],
+                "kept_cells": regraded["kept_cells"], "derived_updated": regraded["derived_updated"],
+                "leaderboard": watched[name],
+                "largest_run_score_change": round(max(abs(after[r] - before[name].get(r, 0.0)) for r in after), 4),
+                "tau_after_edit": tau(project, watched[name]),
+            }
         project.close()
     print(json.dumps(figures, indent=2))
 

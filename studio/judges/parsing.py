@@ -124,7 +124,8 @@ _LIST_LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)]|(?:question|nugget|subtopic|q)\
 
 def parse_generated_items(text: str, key: str) -> list[str]:
     """Generated questions or nuggets: the JSON object's `key` list when there is one (also inside
-    a ```json fence), else numbered or bulleted lines. Empty when nothing readable is there."""
+    a ```json fence), else numbered fields such as `"nuggets_1": "…"` (small models write those),
+    else numbered or bulleted lines. Empty when nothing readable is there."""
     import json
 
     for start in [m.start() for m in re.finditer(r"\{", text or "")]:
@@ -138,6 +139,10 @@ def parse_generated_items(text: str, key: str) -> list[str]:
             if isinstance(value, dict) and isinstance(value.get(key), list):
                 return [str(v).strip() for v in value[key] if str(v).strip()]
             break
+    singular = key.removesuffix("s")
+    fields = re.findall(rf'"(?:{re.escape(key)}|{re.escape(singular)})_?\d+"\s*:\s*"([^"]+)"', text or "")
+    if fields:
+        return [value.strip() for value in fields if value.strip()]
     lines = [m.group(1).strip().strip('"') for m in map(_LIST_LINE.match, (text or "").splitlines()) if m]
     return [line for line in lines if line]
 

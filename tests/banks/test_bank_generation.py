@@ -24,6 +24,7 @@ from studio.services.sample_project import build_sample_project
     ('Sure!\n```json\n{ "questions" : ["A?", " B? "] }\n```', ["A?", "B?"]),
     ("1. First?\n2) Second?\n- Third?", ["First?", "Second?", "Third?"]),
     ("Question: One?\n\nQuestion: Two?", ["One?", "Two?"]),
+    ('questions: [\n{ "questions_1" : "Top speed?" },\n{ "question_2": "Habitat?" }\n}', ["Top speed?", "Habitat?"]),
     ("", []),
     ("I cannot help with that.", []),
 ])

@@ -6,6 +6,7 @@ checks that `q` ends the program. The session and its server are always killed a
 
 from __future__ import annotations
 
+import json
 import os
 import shlex
 import shutil
@@ -87,14 +88,25 @@ def terminal(tmp_path: Path) -> Iterator[Terminal]:
         session.kill()
 
 
-def test_demo_runs_in_a_real_terminal_and_quits_on_q(terminal: Terminal, tmp_path: Path) -> None:
+def test_demo_opens_review_where_keys_decide_and_the_cli_sees_the_edits(terminal: Terminal, tmp_path: Path) -> None:
     assert STUDIO.is_file(), f"no studio console script beside {sys.executable}"
-    terminal.start([str(STUDIO), "demo", "--db", str(tmp_path / "demo.duckdb")])
+    db = tmp_path / "demo.duckdb"
+    terminal.start([str(STUDIO), "demo", "--db", str(db)])
 
-    screen = terminal.wait_for(lambda s: "10 topics" in s, 20, "the Overview summary")
-    assert "human" in screen
+    screen = terminal.wait_for(lambda s: "pair 1 of" in s, 30, "the Review screen with its queue")
+    assert "umbrela-smol" in screen and "human" in screen and "0 decided" in screen
+    terminal.press("3")
+    screen = terminal.wait_for(lambda s: "pair 2 of" in s and "1 decided" in s, 5, "the next pair after 3")
+    assert "grade 3" in screen  # the sidebar history
+    terminal.press("u")
+    terminal.wait_for(lambda s: "pair 1 of" in s and "0 decided" in s, 5, "the first pair again after u")
+    terminal.press("a")
+    terminal.wait_for(lambda s: "pair 2 of" in s and "1 decided" in s and "accept" in s, 5, "the accepted label")
+
+    terminal.press("F2")
+    screen = terminal.wait_for(lambda s: "10 topics" in s, 10, "the Overview summary")
     assert "demo.duckdb" in screen
-    assert "1 label set (280 labels) · 2 banks" in screen  # one line: the pane is 120 wide
+    assert "2 label sets (560 labels) · 2 banks" in screen  # one line: the pane is 120 wide
 
     terminal.press("2")
     terminal.wait_for(lambda s: "rerank-strong" in s and "weak-baseline" in s, 5, "the runs table")
@@ -110,3 +122,12 @@ def test_demo_runs_in_a_real_terminal_and_quits_on_q(terminal: Terminal, tmp_pat
     while (status := terminal.exit_status()) is None and time.monotonic() < deadline:
         time.sleep(0.1)
     assert status == 0, f"studio still running or failed (status {status}):\n{terminal.screen()}"
+
+    # The decisions are label events of the project file: 3, its undo, and the accepted label.
+    listed = subprocess.run([str(STUDIO), "--db", str(db), "list", "qrels", "--format", "json"], capture_output=True,
+                            text=True, check=True, timeout=30, env=terminal.env)
+    events = {row["name"]: row["events"] for row in json.loads(listed.stdout)}
+    assert events == {"human": 280, "umbrela-smol": 283}
+    history = subprocess.run([str(STUDIO), "--db", str(db), "history", "--qrels", "umbrela-smol", "--format", "json"],
+                             capture_output=True, text=True, check=True, timeout=30, env=terminal.env)
+    assert [row["origin"] for row in json.loads(history.stdout)] == ["person", "undo", "person"]

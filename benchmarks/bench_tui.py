@@ -1,0 +1,183 @@
+"""The studio's responsiveness on the sample project (DESIGN.md §6: a review keypress re-renders
+in < 100 ms; the app starts in < 2 s).
+
+Prints one JSON object:
+* `startup`: seconds from a fresh Python process to the Review screen showing its first pair
+  (imports, opening the project, building the queue, first paint), median of 3, beside the
+  same for a one-widget Textual app (the anchor: what any Textual app costs);
+* `keypress`: over 100 review decisions (keys 0–3 in turn), milliseconds from the key event to
+  the first frame painted after the decision was saved (next pair, new τ and κ): p50, p95, max;
+  beside the same for a one-widget app that updates a label per key (the anchor).
+Both run headless (Textual's test driver) at 120x36.
+Usage: python -m benchmarks.bench_tui
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+SIZE = (120, 36)
+DECISIONS = 100
+
+STARTUP_STUDIO = """
+import asyncio, sys, time
+start = time.perf_counter()
+from studio.services.project import Project
+from studio.tui.app import StudioApp
+
+async def main():
+    with Project.open(sys.argv[1]) as project:
+        app = StudioApp(project, screen="review")
+        async with app.run_test(size=(120, 36)) as pilot:
+            while not getattr(app.screen, "loaded", False):
+                await pilot.pause(0.005)
+            await pilot.pause()
+            print(time.perf_counter() - start)
+
+asyncio.run(main())
+"""
+
+STARTUP_ANCHOR = """
+import asyncio, time
+start = time.perf_counter()
+from textual.app import App
+from textual.widgets import Footer, Header, Static
+
+class Hello(App):
+    def compose(self):
+        yield Header()
+        yield Static("hello", id="hello")
+        yield Footer()
+
+async def main():
+    app = Hello()
+    async with app.run_test(size=(120, 36)) as pilot:
+        await pilot.pause()
+        print(time.perf_counter() - start)
+
+asyncio.run(main())
+"""
+
+
+def startup(code: str, *args: str, repeats: int = 3) -> float:
+    times = []
+    for _ in range(repeats):
+        done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
+        times.append(float(done.stdout.strip().splitlines()[-1]))
+    return statistics.median(times)
+
+
+def percentiles(samples: list[float]) -> dict[str, float]:
+    ordered = sorted(samples)
+    return {"p50_ms": round(statistics.median(ordered) * 1000, 2),
+            "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))] * 1000, 2),
+            "max_ms": round(ordered[-1] * 1000, 2), "samples": len(ordered)}
+
+
+class PaintClock:
+    """Records when the app last sent a frame to the terminal (its `_display` call)."""
+
+    def __init__(self, app: Any) -> None:
+        self.last = 0.0
+        original = app._display
+
+        def display(screen: Any, renderable: Any) -> None:
+            original(screen, renderable)
+            self.last = time.perf_counter()
+
+        app._display = display
+
+
+async def key_to_paint(app: Any, clock: PaintClock, key: str, changed: Any) -> float:
+    """Seconds from posting `key` to the first frame painted after `changed()` holds: the
+    handler's work and the repaint, without the test driver's idle waits."""
+    from textual import events
+
+    start = time.perf_counter()
+    app.post_message(events.Key(key, key))
+    while not changed():
+        await asyncio.sleep(0.0005)
+    handled = time.perf_counter()
+    while clock.last < handled:
+        await asyncio.sleep(0.0005)
+    return clock.last - start
+
+
+async def review_latency(path: Path) -> list[float]:
+    from studio.services.project import Project
+    from studio.tui.app import StudioApp
+    from studio.tui.screens.review import ReviewScreen
+
+    samples = []
+    with Project.open(path) as project:
+        app = StudioApp(project, screen="review", person="bench")
+        async with app.run_test(size=SIZE) as pilot:
+            clock = PaintClock(app)
+            while not getattr(app.screen, "loaded", False):
+                await pilot.pause(0.01)
+            await pilot.pause()
+            screen = app.screen
+            assert isinstance(screen, ReviewScreen) and screen.session is not None
+            session = screen.session
+            for n in range(DECISIONS):
+                position = session.position
+                samples.append(await key_to_paint(app, clock, str(n % 4), lambda p=position: session.position != p))
+    return samples
+
+
+async def anchor_latency() -> list[float]:
+    from textual.app import App, ComposeResult
+    from textual.widgets import Static
+
+    class Counter(App[None]):
+        BINDINGS = [(str(g), "count", "count") for g in range(4)]
+        count = 0
+
+        def compose(self) -> ComposeResult:
+            yield Static("0", id="n")
+
+        def action_count(self) -> None:
+            self.count += 1
+            self.query_one("#n", Static).update(str(self.count))
+
+    samples = []
+    app = Counter()
+    async with app.run_test(size=SIZE) as pilot:
+        clock = PaintClock(app)
+        await pilot.pause()
+        for n in range(DECISIONS):
+            before = app.count
+            samples.append(await key_to_paint(app, clock, str(n % 4), lambda b=before: app.count != b))
+    return samples
+
+
+def main() -> None:
+    from studio.services.sample_project import build_sample_project
+
+    figures: dict[str, Any] = {"benchmark": "tui", "size": list(SIZE)}
+    with tempfile.TemporaryDirectory() as scratch:
+        path = Path(scratch) / "sample.duckdb"
+        build_sample_project(path).close()
+        studio_start = startup(STARTUP_STUDIO, str(path))
+        anchor_start = startup(STARTUP_ANCHOR)
+        figures["startup"] = {"review_ready_seconds": round(studio_start, 3),
+                              "textual_hello_seconds": round(anchor_start, 3),
+                              "ratio_to_anchor": round(studio_start / anchor_start, 2), "budget_seconds": 2.0}
+        review = percentiles(asyncio.run(review_latency(path)))
+        anchor = percentiles(asyncio.run(anchor_latency()))
+        figures["keypress"] = {"review": review, "anchor_one_label": anchor,
+                               "p95_ratio_to_anchor": round(review["p95_ms"] / anchor["p95_ms"], 2),
+                               "budget_p95_ms": 100}
+    print(json.dumps(figures, indent=2))
+
+
+if __name__ == "__main__":
+    main()

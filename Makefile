@@ -32,6 +32,7 @@ bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_import
 	$(BIN)/python -m benchmarks.bench_eval
 	$(BIN)/python -m benchmarks.bench_judge
+	$(BIN)/python -m benchmarks.bench_tui
 
 # The test-bank life cycle with the real local model on the whole sample pool (tens of minutes).
 bench-banks: $(STAMP)

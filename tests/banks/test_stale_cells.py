@@ -138,3 +138,59 @@ def test_stale_refuses_a_method_without_a_bank(db: Path) -> None:
     studio(db, "judge", "--method", "umbrela", "--backend", "simulated", "--topic", "1001", "--name", "u")
     result = runner.invoke(app, ["--db", str(db), "judge", "--name", "u", "--stale"])
     assert result.exit_code == 2 and "nothing can be stale" in result.stderr
+
+
+class CoverageGrader:
+    """Rates a nugget 5 when every word of it longer than three letters occurs in the passage,
+    else 0: an edit that changes the words changes the grades predictably."""
+
+    name = "coverage"
+    model = "coverage"
+
+    def params(self) -> dict[str, object]:
+        return {}
+
+    def complete(self, requests):  # type: ignore[no-untyped-def]
+        from studio.judges.backend import ChatResult
+
+        for index, request in enumerate(requests):
+            text = request.messages[-1][1]
+            nugget = text.split("Key fact: ")[-1].split("\n")[0] if "Key fact: " in text else ""
+            passage = text.split("Context: ")[-1].lower()
+            words = [w for w in nugget.lower().split() if len(w) > 3]
+            yield index, ChatResult("5" if words and all(w in passage for w in words) else "0")
+
+    def close(self) -> None:
+        pass
+
+
+def test_an_edit_moves_the_derived_leaderboard_exactly_as_a_fresh_grading_would(db: Path) -> None:
+    from studio.services.judging import JudgeConfig, run_judge
+
+    def grade(project: Project, name: str, stale_only: bool = False) -> dict[str, Any]:
+        config = JudgeConfig(method="exam-nugget", backend="coverage", name=name, bank="nuggets", topics=["1001"])
+        *_, summary = run_judge(project.db, config, backend=CoverageGrader(), stale_only=stale_only)
+        return summary.as_dict()  # type: ignore[union-attr]
+
+    with Project.open(db) as project:
+        grade(project, "cover")
+    studio(db, "derive", "--from", "cover", "--bank", "nuggets", "--score", "exam-binary", "--name", "eb")
+    before_labels = labels(db, "eb")
+    with Project.open(db) as project:
+        before = project.leaderboard("eb", "nDCG@10")
+        editor = BankEditor(project.db, "nuggets", person="ana")
+        vital = next(i for i in editor.items("1001") if "boil" in i["text"].lower())
+        editor.edit(vital["item_id"], text="Pressure cookers weld glaciers together")  # covered nowhere
+        summary = grade(project, "cover", stale_only=True)
+        assert summary["calls"] == summary["stale_cells"] == 28 and summary["derived_updated"] == ["eb"]
+        project.engine.forget_labels()
+        after = project.leaderboard("eb", "nDCG@10")
+        assert after != before
+        grade(project, "fresh")  # the whole bank graded from scratch, as it is now
+    studio(db, "derive", "--from", "fresh", "--bank", "nuggets", "--score", "exam-binary", "--name", "eb-fresh")
+    with Project.open(db) as project:
+        assert project.leaderboard("eb", "nDCG@10") == project.leaderboard("eb-fresh", "nDCG@10")
+    after_labels = labels(db, "eb")
+    # Documents that covered the old wording lost one of the topic's items; no document gained.
+    assert all(after_labels[pair] <= grade_before for pair, grade_before in before_labels.items())
+    assert any(after_labels[pair] < grade_before for pair, grade_before in before_labels.items())

@@ -27,7 +27,8 @@ class SimulatedBackend:
         self.reference = reference
         self.kappa = kappa
         self.seed = seed
-        self.marginal = [g for grades in reference.values() for g in grades.values()] or [0.0]
+        # Sorted: the reference arrives in no fixed order, and a draw from it must be reproducible.
+        self.marginal = sorted(g for grades in reference.values() for g in grades.values()) or [0.0]
 
     def params(self) -> dict[str, Any]:
         return {"kappa": self.kappa, "seed": self.seed}

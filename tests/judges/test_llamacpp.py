@@ -61,7 +61,8 @@ class Counting:
 
 
 def calls_of(project: Project) -> dict[str, tuple[str, dict[str, float]]]:
-    rows = project.db.cursor().execute("SELECT key, output, label_probs FROM calls").fetchall()
+    rows = project.db.cursor().execute(
+        "SELECT key, output, label_probs FROM calls WHERE backend <> 'import'").fetchall()
     return {key: (output, json.loads(probs)) for key, output, probs in rows}
 
 

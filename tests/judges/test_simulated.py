@@ -123,3 +123,13 @@ def test_kappa_one_pairwise_judge_ranks_by_the_reference(project: Project) -> No
         g_first, g_second = human[("1004", first)], human[("1004", second)]
         if g_first != g_second:
             assert label == (1.0 if g_first > g_second else 2.0)
+
+
+def test_the_same_seed_gives_the_same_labels_whatever_order_the_reference_comes_in() -> None:
+    from studio.judges.simulated import SimulatedBackend
+
+    reference = {"q1": {f"d{i}": float(i % 4) for i in range(40)}, "q2": {f"e{i}": float(i % 2) for i in range(40)}}
+    shuffled = {q: dict(reversed(list(grades.items()))) for q, grades in reversed(list(reference.items()))}
+    a = SimulatedBackend("ref", reference, kappa=0.3, seed=5)
+    b = SimulatedBackend("ref", shuffled, kappa=0.3, seed=5)
+    assert [a.noisy_grade("q1", f"d{i}") for i in range(40)] == [b.noisy_grade("q1", f"d{i}") for i in range(40)]

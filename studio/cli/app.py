@@ -8,7 +8,7 @@ from typing import Annotated
 import typer
 
 from studio import __version__
-from studio.cli import evaluate, judge
+from studio.cli import embeddings, evaluate, judge, meta, report
 from studio.cli.bank import bank_app
 from studio.cli.context import Options, open_project, options
 from studio.cli.errors import handles_errors
@@ -32,7 +32,10 @@ app.add_typer(export_app, name="export")
 app.add_typer(bank_app, name="bank")
 app.command("list")(list_command)
 evaluate.register(app)
+embeddings.register(app)
 judge.register(app)
+report.register(app)
+meta.register(app)
 
 
 def _version(value: bool) -> None:

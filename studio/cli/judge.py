@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 import typer
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
@@ -14,6 +15,8 @@ from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_co
 from studio.domain.errors import UsageError
 from studio.services.judging import JudgeConfig, JudgeProgress, JudgeSummary, run_judge
 
+T = TypeVar("T")
+
 
 def register(app: typer.Typer) -> None:
     app.command("judge")(handles_errors(judge))
@@ -23,16 +26,19 @@ def register(app: typer.Typer) -> None:
 def judge(
     ctx: typer.Context,
     method: Annotated[str, typer.Option(
-        help="umbrela, binary, pairwise, exam-question, exam-nugget, nugget-assign or subtopic.")] = "umbrela",
+        help="umbrela, binary, pairwise, exam-question, exam-nugget, nugget-assign, subtopic or embedding.",
+    )] = "umbrela",
     backend: Annotated[str, typer.Option(
         help="llamacpp (local GGUF), openai (any compatible server) or simulated.")] = "llamacpp",
     name: Annotated[str | None, typer.Option(help="Label set to write (created when new; re-running resumes).")] = None,
     pool: Annotated[str, typer.Option(help="qrels:NAME, runs:K, holes:K or responses.")] = "qrels:human",
-    model: Annotated[str | None, typer.Option(help="GGUF path (llamacpp) or model name (openai).")] = None,
+    model: Annotated[str | None, typer.Option(
+        help="GGUF path (llamacpp), model name (openai) or sentence-transformers folder (embedding).")] = None,
     prompt: Annotated[str | None, typer.Option(help="A custom prompt file or template folder.")] = None,
     topics: Annotated[list[str] | None, typer.Option("--topic", help="Only these topics (repeat).")] = None,
     limit: Annotated[int | None, typer.Option(help="At most this many pairs.")] = None,
-    ref: Annotated[str, typer.Option(help="Reference label set (holes pool, simulated judge).")] = "human",
+    ref: Annotated[str, typer.Option(
+        help="Reference label set (holes pool, simulated judge, embedding exemplars).")] = "human",
     bank: Annotated[str | None, typer.Option(help="Test bank the rubric methods grade with.")] = None,
     kappa: Annotated[float, typer.Option(help="Target agreement of the simulated judge.")] = 0.6,
     seed: Annotated[int, typer.Option(help="Seed of sampling and decoding.")] = 0,
@@ -90,7 +96,12 @@ def judge(
         if export_batch or import_batch:
             _batch(project, config, export_batch, import_batch, fmt)
             return
-        summary = _run_with_progress(project, config, stale_only=stale)
+        if method == "embedding":
+            from studio.services.embeddings import embedding_judge
+
+            summary = embedding_judge(project.db, config)
+        else:
+            summary = _run_with_progress(project, config, stale_only=stale)
         for changed in [label_set, *summary.extra.get("derived_updated", [])]:
             project.engine.forget_labels(changed)
     emit_object(summary.as_dict(), fmt, title=f"Judged into {label_set}")
@@ -117,23 +128,31 @@ def _run_with_progress(project: object, config: JudgeConfig, *, stale_only: bool
     from studio.services.project import Project
 
     assert isinstance(project, Project)
+    summary = progress_bar(run_judge(project.db, config, stale_only=stale_only), f"{config.method} → {config.name}")
+    assert isinstance(summary, JudgeSummary)
+    if not stderr_console().is_terminal:
+        stderr_console().print(f"judged {summary.pairs} pairs: {summary.calls} calls, {summary.cache_hits} cached, "
+                               f"{summary.failures} failures in {summary.seconds:.1f} s")
+    return summary
+
+
+def progress_bar(events: Iterable[JudgeProgress | T], description: str) -> T:
+    """Show the progress events of long work on stderr (a terminal only); return its last event."""
     console = stderr_console()
     columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
                TextColumn("{task.fields[stats]}"), TimeRemainingColumn())
-    summary: JudgeSummary | None = None
+    result: list[T] = []
     with Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as bar:
-        task = bar.add_task(f"{config.method} → {config.name}", total=None, stats="")
-        for event in run_judge(project.db, config, stale_only=stale_only):
+        task = bar.add_task(description, total=None, stats="")
+        for event in events:
             if isinstance(event, JudgeProgress):
                 bar.update(task, total=event.total, completed=event.done,
                            stats=f"{event.rate:.1f}/s · {event.cache_hits} cached · {event.failures} failed")
             else:
-                summary = event
-    assert summary is not None
-    if not console.is_terminal:
-        console.print(f"judged {summary.pairs} pairs: {summary.calls} calls, {summary.cache_hits} cached, "
-                      f"{summary.failures} failures in {summary.seconds:.1f} s")
-    return summary
+                result.append(event)
+    if not result:
+        raise RuntimeError(f"{description}: the work ended without a result")
+    return result[-1]
 
 
 def derive(

@@ -40,6 +40,7 @@ class JudgmentRecord:
     prompt: list[dict[str, str]] | None = None
     method: str | None = None
     model: str | None = None
+    backend: str | None = None
     error: str | None = None
     confidence: float | None = None
     expected: float | None = None
@@ -95,6 +96,7 @@ def parse_judgments(text: str, source: str) -> ParsedJudgments:
             prompt=prompt if isinstance(prompt, list) else None,
             method=record.get("method") if isinstance(record.get("method"), str) else None,
             model=record.get("model") if isinstance(record.get("model"), str) else None,
+            backend=record.get("backend") if isinstance(record.get("backend"), str) else None,
             error=str(record["error"]) if record.get("error") else None,
             confidence=_optional_number(record, "confidence", source, number),
             expected=_optional_number(record, "expected", source, number),

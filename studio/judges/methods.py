@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from studio.domain.errors import UsageError
 from studio.judges.backend import ChatRequest
@@ -16,6 +16,7 @@ from studio.judges.parsing import (
     Parsed,
     parse_assignments,
     parse_binary,
+    parse_grade,
     parse_preference,
     parse_rating,
     parse_umbrela,
@@ -57,6 +58,11 @@ def _umbrela(prompt: PromptTemplate) -> Method:
                   parse_umbrela, max_tokens=128)
 
 
+def _graded(prompt: PromptTemplate) -> Method:
+    # A bare 0–3 grade (the prompt-sensitivity study's graded prompts answer with the number alone).
+    return Method("graded", prompt, ("0", "1", "2", "3"), (0.0, 1.0, 2.0, 3.0), "", parse_grade, max_tokens=8)
+
+
 def _binary(prompt: PromptTemplate) -> Method:
     return Method("binary", prompt, ("Yes", "No"), (1.0, 0.0), "", parse_binary, max_tokens=8)
 
@@ -91,6 +97,7 @@ def _subtopic(prompt: PromptTemplate) -> Method:
 METHODS: dict[str, tuple[str, Callable[[PromptTemplate], Method]]] = {
     "umbrela": ("umbrela", _umbrela),
     "binary": ("binary", _binary),
+    "graded": ("graded-human", _graded),
     "pairwise": ("pairwise", _pairwise),
     "exam-question": ("exam-question", _exam_question),
     "exam-nugget": ("exam-nugget", _exam_nugget),
@@ -105,7 +112,7 @@ def get_method(name: str, prompt: str | None = None) -> Method:
         raise UsageError(f"unknown method {name!r} (known: {', '.join(METHODS)})")
     default_prompt, build = METHODS[name]
     template = load_prompt(prompt or default_prompt)
-    method = build(template)
+    method = _answer_space(build(template), template)
     if method.pairwise:
         needed = {"query", "passage_a", "passage_b"}
     elif method.window is not None:
@@ -119,6 +126,19 @@ def get_method(name: str, prompt: str | None = None) -> Method:
     if not needed <= template.placeholders():
         raise UsageError(f"prompt {template.name} must contain {', '.join('{' + n + '}' for n in sorted(needed))}")
     return method
+
+
+def _answer_space(method: Method, template: PromptTemplate) -> Method:
+    """A template may ask for other answer words than the method's (e.g. 1/0 instead of Yes/No):
+    its meta.json then names them (`answer_labels`, `answer_values`, `answer_prefix`)."""
+    labels = template.meta.get("answer_labels")
+    if not labels:
+        return method
+    values = template.meta.get("answer_values") or list(range(len(labels)))
+    if len(values) != len(labels):
+        raise UsageError(f"prompt {template.name}: answer_labels and answer_values differ in length")
+    return replace(method, labels=tuple(str(label) for label in labels), values=tuple(float(v) for v in values),
+                   answer_prefix=str(template.meta.get("answer_prefix", method.answer_prefix)))
 
 
 PREFERENCE_PAIRS_PER_DOC = 7  # P of Clarke et al. 2021: fewer than P·n judgments per topic

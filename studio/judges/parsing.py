@@ -63,6 +63,19 @@ def parse_preference(text: str) -> Parsed:
     return Parsed(float(found.group(1)))
 
 
+_GRADE = re.compile(r"(?<![0-9.])([0-3])(?![0-9.])")
+
+
+def parse_grade(text: str) -> Parsed:
+    """A bare TREC grade 0–3: the first standalone digit 0–3 ('2', 'Grade: 2', '2 (partial)')."""
+    if not text or not text.strip():
+        return Parsed(None, "empty output")
+    found = _GRADE.search(text)
+    if found is None:
+        return Parsed(None, "no grade 0-3 in the output")
+    return Parsed(float(found.group(1)))
+
+
 _RATING = re.compile(r"(?<![0-9.])([0-5])(?![0-9])")
 
 

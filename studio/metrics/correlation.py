@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from itertools import combinations
 from typing import Any
@@ -169,11 +170,23 @@ def bootstrap_tau(
     level: float = 0.95,
 ) -> Interval:
     """Percentile interval of τ-b when topics are resampled with replacement."""
+    return bootstrap(reference, audited, kendall_tau_b, resamples=resamples, seed=seed, level=level)
+
+
+def bootstrap(
+    reference: np.ndarray, audited: np.ndarray, statistic: Callable[[np.ndarray, np.ndarray], float], *,
+    resamples: int = 1000, seed: int = 0, level: float = 0.95,
+) -> Interval:
+    """Percentile interval of a leaderboard statistic (τ-b, τ_AP, …) of the two per-topic
+    matrices (topics × runs) when topics are resampled with replacement; undefined samples
+    (NaN) are left out."""
     topics = reference.shape[0]
+    if topics == 0:
+        return Interval(float("nan"), float("nan"), float("nan"))
     rng = np.random.default_rng(seed)
     rows = rng.integers(0, topics, size=(resamples, topics))
     ref_means, aud_means = _sample_means(reference, rows), _sample_means(audited, rows)
-    taus = np.array([kendall_tau_b(r, a) for r, a in zip(ref_means, aud_means, strict=True)])
+    taus = np.array([statistic(r, a) for r, a in zip(ref_means, aud_means, strict=True)])
     taus = taus[~np.isnan(taus)]
     if len(taus) == 0:
         return Interval(float("nan"), float("nan"), float("nan"))

@@ -6,6 +6,7 @@ from typing import Any
 
 import numpy as np
 
+from studio.domain.errors import UsageError
 from studio.metrics import agreement as agree
 from studio.metrics import correlation as corr
 from studio.metrics.names import Measure
@@ -43,7 +44,7 @@ def correlation(
     result["swaps"] = len(swaps)
     if not details:
         return result
-    ref_matrix, aud_matrix = _aligned_matrices(ref_eval, aud_eval, m)
+    ref_matrix, aud_matrix = aligned_matrices(ref_eval, aud_eval, m)
     interval = corr.bootstrap_tau(ref_matrix, aud_matrix, resamples=resamples, seed=seed)
     result.update({
         "swapped_pairs": swaps,
@@ -64,7 +65,7 @@ def correlation(
     return result
 
 
-def _aligned_matrices(ref_eval: Any, aud_eval: Any, measure: Measure) -> tuple[np.ndarray, np.ndarray]:
+def aligned_matrices(ref_eval: Any, aud_eval: Any, measure: Measure) -> tuple[np.ndarray, np.ndarray]:
     """Per-topic matrices of both label sets over the topics both labelled."""
     ref_rows = {q: i for i, q in enumerate(ref_eval.qids)}
     aud_rows = {q: i for i, q in enumerate(aud_eval.qids)}
@@ -158,3 +159,44 @@ def disagreements(
                       "delta_tau": float(delta), "distance": abs(ref_grade - grade)})
     queue.sort(key=lambda d: (-abs(d["delta_tau"]), -d["distance"], d["qid"], d["docid"]))
     return queue[:limit] if limit is not None else queue
+
+
+COMPAT_MEASURE = "Compat(p=0.9)"
+COMPAT_REFERENCE_MEASURE = "nDCG@10"
+
+
+def compare(
+    engine: EvaluationEngine, ref: str, qrels: list[str], measure: str | Measure = "nDCG@10", *,
+    resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0,
+) -> list[dict[str, Any]]:
+    """Judging methods on a level playing field: per label set, agreement with the reference's
+    labels (κ binary and graded, Krippendorff's α, alignment, leniency) and preservation of its
+    leaderboard (τ-b and τ_AP with bootstrap intervals over topics, and the τ between the
+    reference's nDCG@10 leaderboard and the label set's compatibility leaderboard, as in Table 3
+    of Arabzadeh & Clarke 2025)."""
+    m = measure_of(measure)
+    ref_eval = engine.evaluator(ref)
+    compat_reference = ref_eval.means(measure_of(COMPAT_REFERENCE_MEASURE))
+    rows = []
+    for name in qrels:
+        if name == ref:
+            raise UsageError(f"{name!r} is the reference; compare it with other label sets")
+        labels = agreement(engine, ref, name)
+        aud_eval = engine.evaluator(name)
+        ref_matrix, aud_matrix = aligned_matrices(ref_eval, aud_eval, m)
+        x, y = ref_eval.means(m), aud_eval.means(m)
+        tau_interval = corr.bootstrap(ref_matrix, aud_matrix, corr.kendall_tau_b, resamples=resamples, seed=seed)
+        ap_interval = corr.bootstrap(ref_matrix, aud_matrix, corr.tau_ap, resamples=resamples, seed=seed)
+        compat = aud_eval.means(measure_of(COMPAT_MEASURE))
+        rows.append({
+            "qrels": name, "measure": str(m), "pairs": labels["pairs"],
+            "kappa_binary": labels["kappa_binary"], "kappa_graded": labels["kappa_graded"],
+            "krippendorff_alpha": labels["krippendorff_alpha"], "alignment": labels["alignment"],
+            "kendall_tau": _finite(corr.kendall_tau_b(x, y)),
+            "kendall_tau_low": _finite(tau_interval.low), "kendall_tau_high": _finite(tau_interval.high),
+            "tau_ap": _finite(corr.tau_ap(x, y)),
+            "tau_ap_low": _finite(ap_interval.low), "tau_ap_high": _finite(ap_interval.high),
+            "compat_tau": _finite(corr.kendall_tau_b(compat_reference, compat)),
+            "more_lenient": labels["more_lenient"], "stricter": labels["stricter"],
+        })
+    return rows

@@ -178,7 +178,7 @@ def export_judgments(db: Database, label_set: str, path: str | Path) -> ExportRe
     rows = con.execute(
         """
         SELECT g.qid, g.docid, g.docid_b, g.item_id, g.label, g.parse_error, c.messages, c.output,
-               r.method, r.model, g.confidence, g.expected, c.label_probs
+               r.method, r.model, g.confidence, g.expected, c.label_probs, r.backend, r.params
         FROM judgments g JOIN judge_runs r USING (judge_run_id) LEFT JOIN calls c ON c.key = g.call_key
         WHERE g.judge_run_id = (SELECT max(judge_run_id) FROM judge_runs WHERE label_set_id = ?)
         ORDER BY g.qid, g.docid, g.docid_b, g.item_id
@@ -189,14 +189,17 @@ def export_judgments(db: Database, label_set: str, path: str | Path) -> ExportRe
         raise UsageError(f"label set {label_set!r} was not made by a judge")
     records = []
     for qid, docid, docid_b, item_id, label, error, messages, output, method, model, confidence, expected, \
-            probs in rows:
+            probs, backend, params in rows:
+        # An imported run names the backend that made it in its configuration.
+        made_by = (json.loads(params).get("config") or {}).get("backend") or backend
         record: dict[str, Any] = {"qid": qid, "docid": docid}
         if docid_b is not None:
             record["docid_b"] = docid_b
         if item_id is not None:
             record["item_id"] = item_id
         judgment = None if label is None else int(label) if float(label).is_integer() else label
-        record |= {"model": model, "method": method, "prompt": json.loads(messages) if messages else None,
+        record |= {"model": model, "backend": made_by, "method": method,
+                   "prompt": json.loads(messages) if messages else None,
                    "prediction": output, "judgment": judgment, "result_status": 0 if label is None else 1}
         if error:
             record["error"] = error

@@ -25,15 +25,28 @@ def store_imported_call(con: Connection, model: str, unit: Sequence[str | None],
     return key
 
 
+def rerun_config(method: str, backend: str, model: str) -> dict[str, object]:
+    """What it takes to ask the judge that made an imported run again (a probe, a new pool): the
+    method with its bundled prompt, the backend, and the model (the bundled GGUF by its file
+    name, any other by the name the file gives)."""
+    from studio.judges.llamacpp_backend import DEFAULT_MODEL_FILE
+
+    local_default = backend == "llamacpp" and model == DEFAULT_MODEL_FILE
+    return {"method": method, "backend": backend, "model": None if local_default else model, "pool": "import"}
+
+
 def record_imported_judgments(con: Connection, set_id: int, path: Path, records: Sequence[JudgmentRecord]) -> int:
     """A judge run holding the file's judgments (method and model as the file names them)."""
     methods = {r.method for r in records if r.method}
     models = {r.model for r in records if r.model}
+    backends = {r.backend for r in records if r.backend}
     method = methods.pop() if len(methods) == 1 else "umbrela"
     model = models.pop() if len(models) == 1 else "imported"
+    params: dict[str, object] = {"source": str(path)}
+    if len(backends) == 1:
+        params["config"] = rerun_config(method, backends.pop(), model)
     run = judge_store.create_judge_run(con, set_id, method=method, backend="import", model=model,
-                                       prompt_name="imported", prompt_hash="", params={"source": str(path)},
-                                       pool="import")
+                                       prompt_name="imported", prompt_hash="", params=params, pool="import")
     for r in records:
         key = "" if r.prediction is None else store_imported_call(
             con, r.model or model, (r.qid, r.docid, r.docid_b, r.item_id), r.prediction, r.prompt, r.label_probs)

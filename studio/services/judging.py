@@ -233,7 +233,8 @@ def _item_units(
     return units
 
 
-def _label_set(db: Database, name: str, backend: str) -> int:
+def judge_label_set(db: Database, name: str, backend: str) -> int:
+    """The label set a judge writes into, created when new; never a human or derived one."""
     con = db.cursor()
     found = label_store.label_set_id(con, name)
     if found is not None:
@@ -304,7 +305,7 @@ def run_judge(
     plan = stale_plan(db, config, pairs) if stale_only else None
     backend = backend or make_backend(db, config)
     params = backend.params()
-    set_id = _label_set(db, config.name, backend.name)
+    set_id = judge_label_set(db, config.name, backend.name)
     units, missing = build_units(db, method, pairs, config.seed, config.bank,
                                  only=plan.to_grade if plan is not None else None)
     for unit in units:

@@ -180,6 +180,12 @@ class Project:
         """κ, Krippendorff's α, confusion matrix and alignment of two label sets."""
         return comparison.agreement(self.engine, ref, qrels, **thresholds)
 
+    def compare(self, ref: str, qrels: list[str], measure: str = "nDCG@10", *, resamples: int = 1000,
+                seed: int = 0) -> list[dict[str, Any]]:
+        """One row per label set: κ, α, alignment, leniency, τ and τ_AP with bootstrap intervals,
+        and the τ of its compatibility leaderboard against the reference's nDCG@10 leaderboard."""
+        return comparison.compare(self.engine, ref, qrels, measure, resamples=resamples, seed=seed)
+
     def disagreements(
         self, ref: str, qrels: str, measure: str = "nDCG@10", *, limit: int | None = None
     ) -> list[dict[str, Any]]:
@@ -254,3 +260,10 @@ class Project:
 
         plan = stale_plan(self.db, last_config(self.db, label_set))
         return [{"qid": c.qid, "docid": c.docid, "item_id": c.item_id, "reason": c.reason} for c in plan.stale]
+
+    def fd_leaderboard(self, qrels: str, **options: Any) -> dict[str, Any]:
+        """FD@k of every run: Fréchet distance between its top-k embeddings and the relevant ones
+        (lower is better), with Kendall τ against the label set's leaderboard (see `studio fd`)."""
+        from studio.services.embeddings import fd_leaderboard
+
+        return fd_leaderboard(self, qrels, **options)

@@ -234,6 +234,45 @@ MIGRATIONS: list[tuple[int, str]] = [
         );
         """,
     ),
+    (
+        7,
+        """
+        -- Sentence embeddings of texts (documents, answers), keyed by the embedding model and the
+        -- md5 of the text: a second embedding judge or FD leaderboard encodes nothing again.
+        CREATE TABLE embeddings (
+            model      VARCHAR NOT NULL,
+            text_hash  VARCHAR NOT NULL,
+            vector     FLOAT[] NOT NULL,   -- L2-normalised
+            PRIMARY KEY (model, text_hash)
+        );
+        """,
+    ),
+    (
+        8,
+        """
+        -- Robustness probes: a judge's label of a passage before and after the passage was
+        -- stuffed with the query's terms and a claim of relevance.
+        CREATE SEQUENCE probe_ids START 1;
+        CREATE TABLE probes (
+            probe_id      INTEGER PRIMARY KEY,
+            label_set     VARCHAR NOT NULL,   -- the judge's label set
+            method        VARCHAR NOT NULL,
+            model         VARCHAR NOT NULL,
+            perturbation  VARCHAR NOT NULL,
+            ref           VARCHAR NOT NULL,
+            created_at    TIMESTAMP NOT NULL DEFAULT current_timestamp
+        );
+        CREATE TABLE probe_results (
+            probe_id   INTEGER NOT NULL,
+            qid        VARCHAR NOT NULL,
+            docid      VARCHAR NOT NULL,
+            original   DOUBLE,
+            perturbed  DOUBLE,            -- NULL with error: the perturbed passage got no label
+            call_key   VARCHAR NOT NULL,
+            error      VARCHAR
+        );
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

@@ -211,3 +211,29 @@ def test_unknown_prompt_version_is_a_usage_error() -> None:
 
 def test_bundled_templates_are_found_in_the_checkout() -> None:
     assert prompts_dir().resolve() == BUNDLED.resolve()
+
+
+def _thesis_prompts() -> dict[str, tuple[str, str]]:
+    """(system, user) of the four prompt-sensitivity examples of PROMPTS.md, `\\n` unescaped."""
+    if not PROMPTS_MD.is_file():
+        pytest.skip(f"the published prompts are not here: {PROMPTS_MD}")
+    found: dict[str, tuple[str, str]] = {}
+    # A bullet continues on indented lines: join them first.
+    text = re.sub(r"\n  (?=\S)", "", PROMPTS_MD.read_text(encoding="utf-8"))
+    for line in text.splitlines():
+        match = re.match(r"^\* (Binary|Graded), (human|LLM)-written — (.*)$", line)
+        if not match:
+            continue
+        quoted = [q.replace("\\n", "\n") for q in re.findall(r"`([^`]*)`", match.group(3))]
+        # "system as above": the human-written binary prompt's system message.
+        system, user = (found["binary-human"][0], quoted[0]) if "system as above" in match.group(3) else quoted[:2]
+        found[f"{match.group(1).lower()}-{match.group(2).lower()}"] = (system, user)
+    return found
+
+
+@pytest.mark.parametrize("name", ["binary-human", "binary-llm", "graded-human", "graded-llm"])
+def test_prompt_sensitivity_templates_are_the_published_text(name: str) -> None:
+    system, user = _thesis_prompts()[name]
+    template = load_prompt(name)
+    assert (template.system, template.user) == (system, user)
+    assert template.placeholders() == {"query", "passage"}

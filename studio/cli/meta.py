@@ -1,0 +1,129 @@
+"""`studio compare | sensitivity | probe`: comparing judging methods on a level playing field."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from studio.cli.context import open_project
+from studio.cli.errors import handles_errors
+from studio.cli.judge import progress_bar
+from studio.cli.output import OutputFormat, emit_object, emit_records
+from studio.services.judging import JudgeConfig
+
+Format = Annotated[OutputFormat, typer.Option("--format", "-f", help="How to print the result.")]
+Ref = Annotated[str, typer.Option("--ref", help="Reference label set (e.g. the human one).")]
+
+
+def register(app: typer.Typer) -> None:
+    app.command("compare")(handles_errors(compare))
+    app.command("sensitivity")(handles_errors(sensitivity))
+    app.command("probe")(handles_errors(probe))
+
+
+def _interval(low: Any, high: Any) -> str:
+    return "n/a" if low is None or high is None else f"[{low:.3f}, {high:.3f}]"
+
+
+def _rate(value: Any) -> str:
+    return "n/a" if value is None else f"{value:.2f}"
+
+
+def compare(
+    ctx: typer.Context,
+    ref: Ref,
+    qrels: Annotated[list[str], typer.Option("--qrels", help="Label sets to compare (repeat).")],
+    measure: Annotated[str, typer.Option("--measure", "-m", help="Leaderboard measure for τ and τ_AP.")] = "nDCG@10",
+    resamples: Annotated[int, typer.Option(help="Bootstrap resamples over topics.")] = 1000,
+    seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """One table: per label set κ, α, alignment, leniency, τ and τ_AP with 95% bootstrap intervals,
+    and the τ of its compatibility leaderboard against the reference's nDCG@10 leaderboard."""
+    with open_project(ctx) as project:
+        rows = project.compare(ref, qrels, measure, resamples=resamples, seed=seed)
+    if fmt is OutputFormat.json:
+        emit_records(rows, fmt)
+        return
+    if fmt is not OutputFormat.table:  # one flat row per label set for spreadsheets
+        emit_records([flat_row(row) for row in rows], fmt)
+        return
+    emit_records([{"qrels": r["qrels"], "pairs": r["pairs"], "κ binary": r["kappa_binary"],
+                   "κ graded": r["kappa_graded"], "α ordinal": r["krippendorff_alpha"],
+                   "more lenient": _rate(r["more_lenient"]), "stricter": _rate(r["stricter"])} for r in rows],
+                 fmt, title=f"Labels against {ref}")
+    typer.echo("")
+    emit_records([{"qrels": r["qrels"], "τ": r["kendall_tau"],
+                   "τ 95%": _interval(r["kendall_tau_low"], r["kendall_tau_high"]), "τ_AP": r["tau_ap"],
+                   "τ_AP 95%": _interval(r["tau_ap_low"], r["tau_ap_high"]), "τ compat": r["compat_tau"]}
+                  for r in rows], fmt,
+                 title=f"Leaderboards against {ref} ({rows[0]['measure'] if rows else measure}; τ compat: "
+                       "Compat(p=0.9) against nDCG@10)")
+    typer.echo("")
+    alignment = [{"qrels": row["qrels"], "pair": pair.replace("_", " "), "pairs": bucket["pairs"],
+                  "agree": _rate(bucket["agree"]), "tie": _rate(bucket["tie"]), "disagree": _rate(bucket["disagree"])}
+                 for row in rows for pair, bucket in row["alignment"].items()]
+    emit_records(alignment, fmt, title=f"Alignment with the order of {ref}'s grades")
+
+
+def flat_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A compare row with its alignment spread into columns such as best_vs_unacceptable_agree."""
+    flat = {k: v for k, v in row.items() if k != "alignment"}
+    for pair, bucket in row["alignment"].items():
+        flat.update({f"{pair}_{k}": v for k, v in bucket.items()})
+    return flat
+
+
+def sensitivity(
+    ctx: typer.Context,
+    prompt: Annotated[list[str], typer.Option("--prompt", help="Prompt template or folder of templates (repeat).")],
+    method: Annotated[str, typer.Option(help="binary, graded or umbrela.")] = "binary",
+    backend: Annotated[str, typer.Option(help="llamacpp, openai or simulated.")] = "llamacpp",
+    name: Annotated[str, typer.Option(help="Prefix of the label sets (one per prompt).")] = "prompt",
+    model: Annotated[str | None, typer.Option(help="GGUF path (llamacpp) or model name (openai).")] = None,
+    pool: Annotated[str, typer.Option(help="qrels:NAME, runs:K, holes:K or responses.")] = "qrels:human",
+    ref: Ref = "human",
+    topics: Annotated[list[str] | None, typer.Option("--topic", help="Only these topics (repeat).")] = None,
+    limit: Annotated[int | None, typer.Option(help="At most this many pairs.")] = None,
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of decoding (and of the simulated judge).")] = 0,
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """Run one method with several prompts: κ per prompt, mean and variance, α between prompts."""
+    from studio.services.sensitivity import prompt_sensitivity
+
+    config = JudgeConfig(method=method, backend=backend, name=name, pool=pool, model=model, topics=topics,
+                         limit=limit, ref=ref, base_url=base_url, seed=seed)
+    with open_project(ctx) as project:
+        result = progress_bar(prompt_sensitivity(project.engine, config, prompt), f"{method} × {len(prompt)} prompts")
+    if fmt is OutputFormat.json:
+        emit_object(result, fmt)
+        return
+    emit_records(result["prompts"], fmt, title=f"{method} with each prompt, against {ref}")
+    if fmt is OutputFormat.table:
+        typer.echo("")
+        summary = {f"κ {kind} {stat}": result[f"kappa_{kind}"][stat] for kind in ("binary", "graded")
+                   for stat in ("mean", "variance", "min", "max")}
+        summary[f"α between prompts ({result['alpha_level']})"] = result["krippendorff_alpha"]
+        emit_object(summary, fmt, title="Across prompts")
+
+
+def probe(
+    ctx: typer.Context,
+    qrels: Annotated[list[str], typer.Option("--qrels", help="Judge-made label sets to probe (repeat).")],
+    ref: Ref = "human",
+    limit: Annotated[int, typer.Option(help="Non-relevant pairs to perturb per judge.")] = 40,
+    seed: Annotated[int, typer.Option(help="Seed of the sample.")] = 0,
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """Stuff reference-non-relevant passages with the query and a claim of relevance; see how far
+    each judge's labels move (Alaofi et al. 2024)."""
+    from studio.services.probes import run_probe
+
+    rows = []
+    with open_project(ctx) as project:
+        for name in qrels:
+            rows.append(progress_bar(run_probe(project.engine, name, ref=ref, limit=limit, seed=seed),
+                                     f"probe {name}"))
+    emit_records(rows, fmt, title=f"Labels of {ref}-non-relevant passages before and after the probe")

@@ -1,0 +1,40 @@
+"""`studio report --out DIR`: a self-contained, shareable report of the project."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from studio.cli.context import open_project
+from studio.cli.errors import handles_errors
+from studio.cli.output import stderr_console
+
+
+def register(app: typer.Typer) -> None:
+    app.command("report")(handles_errors(report))
+
+
+def report(
+    ctx: typer.Context,
+    out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write report.html, report.md and figures/ to.",
+                                      show_default=False)],
+    ref: Annotated[str | None, typer.Option(help="Reference label set (default: human, else the first).")] = None,
+    measure: Annotated[str, typer.Option("--measure", "-m", help="Measure of the leaderboards.")] = "nDCG@10",
+    with_embeddings: Annotated[
+        bool, typer.Option("--with-embeddings", help="Add Fréchet distances of embeddings (FD@10; loads torch).")
+    ] = False,
+    resamples: Annotated[int, typer.Option(min=1, help="Bootstrap resamples of the τ intervals.")] = 1000,
+) -> None:
+    """Write a shareable report of the project: data, leaderboards, agreement, figures, banks, audit trail.
+
+    report.html is self-contained (inline CSS, figures as data URIs); report.md has the same tables and figures/*.png.
+    """
+    # Imported here: matplotlib is loaded only by the command that draws.
+    from studio.services.report import build_report
+    from studio.services.report_files import write_report
+
+    with open_project(ctx) as project:
+        built = build_report(project, ref=ref, measure=measure, resamples=resamples, with_embeddings=with_embeddings)
+    stderr_console().print(write_report(built, out).summary(), markup=False)

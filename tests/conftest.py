@@ -1,4 +1,5 @@
-"""Fixtures shared across test folders."""
+"""Fixtures shared across test folders: the sample project built once per test process and
+copied for each test that changes it."""
 
 from __future__ import annotations
 
@@ -11,10 +12,30 @@ from studio.services.judging import JudgeConfig, run_judge
 from studio.services.sample_project import build_sample_project
 
 
+def copy_project(template: Path, folder: Path, name: str = "p.duckdb") -> Path:
+    """A fresh copy of a project file for one test to change."""
+    target = folder / name
+    shutil.copyfile(template, target)
+    return target
+
+
 @pytest.fixture(scope="session")
-def simulated_sample_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def sample_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample project as `studio demo` builds it; built once."""
+    path = tmp_path_factory.mktemp("sample") / "sample.duckdb"
+    build_sample_project(path).close()
+    return path
+
+
+@pytest.fixture()
+def sample(sample_template: Path, tmp_path: Path) -> Path:
+    return copy_project(sample_template, tmp_path)
+
+
+@pytest.fixture(scope="session")
+def simulated_sample_template(sample_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sample project plus `sim`, a simulated judge (κ 0.4) of every human pair; built once."""
-    path = tmp_path_factory.mktemp("simulated-sample") / "sample.duckdb"
+    path = copy_project(sample_template, tmp_path_factory.mktemp("simulated-sample"), "sample.duckdb")
     with build_sample_project(path) as project:
         for _ in run_judge(project.db, JudgeConfig(method="umbrela", backend="simulated", name="sim", kappa=0.4)):
             pass
@@ -23,7 +44,4 @@ def simulated_sample_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture()
 def simulated_sample(simulated_sample_template: Path, tmp_path: Path) -> Path:
-    """A fresh copy of `simulated_sample_template` for one test to change."""
-    target = tmp_path / "p.duckdb"
-    shutil.copyfile(simulated_sample_template, target)
-    return target
+    return copy_project(simulated_sample_template, tmp_path)

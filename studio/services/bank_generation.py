@@ -8,19 +8,18 @@ nothing and a better parser can read the stored answers later. The items land in
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterator
 from typing import Any
 
 from studio.domain.errors import UsageError
 from studio.domain.models import BankItem, rubric_item_id
-from studio.judges.backend import Backend, ChatRequest, call_key
+from studio.judges.backend import Backend, ChatRequest
 from studio.judges.parsing import parse_generated_items
 from studio.judges.prompts import load_prompt
+from studio.services.cached_calls import ask
 from studio.services.judging import JudgeConfig, JudgeProgress, make_backend
 from studio.store import Database, new_batch, pools
 from studio.store import banks as bank_store
-from studio.store import judging as judge_store
 
 PROMPTS = {"question": "generate-questions", "nugget": "generate-nuggets", "subtopic": "generate-subtopics"}
 
@@ -43,27 +42,14 @@ def generate_bank(
     if missing:
         raise UsageError(f"no text for topic {missing[0]!r} (import the topics first)")
     backend = backend or make_backend(db, config)
-    params = backend.params()
     requests = [ChatRequest(tuple(prompt.render(query=queries[q])), max_tokens=400, subject=(q,), unit="generate")
                 for q in qids]
-    keys = [call_key(backend.name, backend.model, params, r) for r in requests]
-    cached = {k: c for k, c in judge_store.cached_calls(con, keys).items() if c["output"] is not None}
-    pending = [i for i, k in enumerate(keys) if k not in cached]
-    start = time.perf_counter()
-    for done, (index, result) in enumerate(backend.complete([requests[i] for i in pending]), start=1):
-        i = pending[index]
-        with db.transaction() as tx:
-            judge_store.store_call(tx, keys[i], backend.name, backend.model, params, requests[i].as_json(),
-                                   output=result.text, error=result.error, label_probs=None,
-                                   prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
-                                   seconds=result.seconds, cost=result.cost)
-        yield JudgeProgress(done + len(cached), len(qids), done, len(cached), 0, time.perf_counter() - start)
-    outputs = judge_store.cached_calls(con, keys)
+    answers = yield from ask(db, backend, requests)
     items: list[BankItem] = []
     empty: list[str] = []
     key_name = f"{kind}s"  # the JSON key the generation prompt asks for
-    for qid, key in zip(qids, keys, strict=True):
-        texts = parse_generated_items(outputs.get(key, {}).get("output") or "", key_name)
+    for index, qid in enumerate(qids):
+        texts = parse_generated_items(answers.output(index) or "", key_name)
         seen: set[str] = set()
         for text in texts[:max_items]:
             item = BankItem(qid, rubric_item_id(qid, text), kind, text)
@@ -87,5 +73,5 @@ def generate_bank(
                                       batch_id=batch, note=f"prompt {prompt.name} ({prompt.sha256[:12]})")
     backend.close()
     yield {"bank": config.name, "kind": kind, "backend": backend.name, "model": backend.model,
-           "topics": len(qids), "items": len(items), "calls": len(pending), "cache_hits": len(cached),
+           "topics": len(qids), "items": len(items), "calls": answers.made, "cache_hits": answers.cached,
            "topics_without_items": empty}

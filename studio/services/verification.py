@@ -11,8 +11,9 @@ from collections.abc import Iterator
 from typing import Any
 
 from studio.domain.errors import UsageError
-from studio.judges.backend import Backend, ChatRequest, call_key
+from studio.judges.backend import Backend, ChatRequest
 from studio.judges.prompts import load_prompt
+from studio.services.cached_calls import ask
 from studio.services.judging import JudgeProgress, last_config, make_backend
 from studio.store import Database, pools
 from studio.store import banks as bank_store
@@ -47,8 +48,7 @@ def extract_answers(
     ).fetchall()
     passages = pools.passage_texts(con, [(q, d) for q, d, _ in rows])
     backend = backend or make_backend(db, config)
-    params = backend.params()
-    work: list[tuple[str, str, str, ChatRequest, str]] = []
+    work: list[tuple[str, str, str, ChatRequest]] = []
     for qid, docid, item_id in rows:
         item = items.get(item_id)
         if item is None or item.kind not in PROMPTS or (qid, docid) not in passages:
@@ -56,23 +56,13 @@ def extract_answers(
         prompt_name, slot = PROMPTS[item.kind]
         messages = load_prompt(prompt_name).render(**{slot: item.text, "passage": passages[(qid, docid)]})
         request = ChatRequest(tuple(messages), max_tokens=120, subject=(qid, docid, item_id), unit="generate")
-        work.append((qid, docid, item_id, request, call_key(backend.name, backend.model, params, request)))
-    cached = {k for k, c in judge_store.cached_calls(con, [w[4] for w in work]).items() if c["output"] is not None}
-    pending = [w for w in work if w[4] not in cached]
-    for done, (index, result) in enumerate(backend.complete([w[3] for w in pending]), start=1):
-        _, _, _, request, key = pending[index]
-        with db.transaction() as tx:
-            judge_store.store_call(
-                tx, key, backend.name, backend.model, params, request.as_json(), output=result.text,
-                error=result.error, label_probs=None, prompt_tokens=result.prompt_tokens,
-                completion_tokens=result.completion_tokens, seconds=result.seconds, cost=result.cost,
-            )
-        yield JudgeProgress(done + len(cached), len(work), done, len(cached), 0, 0.0)
+        work.append((qid, docid, item_id, request))
+    answers = yield from ask(db, backend, [w[3] for w in work])
     with db.transaction() as tx:
-        for qid, docid, item_id, _, key in work:
+        for (qid, docid, item_id, _), key in zip(work, answers.keys, strict=True):
             tx.execute("UPDATE judgments SET answer_key = ? WHERE judge_run_id = ? AND qid = ? AND docid = ?"
                        " AND item_id = ?", [key, run, qid, docid, item_id])
-    yield {"judgments": len(work), "calls": len(pending), "cache_hits": len(cached)}
+    yield {"judgments": len(work), "calls": answers.made, "cache_hits": answers.cached}
 
 
 def verification(db: Database, label_set: str, item_id: str | None = None) -> list[dict[str, Any]]:

@@ -28,13 +28,6 @@ def document_vectors(embedder: Embedder) -> dict[str, np.ndarray]:
 
 
 @pytest.fixture(scope="session")
-def sample_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("embedding-sample") / "sample.duckdb"
-    build_sample_project(path).close()
-    return path
-
-
-@pytest.fixture(scope="session")
 def cached_sample_template(tmp_path_factory: pytest.TempPathFactory, sample_template: Path, embedder: Embedder,
                            document_vectors: dict[str, np.ndarray]) -> Path:
     """The sample project with the vector of every passage already in its embedding cache."""
@@ -45,14 +38,6 @@ def cached_sample_template(tmp_path_factory: pytest.TempPathFactory, sample_temp
     with build_sample_project(path) as project:
         embed(project.db, lookup, list(texts.values()))
     return path
-
-
-@pytest.fixture()
-def sample(sample_template: Path, tmp_path: Path) -> Path:
-    """A fresh copy of the sample project, nothing embedded yet."""
-    target = tmp_path / "p.duckdb"
-    shutil.copyfile(sample_template, target)
-    return target
 
 
 @pytest.fixture()

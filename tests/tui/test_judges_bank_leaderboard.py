@@ -14,7 +14,6 @@ from tui_helpers import drive, settle, text_of
 from studio.judges.backend import ChatResult
 from studio.services.judging import JudgeConfig, run_judge
 from studio.services.project import Project
-from studio.services.sample_project import build_sample_project
 from studio.tui.app import StudioApp
 from studio.tui.screens.bank import BankScreen
 from studio.tui.screens.judges import JudgesScreen
@@ -22,9 +21,11 @@ from studio.tui.screens.leaderboard import LeaderboardScreen, ranked_rows
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def template(sample_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample project plus `exam-sim`, a simulated exam-nugget judge of topic 1001."""
     path = tmp_path_factory.mktemp("screens") / "sample.duckdb"
-    with build_sample_project(path) as project:
+    shutil.copyfile(sample_template, path)
+    with Project.open(path) as project:
         config = JudgeConfig(method="exam-nugget", backend="simulated", name="exam-sim", bank="nuggets",
                              topics=["1001"])
         for _ in run_judge(project.db, config):

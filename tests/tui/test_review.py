@@ -3,36 +3,19 @@
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
-import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable
 from tui_helpers import drive, settle, text_of
 
 from studio.services.comparison import disagreements
 from studio.services.project import Project
-from studio.services.sample_project import build_sample_project
 from studio.tui.app import StudioApp
 from studio.tui.screens.review import ReviewScreen
 
 LLM = "umbrela-smol"
-
-
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("review") / "sample.duckdb"
-    build_sample_project(path).close()
-    return path
-
-
-@pytest.fixture()
-def sample(template: Path, tmp_path: Path) -> Path:
-    path = tmp_path / "p.duckdb"
-    shutil.copyfile(template, path)
-    return path
 
 
 def queue_loaded(app: StudioApp) -> bool:

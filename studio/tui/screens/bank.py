@@ -11,12 +11,12 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, ProgressBar, Select, Static
-from textual.worker import get_current_worker
 
 from studio.domain.errors import UsageError
 from studio.services.bank_editing import BankEditor
 from studio.services.bank_view import bank_view, graders_of
-from studio.services.judging import JudgeProgress, JudgeSummary, last_config, run_judge
+from studio.services.judging import last_config, run_judge
+from studio.tui.judge_worker import stream_judge
 from studio.tui.messages import BankLoaded, JudgeFinished, JudgeProgressed
 from studio.tui.screens.review import NoteScreen
 
@@ -248,22 +248,8 @@ class BankScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="regrade", exit_on_error=False)
     def regrade(self, source: str) -> None:
-        worker = get_current_worker()
-        summary: dict[str, Any] | None = None
-        project = self.app.project  # type: ignore[attr-defined]
-        try:
-            events = run_judge(project.db, last_config(project.db, source), stale_only=True)
-            for event in events:
-                if worker.is_cancelled:
-                    events.close()
-                    break
-                if isinstance(event, JudgeProgress):
-                    self.post_message(JudgeProgressed(event.done, event.total, event.calls, event.cache_hits,
-                                                      event.failures, event.rate, event.eta))
-                elif isinstance(event, JudgeSummary):
-                    summary = event.as_dict()
-        finally:
-            self.post_message(JudgeFinished(summary, source))
+        db = self.app.project.db  # type: ignore[attr-defined]
+        stream_judge(self.post_message, lambda: run_judge(db, last_config(db, source), stale_only=True), source)
 
     @on(JudgeProgressed)
     def progressed(self, message: JudgeProgressed) -> None:
@@ -273,6 +259,8 @@ class BankScreen(Screen[None]):
     def regraded(self, message: JudgeFinished) -> None:
         self.regrading = False
         self.query_one("#regrade-progress", ProgressBar).display = False
+        if message.error is not None:
+            self.notify(f"re-grading stopped: {message.error}", severity="error")
         if message.summary is not None:
             with self.app.engine_lock:  # type: ignore[attr-defined]
                 for name in [message.label_set, *message.summary.get("derived_updated", [])]:

@@ -10,10 +10,11 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Label, ProgressBar, Select, Static
-from textual.worker import Worker, get_current_worker
+from textual.worker import Worker
 
 from studio.judges.methods import METHODS
-from studio.services.judging import JudgeConfig, JudgeProgress, JudgeSummary, run_judge
+from studio.services.judging import JudgeConfig, run_judge
+from studio.tui.judge_worker import stream_judge
 from studio.tui.messages import JudgeFinished, JudgeProgressed
 
 HELP = """The Judges screen runs an LLM judge into a label set: choose the method, the backend
@@ -129,27 +130,8 @@ class JudgesScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="judge", exit_on_error=False)
     def judge(self, config: JudgeConfig) -> None:
-        # Runs in a worker thread with its own DuckDB cursor; it only posts messages. Each answer
-        # is saved before the next call, so a cancel loses nothing that was finished.
-        worker = get_current_worker()
-        summary: dict[str, Any] | None = None
-        error: str | None = None
-        events = run_judge(self.app.project.db, config)  # type: ignore[attr-defined]
-        try:
-            for event in events:
-                if worker.is_cancelled:
-                    break
-                if isinstance(event, JudgeProgress):
-                    self.post_message(JudgeProgressed(event.done, event.total, event.calls, event.cache_hits,
-                                                      event.failures, event.rate, event.eta))
-                elif isinstance(event, JudgeSummary):
-                    summary = event.as_dict()
-        except Exception as failure:  # shown on the screen; the app's error handler also reports it
-            error = str(failure)
-            raise
-        finally:
-            events.close()
-            self.post_message(JudgeFinished(summary, config.name, error))
+        db = self.app.project.db  # type: ignore[attr-defined]
+        stream_judge(self.post_message, lambda: run_judge(db, config), config.name)
 
     @on(JudgeProgressed)
     def progressed(self, message: JudgeProgressed) -> None:

@@ -126,4 +126,10 @@ def probe(
         for name in qrels:
             rows.append(progress_bar(run_probe(project.engine, name, ref=ref, limit=limit, seed=seed),
                                      f"probe {name}"))
-    emit_records(rows, fmt, title=f"Labels of {ref}-non-relevant passages before and after the probe")
+    if fmt is not OutputFormat.table:
+        emit_records(rows, fmt)
+        return
+    emit_records([{"label set": r["label_set"], "docs": r["documents"], "before": _rate(r["mean_original"]),
+                   "after": _rate(r["mean_perturbed"]), "shift": _rate(r["mean_shift"]), "up": _rate(r["moved_up"]),
+                   "made relevant": _rate(r["became_relevant"]), "calls": r["calls"]} for r in rows],
+                 fmt, title=f"Mean label of {ref}-non-relevant passages before and after the probe")

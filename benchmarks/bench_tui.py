@@ -26,6 +26,7 @@ from typing import Any
 
 SIZE = (120, 36)
 DECISIONS = 100
+TIMEOUT = 10.0  # seconds: a benchmark that waits forever measures nothing
 
 STARTUP_STUDIO = """
 import asyncio, sys, time
@@ -70,7 +71,8 @@ asyncio.run(main())
 def startup(code: str, *args: str, repeats: int = 3) -> float:
     times = []
     for _ in range(repeats):
-        done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True)
+        done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True,
+                              timeout=120)
         times.append(float(done.stdout.strip().splitlines()[-1]))
     return statistics.median(times)
 
@@ -105,9 +107,13 @@ async def key_to_paint(app: Any, clock: PaintClock, key: str, changed: Any) -> f
     app.post_message(events.Key(key, key))
     while not changed():
         await asyncio.sleep(0.0005)
+        if time.perf_counter() - start > TIMEOUT:
+            raise TimeoutError(f"key {key!r} was not handled within {TIMEOUT} s")
     handled = time.perf_counter()
     while clock.last < handled:
         await asyncio.sleep(0.0005)
+        if time.perf_counter() - start > TIMEOUT:
+            raise TimeoutError(f"no frame was painted within {TIMEOUT} s of key {key!r}")
     return clock.last - start
 
 

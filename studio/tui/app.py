@@ -26,8 +26,6 @@ from studio.tui.screens.leaderboard import LeaderboardScreen
 from studio.tui.screens.overview import OverviewScreen
 from studio.tui.screens.review import ReviewScreen
 
-SCREENS = ("overview", "leaderboard", "review", "bank", "judges")
-
 
 @dataclass
 class Selection:

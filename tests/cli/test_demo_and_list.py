@@ -175,3 +175,8 @@ def test_listings_print_nothing_but_data_on_stdout(demo_project: Path, tmp_path:
     result = run_subprocess(["--db", str(demo_project), "list", "runs", "--format", "json"], tmp_path)
     assert result.stdout.lstrip().startswith("[")
     assert result.stderr == ""
+
+
+def test_tui_refuses_an_unknown_screen(tmp_path: Path) -> None:
+    result = run_clirunner(["--db", str(tmp_path / "p.duckdb"), "tui", "--screen", "reviews"], tmp_path)
+    assert result.code == 2 and "screen must be one of" in result.stderr

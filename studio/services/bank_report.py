@@ -14,6 +14,7 @@ from studio.banks.derived import DEFAULT_MIN_GRADE, ItemGrades, exam_binary
 from studio.domain.models import BankItem
 from studio.metrics.correlation import kendall_tau_b
 from studio.metrics.evaluator import Evaluator
+from studio.services.comparison import default_threshold
 from studio.services.derive import rubric_grades
 from studio.services.evaluation import EvaluationEngine, measure_of
 
@@ -47,8 +48,7 @@ def bank_report(
 
 
 def _default_relevant(reference: dict[str, dict[str, float]]) -> float:
-    top = max((g for docs in reference.values() for g in docs.values()), default=1.0)
-    return 2.0 if top > 1 else 1.0
+    return default_threshold(np.array([g for docs in reference.values() for g in docs.values()]))
 
 
 def _coverage(items: list[BankItem], grades: ItemGrades,

@@ -22,6 +22,7 @@ from studio.judges.embedder import Embedder, TextEmbedder
 from studio.metrics.correlation import kendall_tau_b
 from studio.metrics.frechet import frechet_distance
 from studio.metrics.rankings import UNRANKED
+from studio.services.comparison import default_threshold
 from studio.services.evaluation import measure_of
 from studio.services.judging import RERUN_FIELDS, JudgeConfig, JudgeSummary, judge_label_set, pool_pairs
 from studio.store import Database, new_batch, pools
@@ -176,7 +177,7 @@ def fd_leaderboard(
     evaluator = engine.evaluator(qrels)
     judged = {qid: labels.judged for qid, labels in evaluator.labels.items()}
     grades = [g for docs in judged.values() for g in docs.values()]
-    threshold = relevant if relevant is not None else (2.0 if max(grades, default=0.0) > 1 else 1.0)
+    threshold = relevant if relevant is not None else default_threshold(np.array(grades))
     relevant_pairs = [(qid, d) for qid, docs in sorted(judged.items()) for d, g in sorted(docs.items())
                       if g >= threshold]
 

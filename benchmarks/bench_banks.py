@@ -20,11 +20,12 @@ import time
 from pathlib import Path
 from typing import Any
 
-from studio.services.bank_editing import BankEditor
-from studio.services.bank_generation import generate_bank
-from studio.services.derive import derive_label_set
-from studio.services.judging import JudgeConfig, JudgeSummary, run_judge
+from studio.services.judging.config import JudgeConfig, JudgeSummary
+from studio.services.judging.run import run_judge
 from studio.services.project import Project
+from studio.services.rubric.derive import derive_label_set
+from studio.services.rubric.editing import BankEditor
+from studio.services.rubric.generation import generate_bank
 from studio.services.sample_project import build_sample_project
 
 MEASURE = "nDCG@10"

@@ -25,7 +25,10 @@ from studio.judges.backend import ChatRequest
 from studio.judges.llamacpp_backend import LlamaCppBackend
 from studio.judges.methods import get_method
 from studio.judges.openai_backend import OpenAIBackend
-from studio.services.judging import JudgeConfig, JudgeSummary, build_units, pool_pairs, run_judge
+from studio.services.judging.config import JudgeConfig, JudgeSummary
+from studio.services.judging.pools import pool_pairs
+from studio.services.judging.run import run_judge
+from studio.services.judging.units import build_units
 from studio.services.sample_project import build_sample_project
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "judges"))

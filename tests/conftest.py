@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from studio.services.judging import JudgeConfig, run_judge
+from studio.services.judging.config import JudgeConfig
+from studio.services.judging.run import run_judge
 from studio.services.sample_project import build_sample_project
 
 

@@ -73,9 +73,8 @@ def imported_names(source: str, module: str) -> set[str]:
             else:
                 target = node.module or ""
             names.add(target)
-            # `from studio import store` imports the studio.store layer.
-            if target == "studio":
-                names.update(f"studio.{alias.name}" for alias in node.names)
+            # `from studio import store` imports the studio.store layer; `from a import b` may name a module a.b.
+            names.update(f"{target}.{alias.name}" for alias in node.names)
     return names
 
 
@@ -124,6 +123,111 @@ def test_every_studio_module_keeps_its_layer_rules() -> None:
     found = [v for module, path in studio_modules()
              for v in violations(module, path.read_text(encoding="utf-8"))]
     assert not found, "layer rules broken:\n" + "\n".join(found) + f"\n\nrules: {allowed_table()}"
+
+
+# The `Project` facade sits on top of the services: only the view modules, the report, the sample
+# project and the front ends may import it; every other service takes an engine or a database.
+FACADE = "studio.services.project"
+FACADE_USERS = ("studio.services.views.", "studio.services.report.", "studio.services.sample_project",
+                "studio.cli.", "studio.tui.")
+FACADE_EXCEPTIONS = {"studio.__init__": "the package's face: `from studio import Project`"}  # module -> why
+
+
+def facade_violations(module: str, source: str) -> list[str]:
+    if module == FACADE or module.startswith(FACADE_USERS) or module in FACADE_EXCEPTIONS:
+        return []
+    names = imported_names(source, module)
+    if FACADE in names:
+        return [f"{module} imports {FACADE}: services below the facade take an engine or a database"]
+    return []
+
+
+def test_only_views_and_front_ends_import_the_project_facade() -> None:
+    found = [v for module, path in studio_modules() for v in facade_violations(module, path.read_text("utf-8"))]
+    assert not found, "\n".join(found)
+
+
+def test_the_facade_rule_counts_imports_inside_functions() -> None:
+    lazy = "def later():\n    from studio.services.project import Project\n"
+    assert facade_violations("studio.services.meta.embeddings", lazy)
+    assert not facade_violations("studio.services.views.review", lazy)
+    assert not facade_violations("studio.cli.context", lazy)
+    assert facade_violations("studio.services.rubric.cover", "from studio.services import project\n")
+
+
+def import_graph() -> dict[str, set[str]]:
+    """Module -> the studio modules it imports (inside functions too); packages' own imports left out,
+    as a package's __init__ only hands names on."""
+    modules = dict(studio_modules())
+    known = {m.removesuffix(".__init__") for m in modules}
+    graph: dict[str, set[str]] = {}
+    for module, path in modules.items():
+        if path.name == "__init__.py":
+            continue
+        package = module.rsplit(".", 1)[0]
+        targets = set()
+        for name in imported_names(path.read_text("utf-8"), module):
+            if name in known and name not in (module, package):
+                targets.add(name)
+        graph[module] = targets
+    return graph
+
+
+def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """Strongly connected components of more than one module (Tarjan)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for target in graph.get(node, ()):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                top = stack.pop()
+                component.append(top)
+                if top == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return found
+
+
+def test_no_import_cycle_between_studio_modules() -> None:
+    assert cycles(import_graph()) == []
+
+
+def test_the_cycle_finder_sees_a_cycle() -> None:
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+MAX_MODULE_LINES = 400
+
+
+def test_no_module_is_longer_than_the_limit() -> None:
+    long = {m: n for m, path in studio_modules() if (n := len(path.read_text("utf-8").splitlines())) > MAX_MODULE_LINES}
+    assert not long, long
+
+
+def test_every_services_family_says_what_it_is_for() -> None:
+    services = STUDIO / "services"
+    families = [p for p in services.iterdir() if p.is_dir() and not p.name.startswith("_")]
+    assert len(families) >= 6
+    for family in families:
+        docstring = ast.get_docstring(ast.parse((family / "__init__.py").read_text("utf-8")))
+        assert docstring, f"services/{family.name}/__init__.py has no docstring"
 
 
 def test_the_checker_sees_the_layers_that_exist() -> None:

@@ -17,8 +17,8 @@ from studio.cli.imports import import_app
 from studio.cli.listing import list_command, print_overview
 from studio.cli.output import OutputFormat, stderr_console
 from studio.services.locations import demo_project_path
-from studio.services.overview import overview
 from studio.services.sample_project import build_sample_project
+from studio.services.views.overview import overview
 
 app = typer.Typer(
     name="studio",

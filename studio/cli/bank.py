@@ -11,7 +11,7 @@ from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import OutputFormat, emit_object, emit_records
 from studio.domain.models import BankItem
-from studio.services.bank_editing import BankEditor
+from studio.services.rubric.editing import BankEditor
 
 bank_app = typer.Typer(help="Read and edit a test bank (every edit is an audited event).", no_args_is_help=True)
 
@@ -159,8 +159,8 @@ def generate(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Name 
              replace: Annotated[bool, typer.Option("--replace", help="Regenerate an existing bank.")] = False,
              fmt: Format = OutputFormat.table) -> None:
     """Generate ~10 exam questions or nuggets per topic from the query alone (Rubric/EXAM prompts)."""
-    from studio.services.bank_generation import generate_bank
-    from studio.services.judging import JudgeConfig
+    from studio.services.judging.config import JudgeConfig
+    from studio.services.rubric.generation import generate_bank
 
     config = JudgeConfig(method="generate", backend=backend, name=name, model=model, prompt=prompt, topics=topic,
                          base_url=base_url, api_key_env=api_key_env)
@@ -206,8 +206,8 @@ def nuggetize_command(
     fmt: Format = OutputFormat.table,
 ) -> None:
     """AutoNuggetizer: nuggets from judged-relevant documents (windows of 10), vital/okay, top 20 per topic."""
-    from studio.services.judging import JudgeConfig
-    from studio.services.nuggetizer import nuggetize
+    from studio.services.judging.config import JudgeConfig
+    from studio.services.rubric.nuggetizer import nuggetize
 
     config = JudgeConfig(method="nuggetize", backend=backend, name=name, model=model, topics=topic, ref=ref,
                          base_url=base_url, api_key_env=api_key_env)

@@ -9,7 +9,7 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console
-from studio.services.evaluation import DEFAULT_MEASURES
+from studio.services.evaluation.engine import DEFAULT_MEASURES
 
 Format = Annotated[OutputFormat, typer.Option("--format", "-f", help="How to print the result.")]
 Ref = Annotated[str, typer.Option("--ref", help="Reference label set (e.g. the human one).")]

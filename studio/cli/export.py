@@ -10,8 +10,13 @@ from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import stderr_console
 from studio.formats.bank_writers import BankFormat
-from studio.services import exports
-from studio.services.exports import ExportReport, TableFormat
+from studio.services.exports.banks import export_bank as write_bank
+from studio.services.exports.delivery import ExportReport
+from studio.services.exports.labels import export_judgments as write_judgments
+from studio.services.exports.labels import export_qrels as write_qrels
+from studio.services.exports.leaderboard import TableFormat
+from studio.services.exports.leaderboard import export_leaderboard as write_leaderboard
+from studio.services.rubric.graded_files import export_graded as write_graded
 
 export_app = typer.Typer(
     help="Write label sets, test banks and leaderboards to files (each written whole or not at all).",
@@ -39,7 +44,7 @@ def export_qrels(
 ) -> None:
     """A label set as TREC qrels `qid 0 docid grade` (fractional grades written exactly)."""
     with open_project(ctx) as project:
-        _report(exports.export_qrels(project.db, name, out))
+        _report(write_qrels(project.db, name, out))
 
 
 @export_app.command("judgments")
@@ -51,7 +56,7 @@ def export_judgments(
 ) -> None:
     """A judge's newest run as UMBRELA-style judgment JSONL (prompt, raw output, judgment)."""
     with open_project(ctx) as project:
-        _report(exports.export_judgments(project.db, name, out))
+        _report(write_judgments(project.db, name, out))
 
 
 @export_app.command("graded")
@@ -64,10 +69,8 @@ def export_graded(
     min_grade: Annotated[float, typer.Option(help="correctAnswered at grade ≥ this (Rubric files).")] = 4.0,
 ) -> None:
     """Item grades: a Rubric-workbench graded file (exam, subtopic) or nuggetizer assignments (nugget-assign)."""
-    from studio.services.graded_files import export_graded
-
     with open_project(ctx) as project:
-        _report(export_graded(project.db, name, out, ref=ref, min_grade=min_grade))
+        _report(write_graded(project.db, name, out, ref=ref, min_grade=min_grade))
 
 
 @export_app.command("bank")
@@ -83,7 +86,7 @@ def export_bank(
 ) -> None:
     """A test bank as Rubric-workbench JSONL, nuggetizer JSONL or TSV qid_n<TAB>text<TAB>importance."""
     with open_project(ctx) as project:
-        _report(exports.export_bank(project.db, name, out, fmt))
+        _report(write_bank(project.db, name, out, fmt))
 
 
 @export_app.command("leaderboard")
@@ -107,5 +110,5 @@ def export_leaderboard(
 ) -> None:
     """The rows of `studio eval` (run, measure, value, topics) as JSON, TSV or CSV."""
     with open_project(ctx) as project:
-        _report(exports.export_leaderboard(project, qrels, measure, out, fmt, per_topic=per_topic,
+        _report(write_leaderboard(project.engine, qrels, measure, out, fmt, per_topic=per_topic,
                                            complete=complete))

@@ -12,7 +12,7 @@ from studio.cli.errors import handles_errors
 from studio.cli.output import OutputFormat, emit_object, stderr_console
 from studio.domain.models import LabelSetKind
 from studio.formats.trec import OnDuplicate
-from studio.services.import_report import ImportReport
+from studio.services.imports.report import ImportReport
 
 import_app = typer.Typer(
     help="Load data into the project (each command all or nothing).", no_args_is_help=True

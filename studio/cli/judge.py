@@ -13,7 +13,8 @@ from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console
 from studio.domain.errors import UsageError
-from studio.services.judging import JudgeConfig, JudgeProgress, JudgeSummary, run_judge
+from studio.services.judging.config import JudgeConfig, JudgeProgress, JudgeSummary
+from studio.services.judging.run import run_judge
 
 T = TypeVar("T")
 
@@ -71,7 +72,7 @@ def judge(
             emit_records(project.judge_failures(label_set), fmt, title=f"Failures of {label_set}")
             return
         if extract_answers or verify:
-            from studio.services import verification
+            from studio.services.rubric import verification
 
             if extract_answers:
                 *_, counts = verification.extract_answers(project.db, label_set)
@@ -90,14 +91,14 @@ def judge(
             price_input=price_input, price_output=price_output, bank=bank,
         )
         if stale:
-            from studio.services.judging import last_config
+            from studio.services.judging.config import last_config
 
             config = last_config(project.db, label_set)
         if export_batch or import_batch:
             _batch(project, config, export_batch, import_batch, fmt)
             return
         if method == "embedding":
-            from studio.services.embeddings import embedding_judge
+            from studio.services.meta.embeddings import embedding_judge
 
             summary = embedding_judge(project.db, config)
         else:
@@ -110,7 +111,7 @@ def judge(
 def _batch(project: object, config: JudgeConfig, export_to: Path | None, import_from: Path | None,
            fmt: OutputFormat) -> None:
     """`--export-batch` / `--import-batch`: move requests and answers through files, no calls."""
-    from studio.services import batch
+    from studio.services.judging import batch
     from studio.services.project import Project
 
     assert isinstance(project, Project)
@@ -168,7 +169,7 @@ def derive(
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
 ) -> None:
     """A derived label set from item grades: Exam-Binary, Exam-Graded max/mean, Rubric-Qrels."""
-    from studio.services.derive import derive_label_set
+    from studio.services.rubric.derive import derive_label_set
 
     label_set = name or f"{score}-of-{source}"
     with open_project(ctx) as project:

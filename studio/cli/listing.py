@@ -10,8 +10,8 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import OutputFormat, emit_object, emit_records
-from studio.services.overview import Overview, overview
 from studio.services.project import Project
+from studio.services.views.overview import Overview, overview
 
 
 class Listing(StrEnum):

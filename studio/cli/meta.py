@@ -10,7 +10,7 @@ from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.judge import progress_bar
 from studio.cli.output import OutputFormat, emit_object, emit_records
-from studio.services.judging import JudgeConfig
+from studio.services.judging.config import JudgeConfig
 
 Format = Annotated[OutputFormat, typer.Option("--format", "-f", help="How to print the result.")]
 Ref = Annotated[str, typer.Option("--ref", help="Reference label set (e.g. the human one).")]
@@ -91,7 +91,7 @@ def sensitivity(
     fmt: Format = OutputFormat.table,
 ) -> None:
     """Run one method with several prompts: κ per prompt, mean and variance, α between prompts."""
-    from studio.services.sensitivity import prompt_sensitivity
+    from studio.services.meta.sensitivity import prompt_sensitivity
 
     config = JudgeConfig(method=method, backend=backend, name=name, pool=pool, model=model, topics=topics,
                          limit=limit, ref=ref, base_url=base_url, seed=seed)
@@ -119,7 +119,7 @@ def probe(
 ) -> None:
     """Stuff reference-non-relevant passages with the query and a claim of relevance; see how far
     each judge's labels move (Alaofi et al. 2024)."""
-    from studio.services.probes import run_probe
+    from studio.services.meta.probes import run_probe
 
     rows = []
     with open_project(ctx) as project:

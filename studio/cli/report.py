@@ -32,8 +32,8 @@ def report(
     report.html is self-contained (inline CSS, figures as data URIs); report.md has the same tables and figures/*.png.
     """
     # Imported here: matplotlib is loaded only by the command that draws.
-    from studio.services.report import build_report
-    from studio.services.report_files import write_report
+    from studio.services.report.build import build_report
+    from studio.services.report.files import write_report
 
     with open_project(ctx) as project:
         built = build_report(project, ref=ref, measure=measure, resamples=resamples, with_embeddings=with_embeddings)

@@ -7,12 +7,21 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from studio.domain.errors import UsageError
 from studio.domain.models import LabelSetKind
 from studio.formats.trec import OnDuplicate
-from studio.services import comparison, import_catalog, import_trec
-from studio.services.evaluation import DEFAULT_MEASURES, EvaluationEngine
-from studio.services.import_report import ImportReport
+from studio.services.evaluation.answers import system_leaderboard
+from studio.services.evaluation.engine import DEFAULT_MEASURES, EvaluationEngine
+from studio.services.imports import catalog as import_catalog
+from studio.services.imports import trec as import_trec
+from studio.services.imports.report import ImportReport
+from studio.services.judging.config import last_config
+from studio.services.judging.reparse import reparse
+from studio.services.judging.stale import stale_plan
+from studio.services.meta import comparison
+from studio.services.meta.embeddings import fd_leaderboard
+from studio.services.rubric.cover import cover_leaderboard
+from studio.services.rubric.diagnostics import bank_report
+from studio.services.rubric.graded_files import import_graded
 from studio.store import Database, listing
 from studio.store import judging as judge_store
 from studio.store import labels as label_store
@@ -109,8 +118,6 @@ class Project:
     def import_graded(self, file: PathLike, *, name: str, bank: str, llm: str | None = None,
                       replace: bool = False) -> ImportReport:
         """A Rubric-workbench graded file or nuggetizer assignments into a rubric label set."""
-        from studio.services.graded_files import import_graded
-
         report = import_graded(self.db, Path(file), name=name, bank=bank, llm=llm, replace=replace)
         self.engine.forget_labels(name)
         return report
@@ -214,8 +221,6 @@ class Project:
 
     def reparse_judge(self, label_set: str) -> dict[str, int]:
         """Parse the newest judge run's stored outputs again with the current parser (no calls)."""
-        from studio.services.judging import reparse
-
         counts = reparse(self.db, label_set)
         self.engine.forget_labels(label_set)
         return counts
@@ -230,40 +235,22 @@ class Project:
     def answer_leaderboard(self, qrels: str, *, resamples: int = 1000, seed: int = 0) -> list[dict[str, Any]]:
         """Generative systems ranked by the mean grade a label set gives their answers (judged with
         `--pool responses`), with a 95% bootstrap interval over topics."""
-        from studio.metrics.answers import answer_leaderboard
-        from studio.store.pools import ANSWER_PREFIX
-
-        by_system: dict[str, dict[str, float]] = {}
-        for qid, labels in self.engine.evaluator(qrels).labels.items():
-            for docid, grade in labels.judged.items():
-                if docid.startswith(ANSWER_PREFIX):
-                    by_system.setdefault(docid.removeprefix(ANSWER_PREFIX), {})[qid] = grade
-        if not by_system:
-            raise UsageError(f"label set {qrels!r} grades no generated answer (judge with --pool responses)")
-        return answer_leaderboard(by_system, resamples=resamples, seed=seed)
+        return system_leaderboard(self.engine, qrels, resamples=resamples, seed=seed)
 
     def bank_report(self, bank: str, source: str, **options: Any) -> dict[str, Any]:
         """Diagnostics of a test bank from a rubric judge's item grades (see `studio bank report`)."""
-        from studio.services.bank_report import bank_report
-
         return bank_report(self.engine, bank, source, **options)
 
     def cover_leaderboard(self, source: str, bank: str, **options: Any) -> dict[str, Any]:
         """Rubric-Cover@k of every run from a rubric judge's item grades (see `studio bank cover`)."""
-        from studio.services.cover import cover_leaderboard
-
         return cover_leaderboard(self.engine, source, bank, **options)
 
     def stale_cells(self, label_set: str) -> list[dict[str, Any]]:
         """The cells of a rubric judge's label set that bank edits made stale (edited, new, deleted)."""
-        from studio.services.judging import last_config, stale_plan
-
         plan = stale_plan(self.db, last_config(self.db, label_set))
         return [{"qid": c.qid, "docid": c.docid, "item_id": c.item_id, "reason": c.reason} for c in plan.stale]
 
     def fd_leaderboard(self, qrels: str, **options: Any) -> dict[str, Any]:
         """FD@k of every run: Fréchet distance between its top-k embeddings and the relevant ones
         (lower is better), with Kendall τ against the label set's leaderboard (see `studio fd`)."""
-        from studio.services.embeddings import fd_leaderboard
-
-        return fd_leaderboard(self, qrels, **options)
+        return fd_leaderboard(self.engine, qrels, **options)

@@ -10,7 +10,7 @@ from typing import Any
 
 from textual.message import Message
 
-from studio.services.overview import Overview
+from studio.services.views.overview import Overview
 
 
 class OverviewLoaded(Message):

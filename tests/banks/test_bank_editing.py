@@ -12,7 +12,7 @@ from typer.testing import CliRunner
 from studio import Project
 from studio.cli.app import app
 from studio.domain.errors import UsageError
-from studio.services.bank_editing import BankEditor
+from studio.services.rubric.editing import BankEditor
 from studio.services.sample_project import build_sample_project
 
 

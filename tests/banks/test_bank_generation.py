@@ -13,9 +13,9 @@ from studio.domain.errors import UsageError
 from studio.judges.backend import ChatResult
 from studio.judges.parsing import parse_generated_items
 from studio.judges.prompts import load_prompt
-from studio.services.bank_editing import BankEditor
-from studio.services.bank_generation import generate_bank
-from studio.services.judging import JudgeConfig
+from studio.services.judging.config import JudgeConfig
+from studio.services.rubric.editing import BankEditor
+from studio.services.rubric.generation import generate_bank
 from studio.services.sample_project import build_sample_project
 
 

@@ -12,7 +12,8 @@ from studio import Project
 from studio.cli.app import app
 from studio.domain.models import BankItem
 from studio.judges.backend import ChatResult
-from studio.services.judging import JudgeConfig, run_judge
+from studio.services.judging.config import JudgeConfig
+from studio.services.judging.run import run_judge
 from studio.services.sample_project import build_sample_project
 from studio.store import banks as bank_store
 
@@ -63,7 +64,7 @@ def test_report_finds_the_spurious_item_and_the_uncovered_relevant_documents(tmp
         items, reference = grade_with_a_spurious_item(project)
         report = project.bank_report("nuggets", "nug", topics=[TOPIC])
         # the τ of all items is the τ of the Exam-Binary label set derived from the same grades
-        from studio.services.derive import derive_label_set
+        from studio.services.rubric.derive import derive_label_set
 
         derive_label_set(project.db, "nug", "nuggets", "exam-binary", "eb")
         assert report["tau_all_items"] == project.correlation("human", "eb", "nDCG@10", details=False)["kendall_tau"]

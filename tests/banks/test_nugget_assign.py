@@ -15,7 +15,8 @@ from studio.cli.app import app
 from studio.judges.backend import ChatResult
 from studio.judges.methods import get_method
 from studio.judges.parsing import parse_assignments
-from studio.services.judging import JudgeConfig, run_judge
+from studio.services.judging.config import JudgeConfig
+from studio.services.judging.run import run_judge
 from studio.services.sample_project import build_sample_project
 from studio.store import banks as bank_store
 

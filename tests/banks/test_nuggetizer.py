@@ -7,9 +7,9 @@ from pathlib import Path
 
 from studio.judges.backend import ChatResult
 from studio.judges.parsing import parse_python_list
-from studio.services.bank_editing import BankEditor
-from studio.services.judging import JudgeConfig
-from studio.services.nuggetizer import nuggetize
+from studio.services.judging.config import JudgeConfig
+from studio.services.rubric.editing import BankEditor
+from studio.services.rubric.nuggetizer import nuggetize
 from studio.services.sample_project import build_sample_project
 
 

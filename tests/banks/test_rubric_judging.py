@@ -13,7 +13,8 @@ from studio import Project
 from studio.banks.derived import exam_binary
 from studio.cli.app import app
 from studio.judges.parsing import parse_rating
-from studio.services.judging import JudgeConfig, JudgeSummary, run_judge
+from studio.services.judging.config import JudgeConfig, JudgeSummary
+from studio.services.judging.run import run_judge
 from studio.services.sample_project import build_sample_project
 from studio.store import banks as bank_store
 

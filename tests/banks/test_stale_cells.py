@@ -14,7 +14,7 @@ from studio import Project
 from studio.banks.stale import StaleCell, kept_cells, stale_cells
 from studio.cli.app import app
 from studio.domain.models import BankItem, item_text_hash
-from studio.services.bank_editing import BankEditor
+from studio.services.rubric.editing import BankEditor
 from studio.services.sample_project import build_sample_project
 
 runner = CliRunner()
@@ -165,7 +165,8 @@ class CoverageGrader:
 
 
 def test_an_edit_moves_the_derived_leaderboard_exactly_as_a_fresh_grading_would(db: Path) -> None:
-    from studio.services.judging import JudgeConfig, run_judge
+    from studio.services.judging.config import JudgeConfig
+    from studio.services.judging.run import run_judge
 
     def grade(project: Project, name: str, stale_only: bool = False) -> dict[str, Any]:
         config = JudgeConfig(method="exam-nugget", backend="coverage", name=name, bank="nuggets", topics=["1001"])

@@ -17,9 +17,10 @@ from studio.formats.banks import parse_bank
 from studio.judges.backend import ChatRequest, ChatResult
 from studio.judges.methods import get_method
 from studio.judges.prompts import load_prompt
-from studio.services.bank_editing import BankEditor
-from studio.services.bank_generation import generate_bank
-from studio.services.judging import JudgeConfig, JudgeSummary, run_judge
+from studio.services.judging.config import JudgeConfig, JudgeSummary
+from studio.services.judging.run import run_judge
+from studio.services.rubric.editing import BankEditor
+from studio.services.rubric.generation import generate_bank
 from studio.services.sample_project import build_sample_project
 from studio.store import judging as judge_store
 

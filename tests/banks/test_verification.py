@@ -10,9 +10,10 @@ from typer.testing import CliRunner
 from studio import Project
 from studio.cli.app import app
 from studio.judges.backend import ChatResult
-from studio.services.judging import JudgeConfig, run_judge
+from studio.services.judging.config import JudgeConfig
+from studio.services.judging.run import run_judge
+from studio.services.rubric.verification import extract_answers, verification
 from studio.services.sample_project import build_sample_project
-from studio.services.verification import extract_answers, verification
 
 
 class Examiner:

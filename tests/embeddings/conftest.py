@@ -10,7 +10,7 @@ import pytest
 from embedding_helpers import LookupEmbedder, document_texts
 
 from studio.judges.embedder import Embedder
-from studio.services.embeddings import embed
+from studio.services.meta.embeddings import embed
 from studio.services.sample_project import build_sample_project
 
 

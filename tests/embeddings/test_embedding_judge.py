@@ -15,8 +15,8 @@ from embedding_helpers import CountingEmbedder, human_qrels, write_qrels
 from studio import Project
 from studio.domain.errors import UsageError
 from studio.judges.embedder import Embedder
-from studio.services.embeddings import embedding_judge
-from studio.services.judging import JudgeConfig, JudgeSummary
+from studio.services.judging.config import JudgeConfig, JudgeSummary
+from studio.services.meta.embeddings import embedding_judge
 
 TOPICS = ["1001", "1003"]
 

@@ -12,7 +12,8 @@ from studio import Project
 from studio.cli.app import app
 from studio.judges.backend import ChatResult
 from studio.metrics.answers import answer_leaderboard
-from studio.services.judging import JudgeConfig, run_judge
+from studio.services.judging.config import JudgeConfig
+from studio.services.judging.run import run_judge
 from studio.services.sample_project import build_sample_project
 
 

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from studio import Project
 from studio.cli.app import app
 from studio.domain.models import BankItem, QrelsRow
-from studio.services import exports
+from studio.services.exports import labels as exports
 from studio.services.sample_project import build_sample_project
 from studio.store import banks as bank_store
 from studio.store import labels as label_store

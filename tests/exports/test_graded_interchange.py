@@ -25,7 +25,8 @@ from studio.formats.graded import (
     write_rubric_graded,
 )
 from studio.judges.backend import ChatRequest, ChatResult
-from studio.services.judging import JudgeConfig, run_judge
+from studio.services.judging.config import JudgeConfig
+from studio.services.judging.run import run_judge
 from studio.services.sample_project import build_sample_project
 
 runner = CliRunner()

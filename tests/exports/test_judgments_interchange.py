@@ -10,7 +10,8 @@ from typer.testing import CliRunner
 from studio import Project
 from studio.cli.app import app
 from studio.judges.backend import ChatResult
-from studio.services.judging import JudgeConfig, run_judge
+from studio.services.judging.config import JudgeConfig
+from studio.services.judging.run import run_judge
 from studio.services.sample_project import build_sample_project
 
 

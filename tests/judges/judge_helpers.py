@@ -17,7 +17,8 @@ from typer.testing import CliRunner
 
 from studio.cli.app import app
 from studio.judges.backend import ChatRequest, ChatResult
-from studio.services.judging import JudgeConfig, JudgeProgress, JudgeSummary, run_judge
+from studio.services.judging.config import JudgeConfig, JudgeProgress, JudgeSummary
+from studio.services.judging.run import run_judge
 from studio.services.sample_project import build_sample_project
 
 REPO = Path(__file__).resolve().parents[2]

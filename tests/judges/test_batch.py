@@ -18,8 +18,8 @@ from typer.testing import CliRunner
 
 from studio import Project
 from studio.cli.app import app
-from studio.services.batch import export_batch, import_batch
-from studio.services.judging import JudgeConfig
+from studio.services.judging.batch import export_batch, import_batch
+from studio.services.judging.config import JudgeConfig
 from studio.services.sample_project import build_sample_project
 from studio.store import labels as label_store
 from studio.store.evaluation import load_labels

@@ -23,7 +23,8 @@ from studio import Project
 from studio.domain.errors import UsageError
 from studio.judges.backend import ChatResult
 from studio.judges.prompts import load_prompt
-from studio.services.judging import JudgeConfig, pool_pairs
+from studio.services.judging.config import JudgeConfig
+from studio.services.judging.pools import pool_pairs
 
 LIST_JUDGES_KEYS = {"label_set", "method", "backend", "model", "prompt_hash", "pairs", "calls", "cache_hits",
                     "failures"}

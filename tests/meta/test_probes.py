@@ -14,8 +14,9 @@ from studio import Project
 from studio.cli.app import app
 from studio.domain.errors import UsageError
 from studio.judges.backend import ChatRequest, ChatResult
-from studio.services.judging import JudgeConfig, run_judge
-from studio.services.probes import PROBE_SENTENCE, perturb, probe_summary, run_probe, summarise
+from studio.services.judging.config import JudgeConfig
+from studio.services.judging.run import run_judge
+from studio.services.meta.probes import PROBE_SENTENCE, perturb, probe_summary, run_probe, summarise
 
 
 class Gullible:

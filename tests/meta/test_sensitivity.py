@@ -19,8 +19,8 @@ from studio.judges.backend import ChatRequest, ChatResult
 from studio.judges.methods import get_method
 from studio.metrics.agreement import cohen_kappa
 from studio.metrics.reliability import krippendorff_alpha
-from studio.services.judging import JudgeConfig
-from studio.services.sensitivity import expand_prompts, label_set_name, prompt_sensitivity
+from studio.services.judging.config import JudgeConfig
+from studio.services.meta.sensitivity import expand_prompts, label_set_name, prompt_sensitivity
 
 PROMPTS = ["binary", "binary-human", "binary-llm"]
 

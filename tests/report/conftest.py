@@ -8,10 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from studio.services.judging import JudgeConfig, run_judge
-from studio.services.probes import run_probe
-from studio.services.review import ReviewSession
+from studio.services.judging.config import JudgeConfig
+from studio.services.judging.run import run_judge
+from studio.services.meta.probes import run_probe
 from studio.services.sample_project import build_sample_project
+from studio.services.views.review import ReviewSession
 
 # Two topics are enough for the bank section and keep the rubric judge to a few seconds.
 RUBRIC_TOPICS = ["1001", "1002"]

@@ -16,10 +16,10 @@ from typer.testing import CliRunner
 from studio import Project
 from studio.cli.app import app
 from studio.formats.report_writers import format_cell, format_number
-from studio.services import report_figures
-from studio.services.bank_report import bank_report
-from studio.services.comparison import compare
-from studio.services.probes import probe_summary
+from studio.services.meta.comparison import compare
+from studio.services.meta.probes import probe_summary
+from studio.services.report import figures as report_figures
+from studio.services.rubric.diagnostics import bank_report
 
 AUDITED = ["exam-sim", "sim", "umbrela-smol"]
 RESAMPLES = 200  # fewer than the default: the same code path, a quicker bootstrap

@@ -10,8 +10,8 @@ import numpy as np
 
 from studio import Project
 from studio.formats.report_writers import format_cell
-from studio.services.embeddings import fd_leaderboard
-from studio.services.report import build_report
+from studio.services.meta.embeddings import fd_leaderboard
+from studio.services.report.build import build_report
 
 
 class HashEmbedder:
@@ -28,7 +28,7 @@ def test_the_fd_section_comes_before_the_audit_history_and_holds_fd_at_10(report
     with Project.open(report_project) as project:
         without = build_report(project, resamples=20)
         report = build_report(project, resamples=20, with_embeddings=True, embedder=HashEmbedder())
-        expected = {name: fd_leaderboard(project, name, k=10, embedder=HashEmbedder())
+        expected = {name: fd_leaderboard(project.engine, name, k=10, embedder=HashEmbedder())
                     for name in ("human", "sim")}
     keys = [s.key for s in report.sections]
     assert "embeddings" not in [s.key for s in without.sections]

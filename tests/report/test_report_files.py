@@ -11,9 +11,9 @@ from typer.testing import CliRunner
 from studio import Project
 from studio.cli.app import app
 from studio.domain.errors import UsageError
-from studio.services import report_files
-from studio.services.report import build_report
-from studio.services.report_files import write_report
+from studio.services.report import files as report_files
+from studio.services.report.build import build_report
+from studio.services.report.files import write_report
 
 
 @pytest.fixture(scope="module")

@@ -10,9 +10,10 @@ import pytest
 
 from studio import Project
 from studio.metrics.agreement import cohen_kappa
-from studio.services.comparison import disagreements
-from studio.services.judging import JudgeConfig, run_judge
-from studio.services.review import ReviewFilters, ReviewSession
+from studio.services.judging.config import JudgeConfig
+from studio.services.judging.run import run_judge
+from studio.services.meta.comparison import disagreements
+from studio.services.views.review import ReviewFilters, ReviewSession
 
 
 @pytest.fixture()

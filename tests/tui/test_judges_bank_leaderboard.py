@@ -12,7 +12,8 @@ from textual.widgets import DataTable, Input, Select
 from tui_helpers import drive, settle, text_of
 
 from studio.judges.backend import ChatResult
-from studio.services.judging import JudgeConfig, run_judge
+from studio.services.judging.config import JudgeConfig
+from studio.services.judging.run import run_judge
 from studio.services.project import Project
 from studio.tui.app import StudioApp
 from studio.tui.screens.bank import BankScreen

@@ -10,7 +10,7 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable
 from tui_helpers import drive, settle, text_of
 
-from studio.services.comparison import disagreements
+from studio.services.meta.comparison import disagreements
 from studio.services.project import Project
 from studio.tui.app import StudioApp
 from studio.tui.screens.review import ReviewScreen

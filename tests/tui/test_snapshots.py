@@ -13,7 +13,8 @@ import pytest
 from textual.pilot import Pilot
 from tui_helpers import SIZE, settle
 
-from studio.services.judging import JudgeConfig, run_judge
+from studio.services.judging.config import JudgeConfig
+from studio.services.judging.run import run_judge
 from studio.services.project import Project
 from studio.services.sample_project import build_sample_project
 from studio.tui.app import StudioApp

@@ -13,9 +13,10 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, ProgressBar, Select, Static
 
 from studio.domain.errors import UsageError
-from studio.services.bank_editing import BankEditor
-from studio.services.bank_view import bank_view, graders_of
-from studio.services.judging import last_config, run_judge
+from studio.services.judging.config import last_config
+from studio.services.judging.run import run_judge
+from studio.services.rubric.editing import BankEditor
+from studio.services.views.bank import bank_view, graders_of
 from studio.tui.judge_worker import stream_judge
 from studio.tui.messages import BankLoaded, JudgeFinished, JudgeProgressed
 from studio.tui.screens.review import NoteScreen

@@ -13,7 +13,8 @@ from textual.widgets import DataTable, Footer, Header, Input, Label, ProgressBar
 from textual.worker import Worker
 
 from studio.judges.methods import METHODS
-from studio.services.judging import JudgeConfig, run_judge
+from studio.services.judging.config import JudgeConfig
+from studio.services.judging.run import run_judge
 from studio.tui.judge_worker import stream_judge
 from studio.tui.messages import JudgeFinished, JudgeProgressed
 

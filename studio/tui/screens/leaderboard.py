@@ -13,7 +13,7 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Select, Static
 from textual_plotext import PlotextPlot
 
-from studio.services.comparison import agreement, correlation
+from studio.services.meta.comparison import agreement, correlation
 from studio.tui.messages import LeaderboardComputed
 
 HELP = """The Leaderboard ranks the runs under the reference label set and under the audited one,

@@ -12,7 +12,7 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
 
-from studio.services.overview import Overview, overview
+from studio.services.views.overview import Overview, overview
 from studio.tui.messages import OverviewLoaded
 
 # Columns shown per table: (record key, heading).

@@ -13,8 +13,8 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Footer, Header, Input, Static
 
 from studio.domain.errors import UsageError
-from studio.services.highlight import highlight_spans
-from studio.services.review import PairView, ReviewSession, Stats
+from studio.services.views.highlight import highlight_spans
+from studio.services.views.review import PairView, ReviewFilters, ReviewSession, Stats
 from studio.tui.messages import ReviewLoaded
 
 HELP = """Review steps through the pairs the audited label set (an LLM's) and the reference (the
@@ -274,8 +274,6 @@ class ReviewScreen(Screen[None]):
         self.app.push_screen(NoteScreen(f"Note on {pair['qid']} {pair['docid']}"), save)
 
     def action_filter(self) -> None:
-        from studio.services.review import ReviewFilters
-
         def apply(text: str | None) -> None:
             words = (text or "").split()
             if not words:

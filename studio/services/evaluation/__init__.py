@@ -1,0 +1,1 @@
+"""Leaderboards under any label set, kept current through audited label edits."""

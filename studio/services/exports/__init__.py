@@ -1,0 +1,1 @@
+"""Writing what the project holds to files (qrels, judgments, banks, leaderboards), each written atomically."""

@@ -1,0 +1,74 @@
+"""A label set's current labels as TREC qrels, and its newest judge run as UMBRELA-style JSONL."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+from typing import Any
+
+from studio.domain.errors import UsageError
+from studio.formats.judgments import write_judgments
+from studio.formats.trec import write_qrels
+from studio.services.exports.delivery import ExportReport, deliver
+from studio.store import Database
+from studio.store import labels as label_store
+
+
+def export_qrels(db: Database, label_set: str, path: str | Path) -> ExportReport:
+    """The current labels as TREC qrels; integer grades as integers, fractions exactly (repr)."""
+    con = db.cursor()
+    set_id = label_store.label_set_id(con, label_set)
+    if set_id is None:
+        raise UsageError(f"no label set named {label_set!r} (see `studio list qrels`)")
+    rows = label_store.current_labels(con, set_id)
+    out = io.StringIO()
+    write_qrels(rows, out)
+    target = deliver(out.getvalue(), path)
+    counts = {"labels": len(rows), "topics": len({row.qid for row in rows})}
+    warnings = [] if rows else [f"label set {label_set!r} holds no labels: the file is empty"]
+    return ExportReport("qrels", label_set, target, counts, warnings)
+
+
+
+def export_judgments(db: Database, label_set: str, path: str | Path) -> ExportReport:
+    """The newest judge run of a label set as UMBRELA-style judgment JSONL (prompt, raw output,
+    judgment, result_status), one line per judged unit."""
+    con = db.cursor()
+    set_id = label_store.label_set_id(con, label_set)
+    if set_id is None:
+        raise UsageError(f"no label set named {label_set!r} (see `studio list qrels`)")
+    rows = con.execute(
+        """
+        SELECT g.qid, g.docid, g.docid_b, g.item_id, g.label, g.parse_error, c.messages, c.output,
+               r.method, r.model, g.confidence, g.expected, c.label_probs, r.backend, r.params
+        FROM judgments g JOIN judge_runs r USING (judge_run_id) LEFT JOIN calls c ON c.key = g.call_key
+        WHERE g.judge_run_id = (SELECT max(judge_run_id) FROM judge_runs WHERE label_set_id = ?)
+        ORDER BY g.qid, g.docid, g.docid_b, g.item_id
+        """,
+        [set_id],
+    ).fetchall()
+    if not rows:
+        raise UsageError(f"label set {label_set!r} was not made by a judge")
+    records = []
+    for qid, docid, docid_b, item_id, label, error, messages, output, method, model, confidence, expected, \
+            probs, backend, params in rows:
+        # An imported run names the backend that made it in its configuration.
+        made_by = (json.loads(params).get("config") or {}).get("backend") or backend
+        record: dict[str, Any] = {"qid": qid, "docid": docid}
+        if docid_b is not None:
+            record["docid_b"] = docid_b
+        if item_id is not None:
+            record["item_id"] = item_id
+        judgment = None if label is None else int(label) if float(label).is_integer() else label
+        record |= {"model": model, "backend": made_by, "method": method,
+                   "prompt": json.loads(messages) if messages else None,
+                   "prediction": output, "judgment": judgment, "result_status": 0 if label is None else 1}
+        if error:
+            record["error"] = error
+        if confidence is not None:
+            record |= {"confidence": confidence, "expected": expected, "label_probs": json.loads(probs or "null")}
+        records.append(record)
+    target = deliver(write_judgments(records), path)
+    failures = sum(1 for r in records if r["result_status"] == 0)
+    return ExportReport("judgments", label_set, target, {"judgments": len(records), "failures": failures}, [])

@@ -1,0 +1,129 @@
+"""Importing topics, documents, generated answers and test banks (all or nothing per command)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from studio.domain.errors import InputError, UsageError
+from studio.domain.models import BankItem, Document, Response, Topic
+from studio.formats.banks import parse_bank
+from studio.formats.documents import parse_documents
+from studio.formats.responses import parse_responses
+from studio.formats.text_input import read_text
+from studio.formats.topics import parse_topics
+from studio.services.imports.report import ImportReport
+from studio.services.imports.trec import default_name, names_for_files, require_files
+from studio.store import Database, catalog, new_batch
+from studio.store import banks as bank_store
+
+
+def import_topics(db: Database, paths: Sequence[Path]) -> ImportReport:
+    require_files(paths)
+    topics: dict[str, Topic] = {}
+    for path in paths:
+        for topic in parse_topics(read_text(path), str(path)):
+            if topic.qid in topics:
+                raise InputError(str(path), None, f"topic {topic.qid!r} is also in an earlier file")
+            topics[topic.qid] = topic
+    with db.transaction() as tx:
+        catalog.upsert_topics(tx, list(topics.values()))
+    return ImportReport("topics", [str(p) for p in paths], counts={"topics": len(topics)})
+
+
+def import_documents(db: Database, paths: Sequence[Path]) -> ImportReport:
+    require_files(paths)
+    documents: dict[str, Document] = {}
+    for path in paths:
+        for document in parse_documents(read_text(path), str(path)):
+            if document.docid in documents:
+                raise InputError(str(path), None, f"document {document.docid!r} is also in an earlier file")
+            documents[document.docid] = document
+    with db.transaction() as tx:
+        catalog.upsert_documents(tx, list(documents.values()))
+    return ImportReport("documents", [str(p) for p in paths], counts={"documents": len(documents)})
+
+
+def import_responses(
+    db: Database, paths: Sequence[Path], *, system: str | None = None, replace: bool = False
+) -> ImportReport:
+    """Generated answers; a system already loaded is refused unless `replace`."""
+    require_files(paths)
+    responses: list[Response] = []
+    for path in paths:
+        responses.extend(parse_responses(read_text(path), str(path), system))
+    pairs = [(r.qid, r.system) for r in responses]
+    if len(set(pairs)) != len(pairs):
+        raise UsageError("the files answer the same topic for the same system more than once")
+    systems = sorted({r.system for r in responses})
+    con = db.cursor()
+    taken = sorted(catalog.response_systems(con) & set(systems))
+    if taken and not replace:
+        raise UsageError(f"system {', '.join(taken)} is already loaded (use --replace)")
+    with db.transaction() as tx:
+        batch = new_batch(tx, "import responses", ", ".join(str(p) for p in paths))
+        catalog.delete_responses(tx, systems)
+        catalog.insert_responses(tx, responses, batch)
+    return ImportReport(
+        "responses", [str(p) for p in paths], systems, {"systems": len(systems), "responses": len(responses)}
+    )
+
+
+def import_bank(
+    db: Database,
+    paths: Sequence[Path],
+    *,
+    name: str | None = None,
+    kind: str | None = None,
+    replace: bool = False,
+) -> ImportReport:
+    """All files go into one bank (questions and nuggets may share it).
+
+    Replacing a bank appends the differences as item events, so its history is kept.
+    """
+    require_files(paths)
+    (bank_name,) = names_for_files(paths[:1], name, default_name)
+    items: dict[str, BankItem] = {}
+    for path in paths:
+        for item in parse_bank(read_text(path), str(path), kind):
+            if item.item_id in items:
+                raise InputError(str(path), None, f"item {item.item_id!r} is also in an earlier file")
+            items[item.item_id] = item
+    con = db.cursor()
+    existing = bank_store.bank_id(con, bank_name)
+    if existing is not None and not replace:
+        raise UsageError(f"bank {bank_name!r} already exists (use --replace)")
+    with db.transaction() as tx:
+        batch = new_batch(tx, "import bank", ", ".join(str(p) for p in paths))
+        bank = existing if existing is not None else bank_store.create_bank(tx, bank_name, str(paths[0]))
+        current = {item.item_id: item for item in bank_store.current_items(tx, bank)}
+        events = _bank_differences(current, list(items.values()))
+        bank_store.append_item_events(
+            tx, bank, events, origin="import", source=str(paths[0]), batch_id=batch
+        )
+    report = ImportReport("bank", [str(p) for p in paths], [bank_name])
+    report.counts = {
+        "topics": len({item.qid for item in items.values()}),
+        "items": len(items),
+        "questions": sum(item.kind == "question" for item in items.values()),
+        "nuggets": sum(item.kind == "nugget" for item in items.values()),
+    }
+    return report
+
+
+def _bank_differences(
+    current: dict[str, BankItem], wanted: list[BankItem]
+) -> list[tuple[str, BankItem, int]]:
+    """Events that turn `current` into `wanted`: add, edit, and delete what is gone."""
+    events: list[tuple[str, BankItem, int]] = []
+    positions: dict[str, int] = {}
+    for item in wanted:
+        position = positions[item.qid] = positions.get(item.qid, -1) + 1
+        before = current.get(item.item_id)
+        if before is None:
+            events.append(("add", item, position))
+        elif before != item:
+            events.append(("edit", item, position))
+    wanted_ids = {item.item_id for item in wanted}
+    events.extend(("delete", item, 0) for item_id, item in current.items() if item_id not in wanted_ids)
+    return events

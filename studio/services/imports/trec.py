@@ -1,0 +1,189 @@
+"""Importing TREC runs and qrels: many files per command, all or nothing.
+
+Files are staged outside the write transaction (DuckDB's fast CSV path first, the precise
+parser where the fast path is unsure), then moved into place in one transaction.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from studio.domain.errors import InputError, UsageError
+from studio.domain.models import LabelSetKind
+from studio.formats.judgments import ParsedJudgments, parse_judgments
+from studio.formats.text_input import first_line, read_text
+from studio.formats.trec import RUN_COLUMNS, OnDuplicate, parse_qrels, parse_run
+from studio.services.imports.judgments import record_imported_judgments
+from studio.services.imports.report import ImportReport
+from studio.store import Connection, Database, FastPathRefused, new_batch
+from studio.store import labels as label_store
+from studio.store import runs as run_store
+
+
+def default_name(path: Path) -> str:
+    """A file's name without its data suffixes: `qrels.dl19.txt.gz` -> `qrels.dl19`."""
+    name = path.name
+    for suffix in (".gz", ".txt", ".tsv", ".jsonl", ".json", ".qrels", ".run", ".trec"):
+        name = name.removesuffix(suffix)
+    return name
+
+
+def require_files(paths: Sequence[Path]) -> None:
+    if not paths:
+        raise UsageError("no file given")
+    for path in paths:
+        if not path.is_file():
+            raise InputError(str(path), None, "no such file")
+
+
+def names_for_files(
+    paths: Sequence[Path], name: str | None, guess: Callable[[Path], str]
+) -> list[str]:
+    if name is not None and len(paths) > 1:
+        raise UsageError("--name names one file; give files one at a time to name each")
+    names = [name] if name is not None else [guess(path) for path in paths]
+    seen: dict[str, Path] = {}
+    for path, chosen in zip(paths, names, strict=True):
+        if chosen in seen:
+            raise UsageError(f"{seen[chosen]} and {path} would both be named {chosen!r}")
+        seen[chosen] = path
+    return names
+
+
+def _run_tag(path: Path) -> str:
+    """Run names default to the tag column of the first line."""
+    fields = first_line(path).split()
+    if len(fields) != RUN_COLUMNS:
+        parse_run(read_text(path), str(path))  # names the line
+        raise InputError(str(path), None, f"expected {RUN_COLUMNS} columns (qid Q0 docid rank score tag)")
+    return fields[-1]
+
+
+def import_runs(
+    db: Database, paths: Sequence[Path], *, name: str | None = None, replace: bool = False
+) -> ImportReport:
+    require_files(paths)
+    names = names_for_files(paths, name, _run_tag)
+    con = db.cursor()
+    taken = run_store.run_names(con) & set(names)
+    if taken and not replace:
+        raise UsageError(f"run {', '.join(sorted(taken))} is already loaded (use --replace)")
+    report = ImportReport("runs", [str(p) for p in paths], names)
+    run_store.create_run_staging(con)
+    try:
+        indexed = list(enumerate(paths))
+        try:
+            run_store.stage_run_files(con, indexed)
+        except FastPathRefused:
+            for index, path in indexed:
+                try:
+                    run_store.stage_run_files(con, [(index, path)])
+                except FastPathRefused:
+                    parsed = parse_run(read_text(path), str(path))
+                    run_store.stage_run_rows(con, index, parsed.rows)
+        with db.transaction() as tx:
+            batch = new_batch(tx, "import run", ", ".join(report.files))
+            ids = []
+            for index, (path, run_name) in enumerate(zip(paths, names, strict=True)):
+                run_store.delete_run(tx, run_name)
+                ids.append((index, run_store.add_run(tx, run_name, str(path), batch)))
+            run_store.commit_staged_runs(tx, ids)
+            rows = tx.execute("SELECT count(*) FROM staged_run_rows").fetchone()
+        report.counts = {"runs": len(names), "rows": int(rows[0]) if rows else 0}
+        if taken:
+            report.warnings.append(f"replaced {', '.join(sorted(taken))}")
+        return report
+    finally:
+        run_store.drop_run_staging(con)
+
+
+def import_qrels(
+    db: Database,
+    paths: Sequence[Path],
+    *,
+    name: str | None = None,
+    kind: LabelSetKind = LabelSetKind.HUMAN,
+    on_duplicate: OnDuplicate = OnDuplicate.ERROR,
+    replace: bool = False,
+) -> ImportReport:
+    """Each file becomes one label set (named after the file unless `name` says otherwise)."""
+
+    def stage(con: Connection, index: int, path: Path) -> list[str]:
+        try:
+            label_store.stage_qrels_file(con, index, path)
+            return []
+        except FastPathRefused:
+            parsed = parse_qrels(read_text(path), str(path), on_duplicate)
+            label_store.stage_labels(con, index, parsed.rows)
+            if not parsed.repeated_pairs:
+                return []
+            return [f"{path}: {parsed.repeated_pairs} repeated pair(s) kept once"
+                    f" ({on_duplicate.value} grade where they differ)"]
+
+    return _import_label_files(db, paths, "qrels", stage, name=name, kind=kind, replace=replace)
+
+
+def import_judgments(
+    db: Database, paths: Sequence[Path], *, name: str | None = None, replace: bool = False
+) -> ImportReport:
+    """UMBRELA-style judgment JSONL (as `studio export judgments` writes it) into an LLM label set,
+    with a judge run per file that keeps each judgment's prompt, raw output and confidence."""
+    parsed: dict[int, ParsedJudgments] = {}
+
+    def stage(con: Connection, index: int, path: Path) -> list[str]:
+        parsed[index] = parse_judgments(read_text(path), str(path))
+        label_store.stage_labels(con, index, parsed[index].rows)
+        skipped = parsed[index].skipped
+        return [f"{path}: {skipped} failed judgment(s) carry no label"] if skipped else []
+
+    def after(tx: Connection, index: int, set_id: int, path: Path) -> None:
+        record_imported_judgments(tx, set_id, path, parsed[index].records)
+
+    return _import_label_files(db, paths, "judgments", stage, name=name, kind=LabelSetKind.LLM, replace=replace,
+                               after=after)
+
+
+def _import_label_files(
+    db: Database,
+    paths: Sequence[Path],
+    what: str,
+    stage: Callable[[Connection, int, Path], list[str]],
+    *,
+    name: str | None,
+    kind: LabelSetKind,
+    replace: bool,
+    after: Callable[[Connection, int, int, Path], None] | None = None,
+) -> ImportReport:
+    """Stage every file (outside the transaction), then turn each into one label set's events in
+    one transaction; a replaced label set keeps its history. `after` adds to each label set in
+    the same transaction."""
+    require_files(paths)
+    names = names_for_files(paths, name, default_name)
+    con = db.cursor()
+    existing = {n: label_store.label_set_id(con, n) for n in names}
+    taken = sorted(n for n, found in existing.items() if found is not None)
+    if taken and not replace:
+        raise UsageError(f"label set {', '.join(taken)} already exists (use --replace)")
+    report = ImportReport(what, [str(p) for p in paths], names)
+    label_store.create_label_staging(con)
+    try:
+        for index, path in enumerate(paths):
+            report.warnings += stage(con, index, path)
+        events = 0
+        with db.transaction() as tx:
+            batch = new_batch(tx, f"import {what}", ", ".join(report.files))
+            for index, (path, set_name) in enumerate(zip(paths, names, strict=True)):
+                set_id = existing[set_name]
+                if set_id is None:
+                    set_id = label_store.create_label_set(tx, set_name, kind.value, str(path))
+                events += label_store.apply_staged_labels(
+                    tx, set_id, index, origin="import", source=str(path), batch_id=batch, remove_missing=True,
+                )
+                if after is not None:
+                    after(tx, index, set_id, path)
+            staged = tx.execute("SELECT count(*) FROM staged_labels").fetchone()
+        report.counts = {"label_sets": len(names), "labels": int(staged[0]) if staged else 0, "events": events}
+        return report
+    finally:
+        label_store.drop_label_staging(con)

@@ -1,0 +1,2 @@
+"""Running LLM judges: configuration, pools, the cached and resumable run loop, stale re-runs,
+re-parsing and batch files."""

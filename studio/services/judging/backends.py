@@ -1,0 +1,33 @@
+"""The backend a configuration names (local llama.cpp, an OpenAI-compatible server, simulated)."""
+
+from __future__ import annotations
+
+from studio.domain.errors import UsageError
+from studio.judges.backend import Backend
+from studio.judges.llamacpp_backend import LlamaCppBackend
+from studio.judges.openai_backend import OpenAIBackend
+from studio.judges.simulated import SimulatedBackend
+from studio.services.judging.config import JudgeConfig
+from studio.store import Database
+from studio.store import labels as label_store
+from studio.store.evaluation import load_labels
+
+
+def make_backend(db: Database, config: JudgeConfig) -> Backend:
+    if config.backend == "llamacpp":
+        return LlamaCppBackend(config.model, threads=config.threads, seed=config.seed)
+    if config.backend == "simulated":
+        ref_id = label_store.label_set_id(db.cursor(), config.ref)
+        if ref_id is None:
+            raise UsageError(f"the simulated judge copies a label set: no {config.ref!r}")
+        return SimulatedBackend(config.ref, load_labels(db.cursor(), ref_id), kappa=config.kappa, seed=config.seed)
+    if config.backend == "openai":
+        if not config.model:
+            raise UsageError("the openai backend needs --model")
+        return OpenAIBackend(
+            config.model, base_url=config.base_url, api_key_env=config.api_key_env,
+            concurrency=config.concurrency, timeout=config.timeout, max_retries=config.retries, seed=config.seed,
+            price_input=config.price_input, price_output=config.price_output,
+        )
+    raise UsageError(f"unknown backend {config.backend!r} (llamacpp, openai, simulated)")
+

@@ -1,0 +1,53 @@
+"""Reading a judge run's stored outputs again with the current parser: no model call."""
+
+from __future__ import annotations
+
+from studio.domain.errors import UsageError
+from studio.judges.methods import get_method
+from studio.judges.parsing import Parsed
+from studio.services.judging.label_writers import write_preference_labels
+from studio.store import Database, new_batch
+from studio.store import judging as judge_store
+from studio.store import labels as label_store
+
+
+def reparse(db: Database, label_set: str) -> dict[str, int]:
+    """Read the label set's newest judge run again from the stored outputs, with the current
+    parser: no model call. Changed labels become new label events."""
+    con = db.cursor()
+    set_id = label_store.label_set_id(con, label_set)
+    if set_id is None:
+        raise UsageError(f"no label set named {label_set!r}")
+    newest = judge_store.newest_judge_run(con, set_id)
+    if newest is None:
+        raise UsageError(f"label set {label_set!r} was not made by a judge")
+    run, method_name, _ = newest
+    method = get_method(method_name)
+    rows = con.execute(
+        """
+        SELECT g.rowid, g.qid, g.docid, g.docid_b, g.label, c.output, c.error
+        FROM judgments g LEFT JOIN calls c ON c.key = g.call_key
+        WHERE g.judge_run_id = ? AND g.call_key <> ''
+        """,
+        [run],
+    ).fetchall()
+    counts = {"judgments": len(rows), "changed": 0, "failures": 0}
+    with db.transaction() as tx:
+        batch = new_batch(tx, "reparse", f"{label_set} run {run}")
+        for rowid, qid, docid, docid_b, old, output, error in rows:
+            parsed = method.parse(output) if output is not None else Parsed(None, f"call failed: {error}")
+            if parsed.label is None:
+                counts["failures"] += 1
+            if parsed.label == old:
+                continue
+            counts["changed"] += 1
+            tx.execute("UPDATE judgments SET label = ?, parse_error = ? WHERE rowid = ?",
+                       [parsed.label, parsed.error, rowid])
+            if docid_b is None and parsed.label is not None:
+                label_store.append_label_event(tx, set_id, qid, docid, parsed.label, origin="judge",
+                                               source=f"reparse of judge run {run}", batch_id=batch)
+    if method.pairwise and counts["changed"]:
+        pairs = sorted({(q, d) for _, q, d, _, _, _, _ in rows} | {(q, b) for _, q, _, b, _, _, _ in rows if b})
+        write_preference_labels(db, run, set_id, pairs, batch, f"reparse of judge run {run}")
+    return counts
+

@@ -1,0 +1,202 @@
+"""Comparing two label sets: leaderboard correlation, label agreement, the review queue."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from studio.domain.errors import UsageError
+from studio.metrics import agreement as agree
+from studio.metrics import correlation as corr
+from studio.metrics.names import Measure
+from studio.services.evaluation.engine import EvaluationEngine, measure_of
+
+BOOTSTRAP_RESAMPLES = 1000
+SUBSAMPLE_FRACTIONS = (1 / 3, 2 / 3)
+SUBSAMPLE_TRIALS = 100
+
+
+def _finite(value: float) -> float | None:
+    """JSON has no NaN: undefined statistics are reported as null."""
+    return None if value is None or np.isnan(value) else float(value)
+
+
+def correlation(
+    engine: EvaluationEngine, ref: str, qrels: str, measure: str | Measure = "nDCG@10", *,
+    complete: bool = False, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0, details: bool = True,
+) -> dict[str, Any]:
+    """How well the leaderboard under `qrels` reproduces the one under `ref`."""
+    m = measure_of(measure)
+    ref_eval, aud_eval = engine.evaluator(ref), engine.evaluator(qrels)
+    runs = ref_eval.runs
+    x = ref_eval.means(m, complete=complete)
+    y = aud_eval.means(m, complete=complete)
+    result: dict[str, Any] = {
+        "ref": ref, "qrels": qrels, "measure": str(m), "runs": len(runs),
+        "kendall_tau": _finite(corr.kendall_tau_b(x, y)), "kendall_variant": "tau-b",
+        "kendall_tau_a": _finite(corr.kendall_tau_a(x, y)),
+        "spearman_rho": _finite(corr.spearman_rho(x, y)),
+        "tau_ap": _finite(corr.tau_ap(x, y)),
+        "rbo": _finite(corr.rbo(corr.ranking(runs, x), corr.ranking(runs, y), p=0.9)),
+    }
+    swaps = corr.swapped_pairs(runs, x, y)
+    result["swaps"] = len(swaps)
+    if not details:
+        return result
+    ref_matrix, aud_matrix = aligned_matrices(ref_eval, aud_eval, m)
+    interval = corr.bootstrap_tau(ref_matrix, aud_matrix, resamples=resamples, seed=seed)
+    result.update({
+        "swapped_pairs": swaps,
+        "per_topic_tau": _finite(corr.per_topic_tau(ref_matrix, aud_matrix)),
+        "pooled_tau": _finite(corr.pooled_tau(ref_matrix, aud_matrix)),
+        "bootstrap": {**{k: _finite(v) for k, v in interval.as_dict().items()},
+                      "resamples": resamples, "seed": seed, "level": 0.95},
+        "subsampling": [
+            {k: (_finite(v) if isinstance(v, float) and k != "fraction" else v)
+             for k, v in corr.subsample_tau(ref_matrix, aud_matrix, f, trials=SUBSAMPLE_TRIALS,
+                                            seed=seed).items()}
+            for f in SUBSAMPLE_FRACTIONS
+        ],
+        "topics": int(ref_matrix.shape[0]),
+        "leaderboard": [{"run": run, "ref": float(a), "qrels": float(b)}
+                        for run, a, b in zip(runs, x, y, strict=True)],
+    })
+    return result
+
+
+def aligned_matrices(ref_eval: Any, aud_eval: Any, measure: Measure) -> tuple[np.ndarray, np.ndarray]:
+    """Per-topic matrices of both label sets over the topics both labelled."""
+    ref_rows = {q: i for i, q in enumerate(ref_eval.qids)}
+    aud_rows = {q: i for i, q in enumerate(aud_eval.qids)}
+    ref_labelled = ref_eval.qrels_topics()
+    aud_labelled = aud_eval.qrels_topics()
+    shared = [q for q in ref_eval.qids if q in aud_rows and ref_labelled[ref_rows[q]]
+              and aud_labelled[aud_rows[q]]]
+    ref_m = ref_eval.per_topic(measure)[[ref_rows[q] for q in shared]]
+    aud_m = aud_eval.per_topic(measure)[[aud_rows[q] for q in shared]]
+    return ref_m, aud_m
+
+
+def _shared_pairs(ref: dict[str, dict[str, float]], aud: dict[str, dict[str, float]]):  # type: ignore[no-untyped-def]
+    for qid, grades in ref.items():
+        other = aud.get(qid)
+        if not other:
+            continue
+        for docid, grade in grades.items():
+            if docid in other:
+                yield qid, docid, grade, other[docid]
+
+
+def default_threshold(grades: np.ndarray) -> float:
+    """Binary relevance threshold: ≥ 2 on graded (0–3) scales, ≥ 1 on binary ones."""
+    return 2.0 if len(grades) and grades.max() > 1 else 1.0
+
+
+def agreement(
+    engine: EvaluationEngine, ref: str, qrels: str, *,
+    ref_threshold: float | None = None, threshold: float | None = None, relevant: float = 1.0,
+) -> dict[str, Any]:
+    """κ (binary, graded, weighted), Krippendorff's α, confusion, per-topic κ and alignment."""
+    ref_labels = {q: t.judged for q, t in engine.evaluator(ref).labels.items()}
+    aud_labels = {q: t.judged for q, t in engine.evaluator(qrels).labels.items()}
+    pairs = list(_shared_pairs(ref_labels, aud_labels))
+    a = np.array([p[2] for p in pairs], dtype=np.float64)
+    b = np.array([p[3] for p in pairs], dtype=np.float64)
+    ref_t = ref_threshold if ref_threshold is not None else default_threshold(a)
+    aud_t = threshold if threshold is not None else default_threshold(b)
+    categories = agree.categories_of(a, b)
+    per_topic: dict[str, float | None] = {}
+    for qid in sorted({p[0] for p in pairs}, key=lambda q: q.encode("utf-8")):
+        mask = np.array([p[0] == qid for p in pairs])
+        per_topic[qid] = _finite(agree.cohen_kappa(a[mask], b[mask]))
+    return {
+        "ref": ref, "qrels": qrels, "pairs": len(pairs),
+        "thresholds": {"ref": ref_t, "qrels": aud_t},
+        "kappa_binary": _finite(agree.binary_kappa(a, b, ref_t, aud_t)),
+        "kappa_graded": _finite(agree.cohen_kappa(a, b)),
+        "kappa_linear": _finite(agree.cohen_kappa(a, b, "linear")),
+        "kappa_quadratic": _finite(agree.cohen_kappa(a, b, "quadratic")),
+        "krippendorff_alpha": _finite(agree.krippendorff_alpha_ordinal(a, b)),
+        "categories": categories,
+        "confusion": agree.confusion_matrix(a, b, categories).tolist(),
+        "more_lenient": float((b > a).mean()) if len(pairs) else None,
+        "stricter": float((b < a).mean()) if len(pairs) else None,
+        "per_topic_kappa": per_topic,
+        "alignment": {  # a category pair without pairs has undefined rates: null, not NaN
+            pair: {k: _finite(v) if isinstance(v, float) else v for k, v in bucket.items()}
+            for pair, bucket in agree.alignment(ref_labels, aud_labels, relevant).items()
+        },
+    }
+
+
+def disagreements(
+    engine: EvaluationEngine, ref: str, qrels: str, measure: str | Measure = "nDCG@10", *,
+    limit: int | None = None,
+) -> list[dict[str, Any]]:
+    """Pairs the two label sets grade differently, the most leaderboard-changing first.
+
+    For each pair, the audited label is set to the reference grade on a scratch evaluator and
+    the change in Kendall τ between the two leaderboards is measured; ties in |Δτ| go to the
+    larger grade distance.
+    """
+    m = measure_of(measure)
+    ref_eval = engine.evaluator(ref)
+    x = ref_eval.means(m)
+    aud_labels = {q: dict(t.judged) for q, t in engine.evaluator(qrels).labels.items()}
+    scratch = type(ref_eval)(engine.rankings(), aud_labels)
+    before = corr.kendall_tau_b(x, scratch.means(m))
+    queue = []
+    ref_labels = {q: t.judged for q, t in ref_eval.labels.items()}
+    for qid, docid, ref_grade, grade in _shared_pairs(ref_labels, aud_labels):
+        if ref_grade == grade:
+            continue
+        scratch.set_label(qid, docid, ref_grade)
+        after = corr.kendall_tau_b(x, scratch.means(m))
+        scratch.set_label(qid, docid, grade)
+        delta = (after - before) if not (np.isnan(after) or np.isnan(before)) else 0.0
+        queue.append({"qid": qid, "docid": docid, "ref_grade": ref_grade, "grade": grade,
+                      "delta_tau": float(delta), "distance": abs(ref_grade - grade)})
+    queue.sort(key=lambda d: (-abs(d["delta_tau"]), -d["distance"], d["qid"], d["docid"]))
+    return queue[:limit] if limit is not None else queue
+
+
+COMPAT_MEASURE = "Compat(p=0.9)"
+COMPAT_REFERENCE_MEASURE = "nDCG@10"
+
+
+def compare(
+    engine: EvaluationEngine, ref: str, qrels: list[str], measure: str | Measure = "nDCG@10", *,
+    resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0,
+) -> list[dict[str, Any]]:
+    """Judging methods on a level playing field: per label set, agreement with the reference's
+    labels (κ binary and graded, Krippendorff's α, alignment, leniency) and preservation of its
+    leaderboard (τ-b and τ_AP with bootstrap intervals over topics, and the τ between the
+    reference's nDCG@10 leaderboard and the label set's compatibility leaderboard, as in Table 3
+    of Arabzadeh & Clarke 2025)."""
+    m = measure_of(measure)
+    ref_eval = engine.evaluator(ref)
+    compat_reference = ref_eval.means(measure_of(COMPAT_REFERENCE_MEASURE))
+    rows = []
+    for name in qrels:
+        if name == ref:
+            raise UsageError(f"{name!r} is the reference; compare it with other label sets")
+        labels = agreement(engine, ref, name)
+        aud_eval = engine.evaluator(name)
+        ref_matrix, aud_matrix = aligned_matrices(ref_eval, aud_eval, m)
+        x, y = ref_eval.means(m), aud_eval.means(m)
+        tau_interval = corr.bootstrap(ref_matrix, aud_matrix, corr.kendall_tau_b, resamples=resamples, seed=seed)
+        ap_interval = corr.bootstrap(ref_matrix, aud_matrix, corr.tau_ap, resamples=resamples, seed=seed)
+        compat = aud_eval.means(measure_of(COMPAT_MEASURE))
+        rows.append({
+            "qrels": name, "measure": str(m), "pairs": labels["pairs"],
+            "kappa_binary": labels["kappa_binary"], "kappa_graded": labels["kappa_graded"],
+            "krippendorff_alpha": labels["krippendorff_alpha"], "alignment": labels["alignment"],
+            "kendall_tau": _finite(corr.kendall_tau_b(x, y)),
+            "kendall_tau_low": _finite(tau_interval.low), "kendall_tau_high": _finite(tau_interval.high),
+            "tau_ap": _finite(corr.tau_ap(x, y)),
+            "tau_ap_low": _finite(ap_interval.low), "tau_ap_high": _finite(ap_interval.high),
+            "compat_tau": _finite(corr.kendall_tau_b(compat_reference, compat)),
+            "more_lenient": labels["more_lenient"], "stricter": labels["stricter"],
+        })
+    return rows

@@ -1,0 +1,1 @@
+"""The shareable report: sections read from the project, figures, and the HTML and Markdown files."""

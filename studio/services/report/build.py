@@ -1,0 +1,81 @@
+"""The project report (`studio report`): what a project holds and how far its label sets can
+stand in for the reference, gathered as plain data (`studio.domain.report`) for the writers.
+
+Everything comes from the project file and fixed seeds, and every list is sorted, so the same
+project gives the same report byte for byte; the report says nothing about when it was made.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import PurePath
+
+from studio import __version__
+from studio.domain.errors import UsageError
+from studio.domain.report import Report
+from studio.judges.embedder import TextEmbedder
+from studio.services.evaluation.engine import measure_of
+from studio.services.meta.comparison import compare
+from studio.services.project import Project
+from studio.services.report.cells import FigureNames, statistic
+from studio.services.report.comparison_sections import (
+    SEED,
+    alignment_section,
+    comparison_table,
+    leaderboards,
+    scatter_section,
+    subsampling_section,
+)
+from studio.services.report.project_sections import (
+    audit_section,
+    bank_section,
+    data_summary,
+    embedding_section,
+    probe_section,
+)
+
+DEFAULT_REF = "human"
+
+
+def choose_reference(label_sets: Sequence[str], ref: str | None) -> str:
+    """`ref` when the project has it; without one, `human`, else the first label set by name."""
+    if not label_sets:
+        raise UsageError("the project holds no label set to report on (see `studio import qrels`)")
+    if ref is None:
+        return DEFAULT_REF if DEFAULT_REF in label_sets else sorted(label_sets)[0]
+    if ref not in label_sets:
+        raise UsageError(f"no label set named {ref!r} for --ref (the project has {', '.join(sorted(label_sets))})")
+    return ref
+
+
+def build_report(project: Project, *, ref: str | None = None, measure: str = "nDCG@10", resamples: int = 1000,
+                 with_embeddings: bool = False, embedder: TextEmbedder | None = None) -> Report:
+    """Every section of the report, in order; raises UsageError before any work on a bad option.
+    `embedder` replaces the default embedding model of the FD section (tests, other models)."""
+    label_sets = project.label_sets()
+    reference = choose_reference([row["name"] for row in label_sets], ref)
+    m = str(measure_of(measure))
+    if resamples < 1:
+        raise UsageError("--resamples must be at least 1")
+    others = sorted(row["name"] for row in label_sets if row["name"] != reference)
+    rows = compare(project.engine, reference, others, m, resamples=resamples, seed=SEED) if others else []
+    comparisons = {row["qrels"]: row for row in rows}
+    boards = {name: {run: statistic(value) for run, value in project.leaderboard(name, m).items()}
+              for name in [reference, *others]}
+    names = FigureNames()
+    sections = [
+        data_summary(project, label_sets),
+        leaderboards(boards, reference, m),
+        comparison_table(comparisons, others, reference, m, resamples),
+        alignment_section(comparisons, others, reference, names),
+        scatter_section(boards, comparisons, others, reference, m, names),
+        subsampling_section(project.engine, others, reference, m, names),
+        bank_section(project, reference, m),
+        probe_section(project),
+        *([embedding_section(project, [reference, *others], reference, m, embedder)] if with_embeddings else []),
+        audit_section(project),
+    ]
+    facts = [("project", PurePath(project.path).name), ("reference label set", reference), ("measure", m),
+             ("bootstrap resamples", f"{resamples:,}"), ("seed", str(SEED)), ("made by", f"studio {__version__}")]
+    return Report(title=f"Relevance assessment report: {PurePath(project.path).name}", facts=facts,
+                  sections=sections)

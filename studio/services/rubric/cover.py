@@ -1,0 +1,42 @@
+"""The Rubric-Cover@k leaderboard: how many of a topic's test-bank items each run's top k covers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from studio.banks.derived import DEFAULT_MIN_GRADE, mean_over_topics, rubric_cover_at_k
+from studio.metrics.correlation import kendall_tau_b
+from studio.metrics.rankings import UNRANKED
+from studio.services.evaluation.engine import EvaluationEngine, measure_of
+from studio.services.rubric.derive import rubric_grades
+
+
+def cover_leaderboard(
+    engine: EvaluationEngine, source: str, bank: str, *, k: int = 10, min_grade: float = DEFAULT_MIN_GRADE,
+    normalise: bool = False, ref: str | None = "human", measure: str = "nDCG@10",
+) -> dict[str, Any]:
+    """Mean Rubric-Cover@k per run over the bank's topics, and its Kendall τ against `ref`'s leaderboard."""
+    grades, items = rubric_grades(engine.db, source, bank)
+    qids = sorted({i.qid for i in items}, key=lambda q: q.encode("utf-8"))
+    rankings = engine.rankings()
+    values = []
+    for r in range(len(rankings.runs)):
+        ranking = {}
+        for qid, topic in rankings.topics.items():
+            order = topic.order[r]
+            ranking[qid] = [topic.docids[d] for d in order[order != UNRANKED]]
+        per_topic = rubric_cover_at_k(grades, items, ranking, k, min_grade, normalise)
+        values.append(mean_over_topics(per_topic, qids))
+    board = np.array(values)
+    result: dict[str, Any] = {
+        "measure": f"Rubric-Cover@{k}" + (" (normalised)" if normalise else ""), "source": source, "bank": bank,
+        "topics": len(qids), "leaderboard": [{"run": run, "value": float(v)}
+                                             for run, v in zip(rankings.runs, board, strict=True)],
+    }
+    if ref is not None:
+        reference = engine.evaluator(ref).means(measure_of(measure))
+        tau = kendall_tau_b(reference, board)
+        result |= {"ref": ref, "ref_measure": measure, "kendall_tau": None if np.isnan(tau) else tau}
+    return result

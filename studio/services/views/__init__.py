@@ -1,0 +1,1 @@
+"""What the screens show, computed from a project: overview, review session, bank view, passage highlights."""

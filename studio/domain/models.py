@@ -6,6 +6,8 @@ import hashlib
 from dataclasses import dataclass, field
 from enum import StrEnum
 
+from studio.domain.choices import Importance, ItemKind
+
 
 @dataclass(frozen=True, slots=True)
 class Topic:
@@ -58,10 +60,10 @@ class LabelSetKind(StrEnum):
     SIMULATED = "simulated"
 
 
-ITEM_KINDS = ("question", "nugget", "subtopic")
+ITEM_KINDS = tuple(kind.value for kind in ItemKind)
 # Generated answers are judged as documents named answer/<system>.
 ANSWER_PREFIX = "answer/"
-IMPORTANCE_LEVELS = ("vital", "okay")
+IMPORTANCE_LEVELS = tuple(level.value for level in Importance)
 
 
 def item_text_hash(text: str) -> str:

@@ -1,0 +1,60 @@
+"""The closed sets of names the studio offers: judging methods, backends, bank item kinds and
+importance, the TUI's screens. The command line shows and checks them; the TUI lists them."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class JudgeMethod(StrEnum):
+    """How a judge labels a pair (DESIGN.md §2)."""
+
+    umbrela = "umbrela"
+    binary = "binary"
+    graded = "graded"
+    pairwise = "pairwise"
+    exam_question = "exam-question"
+    exam_nugget = "exam-nugget"
+    nugget_assign = "nugget-assign"
+    subtopic = "subtopic"
+    embedding = "embedding"
+
+
+class BackendName(StrEnum):
+    """Who answers a judge's prompts."""
+
+    llamacpp = "llamacpp"
+    openai = "openai"
+    simulated = "simulated"
+
+
+class ModelBackend(StrEnum):
+    """Backends that run a language model (bank generation and nuggetizing need one)."""
+
+    llamacpp = "llamacpp"
+    openai = "openai"
+
+
+class ItemKind(StrEnum):
+    """What a test-bank item is."""
+
+    question = "question"
+    nugget = "nugget"
+    subtopic = "subtopic"
+
+
+class Importance(StrEnum):
+    """How much a nugget matters (AutoNuggetizer)."""
+
+    vital = "vital"
+    okay = "okay"
+
+
+class ScreenName(StrEnum):
+    """The studio's screens, in the order of their function keys (F2–F6)."""
+
+    overview = "overview"
+    leaderboard = "leaderboard"
+    review = "review"
+    bank = "bank"
+    judges = "judges"

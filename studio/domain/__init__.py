@@ -1,6 +1,6 @@
 """Pure data of the studio: the things an evaluation is made of, and the errors about them."""
 
-from studio.domain.errors import InputError, ProjectError, UsageError
+from studio.domain.errors import InputError, ProjectError, StudioError, UsageError
 from studio.domain.models import (
     BankItem,
     Document,
@@ -20,6 +20,7 @@ __all__ = [
     "QrelsRow",
     "Response",
     "RunRow",
+    "StudioError",
     "Topic",
     "UsageError",
 ]

@@ -13,7 +13,9 @@ from studio.cli.output import OutputFormat, emit_object, emit_records
 from studio.domain.models import BankItem
 from studio.services.rubric.editing import BankEditor
 
-bank_app = typer.Typer(help="Read and edit a test bank (every edit is an audited event).", no_args_is_help=True)
+commands = typer.Typer(
+    name="bank", help="Read and edit a test bank (every edit is an audited event).", no_args_is_help=True
+)
 
 Bank = Annotated[str, typer.Argument(help="Bank name (see `studio list banks`).")]
 Item = Annotated[str, typer.Argument(help="Item id, e.g. 1001/4694fffb….")]
@@ -26,7 +28,7 @@ def _item(item: BankItem, fmt: OutputFormat, title: str) -> None:
     emit_object(asdict(item), fmt, title=title)
 
 
-@bank_app.command("list")
+@commands.command("list")
 @handles_errors
 def list_items(ctx: typer.Context, bank: Bank, topic: Annotated[str | None, typer.Option(help="One topic.")] = None,
                fmt: Format = OutputFormat.table) -> None:
@@ -35,7 +37,7 @@ def list_items(ctx: typer.Context, bank: Bank, topic: Annotated[str | None, type
         emit_records(BankEditor(project.db, bank).items(topic), fmt, title=f"Bank {bank}")
 
 
-@bank_app.command("add")
+@commands.command("add")
 @handles_errors
 def add(ctx: typer.Context, bank: Bank, qid: Annotated[str, typer.Argument(help="Topic id.")],
         text: Annotated[str, typer.Argument(help="The question or nugget.")],
@@ -48,7 +50,7 @@ def add(ctx: typer.Context, bank: Bank, qid: Annotated[str, typer.Argument(help=
               fmt, "Added")
 
 
-@bank_app.command("edit")
+@commands.command("edit")
 @handles_errors
 def edit(ctx: typer.Context, bank: Bank, item: Item, text: Annotated[str, typer.Argument(help="New wording.")],
          note: Note = None, person: Person = None, fmt: Format = OutputFormat.table) -> None:
@@ -57,7 +59,7 @@ def edit(ctx: typer.Context, bank: Bank, item: Item, text: Annotated[str, typer.
         _item(BankEditor(project.db, bank, person).edit(item, text=text, note=note), fmt, "Edited")
 
 
-@bank_app.command("weight")
+@commands.command("weight")
 @handles_errors
 def weight(ctx: typer.Context, bank: Bank, item: Item,
            importance: Annotated[str, typer.Argument(help="vital or okay.")],
@@ -67,7 +69,7 @@ def weight(ctx: typer.Context, bank: Bank, item: Item,
         _item(BankEditor(project.db, bank, person).weight(item, importance, note=note), fmt, "Re-weighted")
 
 
-@bank_app.command("delete")
+@commands.command("delete")
 @handles_errors
 def delete(ctx: typer.Context, bank: Bank, item: Item, note: Note = None, person: Person = None,
            fmt: Format = OutputFormat.table) -> None:
@@ -76,7 +78,7 @@ def delete(ctx: typer.Context, bank: Bank, item: Item, note: Note = None, person
         _item(BankEditor(project.db, bank, person).delete(item, note=note), fmt, "Deleted")
 
 
-@bank_app.command("merge")
+@commands.command("merge")
 @handles_errors
 def merge(ctx: typer.Context, bank: Bank, items: Annotated[list[str], typer.Argument(help="Two or more item ids.")],
           text: Annotated[str | None, typer.Option(help="Wording of the merged item.")] = None,
@@ -86,7 +88,7 @@ def merge(ctx: typer.Context, bank: Bank, items: Annotated[list[str], typer.Argu
         _item(BankEditor(project.db, bank, person).merge(items, text=text, note=note), fmt, "Merged")
 
 
-@bank_app.command("split")
+@commands.command("split")
 @handles_errors
 def split(ctx: typer.Context, bank: Bank, item: Item,
           texts: Annotated[list[str], typer.Argument(help="Two or more new wordings.")],
@@ -98,7 +100,7 @@ def split(ctx: typer.Context, bank: Bank, item: Item,
                  fmt, title="Split into")
 
 
-@bank_app.command("history")
+@commands.command("history")
 @handles_errors
 def history(ctx: typer.Context, bank: Bank, limit: Annotated[int, typer.Option(help="How many.")] = 50,
             fmt: Format = OutputFormat.table) -> None:
@@ -107,7 +109,7 @@ def history(ctx: typer.Context, bank: Bank, limit: Annotated[int, typer.Option(h
         emit_records(BankEditor(project.db, bank).history(limit), fmt, title=f"History of {bank}")
 
 
-@bank_app.command("report")
+@commands.command("report")
 @handles_errors
 def report(ctx: typer.Context, bank: Bank,
            source: Annotated[str, typer.Option("--from", help="Label set of a rubric judge run with this bank.")],
@@ -134,7 +136,7 @@ def report(ctx: typer.Context, bank: Bank,
                  columns=["qid", "item_id", "tau_change", "tau_without", "text"])
 
 
-@bank_app.command("stale")
+@commands.command("stale")
 @handles_errors
 def stale(ctx: typer.Context,
           source: Annotated[str, typer.Option("--from", help="Label set of a rubric judge run.")],
@@ -145,7 +147,7 @@ def stale(ctx: typer.Context,
     emit_records(rows, fmt, title=f"Stale cells of {source}", columns=["qid", "docid", "item_id", "reason"])
 
 
-@bank_app.command("generate")
+@commands.command("generate")
 @handles_errors
 def generate(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Name of the new bank.")],
              kind: Annotated[str, typer.Option(help="question, nugget or subtopic.")] = "question",
@@ -172,7 +174,7 @@ def generate(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Name 
     emit_object(summary, fmt, title=f"Generated {name}")
 
 
-@bank_app.command("cover")
+@commands.command("cover")
 @handles_errors
 def cover(ctx: typer.Context, bank: Bank,
           source: Annotated[str, typer.Option("--from", help="Label set of a rubric judge run with this bank.")],
@@ -191,7 +193,7 @@ def cover(ctx: typer.Context, bank: Bank,
                  title=f"{result['measure']} (Kendall τ against {ref}: {result.get('kendall_tau')})")
 
 
-@bank_app.command("nuggetize")
+@commands.command("nuggetize")
 @handles_errors
 def nuggetize_command(
     ctx: typer.Context, name: Annotated[str, typer.Argument(help="Name of the new nugget bank.")],

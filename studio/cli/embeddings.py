@@ -10,11 +10,11 @@ from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import OutputFormat, emit_object, emit_records
 
-
-def register(app: typer.Typer) -> None:
-    app.command("fd")(handles_errors(fd))
+commands = typer.Typer()
 
 
+@commands.command()
+@handles_errors
 def fd(
     ctx: typer.Context,
     qrels: Annotated[str, typer.Option("--qrels", help="Label set whose relevant documents are the target.")],

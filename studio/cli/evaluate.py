@@ -20,11 +20,11 @@ Complete = Annotated[
 ]
 
 
-def register(app: typer.Typer) -> None:
-    for command in (eval_command, answers, correlate, agree, disagreements, label, undo, history):
-        app.command(command.__name__.removesuffix("_command").replace("_", "-"))(handles_errors(command))
+commands = typer.Typer()
 
 
+@commands.command("eval")
+@handles_errors
 def eval_command(
     ctx: typer.Context,
     qrels: Qrels,
@@ -42,6 +42,8 @@ def eval_command(
     emit_records(rows, fmt, title=f"Leaderboard under {qrels}")
 
 
+@commands.command()
+@handles_errors
 def answers(
     ctx: typer.Context,
     qrels: Qrels,
@@ -54,6 +56,8 @@ def answers(
     emit_records(rows, fmt, title=f"Generated answers under {qrels}")
 
 
+@commands.command()
+@handles_errors
 def correlate(
     ctx: typer.Context,
     ref: Ref,
@@ -83,6 +87,8 @@ def _num(value: Any) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
+@commands.command()
+@handles_errors
 def agree(
     ctx: typer.Context,
     ref: Ref,
@@ -115,6 +121,8 @@ def agree(
                  title="Alignment with the reference order")
 
 
+@commands.command()
+@handles_errors
 def disagreements(
     ctx: typer.Context,
     ref: Ref,
@@ -130,6 +138,8 @@ def disagreements(
                  columns=["qid", "docid", "ref_grade", "grade", "delta_tau", "distance"])
 
 
+@commands.command()
+@handles_errors
 def label(
     ctx: typer.Context,
     qid: Annotated[str, typer.Argument(help="Topic id.")],
@@ -157,6 +167,8 @@ def _grade(text: str) -> float:
     return value
 
 
+@commands.command()
+@handles_errors
 def undo(
     ctx: typer.Context,
     qrels: Annotated[str | None, typer.Option("--qrels", help="Only edits of this label set.")] = None,
@@ -171,6 +183,8 @@ def undo(
     emit_object(event, fmt, title="Undo event")
 
 
+@commands.command()
+@handles_errors
 def history(
     ctx: typer.Context,
     qrels: Annotated[str | None, typer.Option("--qrels", help="Only edits of this label set.")] = None,

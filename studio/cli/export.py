@@ -18,7 +18,8 @@ from studio.services.exports.leaderboard import TableFormat
 from studio.services.exports.leaderboard import export_leaderboard as write_leaderboard
 from studio.services.rubric.graded_files import export_graded as write_graded
 
-export_app = typer.Typer(
+commands = typer.Typer(
+    name="export",
     help="Write label sets, test banks and leaderboards to files (each written whole or not at all).",
     no_args_is_help=True,
 )
@@ -35,7 +36,7 @@ def _report(report: ExportReport) -> None:
     console.print(report.summary(), markup=False)
 
 
-@export_app.command("qrels")
+@commands.command("qrels")
 @handles_errors
 def export_qrels(
     ctx: typer.Context,
@@ -47,7 +48,7 @@ def export_qrels(
         _report(write_qrels(project.db, name, out))
 
 
-@export_app.command("judgments")
+@commands.command("judgments")
 @handles_errors
 def export_judgments(
     ctx: typer.Context,
@@ -59,7 +60,7 @@ def export_judgments(
         _report(write_judgments(project.db, name, out))
 
 
-@export_app.command("graded")
+@commands.command("graded")
 @handles_errors
 def export_graded(
     ctx: typer.Context,
@@ -73,7 +74,7 @@ def export_graded(
         _report(write_graded(project.db, name, out, ref=ref, min_grade=min_grade))
 
 
-@export_app.command("bank")
+@commands.command("bank")
 @handles_errors
 def export_bank(
     ctx: typer.Context,
@@ -89,7 +90,7 @@ def export_bank(
         _report(write_bank(project.db, name, out, fmt))
 
 
-@export_app.command("leaderboard")
+@commands.command("leaderboard")
 @handles_errors
 def export_leaderboard(
     ctx: typer.Context,

@@ -14,7 +14,8 @@ from studio.domain.models import LabelSetKind
 from studio.formats.trec import OnDuplicate
 from studio.services.imports.report import ImportReport
 
-import_app = typer.Typer(
+commands = typer.Typer(
+    name="import",
     help="Load data into the project (each command all or nothing).", no_args_is_help=True
 )
 
@@ -32,7 +33,7 @@ def _report(report: ImportReport, fmt: OutputFormat) -> None:
         emit_object(report.as_dict(), OutputFormat.json)
 
 
-@import_app.command("topics")
+@commands.command("topics")
 @handles_errors
 def import_topics(ctx: typer.Context, files: Files, fmt: Format = OutputFormat.table) -> None:
     """Topics: `qid<TAB>text` lines or JSONL (qid|query_id|id, text|query|title)."""
@@ -40,7 +41,7 @@ def import_topics(ctx: typer.Context, files: Files, fmt: Format = OutputFormat.t
         _report(project.import_topics(files), fmt)
 
 
-@import_app.command("docs")
+@commands.command("docs")
 @handles_errors
 def import_docs(ctx: typer.Context, files: Files, fmt: Format = OutputFormat.table) -> None:
     """Documents: `docid<TAB>text` lines or JSONL (docid|id|pid, text|contents|segment, title)."""
@@ -48,7 +49,7 @@ def import_docs(ctx: typer.Context, files: Files, fmt: Format = OutputFormat.tab
         _report(project.import_docs(files), fmt)
 
 
-@import_app.command("qrels")
+@commands.command("qrels")
 @handles_errors
 def import_qrels(
     ctx: typer.Context,
@@ -69,7 +70,7 @@ def import_qrels(
         _report(report, fmt)
 
 
-@import_app.command("run")
+@commands.command("run")
 @handles_errors
 def import_run(
     ctx: typer.Context,
@@ -83,7 +84,7 @@ def import_run(
         _report(project.import_runs(files, name=name, replace=replace), fmt)
 
 
-@import_app.command("responses")
+@commands.command("responses")
 @handles_errors
 def import_responses(
     ctx: typer.Context,
@@ -97,7 +98,7 @@ def import_responses(
         _report(project.import_responses(files, system=system, replace=replace), fmt)
 
 
-@import_app.command("bank")
+@commands.command("bank")
 @handles_errors
 def import_bank(
     ctx: typer.Context,
@@ -114,7 +115,7 @@ def import_bank(
         _report(project.import_bank(files, name=name, kind=kind, replace=replace), fmt)
 
 
-@import_app.command("judgments")
+@commands.command("judgments")
 @handles_errors
 def import_judgments(
     ctx: typer.Context,
@@ -128,7 +129,7 @@ def import_judgments(
         _report(project.import_judgments(files, name=name, replace=replace), fmt)
 
 
-@import_app.command("graded")
+@commands.command("graded")
 @handles_errors
 def import_graded(
     ctx: typer.Context,

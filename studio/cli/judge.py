@@ -19,11 +19,11 @@ from studio.services.judging.run import run_judge
 T = TypeVar("T")
 
 
-def register(app: typer.Typer) -> None:
-    app.command("judge")(handles_errors(judge))
-    app.command("derive")(handles_errors(derive))
+commands = typer.Typer()
 
 
+@commands.command()
+@handles_errors
 def judge(
     ctx: typer.Context,
     method: Annotated[str, typer.Option(
@@ -156,6 +156,8 @@ def progress_bar(events: Iterable[JudgeProgress | T], description: str) -> T:
     return result[-1]
 
 
+@commands.command()
+@handles_errors
 def derive(
     ctx: typer.Context,
     source: Annotated[str, typer.Option("--from", help="Label set of a rubric judge (exam-question/exam-nugget).")],

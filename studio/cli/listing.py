@@ -62,6 +62,11 @@ def print_overview(view: Overview, fmt: OutputFormat) -> None:
             emit_records(records, fmt, title=title, columns=columns)
 
 
+commands = typer.Typer()
+
+
+@commands.command("list")
+@handles_errors
 def list_command(
     ctx: typer.Context,
     what: Annotated[Listing | None, typer.Argument(help="What to list (default: an overview).")] = None,
@@ -77,5 +82,3 @@ def list_command(
             emit_records(LISTINGS[what](project), fmt, title=what.value.capitalize(),
                          columns=TABLE_COLUMNS.get(what) if fmt is OutputFormat.table else None)
 
-
-list_command = handles_errors(list_command)

@@ -16,10 +16,7 @@ Format = Annotated[OutputFormat, typer.Option("--format", "-f", help="How to pri
 Ref = Annotated[str, typer.Option("--ref", help="Reference label set (e.g. the human one).")]
 
 
-def register(app: typer.Typer) -> None:
-    app.command("compare")(handles_errors(compare))
-    app.command("sensitivity")(handles_errors(sensitivity))
-    app.command("probe")(handles_errors(probe))
+commands = typer.Typer()
 
 
 def _interval(low: Any, high: Any) -> str:
@@ -30,6 +27,8 @@ def _rate(value: Any) -> str:
     return "n/a" if value is None else f"{value:.2f}"
 
 
+@commands.command()
+@handles_errors
 def compare(
     ctx: typer.Context,
     ref: Ref,
@@ -75,6 +74,8 @@ def flat_row(row: dict[str, Any]) -> dict[str, Any]:
     return flat
 
 
+@commands.command()
+@handles_errors
 def sensitivity(
     ctx: typer.Context,
     prompt: Annotated[list[str], typer.Option("--prompt", help="Prompt template or folder of templates (repeat).")],
@@ -109,6 +110,8 @@ def sensitivity(
         emit_object(summary, fmt, title="Across prompts")
 
 
+@commands.command()
+@handles_errors
 def probe(
     ctx: typer.Context,
     qrels: Annotated[list[str], typer.Option("--qrels", help="Judge-made label sets to probe (repeat).")],

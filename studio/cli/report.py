@@ -11,11 +11,11 @@ from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import stderr_console
 
-
-def register(app: typer.Typer) -> None:
-    app.command("report")(handles_errors(report))
+commands = typer.Typer()
 
 
+@commands.command()
+@handles_errors
 def report(
     ctx: typer.Context,
     out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write report.html, report.md and figures/ to.",

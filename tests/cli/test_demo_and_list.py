@@ -12,85 +12,17 @@ then review the diff of tests/cli/golden/.
 from __future__ import annotations
 
 import json
-import os
 import re
-import subprocess
-import sys
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
-from studio.cli.app import app
-
-REPO = Path(__file__).resolve().parents[2]
-GOLDEN = Path(__file__).resolve().parent / "golden"
-UPDATE_GOLDEN = os.environ.get("STUDIO_UPDATE_GOLDEN") == "1"
-
-# Deterministic output: fixed width, no colour, no terminal features; no project or sample-data
-# location inherited from the person running the tests.
-FIXED_ENV = {"COLUMNS": "100", "LINES": "40", "TERM": "dumb", "NO_COLOR": "1",
-             "PYTHONIOENCODING": "utf-8"}
-UNSET_ENV = ("STUDIO_DB", "STUDIO_SAMPLE_DATA", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
-
-
-@dataclass
-class Result:
-    code: int
-    stdout: str
-    stderr: str
-
-
-def run_subprocess(args: list[str], home: Path) -> Result:
-    env = {k: v for k, v in os.environ.items() if k not in UNSET_ENV}
-    env.update(FIXED_ENV, HOME=str(home), XDG_DATA_HOME=str(home / "data"),
-               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])))
-    done = subprocess.run([sys.executable, "-m", "studio", *args], capture_output=True, text=True,
-                          encoding="utf-8", env=env, cwd=home, timeout=120)
-    return Result(done.returncode, done.stdout, done.stderr)
-
-
-def run_clirunner(args: list[str], home: Path) -> Result:
-    env: dict[str, str | None] = {k: None for k in UNSET_ENV}
-    env.update(FIXED_ENV, HOME=str(home), XDG_DATA_HOME=str(home / "data"))
-    result = CliRunner().invoke(app, args, env=env, catch_exceptions=False)
-    return Result(result.exit_code, result.stdout, result.stderr)
-
-
-RUNNERS = {"subprocess": run_subprocess, "clirunner": run_clirunner}
-
-
-TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
-
-
-def normalised(text: str, project: Path) -> str:
-    """Paths and clock times (a judge run's start and end) vary between runs; the rest may not."""
-    return TIMESTAMP.sub("<time>", text.replace(str(project), "<project>").replace(str(REPO), "<repo>"))
-
-
-def assert_matches_golden(name: str, text: str) -> None:
-    path = GOLDEN / name
-    if UPDATE_GOLDEN:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    assert path.is_file(), f"{path} missing: run with STUDIO_UPDATE_GOLDEN=1 to create it"
-    assert text == path.read_text(encoding="utf-8"), f"output differs from {path}"
+from cli_helpers import RUNNERS, assert_matches_golden, normalised, run_clirunner, run_subprocess
 
 
 def count_row(table: str, what: str) -> int:
     found = re.search(rf"^\s*{what}\s+│\s+(\d+)\s*$", table, re.MULTILINE)
     assert found, f"no {what} row in:\n{table}"
     return int(found.group(1))
-
-
-@pytest.fixture(scope="module")
-def demo_project(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sample project, built once for the read-only listings."""
-    home = tmp_path_factory.mktemp("cli-home")
-    path = home / "demo.duckdb"
-    assert run_subprocess(["demo", "--no-tui", "--db", str(path)], home).code == 0
-    return path
 
 
 # -- studio demo ------------------------------------------------------------------------------
@@ -179,4 +111,4 @@ def test_listings_print_nothing_but_data_on_stdout(demo_project: Path, tmp_path:
 
 def test_tui_refuses_an_unknown_screen(tmp_path: Path) -> None:
     result = run_clirunner(["--db", str(tmp_path / "p.duckdb"), "tui", "--screen", "reviews"], tmp_path)
-    assert result.code == 2 and "screen must be one of" in result.stderr
+    assert result.code == 2 and "'reviews' is not one of" in result.stderr and "'review'" in result.stderr

@@ -10,6 +10,7 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import OutputFormat, emit_object, emit_records
+from studio.domain.choices import Importance, ItemKind, ModelBackend
 from studio.domain.models import BankItem
 from studio.services.rubric.editing import BankEditor
 
@@ -41,12 +42,13 @@ def list_items(ctx: typer.Context, bank: Bank, topic: Annotated[str | None, type
 @handles_errors
 def add(ctx: typer.Context, bank: Bank, qid: Annotated[str, typer.Argument(help="Topic id.")],
         text: Annotated[str, typer.Argument(help="The question or nugget.")],
-        kind: Annotated[str, typer.Option(help="question, nugget or subtopic.")] = "nugget",
-        importance: Annotated[str | None, typer.Option(help="vital or okay.")] = None,
+        kind: Annotated[ItemKind, typer.Option(help="What the item is.")] = ItemKind.nugget,
+        importance: Annotated[Importance | None, typer.Option(help="How much a nugget matters.")] = None,
         note: Note = None, person: Person = None, fmt: Format = OutputFormat.table) -> None:
     """Add an item to a topic."""
+    level = None if importance is None else importance.value
     with open_project(ctx) as project:
-        _item(BankEditor(project.db, bank, person).add(qid, text, kind=kind, importance=importance, note=note),
+        _item(BankEditor(project.db, bank, person).add(qid, text, kind=kind.value, importance=level, note=note),
               fmt, "Added")
 
 
@@ -62,11 +64,11 @@ def edit(ctx: typer.Context, bank: Bank, item: Item, text: Annotated[str, typer.
 @commands.command("weight")
 @handles_errors
 def weight(ctx: typer.Context, bank: Bank, item: Item,
-           importance: Annotated[str, typer.Argument(help="vital or okay.")],
+           importance: Annotated[Importance, typer.Argument(help="How much the nugget matters.")],
            note: Note = None, person: Person = None, fmt: Format = OutputFormat.table) -> None:
     """Mark an item vital or okay."""
     with open_project(ctx) as project:
-        _item(BankEditor(project.db, bank, person).weight(item, importance, note=note), fmt, "Re-weighted")
+        _item(BankEditor(project.db, bank, person).weight(item, importance.value, note=note), fmt, "Re-weighted")
 
 
 @commands.command("delete")
@@ -150,8 +152,8 @@ def stale(ctx: typer.Context,
 @commands.command("generate")
 @handles_errors
 def generate(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Name of the new bank.")],
-             kind: Annotated[str, typer.Option(help="question, nugget or subtopic.")] = "question",
-             backend: Annotated[str, typer.Option(help="llamacpp or openai.")] = "llamacpp",
+             kind: Annotated[ItemKind, typer.Option(help="What the items are.")] = ItemKind.question,
+             backend: Annotated[ModelBackend, typer.Option(help="Who writes the items.")] = ModelBackend.llamacpp,
              model: Annotated[str | None, typer.Option(help="GGUF path (llamacpp) or model name (openai).")] = None,
              prompt: Annotated[str | None, typer.Option(help="A custom generation prompt.")] = None,
              topic: Annotated[list[str] | None, typer.Option(help="Only these topics (repeat).")] = None,
@@ -164,11 +166,11 @@ def generate(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Name 
     from studio.services.judging.config import JudgeConfig
     from studio.services.rubric.generation import generate_bank
 
-    config = JudgeConfig(method="generate", backend=backend, name=name, model=model, prompt=prompt, topics=topic,
+    config = JudgeConfig(method="generate", backend=backend.value, name=name, model=model, prompt=prompt, topics=topic,
                          base_url=base_url, api_key_env=api_key_env)
     with open_project(ctx) as project:
         summary: dict[str, object] = {}
-        for event in generate_bank(project.db, config, kind, max_items=max_items, replace=replace):
+        for event in generate_bank(project.db, config, kind.value, max_items=max_items, replace=replace):
             if isinstance(event, dict):
                 summary = event
     emit_object(summary, fmt, title=f"Generated {name}")
@@ -199,7 +201,7 @@ def nuggetize_command(
     ctx: typer.Context, name: Annotated[str, typer.Argument(help="Name of the new nugget bank.")],
     ref: Annotated[str, typer.Option(help="Label set whose relevant documents the nuggets come from.")] = "human",
     relevant: Annotated[float, typer.Option(help="Relevant at grade ≥ this.")] = 2.0,
-    backend: Annotated[str, typer.Option(help="llamacpp or openai.")] = "llamacpp",
+    backend: Annotated[ModelBackend, typer.Option(help="Who writes the nuggets.")] = ModelBackend.llamacpp,
     model: Annotated[str | None, typer.Option(help="GGUF path (llamacpp) or model name (openai).")] = None,
     topic: Annotated[list[str] | None, typer.Option(help="Only these topics (repeat).")] = None,
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
@@ -211,7 +213,7 @@ def nuggetize_command(
     from studio.services.judging.config import JudgeConfig
     from studio.services.rubric.nuggetizer import nuggetize
 
-    config = JudgeConfig(method="nuggetize", backend=backend, name=name, model=model, topics=topic, ref=ref,
+    config = JudgeConfig(method="nuggetize", backend=backend.value, name=name, model=model, topics=topic, ref=ref,
                          base_url=base_url, api_key_env=api_key_env)
     with open_project(ctx) as project:
         summary: dict[str, object] = {}

@@ -10,6 +10,7 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import OutputFormat, emit_object, stderr_console
+from studio.domain.choices import ItemKind
 from studio.domain.models import LabelSetKind
 from studio.formats.trec import OnDuplicate
 from studio.services.imports.report import ImportReport
@@ -105,14 +106,15 @@ def import_bank(
     files: Files,
     name: Annotated[str | None, typer.Option(help="Bank name (default: the first file's name).")] = None,
     kind: Annotated[
-        str | None, typer.Option(help="question or nugget, for TSV files (default nugget).")
+        ItemKind | None, typer.Option(help="What the items of a TSV file are (default nugget).")
     ] = None,
     replace: Replace = False,
     fmt: Format = OutputFormat.table,
 ) -> None:
     """Test banks: Rubric-workbench JSONL(.gz), nuggetizer JSONL or TSV qid_n<TAB>text[<TAB>vital|okay]."""
+    item_kind = None if kind is None else kind.value
     with open_project(ctx) as project:
-        _report(project.import_bank(files, name=name, kind=kind, replace=replace), fmt)
+        _report(project.import_bank(files, name=name, kind=item_kind, replace=replace), fmt)
 
 
 @commands.command("judgments")

@@ -12,6 +12,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console
+from studio.domain.choices import BackendName, DerivedScore, JudgeMethod
 from studio.domain.errors import UsageError
 from studio.services.judging.config import JudgeConfig, JudgeProgress, JudgeSummary
 from studio.services.judging.run import run_judge
@@ -26,11 +27,9 @@ commands = typer.Typer()
 @handles_errors
 def judge(
     ctx: typer.Context,
-    method: Annotated[str, typer.Option(
-        help="umbrela, binary, pairwise, exam-question, exam-nugget, nugget-assign, subtopic or embedding.",
-    )] = "umbrela",
-    backend: Annotated[str, typer.Option(
-        help="llamacpp (local GGUF), openai (any compatible server) or simulated.")] = "llamacpp",
+    method: Annotated[JudgeMethod, typer.Option(help="How the judge labels a pair.")] = JudgeMethod.umbrela,
+    backend: Annotated[BackendName, typer.Option(
+        help="llamacpp (local GGUF), openai (any compatible server) or simulated.")] = BackendName.llamacpp,
     name: Annotated[str | None, typer.Option(help="Label set to write (created when new; re-running resumes).")] = None,
     pool: Annotated[str, typer.Option(help="qrels:NAME, runs:K, holes:K or responses.")] = "qrels:human",
     model: Annotated[str | None, typer.Option(
@@ -66,7 +65,7 @@ def judge(
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
 ) -> None:
     """Label a pool of pairs with an LLM judge; every call is cached in the project file."""
-    label_set = name or f"{method}-{backend}"
+    label_set = name or f"{method.value}-{backend.value}"
     with open_project(ctx) as project:
         if failures:
             emit_records(project.judge_failures(label_set), fmt, title=f"Failures of {label_set}")
@@ -85,7 +84,7 @@ def judge(
             emit_object(project.reparse_judge(label_set), fmt, title=f"Re-parsed {label_set}")
             return
         config = JudgeConfig(
-            method=method, backend=backend, name=label_set, pool=pool, model=model, prompt=prompt,
+            method=method.value, backend=backend.value, name=label_set, pool=pool, model=model, prompt=prompt,
             topics=topics, limit=limit, ref=ref, kappa=kappa, seed=seed, threads=threads, base_url=base_url,
             api_key_env=api_key_env, concurrency=concurrency, timeout=timeout, retries=retries,
             price_input=price_input, price_output=price_output, bank=bank,
@@ -97,7 +96,7 @@ def judge(
         if export_batch or import_batch:
             _batch(project, config, export_batch, import_batch, fmt)
             return
-        if method == "embedding":
+        if method is JudgeMethod.embedding:
             from studio.services.meta.embeddings import embedding_judge
 
             summary = embedding_judge(project.db, config)
@@ -162,9 +161,8 @@ def derive(
     ctx: typer.Context,
     source: Annotated[str, typer.Option("--from", help="Label set of a rubric judge (exam-question/exam-nugget).")],
     bank: Annotated[str, typer.Option(help="The bank its items come from.")],
-    score: Annotated[str, typer.Option(
-        help="exam-binary, exam-max, exam-mean, rubric-qrels, rubric-graded, subtopic or nugget-all|vital|weighted"
-             "[-strict].")] = "exam-binary",
+    score: Annotated[DerivedScore, typer.Option(
+        help="How a document's item grades become its grade.")] = DerivedScore.exam_binary,
     name: Annotated[str | None, typer.Option(help="Label set to write (default: SCORE-of-SOURCE).")] = None,
     min_grade: Annotated[float, typer.Option(help="An item counts as answered/covered at grade ≥ this.")] = 4.0,
     replace: Annotated[bool, typer.Option("--replace", help="Recompute an existing derived set.")] = False,
@@ -173,8 +171,9 @@ def derive(
     """A derived label set from item grades: Exam-Binary, Exam-Graded max/mean, Rubric-Qrels."""
     from studio.services.rubric.derive import derive_label_set
 
-    label_set = name or f"{score}-of-{source}"
+    label_set = name or f"{score.value}-of-{source}"
     with open_project(ctx) as project:
-        result = derive_label_set(project.db, source, bank, score, label_set, min_grade=min_grade, replace=replace)
+        result = derive_label_set(project.db, source, bank, score.value, label_set, min_grade=min_grade,
+                                  replace=replace)
         project.engine.forget_labels(label_set)
     emit_object(result, fmt, title=f"Derived {label_set}")

@@ -10,6 +10,7 @@ from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.judge import progress_bar
 from studio.cli.output import OutputFormat, emit_object, emit_records
+from studio.domain.choices import BackendName, SensitivityMethod
 from studio.services.judging.config import JudgeConfig
 
 Format = Annotated[OutputFormat, typer.Option("--format", "-f", help="How to print the result.")]
@@ -79,8 +80,8 @@ def flat_row(row: dict[str, Any]) -> dict[str, Any]:
 def sensitivity(
     ctx: typer.Context,
     prompt: Annotated[list[str], typer.Option("--prompt", help="Prompt template or folder of templates (repeat).")],
-    method: Annotated[str, typer.Option(help="binary, graded or umbrela.")] = "binary",
-    backend: Annotated[str, typer.Option(help="llamacpp, openai or simulated.")] = "llamacpp",
+    method: Annotated[SensitivityMethod, typer.Option(help="The judging method.")] = SensitivityMethod.binary,
+    backend: Annotated[BackendName, typer.Option(help="Who answers the prompts.")] = BackendName.llamacpp,
     name: Annotated[str, typer.Option(help="Prefix of the label sets (one per prompt).")] = "prompt",
     model: Annotated[str | None, typer.Option(help="GGUF path (llamacpp) or model name (openai).")] = None,
     pool: Annotated[str, typer.Option(help="qrels:NAME, runs:K, holes:K or responses.")] = "qrels:human",
@@ -94,14 +95,15 @@ def sensitivity(
     """Run one method with several prompts: κ per prompt, mean and variance, α between prompts."""
     from studio.services.meta.sensitivity import prompt_sensitivity
 
-    config = JudgeConfig(method=method, backend=backend, name=name, pool=pool, model=model, topics=topics,
+    config = JudgeConfig(method=method.value, backend=backend.value, name=name, pool=pool, model=model, topics=topics,
                          limit=limit, ref=ref, base_url=base_url, seed=seed)
     with open_project(ctx) as project:
-        result = progress_bar(prompt_sensitivity(project.engine, config, prompt), f"{method} × {len(prompt)} prompts")
+        result = progress_bar(prompt_sensitivity(project.engine, config, prompt),
+                              f"{method.value} × {len(prompt)} prompts")
     if fmt is OutputFormat.json:
         emit_object(result, fmt)
         return
-    emit_records(result["prompts"], fmt, title=f"{method} with each prompt, against {ref}")
+    emit_records(result["prompts"], fmt, title=f"{method.value} with each prompt, against {ref}")
     if fmt is OutputFormat.table:
         typer.echo("")
         summary = {f"κ {kind} {stat}": result[f"kappa_{kind}"][stat] for kind in ("binary", "graded")

@@ -1,5 +1,6 @@
 """The closed sets of names the studio offers: judging methods, backends, bank item kinds and
-importance, the TUI's screens. The command line shows and checks them; the TUI lists them."""
+importance, the TUI's screens, derived scores. The command line shows and checks them; the TUI
+lists them."""
 
 from __future__ import annotations
 
@@ -58,3 +59,28 @@ class ScreenName(StrEnum):
     review = "review"
     bank = "bank"
     judges = "judges"
+
+
+class SensitivityMethod(StrEnum):
+    """The methods prompt sensitivity compares: one grade per pair from one prompt, no test bank."""
+
+    binary = "binary"
+    graded = "graded"
+    umbrela = "umbrela"
+
+
+class DerivedScore(StrEnum):
+    """How a derived label set scores a document from its item grades (`studio derive --score`)."""
+
+    exam_binary = "exam-binary"
+    exam_max = "exam-max"
+    exam_mean = "exam-mean"
+    rubric_qrels = "rubric-qrels"
+    rubric_graded = "rubric-graded"
+    subtopic = "subtopic"
+    nugget_all = "nugget-all"
+    nugget_all_strict = "nugget-all-strict"
+    nugget_vital = "nugget-vital"
+    nugget_vital_strict = "nugget-vital-strict"
+    nugget_weighted = "nugget-weighted"
+    nugget_weighted_strict = "nugget-weighted-strict"

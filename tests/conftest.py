@@ -7,9 +7,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers import judge_all
 
 from studio.services.judging.config import JudgeConfig
-from studio.services.judging.run import run_judge
 from studio.services.sample_project import build_sample_project
 
 
@@ -38,8 +38,7 @@ def simulated_sample_template(sample_template: Path, tmp_path_factory: pytest.Te
     """The sample project plus `sim`, a simulated judge (κ 0.4) of every human pair; built once."""
     path = copy_project(sample_template, tmp_path_factory.mktemp("simulated-sample"), "sample.duckdb")
     with build_sample_project(path) as project:
-        for _ in run_judge(project.db, JudgeConfig(method="umbrela", backend="simulated", name="sim", kappa=0.4)):
-            pass
+        judge_all(project.db, JudgeConfig(method="umbrela", backend="simulated", name="sim", kappa=0.4))
     return path
 
 

@@ -7,10 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from helpers import cli
 
 from studio import Project
-from studio.cli.app import app
 from studio.domain.errors import UsageError
 from studio.services.rubric.editing import BankEditor
 from studio.services.sample_project import build_sample_project
@@ -92,10 +91,9 @@ def test_bad_edits_are_refused_and_change_nothing(project: Project, call) -> Non
 def test_cli_edits_show_in_list_and_history(tmp_path: Path) -> None:
     db = tmp_path / "p.duckdb"
     build_sample_project(db).close()
-    runner = CliRunner()
 
     def studio(*args: str) -> str:
-        result = runner.invoke(app, ["--db", str(db), *args])
+        result = cli(db, *args)
         assert result.exit_code == 0, result.output
         return result.stdout
 
@@ -105,5 +103,5 @@ def test_cli_edits_show_in_list_and_history(tmp_path: Path) -> None:
     assert added["item_id"] in {i["item_id"] for i in listed}
     history = json.loads(studio("bank", "history", "questions", "--limit", "1", "-f", "json"))
     assert history[0]["op"] == "add" and history[0]["source"] == "cy"
-    refused = runner.invoke(app, ["--db", str(db), "bank", "delete", "questions", "1005/none"])
+    refused = cli(db, "bank", "delete", "questions", "1005/none")
     assert refused.exit_code == 2 and "no item" in refused.stderr

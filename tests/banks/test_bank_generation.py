@@ -5,12 +5,14 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
+from typing import Any
 
 import pytest
+from fakes import ScriptedBackend
 
 from studio import Project
 from studio.domain.errors import UsageError
-from studio.judges.backend import ChatResult
+from studio.judges.backend import ChatRequest
 from studio.judges.parsing import parse_generated_items
 from studio.judges.prompts import load_prompt
 from studio.services.judging.config import JudgeConfig
@@ -41,33 +43,16 @@ def test_generation_prompts_follow_the_published_text() -> None:
     assert '"nuggets"' in nugget
 
 
-class Writer:
-    """Answers with three questions naming the topic, or nothing for topic 1002."""
-
-    name = "writer"
-    model = "writer"
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def params(self) -> dict[str, object]:
-        return {}
-
-    def complete(self, requests):  # type: ignore[no-untyped-def]
-        for index, request in enumerate(requests):
-            self.calls += 1
-            qid = request.subject[0]
-            text = "no idea" if qid == "1002" else json.dumps({"questions": [f"{qid} a?", f"{qid} b?", f"{qid} a?"]})
-            yield index, ChatResult(text)
-
-    def close(self) -> None:
-        pass
+def write_questions(request: ChatRequest) -> str:
+    """Answers with three questions naming the topic (one twice), or nothing for topic 1002."""
+    qid = request.subject[0]
+    return "no idea" if qid == "1002" else json.dumps({"questions": [f"{qid} a?", f"{qid} b?", f"{qid} a?"]})
 
 
-def run(project: Project, backend: Writer, **options: object) -> dict:  # type: ignore[type-arg]
+def run(project: Project, backend: ScriptedBackend, *, replace: bool = False) -> dict[str, Any]:
     config = JudgeConfig(method="generate", backend="writer", name="gen", topics=["1001", "1002", "1003"])
-    summary: dict = {}  # type: ignore[type-arg]
-    for event in generate_bank(project.db, config, "question", backend=backend, **options):  # type: ignore[arg-type]
+    summary: dict[str, Any] = {}
+    for event in generate_bank(project.db, config, "question", backend=backend, replace=replace):
         if isinstance(event, dict):
             summary = event
     return summary
@@ -75,7 +60,7 @@ def run(project: Project, backend: Writer, **options: object) -> dict:  # type: 
 
 def test_generated_items_become_a_bank_with_rubric_ids_and_cached_calls(tmp_path: Path) -> None:
     with build_sample_project(tmp_path / "p.duckdb") as project:
-        writer = Writer()
+        writer = ScriptedBackend(write_questions, name="writer", model="writer")
         summary = run(project, writer)
         assert summary["items"] == 4 and summary["calls"] == 3 and summary["topics_without_items"] == ["1002"]
         items = BankEditor(project.db, "gen").items()

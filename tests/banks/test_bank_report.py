@@ -6,46 +6,32 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from fakes import ScriptedBackend
+from helpers import cli, judge_all
 
 from studio import Project
-from studio.cli.app import app
 from studio.domain.models import BankItem
-from studio.judges.backend import ChatResult
+from studio.judges.backend import ChatRequest
 from studio.services.judging.config import JudgeConfig
-from studio.services.judging.run import run_judge
 from studio.services.sample_project import build_sample_project
 from studio.store import banks as bank_store
 
 TOPIC = "1007"
 
 
-class ScriptedGrades:
+def scripted_grades(spurious_item: str, reference: dict[str, float]) -> ScriptedBackend:
     """Grades one chosen item 5 on every document (a spurious item), every other item 5 only on
     documents the reference grades 3, and 0 elsewhere."""
 
-    name = "scripted"
-    model = "scripted"
+    def reply(request: ChatRequest) -> str:
+        _, docid, item_id = request.subject
+        return "5" if item_id == spurious_item or reference.get(docid) == 3 else "0"
 
-    def __init__(self, spurious_item: str, reference: dict[str, float]) -> None:
-        self.spurious_item = spurious_item
-        self.reference = reference
-
-    def params(self) -> dict[str, object]:
-        return {}
-
-    def complete(self, requests):  # type: ignore[no-untyped-def]
-        for index, request in enumerate(requests):
-            _, docid, item_id = request.subject
-            grade = 5 if item_id == self.spurious_item or self.reference.get(docid) == 3 else 0
-            yield index, ChatResult(str(grade))
-
-    def close(self) -> None:
-        pass
+    return ScriptedBackend(reply)
 
 
 def grade_with_a_spurious_item(project: Project) -> tuple[list[BankItem], dict[str, float]]:
-    """Judge TOPIC into label set `nug` with ScriptedGrades; the topic's items and human grades."""
+    """Judge TOPIC into label set `nug` with scripted_grades; the topic's items and human grades."""
     con = project.db.cursor()
     bank = bank_store.bank_id(con, "nuggets")
     assert bank is not None
@@ -53,8 +39,7 @@ def grade_with_a_spurious_item(project: Project) -> tuple[list[BankItem], dict[s
     reference = dict(con.execute("SELECT l.docid, l.grade FROM labels l JOIN label_sets s USING (label_set_id)"
                                  " WHERE s.name = 'human' AND l.qid = ?", [TOPIC]).fetchall())
     config = JudgeConfig(method="exam-nugget", backend="scripted", name="nug", bank="nuggets", topics=[TOPIC])
-    for _ in run_judge(project.db, config, backend=ScriptedGrades(items[0].item_id, reference)):
-        pass
+    judge_all(project.db, config, scripted_grades(items[0].item_id, reference))
     return items, reference
 
 
@@ -79,8 +64,7 @@ def test_report_finds_the_spurious_item_and_the_uncovered_relevant_documents(tmp
     grid = report["grid"][TOPIC]
     assert set(grid) == set(reference) and all(len(per) == len(items) for per in grid.values())
 
-    result = CliRunner().invoke(app, ["--db", str(db), "bank", "report", "nuggets", "--from", "nug",
-                                      "--topic", TOPIC, "-f", "json"])
+    result = cli(db, "bank", "report", "nuggets", "--from", "nug", "--topic", TOPIC, "-f", "json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["spurious"][0]["item_id"] == items[0].item_id
 
@@ -88,7 +72,7 @@ def test_report_finds_the_spurious_item_and_the_uncovered_relevant_documents(tmp
 def test_report_needs_item_grades(tmp_path: Path) -> None:
     db = tmp_path / "p.duckdb"
     build_sample_project(db).close()
-    result = CliRunner().invoke(app, ["--db", str(db), "bank", "report", "nuggets", "--from", "human"])
+    result = cli(db, "bank", "report", "nuggets", "--from", "human")
     assert result.exit_code == 2 and "no item grades" in result.stderr
     with Project.open(db) as project:
         assert project.label_sets()[0]["name"] == "human"

@@ -7,16 +7,15 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from fakes import ScriptedBackend
+from helpers import cli, judge_all
 
 from studio import Project
 from studio.banks.derived import nugget_scores
-from studio.cli.app import app
-from studio.judges.backend import ChatResult
+from studio.judges.backend import ChatRequest
 from studio.judges.methods import get_method
 from studio.judges.parsing import parse_assignments
 from studio.services.judging.config import JudgeConfig
-from studio.services.judging.run import run_judge
 from studio.services.sample_project import build_sample_project
 from studio.store import banks as bank_store
 
@@ -43,42 +42,30 @@ def test_prompt_is_the_nuggetizer_assigner() -> None:
     assert "label each of the 1 nuggets" in user[1] and "Nugget List: ['a']" in user[1]
 
 
-class Assigner:
+def window_size(request: ChatRequest) -> int:
+    """How many nuggets a window asks about (its subject is qid, docid, then the items)."""
+    return len(request.subject) - 2
+
+
+def assign(request: ChatRequest) -> str:
     """Supports the first nugget of every window, partially the second, none of the others."""
-
-    name = "assigner"
-    model = "assigner"
-
-    def __init__(self) -> None:
-        self.windows: list[int] = []
-
-    def params(self) -> dict[str, object]:
-        return {}
-
-    def complete(self, requests):  # type: ignore[no-untyped-def]
-        for index, request in enumerate(requests):
-            size = len(request.subject) - 2
-            self.windows.append(size)
-            labels = ["support", "partial_support"] + ["not_support"] * (size - 2)
-            yield index, ChatResult(repr(labels[:size]))
-
-    def close(self) -> None:
-        pass
+    size = window_size(request)
+    labels = ["support", "partial_support"] + ["not_support"] * (size - 2)
+    return repr(labels[:size])
 
 
 def test_windows_item_labels_and_nugget_scores(tmp_path: Path) -> None:
     db = tmp_path / "p.duckdb"
     with build_sample_project(db) as project:
-        backend = Assigner()
+        backend = ScriptedBackend(assign, name="assigner", model="assigner")
         config = JudgeConfig(method="nugget-assign", backend="assigner", name="assign", bank="nuggets",
                              topics=[TOPIC], limit=3)
-        for _ in run_judge(project.db, config, backend=backend):
-            pass
+        judge_all(project.db, config, backend)
         con = project.db.cursor()
         bank = bank_store.bank_id(con, "nuggets")
         assert bank is not None
         items = [i for i in bank_store.current_items(con, bank) if i.qid == TOPIC]
-        assert backend.windows == [10, len(items) - 10] * 3
+        assert [window_size(r) for r in backend.requests] == [10, len(items) - 10] * 3
         rows = con.execute("SELECT docid, item_id, label FROM judgments WHERE item_id IS NOT NULL").fetchall()
         assert len(rows) == 3 * len(items)
         first_window = [i.item_id for i in items[:10]]
@@ -93,8 +80,8 @@ def test_windows_item_labels_and_nugget_scores(tmp_path: Path) -> None:
                                " WHERE s.name = 'assign'").fetchall())
         assert got == want
 
-    result = CliRunner().invoke(app, ["--db", str(db), "derive", "--from", "assign", "--bank", "nuggets",
-                                      "--score", "nugget-vital-strict", "--name", "vs", "-f", "json"])
+    result = cli(db, "derive", "--from", "assign", "--bank", "nuggets", "--score", "nugget-vital-strict",
+                 "--name", "vs", "-f", "json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["labels"] == 3
     with Project.open(db) as project:
@@ -106,8 +93,6 @@ def test_nugget_scores_refuse_exam_grades(tmp_path: Path) -> None:
     with build_sample_project(db) as project:
         config = JudgeConfig(method="exam-nugget", backend="simulated", name="exam", bank="nuggets",
                              topics=[TOPIC], limit=2)
-        for _ in run_judge(project.db, config):
-            pass
-    result = CliRunner().invoke(app, ["--db", str(db), "derive", "--from", "exam", "--bank", "nuggets",
-                                      "--score", "nugget-all"])
+        judge_all(project.db, config)
+    result = cli(db, "derive", "--from", "exam", "--bank", "nuggets", "--score", "nugget-all")
     assert result.exit_code == 2 and "nugget-assign" in result.stderr

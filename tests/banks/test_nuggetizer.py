@@ -5,7 +5,9 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-from studio.judges.backend import ChatResult
+from fakes import ScriptedBackend, prompt_of
+
+from studio.judges.backend import ChatRequest
 from studio.judges.parsing import parse_python_list
 from studio.services.judging.config import JudgeConfig
 from studio.services.rubric.editing import BankEditor
@@ -20,39 +22,22 @@ def test_parse_python_list() -> None:
     assert parse_python_list("[1, 2]") is None
 
 
-class Nuggetizer:
+def nuggetize_by_script(request: ChatRequest) -> str:
     """Adds one nugget per document window ('fact N' for the window's first [1] line); labels the
     first nugget of each scoring window vital and the others okay; fails on topic 1003."""
-
-    name = "nuggetizer"
-    model = "scripted"
-
-    def __init__(self) -> None:
-        self.prompts: list[str] = []
-
-    def params(self) -> dict[str, object]:
-        return {}
-
-    def complete(self, requests):  # type: ignore[no-untyped-def]
-        for index, request in enumerate(requests):
-            user = request.messages[-1][1]
-            self.prompts.append(user)
-            if request.subject[0] == "1003":
-                yield index, ChatResult("I am not sure.")
-            elif "Initial Nugget List:" in user:
-                current = ast.literal_eval(user.split("Initial Nugget List: ")[1].split("\n")[0])
-                yield index, ChatResult(repr([*current, f"fact {len(current)}"]))
-            else:
-                nuggets = ast.literal_eval(user.split("Nugget List: ")[1].split("\n")[0])
-                yield index, ChatResult(repr(["vital"] + ["okay"] * (len(nuggets) - 1)))
-
-    def close(self) -> None:
-        pass
+    user = prompt_of(request)
+    if request.subject[0] == "1003":
+        return "I am not sure."
+    if "Initial Nugget List:" in user:
+        current = ast.literal_eval(user.split("Initial Nugget List: ")[1].split("\n")[0])
+        return repr([*current, f"fact {len(current)}"])
+    nuggets = ast.literal_eval(user.split("Nugget List: ")[1].split("\n")[0])
+    return repr(["vital"] + ["okay"] * (len(nuggets) - 1))
 
 
 def test_nuggets_from_relevant_documents(tmp_path: Path) -> None:
     with build_sample_project(tmp_path / "p.duckdb") as project:
-        backend = Nuggetizer()
+        backend = ScriptedBackend(nuggetize_by_script, name="nuggetizer", model="scripted")
         config = JudgeConfig(method="nuggetize", backend="nuggetizer", name="auto", topics=["1001", "1003"])
         events = list(nuggetize(project.db, config, relevant=2, backend=backend))
         summary = events[-1]
@@ -66,8 +51,9 @@ def test_nuggets_from_relevant_documents(tmp_path: Path) -> None:
         assert topic_items[0]["importance"] == "vital"
         assert all(i["importance"] == "okay" for i in topic_items[1:])
         assert [i for i in items if i["qid"] == "1003"] == []  # unreadable answers: no nuggets
-        assert summary["failures"] >= 1 and summary["calls"] == len(backend.prompts)
-        contexts = [p for p in backend.prompts if "Initial Nugget List: []" in p and "[1] " in p]
+        assert summary["failures"] >= 1 and summary["calls"] == backend.calls
+        prompts = [prompt_of(r) for r in backend.requests]
+        contexts = [p for p in prompts if "Initial Nugget List: []" in p and "[1] " in p]
         assert contexts  # the first window starts from an empty list and numbers its documents
         again = list(nuggetize(project.db, config, relevant=2, backend=backend, replace=True))[-1]
         assert again["calls"] == 0 and again["cache_hits"] == summary["calls"]

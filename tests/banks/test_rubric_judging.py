@@ -7,14 +7,12 @@ import json
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from helpers import cli, judge_all
 
 from studio import Project
 from studio.banks.derived import exam_binary
-from studio.cli.app import app
 from studio.judges.parsing import parse_rating
-from studio.services.judging.config import JudgeConfig, JudgeSummary
-from studio.services.judging.run import run_judge
+from studio.services.judging.config import JudgeConfig
 from studio.services.sample_project import build_sample_project
 from studio.store import banks as bank_store
 
@@ -26,14 +24,6 @@ def db(tmp_path: Path) -> Path:
     return path
 
 
-def judge(project: Project, **options: object) -> JudgeSummary:
-    summary = None
-    for event in run_judge(project.db, JudgeConfig(**options)):  # type: ignore[arg-type]
-        summary = event
-    assert isinstance(summary, JudgeSummary)
-    return summary
-
-
 @pytest.mark.parametrize("text, grade", [("4", 4.0), ("- 5: The answer is highly relevant", 5.0), ("3/5", 3.0),
                                           ("Rating: 0", 0.0), ("", None), ("seven", None), ("9", None)])
 def test_parse_rating(text: str, grade: float | None) -> None:
@@ -42,8 +32,8 @@ def test_parse_rating(text: str, grade: float | None) -> None:
 
 def test_exam_judge_grades_every_item_of_every_pair(db: Path) -> None:
     with Project.open(db) as project:
-        summary = judge(project, method="exam-question", backend="simulated", name="exam-sim", bank="questions",
-                        topics=["1001", "1002"], limit=6, kappa=1.0)
+        summary = judge_all(project.db, JudgeConfig(method="exam-question", backend="simulated", name="exam-sim",
+                                                    bank="questions", topics=["1001", "1002"], limit=6, kappa=1.0))
         assert summary.pairs == 6 and summary.failures == 0
         rows = project.db.cursor().execute(
             "SELECT qid, docid, item_id, label FROM judgments WHERE item_id IS NOT NULL").fetchall()
@@ -66,18 +56,16 @@ def test_exam_judge_grades_every_item_of_every_pair(db: Path) -> None:
 
 
 def test_exam_methods_need_a_bank(db: Path) -> None:
-    result = CliRunner().invoke(app, ["--db", str(db), "judge", "--method", "exam-nugget", "--backend", "simulated",
-                                      "--name", "x", "--limit", "2"])
+    result = cli(db, "judge", "--method", "exam-nugget", "--backend", "simulated", "--name", "x", "--limit", "2")
     assert result.exit_code == 2 and "--bank" in result.stderr
 
 
 def test_derived_label_sets_follow_the_item_grades_and_evaluate(db: Path) -> None:
     with Project.open(db) as project:
-        judge(project, method="exam-nugget", backend="simulated", name="nug-sim", bank="nuggets",
-              topics=["1003"], kappa=0.8)
-    runner = CliRunner()
-    result = runner.invoke(app, ["--db", str(db), "derive", "--from", "nug-sim", "--bank", "nuggets",
-                                 "--score", "exam-binary", "--min-grade", "3", "--name", "eb", "-f", "json"])
+        judge_all(project.db, JudgeConfig(method="exam-nugget", backend="simulated", name="nug-sim", bank="nuggets",
+                                          topics=["1003"], kappa=0.8))
+    result = cli(db, "derive", "--from", "nug-sim", "--bank", "nuggets", "--score", "exam-binary", "--min-grade",
+                 "3", "--name", "eb", "-f", "json")
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["labels"] > 0
     with Project.open(db) as project:
@@ -95,5 +83,5 @@ def test_derived_label_sets_follow_the_item_grades_and_evaluate(db: Path) -> Non
             " WHERE s.name = 'eb'").fetchall()}
         assert got == {(q, d): s for q, docs in want.items() for d, s in docs.items()}
         assert set(project.leaderboard("eb", "nDCG@10")) == {r["name"] for r in project.runs()}
-    again = runner.invoke(app, ["--db", str(db), "derive", "--from", "nug-sim", "--bank", "nuggets", "--name", "eb"])
+    again = cli(db, "derive", "--from", "nug-sim", "--bank", "nuggets", "--name", "eb")
     assert again.exit_code == 2 and "--replace" in again.stderr

@@ -8,16 +8,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from typer.testing import CliRunner
+from fakes import ScriptedBackend, prompt_of
+from helpers import cli, judge_all
 
 from studio import Project
 from studio.banks.stale import StaleCell, kept_cells, stale_cells
-from studio.cli.app import app
 from studio.domain.models import BankItem, item_text_hash
+from studio.judges.backend import ChatRequest
+from studio.services.judging.config import JudgeConfig
 from studio.services.rubric.editing import BankEditor
 from studio.services.sample_project import build_sample_project
-
-runner = CliRunner()
 
 
 @pytest.fixture()
@@ -28,7 +28,7 @@ def db(tmp_path: Path) -> Path:
 
 
 def studio(db: Path, *args: str) -> Any:
-    result = runner.invoke(app, ["--db", str(db), *args, "-f", "json"])
+    result = cli(db, *args, "-f", "json")
     assert result.exit_code == 0, result.output
     return json.loads(result.stdout)
 
@@ -136,42 +136,25 @@ def test_an_added_item_is_graded_for_every_judged_document(db: Path) -> None:
 
 def test_stale_refuses_a_method_without_a_bank(db: Path) -> None:
     studio(db, "judge", "--method", "umbrela", "--backend", "simulated", "--topic", "1001", "--name", "u")
-    result = runner.invoke(app, ["--db", str(db), "judge", "--name", "u", "--stale"])
+    result = cli(db, "judge", "--name", "u", "--stale")
     assert result.exit_code == 2 and "nothing can be stale" in result.stderr
 
 
-class CoverageGrader:
+def grade_coverage(request: ChatRequest) -> str:
     """Rates a nugget 5 when every word of it longer than three letters occurs in the passage,
     else 0: an edit that changes the words changes the grades predictably."""
-
-    name = "coverage"
-    model = "coverage"
-
-    def params(self) -> dict[str, object]:
-        return {}
-
-    def complete(self, requests):  # type: ignore[no-untyped-def]
-        from studio.judges.backend import ChatResult
-
-        for index, request in enumerate(requests):
-            text = request.messages[-1][1]
-            nugget = text.split("Key fact: ")[-1].split("\n")[0] if "Key fact: " in text else ""
-            passage = text.split("Context: ")[-1].lower()
-            words = [w for w in nugget.lower().split() if len(w) > 3]
-            yield index, ChatResult("5" if words and all(w in passage for w in words) else "0")
-
-    def close(self) -> None:
-        pass
+    text = prompt_of(request)
+    nugget = text.split("Key fact: ")[-1].split("\n")[0] if "Key fact: " in text else ""
+    passage = text.split("Context: ")[-1].lower()
+    words = [w for w in nugget.lower().split() if len(w) > 3]
+    return "5" if words and all(w in passage for w in words) else "0"
 
 
 def test_an_edit_moves_the_derived_leaderboard_exactly_as_a_fresh_grading_would(db: Path) -> None:
-    from studio.services.judging.config import JudgeConfig
-    from studio.services.judging.run import run_judge
-
     def grade(project: Project, name: str, stale_only: bool = False) -> dict[str, Any]:
         config = JudgeConfig(method="exam-nugget", backend="coverage", name=name, bank="nuggets", topics=["1001"])
-        *_, summary = run_judge(project.db, config, backend=CoverageGrader(), stale_only=stale_only)
-        return summary.as_dict()  # type: ignore[union-attr]
+        backend = ScriptedBackend(grade_coverage, name="coverage", model="coverage")
+        return judge_all(project.db, config, backend, stale_only=stale_only).as_dict()
 
     with Project.open(db) as project:
         grade(project, "cover")

@@ -4,55 +4,38 @@ document's score = the fraction of its topic's subtopics it satisfies."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from fakes import ScriptedBackend, prompt_of
+from helpers import judge_all
 
 from studio import Project
 from studio.banks.derived import exam_binary
 from studio.domain.models import BankItem
 from studio.formats.bank_writers import BankFormat, losses, render_bank
 from studio.formats.banks import parse_bank
-from studio.judges.backend import ChatRequest, ChatResult
+from studio.judges.backend import ChatRequest
 from studio.judges.methods import get_method
 from studio.judges.prompts import load_prompt
-from studio.services.judging.config import JudgeConfig, JudgeSummary
-from studio.services.judging.run import run_judge
+from studio.services.judging.config import JudgeConfig
 from studio.services.rubric.editing import BankEditor
 from studio.services.rubric.generation import generate_bank
 from studio.services.sample_project import build_sample_project
 from studio.store import judging as judge_store
 
 
-class FacetWriter:
+def write_facets(request: ChatRequest) -> str:
     """Writes three subtopics per query; judges 'Yes' when the passage contains the subtopic's
     first word, so the expected scores can be computed from the texts."""
-
-    name = "facets"
-    model = "facets"
-
-    def __init__(self) -> None:
-        self.requests: list[ChatRequest] = []
-
-    def params(self) -> dict[str, object]:
-        return {}
-
-    def complete(self, requests: Sequence[ChatRequest]) -> Iterator[tuple[int, ChatResult]]:
-        for index, request in enumerate(requests):
-            self.requests.append(request)
-            if request.unit == "generate":
-                qid = request.subject[0]
-                facets = [f"the {w} of {qid}" for w in ("cost", "speed", "the")]
-                yield index, ChatResult(json.dumps({"subtopics": facets}))
-            else:
-                text = request.messages[-1][1]
-                subtopic = text.split("Subtopic: ")[1].split("\n")[0]
-                passage = text.split("Passage: ")[1]
-                yield index, ChatResult("Yes" if subtopic.split()[1] in passage.lower() else "No")
-
-    def close(self) -> None:
-        pass
+    if request.unit == "generate":
+        qid = request.subject[0]
+        return json.dumps({"subtopics": [f"the {w} of {qid}" for w in ("cost", "speed", "the")]})
+    text = prompt_of(request)
+    subtopic = text.split("Subtopic: ")[1].split("\n")[0]
+    passage = text.split("Passage: ")[1]
+    return "Yes" if subtopic.split()[1] in passage.lower() else "No"
 
 
 @pytest.fixture()
@@ -70,17 +53,16 @@ def test_the_subtopic_prompts_name_their_placeholders() -> None:
 
 
 def test_subtopics_are_generated_then_graded_into_the_fraction_satisfied(project: Project) -> None:
-    writer = FacetWriter()
+    writer = ScriptedBackend(write_facets, name="facets", model="facets")
     config = JudgeConfig(method="generate", backend="facets", name="facets", topics=["1001", "1004"])
-    summary = [e for e in generate_bank(project.db, config, "subtopic", backend=writer)][-1]  # type: ignore[arg-type]
+    summary = list(generate_bank(project.db, config, "subtopic", backend=writer))[-1]
     assert isinstance(summary, dict) and summary["items"] == 6 and summary["kind"] == "subtopic"
     items = BankEditor(project.db, "facets").items()
     assert {i["kind"] for i in items} == {"subtopic"} and len(items) == 6
 
-    events = list(run_judge(project.db, JudgeConfig(method="subtopic", backend="facets", name="sub", bank="facets",
-                                                    topics=["1001", "1004"]), backend=writer))  # type: ignore[arg-type]
-    done = events[-1]
-    assert isinstance(done, JudgeSummary) and done.failures == 0
+    done = judge_all(project.db, JudgeConfig(method="subtopic", backend="facets", name="sub", bank="facets",
+                                             topics=["1001", "1004"]), writer)
+    assert done.failures == 0
     graded = judge_store.item_grades(project.db.cursor(), done.judge_run)
     assert {g for docs in graded.values() for per in docs.values() for g in per.values()} <= {0.0, 1.0}
     bank = [BankItem(i["qid"], i["item_id"], i["kind"], i["text"]) for i in items]

@@ -5,62 +5,49 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from typer.testing import CliRunner
+from fakes import ScriptedBackend, passage_number, prompt_of
+from helpers import cli, judge_all
 
 from studio import Project
-from studio.cli.app import app
-from studio.judges.backend import ChatResult
+from studio.judges.backend import ChatRequest
 from studio.services.judging.config import JudgeConfig
-from studio.services.judging.run import run_judge
 from studio.services.rubric.verification import extract_answers, verification
 from studio.services.sample_project import build_sample_project
 
+EXTRACTION = "provide a complete and concise answer"
 
-class Examiner:
+
+def examine(request: ChatRequest) -> str:
     """Rates by the passage number; answers extraction prompts with the item's first words."""
+    user = prompt_of(request)
+    if user.startswith(EXTRACTION):
+        question = user.split("Question: ")[1].split("\n")[0]
+        return f"answer to {question[:12]}"
+    return str(passage_number(request) % 6)
 
-    name = "examiner"
-    model = "examiner"
 
-    def __init__(self) -> None:
-        self.extractions = 0
-
-    def params(self) -> dict[str, object]:
-        return {}
-
-    def complete(self, requests):  # type: ignore[no-untyped-def]
-        for index, request in enumerate(requests):
-            user = request.messages[-1][1]
-            if user.startswith("provide a complete and concise answer"):
-                self.extractions += 1
-                question = user.split("Question: ")[1].split("\n")[0]
-                yield index, ChatResult(f"answer to {question[:12]}")
-            else:
-                yield index, ChatResult(str(int(request.subject[1].rsplit("-", 1)[1]) % 6))
-
-    def close(self) -> None:
-        pass
+def extractions(backend: ScriptedBackend) -> int:
+    return sum(prompt_of(r).startswith(EXTRACTION) for r in backend.requests)
 
 
 def test_answers_are_extracted_once_and_listed_by_grade(tmp_path: Path) -> None:
     db = tmp_path / "p.duckdb"
-    examiner = Examiner()
+    examiner = ScriptedBackend(examine, name="examiner", model="examiner")
     with build_sample_project(db) as project:
         config = JudgeConfig(method="exam-question", backend="examiner", name="exam", bank="questions",
                              topics=["1009"], limit=4)
-        for _ in run_judge(project.db, config, backend=examiner):
-            pass
+        judge_all(project.db, config, examiner)
         *_, counts = extract_answers(project.db, "exam", backend=examiner)
         assert counts == {"judgments": 40, "calls": 40, "cache_hits": 0}
         *_, again = extract_answers(project.db, "exam", backend=examiner)
-        assert again == {"judgments": 40, "calls": 0, "cache_hits": 40} and examiner.extractions == 40
+        assert again == {"judgments": 40, "calls": 0, "cache_hits": 40} and extractions(examiner) == 40
         rows = verification(project.db, "exam")
         assert len(rows) == 40 and all(r["answer"] and r["answer"].startswith("answer to ") for r in rows)
         first_item = [r for r in rows if r["item_id"] == rows[0]["item_id"]]
         grades = [r["grade"] for r in first_item]
         assert grades == sorted(grades, reverse=True) and len(first_item) == 4
 
-    result = CliRunner().invoke(app, ["--db", str(db), "judge", "--name", "exam", "--verify", "-f", "json"])
+    result = cli(db, "judge", "--name", "exam", "--verify", "-f", "json")
     assert result.exit_code == 0, result.output
     assert len(json.loads(result.stdout)) == 40
     with Project.open(db) as project:

@@ -8,7 +8,8 @@ import sys
 import textwrap
 from pathlib import Path
 
-from embedding_helpers import REPO, cli, human_qrels, run_names
+from embedding_helpers import REPO, human_qrels, run_names
+from helpers import cli
 
 SUMMARY_KEYS = {"label_set", "method", "backend", "model", "pairs", "calls", "cache_hits", "failures",
                 "seconds", "prompt_tokens", "completion_tokens", "judge_run"}

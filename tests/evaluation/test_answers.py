@@ -6,14 +6,13 @@ import json
 from pathlib import Path
 
 import numpy as np
-from typer.testing import CliRunner
+from fakes import ScriptedBackend
+from helpers import cli, judge_all
 
 from studio import Project
-from studio.cli.app import app
-from studio.judges.backend import ChatResult
+from studio.judges.backend import ChatRequest
 from studio.metrics.answers import answer_leaderboard
 from studio.services.judging.config import JudgeConfig
-from studio.services.judging.run import run_judge
 from studio.services.sample_project import build_sample_project
 
 
@@ -32,61 +31,39 @@ def test_means_and_bootstrap_intervals() -> None:
     assert answer_leaderboard(grades, resamples=500, seed=3) == rows
 
 
-class GradeBySystem:
+def system_of(request: ChatRequest) -> str:
+    """The system that wrote the judged answer (docid `answer/<system>`)."""
+    return request.subject[1].removeprefix("answer/")
+
+
+def grade_by_system(request: ChatRequest) -> str:
     """Grades an answer by the system that wrote it: what a perfect judge of the sample would say."""
-
-    name = "by-system"
-    model = "by-system"
-    grade = {"solid": "3", "terse": "2", "liar": "0"}
-
-    def params(self) -> dict[str, object]:
-        return {}
-
-    def complete(self, requests):  # type: ignore[no-untyped-def]
-        for index, request in enumerate(requests):
-            system = request.subject[1].removeprefix("answer/")
-            yield index, ChatResult(f"##final score: {self.grade[system]}")
-
-    def close(self) -> None:
-        pass
+    return "##final score: " + {"solid": "3", "terse": "2", "liar": "0"}[system_of(request)]
 
 
 def test_answers_command_ranks_the_systems_of_the_sample(tmp_path: Path) -> None:
     db = tmp_path / "p.duckdb"
     with build_sample_project(db) as project:
         config = JudgeConfig(method="umbrela", backend="by-system", name="answers", pool="responses")
-        for _ in run_judge(project.db, config, backend=GradeBySystem()):
-            pass
-    result = CliRunner().invoke(app, ["--db", str(db), "answers", "--qrels", "answers", "-f", "json"])
+        judge_all(project.db, config, ScriptedBackend(grade_by_system, name="by-system", model="by-system"))
+    result = cli(db, "answers", "--qrels", "answers", "-f", "json")
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)
     assert [(r["system"], r["mean"], r["topics"]) for r in rows] == [("solid", 3.0, 10), ("terse", 2.0, 10),
                                                                      ("liar", 0.0, 10)]
-    refused = CliRunner().invoke(app, ["--db", str(db), "answers", "--qrels", "human"])
+    refused = cli(db, "answers", "--qrels", "human")
     assert refused.exit_code == 2 and "grades no generated answer" in refused.stderr
     with Project.open(db) as project:
         assert project.answer_leaderboard("answers")[0]["system"] == "solid"
 
 
-class AssignBySystem:
+def assign_by_system(request: ChatRequest) -> str:
     """Nugget assignments by the system that wrote the answer: all supported by the solid one,
     partially by the terse one, none by the liar."""
-
-    name = "assign-by-system"
-    model = "assign-by-system"
-    label = {"solid": "support", "terse": "partial_support", "liar": "not_support"}
-
-    def params(self) -> dict[str, object]:
-        return {}
-
-    def complete(self, requests):  # type: ignore[no-untyped-def]
-        for index, request in enumerate(requests):
-            _, docid, *items = request.subject
-            assert request.unit == "window" and docid.startswith("answer/")
-            yield index, ChatResult(repr([self.label[docid.removeprefix("answer/")]] * len(items)))
-
-    def close(self) -> None:
-        pass
+    _, docid, *items = request.subject
+    assert request.unit == "window" and docid.startswith("answer/")
+    label = {"solid": "support", "terse": "partial_support", "liar": "not_support"}[system_of(request)]
+    return repr([label] * len(items))
 
 
 def test_nugget_assignment_of_generated_answers_ranks_the_systems(tmp_path: Path) -> None:
@@ -94,14 +71,13 @@ def test_nugget_assignment_of_generated_answers_ranks_the_systems(tmp_path: Path
     with build_sample_project(db) as project:
         config = JudgeConfig(method="nugget-assign", backend="assign-by-system", name="assign", pool="responses",
                              bank="nuggets")
-        for _ in run_judge(project.db, config, backend=AssignBySystem()):
-            pass
-    runner = CliRunner()
-    derived = runner.invoke(app, ["--db", str(db), "derive", "--from", "assign", "--bank", "nuggets", "--score",
-                                  "nugget-vital-strict", "--name", "vital-strict"])
+        judge_all(project.db, config, ScriptedBackend(assign_by_system, name="assign-by-system",
+                                                      model="assign-by-system"))
+    derived = cli(db, "derive", "--from", "assign", "--bank", "nuggets", "--score", "nugget-vital-strict",
+                  "--name", "vital-strict")
     assert derived.exit_code == 0, derived.output
     for label_set, want in (("assign", [1.0, 0.5, 0.0]), ("vital-strict", [1.0, 0.0, 0.0])):
-        result = runner.invoke(app, ["--db", str(db), "answers", "--qrels", label_set, "-f", "json"])
+        result = cli(db, "answers", "--qrels", label_set, "-f", "json")
         assert result.exit_code == 0, result.output
         rows = json.loads(result.stdout)
         assert {r["system"]: r["mean"] for r in rows} == dict(zip(["solid", "terse", "liar"], want, strict=True))

@@ -8,21 +8,21 @@ on stderr.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 from evaluation_builders import RUN_NAMES, trec_eval_means
-from typer.testing import CliRunner
+from helpers import cli
+from typer.testing import Result
 
 from studio import Project
-from studio.cli.app import app
 
 
 @pytest.fixture
-def studio(db):
-    runner = CliRunner()
-
-    def invoke(*args: str):
-        return runner.invoke(app, ["--db", str(db), *args])
+def studio(db: Path) -> Callable[..., Result]:
+    def invoke(*args: str) -> Result:
+        return cli(db, *args)
 
     return invoke
 
@@ -88,16 +88,15 @@ def test_agree_json_equals_the_api(studio, db):
 
 def test_agree_json_has_null_for_undefined_alignment_rates(tmp_path):
     # Every pair the reference judges has the same grade: no Unacceptable or Acceptable documents.
-    runner, db = CliRunner(), tmp_path / "tiny.duckdb"
+    db = tmp_path / "tiny.duckdb"
     files = {"r.run": "1 Q0 a 1 2 r\n1 Q0 b 2 1 r\n", "human.txt": "1 0 a 1\n1 0 b 1\n",
              "llm.txt": "1 0 a 1\n1 0 b 0\n"}
     for name, text in files.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     for args in (["run", "r.run"], ["qrels", "human.txt", "--name", "human"], ["qrels", "llm.txt", "--name", "llm"]):
-        imported = runner.invoke(app, ["--db", str(db), "import", args[0], str(tmp_path / args[1]), *args[2:]])
+        imported = cli(db, "import", args[0], tmp_path / args[1], *args[2:])
         assert imported.exit_code == 0, imported.output
-    result = json_of(runner.invoke(app, ["--db", str(db), "agree", "--ref", "human", "--qrels", "llm",
-                                         "--format", "json"]))
+    result = json_of(cli(db, "agree", "--ref", "human", "--qrels", "llm", "--format", "json"))
     assert result["alignment"]["best_vs_unacceptable"] == {"pairs": 0, "agree": None, "tie": None, "disagree": None}
 
 

@@ -7,15 +7,16 @@ import json
 import math
 import shutil
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from helpers import cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
+from typer.testing import Result
 
 from studio import Project
-from studio.cli.app import app
 from studio.domain.models import BankItem, QrelsRow
 from studio.services.exports import labels as exports
 from studio.services.sample_project import build_sample_project
@@ -39,11 +40,11 @@ def db(template: Path, tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def studio(db: Path):
-    runner = CliRunner()
+def studio(db: Path) -> Callable[..., Result]:
+    """`studio --db DB ARGS…`, asserting success unless `ok=False`."""
 
-    def invoke(*args: object, ok: bool = True):
-        result = runner.invoke(app, ["--db", str(db), *map(str, args)])
+    def invoke(*args: object, ok: bool = True) -> Result:
+        result = cli(db, *args)
         if ok:
             assert result.exit_code == 0, result.output
         return result

@@ -4,17 +4,17 @@ trip byte for byte, failures included, and the imported label set is a rubric ju
 from __future__ import annotations
 
 import gzip
+import itertools
 import json
-from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
+from fakes import ScriptedBackend
+from helpers import cli, judge_all
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from typer.testing import CliRunner
+from typer.testing import Result
 
-from studio.cli.app import app
 from studio.domain.errors import InputError
 from studio.formats.graded import (
     Grader,
@@ -24,38 +24,24 @@ from studio.formats.graded import (
     write_nugget_assignments,
     write_rubric_graded,
 )
-from studio.judges.backend import ChatRequest, ChatResult
+from studio.judges.backend import ChatRequest
 from studio.services.judging.config import JudgeConfig
-from studio.services.judging.run import run_judge
 from studio.services.sample_project import build_sample_project
 
-runner = CliRunner()
 
-
-class SometimesRambling:
+def sometimes_rambling() -> ScriptedBackend:
     """A rating for most cells; prose (a recorded failure) for every seventh call."""
+    count = itertools.count(1)
 
-    name = "rambler"
-    model = "rambler-1"
+    def reply(request: ChatRequest) -> str:
+        n = next(count)
+        if request.unit == "window":
+            size = len(request.subject) - 2
+            labels = ["support", "partial_support", "not_support"] * size
+            return "Hmm." if n % 7 == 0 else repr(labels[n % 3:][:size])
+        return "Hard to say." if n % 7 == 0 else f"{n % 6}"
 
-    def __init__(self) -> None:
-        self.count = 0
-
-    def params(self) -> dict[str, object]:
-        return {}
-
-    def complete(self, requests: Sequence[ChatRequest]) -> Iterator[tuple[int, ChatResult]]:
-        for index, request in enumerate(requests):
-            self.count += 1
-            if request.unit == "window":
-                n = len(request.subject) - 2
-                labels = ["support", "partial_support", "not_support"] * n
-                yield index, ChatResult("Hmm." if self.count % 7 == 0 else repr(labels[self.count % 3:][:n]))
-            else:
-                yield index, ChatResult("Hard to say." if self.count % 7 == 0 else f"{self.count % 6}")
-
-    def close(self) -> None:
-        pass
+    return ScriptedBackend(reply, name="rambler", model="rambler-1")
 
 
 @pytest.fixture()
@@ -64,13 +50,12 @@ def db(tmp_path: Path) -> Path:
     with build_sample_project(path) as project:
         for method, bank, name in (("exam-question", "questions", "exam"), ("nugget-assign", "nuggets", "assign")):
             config = JudgeConfig(method=method, backend="rambler", name=name, bank=bank, topics=["1001", "1004"])
-            for _ in run_judge(project.db, config, backend=SometimesRambling()):  # type: ignore[arg-type]
-                pass
+            judge_all(project.db, config, sometimes_rambling())
     return path
 
 
-def studio(db: Path, *args: str) -> Any:
-    result = runner.invoke(app, ["--db", str(db), *args])
+def studio(db: Path, *args: str) -> Result:
+    result = cli(db, *args)
     assert result.exit_code == 0, result.output
     return result
 
@@ -137,10 +122,10 @@ def test_bad_graded_files_change_nothing(db: Path, tmp_path: Path) -> None:
     bad = tmp_path / "bad.jsonl"
     bad.write_text('["1001", [{"paragraph_id": "p1001-01", "exam_grades": [{"llm": "x", "self_ratings": '
                    '[{"question_id": "nope", "self_rating": 4}]}]}]]\n')
-    result = runner.invoke(app, ["--db", str(db), "import", "graded", str(bad), "--name", "bad", "--bank", "questions"])
+    result = cli(db, "import", "graded", bad, "--name", "bad", "--bank", "questions")
     assert result.exit_code == 2 and "bad.jsonl" in result.stderr and "'nope'" in result.stderr
     bad.write_text('["1001", [{"paragraph_id": "p"}]]\n{"qid": 1}\n')
-    result = runner.invoke(app, ["--db", str(db), "import", "graded", str(bad), "--name", "bad", "--bank", "questions"])
+    result = cli(db, "import", "graded", bad, "--name", "bad", "--bank", "questions")
     assert result.exit_code == 2 and "bad.jsonl:2" in result.stderr
     lists = json.loads(studio(db, "list", "qrels", "-f", "json").stdout)
     assert "bad" not in {row["name"] for row in lists}

@@ -5,43 +5,28 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from typer.testing import CliRunner
+from fakes import ScriptedBackend, passage_number
+from helpers import cli, judge_all
 
 from studio import Project
-from studio.cli.app import app
-from studio.judges.backend import ChatResult
+from studio.judges.backend import ChatRequest
 from studio.services.judging.config import JudgeConfig
-from studio.services.judging.run import run_judge
 from studio.services.sample_project import build_sample_project
 
 
-class HalfReadable:
+def half_readable(request: ChatRequest) -> str:
     """A readable score for even passages, prose for odd ones (recorded failures)."""
-
-    name = "half"
-    model = "half"
-
-    def params(self) -> dict[str, object]:
-        return {}
-
-    def complete(self, requests):  # type: ignore[no-untyped-def]
-        for index, request in enumerate(requests):
-            number = int(request.subject[1].rsplit("-", 1)[1])
-            yield index, ChatResult(f"##final score: {number % 4}" if number % 2 == 0 else "It depends.")
-
-    def close(self) -> None:
-        pass
+    number = passage_number(request)
+    return f"##final score: {number % 4}" if number % 2 == 0 else "It depends."
 
 
 def test_judgments_round_trip_into_an_identical_label_set(tmp_path: Path) -> None:
     db = tmp_path / "p.duckdb"
     with build_sample_project(db) as project:
         config = JudgeConfig(method="umbrela", backend="half", name="half", topics=["1001"])
-        for _ in run_judge(project.db, config, backend=HalfReadable()):
-            pass
-    runner = CliRunner()
+        judge_all(project.db, config, ScriptedBackend(half_readable, name="half", model="half"))
     out = tmp_path / "half.jsonl"
-    result = runner.invoke(app, ["--db", str(db), "export", "judgments", "half", "--out", str(out)])
+    result = cli(db, "export", "judgments", "half", "--out", out)
     assert result.exit_code == 0, result.output
     lines = [json.loads(line) for line in out.read_text().splitlines()]
     assert len(lines) == 28
@@ -52,7 +37,7 @@ def test_judgments_round_trip_into_an_identical_label_set(tmp_path: Path) -> Non
     assert all(r["prompt"][-1]["role"] == "user" and "Passage:" in r["prompt"][-1]["content"] for r in lines)
     assert all(isinstance(r["judgment"], int) for r in ok)
 
-    result = runner.invoke(app, ["--db", str(db), "import", "judgments", str(out), "--name", "copy"])
+    result = cli(db, "import", "judgments", out, "--name", "copy")
     assert result.exit_code == 0, result.output
     assert "14 failed judgment(s)" in result.stderr
     with Project.open(db) as project:
@@ -67,10 +52,10 @@ def test_judgments_round_trip_into_an_identical_label_set(tmp_path: Path) -> Non
         assert kinds["copy"] == "llm"
     # The judge run travels too: raw outputs and failures, and the file comes back byte for byte.
     again = tmp_path / "again.jsonl"
-    result = runner.invoke(app, ["--db", str(db), "export", "judgments", "copy", "--out", str(again)])
+    result = cli(db, "export", "judgments", "copy", "--out", again)
     assert result.exit_code == 0, result.output
     assert again.read_text() == out.read_text()
-    failures = runner.invoke(app, ["--db", str(db), "judge", "--name", "copy", "--failures", "-f", "json"])
+    failures = cli(db, "judge", "--name", "copy", "--failures", "-f", "json")
     assert [r["output"] for r in json.loads(failures.stdout)] == ["It depends."] * 14
 
 
@@ -79,7 +64,7 @@ def test_bad_judgment_files_are_refused_with_the_line(tmp_path: Path) -> None:
     build_sample_project(db).close()
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"qid": "1", "docid": "a", "judgment": 2}\n{"qid": "1", "docid": "a", "judgment": 1}\n')
-    result = CliRunner().invoke(app, ["--db", str(db), "import", "judgments", str(bad)])
+    result = cli(db, "import", "judgments", bad)
     assert result.exit_code == 2 and f"{bad}:2" in result.stderr
-    not_judge = CliRunner().invoke(app, ["--db", str(db), "export", "judgments", "human", "--out", "-"])
+    not_judge = cli(db, "export", "judgments", "human", "--out", "-")
     assert not_judge.exit_code == 2 and "not made by a judge" in not_judge.stderr

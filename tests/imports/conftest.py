@@ -8,9 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
-from studio.cli.app import app
+from helpers import cli
+from typer.testing import Result
 
 LISTINGS = ("qrels", "runs", "topics", "banks")
 
@@ -21,12 +20,11 @@ def db(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def studio(db: Path) -> Callable[..., object]:
-    """Run `studio --db <db> ARGS…` in-process and return click's Result."""
-    runner = CliRunner()
+def studio(db: Path) -> Callable[..., Result]:
+    """Run `studio --db <db> ARGS…` in-process and return its Result."""
 
-    def invoke(*args: object):
-        return runner.invoke(app, ["--db", str(db), *map(str, args)])
+    def invoke(*args: object) -> Result:
+        return cli(db, *args)
 
     return invoke
 
@@ -44,11 +42,11 @@ def write(tmp_path: Path) -> Callable[[str, str | bytes], Path]:
 
 
 @pytest.fixture
-def listings(studio) -> Callable[[], dict[str, object]]:
+def listings(studio: Callable[..., Result]) -> Callable[[], dict[str, object]]:
     """What `studio list qrels|runs|topics|banks --format json` print, parsed."""
 
     def snapshot() -> dict[str, object]:
-        shown = {}
+        shown: dict[str, object] = {}
         for what in LISTINGS:
             result = studio("list", what, "--format", "json")
             assert result.exit_code == 0, result.output
@@ -68,25 +66,24 @@ LOADED = [
 
 
 @pytest.fixture(scope="module")
-def loaded_template(tmp_path_factory) -> tuple[Path, dict[str, object]]:
+def loaded_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, object]]:
     """A project file holding topics, documents, a run, a label set and a bank, built once."""
     folder = tmp_path_factory.mktemp("loaded")
     template = folder / "p.duckdb"
-    runner = CliRunner()
     for command, name, content in LOADED:
         (folder / name).write_text(content, encoding="utf-8")
-        result = runner.invoke(app, ["--db", str(template), "import", command, str(folder / name)])
+        result = cli(template, "import", command, folder / name)
         assert result.exit_code == 0, result.output
-    shown = {}
+    shown: dict[str, object] = {}
     for what in LISTINGS:
-        result = runner.invoke(app, ["--db", str(template), "list", what, "--format", "json"])
+        result = cli(template, "list", what, "--format", "json")
         shown[what] = json.loads(result.stdout)
     assert all(shown[what] for what in LISTINGS)
     return template, shown
 
 
 @pytest.fixture
-def loaded(loaded_template, db: Path) -> dict[str, object]:
+def loaded(loaded_template: tuple[Path, dict[str, object]], db: Path) -> dict[str, object]:
     """This test's project file, a copy of the loaded template; returns its listings."""
     template, shown = loaded_template
     shutil.copyfile(template, db)

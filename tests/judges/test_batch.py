@@ -14,10 +14,9 @@ from typing import Any
 
 import pytest
 from fake_openai_server import FakeOpenAIServer, completion
-from typer.testing import CliRunner
+from helpers import cli
 
 from studio import Project
-from studio.cli.app import app
 from studio.services.judging.batch import export_batch, import_batch
 from studio.services.judging.config import JudgeConfig
 from studio.services.sample_project import build_sample_project
@@ -43,8 +42,7 @@ def db(tmp_path: Path) -> Path:
 
 
 def studio(db: Path, *args: str, code: int = 0) -> Any:
-    outcome = CliRunner().invoke(app, ["--db", str(db), "judge", *OPTIONS, *args, "--format", "json"],
-                                 catch_exceptions=False)
+    outcome = cli(db, "judge", *OPTIONS, *args, "--format", "json")
     assert outcome.exit_code == code, outcome.stderr
     return json.loads(outcome.stdout) if code == 0 else outcome.stderr
 

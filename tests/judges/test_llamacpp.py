@@ -6,11 +6,10 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import math
-from collections.abc import Iterator, Sequence
 from pathlib import Path
-from typing import Any
 
 import pytest
+from fakes import ScriptedBackend
 from judge_helpers import human_qrels, judge, labels_of, sample_copy
 
 from studio import Project
@@ -41,23 +40,6 @@ def judged(backend, tmp_path_factory):
                        limit=PAIRS, backend_object=backend)
     yield project, summary
     project.close()
-
-
-class Counting:
-    """Wraps a backend and counts the requests that reach it."""
-
-    def __init__(self, inner: Any) -> None:
-        self.inner, self.name, self.model, self.requests = inner, inner.name, inner.model, 0
-
-    def params(self) -> dict[str, Any]:
-        return self.inner.params()
-
-    def complete(self, requests: Sequence[ChatRequest]) -> Iterator[tuple[int, ChatResult]]:
-        self.requests += len(requests)
-        return self.inner.complete(requests)
-
-    def close(self) -> None:
-        pass
 
 
 def calls_of(project: Project) -> dict[str, tuple[str, dict[str, float]]]:
@@ -117,10 +99,16 @@ def test_expected_grade_and_confidence_are_stored(judged) -> None:
 
 def test_second_run_makes_no_model_call(judged, backend) -> None:
     project, _ = judged
-    counting = Counting(backend)
+
+    def forward(request: ChatRequest) -> ChatResult:
+        [(_, result)] = backend.complete([request])
+        return result
+
+    # The real model behind a scripted front that keeps the requests reaching it: same call keys.
+    counting = ScriptedBackend(forward, name=backend.name, model=backend.model, params=backend.params())
     summary, _ = judge(project.db, method="umbrela", backend="llamacpp", name="smol", topics=[TOPIC],
                        limit=PAIRS, backend_object=counting)
-    assert counting.requests == 0
+    assert counting.calls == 0
     assert (summary.calls, summary.cache_hits, summary.failures) == (0, PAIRS, 0)
 
 

@@ -17,9 +17,8 @@ from pathlib import Path
 import duckdb
 import pytest
 from fake_openai_server import FakeOpenAIServer, Fault, grade_of
-from typer.testing import CliRunner
+from helpers import cli
 
-from studio.cli.app import app
 from studio.judges.backend import ChatRequest, ChatResult
 from studio.judges.openai_backend import OpenAIBackend, label_probs
 from studio.services.sample_project import build_sample_project
@@ -175,9 +174,8 @@ def test_label_probs_find_the_label_token() -> None:
 
 
 def judge(db: Path, base_url: str, *extra: str) -> dict[str, object]:
-    args = ["--db", str(db), "judge", "--backend", "openai", "--base-url", base_url, "--model", "fake",
-            "--name", "fake-judge", "--topic", "1001", "--limit", "8", "--format", "json", *extra]
-    outcome = CliRunner().invoke(app, args, catch_exceptions=False)
+    outcome = cli(db, "judge", "--backend", "openai", "--base-url", base_url, "--model", "fake", "--name", "fake-judge",
+                  "--topic", "1001", "--limit", "8", "--format", "json", *extra)
     assert outcome.exit_code == 0, outcome.stderr
     parsed: dict[str, object] = json.loads(outcome.stdout)
     return parsed

@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from judge_helpers import ScriptedBackend, cli, judge, labels_of, sample_copy
+from fakes import ScriptedBackend
+from helpers import cli
+from judge_helpers import judge, labels_of, sample_copy
 
 from studio import Project
 from studio.judges import methods
@@ -20,7 +22,7 @@ def calls_in(project: Project) -> int:
 
 def test_a_better_parser_turns_recorded_failures_into_labels(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     db = sample_copy(tmp_path)
-    backend = ScriptedBackend(lambda request: "I would give it 2 points.")
+    backend = ScriptedBackend("I would give it 2 points.")
     with Project.open(db) as project:
         summary, _ = judge(project.db, backend_object=backend, name="wordy", topics=["1001"], limit=5)
         assert summary.failures == 5 and labels_of(project, "wordy") == {}

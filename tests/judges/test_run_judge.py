@@ -7,17 +7,9 @@ import json
 from pathlib import Path
 
 import pytest
-from judge_helpers import (
-    SUMMARY_KEYS,
-    ScriptedBackend,
-    cli,
-    human_qrels,
-    judge,
-    labels_of,
-    response_pairs,
-    sample_copy,
-    top_ranked,
-)
+from fakes import ScriptedBackend
+from helpers import cli
+from judge_helpers import SUMMARY_KEYS, human_qrels, judge, labels_of, response_pairs, sample_copy, top_ranked
 
 from studio import Project
 from studio.domain.errors import UsageError
@@ -74,10 +66,10 @@ def test_second_identical_run_makes_no_call(project: Project) -> None:
 
 
 def test_cached_run_reaches_no_backend(project: Project) -> None:
-    backend = ScriptedBackend(lambda request: "##final score: 2")
+    backend = ScriptedBackend("##final score: 2")
     judge(project.db, name="scripted", topics=["1005"], backend_object=backend)
     assert len(backend.requests) == 28
-    again = ScriptedBackend(lambda request: "##final score: 2")
+    again = ScriptedBackend("##final score: 2")
     summary, _ = judge(project.db, name="scripted", topics=["1005"], backend_object=again)
     assert again.requests == []
     assert (summary.calls, summary.cache_hits) == (0, 28)
@@ -247,7 +239,7 @@ def test_missing_document_text_is_a_recorded_failure(project: Project, tmp_path:
 def test_unparseable_output_is_a_failure_with_its_raw_text(project: Project) -> None:
     text = "This passage seems quite relevant to the query about altitude."
     summary, _ = judge(project.db, name="wordy", topics=["1001"], limit=4,
-                       backend_object=ScriptedBackend(lambda request: text))
+                       backend_object=ScriptedBackend(text))
     assert (summary.pairs, summary.calls, summary.failures) == (4, 4, 4)
     assert labels_of(project, "wordy") == {}
     rows = judgments(project, summary.judge_run)
@@ -271,7 +263,7 @@ def test_only_parsed_outputs_become_labels(project: Project) -> None:
 
 
 def test_failed_call_is_a_failure_not_a_zero(project: Project) -> None:
-    backend = ScriptedBackend(lambda request: ChatResult(None, error="HTTP 500 after 5 retries"))
+    backend = ScriptedBackend(ChatResult(None, error="HTTP 500 after 5 retries"))
     summary, _ = judge(project.db, name="down", topics=["1003"], limit=3, backend_object=backend)
     assert summary.failures == 3
     assert labels_of(project, "down") == {}
@@ -280,8 +272,8 @@ def test_failed_call_is_a_failure_not_a_zero(project: Project) -> None:
 
 def test_failed_call_is_asked_again_on_the_next_run(project: Project) -> None:
     judge(project.db, name="flaky", topics=["1003"], limit=3,
-          backend_object=ScriptedBackend(lambda request: ChatResult(None, error="timeout")))
-    healthy = ScriptedBackend(lambda request: "##final score: 1")
+          backend_object=ScriptedBackend(ChatResult(None, error="timeout")))
+    healthy = ScriptedBackend("##final score: 1")
     summary, _ = judge(project.db, name="flaky", topics=["1003"], limit=3, backend_object=healthy)
     assert len(healthy.requests) == 3
     assert (summary.calls, summary.cache_hits, summary.failures) == (3, 0, 0)
@@ -289,8 +281,8 @@ def test_failed_call_is_asked_again_on_the_next_run(project: Project) -> None:
 
 
 def test_unparseable_answer_is_not_asked_again(project: Project) -> None:
-    judge(project.db, name="wordy", topics=["1003"], limit=3, backend_object=ScriptedBackend(lambda r: "Hmm."))
-    again = ScriptedBackend(lambda request: "##final score: 1")
+    judge(project.db, name="wordy", topics=["1003"], limit=3, backend_object=ScriptedBackend("Hmm."))
+    again = ScriptedBackend("##final score: 1")
     summary, _ = judge(project.db, name="wordy", topics=["1003"], limit=3, backend_object=again)
     assert again.requests == []
     assert (summary.cache_hits, summary.failures) == (3, 3)
@@ -299,7 +291,7 @@ def test_unparseable_answer_is_not_asked_again(project: Project) -> None:
 def test_cli_lists_failures(db: Path) -> None:
     with Project.open(db) as project:
         judge(project.db, name="wordy", topics=["1001"], limit=2,
-              backend_object=ScriptedBackend(lambda request: "I think so."))
+              backend_object=ScriptedBackend("I think so."))
     result = cli(db, "judge", "--name", "wordy", "--failures", "--format", "json")
     assert result.exit_code == 0, result.stderr
     assert [row["output"] for row in json.loads(result.stdout)] == ["I think so.", "I think so."]

@@ -8,13 +8,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
+from helpers import cli
 
 from studio import Project
-from studio.cli.app import app
 from studio.metrics import correlation as corr
-
-runner = CliRunner()
 
 
 @pytest.fixture(scope="module")
@@ -56,17 +53,16 @@ def test_the_simulated_judge_beats_the_tiny_model_on_every_count(rows: list[dict
 
 
 def test_cli_json_and_tsv(simulated_sample: Path) -> None:
-    result = runner.invoke(app, ["--db", str(simulated_sample), "compare", "--ref", "human", "--qrels", "sim",
-                                 "--qrels", "umbrela-smol", "--resamples", "100", "-f", "json"])
+    result = cli(simulated_sample, "compare", "--ref", "human", "--qrels", "sim", "--qrels", "umbrela-smol",
+                 "--resamples", "100", "-f", "json")
     assert result.exit_code == 0, result.output
     parsed = json.loads(result.stdout)
     assert [r["qrels"] for r in parsed] == ["sim", "umbrela-smol"]
     assert {"kappa_binary", "kappa_graded", "krippendorff_alpha", "alignment", "kendall_tau", "kendall_tau_low",
             "kendall_tau_high", "tau_ap", "tau_ap_low", "tau_ap_high", "compat_tau", "more_lenient",
             "stricter"} <= set(parsed[0])
-    tsv = runner.invoke(app, ["--db", str(simulated_sample), "compare", "--ref", "human", "--qrels", "sim",
-                              "--resamples", "100", "-f", "tsv"])
+    tsv = cli(simulated_sample, "compare", "--ref", "human", "--qrels", "sim", "--resamples", "100", "-f", "tsv")
     header = tsv.stdout.splitlines()[0].split("\t")
     assert "best_vs_unacceptable_agree" in header and "compat_tau" in header
-    refused = runner.invoke(app, ["--db", str(simulated_sample), "compare", "--ref", "human", "--qrels", "human"])
+    refused = cli(simulated_sample, "compare", "--ref", "human", "--qrels", "human")
     assert refused.exit_code == 2 and "reference" in refused.stderr

@@ -4,42 +4,22 @@ claim of relevance; the probe records every label before and after, through the 
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from fakes import ScriptedBackend, prompt_of
+from helpers import cli, judge_all
 
 from studio import Project
-from studio.cli.app import app
 from studio.domain.errors import UsageError
-from studio.judges.backend import ChatRequest, ChatResult
 from studio.services.judging.config import JudgeConfig
-from studio.services.judging.run import run_judge
 from studio.services.meta.probes import PROBE_SENTENCE, perturb, probe_summary, run_probe, summarise
 
 
-class Gullible:
-    """Grades 3 whenever the passage claims to be relevant, else the passage's length bucket."""
-
-    name = "gullible"
-    model = "gullible"
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    def params(self) -> dict[str, object]:
-        return {}
-
-    def complete(self, requests: Sequence[ChatRequest]) -> Iterator[tuple[int, ChatResult]]:
-        for index, request in enumerate(requests):
-            self.calls += 1
-            text = request.messages[-1][1]
-            grade = 3 if PROBE_SENTENCE in text else 0
-            yield index, ChatResult(f"##final score: {grade}")
-
-    def close(self) -> None:
-        pass
+def gullible() -> ScriptedBackend:
+    """Grades 3 whenever the passage claims to be relevant, else 0."""
+    return ScriptedBackend(lambda request: f"##final score: {3 if PROBE_SENTENCE in prompt_of(request) else 0}",
+                           name="gullible", model="gullible")
 
 
 def test_perturbation_appends_the_query_and_the_claim() -> None:
@@ -58,18 +38,18 @@ def test_summary_counts_by_hand() -> None:
 def test_a_gullible_judge_is_caught_and_a_second_probe_costs_nothing(simulated_sample: Path) -> None:
     with Project.open(simulated_sample) as project:
         config = JudgeConfig(method="umbrela", backend="gullible", name="gull", topics=["1003", "1005"])
-        for _ in run_judge(project.db, config, backend=Gullible()):
-            pass
+        judge_all(project.db, config, gullible())
         project.engine.forget_labels()
-        judge = Gullible()
+        judge = gullible()
         *_, summary = run_probe(project.engine, "gull", limit=10, backend=judge)
         assert isinstance(summary, dict)
         assert summary["documents"] == 10 and judge.calls == 10 and summary["calls"] == 10
         assert summary["mean_original"] == 0.0 and summary["mean_perturbed"] == 3.0
         assert summary["moved_up"] == 1.0 and summary["became_relevant"] == 1.0
-        again = Gullible()
+        again = gullible()
         *_, second = run_probe(project.engine, "gull", limit=10, backend=again)
-        assert again.calls == 0 and second["cache_hits"] == 10  # type: ignore[index]
+        assert isinstance(second, dict)
+        assert again.calls == 0 and second["cache_hits"] == 10
         rows = project.db.cursor().execute("SELECT count(*) FROM probe_results").fetchone()
         assert rows == (20,)
         stored = probe_summary(project.db)
@@ -86,8 +66,7 @@ def test_probes_refuse_rubric_and_unknown_judges(simulated_sample: Path) -> None
 
 
 def test_cli_probes_the_simulated_judge(simulated_sample: Path) -> None:
-    result = CliRunner().invoke(app, ["--db", str(simulated_sample), "probe", "--qrels", "sim", "--limit", "8",
-                                      "-f", "json"])
+    result = cli(simulated_sample, "probe", "--qrels", "sim", "--limit", "8", "-f", "json")
     assert result.exit_code == 0, result.output
     [row] = json.loads(result.stdout)
     # The simulated judge reads no text at all: nothing moves.

@@ -4,18 +4,18 @@ their mean and variance, and Krippendorff's α between the prompts."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
-from typer.testing import CliRunner
+from fakes import ScriptedBackend, prompt_of
+from helpers import cli
 
 from studio import Project
-from studio.cli.app import app
 from studio.domain.errors import UsageError
-from studio.judges.backend import ChatRequest, ChatResult
+from studio.judges.backend import ChatRequest
 from studio.judges.methods import get_method
 from studio.metrics.agreement import cohen_kappa
 from studio.metrics.reliability import krippendorff_alpha
@@ -25,38 +25,28 @@ from studio.services.meta.sensitivity import expand_prompts, label_set_name, pro
 PROMPTS = ["binary", "binary-human", "binary-llm"]
 
 
-class WordingMatters:
+def wording_matters(request: ChatRequest) -> str:
     """Says relevant when the passage shares a word with the query — unless the prompt is the
     LLM-written one, which also calls every passage longer than 400 characters relevant."""
-
-    name = "wording"
-    model = "wording"
-
-    def params(self) -> dict[str, object]:
-        return {}
-
-    def complete(self, requests: Sequence[ChatRequest]) -> Iterator[tuple[int, ChatResult]]:
-        for index, request in enumerate(requests):
-            text = request.messages[-1][1]
-            marker = "Query: " if "Query: " in text else "Question: "  # FagB says Question
-            query = text.split(marker)[1].split("\n")[0].lower().split()
-            passage = text.split("Passage: ")[1].lower()
-            relevant = any(len(w) > 3 and w in passage for w in query)
-            if "Respond with 1 or 0" in text and len(passage) > 400:
-                relevant = True
-            yes, no = request.labels
-            yield index, ChatResult(request.answer_prefix + (yes if relevant else no))
-
-    def close(self) -> None:
-        pass
+    text = prompt_of(request)
+    marker = "Query: " if "Query: " in text else "Question: "  # FagB says Question
+    query = text.split(marker)[1].split("\n")[0].lower().split()
+    passage = text.split("Passage: ")[1].lower()
+    relevant = any(len(w) > 3 and w in passage for w in query)
+    if "Respond with 1 or 0" in text and len(passage) > 400:
+        relevant = True
+    yes, no = request.labels
+    return request.answer_prefix + (yes if relevant else no)
 
 
 @pytest.fixture()
 def result(simulated_sample: Path) -> Iterator[tuple[Project, dict[str, Any]]]:
     with Project.open(simulated_sample) as project:
         config = JudgeConfig(method="binary", backend="wording", name="sens", topics=["1001", "1003", "1008"])
-        events = list(prompt_sensitivity(project.engine, config, PROMPTS, backend=WordingMatters()))
-        yield project, events[-1]  # type: ignore[misc]
+        backend = ScriptedBackend(wording_matters, name="wording", model="wording")
+        *_, report = prompt_sensitivity(project.engine, config, PROMPTS, backend=backend)
+        assert isinstance(report, dict)
+        yield project, report
 
 
 def test_every_prompt_writes_its_own_label_set_with_its_own_answer_words(result: Any) -> None:
@@ -106,9 +96,8 @@ def test_folders_expand_and_names_must_differ(tmp_path: Path) -> None:
 
 
 def test_cli_with_the_simulated_judge(simulated_sample: Path) -> None:
-    result = CliRunner().invoke(app, ["--db", str(simulated_sample), "sensitivity", "--method", "graded",
-                                      "--prompt", "graded-human", "--prompt", "graded-llm", "--backend",
-                                      "simulated", "--topic", "1002", "--name", "g", "-f", "json"])
+    result = cli(simulated_sample, "sensitivity", "--method", "graded", "--prompt", "graded-human", "--prompt",
+                 "graded-llm", "--backend", "simulated", "--topic", "1002", "--name", "g", "-f", "json")
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert [r["label_set"] for r in report["prompts"]] == ["g-graded-human", "g-graded-llm"]

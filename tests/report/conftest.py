@@ -7,9 +7,9 @@ import shutil
 from pathlib import Path
 
 import pytest
+from helpers import judge_all
 
 from studio.services.judging.config import JudgeConfig
-from studio.services.judging.run import run_judge
 from studio.services.meta.probes import run_probe
 from studio.services.sample_project import build_sample_project
 from studio.services.views.review import ReviewSession
@@ -28,8 +28,7 @@ def report_project_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
         for config in (JudgeConfig(method="umbrela", backend="simulated", name="sim", kappa=0.5),
                        JudgeConfig(method="exam-question", backend="simulated", name="exam-sim", bank="questions",
                                    kappa=0.5, topics=RUBRIC_TOPICS)):
-            for _ in run_judge(project.db, config):
-                pass
+            judge_all(project.db, config)
         review = ReviewSession(project, "human", "sim", person="ana")
         review.load()
         review.set_grade(3.0)

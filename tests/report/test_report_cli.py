@@ -10,11 +10,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import cli
 from matplotlib.image import imread
-from typer.testing import CliRunner
 
 from studio import Project
-from studio.cli.app import app
 from studio.formats.report_writers import format_cell, format_number
 from studio.services.meta.comparison import compare
 from studio.services.meta.probes import probe_summary
@@ -25,13 +24,9 @@ AUDITED = ["exam-sim", "sim", "umbrela-smol"]
 RESAMPLES = 200  # fewer than the default: the same code path, a quicker bootstrap
 
 
-def studio(db: Path, *args: object) -> object:
-    return CliRunner().invoke(app, ["--db", str(db), *map(str, args)])
-
-
 def write(db: Path, out: Path, *args: object) -> Path:
-    result = studio(db, "report", "--out", out, "--resamples", RESAMPLES, *args)
-    assert result.exit_code == 0, result.output  # type: ignore[attr-defined]
+    result = cli(db, "report", "--out", out, "--resamples", RESAMPLES, *args)
+    assert result.exit_code == 0, result.output
     return out
 
 
@@ -199,13 +194,13 @@ def test_the_same_project_gives_the_same_report(written: Path, report_project_te
 
 
 def test_a_bad_ref_exits_2_and_writes_nothing(report_project_template: Path, tmp_path: Path) -> None:
-    result = studio(report_project_template, "report", "--out", tmp_path / "out", "--ref", "nobody")
-    assert result.exit_code == 2  # type: ignore[attr-defined]
-    assert "nobody" in result.output  # type: ignore[attr-defined]
+    result = cli(report_project_template, "report", "--out", tmp_path / "out", "--ref", "nobody")
+    assert result.exit_code == 2
+    assert "nobody" in result.output
     assert list(tmp_path.iterdir()) == []
 
 
 def test_a_bad_measure_exits_2_and_writes_nothing(report_project_template: Path, tmp_path: Path) -> None:
-    result = studio(report_project_template, "report", "--out", tmp_path / "out", "--measure", "nDCG@")
-    assert result.exit_code == 2  # type: ignore[attr-defined]
+    result = cli(report_project_template, "report", "--out", tmp_path / "out", "--measure", "nDCG@")
+    assert result.exit_code == 2
     assert list(tmp_path.iterdir()) == []

@@ -6,18 +6,18 @@ import os
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
+from helpers import cli
 
 from studio import Project
-from studio.cli.app import app
 from studio.domain.errors import UsageError
+from studio.domain.report import Report
 from studio.services.report import files as report_files
 from studio.services.report.build import build_report
 from studio.services.report.files import write_report
 
 
 @pytest.fixture(scope="module")
-def report(report_project_template: Path):  # type: ignore[no-untyped-def]
+def report(report_project_template: Path) -> Report:
     with Project.open(report_project_template) as project:
         return build_report(project, resamples=50)
 
@@ -26,7 +26,7 @@ def snapshot(folder: Path) -> dict[str, bytes]:
     return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*")) if p.is_file()}
 
 
-def test_an_earlier_report_is_replaced_and_other_files_are_kept(report, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_an_earlier_report_is_replaced_and_other_files_are_kept(report: Report, tmp_path: Path) -> None:
     out = tmp_path / "out"
     (out / "figures").mkdir(parents=True)
     (out / "figures" / "from-an-earlier-report.png").write_bytes(b"old")
@@ -39,7 +39,7 @@ def test_an_earlier_report_is_replaced_and_other_files_are_kept(report, tmp_path
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fresh", "out"]  # no staging folder left
 
 
-def test_a_failure_half_way_leaves_the_earlier_report_whole(report, tmp_path: Path,  # type: ignore[no-untyped-def]
+def test_a_failure_half_way_leaves_the_earlier_report_whole(report: Report, tmp_path: Path,
                                                              monkeypatch: pytest.MonkeyPatch) -> None:
     out = tmp_path / "out"
     (out / "figures").mkdir(parents=True)
@@ -65,7 +65,6 @@ def test_a_failure_half_way_leaves_the_earlier_report_whole(report, tmp_path: Pa
 def test_out_naming_a_file_exits_2(report_project_template: Path, tmp_path: Path) -> None:
     target = tmp_path / "report.html"
     target.write_text("not a folder", encoding="utf-8")
-    result = CliRunner().invoke(app, ["--db", str(report_project_template), "report", "--out", str(target),
-                                      "--resamples", "10"])
+    result = cli(report_project_template, "report", "--out", target, "--resamples", 10)
     assert result.exit_code == 2 and "not a folder" in result.output
     assert target.read_text(encoding="utf-8") == "not a folder"

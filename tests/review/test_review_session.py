@@ -7,11 +7,11 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import judge_all
 
 from studio import Project
 from studio.metrics.agreement import cohen_kappa
 from studio.services.judging.config import JudgeConfig
-from studio.services.judging.run import run_judge
 from studio.services.meta.comparison import disagreements
 from studio.services.views.review import ReviewFilters, ReviewSession
 
@@ -119,9 +119,8 @@ def test_the_pair_view_shows_every_judge_and_the_item_grades(db: Path) -> None:
     with Project.open(db) as project:
         first = session(project).current()
         assert first is not None
-        for _ in run_judge(project.db, JudgeConfig(method="exam-nugget", backend="simulated", name="exam",
-                                                   bank="nuggets", topics=[first["qid"]])):
-            pass
+        judge_all(project.db, JudgeConfig(method="exam-nugget", backend="simulated", name="exam", bank="nuggets",
+                                          topics=[first["qid"]]))
         project.engine.forget_labels()
         review = session(project)
         view = review.view()

@@ -1,5 +1,5 @@
 """Shared helpers of the judge tests: sample projects, the sample data read independently of
-the studio (the expectations), and running a judge to its summary."""
+the studio (the expectations), and running a judge to its summary and progress."""
 
 from __future__ import annotations
 
@@ -8,20 +8,18 @@ import gzip
 import json
 import shutil
 import tempfile
-from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
 import duckdb
-from typer.testing import CliRunner
+from helpers import judge_all
 
-from studio.cli.app import app
-from studio.judges.backend import ChatRequest, ChatResult
+from studio.judges.backend import Backend
 from studio.services.judging.config import JudgeConfig, JudgeProgress, JudgeSummary
-from studio.services.judging.run import run_judge
 from studio.services.sample_project import build_sample_project
+from studio.store import Database
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 SAMPLE_DATA = REPO / "sample_data"
 SUMMARY_KEYS = {"label_set", "method", "backend", "model", "pairs", "calls", "cache_hits", "failures",
                 "seconds", "prompt_tokens", "completion_tokens"}
@@ -97,20 +95,15 @@ def response_pairs() -> set[tuple[str, str]]:
 
 # -- running judges ---------------------------------------------------------------------------------
 
-def judge(db: Any, **options: Any) -> tuple[JudgeSummary, list[JudgeProgress]]:
-    """Run a judge (simulated unless told otherwise) to its end: (summary, progress events)."""
-    backend = options.pop("backend_object", None)
+def judge(db: Database, *, backend_object: Backend | None = None,
+          **options: Any) -> tuple[JudgeSummary, list[JudgeProgress]]:
+    """Run a judge (simulated unless told otherwise, or `backend_object`) to its end:
+    (summary, progress events)."""
     options.setdefault("backend", "simulated")
     options.setdefault("method", "umbrela")
     options.setdefault("name", "judged")
     progress: list[JudgeProgress] = []
-    summary = None
-    for event in run_judge(db, JudgeConfig(**options), backend=backend):
-        if isinstance(event, JudgeProgress):
-            progress.append(event)
-        else:
-            summary = event
-    assert summary is not None, "run_judge ended without a summary"
+    summary = judge_all(db, JudgeConfig(**options), backend_object, progress=progress)
     return summary, progress
 
 
@@ -130,33 +123,3 @@ def _connection(path_or_con: Any) -> Any:
     if hasattr(path_or_con, "db"):  # a Project
         path_or_con = path_or_con.db
     return path_or_con.cursor() if hasattr(path_or_con, "cursor") else path_or_con
-
-
-def cli(db: Path, *args: object) -> Any:
-    """`studio --db DB ARGS…` in-process; click's Result (stdout and stderr apart)."""
-    return CliRunner().invoke(app, ["--db", str(db), *map(str, args)], catch_exceptions=False)
-
-
-class ScriptedBackend:
-    """A backend answering every request with `reply(request)` (a text, or a whole ChatResult);
-    keeps the requests that reached it."""
-
-    name = "scripted"
-
-    def __init__(self, reply: Any, model: str = "scripted-model") -> None:
-        self.reply = reply
-        self.model = model
-        self.requests: list[ChatRequest] = []
-
-    def params(self) -> dict[str, Any]:
-        return {"temperature": 0.0}
-
-    def complete(self, requests: Sequence[ChatRequest]) -> Iterable[tuple[int, ChatResult]]:
-        for index, request in enumerate(requests):
-            self.requests.append(request)
-            answer = self.reply(request)
-            yield index, (answer if isinstance(answer, ChatResult)
-                          else ChatResult(answer, prompt_tokens=10, completion_tokens=3))
-
-    def close(self) -> None:
-        pass

@@ -7,15 +7,12 @@ import hashlib
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 import numpy as np
-from typer.testing import CliRunner
 
-from studio.cli.app import app
 from studio.judges.embedder import TextEmbedder
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 SAMPLE_DATA = REPO / "sample_data"
 
 
@@ -105,8 +102,3 @@ def run_names() -> list[str]:
 def write_qrels(path: Path, grades: dict[str, dict[str, float]]) -> Path:
     path.write_text("".join(f"{q} 0 {d} {g:g}\n" for q, docs in grades.items() for d, g in docs.items()))
     return path
-
-
-def cli(db: Path, *args: object) -> Any:
-    """`studio --db DB ARGS…` in-process; click's Result (stdout and stderr apart)."""
-    return CliRunner().invoke(app, ["--db", str(db), *map(str, args)], catch_exceptions=False)

@@ -1,0 +1,41 @@
+"""Helpers every test folder may import: running a judge to its end, and the `studio` command
+line in-process."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from pathlib import Path
+
+from typer.testing import CliRunner, Result
+
+from studio.cli.app import app
+from studio.judges.backend import Backend
+from studio.services.judging.config import JudgeConfig, JudgeProgress, JudgeSummary
+from studio.services.judging.run import run_judge
+from studio.store import Database
+
+
+def judge_all(db: Database, config: JudgeConfig, backend: Backend | None = None, *, stale_only: bool = False,
+              progress: list[JudgeProgress] | None = None) -> JudgeSummary:
+    """Run `run_judge` to its end and return its summary; its progress events are appended to
+    `progress` when given. Without `backend`, the one `config` names is made."""
+    summary = None
+    for event in run_judge(db, config, backend, stale_only=stale_only):
+        if isinstance(event, JudgeSummary):
+            summary = event
+        elif progress is not None:
+            progress.append(event)
+    assert summary is not None, "run_judge ended without a summary"
+    return summary
+
+
+def cli(db: Path | str, *args: object, input: str | bytes | None = None, env: Mapping[str, str | None] | None = None,
+        catch_exceptions: bool = False) -> Result:
+    """`studio --db DB ARGS…` in-process (each argument given as `str(arg)`): typer's Result, with
+    stdout and stderr apart.
+
+    An exception the command does not turn into an exit code propagates, with its traceback,
+    unless `catch_exceptions`; `input` and `env` go to CliRunner.invoke.
+    """
+    return CliRunner().invoke(app, ["--db", str(db), *map(str, args)], input=input, env=env,
+                              catch_exceptions=catch_exceptions)

@@ -2,59 +2,40 @@
 
 Long work (reading the overview, building the review queue, leaderboards, judges, re-grading)
 runs in thread workers that post messages; handlers on the main thread own every widget. The
-evaluation engine's cached evaluators are shared, so whoever uses them holds `engine_lock`.
+evaluation engine's cached evaluators are shared, so whoever uses them holds the engine lock
+(`StudioScreen.engine()`).
 """
 
 from __future__ import annotations
 
+import getpass
 import os
-import threading
-from dataclasses import dataclass
 from pathlib import Path
 
 from textual import on
-from textual.app import App
 from textual.binding import Binding
 from textual.worker import Worker, WorkerState
 
+from studio.domain.choices import ScreenName
 from studio.services.project import Project
 from studio.tui.commands import ScreenActions
 from studio.tui.screens.bank import BankScreen
-from studio.tui.screens.help import HelpScreen
+from studio.tui.screens.base import StudioScreen
 from studio.tui.screens.judges import JudgesScreen
 from studio.tui.screens.leaderboard import LeaderboardScreen
 from studio.tui.screens.overview import OverviewScreen
 from studio.tui.screens.review import ReviewScreen
+from studio.tui.state import StateApp, StudioState, default_selection
+from studio.tui.widgets.help import HelpScreen
 
 
-@dataclass
-class Selection:
-    """The label sets and measure the Leaderboard and Review screens work on."""
-
-    ref: str | None
-    qrels: str | None
-    measure: str = "nDCG@10"
-
-
-def default_selection(project: Project, ref: str | None = None, qrels: str | None = None,
-                      measure: str = "nDCG@10") -> Selection:
-    """`human` (or the first label set) against the first LLM label set (else a simulated one), unless named."""
-    sets = project.label_sets()
-    names = [row["name"] for row in sets]
-    ref = ref or ("human" if "human" in names else names[0] if names else None)
-    judged = [row["name"] for kind in ("llm", "simulated") for row in sets
-              if row["kind"] == kind and row["name"] != ref]
-    others = [n for n in names if n != ref]
-    qrels = qrels or (judged[0] if judged else others[0] if others else None)
-    return Selection(ref, qrels, measure)
-
-
-class StudioApp(App[None]):
+class StudioApp(StateApp):
     TITLE = "Relevance Assessment Studio"
-    COMMANDS = App.COMMANDS | {ScreenActions}
-    MODES = {"overview": OverviewScreen, "leaderboard": LeaderboardScreen, "review": ReviewScreen,
-             "bank": BankScreen, "judges": JudgesScreen}
-    DEFAULT_MODE = "overview"
+    CSS_PATH = "studio.tcss"
+    COMMANDS = StateApp.COMMANDS | {ScreenActions}
+    MODES = {ScreenName.overview: OverviewScreen, ScreenName.leaderboard: LeaderboardScreen,
+             ScreenName.review: ReviewScreen, ScreenName.bank: BankScreen, ScreenName.judges: JudgesScreen}
+    DEFAULT_MODE = ScreenName.overview
     BINDINGS = [
         Binding("f1", "context_help", "Help", id="app.help", tooltip="Help for this screen"),
         Binding("f2", "switch_mode('overview')", "Overview", id="app.overview", tooltip="What the project holds"),
@@ -66,15 +47,11 @@ class StudioApp(App[None]):
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Leave the studio (nothing to save)"),
     ]
 
-    def __init__(self, project: Project, *, screen: str = "overview", ref: str | None = None,
+    def __init__(self, project: Project, *, screen: str = ScreenName.overview, ref: str | None = None,
                  qrels: str | None = None, measure: str = "nDCG@10", person: str | None = None) -> None:
-        super().__init__()
-        self.project = project
+        super().__init__(StudioState(project, default_selection(project, ref, qrels, measure), person))
         self.sub_title = Path(project.path).name
-        self.selection = default_selection(project, ref, qrels, measure)
-        self.person = person
-        self.engine_lock = threading.RLock()
-        self.start_screen = screen
+        self.start_screen = ScreenName(screen)
 
     def on_mount(self) -> None:
         if self.start_screen != self.DEFAULT_MODE:
@@ -87,8 +64,8 @@ class StudioApp(App[None]):
             for active in self.active_bindings.values()
             if active.enabled and active.binding.description
         ]
-        self.push_screen(HelpScreen(getattr(screen, "TITLE", None) or self.TITLE,
-                                    getattr(screen, "HELP", "") or "", keys))
+        title, text = (screen.TITLE, screen.HELP) if isinstance(screen, StudioScreen) else (self.TITLE, "")
+        self.push_screen(HelpScreen(title, text, keys))
 
     @on(Worker.StateChanged)
     def report_worker_error(self, event: Worker.StateChanged) -> None:
@@ -97,11 +74,9 @@ class StudioApp(App[None]):
                         timeout=10)
 
 
-def run_studio(path: Path, *, screen: str = "overview", ref: str | None = None, qrels: str | None = None,
+def run_studio(path: Path, *, screen: str = ScreenName.overview, ref: str | None = None, qrels: str | None = None,
                person: str | None = None) -> None:
     """Open the studio on the project file at `path` and return when the user quits."""
-    import getpass
-
     who = person or os.environ.get("STUDIO_PERSON") or getpass.getuser()
     with Project.open(path) as project:
         StudioApp(project, screen=screen, ref=ref, qrels=qrels, person=who).run()

@@ -19,7 +19,7 @@ def stream_judge(post: Callable[[Message], Any], start: Callable[[], JudgeEvents
     """Run the judge `start()` begins, until done or until the worker is cancelled; post a
     JudgeProgressed per event and one JudgeFinished (summary, or None with the error if any)."""
     worker = get_current_worker()
-    summary: dict[str, Any] | None = None
+    summary: JudgeSummary | None = None
     error: str | None = None
     events: JudgeEvents | None = None
     try:
@@ -28,14 +28,13 @@ def stream_judge(post: Callable[[Message], Any], start: Callable[[], JudgeEvents
             if worker.is_cancelled:
                 break
             if isinstance(event, JudgeProgress):
-                post(JudgeProgressed(event.done, event.total, event.calls, event.cache_hits, event.failures,
-                                     event.rate, event.eta))
+                post(JudgeProgressed(event))
             else:
-                summary = event.as_dict()
+                summary = event
     except Exception as failure:  # shown on the screen; the app's error handler also reports it
         error = str(failure)
         raise
     finally:
         if events is not None:
             events.close()
-        post(JudgeFinished(summary, label_set, error))
+        post(JudgeFinished(label_set, summary, error))

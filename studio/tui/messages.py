@@ -1,69 +1,105 @@
-"""Messages that thread workers post to the app; widgets change only in their handlers.
+"""Messages that thread workers post to the screens; widgets change only in their handlers.
 
-Progress messages can replace one another (`can_replace`), so a flood of progress events from a
-fast judge collapses into one repaint.
+Each carries the domain objects a worker produced, never copies of their fields. Progress
+messages replace one another (`can_replace`), so a flood of progress events from a fast judge
+collapses into one repaint.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from textual.message import Message
 
-from studio.services.views.overview import Overview
+from studio.services.judging.config import JudgeProgress, JudgeSummary
+from studio.services.views.bank import BankView
+from studio.services.views.leaderboard import LeaderboardView
+from studio.services.views.overview import Overview, ProjectNames
+from studio.services.views.review import ReviewSession, Stats
 
 
+@dataclass
+class NamesLoaded(Message):
+    """The label sets, banks and topics the selectors offer, read from the project file."""
+
+    names: ProjectNames
+
+
+@dataclass
 class OverviewLoaded(Message):
     """A fresh Overview was read from the project file."""
 
-    def __init__(self, overview: Overview) -> None:
-        super().__init__()
-        self.overview = overview
+    overview: Overview
 
 
+@dataclass
 class LeaderboardComputed(Message):
     """Both leaderboards, their correlation and the label agreement, for the chosen label sets."""
 
-    def __init__(self, correlation: dict[str, Any], agreement: dict[str, Any] | None) -> None:
-        super().__init__()
-        self.correlation = correlation
-        self.agreement = agreement
+    view: LeaderboardView
 
 
+@dataclass
 class ReviewLoaded(Message):
     """The review queue was built (or rebuilt after a filter change)."""
 
+    session: ReviewSession
 
+
+@dataclass
 class BankLoaded(Message):
-    """A topic's items with their coverage and the stale cells of the chosen rubric label set."""
+    """A topic's items with, under a chosen rubric judge, their coverage and stale cells."""
 
-    def __init__(self, report: dict[str, Any] | None, items: list[dict[str, Any]], stale: list[dict[str, Any]],
-                 tau: float | None) -> None:
-        super().__init__()
-        self.report = report
-        self.items = items
-        self.stale = stale
-        self.tau = tau
+    view: BankView
 
 
+@dataclass
 class JudgeProgressed(Message):
     """How far a judge run is; only the newest one matters."""
 
-    def __init__(self, done: int, total: int, calls: int, cache_hits: int, failures: int, rate: float,
-                 eta: float | None) -> None:
-        super().__init__()
-        self.done, self.total, self.calls, self.cache_hits = done, total, calls, cache_hits
-        self.failures, self.rate, self.eta = failures, rate, eta
+    progress: JudgeProgress
 
     def can_replace(self, message: Message) -> bool:
         return isinstance(message, JudgeProgressed)
 
 
+@dataclass
 class JudgeFinished(Message):
-    """A judge run ended: its summary, or None when it was cancelled or failed."""
+    """A judge run ended: its summary, or None when it was cancelled or failed (with the error)."""
 
-    def __init__(self, summary: dict[str, Any] | None, label_set: str, error: str | None = None) -> None:
-        super().__init__()
-        self.summary = summary
-        self.label_set = label_set
-        self.error = error  # why the run stopped, when it failed
+    label_set: str
+    summary: JudgeSummary | None
+    error: str | None = None
+
+
+@dataclass
+class ReviewDecided(Message):
+    """A review key was handled: the action it logged (None for a move without one) and τ and κ now."""
+
+    action: str | None
+    stats: Stats
+
+
+@dataclass
+class FailuresLoaded(Message):
+    """The newest judge run's recorded failures of a label set, with the raw outputs."""
+
+    label_set: str
+    failures: list[dict[str, Any]]
+
+
+@dataclass
+class GradersLoaded(Message):
+    """The rubric label sets graded with a bank (the choices of the Bank screen's `graded by`)."""
+
+    bank: str
+    graders: list[str]
+
+
+@dataclass
+class BankEdited(Message):
+    """An audited edit of a bank was saved (`what`: add, edit, delete, weight, merge)."""
+
+    bank: str
+    what: str

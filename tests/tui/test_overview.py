@@ -8,23 +8,22 @@ and look at the new SVG before committing it.
 
 from __future__ import annotations
 
-import asyncio
 import shutil
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Markdown, Static, TabbedContent
+from tui_helpers import SIZE, Messages, drive, settle, tables_settled
 
 from studio.services.project import Project
 from studio.services.sample_project import build_sample_project
 from studio.tui.app import StudioApp
-from studio.tui.screens.help import HelpScreen
 from studio.tui.screens.overview import OverviewScreen
+from studio.tui.widgets.help import HelpScreen
 
-SIZE = (120, 36)
 # Table id -> (the Project listing it shows, the record key of its first column).
 TABLES: dict[str, tuple[Callable[[Project], list[dict[str, Any]]], str]] = {
     "label_sets": (Project.label_sets, "name"),
@@ -51,36 +50,15 @@ def expected(sample_file: Path) -> dict[str, Any]:
                    for key, (listing, first) in TABLES.items()}}
 
 
-def tables_settled(app: Any) -> bool:
-    """DataTables size their columns on the next Idle after rows arrive; a snapshot must wait for it."""
-    from textual.widgets import DataTable
-
-    return not any(getattr(t, "_require_update_dimensions", False) for t in app.screen.query(DataTable))
+def overview_shown(app: StudioApp) -> bool:
+    """The Overview shows what its worker read (the screen mounts after the app)."""
+    return isinstance(app.screen, OverviewScreen) and app.screen.shown is not None and tables_settled(app)
 
 
 async def loaded(pilot: Pilot[Any]) -> None:
-    """Wait until the Overview shows what its worker read (the screen mounts after the app)."""
-    for _ in range(200):
-        await pilot.app.workers.wait_for_complete()
-        await pilot.pause()
-        if getattr(pilot.app.screen, "shown", None) is not None and tables_settled(pilot.app):
-            return
-        await pilot.pause(0.02)
-    raise AssertionError("the Overview never showed the project")
-
-
-def drive(path: Path, steps: Callable[[StudioApp, Pilot[Any]], Awaitable[None]]) -> StudioApp:
-    """Run the app on the project at `path` headless, and let `steps` play with it."""
-
-    async def main() -> StudioApp:
-        with Project.open(path) as project:
-            app = StudioApp(project)
-            async with app.run_test(size=SIZE) as pilot:
-                await loaded(pilot)
-                await steps(app, pilot)
-            return app
-
-    return asyncio.run(main())
+    assert isinstance(pilot.app, StudioApp)
+    app = pilot.app
+    await settle(pilot, lambda: overview_shown(app))
 
 
 def summary(app: StudioApp) -> str:
@@ -93,18 +71,18 @@ def first_cells(app: StudioApp, key: str) -> list[str]:
 
 
 def test_overview_is_the_first_screen_and_names_the_file(sample_file: Path) -> None:
-    async def steps(app: StudioApp, pilot: Pilot[Any]) -> None:
+    async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
         assert isinstance(app.screen, OverviewScreen)
         assert app.sub_title == "sample.duckdb"
         assert summary(app).startswith("sample.duckdb")
 
-    drive(sample_file, steps)
+    drive(sample_file, steps, ready=overview_shown)
 
 
 def test_summary_shows_the_counts(sample_file: Path, expected: dict[str, Any]) -> None:
     c = expected["counts"]
 
-    async def steps(app: StudioApp, pilot: Pilot[Any]) -> None:
+    async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
         text = summary(app)
         for part in (f"{c['topics']} topics", f"{c['documents']} documents", f"{c['runs']} runs",
                      f"{c['label_sets']} label set", f"{c['banks']} banks",
@@ -112,29 +90,29 @@ def test_summary_shows_the_counts(sample_file: Path, expected: dict[str, Any]) -
             assert part in text, (part, text)
         assert "10 topics · 280 documents · 6 runs" in text
 
-    drive(sample_file, steps)
+    drive(sample_file, steps, ready=overview_shown)
 
 
 @pytest.mark.parametrize("key", TABLES)
 def test_each_table_lists_what_the_project_holds(key: str, sample_file: Path,
                                                  expected: dict[str, Any]) -> None:
-    async def steps(app: StudioApp, pilot: Pilot[Any]) -> None:
+    async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
         assert first_cells(app, key) == expected[key]
 
     assert expected[key], "the sample project should fill every table"
-    drive(sample_file, steps)
+    drive(sample_file, steps, ready=overview_shown)
 
 
 def test_label_sets_table_shows_the_human_set(sample_file: Path) -> None:
-    async def steps(app: StudioApp, pilot: Pilot[Any]) -> None:
+    async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
         row = app.screen.query_one("#table-label_sets", DataTable).get_row_at(0)
         assert row[:4] == ["human", "human", "10", "280"]
 
-    drive(sample_file, steps)
+    drive(sample_file, steps, ready=overview_shown)
 
 
 def test_number_keys_switch_tabs_and_focus_the_table(sample_file: Path) -> None:
-    async def steps(app: StudioApp, pilot: Pilot[Any]) -> None:
+    async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
         tabs = app.screen.query_one(TabbedContent)
         assert tabs.active == "label_sets"
         for number, key in zip("23451", ["runs", "topics", "banks", "responses", "label_sets"],
@@ -144,7 +122,7 @@ def test_number_keys_switch_tabs_and_focus_the_table(sample_file: Path) -> None:
             assert tabs.active == key
             assert app.focused is app.screen.query_one(f"#table-{key}", DataTable)
 
-    drive(sample_file, steps)
+    drive(sample_file, steps, ready=overview_shown)
 
 
 def test_r_reads_the_project_again(sample_file: Path, tmp_path: Path) -> None:
@@ -153,9 +131,9 @@ def test_r_reads_the_project_again(sample_file: Path, tmp_path: Path) -> None:
     extra = tmp_path / "extra.txt"
     extra.write_text("1001 0 p1001-01 3\n1002 0 p1002-01 0\n", encoding="utf-8")
 
-    async def steps(app: StudioApp, pilot: Pilot[Any]) -> None:
+    async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
         assert first_cells(app, "label_sets") == ["human", "umbrela-smol"]
-        app.project.import_qrels(extra, name="extra")
+        app.state.project.import_qrels(extra, name="extra")
         await pilot.pause()
         assert first_cells(app, "label_sets") == ["human", "umbrela-smol"]  # nothing changes on its own
         await pilot.press("r")
@@ -163,11 +141,11 @@ def test_r_reads_the_project_again(sample_file: Path, tmp_path: Path) -> None:
         assert first_cells(app, "label_sets") == ["extra", "human", "umbrela-smol"]
         assert "3 label sets" in summary(app)
 
-    drive(path, steps)
+    drive(path, steps, ready=overview_shown)
 
 
 def test_f1_opens_the_help_and_escape_closes_it(sample_file: Path) -> None:
-    async def steps(app: StudioApp, pilot: Pilot[Any]) -> None:
+    async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
         await pilot.press("f1")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
@@ -178,16 +156,16 @@ def test_f1_opens_the_help_and_escape_closes_it(sample_file: Path) -> None:
         await pilot.pause()
         assert isinstance(app.screen, OverviewScreen)
 
-    drive(sample_file, steps)
+    drive(sample_file, steps, ready=overview_shown)
 
 
 def test_q_quits_the_app(sample_file: Path) -> None:
-    async def steps(app: StudioApp, pilot: Pilot[Any]) -> None:
+    async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
         await pilot.press("q")
         await pilot.pause()
         assert not app.is_running
 
-    app = drive(sample_file, steps)
+    app = drive(sample_file, steps, ready=overview_shown)
     assert app.return_code == 0
 
 

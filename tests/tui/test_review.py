@@ -3,16 +3,20 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+from judge_helpers import run_files
 from textual.pilot import Pilot
 from textual.widgets import DataTable
-from tui_helpers import drive, settle, text_of
+from tui_helpers import Messages, drive, settle, text_of
 
 from studio.services.meta.comparison import disagreements
 from studio.services.project import Project
 from studio.tui.app import StudioApp
+from studio.tui.messages import ReviewDecided
 from studio.tui.screens.review import ReviewScreen
 
 LLM = "umbrela-smol"
@@ -34,9 +38,9 @@ def shown_tau(app: StudioApp) -> str:
 
 
 def test_three_sets_the_grade_saves_it_and_moves_tau(sample: Path) -> None:
-    async def steps(app: StudioApp, pilot: Pilot[Any]) -> None:
+    async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
         await settle(pilot, lambda: queue_loaded(app))
-        project = app.project
+        project = app.state.project
         first = disagreements(project.engine, "human", LLM)[0]
         assert f"{first['qid']}" in text_of(app, "#pair-head") and first["docid"] in text_of(app, "#pair-head")
         before = project.correlation("human", LLM)["kendall_tau"]
@@ -47,6 +51,8 @@ def test_three_sets_the_grade_saves_it_and_moves_tau(sample: Path) -> None:
         await settle(pilot)
         assert person_events(project) == [(first["qid"], first["docid"], 3.0, "person", "tester")]
         after = project.correlation("human", LLM)["kendall_tau"]
+        [decided] = messages.of(ReviewDecided)
+        assert decided.action == "grade" and decided.stats.tau == after and decided.stats.tau_change == after - before
         assert shown_tau(app) == f"{after:.3f}"
         assert f"({after - before:+.3f})" in text_of(app, "#status")
         assert "pair 2 of" in text_of(app, "#status") and "1 decided" in text_of(app, "#status")
@@ -56,6 +62,8 @@ def test_three_sets_the_grade_saves_it_and_moves_tau(sample: Path) -> None:
         await pilot.press("u")
         await settle(pilot)
         assert [e[3] for e in person_events(project)] == ["person", "undo"]
+        assert [m.action for m in messages.of(ReviewDecided)] == ["grade", "undo"]
+        assert messages.of(ReviewDecided)[-1].stats.tau == before
         assert project.engine.evaluator(LLM).labels[first["qid"]].judged[first["docid"]] == first["grade"]
         assert shown_tau(app) == f"{before:.3f}" and "pair 1 of" in text_of(app, "#status")
 
@@ -63,9 +71,9 @@ def test_three_sets_the_grade_saves_it_and_moves_tau(sample: Path) -> None:
 
 
 def test_accept_keep_skip_flag_and_note(sample: Path) -> None:
-    async def steps(app: StudioApp, pilot: Pilot[Any]) -> None:
+    async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
         await settle(pilot, lambda: queue_loaded(app))
-        project = app.project
+        project = app.state.project
         queue = disagreements(project.engine, "human", LLM)[:3]
         await pilot.press("a")  # keep the LLM's grade: a confirming event with the same grade
         await pilot.press("h")  # give the LLM set the human grade
@@ -93,7 +101,7 @@ def test_accept_keep_skip_flag_and_note(sample: Path) -> None:
 def test_a_reopened_review_resumes_and_the_history_can_be_decided_again(sample: Path) -> None:
     decided: list[tuple[str, str]] = []
 
-    async def first_sitting(app: StudioApp, pilot: Pilot[Any]) -> None:
+    async def first_sitting(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
         await settle(pilot, lambda: queue_loaded(app))
         screen = app.screen
         assert isinstance(screen, ReviewScreen) and screen.session is not None
@@ -106,7 +114,7 @@ def test_a_reopened_review_resumes_and_the_history_can_be_decided_again(sample: 
 
     drive(sample, first_sitting, screen="review")
 
-    async def second_sitting(app: StudioApp, pilot: Pilot[Any]) -> None:
+    async def second_sitting(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
         await settle(pilot, lambda: queue_loaded(app))
         screen = app.screen
         assert isinstance(screen, ReviewScreen) and screen.session is not None
@@ -120,13 +128,13 @@ def test_a_reopened_review_resumes_and_the_history_can_be_decided_again(sample: 
         assert decided[0][1] in text_of(app, "#pair-head") and "decided: grade" in text_of(app, "#pair-head")
         await pilot.press("0")
         await settle(pilot)
-        assert app.project.engine.evaluator(LLM).labels[decided[0][0]].judged[decided[0][1]] == 0.0
+        assert app.state.project.engine.evaluator(LLM).labels[decided[0][0]].judged[decided[0][1]] == 0.0
 
     drive(sample, second_sitting, screen="review")
 
 
 def test_the_filter_narrows_the_queue_to_a_topic(sample: Path) -> None:
-    async def steps(app: StudioApp, pilot: Pilot[Any]) -> None:
+    async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
         await settle(pilot, lambda: queue_loaded(app))
         await pilot.press("slash")
         await pilot.pause()
@@ -138,3 +146,57 @@ def test_the_filter_narrows_the_queue_to_a_topic(sample: Path) -> None:
         assert "topic 1003" in text_of(app, "#status")
 
     drive(sample, steps, screen="review")
+
+
+def trec_rank(rows: list[tuple[str, str, float]], qid: str, docid: str) -> int | None:
+    """The 1-based rank of `docid` in a run's ranking of `qid` as trec_eval orders it (score as a
+    C float descending, ties by docid in descending byte order); None when not retrieved."""
+    ranked = sorted(((d, float(np.float32(s))) for q, d, s in rows if q == qid), key=lambda e: e[0].encode(),
+                    reverse=True)
+    ranked.sort(key=lambda e: e[1], reverse=True)
+    order = [d for d, _ in ranked]
+    return order.index(docid) + 1 if docid in order else None
+
+
+def places(board: dict[str, float]) -> dict[str, int]:
+    return {run: n for n, run in enumerate(sorted(board, key=lambda r: (-board[r], r)), start=1)}
+
+
+def test_the_lower_half_shows_who_retrieved_the_pair_and_which_runs_it_moves(sample: Path, tmp_path: Path) -> None:
+    shown: dict[str, Any] = {}
+
+    async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen) and screen.session is not None
+        pair = screen.session.current()
+        assert pair is not None
+        shown["pair"] = pair
+        for name in ("retrieved", "moves"):
+            table = screen.query_one(f"#{name}", DataTable)
+            shown[name] = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
+            shown[f"{name}-region"] = table.region
+        shown["height"] = app.size.height
+
+    drive(sample, steps, screen="review", ready=queue_loaded, size=(160, 48))
+    pair = shown["pair"]
+    qid, docid = pair["qid"], pair["docid"]
+
+    expected = sorted(((run, rank) for run, rows in run_files().items()
+                       if (rank := trec_rank(rows, qid, docid)) is not None), key=lambda e: (e[1], e[0]))
+    assert expected and shown["retrieved"] == [[run, str(rank)] for run, rank in expected]
+
+    # What taking the reference grade would do, applied for real to a copy of the project.
+    copy = tmp_path / "what-if.duckdb"
+    shutil.copyfile(sample, copy)
+    with Project.open(copy) as project:
+        before = project.leaderboard(LLM)
+        project.set_label(LLM, qid, docid, pair["ref_grade"])
+        after = project.leaderboard(LLM)
+    now, then = places(before), places(after)
+    moved = {run for run in now if now[run] != then[run]}
+    assert moved, "the first pair of the queue changes the leaderboard most: some run must move"
+    assert {row[0] for row in shown["moves"]} == moved
+    assert all(row[1] == f"{now[row[0]]} → {then[row[0]]}" for row in shown["moves"])
+    # Both tables sit in the screen's lower half, which was empty before.
+    assert shown["retrieved-region"].y >= shown["height"] // 2 - 4
+    assert shown["retrieved-region"].height > 0 and shown["moves-region"].height > 0

@@ -1,50 +1,131 @@
 """SVG snapshots of every screen on the sample project at 120x36, built through the same app
-factory the CLI uses. After an intended change of a screen, regenerate with
+factory the CLI uses, before and after key presses. After an intended change of a screen,
+regenerate with
     .venv/bin/python -m pytest tests/tui --snapshot-update
 and look at the new SVGs (tests/tui/__snapshots__/) before committing them."""
 
 from __future__ import annotations
 
 import contextlib
+import shutil
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import GRADER
+from helpers import judge_all
 from textual.pilot import Pilot
-from tui_helpers import SIZE, settle
+from textual.widgets import DataTable, Input
+from tui_helpers import SIZE, settle, tables_settled
 
-from studio.services.judging.config import JudgeConfig
-from studio.services.judging.run import run_judge
 from studio.services.project import Project
 from studio.services.sample_project import build_sample_project
 from studio.tui.app import StudioApp
+from studio.tui.screens.judges import JudgesScreen
 
 REPO = Path(__file__).resolve().parents[2]
+Steps = Callable[[Pilot[Any]], Awaitable[None]]
 
 
 @pytest.fixture(scope="module")
-def project_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def fresh_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     # A fixed file name and relative sample paths: the screens show both.
+    path = tmp_path_factory.mktemp("fresh") / "sample.duckdb"
+    with contextlib.chdir(REPO):
+        build_sample_project(path, source=Path("sample_data")).close()
+    return path
+
+
+@pytest.fixture(scope="module")
+def project_file(fresh_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample project with topic 1001 graded by a rubric judge (`exam-sim`)."""
     path = tmp_path_factory.mktemp("snapshots") / "sample.duckdb"
-    with contextlib.chdir(REPO), build_sample_project(path, source=Path("sample_data")) as project:
-        config = JudgeConfig(method="exam-nugget", backend="simulated", name="exam-sim", bank="nuggets",
-                             topics=["1001"])
-        for _ in run_judge(project.db, config):
-            pass
+    shutil.copyfile(fresh_file, path)
+    with Project.open(path) as project:
+        judge_all(project.db, GRADER)
     return path
 
 
 def ready(app: Any) -> bool:
     screen = app.screen
-    return all(getattr(screen, flag, True) not in (False, None) for flag in ("loaded", "computed", "view"))
+    flags = ("loaded", "computed", "view")
+    return all(getattr(screen, flag, True) not in (False, None) for flag in flags) and tables_settled(app)
 
 
 async def settled(pilot: Pilot[Any]) -> None:
     await settle(pilot, lambda: ready(pilot.app))
 
 
+def after(*keys: str, prepare: Callable[[Pilot[Any]], None] | None = None) -> Steps:
+    """Settle, prepare the screen, press `keys` one at a time, settle again."""
+
+    async def run(pilot: Pilot[Any]) -> None:
+        await settled(pilot)
+        if prepare is not None:
+            prepare(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await pilot.pause()
+        await settled(pilot)
+
+    return run
+
+
+def snapshot(path: Path, screen: str, snap_compare: Any, steps: Steps = settled) -> bool:
+    with Project.open(path) as project:
+        app = StudioApp(project, screen=screen, ref="human", qrels="umbrela-smol")
+        return bool(snap_compare(app, terminal_size=SIZE, run_before=steps))
+
+
 @pytest.mark.parametrize("screen", ["leaderboard", "review", "bank", "judges"])
 def test_screen_snapshot(screen: str, project_file: Path, snap_compare: Any) -> None:
-    with Project.open(project_file) as project:
-        app = StudioApp(project, screen=screen, ref="human", qrels="umbrela-smol")
-        assert snap_compare(app, terminal_size=SIZE, run_before=settled)
+    assert snapshot(project_file, screen, snap_compare)
+
+
+def test_bank_before_any_grading(fresh_file: Path, snap_compare: Any) -> None:
+    """Topic 1001's nuggets listed, the coverage columns blank until a grader exists."""
+    assert snapshot(fresh_file, "bank", snap_compare)
+
+
+def test_review_after_grading_three_and_undoing(project_file: Path, tmp_path: Path, snap_compare: Any) -> None:
+    path = tmp_path / "sample.duckdb"
+    shutil.copyfile(project_file, path)
+    assert snapshot(path, "review", snap_compare, after("3"))
+    shutil.copyfile(project_file, path)
+    assert snapshot(path, "review", snap_compare, after("3", "u"))
+
+
+def test_bank_after_an_edit(project_file: Path, tmp_path: Path, snap_compare: Any) -> None:
+    path = tmp_path / "sample.duckdb"
+    shutil.copyfile(project_file, path)
+
+    def focus_items(pilot: Pilot[Any]) -> None:
+        pilot.app.screen.query_one("#items", DataTable).focus()
+
+    assert snapshot(path, "bank", snap_compare, after("e", "end", *" at 1 atm", "enter", prepare=focus_items))
+
+
+def test_judges_after_a_finished_judge(project_file: Path, tmp_path: Path, snap_compare: Any) -> None:
+    """A short simulated run (three pairs: its duration shows as `<1 s`) and its summary."""
+    path = tmp_path / "sample.duckdb"
+    shutil.copyfile(project_file, path)
+    with Project.open(path) as project:
+        project.import_qrels(tiny_qrels(tmp_path), name="three")
+
+    async def judge(pilot: Pilot[Any]) -> None:
+        await settled(pilot)
+        screen = pilot.app.screen
+        assert isinstance(screen, JudgesScreen)
+        screen.query_one("#pool", Input).value = "qrels:three"
+        screen.query_one("#name", Input).value = "sim-three"
+        await pilot.press("ctrl+s")
+        await settle(pilot, lambda: screen.finished is not None and ready(pilot.app))
+
+    assert snapshot(path, "judges", snap_compare, judge)
+
+
+def tiny_qrels(folder: Path) -> Path:
+    path = folder / "three.qrels"
+    path.write_text("1001 0 p1001-01 3\n1001 0 p1001-02 0\n1002 0 p1002-01 1\n", encoding="utf-8")
+    return path

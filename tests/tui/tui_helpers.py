@@ -1,19 +1,31 @@
-"""Driving the studio headless: open it on a project file, wait for its workers, read widgets."""
+"""Driving the studio headless: open it on a project file, wait for its workers, read widgets,
+and keep every message the app handled so that tests can assert on what happened."""
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from textual.message import Message
 from textual.pilot import Pilot
-from textual.widgets import Static
+from textual.widgets import DataTable, Static
 
 from studio.services.project import Project
 from studio.tui.app import StudioApp
 
 SIZE = (120, 36)
+M = TypeVar("M", bound=Message)
+
+
+class Messages(list[Message]):
+    """The messages the app's nodes received, in order (Textual's `message_hook`)."""
+
+    def of(self, kind: type[M]) -> list[M]:
+        """Each message of `kind` once, although a bubbling message arrives at every node it passes."""
+        found = {id(message): message for message in self if isinstance(message, kind)}
+        return list(found.values())
 
 
 async def settle(pilot: Pilot[Any], until: Callable[[], bool] | None = None, seconds: float = 30.0) -> None:
@@ -28,19 +40,37 @@ async def settle(pilot: Pilot[Any], until: Callable[[], bool] | None = None, sec
     raise AssertionError("the screen never settled")
 
 
+async def until(pilot: Pilot[Any], holds: Callable[[], bool], seconds: float = 30.0) -> None:
+    """Wait for `holds()` while workers keep running (settle would wait for them to end)."""
+    for _ in range(int(seconds / 0.02)):
+        if holds():
+            return
+        await pilot.pause(0.02)
+    raise AssertionError("never happened")
+
+
+def tables_settled(app: StudioApp) -> bool:
+    """DataTables size their columns on the next Idle after rows arrive; a snapshot must wait for it."""
+    return not any(table._require_update_dimensions for table in app.screen.query(DataTable))
+
+
 def text_of(app: StudioApp, selector: str) -> str:
     return str(app.screen.query_one(selector, Static).visual)
 
 
-def drive(path: Path, steps: Callable[[StudioApp, Pilot[Any]], Awaitable[None]], **options: Any) -> StudioApp:
-    """Run the app on the project at `path` headless, and let `steps` play with it."""
+def drive(path: Path, steps: Callable[[StudioApp, Pilot[Any], Messages], Awaitable[None]], *,
+          ready: Callable[[StudioApp], bool] | None = None, size: tuple[int, int] = SIZE,
+          **options: Any) -> StudioApp:
+    """Run the app on the project at `path` headless (`options` as the CLI gives them), wait
+    until `ready(app)` when given, and let `steps` play with it; `steps` sees every message."""
+    messages = Messages()
 
     async def main() -> StudioApp:
         with Project.open(path) as project:
             app = StudioApp(project, person="tester", **options)
-            async with app.run_test(size=SIZE) as pilot:
-                await settle(pilot)
-                await steps(app, pilot)
+            async with app.run_test(size=size, message_hook=messages.append) as pilot:
+                await settle(pilot, None if ready is None else lambda: ready(app))
+                await steps(app, pilot, messages)
             return app
 
     return asyncio.run(main())

@@ -68,11 +68,13 @@ def run_judge(
     method = get_method(config.method, config.prompt)
     pairs = pool_pairs(db, config)
     plan = stale_plan(db, config, pairs) if stale_only else None
+    # Units first: a judge that cannot run (no bank for a rubric method) is refused before it
+    # loads a model or creates its label set.
+    units, missing = build_units(db, method, pairs, config.seed, config.bank,
+                                 only=plan.to_grade if plan is not None else None)
     backend = backend or make_backend(db, config)
     params = backend.params()
     set_id = judge_label_set(db, config.name, backend.name)
-    units, missing = build_units(db, method, pairs, config.seed, config.bank,
-                                 only=plan.to_grade if plan is not None else None)
     for unit in units:
         unit.key = call_key(backend.name, backend.model, params, unit.request)
     with db.transaction() as tx:

@@ -1,8 +1,10 @@
-"""What the Bank screen shows: a topic's items with their coverage and stale cells, and how well
-the leaderboards built from the bank's grades agree with the reference."""
+"""What the Bank screen shows: a topic's items, always, and, once a rubric judge is chosen, their
+coverage and stale cells and how well the leaderboards built from the bank's grades agree with
+the reference."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Any
 
 from studio.domain.errors import UsageError
@@ -14,41 +16,88 @@ from studio.store import judging as judge_store
 from studio.store import labels as label_store
 
 
+@dataclass
+class BankRow:
+    """One item with what its grader says of it (None until a grader is chosen)."""
+
+    qid: str
+    item_id: str
+    kind: str
+    importance: str | None
+    text: str
+    covered_relevant: int | None = None
+    covered_nonrelevant: int | None = None
+    stale: int = 0
+    spurious: bool = False
+
+
+@dataclass
+class BankView:
+    bank: str
+    topic: str | None
+    source: str | None  # the rubric label set whose grades give the coverage
+    items: list[BankRow]
+    spurious: list[dict[str, Any]] = field(default_factory=list)
+    uncovered: list[dict[str, Any]] = field(default_factory=list)
+    stale: list[dict[str, Any]] = field(default_factory=list)
+    taus: dict[str, float | None] = field(default_factory=dict)
+    problem: str | None = None  # why the grader's columns are blank although one was chosen
+    graders: list[str] = field(default_factory=list)  # the rubric label sets graded with the bank
+
+    @property
+    def stale_cells(self) -> int:
+        """Cells to grade again (deleted items' cells are only dropped)."""
+        return sum(1 for cell in self.stale if cell["reason"] != "deleted")
+
+
 def graders_of(project: Project, bank: str) -> list[str]:
     """Rubric label sets graded with `bank` (newest judge run), the sources of coverage."""
     return judge_store.label_sets_graded_with(project.db.cursor(), bank)
 
 
 def bank_view(project: Project, bank: str, topic: str | None, source: str | None, *, ref: str = "human",
-              measure: str = "nDCG@10") -> dict[str, Any]:
-    """Items of `bank` (one topic, or all) with coverage counts from `source`'s grades, spurious
-    items, uncovered relevant documents, stale cells per item and τ of the graded leaderboards."""
-    items = BankEditor(project.db, bank).items(topic)
-    view: dict[str, Any] = {"bank": bank, "topic": topic, "source": source, "items": items, "spurious": [],
-                            "uncovered": [], "stale": [], "taus": {}}
-    for item in items:
-        item.update(covered_relevant=None, covered_nonrelevant=None, stale=0, spurious=False)
+              measure: str = "nDCG@10") -> BankView:
+    """Items of `bank` (one topic, or all); with a `source`, coverage counts from its grades,
+    spurious items, uncovered relevant documents, stale cells per item and τ of the graded
+    leaderboards. A grader that cannot be read leaves its columns blank and says why."""
+    rows = [BankRow(item["qid"], item["item_id"], item["kind"], item["importance"], item["text"])
+            for item in BankEditor(project.db, bank).items(topic)]
+    view = BankView(bank, topic, source, rows, graders=graders_of(project, bank))
     if source is None:
         return view
+    problems = []
     try:
-        report = bank_report(project.engine, bank, source, ref=ref, measure=measure,
-                             topics=[topic] if topic else None)
-    except UsageError:
-        report = None
-    stale = [c for c in project.stale_cells(source) if topic is None or c["qid"] == topic]
-    counts: dict[str, int] = {}
-    for cell in stale:
-        counts[cell["item_id"]] = counts.get(cell["item_id"], 0) + 1
-    coverage = {row["item_id"]: row for row in (report or {}).get("items", [])}
-    spurious = {row["item_id"] for row in (report or {}).get("spurious", [])}
-    for item in items:
-        found = coverage.get(item["item_id"], {})
-        item.update(covered_relevant=found.get("covered_relevant"),
-                    covered_nonrelevant=found.get("covered_nonrelevant"),
-                    stale=counts.get(item["item_id"], 0), spurious=item["item_id"] in spurious)
-    view.update(spurious=(report or {}).get("spurious", []), uncovered=(report or {}).get("uncovered_relevant", []),
-                stale=stale)
+        _coverage(project, view, source, ref, measure)
+    except UsageError as error:
+        problems.append(str(error))
+    try:  # imported grades have no judge configuration to find stale cells with
+        _stale(project, view, source)
+    except UsageError as error:
+        problems.append(f"stale cells unknown: {error}")
+    view.problem = "; ".join(problems) or None
+    return view
+
+
+def _coverage(project: Project, view: BankView, source: str, ref: str, measure: str) -> None:
+    report = bank_report(project.engine, view.bank, source, ref=ref, measure=measure,
+                         topics=[view.topic] if view.topic else None)
+    coverage = {row["item_id"]: row for row in report["items"]}
+    spurious = {row["item_id"] for row in report["spurious"]}
+    for row in view.items:
+        found = coverage.get(row.item_id, {})
+        row.covered_relevant = found.get("covered_relevant")
+        row.covered_nonrelevant = found.get("covered_nonrelevant")
+        row.spurious = row.item_id in spurious
+    view.spurious, view.uncovered = report["spurious"], report["uncovered_relevant"]
     con = project.db.cursor()
     for name in [source, *(n for n, *_ in label_store.derivations_of(con, source))]:
-        view["taus"][name] = correlation(project.engine, ref, name, measure, details=False)["kendall_tau"]
-    return view
+        view.taus[name] = correlation(project.engine, ref, name, measure, details=False)["kendall_tau"]
+
+
+def _stale(project: Project, view: BankView, source: str) -> None:
+    view.stale = [c for c in project.stale_cells(source) if view.topic is None or c["qid"] == view.topic]
+    counts: dict[str, int] = {}
+    for cell in view.stale:
+        counts[cell["item_id"]] = counts.get(cell["item_id"], 0) + 1
+    for row in view.items:
+        row.stale = counts.get(row.item_id, 0)

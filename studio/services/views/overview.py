@@ -43,3 +43,17 @@ def overview(project: Project) -> Overview:
         responses=project.responses(),
         judges=project.judge_runs(),
     )
+
+
+@dataclass(frozen=True)
+class ProjectNames:
+    """The names the screens' selectors offer."""
+
+    label_sets: list[str]
+    banks: list[str]
+    topics: list[tuple[str, str]]  # (qid, query text)
+
+
+def project_names(project: Project) -> ProjectNames:
+    return ProjectNames([row["name"] for row in project.label_sets()], [row["name"] for row in project.banks()],
+                        [(row["qid"], row["text"]) for row in project.topics()])

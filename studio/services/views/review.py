@@ -19,6 +19,7 @@ from studio.domain.errors import UsageError
 from studio.metrics import agreement as agree
 from studio.services.meta.comparison import correlation, disagreements
 from studio.services.project import Project
+from studio.services.views.pair_context import RankMove, Retrieval, leaderboard_moves, retrieved_by
 from studio.store import review as review_store
 from studio.store.pools import passage_texts, topic_texts
 
@@ -34,6 +35,23 @@ class ReviewFilters:
     run: str | None = None
     ref_grade: float | None = None
     grade: float | None = None
+
+    @classmethod
+    def parse(cls, text: str | None) -> ReviewFilters:
+        """`topic Q`, `run R` or two grades `REF AUDITED` (e.g. `3 0`); empty means everything."""
+        words = (text or "").split()
+        if not words:
+            return cls()
+        if len(words) == 2 and words[0] == "topic":
+            return cls(topic=words[1])
+        if len(words) == 2 and words[0] == "run":
+            return cls(run=words[1])
+        if len(words) == 2:
+            try:
+                return cls(ref_grade=float(words[0]), grade=float(words[1]))
+            except ValueError:
+                raise UsageError("a grade pair is two numbers, e.g. 3 0") from None
+        raise UsageError("filter: topic Q, run R, or two grades (reference, audited)")
 
     def describe(self) -> str:
         parts = [f"topic {self.topic}" if self.topic else "", f"run {self.run}" if self.run else "",
@@ -70,6 +88,8 @@ class PairView:
     decision: dict[str, Any] | None = None
     flagged: bool = False
     notes: list[str] = field(default_factory=list)
+    retrieved: list[Retrieval] = field(default_factory=list)  # the runs that retrieved the document
+    moves: list[RankMove] = field(default_factory=list)  # audited leaderboard places the reference grade moves
 
 
 class ReviewSession:
@@ -147,16 +167,19 @@ class ReviewSession:
             return None
         qid, docid = pair["qid"], pair["docid"]
         con = self.project.db.cursor()
-        labels = self.project.engine
-        ref_grade = labels.evaluator(self.ref).labels.get(qid)
-        grade = labels.evaluator(self.qrels).labels.get(qid)
+        engine = self.project.engine
+        ref_topic = engine.evaluator(self.ref).labels.get(qid)
+        topic = engine.evaluator(self.qrels).labels.get(qid)
+        ref_grade = ref_topic.judged.get(docid) if ref_topic else None
         return PairView(
             qid, docid, topic_texts(con, [qid]).get(qid, ""),
             passage_texts(con, [(qid, docid)]).get((qid, docid), ""),
-            ref_grade.judged.get(docid) if ref_grade else None, grade.judged.get(docid) if grade else None,
+            ref_grade, topic.judged.get(docid) if topic else None,
             pair["delta_tau"], review_store.judge_outputs(con, qid, docid),
             review_store.item_grades_of_pair(con, qid, docid),
             self.decided.get((qid, docid)), (qid, docid) in self.flagged, self.notes.get((qid, docid), []),
+            retrieved_by(engine.rankings(), qid, docid),
+            leaderboard_moves(engine, self.qrels, self.measure, qid, docid, ref_grade),
         )
 
     def stats(self) -> Stats:

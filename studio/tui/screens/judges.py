@@ -8,15 +8,15 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Input, Label, ProgressBar, Select, Static
 from textual.worker import Worker
 
-from studio.judges.methods import METHODS
+from studio.domain.choices import BackendName, JudgeMethod
 from studio.services.judging.config import JudgeConfig
 from studio.services.judging.run import run_judge
 from studio.tui.judge_worker import stream_judge
-from studio.tui.messages import JudgeFinished, JudgeProgressed
+from studio.tui.messages import FailuresLoaded, JudgeFinished, JudgeProgressed, NamesLoaded
+from studio.tui.screens.base import StudioScreen
 
 HELP = """The Judges screen runs an LLM judge into a label set: choose the method, the backend
 (`simulated` copies the reference with noise, `llamacpp` runs a local GGUF model — the bundled
@@ -27,26 +27,20 @@ time left, the cache hits and the failures. `ctrl+x` cancels: every finished jud
 saved, so starting again resumes where it stopped (answered calls come from the cache). Below:
 the newest run's failures with the model's raw output — a failure is never read as grade 0."""
 
-BACKENDS = ("simulated", "llamacpp", "openai")
+# The embedding judge is not an LLM call loop: it runs from `studio judge --method embedding`.
+METHODS = [method.value for method in JudgeMethod if method is not JudgeMethod.embedding]
+BACKENDS = [BackendName.simulated.value, BackendName.llamacpp.value, BackendName.openai.value]
 
 
 def _eta(seconds: float | None) -> str:
     if seconds is None:
         return "–"
+    if seconds < 1:
+        return "<1 s"
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
 
 
-class JudgesScreen(Screen[None]):
-    DEFAULT_CSS = """
-    JudgesScreen #form { height: auto; padding: 0 1; }
-    JudgesScreen #form > Horizontal { height: auto; }
-    JudgesScreen #form Select, JudgesScreen #form Input { width: 1fr; margin-right: 1; }
-    JudgesScreen #form Label { width: 12; padding: 1 0 0 0; }
-    JudgesScreen #judge-status { padding: 0 1; margin: 1 0; }
-    JudgesScreen ProgressBar { padding: 0 1; }
-    JudgesScreen #failures-title { padding: 0 1; }
-    JudgesScreen #failures { height: 1fr; }
-    """
+class JudgesScreen(StudioScreen):
     TITLE = "Judges"
     HELP = HELP
     BINDINGS = [
@@ -60,26 +54,26 @@ class JudgesScreen(Screen[None]):
         super().__init__()
         self.running: Worker[None] | None = None
         self.last: JudgeProgressed | None = None
+        self.finished: JudgeFinished | None = None  # the newest run's end, once one ended
 
     def compose(self) -> ComposeResult:
-        project = self.app.project  # type: ignore[attr-defined]
-        banks = [row["name"] for row in project.banks()]
-        ref = self.app.selection.ref or "human"  # type: ignore[attr-defined]
         yield Header()
         with Vertical(id="form"):
             with Horizontal():
                 yield Label("Method")
-                yield Select([(m, m) for m in METHODS], value="umbrela", id="method", allow_blank=False)
+                yield Select([(m, m) for m in METHODS], value=JudgeMethod.umbrela.value, id="method",
+                             allow_blank=False)
                 yield Label("Backend")
-                yield Select([(b, b) for b in BACKENDS], value="simulated", id="backend", allow_blank=False)
+                yield Select([(b, b) for b in BACKENDS], value=BackendName.simulated.value, id="backend",
+                             allow_blank=False)
             with Horizontal():
                 yield Label("Model")
                 yield Input(placeholder="GGUF path or model name (default: bundled SmolLM2)", id="model")
                 yield Label("Bank")
-                yield Select([(b, b) for b in banks], prompt="(rubric methods)", id="bank")
+                yield Select([], prompt="(rubric methods)", id="bank")
             with Horizontal():
                 yield Label("Pool")
-                yield Input(f"qrels:{ref}", id="pool")
+                yield Input(f"qrels:{self.selection.ref or 'human'}", id="pool")
                 yield Label("Label set")
                 yield Input("umbrela-simulated", id="name")
         yield Static("Ready. ctrl+s starts the judge.", id="judge-status")
@@ -92,24 +86,31 @@ class JudgesScreen(Screen[None]):
 
     def on_mount(self) -> None:
         self.query_one("#judge-progress", ProgressBar).display = False  # shown while a judge runs
+        self.load_names()
         self.action_failures()
 
-    def _config(self) -> JudgeConfig:
-        def value(name: str) -> str | None:
-            widget = self.query_one(f"#{name}")
-            raw = widget.value  # type: ignore[attr-defined]
-            return None if raw is Select.BLANK or raw in ("", None) else str(raw)
+    @on(NamesLoaded)
+    def offer_banks(self, message: NamesLoaded) -> None:
+        self.query_one("#bank", Select).set_options([(b, b) for b in message.names.banks])
 
-        return JudgeConfig(method=value("method") or "umbrela", backend=value("backend") or "simulated",
-                           name=value("name") or "judge", pool=value("pool") or "qrels:human", model=value("model"),
-                           bank=value("bank"), ref=self.app.selection.ref or "human")  # type: ignore[attr-defined]
+    def _text(self, widget_id: str) -> str | None:
+        return self.query_one(f"#{widget_id}", Input).value.strip() or None
+
+    def _choice(self, widget_id: str) -> str | None:
+        select = self.query_one(f"#{widget_id}", Select)
+        return None if select.is_blank() else str(select.value)
+
+    def _config(self) -> JudgeConfig:
+        return JudgeConfig(method=self._choice("method") or JudgeMethod.umbrela.value,
+                           backend=self._choice("backend") or BackendName.simulated.value,
+                           name=self._text("name") or "judge", pool=self._text("pool") or "qrels:human",
+                           model=self._text("model"), bank=self._choice("bank"), ref=self.selection.ref or "human")
 
     @on(Select.Changed, "#method, #backend")
     def suggest_name(self) -> None:
         name = self.query_one("#name", Input)
-        method, backend = self.query_one("#method", Select).value, self.query_one("#backend", Select).value
         if not name.value or (name.value.count("-") >= 1 and name.value.split("-")[0] in METHODS):
-            name.value = f"{method}-{backend}"
+            name.value = f"{self._choice('method')}-{self._choice('backend')}"
 
     # -- running ---------------------------------------------------------------------------------
 
@@ -131,40 +132,50 @@ class JudgesScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="judge", exit_on_error=False)
     def judge(self, config: JudgeConfig) -> None:
-        db = self.app.project.db  # type: ignore[attr-defined]
+        db = self.project.db
         stream_judge(self.post_message, lambda: run_judge(db, config), config.name)
 
     @on(JudgeProgressed)
     def progressed(self, message: JudgeProgressed) -> None:
         self.last = message
-        self.query_one("#judge-progress", ProgressBar).update(total=message.total, progress=message.done)
+        p = message.progress
+        self.query_one("#judge-progress", ProgressBar).update(total=p.total, progress=p.done)
         self.query_one("#judge-status", Static).update(
-            f"{message.done} of {message.total} · {message.rate:.1f}/s · left {_eta(message.eta)} · "
-            f"{message.calls} calls · {message.cache_hits} cached · {message.failures} failures")
+            f"{p.done} of {p.total} · {p.rate:.1f}/s · left {_eta(p.eta)} · "
+            f"{p.calls} calls · {p.cache_hits} cached · {p.failures} failures")
 
     @on(JudgeFinished)
-    def finished(self, message: JudgeFinished) -> None:
-        with self.app.engine_lock:  # type: ignore[attr-defined]
-            self.app.project.engine.forget_labels(message.label_set)  # type: ignore[attr-defined]
+    def ended(self, message: JudgeFinished) -> None:
+        self.finished = message
+        with self.engine() as project:
+            project.engine.forget_labels(message.label_set)
+        self.query_one("#judge-progress", ProgressBar).display = False
+        status = self.query_one("#judge-status", Static)
         if message.error is not None:
-            self.query_one("#judge-status", Static).update(f"[red]Failed:[/red] {message.error}")
+            status.update(f"[red]Failed:[/red] {message.error}")
         elif message.summary is None:
-            done = f"{self.last.done} of {self.last.total}" if self.last else "nothing"
-            self.query_one("#judge-status", Static).update(
-                f"Cancelled after {done}: finished judgments are saved; ctrl+s resumes.")
+            done = f"{self.last.progress.done} of {self.last.progress.total}" if self.last else "nothing"
+            status.update(f"Cancelled after {done}: finished judgments are saved; ctrl+s resumes.")
         else:
             s = message.summary
-            self.query_one("#judge-status", Static).update(
-                f"Done: {s['pairs']} pairs into [b]{s['label_set']}[/b] · {s['calls']} calls · "
-                f"{s['cache_hits']} cached · {s['failures']} failures · {s['seconds']:.1f} s")
+            status.update(f"Done: {s.pairs} pairs into [b]{s.label_set}[/b] · {s.calls} calls · "
+                          f"{s.cache_hits} cached · {s.failures} failures · {_eta(s.seconds)}")
         self.action_failures()
 
+    # -- failures --------------------------------------------------------------------------------
+
     def action_failures(self) -> None:
-        name = self._config().name
-        rows = self.app.project.judge_failures(name, limit=200)  # type: ignore[attr-defined]
+        self.load_failures(self._config().name)
+
+    @work(thread=True, exclusive=True, group="failures", exit_on_error=False)
+    def load_failures(self, label_set: str) -> None:
+        self.post_message(FailuresLoaded(label_set, self.project.judge_failures(label_set, limit=200)))
+
+    @on(FailuresLoaded)
+    def show_failures(self, message: FailuresLoaded) -> None:
         table = self.query_one("#failures", DataTable)
         table.clear()
-        for row in rows:
+        for row in message.failures:
             output = row["output"] if row["output"] is not None else row["call_error"] or ""
             table.add_row(row["qid"], row["docid"] + (f" / {row['docid_b']}" if row["docid_b"] else ""),
                           row["reason"] or "", " ".join(str(output).split())[:100])

@@ -9,12 +9,12 @@ from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Select, Static
 from textual_plotext import PlotextPlot
 
-from studio.services.meta.comparison import agreement, correlation
-from studio.tui.messages import LeaderboardComputed
+from studio.services.views.leaderboard import LeaderboardView, leaderboard_view
+from studio.tui.messages import LeaderboardComputed, NamesLoaded
+from studio.tui.screens.base import StudioScreen
 
 HELP = """The Leaderboard ranks the runs under the reference label set and under the audited one,
 side by side: each run's score and rank under both, and how far it moved. Above the table:
@@ -30,31 +30,13 @@ def _fmt(value: float | None, digits: int = 3) -> str:
     return "–" if value is None else f"{value:.{digits}f}"
 
 
-def stats_line(corr: dict[str, Any], agree: dict[str, Any] | None) -> str:
-    kappa = _fmt(agree["kappa_graded"]) if agree else "–"
-    return (f"τ {_fmt(corr['kendall_tau'])} · ρ {_fmt(corr['spearman_rho'])} · τ_AP {_fmt(corr['tau_ap'])} · "
-            f"RBO {_fmt(corr['rbo'])} · {corr['swaps']} swapped pairs · κ {kappa}"
-            f"{' over ' + str(agree['pairs']) + ' shared labels' if agree else ''}")
+def stats_line(view: LeaderboardView) -> str:
+    shared = f" over {view.shared_labels} shared labels" if view.shared_labels is not None else ""
+    return (f"τ {_fmt(view.kendall_tau)} · ρ {_fmt(view.spearman_rho)} · τ_AP {_fmt(view.tau_ap)} · "
+            f"RBO {_fmt(view.rbo)} · {view.swaps} swapped pairs · κ {_fmt(view.kappa)}{shared}")
 
 
-def ranked_rows(corr: dict[str, Any]) -> list[tuple[str, float, int, float, int]]:
-    """(run, ref score, ref rank, audited score, audited rank), best reference score first."""
-    board = corr["leaderboard"]
-    by_ref = sorted(board, key=lambda r: -r["ref"])
-    by_aud = sorted(board, key=lambda r: -r["qrels"])
-    ref_rank = {r["run"]: i + 1 for i, r in enumerate(by_ref)}
-    aud_rank = {r["run"]: i + 1 for i, r in enumerate(by_aud)}
-    return [(r["run"], r["ref"], ref_rank[r["run"]], r["qrels"], aud_rank[r["run"]]) for r in by_ref]
-
-
-class LeaderboardScreen(Screen[None]):
-    DEFAULT_CSS = """
-    LeaderboardScreen #choices { height: auto; padding: 0 1; }
-    LeaderboardScreen #choices Select { width: 1fr; margin-right: 1; }
-    LeaderboardScreen #stats { padding: 0 1; margin: 1 0; }
-    LeaderboardScreen #board { width: 1fr; }
-    LeaderboardScreen #scatter { width: 1fr; min-width: 40; }
-    """
+class LeaderboardScreen(StudioScreen):
     TITLE = "Leaderboard"
     HELP = HELP
     BINDINGS = [Binding("r", "recompute", "Recompute", id="leaderboard.recompute",
@@ -62,18 +44,15 @@ class LeaderboardScreen(Screen[None]):
 
     def __init__(self) -> None:
         super().__init__()
-        self.computed: LeaderboardComputed | None = None
+        self.computed: LeaderboardView | None = None
+        self.named = False  # the selectors hold the project's label sets
 
     def compose(self) -> ComposeResult:
-        names = [row["name"] for row in self.app.project.label_sets()]  # type: ignore[attr-defined]
-        selection = self.app.selection  # type: ignore[attr-defined]
         yield Header()
         with Horizontal(id="choices"):
-            yield Select([(n, n) for n in names], value=selection.ref or Select.BLANK, prompt="reference",
-                         id="ref", allow_blank=selection.ref is None)
-            yield Select([(n, n) for n in names], value=selection.qrels or Select.BLANK, prompt="audited",
-                         id="qrels", allow_blank=selection.qrels is None)
-            yield Select([(m, m) for m in MEASURES], value=selection.measure, id="measure", allow_blank=False)
+            yield Select([], prompt="reference", id="ref")
+            yield Select([], prompt="audited", id="qrels")
+            yield Select([(m, m) for m in MEASURES], value=self.selection.measure, id="measure", allow_blank=False)
         yield Static("Computing…", id="stats")
         with Horizontal():
             with Vertical(id="board"):
@@ -84,21 +63,33 @@ class LeaderboardScreen(Screen[None]):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        self.load_names()
         self.action_recompute()
+
+    @on(NamesLoaded)
+    def offer_names(self, message: NamesLoaded) -> None:
+        options = [(name, name) for name in message.names.label_sets]
+        for key in ("ref", "qrels"):
+            select = self.query_one(f"#{key}", Select)
+            with select.prevent(Select.Changed):
+                select.set_options(options)
+                chosen = getattr(self.selection, key)
+                if chosen is not None:
+                    select.value = chosen
+        self.named = True
 
     @on(Select.Changed)
     def choose(self, event: Select.Changed) -> None:
-        if event.value is Select.BLANK:
+        if event.select.is_blank() or not self.named:
             return
-        selection = self.app.selection  # type: ignore[attr-defined]
-        setattr(selection, str(event.select.id), str(event.value))
+        setattr(self.selection, str(event.select.id), str(event.value))
         self.action_recompute()
 
     def on_screen_resume(self) -> None:
         self.action_recompute()  # labels may have changed in Review
 
     def action_recompute(self) -> None:
-        selection = self.app.selection  # type: ignore[attr-defined]
+        selection = self.selection
         if selection.ref is None or selection.qrels is None or selection.ref == selection.qrels:
             self.query_one("#stats", Static).update("Choose a reference and a different audited label set.")
             return
@@ -106,33 +97,24 @@ class LeaderboardScreen(Screen[None]):
 
     @work(thread=True, exclusive=True, group="leaderboard", exit_on_error=False)
     def compute(self, ref: str, qrels: str, measure: str) -> None:
-        engine = self.app.project.engine  # type: ignore[attr-defined]
-        with self.app.engine_lock:  # type: ignore[attr-defined]
-            corr = correlation(engine, ref, qrels, measure, resamples=200)
-            try:
-                agree: dict[str, Any] | None = agreement(engine, ref, qrels)
-            except ValueError:
-                agree = None
-        self.post_message(LeaderboardComputed(corr, agree))
+        with self.engine() as project:
+            view = leaderboard_view(project.engine, ref, qrels, measure)
+        self.post_message(LeaderboardComputed(view))
 
     @on(LeaderboardComputed)
     def show(self, message: LeaderboardComputed) -> None:
-        self.computed = message
-        corr = message.correlation
-        self.query_one("#stats", Static).update(stats_line(corr, message.agreement))
-        swapped = {pair[key] for pair in corr.get("swapped_pairs", []) for key in ("above_in_ref", "below_in_ref")}
+        view = self.computed = message.view
+        self.query_one("#stats", Static).update(stats_line(view))
         table = self.query_one("#runs", DataTable)
         table.clear()
-        rows = ranked_rows(corr)
-        for run, ref_score, ref_rank, aud_score, aud_rank in rows:
-            moved = ref_rank - aud_rank
-            style = "red" if run in swapped else ""
-            table.add_row(Text(run, style=style), f"{ref_score:.4f}", str(ref_rank), f"{aud_score:.4f}",
-                          str(aud_rank), Text(f"{moved:+d}" if moved else "=", style=style))
+        for row in view.runs:
+            style = "red" if row.swapped else ""
+            table.add_row(Text(row.run, style=style), f"{row.ref_score:.4f}", str(row.ref_rank), f"{row.score:.4f}",
+                          str(row.rank), Text(f"{row.moved:+d}" if row.moved else "=", style=style))
         plot = self.query_one("#scatter", PlotextPlot)
         plt = plot.plt
         plt.clear_data()
         plt.clear_figure()
-        plt.scatter([r[1] for r in rows], [r[3] for r in rows], marker="dot")
-        plt.title(f"{corr['measure']}: {corr['ref']} (x) vs {corr['qrels']} (y)")
+        plt.scatter([r.ref_score for r in view.runs], [r.score for r in view.runs], marker="dot")
+        plt.title(f"{view.measure}: {view.ref} (x) vs {view.qrels} (y)")
         plot.refresh()

@@ -9,11 +9,11 @@ from typing import Any
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
 
 from studio.services.views.overview import Overview, overview
 from studio.tui.messages import OverviewLoaded
+from studio.tui.screens.base import StudioScreen
 
 # Columns shown per table: (record key, heading).
 TABLES: dict[str, tuple[str, list[tuple[str, str]]]] = {
@@ -58,10 +58,7 @@ def _cell(value: Any) -> str:
     return "" if value is None else f"{value:,}" if isinstance(value, int) else str(value)
 
 
-class OverviewScreen(Screen[None]):
-    DEFAULT_CSS = """
-    OverviewScreen #summary { padding: 0 1; margin-bottom: 1; }
-    """
+class OverviewScreen(StudioScreen):
     TITLE = "Overview"
     HELP = HELP
     BINDINGS = [
@@ -105,7 +102,7 @@ class OverviewScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="overview", exit_on_error=False)
     def load_overview(self) -> None:
         # Runs in a worker thread: reads through that thread's own DuckDB cursor, touches no widget.
-        self.post_message(OverviewLoaded(overview(self.app.project)))  # type: ignore[attr-defined]
+        self.post_message(OverviewLoaded(overview(self.project)))
 
     @on(OverviewLoaded)
     def show_overview(self, message: OverviewLoaded) -> None:

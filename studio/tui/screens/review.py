@@ -2,20 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
 
-from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.screen import ModalScreen, Screen
-from textual.widgets import DataTable, Footer, Header, Input, Static
+from textual.containers import Horizontal, Vertical
+from textual.widgets import DataTable, Footer, Header, Static
 
 from studio.domain.errors import UsageError
-from studio.services.views.highlight import highlight_spans
-from studio.services.views.review import PairView, ReviewFilters, ReviewSession, Stats
-from studio.tui.messages import ReviewLoaded
+from studio.services.views.review import ReviewFilters, ReviewSession, Stats
+from studio.tui.messages import ReviewDecided, ReviewLoaded
+from studio.tui.screens.base import StudioScreen
+from studio.tui.widgets.pair_panel import PairPanel, number
+from studio.tui.widgets.text_prompt import TextPrompt
 
 HELP = """Review steps through the pairs the audited label set (an LLM's) and the reference (the
 human one) grade differently, the pairs that move the leaderboard most first. A key decides and
@@ -24,79 +24,27 @@ Kendall τ between the two leaderboards and Cohen's κ in the header are current
 (their change since the review opened is in brackets).
 
 The passage shows the query's terms in bold and the answers extracted for test-bank items
-underlined. Below it: every judge's grade of the pair with its confidence and raw output, and
-the item grades. The sidebar lists the last decisions: select one and press `enter` to decide it
+underlined. Below it: every judge's grade of the pair with its confidence and raw output, the
+item grades, and why the pair matters: the runs that retrieved the passage (with its rank in
+each) and the runs whose place in the audited leaderboard would change if the pair took the
+reference grade (place now → then). The sidebar lists the last decisions: select one and press `enter` to decide it
 again. Choose the label sets and the measure on the Leaderboard screen (`F3`); `/` narrows the
 queue to a topic, a run or a grade pair (e.g. `topic 1003`, `run lexical-bm25`, `3 0`)."""
-
-STYLES = {"term": "bold yellow", "answer": "underline green"}
-
-
-def _num(value: float | None, digits: int = 3) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
 
 
 def _signed(value: float | None) -> str:
     return "" if value is None else f" ({value:+.3f})"
 
 
-def _grade(value: float | None) -> str:
-    return "–" if value is None else f"{value:g}"
-
-
 def status_line(session: ReviewSession, stats: Stats) -> str:
     total = len(session.queue)
     where = "queue done" if session.done else f"pair {session.position + 1} of {total}"
     return (f"[b]{session.qrels}[/b] against [b]{session.ref}[/b] · {session.filters.describe()} · {where} · "
-            f"{session.decisions_made} decided · τ {_num(stats.tau)}{_signed(stats.tau_change)} · "
-            f"κ {_num(stats.kappa)}{_signed(stats.kappa_change)}")
+            f"{session.decisions_made} decided · τ {number(stats.tau)}{_signed(stats.tau_change)} · "
+            f"κ {number(stats.kappa)}{_signed(stats.kappa_change)}")
 
 
-def passage_text(view: PairView) -> Text:
-    text = Text(view.passage)
-    answers = [row["answer"] for row in view.items if row.get("answer")]
-    for start, end, kind in highlight_spans(view.passage, view.query, answers):
-        text.stylize(STYLES[kind], start, end)
-    return text
-
-
-class NoteScreen(ModalScreen[str | None]):
-    """One line of text: a note, a filter, an item's wording."""
-
-    DEFAULT_CSS = """
-    NoteScreen { align: center middle; }
-    NoteScreen > Vertical { width: 70; height: auto; border: thick $accent; background: $surface; padding: 1 2; }
-    """
-    BINDINGS = [Binding("escape", "dismiss_note", "Cancel", id="note.cancel")]
-
-    def __init__(self, title: str, value: str = "") -> None:
-        super().__init__()
-        self.title_text = title
-        self.value = value
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static(self.title_text)
-            yield Input(self.value, placeholder="enter saves, escape cancels", id="note-input")
-
-    @on(Input.Submitted)
-    def save(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value.strip() or None)
-
-    def action_dismiss_note(self) -> None:
-        self.dismiss(None)
-
-
-class ReviewScreen(Screen[None]):
-    DEFAULT_CSS = """
-    ReviewScreen #status { padding: 0 1; background: $boost; }
-    ReviewScreen #pair { width: 1fr; padding: 0 1; }
-    ReviewScreen #pair-head { margin-bottom: 1; }
-    ReviewScreen #passage { margin-bottom: 1; border: round $primary-darken-2; padding: 0 1; }
-    ReviewScreen #sidebar { width: 38; border-left: solid $primary-darken-2; }
-    ReviewScreen DataTable { height: auto; max-height: 12; margin-bottom: 1; }
-    ReviewScreen #history { max-height: 100%; }
-    """
+class ReviewScreen(StudioScreen):
     TITLE = "Review"
     HELP = HELP
     BINDINGS = [
@@ -127,15 +75,7 @@ class ReviewScreen(Screen[None]):
         yield Header()
         yield Static("Building the review queue…", id="status")
         with Horizontal():
-            with VerticalScroll(id="pair"):
-                yield Static("", id="pair-head")
-                yield Static("", id="passage")
-                judges: DataTable[str] = DataTable(id="judges", cursor_type="row", show_cursor=False)
-                judges.add_columns("Label set", "Grade", "Confidence", "Raw output or failure")
-                yield judges
-                items: DataTable[str] = DataTable(id="items", cursor_type="row", show_cursor=False)
-                items.add_columns("Label set", "Item", "Grade", "Answer")
-                yield items
+            yield PairPanel(id="pair")
             with Vertical(id="sidebar"):
                 yield Static("[b]Last decisions[/b] (enter: decide again)")
                 history: DataTable[str] = DataTable(id="history", cursor_type="row")
@@ -147,23 +87,22 @@ class ReviewScreen(Screen[None]):
         self.reload()
 
     def on_screen_resume(self) -> None:
-        selection = self.app.selection  # type: ignore[attr-defined]
+        selection = self.selection
         if self.session is not None and (self.session.ref, self.session.qrels, self.session.measure) != (
                 selection.ref, selection.qrels, selection.measure):
             self.reload()
 
     # -- loading ---------------------------------------------------------------------------------
 
-    def reload(self, filters: Any = None) -> None:
-        selection = self.app.selection  # type: ignore[attr-defined]
+    def reload(self, filters: ReviewFilters | None = None) -> None:
+        selection = self.selection
         self.loaded = False
         if selection.ref is None or selection.qrels is None:
             self.query_one("#status", Static).update(
                 "Review needs two label sets: import or judge one, then choose them on the Leaderboard (F3).")
             return
-        self.session = ReviewSession(self.app.project, selection.ref, selection.qrels,  # type: ignore[attr-defined]
-                                     measure=selection.measure, filters=filters,
-                                     person=self.app.person)  # type: ignore[attr-defined]
+        self.session = ReviewSession(self.project, selection.ref, selection.qrels, measure=selection.measure,
+                                     filters=filters, person=self.state.person)
         self.query_one("#status", Static).update("Building the review queue…")
         self.build_queue(self.session)
 
@@ -171,12 +110,14 @@ class ReviewScreen(Screen[None]):
     def build_queue(self, session: ReviewSession) -> None:
         # The queue's Δτ per pair needs many leaderboard updates: off the main thread, under the
         # engine lock so that no other worker touches the same evaluators meanwhile.
-        with self.app.engine_lock:  # type: ignore[attr-defined]
+        with self.engine():
             session.load()
-        self.post_message(ReviewLoaded())
+        self.post_message(ReviewLoaded(session))
 
     @on(ReviewLoaded)
-    def show_queue(self) -> None:
+    def show_queue(self, message: ReviewLoaded) -> None:
+        if message.session is not self.session:
+            return  # a queue built for choices that changed meanwhile
         self.loaded = True
         self.refresh_view()
 
@@ -186,37 +127,12 @@ class ReviewScreen(Screen[None]):
         session = self.session
         if session is None:
             return
-        with self.app.engine_lock:  # type: ignore[attr-defined]
+        with self.engine():
             stats = session.stats()
             view = session.view()
             history = session.history()
         self.query_one("#status", Static).update(status_line(session, stats))
-        head = self.query_one("#pair-head", Static)
-        judges = self.query_one("#judges", DataTable)
-        items = self.query_one("#items", DataTable)
-        judges.clear()
-        items.clear()
-        if view is None:
-            head.update("[b]The queue is done.[/b] `u` undoes the last decision; `/` chooses another slice.")
-            self.query_one("#passage", Static).update("")
-        else:
-            decided = f" · decided: {view.decision['action']}" if view.decision else ""
-            flag = " · [red]⚑ flagged[/red]" if view.flagged else ""
-            notes = "".join(f"\n[i]note:[/i] {note}" for note in view.notes)
-            head.update(
-                f"[b]{view.qid}[/b] {view.query}\n[b]{view.docid}[/b] · {session.ref} "
-                f"[b]{_grade(view.ref_grade)}[/b] · {session.qrels} [b]{_grade(view.grade)}[/b] · "
-                f"Δτ if it took the {session.ref} grade {view.delta_tau:+.3f}{decided}{flag}{notes}")
-            self.query_one("#passage", Static).update(passage_text(view))
-            for row in view.judges:
-                output = row["output"] if row["output"] is not None else f"failed: {row['parse_error']}"
-                if row["label"] is None and row["parse_error"]:
-                    output = f"{row['parse_error']}: {row['output'] or ''}"
-                judges.add_row(row["label_set"], _grade(row["label"]), _num(row["confidence"], 2),
-                               " ".join(str(output).split())[:90])
-            for row in view.items:
-                items.add_row(row["label_set"], (row["text"] or row["item_id"])[:48], _grade(row["grade"]),
-                              " ".join((row["answer"] or "").split())[:40])
+        self.query_one(PairPanel).show(view, session.ref, session.qrels)
         table = self.query_one("#history", DataTable)
         table.clear()
         for decision in history:
@@ -226,71 +142,70 @@ class ReviewScreen(Screen[None]):
 
     # -- decisions -------------------------------------------------------------------------------
 
-    def _decide(self, act: Any) -> None:
-        if not self.loaded or self.session is None:
+    def _decide(self, action: str | None, act: Callable[[ReviewSession], object]) -> None:
+        """Apply `act` to the session (saved at once); `ReviewDecided` then repaints the screen."""
+        session = self.session
+        if not self.loaded or session is None:
             return
         try:
-            with self.app.engine_lock:  # type: ignore[attr-defined]
-                act(self.session)
+            with self.engine():
+                act(session)
+                stats = session.stats()
         except UsageError as error:
             self.notify(str(error), severity="warning")
+            return
+        self.post_message(ReviewDecided(action, stats))
+
+    @on(ReviewDecided)
+    def decided(self) -> None:
         self.refresh_view()
 
     def action_grade(self, grade: int) -> None:
-        self._decide(lambda s: s.set_grade(float(grade)))
+        self._decide("grade", lambda s: s.set_grade(float(grade)))
 
     def action_accept(self) -> None:
-        self._decide(lambda s: s.accept())
+        self._decide("accept", ReviewSession.accept)
 
     def action_keep_reference(self) -> None:
-        self._decide(lambda s: s.keep_reference())
+        self._decide("reference", ReviewSession.keep_reference)
 
     def action_skip(self) -> None:
-        self._decide(lambda s: s.skip())
+        self._decide("skip", ReviewSession.skip)
 
     def action_flag(self) -> None:
-        self._decide(lambda s: s.flag())
+        self._decide("flag", ReviewSession.flag)
 
     def action_undo(self) -> None:
         def undo(session: ReviewSession) -> None:
             if session.undo() is None:
                 self.notify("nothing to undo in this review")
 
-        self._decide(undo)
+        self._decide("undo", undo)
 
     def action_go(self, step: int) -> None:
-        self._decide(lambda s: s.go(step))
+        self._decide(None, lambda s: s.go(step))
 
     def action_note(self) -> None:
-        if self.session is None or self.session.current() is None:
+        pair = self.session.current() if self.session is not None else None
+        if pair is None:
             return
-        pair = self.session.current()
-        assert pair is not None
 
         def save(text: str | None) -> None:
             if text:
-                self._decide(lambda s: s.note(text))
+                self._decide("note", lambda s: s.note(text))
 
-        self.app.push_screen(NoteScreen(f"Note on {pair['qid']} {pair['docid']}"), save)
+        self.app.push_screen(TextPrompt(f"Note on {pair['qid']} {pair['docid']}"), save)
 
     def action_filter(self) -> None:
         def apply(text: str | None) -> None:
-            words = (text or "").split()
-            if not words:
-                self.reload(ReviewFilters())
-            elif words[0] == "topic" and len(words) == 2:
-                self.reload(ReviewFilters(topic=words[1]))
-            elif words[0] == "run" and len(words) == 2:
-                self.reload(ReviewFilters(run=words[1]))
-            elif len(words) == 2:
-                try:
-                    self.reload(ReviewFilters(ref_grade=float(words[0]), grade=float(words[1])))
-                except ValueError:
-                    self.notify("a grade pair is two numbers, e.g. 3 0", severity="warning")
-            else:
-                self.notify("filter: topic Q, run R, or two grades (reference, audited)", severity="warning")
+            try:
+                filters = ReviewFilters.parse(text)
+            except UsageError as error:
+                self.notify(str(error), severity="warning")
+                return
+            self.reload(filters)
 
-        self.app.push_screen(NoteScreen("Filter: topic Q · run R · REF AUDITED (empty: everything)"), apply)
+        self.app.push_screen(TextPrompt("Filter: topic Q · run R · REF AUDITED (empty: everything)"), apply)
 
     @on(DataTable.RowSelected, "#history")
     def decide_again(self, event: DataTable.RowSelected) -> None:
@@ -298,5 +213,5 @@ class ReviewScreen(Screen[None]):
             return
         _, qid, docid = event.row_key.value.split("|", 2)
         self.session.revisit(qid, docid)
-        self.query_one("#pair").focus()
+        self.query_one(PairPanel).focus()
         self.refresh_view()

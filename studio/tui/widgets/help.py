@@ -1,4 +1,4 @@
-"""F1: the current screen's help and its keys, in a modal."""
+"""F1: the current screen's help and its keys, in a modal (styled in studio.tcss)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,6 @@ from textual.widgets import Markdown
 
 
 class HelpScreen(ModalScreen[None]):
-    DEFAULT_CSS = """
-    HelpScreen { align: center middle; }
-    HelpScreen > VerticalScroll {
-        width: 80%; max-width: 100; height: 80%;
-        border: thick $accent; background: $surface; padding: 1 2;
-    }
-    """
     BINDINGS = [
         Binding("escape,f1,q", "dismiss", "Close help", id="help.close", tooltip="Back to the screen"),
     ]

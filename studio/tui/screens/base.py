@@ -1,0 +1,46 @@
+"""The studio's screens share a base: typed access to the studio's state, a title and a help text."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import ClassVar
+
+from textual import work
+from textual.screen import Screen
+
+from studio.services.project import Project
+from studio.services.views.overview import project_names
+from studio.tui.messages import NamesLoaded
+from studio.tui.state import Selection, StateApp, StudioState
+
+
+class StudioScreen(Screen[None]):
+    TITLE: ClassVar[str] = ""
+    HELP: ClassVar[str] = ""
+
+    @property
+    def state(self) -> StudioState:
+        app = self.app
+        if not isinstance(app, StateApp):
+            raise TypeError(f"{type(self).__name__} runs in the studio app, not in {type(app).__name__}")
+        return app.state
+
+    @property
+    def project(self) -> Project:
+        return self.state.project
+
+    @property
+    def selection(self) -> Selection:
+        return self.state.selection
+
+    @contextmanager
+    def engine(self) -> Iterator[Project]:
+        """The project with its evaluation engine to oneself: the lock every thread takes."""
+        with self.state.engine_lock:
+            yield self.state.project
+
+    @work(thread=True, exclusive=True, group="names", exit_on_error=False)
+    def load_names(self) -> None:
+        """Read the names the selectors offer off the UI thread; `NamesLoaded` brings them."""
+        self.post_message(NamesLoaded(project_names(self.project)))

@@ -1,0 +1,103 @@
+"""The pair under review: the query and passage (query terms and extracted answers marked), every
+judge's grade, the item grades, and why the pair matters — the runs that retrieved the passage
+and the leaderboard places its grade decides."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.widgets import DataTable, Static
+
+from studio.services.views.highlight import highlight_spans
+from studio.services.views.review import PairView
+
+STYLES = {"term": "bold yellow", "answer": "underline green"}
+
+
+def number(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def grade_text(value: float | None) -> str:
+    return "–" if value is None else f"{value:g}"
+
+
+def passage_text(view: PairView) -> Text:
+    text = Text(view.passage)
+    answers = [row["answer"] for row in view.items if row.get("answer")]
+    for start, end, kind in highlight_spans(view.passage, view.query, answers):
+        text.stylize(STYLES[kind], start, end)
+    return text
+
+
+def one_line(text: object, width: int) -> str:
+    return " ".join(str(text).split())[:width]
+
+
+def _table(table_id: str, *columns: str) -> DataTable[str]:
+    table: DataTable[str] = DataTable(id=table_id, cursor_type="row", show_cursor=False)
+    table.add_columns(*columns)
+    return table
+
+
+class PairPanel(VerticalScroll):
+    """Shows one `PairView` (or that the queue is done)."""
+
+    def compose(self) -> ComposeResult:
+        yield Static("", id="pair-head")
+        yield Static("", id="passage")
+        yield _table("judges", "Label set", "Grade", "Confidence", "Raw output or failure")
+        yield _table("items", "Label set", "Item", "Grade", "Answer")
+        with Horizontal(id="why"):
+            with Vertical():
+                yield Static("", id="retrieved-title", classes="why-title")
+                yield _table("retrieved", "Run", "Rank")
+            with Vertical():
+                yield Static("", id="moves-title", classes="why-title")
+                yield _table("moves", "Run", "Place", "Score")
+
+    def show(self, view: PairView | None, ref: str, qrels: str) -> None:
+        tables = {name: self.query_one(f"#{name}", DataTable) for name in ("judges", "items", "retrieved", "moves")}
+        for table in tables.values():
+            table.clear()
+        head = self.query_one("#pair-head", Static)
+        self.query_one("#why").display = view is not None
+        if view is None:
+            head.update("[b]The queue is done.[/b] `u` undoes the last decision; `/` chooses another slice.")
+            self.query_one("#passage", Static).update("")
+            return
+        decided = f" · decided: {view.decision['action']}" if view.decision else ""
+        flag = " · [red]⚑ flagged[/red]" if view.flagged else ""
+        notes = "".join(f"\n[i]note:[/i] {note}" for note in view.notes)
+        head.update(
+            f"[b]{view.qid}[/b] {view.query}\n[b]{view.docid}[/b] · {ref} [b]{grade_text(view.ref_grade)}[/b] · "
+            f"{qrels} [b]{grade_text(view.grade)}[/b] · Δτ if it took the {ref} grade "
+            f"{view.delta_tau:+.3f}{decided}{flag}{notes}")
+        self.query_one("#passage", Static).update(passage_text(view))
+        for row in view.judges:
+            output = row["output"] if row["output"] is not None else f"failed: {row['parse_error']}"
+            if row["label"] is None and row["parse_error"]:
+                output = f"{row['parse_error']}: {row['output'] or ''}"
+            tables["judges"].add_row(row["label_set"], grade_text(row["label"]), number(row["confidence"], 2),
+                                     one_line(output, 90))
+        tables["items"].display = bool(view.items)  # rubric judges only
+        for row in view.items:
+            tables["items"].add_row(row["label_set"], one_line(row["text"] or row["item_id"], 48),
+                                    grade_text(row["grade"]), one_line(row["answer"] or "", 40))
+        self._show_why(view, ref, qrels, tables["retrieved"], tables["moves"])
+
+    def _show_why(self, view: PairView, ref: str, qrels: str, retrieved: DataTable[str],
+                  moves: DataTable[str]) -> None:
+        runs = len(view.retrieved)
+        self.query_one("#retrieved-title", Static).update(
+            f"[b]Retrieved by {runs} run{'' if runs == 1 else 's'}[/b]" if runs else
+            "[b]Retrieved by no run[/b] (judged, never ranked)")
+        for hit in view.retrieved:
+            retrieved.add_row(hit.run, str(hit.rank))
+        moving = f"{len(view.moves)} run{'' if len(view.moves) == 1 else 's'} move" if view.moves else "no run moves"
+        self.query_one("#moves-title", Static).update(
+            f"[b]If {qrels} took {ref}'s grade {grade_text(view.ref_grade)}: {moving}[/b] in its leaderboard")
+        for move in view.moves:
+            moves.add_row(move.run, f"{move.rank_now} → {move.rank_then}",
+                          f"{number(move.score_now, 4)} → {number(move.score_then, 4)}")

@@ -1,0 +1,33 @@
+"""A modal that asks for one line of text: a note, a filter, an item's wording."""
+
+from __future__ import annotations
+
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Input, Static
+
+
+class TextPrompt(ModalScreen[str | None]):
+    """Dismissed with the text entered (None when empty or cancelled)."""
+
+    BINDINGS = [Binding("escape", "cancel", "Cancel", id="prompt.cancel", tooltip="Close without saving")]
+
+    def __init__(self, title: str, value: str = "") -> None:
+        super().__init__()
+        self.title_text = title
+        self.value = value
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(self.title_text)
+            yield Input(self.value, placeholder="enter saves, escape cancels", id="prompt-input")
+
+    @on(Input.Submitted)
+    def save(self, event: Input.Submitted) -> None:
+        self.dismiss(event.value.strip() or None)
+
+    def action_cancel(self) -> None:
+        self.dismiss(None)

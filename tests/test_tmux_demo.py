@@ -41,10 +41,10 @@ class Terminal:
         return subprocess.run(["tmux", "-L", self.name, *args], capture_output=True, text=True,
                               check=check, timeout=10, env=self.env)
 
-    def start(self, command: list[str]) -> None:
+    def start(self, command: list[str], size: tuple[int, int] = (WIDTH, HEIGHT)) -> None:
         # The fresh tmux server, and so the program, inherits self.env. remain-on-exit keeps the
         # pane after the program ends, so that its exit status can be read.
-        self.tmux("new-session", "-d", "-s", self.name, "-x", str(WIDTH), "-y", str(HEIGHT),
+        self.tmux("new-session", "-d", "-s", self.name, "-x", str(size[0]), "-y", str(size[1]),
                   shlex.join(command), ";", "set-option", "-w", "-t", self.name, "remain-on-exit", "on")
 
     def screen(self) -> str:
@@ -131,3 +131,22 @@ def test_demo_opens_review_where_keys_decide_and_the_cli_sees_the_edits(terminal
     history = subprocess.run([str(STUDIO), "--db", str(db), "history", "--qrels", "umbrela-smol", "--format", "json"],
                              capture_output=True, text=True, check=True, timeout=30, env=terminal.env)
     assert [row["origin"] for row in json.loads(history.stdout)] == ["person", "undo", "person"]
+
+
+def test_the_bank_screen_lists_a_topics_nuggets_before_any_grading(terminal: Terminal, tmp_path: Path) -> None:
+    """`studio tui --screen bank` on a freshly built sample project, at 160x48: topic 1001's
+    nuggets are on the screen although no rubric judge has graded the bank."""
+    db = tmp_path / "sample.duckdb"
+    subprocess.run([str(STUDIO), "demo", "--db", str(db), "--no-tui"], capture_output=True, check=True, timeout=120,
+                   env=terminal.env)
+    listed = subprocess.run([str(STUDIO), "--db", str(db), "bank", "list", "nuggets", "--topic", "1001", "--format",
+                             "json"], capture_output=True, text=True, check=True, timeout=30, env=terminal.env)
+    texts = [item["text"] for item in json.loads(listed.stdout)]
+    assert len(texts) == 10
+
+    terminal.start([str(STUDIO), "--db", str(db), "tui", "--screen", "bank"], size=(160, 48))
+    screen = terminal.wait_for(lambda s: "10 items" in s, 30, "the Bank screen with topic 1001's items")
+    assert "nuggets" in screen and "topic 1001" in screen and "no rubric judge has graded it yet" in screen
+    missing = [text for text in texts if text not in screen]
+    assert not missing, f"nuggets not on the screen: {missing}\n{screen}"
+    terminal.press("q")

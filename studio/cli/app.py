@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from studio import __version__
-from studio.cli import bank, embeddings, evaluate, export, imports, judge, launch, listing, meta, report
+from studio.cli import bank, embeddings, evaluate, export, imports, judge, judges, launch, listing, meta, report
 from studio.cli.context import Options
 
 app = typer.Typer(
@@ -32,6 +32,7 @@ COMMAND_MODULES: tuple[typer.Typer, ...] = (
     evaluate.commands,    # eval, answers, correlate, agree, disagreements, label, undo, history
     embeddings.commands,  # fd
     judge.commands,       # judge, derive
+    judges.commands,      # judges …
     meta.commands,        # compare, sensitivity, probe
     report.commands,      # report
     export.commands,      # export …

@@ -1,24 +1,28 @@
-"""`studio judge`: run an LLM judge into a label set, with live progress on stderr."""
+"""`studio judge | derive`: run an LLM judge into a label set, with live progress on stderr; derive
+a label set from a rubric judge's item grades.
+
+`studio judges …` inspects and manages judge runs. The flags of `studio judge` that did so before
+it existed (`--failures`, `--reparse`, `--extract-answers`, `--verify`, `--export-batch`,
+`--import-batch`) keep working for the scripts that use them, hidden from `--help`.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
 from pathlib import Path
-from typing import Annotated, TypeVar
+from typing import Annotated
 
 import typer
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
+from studio.cli import judges
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console
+from studio.cli.output import OutputFormat, emit_object, stderr_console
+from studio.cli.progress import progress_bar
 from studio.domain.choices import BackendName, DerivedScore, JudgeMethod
 from studio.domain.errors import UsageError
-from studio.services.judging.config import JudgeConfig, JudgeProgress, JudgeSummary
+from studio.services.judging.config import JudgeConfig, JudgeSummary, last_config
 from studio.services.judging.run import run_judge
-
-T = TypeVar("T")
-
+from studio.services.project import Project
 
 commands = typer.Typer()
 
@@ -51,37 +55,24 @@ def judge(
     retries: Annotated[int, typer.Option(help="Retries of a transient failure (openai).")] = 5,
     price_input: Annotated[float | None, typer.Option(help="Price per million input tokens (openai).")] = None,
     price_output: Annotated[float | None, typer.Option(help="Price per million output tokens (openai).")] = None,
-    failures: Annotated[bool, typer.Option("--failures", help="List the newest run's failures instead.")] = False,
     stale: Annotated[bool, typer.Option(
         "--stale", help="Grade only the cells a bank edit made stale (the newest judge run as it was).")] = False,
-    extract_answers: Annotated[bool, typer.Option(
-        "--extract-answers", help="Extract each document's answer to each item, for verification.")] = False,
-    verify: Annotated[bool, typer.Option("--verify", help="List item grades with the extracted answers.")] = False,
-    reparse: Annotated[bool, typer.Option("--reparse", help="Parse the newest outputs again (no calls).")] = False,
-    export_batch: Annotated[Path | None, typer.Option(
-        help="Write the pending requests as an OpenAI Batch JSONL file instead of calling (openai).")] = None,
-    import_batch: Annotated[Path | None, typer.Option(
-        help="Store an OpenAI Batch output JSONL file in the call cache instead of calling (openai).")] = None,
+    failures: Annotated[bool, typer.Option("--failures", hidden=True)] = False,  # studio judges failures
+    extract_answers: Annotated[bool, typer.Option("--extract-answers", hidden=True)] = False,  # … extract-answers
+    verify: Annotated[bool, typer.Option("--verify", hidden=True)] = False,  # studio judges verify
+    reparse: Annotated[bool, typer.Option("--reparse", hidden=True)] = False,  # studio judges reparse
+    export_batch: Annotated[Path | None, typer.Option(hidden=True)] = None,  # studio judges export-batch
+    import_batch: Annotated[Path | None, typer.Option(hidden=True)] = None,  # studio judges import-batch
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
 ) -> None:
-    """Label a pool of pairs with an LLM judge; every call is cached in the project file."""
+    """Label a pool of pairs with an LLM judge; every call is cached in the project file.
+
+    `studio judges` lists the runs, shows their failures, parses them again and moves their calls
+    through OpenAI Batch files."""
     label_set = name or f"{method.value}-{backend.value}"
     with open_project(ctx) as project:
-        if failures:
-            emit_records(project.judge_failures(label_set), fmt, title=f"Failures of {label_set}")
-            return
-        if extract_answers or verify:
-            from studio.services.rubric import verification
-
-            if extract_answers:
-                *_, counts = verification.extract_answers(project.db, label_set)
-                emit_object(counts if isinstance(counts, dict) else {}, fmt, title=f"Answers of {label_set}")
-            else:
-                rows = verification.verification(project.db, label_set)
-                emit_records(rows, fmt, title=f"Verification of {label_set}")
-            return
-        if reparse:
-            emit_object(project.reparse_judge(label_set), fmt, title=f"Re-parsed {label_set}")
+        if _older_inspection(project, label_set, fmt, failures=failures, extract_answers=extract_answers,
+                             verify=verify, reparse=reparse):
             return
         config = JudgeConfig(
             method=method.value, backend=backend.value, name=label_set, pool=pool, model=model, prompt=prompt,
@@ -90,11 +81,9 @@ def judge(
             price_input=price_input, price_output=price_output, bank=bank,
         )
         if stale:
-            from studio.services.judging.config import last_config
-
             config = last_config(project.db, label_set)
         if export_batch or import_batch:
-            _batch(project, config, export_batch, import_batch, fmt)
+            _older_batch(project, config, export_batch, import_batch, fmt)
             return
         if method is JudgeMethod.embedding:
             from studio.services.meta.embeddings import embedding_judge
@@ -107,52 +96,36 @@ def judge(
     emit_object(summary.as_dict(), fmt, title=f"Judged into {label_set}")
 
 
-def _batch(project: object, config: JudgeConfig, export_to: Path | None, import_from: Path | None,
-           fmt: OutputFormat) -> None:
-    """`--export-batch` / `--import-batch`: move requests and answers through files, no calls."""
-    from studio.services.judging import batch
-    from studio.services.project import Project
+def _older_inspection(project: Project, label_set: str, fmt: OutputFormat, *, failures: bool,
+                      extract_answers: bool, verify: bool, reparse: bool) -> bool:
+    """The hidden flags that inspect a run instead of judging (`studio judges …` today), in the
+    order they were checked before; whether one of them did the work."""
+    actions = ((failures, judges.show_failures), (extract_answers, judges.show_extracted_answers),
+               (verify, judges.show_verification), (reparse, judges.show_reparse))
+    action = next((show for wanted, show in actions if wanted), None)
+    if action is not None:
+        action(project, label_set, fmt)
+    return action is not None
 
-    assert isinstance(project, Project)
+
+def _older_batch(project: Project, config: JudgeConfig, export_to: Path | None, import_from: Path | None,
+                 fmt: OutputFormat) -> None:
+    """`--export-batch` / `--import-batch` (`studio judges export-batch | import-batch` today)."""
     if export_to and import_from:
         raise UsageError("give --export-batch or --import-batch, not both")
     if export_to:
-        written = batch.export_batch(project.db, config, export_to)
-        emit_object({"file": str(export_to), "requests": written}, fmt, title="Exported")
+        judges.write_batch(project, config, export_to, fmt)
     elif import_from:
-        counts = batch.import_batch(project.db, config, import_from)
-        emit_object({"file": str(import_from), **counts}, fmt, title="Imported")
+        judges.read_batch(project, config, import_from, fmt)
 
 
-def _run_with_progress(project: object, config: JudgeConfig, *, stale_only: bool = False) -> JudgeSummary:
-    from studio.services.project import Project
-
-    assert isinstance(project, Project)
+def _run_with_progress(project: Project, config: JudgeConfig, *, stale_only: bool = False) -> JudgeSummary:
     summary = progress_bar(run_judge(project.db, config, stale_only=stale_only), f"{config.method} → {config.name}")
     assert isinstance(summary, JudgeSummary)
     if not stderr_console().is_terminal:
         stderr_console().print(f"judged {summary.pairs} pairs: {summary.calls} calls, {summary.cache_hits} cached, "
                                f"{summary.failures} failures in {summary.seconds:.1f} s")
     return summary
-
-
-def progress_bar(events: Iterable[JudgeProgress | T], description: str) -> T:
-    """Show the progress events of long work on stderr (a terminal only); return its last event."""
-    console = stderr_console()
-    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("{task.fields[stats]}"), TimeRemainingColumn())
-    result: list[T] = []
-    with Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as bar:
-        task = bar.add_task(description, total=None, stats="")
-        for event in events:
-            if isinstance(event, JudgeProgress):
-                bar.update(task, total=event.total, completed=event.done,
-                           stats=f"{event.rate:.1f}/s · {event.cache_hits} cached · {event.failures} failed")
-            else:
-                result.append(event)
-    if not result:
-        raise RuntimeError(f"{description}: the work ended without a result")
-    return result[-1]
 
 
 @commands.command()

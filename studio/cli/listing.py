@@ -79,6 +79,11 @@ def list_command(
         if what is None:
             print_overview(overview(project), fmt)
         else:
-            emit_records(LISTINGS[what](project), fmt, title=what.value.capitalize(),
-                         columns=TABLE_COLUMNS.get(what) if fmt is OutputFormat.table else None)
+            emit_listing(project, what, fmt)
+
+
+def emit_listing(project: Project, what: Listing, fmt: OutputFormat) -> None:
+    """One listing of `studio list WHAT` (also `studio judges list`)."""
+    emit_records(LISTINGS[what](project), fmt, title=what.value.capitalize(),
+                 columns=TABLE_COLUMNS.get(what) if fmt is OutputFormat.table else None)
 

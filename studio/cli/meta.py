@@ -8,8 +8,8 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.judge import progress_bar
 from studio.cli.output import OutputFormat, emit_object, emit_records
+from studio.cli.progress import progress_bar
 from studio.domain.choices import BackendName, SensitivityMethod
 from studio.services.judging.config import JudgeConfig
 

@@ -41,6 +41,17 @@ TABLE_COLUMNS = {
 }
 
 
+# The overview's tables after the counts: (title, field of Overview, columns). The full records,
+# sources included, are in `studio list --format json` and in each `studio list WHAT`.
+OVERVIEW_SECTIONS = (
+    ("Label sets", "label_sets", ("name", "kind", "topics", "pairs", "relevant", "events")),
+    ("Runs", "runs", ("name", "topics", "rows")),
+    ("Banks", "banks", ("name", "topics", "items", "questions", "nuggets", "vital", "okay")),
+    ("Answers", "responses", ("system", "topics", "mean_chars")),
+    ("Judge runs", "judges", ("run", "label_set", "method", "backend", "model", "pairs", "failures")),
+)
+
+
 def print_overview(view: Overview, fmt: OutputFormat) -> None:
     """Counts, then the label sets, runs and banks (one JSON object with --format json)."""
     if fmt is OutputFormat.json:
@@ -49,14 +60,8 @@ def print_overview(view: Overview, fmt: OutputFormat) -> None:
     emit_records([{"what": k, "count": v} for k, v in view.counts.items()], fmt, title="Project")
     if fmt is not OutputFormat.table:
         return
-    sections = (
-        ("Label sets", view.label_sets, ("name", "kind", "topics", "pairs", "relevant", "events")),
-        ("Runs", view.runs, ("name", "topics", "rows")),
-        ("Banks", view.banks, ("name", "topics", "items", "questions", "nuggets", "vital", "okay")),
-        ("Answers", view.responses, ("system", "topics", "mean_chars")),
-        ("Judge runs", view.judges, ("run", "label_set", "method", "backend", "model", "pairs", "failures")),
-    )
-    for title, records, columns in sections:
+    for title, field, columns in OVERVIEW_SECTIONS:
+        records = getattr(view, field)
         if records:
             typer.echo("")
             emit_records(records, fmt, title=title, columns=columns)

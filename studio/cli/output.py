@@ -1,4 +1,11 @@
-"""Printing results: stdout carries data only (table, JSON, CSV or TSV); stderr the rest."""
+"""Printing results: stdout carries data only (table, JSON, CSV or TSV); stderr the rest.
+
+A table never drops a column or cuts a value, whatever the width. Piped or redirected (not a
+terminal), it is printed at its full width. On a terminal too narrow for it, the widest columns
+are narrowed first and their values wrapped onto more lines, but no column gets narrower than its
+header; when even the headers do not fit, the table is printed at full width and the terminal
+wraps its lines.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +16,10 @@ from collections.abc import Mapping, Sequence
 from enum import StrEnum
 from typing import Any
 
+from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 
 class OutputFormat(StrEnum):
@@ -24,7 +33,8 @@ def stderr_console() -> Console:
     return Console(stderr=True, highlight=False, soft_wrap=True)
 
 
-def _cell(value: Any) -> str:
+def cell_text(value: Any) -> str:
+    """How a value reads in a table or CSV cell."""
     if value is None:
         return ""
     if isinstance(value, float):
@@ -49,14 +59,9 @@ def emit_records(
         writer = csv.writer(sys.stdout, delimiter="," if fmt is OutputFormat.csv else "\t",
                             lineterminator="\n")
         writer.writerow(names)
-        writer.writerows([[_cell(r.get(n)) for n in names] for r in records])
+        writer.writerows([[cell_text(r.get(n)) for n in names] for r in records])
     else:
-        table = Table(title=title, title_justify="left", show_edge=False)
-        for name in names:
-            table.add_column(name, overflow="ellipsis", no_wrap=True)
-        for record in records:
-            table.add_row(*(_cell(record.get(n)) for n in names))
-        Console(highlight=False, soft_wrap=False).print(table)
+        print_table(names, [[cell_text(r.get(n)) for n in names] for r in records], title)
 
 
 def emit_object(value: Mapping[str, Any], fmt: OutputFormat, *, title: str | None = None) -> None:
@@ -64,4 +69,58 @@ def emit_object(value: Mapping[str, Any], fmt: OutputFormat, *, title: str | Non
     if fmt is OutputFormat.json:
         sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
     else:
-        emit_records([{"key": k, "value": _cell(v)} for k, v in value.items()], fmt, title=title)
+        emit_records([{"key": k, "value": cell_text(v)} for k, v in value.items()], fmt, title=title)
+
+
+def print_table(names: Sequence[str], rows: Sequence[Sequence[str]], title: str | None = None) -> None:
+    """A table on stdout that keeps every column and every value (see the module's docstring)."""
+    natural = [max([_text_width(name), *(_text_width(row[i]) for row in rows)]) for i, name in enumerate(names)]
+    console = Console(highlight=False, soft_wrap=False)
+    widths = None
+    if console.is_terminal:
+        widths = fit_widths(natural, [_text_width(name) for name in names], console.width - _frame_width(len(names)))
+    if widths is None:
+        widths = natural
+        console = Console(highlight=False, soft_wrap=False, width=max(1, sum(natural) + _frame_width(len(names))))
+    # Text, not str: a value such as "[vital]" is data, never console markup.
+    table = Table(title=title, title_justify="left", show_edge=False, padding=(0, 1))
+    for name, width in zip(names, widths, strict=True):
+        table.add_column(Text(name), width=width, overflow="fold")
+    for row in rows:
+        table.add_row(*(Text(cell) for cell in row))
+    console.print(table)
+
+
+def _text_width(text: str) -> int:
+    return max((cell_len(line) for line in text.splitlines()), default=0)
+
+
+def _frame_width(columns: int) -> int:
+    """What a table without outer edges adds to its columns: one space each side of a cell, one
+    rule between two columns."""
+    return 2 * columns + max(columns - 1, 0)
+
+
+def fit_widths(natural: Sequence[int], floors: Sequence[int], available: int) -> list[int] | None:
+    """Column widths that fit `available` cells: the natural ones when they fit, else the widest
+    columns narrowed to a common cap but none below its floor (its header), with what is left
+    handed back to the narrowed columns; None when even the floors do not fit."""
+    if sum(natural) <= available:
+        return list(natural)
+    if sum(floors) > available:
+        return None
+
+    def capped(cap: int) -> list[int]:
+        return [min(width, max(floor, cap)) for width, floor in zip(natural, floors, strict=True)]
+
+    low, high = 0, max(natural)  # capped(low) fits (the floors do), capped(high) does not
+    while high - low > 1:
+        middle = (low + high) // 2
+        low, high = (middle, high) if sum(capped(middle)) <= available else (low, middle)
+    widths = capped(low)
+    spare = available - sum(widths)
+    for index, width in enumerate(widths):
+        if spare and width < natural[index]:
+            widths[index] += 1
+            spare -= 1
+    return widths

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from cli_helpers import run_clirunner
+from cli.cli_helpers import run_clirunner
 
 from studio.domain.choices import (
     BackendName,

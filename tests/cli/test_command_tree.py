@@ -14,7 +14,7 @@ import pkgutil
 from typing import Any
 
 import typer
-from cli_helpers import assert_matches_golden
+from cli.cli_helpers import assert_matches_golden
 
 import studio.cli
 from studio.cli.app import COMMAND_MODULES, app

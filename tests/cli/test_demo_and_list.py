@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 
 import pytest
-from cli_helpers import RUNNERS, assert_matches_golden, normalised, run_clirunner, run_subprocess
+from cli.cli_helpers import RUNNERS, assert_matches_golden, normalised, run_clirunner, run_subprocess
 
 
 def count_row(table: str, what: str) -> int:

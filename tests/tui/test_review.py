@@ -9,8 +9,9 @@ from typing import Any
 
 import numpy as np
 from judge_helpers import run_files
+from rich.table import Table
 from textual.pilot import Pilot
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static
 from tui_helpers import Messages, drive, settle, text_of
 
 from studio.services.meta.comparison import disagreements
@@ -172,9 +173,12 @@ def test_the_lower_half_shows_who_retrieved_the_pair_and_which_runs_it_moves(sam
         assert pair is not None
         shown["pair"] = pair
         for name in ("retrieved", "moves"):
-            table = screen.query_one(f"#{name}", DataTable)
-            shown[name] = [[str(cell) for cell in table.get_row_at(i)] for i in range(table.row_count)]
-            shown[f"{name}-region"] = table.region
+            widget = screen.query_one(f"#{name}", Static)
+            table = widget.content
+            assert isinstance(table, Table)
+            shown[name] = [[str(cell) for cell in column.cells] for column in table.columns]
+            shown[f"{name}-title"] = str(table.title)
+            shown[f"{name}-region"] = widget.region
         shown["height"] = app.size.height
 
     drive(sample, steps, screen="review", ready=queue_loaded, size=(160, 48))
@@ -183,7 +187,8 @@ def test_the_lower_half_shows_who_retrieved_the_pair_and_which_runs_it_moves(sam
 
     expected = sorted(((run, rank) for run, rows in run_files().items()
                        if (rank := trec_rank(rows, qid, docid)) is not None), key=lambda e: (e[1], e[0]))
-    assert expected and shown["retrieved"] == [[run, str(rank)] for run, rank in expected]
+    assert expected and shown["retrieved"] == [[run for run, _ in expected], [str(rank) for _, rank in expected]]
+    assert shown["retrieved-title"] == f"Retrieved by {len(expected)} runs"
 
     # What taking the reference grade would do, applied for real to a copy of the project.
     copy = tmp_path / "what-if.duckdb"
@@ -195,8 +200,11 @@ def test_the_lower_half_shows_who_retrieved_the_pair_and_which_runs_it_moves(sam
     now, then = places(before), places(after)
     moved = {run for run in now if now[run] != then[run]}
     assert moved, "the first pair of the queue changes the leaderboard most: some run must move"
-    assert {row[0] for row in shown["moves"]} == moved
-    assert all(row[1] == f"{now[row[0]]} → {then[row[0]]}" for row in shown["moves"])
-    # Both tables sit in the screen's lower half, which was empty before.
-    assert shown["retrieved-region"].y >= shown["height"] // 2 - 4
-    assert shown["retrieved-region"].height > 0 and shown["moves-region"].height > 0
+    runs, places_shown, _scores = shown["moves"]
+    assert set(runs) == moved and len(runs) == len(moved)
+    assert places_shown == [f"{now[run]} → {then[run]}" for run in runs]
+    assert shown["moves-title"].endswith(f"{len(moved)} run{'' if len(moved) == 1 else 's'} move")
+    # Both lists are on the screen and reach into its lower half, which was empty before.
+    regions = [shown["retrieved-region"], shown["moves-region"]]
+    assert all(region.height > len(expected) // 2 for region in regions[:1]) and regions[1].height > 0
+    assert max(region.bottom for region in regions) > shown["height"] // 2

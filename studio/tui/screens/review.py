@@ -143,7 +143,7 @@ class ReviewScreen(StudioScreen):
     # -- decisions -------------------------------------------------------------------------------
 
     def _decide(self, action: str | None, act: Callable[[ReviewSession], object]) -> None:
-        """Apply `act` to the session (saved at once); `ReviewDecided` then repaints the screen."""
+        """Apply `act` to the session (saved at once), repaint, and tell who listens (`ReviewDecided`)."""
         session = self.session
         if not self.loaded or session is None:
             return
@@ -154,11 +154,8 @@ class ReviewScreen(StudioScreen):
         except UsageError as error:
             self.notify(str(error), severity="warning")
             return
-        self.post_message(ReviewDecided(action, stats))
-
-    @on(ReviewDecided)
-    def decided(self) -> None:
         self.refresh_view()
+        self.post_message(ReviewDecided(action, stats))
 
     def action_grade(self, grade: int) -> None:
         self._decide("grade", lambda s: s.set_grade(float(grade)))

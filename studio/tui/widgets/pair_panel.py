@@ -4,9 +4,10 @@ and the leaderboard places its grade decides."""
 
 from __future__ import annotations
 
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
-from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Static
 
 from studio.services.views.highlight import highlight_spans
@@ -50,15 +51,11 @@ class PairPanel(VerticalScroll):
         yield _table("judges", "Label set", "Grade", "Confidence", "Raw output or failure")
         yield _table("items", "Label set", "Item", "Grade", "Answer")
         with Horizontal(id="why"):
-            with Vertical():
-                yield Static("", id="retrieved-title", classes="why-title")
-                yield _table("retrieved", "Run", "Rank")
-            with Vertical():
-                yield Static("", id="moves-title", classes="why-title")
-                yield _table("moves", "Run", "Place", "Score")
+            yield Static("", id="retrieved")
+            yield Static("", id="moves")
 
     def show(self, view: PairView | None, ref: str, qrels: str) -> None:
-        tables = {name: self.query_one(f"#{name}", DataTable) for name in ("judges", "items", "retrieved", "moves")}
+        tables = {name: self.query_one(f"#{name}", DataTable) for name in ("judges", "items")}
         for table in tables.values():
             table.clear()
         head = self.query_one("#pair-head", Static)
@@ -85,19 +82,26 @@ class PairPanel(VerticalScroll):
         for row in view.items:
             tables["items"].add_row(row["label_set"], one_line(row["text"] or row["item_id"], 48),
                                     grade_text(row["grade"]), one_line(row["answer"] or "", 40))
-        self._show_why(view, ref, qrels, tables["retrieved"], tables["moves"])
+        self._show_why(view, ref, qrels)
 
-    def _show_why(self, view: PairView, ref: str, qrels: str, retrieved: DataTable[str],
-                  moves: DataTable[str]) -> None:
+    def _show_why(self, view: PairView, ref: str, qrels: str) -> None:
+        # Plain Rich tables: two small read-only lists repainted on every key (a DataTable's
+        # cursor and virtual scrolling would cost a frame's time for nothing).
         runs = len(view.retrieved)
-        self.query_one("#retrieved-title", Static).update(
-            f"[b]Retrieved by {runs} run{'' if runs == 1 else 's'}[/b]" if runs else
-            "[b]Retrieved by no run[/b] (judged, never ranked)")
+        retrieved = Table(title=f"Retrieved by {runs} run{'' if runs == 1 else 's'}" if runs else
+                          "Retrieved by no run (judged, never ranked)", title_justify="left", title_style="bold",
+                          box=None, header_style="bold", expand=False)
+        retrieved.add_column("Run")
+        retrieved.add_column("Rank", justify="right")
         for hit in view.retrieved:
             retrieved.add_row(hit.run, str(hit.rank))
         moving = f"{len(view.moves)} run{'' if len(view.moves) == 1 else 's'} move" if view.moves else "no run moves"
-        self.query_one("#moves-title", Static).update(
-            f"[b]If {qrels} took {ref}'s grade {grade_text(view.ref_grade)}: {moving}[/b] in its leaderboard")
+        moves = Table(title=f"If {qrels} took {ref}'s grade {grade_text(view.ref_grade)}: {moving}",
+                      title_justify="left", title_style="bold", box=None, header_style="bold", expand=False)
+        for column in ("Run", "Place", "Score"):
+            moves.add_column(column)
         for move in view.moves:
             moves.add_row(move.run, f"{move.rank_now} → {move.rank_then}",
                           f"{number(move.score_now, 4)} → {number(move.score_then, 4)}")
+        self.query_one("#retrieved", Static).update(retrieved)
+        self.query_one("#moves", Static).update(moves)

@@ -101,8 +101,8 @@ def run_judge(
         for unit in by_key[key]:
             stats["done"] += 1
             outcomes: list[tuple[str | None, Parsed, float | None, float | None]]
-            if unit.window:
-                window_parsed = (method.parse_window(output, len(unit.window))  # type: ignore[misc]
+            if unit.window and method.parse_window is not None:  # window units come from window methods
+                window_parsed = (method.parse_window(output, len(unit.window))
                                  if output is not None else [Parsed(None, f"call failed: {error}")] * len(unit.window))
                 outcomes = [(item, parsed, None, None) for item, parsed in zip(unit.window, window_parsed, strict=True)]
             else:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 import numpy as np
@@ -78,7 +79,8 @@ def aligned_matrices(ref_eval: Any, aud_eval: Any, measure: Measure) -> tuple[np
     return ref_m, aud_m
 
 
-def _shared_pairs(ref: dict[str, dict[str, float]], aud: dict[str, dict[str, float]]):  # type: ignore[no-untyped-def]
+def _shared_pairs(ref: Mapping[str, Mapping[str, float]],
+                  aud: Mapping[str, Mapping[str, float]]) -> Iterator[tuple[str, str, float, float]]:
     for qid, grades in ref.items():
         other = aud.get(qid)
         if not other:
@@ -146,7 +148,7 @@ def disagreements(
     aud_labels = {q: dict(t.judged) for q, t in engine.evaluator(qrels).labels.items()}
     scratch = type(ref_eval)(engine.rankings(), aud_labels)
     before = corr.kendall_tau_b(x, scratch.means(m))
-    queue = []
+    queue: list[dict[str, Any]] = []
     ref_labels = {q: t.judged for q, t in ref_eval.labels.items()}
     for qid, docid, ref_grade, grade in _shared_pairs(ref_labels, aud_labels):
         if ref_grade == grade:

@@ -1,4 +1,4 @@
-"""`studio list [topics|docs|qrels|runs|banks|responses]`."""
+"""`studio list [topics|docs|qrels|runs|banks|responses|judges]`."""
 
 from __future__ import annotations
 
@@ -35,7 +35,8 @@ LISTINGS = {
 }
 
 
-# Narrow terminals: the columns worth a table; JSON, CSV and TSV keep every field.
+# The judge runs' columns worth comparing side by side; JSON, CSV and TSV keep every field (the
+# prompt and its hash, the pool, start and end times). The test of tables holds the table to these.
 TABLE_COLUMNS = {
     Listing.judges: ["run", "label_set", "method", "backend", "model", "pairs", "calls", "cache_hits", "failures"],
 }
@@ -79,7 +80,10 @@ def list_command(
         OutputFormat, typer.Option("--format", "-f", help="How to print it.")
     ] = OutputFormat.table,
 ) -> None:
-    """What the project holds."""
+    """What the project holds.
+
+    A table shows every field of a listing but one: the judge runs' table leaves out their prompt,
+    pool and times, which JSON, CSV and TSV give."""
     with open_project(ctx) as project:
         if what is None:
             print_overview(overview(project), fmt)

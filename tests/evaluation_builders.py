@@ -14,6 +14,7 @@ import pytrec_eval
 
 Qrels = dict[str, dict[str, int]]
 Run = dict[str, dict[str, float]]
+Collection = tuple[dict[str, Run], Qrels, Qrels]  # runs by name, the human qrels, the llm qrels
 
 RUN_NAMES = ["bm25", "dense", "duo", "mono", "random", "splade"]
 RUN_TOPICS = ["1", "2", "10", "999"]
@@ -35,7 +36,7 @@ TREC_EVAL_NAMES = {
 }
 
 
-def make_collection(seed: int = 2024) -> tuple[dict[str, Run], Qrels, Qrels]:
+def make_collection(seed: int = 2024) -> Collection:
     """Runs, a 'human' label set and an 'llm' one that disagrees with it on some pairs."""
     rng = random.Random(seed)
     runs: dict[str, Run] = {}

@@ -1,10 +1,11 @@
-"""Helpers every test folder may import: running a judge to its end, and the `studio` command
-line in-process."""
+"""Helpers every test folder may import: running a judge to its end, the `studio` command line
+in-process, and the one value of a SQL query."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from typing import Any
 
 from typer.testing import CliRunner, Result
 
@@ -12,7 +13,10 @@ from studio.cli.app import app
 from studio.judges.backend import Backend
 from studio.services.judging.config import JudgeConfig, JudgeProgress, JudgeSummary
 from studio.services.judging.run import run_judge
-from studio.store import Database
+from studio.store import Connection, Database
+
+# The type of a test's `studio(*args)`: the command line on that test's project file.
+Studio = Callable[..., Result]
 
 
 def judge_all(db: Database, config: JudgeConfig, backend: Backend | None = None, *, stale_only: bool = False,
@@ -39,3 +43,10 @@ def cli(db: Path | str, *args: object, input: str | bytes | None = None, env: Ma
     """
     return CliRunner().invoke(app, ["--db", str(db), *map(str, args)], input=input, env=env,
                               catch_exceptions=catch_exceptions)
+
+
+def scalar(con: Connection, sql: str, params: list[object] | None = None) -> Any:
+    """The first value of the first row of a query that must return a row."""
+    row = con.execute(sql, params).fetchone()
+    assert row is not None, f"no row: {sql}"
+    return row[0]

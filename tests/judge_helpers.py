@@ -67,7 +67,7 @@ def run_files() -> dict[str, list[tuple[str, str, float]]]:
 def top_ranked(depth: int) -> set[tuple[str, str]]:
     """Pairs some run ranks in its top `depth`, in trec_eval's order: score descending, ties by
     docno in descending byte order."""
-    found = set()
+    found: set[tuple[str, str]] = set()
     for rows in run_files().values():
         by_topic: dict[str, list[tuple[str, float]]] = {}
         for qid, docid, score in rows:

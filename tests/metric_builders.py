@@ -8,15 +8,18 @@ our evaluator exactly as the studio does (`rankings_from_lists(trec_order(...))`
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping, Sequence
 from functools import cmp_to_key
 
 from hypothesis import strategies as st
 
 from studio.metrics.evaluator import Evaluator
+from studio.metrics.names import Measure
 from studio.metrics.rankings import rankings_from_lists, trec_order
 
 Qrels = dict[str, dict[str, float]]
 Run = dict[str, dict[str, float]]  # {qid: {docid: score}}
+Collection = tuple[Qrels, dict[str, Run]]  # qrels and runs by name
 
 # Docids whose byte order differs from numeric order and from case-insensitive order:
 # strcmp puts '999' after '1000', 'B' before 'a', '0999' before '1', 'é' (0xC3…) last.
@@ -30,8 +33,9 @@ FLOAT_GRADES = [-1.0, 0.0, 0.5, 1.0, 1.25, 2.0, 2.75, 3.0]
 
 @st.composite
 def collections(
-    draw, grades=INT_GRADES, scores=SCORES, max_runs: int = 4, all_negative_topics: bool = False
-) -> tuple[Qrels, dict[str, Run]]:
+    draw: st.DrawFn, grades: Sequence[float] = INT_GRADES, scores: Sequence[float] = SCORES, max_runs: int = 4,
+    all_negative_topics: bool = False,
+) -> Collection:
     """Qrels and runs over a few topics, covering the awkward cases trec_eval has rules for.
 
     Topics may be only in the qrels, only in runs, in both; a run may skip topics; a topic may
@@ -68,13 +72,13 @@ def collections(
     return qrels, runs
 
 
-def evaluator_for(qrels: Qrels, runs: dict[str, Run]) -> Evaluator:
+def evaluator_for(qrels: Mapping[str, Mapping[str, float]], runs: dict[str, Run]) -> Evaluator:
     """Our evaluator, built the way the studio builds it from rows with scores."""
     lists = {name: {qid: trec_order(docs.items()) for qid, docs in run.items()} for name, run in runs.items()}
     return Evaluator(rankings_from_lists(lists), qrels)
 
 
-def per_topic_dict(evaluator: Evaluator, measure) -> dict[str, dict[str, float]]:
+def per_topic_dict(evaluator: Evaluator, measure: Measure) -> dict[str, dict[str, float]]:
     """{run: {qid: value}} over the cells our evaluator computed (non-NaN)."""
     matrix = evaluator.per_topic(measure)
     out: dict[str, dict[str, float]] = {run: {} for run in evaluator.runs}
@@ -115,6 +119,7 @@ def reference_measure(name: str, k: int | None, level: float, ranking: list[str]
         ideal = sum(g / math.log2(i + 2) for i, g in enumerate(ideal_gains))
         return dcg / ideal if ideal > 0 else 0.0
     if name == "P":
+        assert k is not None, "P needs a cutoff"
         return sum(head) / k
     if name == "R":
         return sum(head) / num_rel if num_rel else 0.0

@@ -55,6 +55,7 @@ def read_run(name: str) -> dict[str, list[str]]:
 
 def stuffed_passage(topic: dict[str, Any]) -> dict[str, Any]:
     [passage] = [p for p in topic["passages"] if p["role"] == "keyword-stuffed"]
+    assert isinstance(passage, dict)
     return passage
 
 

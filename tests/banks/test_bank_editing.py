@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -16,7 +17,7 @@ from studio.services.sample_project import build_sample_project
 
 
 @pytest.fixture()
-def project(tmp_path: Path):  # type: ignore[no-untyped-def]
+def project(tmp_path: Path) -> Iterator[Project]:
     with build_sample_project(tmp_path / "p.duckdb") as opened:
         yield opened
 
@@ -80,7 +81,7 @@ def test_delete_merge_and_split_change_the_current_items_only(project: Project) 
     lambda e: e.add("1001", "   "),
     lambda e: e.merge([e.items("1001")[0]["item_id"], e.items("1002")[0]["item_id"]]),
 ])
-def test_bad_edits_are_refused_and_change_nothing(project: Project, call) -> None:  # type: ignore[no-untyped-def]
+def test_bad_edits_are_refused_and_change_nothing(project: Project, call: Callable[[BankEditor], object]) -> None:
     editor = BankEditor(project.db, "nuggets")
     before = editor.items()
     with pytest.raises(UsageError):

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, get_args
 
 import pytest
 from hypothesis import assume, given, settings
@@ -174,7 +175,8 @@ def test_nugget_scores_by_hand(variant: dv.NuggetVariant, strict: bool, expected
 
 def test_strict_and_plain_differ_only_where_a_nugget_is_partially_supported() -> None:
     # q2 d2 has no partial_support, so its scores are the same; every other document has one.
-    for variant in dv.NUGGET_VARIANTS:
+    assert get_args(dv.NuggetVariant) == dv.NUGGET_VARIANTS
+    for variant in get_args(dv.NuggetVariant):
         plain = dv.nugget_scores(ASSIGNMENTS, BANK, variant)
         strict = dv.nugget_scores(ASSIGNMENTS, BANK, variant, strict=True)
         assert plain["q2"]["d2"] == strict["q2"]["d2"]
@@ -202,7 +204,7 @@ def test_derived_scores_become_qrels_rows() -> None:
 
 @pytest.mark.parametrize("bad", [6, -1, 5.5, math.nan, math.inf, "4", None, True])
 def test_a_grade_outside_zero_to_five_is_refused(bad: object) -> None:
-    grades = {"q1": {"d1": {"n1": bad}}}
+    grades: Any = {"q1": {"d1": {"n1": bad}}}  # not ItemGrades: the check at run time is under test
     for call in (lambda: dv.exam_binary(grades, BANK), lambda: dv.exam_graded_max(grades, BANK),
                  lambda: dv.exam_graded_mean(grades, BANK), lambda: dv.rubric_qrels(grades),
                  lambda: dv.rubric_cover_at_k(grades, BANK, RANKING, 3)):
@@ -234,7 +236,7 @@ def test_an_unknown_assignment_is_refused(bad: str) -> None:
 
 def test_other_invalid_inputs_are_refused() -> None:
     with pytest.raises(ValueError, match="variant"):
-        dv.nugget_scores(ASSIGNMENTS, BANK, "mean")
+        dv.nugget_scores(ASSIGNMENTS, BANK, "mean")  # type: ignore[arg-type]  # an unknown variant on purpose
     with pytest.raises(ValueError, match="appears twice"):
         dv.exam_binary(GRADES, [*BANK, nugget("q1", "n1", "okay")])
     no_importance = [nugget("q1", "n1", None), nugget("q1", "n2", "vital")]
@@ -242,7 +244,8 @@ def test_other_invalid_inputs_are_refused() -> None:
     for variant in ("vital", "weighted"):
         with pytest.raises(ValueError, match="importance"):
             dv.nugget_scores(ASSIGNMENTS, no_importance, variant)
-    for k in (0, -1, 1.5, True):
+    bad_k: tuple[Any, ...] = (0, -1, 1.5, True)  # not all int: the check at run time is under test
+    for k in bad_k:
         with pytest.raises(ValueError, match="k must be a positive integer"):
             dv.rubric_cover_at_k(GRADES, BANK, RANKING, k)
 
@@ -283,7 +286,7 @@ def assigned(draw: st.DrawFn, importance: st.SearchStrategy[str] | None = None
     return bank, assignments
 
 
-def values_of(scores: dict[str, dict[str, float]]) -> list[float]:
+def values_of(scores: Mapping[str, Mapping[str, float]]) -> list[float]:
     return [v for per_doc in scores.values() for v in per_doc.values()]
 
 

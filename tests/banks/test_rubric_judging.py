@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from helpers import cli, judge_all
+from helpers import cli, judge_all, scalar
 
 from studio import Project
 from studio.banks.derived import exam_binary
@@ -39,7 +39,7 @@ def test_exam_judge_grades_every_item_of_every_pair(db: Path) -> None:
             "SELECT qid, docid, item_id, label FROM judgments WHERE item_id IS NOT NULL").fetchall()
         bank = bank_store.bank_id(project.db.cursor(), "questions")
         assert bank is not None
-        per_topic = {}
+        per_topic: dict[str, int] = {}
         for item in bank_store.current_items(project.db.cursor(), bank):
             per_topic[item.qid] = per_topic.get(item.qid, 0) + 1
         pairs = {(q, d) for q, d, _, _ in rows}
@@ -70,7 +70,7 @@ def test_derived_label_sets_follow_the_item_grades_and_evaluate(db: Path) -> Non
     assert json.loads(result.stdout)["labels"] > 0
     with Project.open(db) as project:
         con = project.db.cursor()
-        run = con.execute("SELECT max(judge_run_id) FROM judge_runs").fetchone()[0]
+        run = scalar(con, "SELECT max(judge_run_id) FROM judge_runs")
         grades: dict[str, dict[str, dict[str, float]]] = {}
         for q, d, i, g in con.execute("SELECT qid, docid, item_id, label FROM judgments WHERE judge_run_id = ?"
                                       " AND item_id IS NOT NULL AND label IS NOT NULL", [run]).fetchall():

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from fakes import ScriptedBackend, prompt_of
-from helpers import cli, judge_all
+from helpers import cli, judge_all, scalar
 
 from studio import Project
 from studio.banks.stale import StaleCell, kept_cells, stale_cells
@@ -44,8 +44,7 @@ def item_grades(db: Path, label_set: str) -> dict[tuple[str, str, str], float | 
 
 def labels(db: Path, label_set: str) -> dict[tuple[str, str], float]:
     with Project.open(db) as project:
-        set_id = project.db.cursor().execute("SELECT label_set_id FROM label_sets WHERE name = ?",
-                                             [label_set]).fetchone()[0]
+        set_id = scalar(project.db.cursor(), "SELECT label_set_id FROM label_sets WHERE name = ?", [label_set])
         rows = project.db.cursor().execute("SELECT qid, docid, grade FROM labels WHERE label_set_id = ?",
                                            [set_id]).fetchall()
     return {(q, d): g for q, d, g in rows}

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 from embedding_helpers import CountingEmbedder, human_qrels, write_qrels
+from helpers import scalar
 
 from studio import Project
 from studio.domain.errors import UsageError
@@ -96,8 +97,8 @@ def test_the_judge_run_is_recorded_without_calls(judged: tuple[Path, JudgeSummar
     path, summary, _ = judged
     with Project.open(path) as project:
         run = next(r for r in project.judge_runs() if r["run"] == summary.judge_run)
-        params = json.loads(project.db.cursor().execute(
-            "SELECT params FROM judge_runs WHERE judge_run_id = ?", [summary.judge_run]).fetchone()[0])
+        params = json.loads(scalar(project.db.cursor(), "SELECT params FROM judge_runs WHERE judge_run_id = ?",
+                                   [summary.judge_run]))
         outcomes = judgments(project, "emb")
     assert (run["method"], run["backend"], run["model"], run["prompt"], run["prompt_hash"]) == (
         "embedding", "sentence-transformers", "all-MiniLM-L6-v2", "embedding", "")
@@ -117,11 +118,11 @@ def test_a_second_run_encodes_nothing_and_changes_no_label(
     counting = CountingEmbedder(embedder)
     with Project.open(copy) as project:
         before = labels(project, "emb")
-        events = project.db.cursor().execute("SELECT count(*) FROM label_events").fetchone()[0]
+        events = scalar(project.db.cursor(), "SELECT count(*) FROM label_events")
         second = embedding_judge(project.db, config(), counting)
         assert labels(project, "emb") == before
         # Label events only where a grade changed: none did.
-        assert project.db.cursor().execute("SELECT count(*) FROM label_events").fetchone()[0] == events
+        assert scalar(project.db.cursor(), "SELECT count(*) FROM label_events") == events
     assert counting.calls == 0
     assert (second.calls, second.cache_hits, second.failures) == (0, first.calls, 0)
     assert second.judge_run == first.judge_run + 1

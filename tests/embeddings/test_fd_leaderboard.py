@@ -4,6 +4,7 @@ top k and those of the relevant documents, recomputed here from the sample files
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -25,12 +26,12 @@ def relevant_docids(grades: dict[str, dict[str, float]], threshold: float) -> li
 
 
 @pytest.fixture(scope="module")
-def board(cached_sample_template: Path, embedder: Embedder) -> dict[str, object]:
+def board(cached_sample_template: Path, embedder: Embedder) -> dict[str, Any]:
     with Project.open(cached_sample_template) as project:
         return project.fd_leaderboard("human", embedder=embedder)
 
 
-def test_every_run_gets_a_row_best_first(board: dict[str, object]) -> None:
+def test_every_run_gets_a_row_best_first(board: dict[str, Any]) -> None:
     rows = board["rows"]
     assert isinstance(rows, list)
     assert sorted(r["run"] for r in rows) == run_names()
@@ -43,19 +44,19 @@ def test_every_run_gets_a_row_best_first(board: dict[str, object]) -> None:
 
 @pytest.mark.parametrize("run", ["rerank-strong", "adversarial-stuffer"])
 def test_a_value_is_the_frechet_distance_of_the_run_s_top_10(
-    board: dict[str, object], document_vectors: dict[str, np.ndarray], run: str,
+    board: dict[str, Any], document_vectors: dict[str, np.ndarray], run: str,
 ) -> None:
     retrieved = [d for docids in run_top(run, 10).values() for d in docids]
     expected = expected_fd(document_vectors, retrieved, relevant_docids(human_qrels(), 2))
-    row = next(r for r in board["rows"] if r["run"] == run)  # type: ignore[attr-defined]
+    row = next(r for r in board["rows"] if r["run"] == run)
     assert row["value"] == pytest.approx(expected, rel=1e-6)
 
 
 def test_kendall_tau_compares_minus_fd_with_the_ndcg_leaderboard(cached_sample_template: Path,
-                                                                  board: dict[str, object]) -> None:
+                                                                  board: dict[str, Any]) -> None:
     with Project.open(cached_sample_template) as project:
         ndcg = project.leaderboard("human", "nDCG@10")
-    fd = {r["run"]: r["value"] for r in board["rows"]}  # type: ignore[attr-defined]
+    fd = {r["run"]: r["value"] for r in board["rows"]}
     runs = sorted(fd)
     expected = stats.kendalltau([ndcg[r] for r in runs], [-fd[r] for r in runs]).statistic
     assert board["kendall_tau"] == pytest.approx(expected)

@@ -3,22 +3,23 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from evaluation_builders import make_collection, write_qrels, write_run
+from evaluation_builders import Collection, make_collection, write_qrels, write_run
 
 from studio import Project
 
 
 @pytest.fixture(scope="session")
-def collection():
+def collection() -> Collection:
     """(runs, human, llm) as plain dicts: what the oracles are given."""
     return make_collection()
 
 
 @pytest.fixture(scope="session")
-def template(tmp_path_factory, collection) -> Path:
+def template(tmp_path_factory: pytest.TempPathFactory, collection: Collection) -> Path:
     runs, human, llm = collection
     folder = tmp_path_factory.mktemp("evaluation")
     path = folder / "template.duckdb"
@@ -30,7 +31,7 @@ def template(tmp_path_factory, collection) -> Path:
 
 
 @pytest.fixture
-def db(template, tmp_path) -> Path:
+def db(template: Path, tmp_path: Path) -> Path:
     """This test's own copy of the project file."""
     path = tmp_path / "project.duckdb"
     shutil.copyfile(template, path)
@@ -38,6 +39,6 @@ def db(template, tmp_path) -> Path:
 
 
 @pytest.fixture
-def project(db):
+def project(db: Path) -> Iterator[Project]:
     with Project.open(db) as opened:
         yield opened

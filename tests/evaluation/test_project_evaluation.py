@@ -6,12 +6,16 @@ Kendall τ, scikit-learn for κ, and the label edits actually applied.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from pathlib import Path
+
 import pytest
 from evaluation_builders import (
     QRELS_TOPICS,
     RUN_NAMES,
     RUN_TOPICS,
     TREC_EVAL_NAMES,
+    Collection,
     edited,
     shared_pairs,
     trec_eval_means,
@@ -32,7 +36,7 @@ def assert_same_board(got: dict[str, float], want: dict[str, float]) -> None:
         assert got[run] == pytest.approx(value, abs=TOLERANCE, rel=0), run
 
 
-def an_edit(collection) -> tuple[str, str, int]:
+def an_edit(collection: Collection) -> tuple[str, str, int]:
     """A label change that moves bm25's nDCG@10 on topic 1 (every retrieved doc is in its top 10)."""
     runs, human, _ = collection
     docid = sorted(runs["bm25"]["1"])[0]
@@ -44,14 +48,16 @@ def an_edit(collection) -> tuple[str, str, int]:
 
 @pytest.mark.parametrize("measure", sorted(TREC_EVAL_NAMES))
 @pytest.mark.parametrize("label_set", ["human", "llm"])
-def test_leaderboard_equals_trec_eval_means(project, collection, measure, label_set):
+def test_leaderboard_equals_trec_eval_means(project: Project, collection: Collection, measure: str,
+                                            label_set: str) -> None:
     runs, human, llm = collection
     qrels = {"human": human, "llm": llm}[label_set]
     assert_same_board(project.leaderboard(label_set, measure), trec_eval_means(runs, qrels, measure))
 
 
 @pytest.mark.parametrize("measure", ["nDCG@10", "AP", "P(rel=2)@5"])
-def test_complete_leaderboard_counts_unretrieved_qrels_topics_as_zero(project, collection, measure):
+def test_complete_leaderboard_counts_unretrieved_qrels_topics_as_zero(project: Project, collection: Collection,
+                                                                      measure: str) -> None:
     runs, human, _ = collection
     got = project.leaderboard("human", measure, complete=True)
     assert_same_board(got, trec_eval_means(runs, human, measure, complete=True))
@@ -60,7 +66,7 @@ def test_complete_leaderboard_counts_unretrieved_qrels_topics_as_zero(project, c
     assert {row["topics"] for row in rows} == {len(human)}
 
 
-def test_evaluate_rows_have_the_documented_shape(project, collection):
+def test_evaluate_rows_have_the_documented_shape(project: Project, collection: Collection) -> None:
     runs, human, _ = collection
     rows = project.evaluate("human", ["nDCG@10", "AP"])
     assert len(rows) == 2 * len(RUN_NAMES)
@@ -74,7 +80,7 @@ def test_evaluate_rows_have_the_documented_shape(project, collection):
         assert row["topics"] == len(set(runs[row["run"]]) & set(human))
 
 
-def test_evaluate_per_topic_rows_carry_the_topic(project, collection):
+def test_evaluate_per_topic_rows_carry_the_topic(project: Project, collection: Collection) -> None:
     runs, human, _ = collection
     rows = project.evaluate("human", ["RR"], per_topic=True)
     per_topic = trec_eval_per_topic(runs, human, "RR")
@@ -92,7 +98,7 @@ def test_evaluate_per_topic_rows_carry_the_topic(project, collection):
 # -- audited edits -----------------------------------------------------------------------------
 
 
-def test_set_label_is_reflected_by_the_leaderboard(project, collection):
+def test_set_label_is_reflected_by_the_leaderboard(project: Project, collection: Collection) -> None:
     runs, human, _ = collection
     qid, docid, grade = an_edit(collection)
     before = project.leaderboard("human", "nDCG@10")
@@ -102,7 +108,7 @@ def test_set_label_is_reflected_by_the_leaderboard(project, collection):
     assert_same_board(after, trec_eval_means(runs, edited(human, qid, docid, grade), "nDCG@10"))
 
 
-def test_edited_labels_persist_in_the_project_file(db, collection):
+def test_edited_labels_persist_in_the_project_file(db: Path, collection: Collection) -> None:
     qid, docid, grade = an_edit(collection)
     with Project.open(db) as project:
         project.leaderboard("human", "AP")  # cached, then updated incrementally
@@ -113,7 +119,7 @@ def test_edited_labels_persist_in_the_project_file(db, collection):
             assert_same_board(reopened.leaderboard("human", measure), board)
 
 
-def test_undo_restores_the_previous_leaderboard_exactly(project, collection):
+def test_undo_restores_the_previous_leaderboard_exactly(project: Project, collection: Collection) -> None:
     qid, docid, grade = an_edit(collection)
     before = {m: project.leaderboard("human", m) for m in ("nDCG@10", "AP", "RR")}
     project.set_label("human", qid, docid, grade)
@@ -122,21 +128,22 @@ def test_undo_restores_the_previous_leaderboard_exactly(project, collection):
     assert {m: project.leaderboard("human", m) for m in before} == before
 
 
-def test_two_undos_revert_two_edits_in_reverse_order(project, collection):
+def test_two_undos_revert_two_edits_in_reverse_order(project: Project, collection: Collection) -> None:
     runs, human, _ = collection
     qid, docid, _ = an_edit(collection)
     original = project.leaderboard("human", "nDCG@10")
     project.set_label("human", qid, docid, 3)
     after_first = project.leaderboard("human", "nDCG@10")
     second = project.set_label("human", qid, docid, None)  # then removed altogether
-    assert project.undo()["undoes"] == second["event"]
+    undone = project.undo()
+    assert undone is not None and undone["undoes"] == second["event"]
     assert project.leaderboard("human", "nDCG@10") == after_first
     assert_same_board(after_first, trec_eval_means(runs, edited(human, qid, docid, 3), "nDCG@10"))
     project.undo()
     assert project.leaderboard("human", "nDCG@10") == original
 
 
-def test_undo_with_nothing_left_returns_none(project, collection):
+def test_undo_with_nothing_left_returns_none(project: Project, collection: Collection) -> None:
     assert project.undo() is None
     qid, docid, grade = an_edit(collection)
     project.set_label("llm", qid, docid, grade)
@@ -144,10 +151,11 @@ def test_undo_with_nothing_left_returns_none(project, collection):
     assert project.undo() is None
 
 
-def test_label_history_lists_edits_and_undos_newest_first(project):
+def test_label_history_lists_edits_and_undos_newest_first(project: Project) -> None:
     first = project.set_label("human", "1", "x", 2, note="first")
     second = project.set_label("llm", "2", "a", 1, note="second")
     undo = project.undo()
+    assert undo is not None
     history = project.label_history()
     assert [h["event"] for h in history] == [undo["event"], second["event"], first["event"]]
     assert [h["origin"] for h in history] == ["undo", "person", "person"]
@@ -156,7 +164,7 @@ def test_label_history_lists_edits_and_undos_newest_first(project):
     assert [h["event"] for h in project.label_history("human")] == [first["event"]]
 
 
-def test_label_edit_records_the_grade_it_replaces(project, collection):
+def test_label_edit_records_the_grade_it_replaces(project: Project, collection: Collection) -> None:
     _, human, _ = collection
     qid, docid = "1", next(iter(human["1"]))
     event = project.set_label("human", qid, docid, 2.5)
@@ -174,12 +182,12 @@ def test_label_edit_records_the_grade_it_replaces(project, collection):
         lambda p: p.leaderboard("human", "Foo@3"),
     ],
 )
-def test_unknown_label_set_or_measure_is_a_usage_error(project, call):
+def test_unknown_label_set_or_measure_is_a_usage_error(project: Project, call: Callable[[Project], object]) -> None:
     with pytest.raises(UsageError):
         call(project)
 
 
-def test_edit_of_a_topic_no_run_retrieved_changes_only_complete_means(project):
+def test_edit_of_a_topic_no_run_retrieved_changes_only_complete_means(project: Project) -> None:
     before = project.leaderboard("human", "AP")
     complete_before = project.leaderboard("human", "AP", complete=True)
     project.set_label("human", "new-topic", "a", 3)
@@ -192,7 +200,7 @@ def test_edit_of_a_topic_no_run_retrieved_changes_only_complete_means(project):
 # -- comparing label sets ----------------------------------------------------------------------
 
 
-def test_correlation_has_the_documented_keys_and_kendall_tau_b(project):
+def test_correlation_has_the_documented_keys_and_kendall_tau_b(project: Project) -> None:
     result = project.correlation("human", "llm", "nDCG@10", details=False)
     assert {"ref", "qrels", "measure", "runs", "kendall_tau", "spearman_rho", "tau_ap"} <= set(result)
     assert (result["ref"], result["qrels"], result["measure"], result["runs"]) == ("human", "llm", "nDCG@10", 6)
@@ -202,13 +210,13 @@ def test_correlation_has_the_documented_keys_and_kendall_tau_b(project):
     assert result["spearman_rho"] == pytest.approx(stats.spearmanr(x, y).statistic, abs=TOLERANCE)
 
 
-def test_correlation_of_a_label_set_with_itself_is_perfect(project):
+def test_correlation_of_a_label_set_with_itself_is_perfect(project: Project) -> None:
     result = project.correlation("human", "human", "AP", details=False)
     assert result["kendall_tau"] == pytest.approx(1.0)
     assert result["tau_ap"] == pytest.approx(1.0)
 
 
-def test_agreement_has_the_documented_keys_and_sklearn_kappa(project, collection):
+def test_agreement_has_the_documented_keys_and_sklearn_kappa(project: Project, collection: Collection) -> None:
     _, human, llm = collection
     result = project.agreement("human", "llm")
     keys = {"ref", "qrels", "pairs", "kappa_binary", "kappa_graded", "krippendorff_alpha", "confusion", "alignment"}
@@ -223,7 +231,7 @@ def test_agreement_has_the_documented_keys_and_sklearn_kappa(project, collection
     assert sum(map(sum, result["confusion"])) == len(pairs)
 
 
-def test_agreement_follows_label_edits(project, collection):
+def test_agreement_follows_label_edits(project: Project, collection: Collection) -> None:
     _, human, llm = collection
     qid, docid, ref_grade, _ = next(p for p in shared_pairs(human, llm) if p[2] != p[3])
     project.set_label("llm", qid, docid, ref_grade)
@@ -232,7 +240,7 @@ def test_agreement_follows_label_edits(project, collection):
     assert project.agreement("human", "llm")["kappa_graded"] == pytest.approx(kappa, abs=TOLERANCE)
 
 
-def test_disagreements_are_exactly_the_pairs_graded_differently(project, collection):
+def test_disagreements_are_exactly_the_pairs_graded_differently(project: Project, collection: Collection) -> None:
     _, human, llm = collection
     queue = project.disagreements("human", "llm")
     expected = {(q, d, g, h) for q, d, g, h in shared_pairs(human, llm) if g != h}
@@ -242,13 +250,13 @@ def test_disagreements_are_exactly_the_pairs_graded_differently(project, collect
         assert entry["distance"] == abs(entry["ref_grade"] - entry["grade"])
 
 
-def test_disagreements_put_the_largest_tau_change_first_then_the_largest_distance(project):
+def test_disagreements_put_the_largest_tau_change_first_then_the_largest_distance(project: Project) -> None:
     keys = [(abs(e["delta_tau"]), e["distance"]) for e in project.disagreements("human", "llm")]
     assert keys == sorted(keys, reverse=True)
     assert keys[0][0] > 0  # the collection has pairs that move the leaderboard
 
 
-def test_first_disagreement_delta_tau_is_the_change_its_fix_makes(project):
+def test_first_disagreement_delta_tau_is_the_change_its_fix_makes(project: Project) -> None:
     first = project.disagreements("human", "llm", "nDCG@10", limit=1)[0]
     before = project.correlation("human", "llm", "nDCG@10", details=False)["kendall_tau"]
     project.set_label("llm", first["qid"], first["docid"], first["ref_grade"])
@@ -258,7 +266,7 @@ def test_first_disagreement_delta_tau_is_the_change_its_fix_makes(project):
     assert project.correlation("human", "llm", "nDCG@10", details=False)["kendall_tau"] == before
 
 
-def test_run_topics_without_qrels_are_ignored(project, collection):
+def test_run_topics_without_qrels_are_ignored(project: Project, collection: Collection) -> None:
     _, human, _ = collection
     only_in_runs = set(RUN_TOPICS) - set(human)
     assert only_in_runs  # the collection has one
@@ -267,7 +275,7 @@ def test_run_topics_without_qrels_are_ignored(project, collection):
 
 
 @pytest.mark.parametrize("scores", [("1.000000000001", "1.0"), ("16777217", "16777216"), ("1e300", "1e301")])
-def test_project_ranks_scores_in_single_precision_as_trec_eval(tmp_path, scores):
+def test_project_ranks_scores_in_single_precision_as_trec_eval(tmp_path: Path, scores: tuple[str, str]) -> None:
     """Scores equal as C floats (trec_eval's TEXT_RESULTS.sim) tie and fall to the docid order,
     in the DuckDB ranking too; doubles beyond float range become infinity, as in C."""
     run_file = tmp_path / "run.txt"

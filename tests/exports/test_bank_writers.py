@@ -57,13 +57,16 @@ def round_trip(items: list[BankItem], fmt: BankFormat, texts: dict[str, str] | N
     return parse_bank(render_bank(items, fmt, texts), f"bank.{fmt}", kind)
 
 
+SampleBanks = dict[str, tuple[list[BankItem], dict[str, str]]]
+
+
 @pytest.fixture(scope="module")
-def sample_banks(tmp_path_factory) -> dict[str, tuple[list[BankItem], dict[str, str]]]:
+def sample_banks(tmp_path_factory: pytest.TempPathFactory) -> SampleBanks:
     """{bank: (current items, topic texts)} of the sample project."""
     path = tmp_path_factory.mktemp("sample") / "sample.duckdb"
     with build_sample_project(path) as project:
         con = project.db.cursor()
-        found = {}
+        found: SampleBanks = {}
         for name in ("questions", "nuggets"):
             bank = bank_store.bank_id(con, name)
             assert bank is not None
@@ -74,21 +77,21 @@ def sample_banks(tmp_path_factory) -> dict[str, tuple[list[BankItem], dict[str, 
 
 @pytest.mark.parametrize("fmt", list(BankFormat))
 @pytest.mark.parametrize("bank", ["questions", "nuggets"])
-def test_sample_banks_round_trip(sample_banks, bank: str, fmt: BankFormat) -> None:
+def test_sample_banks_round_trip(sample_banks: SampleBanks, bank: str, fmt: BankFormat) -> None:
     items, texts = sample_banks[bank]
     assert len(items) >= 100
     assert round_trip(items, fmt, texts) == expected_after(items, fmt)
 
 
 @pytest.mark.parametrize("fmt", list(BankFormat))
-def test_the_sample_nugget_bank_loses_nothing_in_any_format(sample_banks, fmt: BankFormat) -> None:
+def test_the_sample_nugget_bank_loses_nothing_in_any_format(sample_banks: SampleBanks, fmt: BankFormat) -> None:
     items, texts = sample_banks["nuggets"]
     assert any(item.importance for item in items)
     assert round_trip(items, fmt, texts) == items
     assert losses(items, fmt) == []
 
 
-def test_sample_question_bank_losses_are_reported(sample_banks) -> None:
+def test_sample_question_bank_losses_are_reported(sample_banks: SampleBanks) -> None:
     items, _ = sample_banks["questions"]
     assert losses(items, BankFormat.rubric) == []
     assert losses(items, BankFormat.tsv) == ["TSV does not say the kind: re-import with --kind question"]
@@ -97,7 +100,7 @@ def test_sample_question_bank_losses_are_reported(sample_banks) -> None:
     ]
 
 
-def test_the_writers_reproduce_the_sample_files(sample_banks) -> None:
+def test_the_writers_reproduce_the_sample_files(sample_banks: SampleBanks) -> None:
     questions, texts = sample_banks["questions"]
     published = gzip.decompress((SAMPLE / "banks" / "questions.jsonl.gz").read_bytes()).decode("utf-8")
     assert rubric_jsonl(questions, texts, test_collection="studio-sample") == published
@@ -110,7 +113,7 @@ def test_the_writers_reproduce_the_sample_files(sample_banks) -> None:
 QIDS = st.text(alphabet=string.ascii_letters + string.digits + "_-.:/é", min_size=1, max_size=8)
 # Unicode (no surrogates), quotes, braces, backslashes; texts are stripped by the reader.
 ANY_TEXT = st.text(
-    alphabet=st.one_of(st.characters(exclude_categories=("Cs",)), st.sampled_from('"\'{}[]\\,:\t\n ')),
+    alphabet=st.one_of(st.characters(exclude_categories=["Cs"]), st.sampled_from('"\'{}[]\\,:\t\n ')),
     min_size=1, max_size=30,
 ).map(str.strip).filter(bool)
 TSV_TEXT = ANY_TEXT.filter(lambda text: not any(c in text for c in "\t\n\r"))

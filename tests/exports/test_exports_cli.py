@@ -7,11 +7,10 @@ import json
 import math
 import shutil
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from helpers import cli
+from helpers import Studio, cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import Result
@@ -25,7 +24,7 @@ from studio.store import labels as label_store
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory) -> Path:
+def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("sample") / "sample.duckdb"
     build_sample_project(path).close()
     return path
@@ -40,7 +39,7 @@ def db(template: Path, tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def studio(db: Path) -> Callable[..., Result]:
+def studio(db: Path) -> Studio:
     """`studio --db DB ARGS…`, asserting success unless `ok=False`."""
 
     def invoke(*args: object, ok: bool = True) -> Result:
@@ -66,7 +65,7 @@ def labels(db: Path, name: str) -> list[QrelsRow]:
         return label_store.current_labels(project.db.cursor(), set_id)
 
 
-def listed(studio, what: str, name: str) -> dict[str, object]:
+def listed(studio: Studio, what: str, name: str) -> dict[str, object]:
     rows = json.loads(studio("list", what, "--format", "json").stdout)
     (row,) = [{k: v for k, v in r.items() if k not in ("name", "source")} for r in rows if r["name"] == name]
     return row
@@ -87,7 +86,8 @@ def listed(studio, what: str, name: str) -> dict[str, object]:
         ("nuggets", "n.txt", "tsv", None),
     ],
 )
-def test_bank_export_reimports_identically(studio, db, tmp_path, bank, file, fmt, kind) -> None:
+def test_bank_export_reimports_identically(studio: Studio, db: Path, tmp_path: Path, bank: str, file: str,
+                                           fmt: str | None, kind: str | None) -> None:
     out = tmp_path / file
     studio("export", "bank", bank, "--out", out, *(["--as", fmt] if fmt else []))
     if file.endswith(".gz"):
@@ -97,13 +97,13 @@ def test_bank_export_reimports_identically(studio, db, tmp_path, bank, file, fmt
     assert listed(studio, "banks", "copy") == listed(studio, "banks", bank)
 
 
-def test_bank_export_says_what_the_format_drops(studio, tmp_path) -> None:
+def test_bank_export_says_what_the_format_drops(studio: Studio, tmp_path: Path) -> None:
     result = studio("export", "bank", "questions", "--out", tmp_path / "q.jsonl", "--as", "nuggetizer")
     assert "warning: questions are written as nuggets" in result.stderr
     assert "exported bank questions as nuggetizer" in result.stderr and result.stdout == ""
 
 
-def test_bank_gzip_is_reproducible(studio, tmp_path) -> None:
+def test_bank_gzip_is_reproducible(studio: Studio, tmp_path: Path) -> None:
     studio("export", "bank", "questions", "--out", tmp_path / "a.jsonl.gz")
     studio("export", "bank", "questions", "--out", tmp_path / "b.jsonl.gz")
     assert (tmp_path / "a.jsonl.gz").read_bytes() == (tmp_path / "b.jsonl.gz").read_bytes()
@@ -113,7 +113,7 @@ def test_bank_gzip_is_reproducible(studio, tmp_path) -> None:
 
 
 @pytest.mark.parametrize("file", ["human.qrels", "human.qrels.gz"])
-def test_qrels_export_reimports_identically(studio, db, tmp_path, file) -> None:
+def test_qrels_export_reimports_identically(studio: Studio, db: Path, tmp_path: Path, file: str) -> None:
     out = tmp_path / file
     studio("export", "qrels", "human", "--out", out)
     studio("import", "qrels", out, "--name", "copy")
@@ -126,7 +126,7 @@ def test_qrels_export_reimports_identically(studio, db, tmp_path, file) -> None:
 TRICKY = [0.1, 1 / 3, 2.5, -0.75, 1e-300, 5e-324, 1.7976931348623157e308, 1e22, 3.0, 0.0, 2 / 3 * 1e-5]
 
 
-def test_float_grades_survive_exactly(studio, db, tmp_path) -> None:
+def test_float_grades_survive_exactly(studio: Studio, db: Path, tmp_path: Path) -> None:
     source = tmp_path / "floats.qrels"
     source.write_text("".join(f"t1 0 d{i} {g!r}\n" for i, g in enumerate(TRICKY)))
     studio("import", "qrels", source, "--name", "nuggety", "--kind", "derived")
@@ -142,7 +142,7 @@ def test_float_grades_survive_exactly(studio, db, tmp_path) -> None:
 
 @settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.floats(allow_nan=False, allow_infinity=False), min_size=1, max_size=20))
-def test_any_finite_grade_round_trips(template, grades: list[float]) -> None:
+def test_any_finite_grade_round_trips(template: Path, grades: list[float]) -> None:
     with tempfile.TemporaryDirectory() as folder:
         source, out = Path(folder) / "in.qrels", Path(folder) / "out.qrels"
         source.write_text("".join(f"t 0 d{i} {g!r}\n" for i, g in enumerate(grades)))
@@ -160,7 +160,7 @@ def test_any_finite_grade_round_trips(template, grades: list[float]) -> None:
 
 
 @pytest.mark.parametrize("measures", [[], ["-m", "nDCG@10", "-m", "P(rel=2)@10", "-m", "AP"]])
-def test_leaderboard_export_equals_eval_json(studio, tmp_path, measures) -> None:
+def test_leaderboard_export_equals_eval_json(studio: Studio, tmp_path: Path, measures: list[str]) -> None:
     printed = studio("eval", "--qrels", "human", *measures, "--format", "json").stdout
     studio("export", "leaderboard", "--qrels", "human", *measures, "--out", tmp_path / "lb.json")
     assert (tmp_path / "lb.json").read_text(encoding="utf-8") == printed
@@ -170,7 +170,8 @@ def test_leaderboard_export_equals_eval_json(studio, tmp_path, measures) -> None
 @pytest.mark.parametrize(
     ("file", "fmt", "sep"), [("lb.tsv", None, "\t"), ("lb.csv", None, ","), ("lb.out", "csv", ",")]
 )
-def test_leaderboard_tables_keep_full_precision(studio, tmp_path, file, fmt, sep) -> None:
+def test_leaderboard_tables_keep_full_precision(studio: Studio, tmp_path: Path, file: str, fmt: str | None,
+                                                sep: str) -> None:
     rows = json.loads(studio("eval", "--qrels", "human", "--format", "json").stdout)
     studio("export", "leaderboard", "--qrels", "human", "--out", tmp_path / file, *(["--as", fmt] if fmt else []))
     header, *lines = [line.split(sep) for line in (tmp_path / file).read_text().splitlines()]
@@ -183,7 +184,7 @@ def test_leaderboard_tables_keep_full_precision(studio, tmp_path, file, fmt, sep
 # -- stdout, errors, atomic writes ----------------------------------------------------------------
 
 
-def test_out_dash_writes_to_stdout(studio, tmp_path) -> None:
+def test_out_dash_writes_to_stdout(studio: Studio, tmp_path: Path) -> None:
     studio("export", "qrels", "human", "--out", tmp_path / "h.qrels")
     result = studio("export", "qrels", "human", "--out", "-")
     assert result.stdout == (tmp_path / "h.qrels").read_text()
@@ -201,23 +202,23 @@ def test_out_dash_writes_to_stdout(studio, tmp_path) -> None:
         (["leaderboard", "--qrels", "human", "-m", "nDCG@x"], "nDCG@x"),
     ],
 )
-def test_unknown_names_exit_2_and_write_nothing(studio, tmp_path, args, message) -> None:
+def test_unknown_names_exit_2_and_write_nothing(studio: Studio, tmp_path: Path, args: list[str], message: str) -> None:
     result = studio("export", *args, "--out", tmp_path / "x.out", ok=False)
     assert result.exit_code == 2 and message in result.stderr and result.stdout == ""
     assert [p.name for p in tmp_path.iterdir()] == ["db"]
 
 
-def test_unknown_format_is_bad_usage(studio, tmp_path) -> None:
+def test_unknown_format_is_bad_usage(studio: Studio, tmp_path: Path) -> None:
     result = studio("export", "bank", "nuggets", "--out", tmp_path / "x", "--as", "yaml", ok=False)
     assert result.exit_code == 2 and not (tmp_path / "x").exists()
 
 
-def test_a_missing_folder_is_reported(studio, tmp_path) -> None:
+def test_a_missing_folder_is_reported(studio: Studio, tmp_path: Path) -> None:
     result = studio("export", "qrels", "human", "--out", tmp_path / "no" / "h.qrels", ok=False)
     assert result.exit_code == 2 and "cannot write" in result.stderr
 
 
-def test_a_failed_export_leaves_the_old_file_alone(studio, tmp_path) -> None:
+def test_a_failed_export_leaves_the_old_file_alone(studio: Studio, tmp_path: Path) -> None:
     bank = tmp_path / "tabbed.jsonl"
     bank.write_text(json.dumps({"qid": "1001", "nuggets": [{"text": "a\tb"}]}) + "\n")
     studio("import", "bank", bank, "--name", "tabbed")
@@ -229,7 +230,7 @@ def test_a_failed_export_leaves_the_old_file_alone(studio, tmp_path) -> None:
     assert sorted(p.name for p in tmp_path.iterdir()) == ["db", "tabbed.jsonl", "tabbed.tsv"]
 
 
-def test_an_export_replaces_the_old_file_keeping_its_mode(studio, tmp_path) -> None:
+def test_an_export_replaces_the_old_file_keeping_its_mode(studio: Studio, tmp_path: Path) -> None:
     out = tmp_path / "h.qrels"
     out.write_text("old\n")
     out.chmod(0o640)

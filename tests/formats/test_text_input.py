@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gzip
+from pathlib import Path
 
 import pytest
 
@@ -12,19 +13,19 @@ from studio.formats.text_input import decode_utf8, first_line, numbered_lines, r
 BOM = b"\xef\xbb\xbf"
 
 
-def test_gzip_is_recognised_by_its_magic_bytes_not_its_name(tmp_path):
+def test_gzip_is_recognised_by_its_magic_bytes_not_its_name(tmp_path: Path) -> None:
     hidden = tmp_path / "run.txt"
     hidden.write_bytes(gzip.compress(b"q1 Q0 d1 1 2 t\n"))
     assert read_bytes(hidden) == b"q1 Q0 d1 1 2 t\n"
 
 
-def test_plain_file_named_gz_is_read_as_it_is(tmp_path):
+def test_plain_file_named_gz_is_read_as_it_is(tmp_path: Path) -> None:
     plain = tmp_path / "run.txt.gz"
     plain.write_bytes(b"q1 Q0 d1 1 2 t\n")
     assert read_text(plain) == "q1 Q0 d1 1 2 t\n"
 
 
-def test_broken_gzip_is_refused_with_the_file_name(tmp_path):
+def test_broken_gzip_is_refused_with_the_file_name(tmp_path: Path) -> None:
     broken = tmp_path / "broken.gz"
     broken.write_bytes(gzip.compress(b"q1 Q0 d1 1 2 t\n" * 100)[:30])
     with pytest.raises(InputError) as caught:
@@ -32,26 +33,26 @@ def test_broken_gzip_is_refused_with_the_file_name(tmp_path):
     assert caught.value.file == str(broken) and "gzip" in caught.value.reason
 
 
-def test_missing_file_is_refused_with_the_file_name(tmp_path):
+def test_missing_file_is_refused_with_the_file_name(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:
         read_text(tmp_path / "nowhere.txt")
     assert caught.value.file == str(tmp_path / "nowhere.txt")
 
 
 @pytest.mark.parametrize("compress", [False, True])
-def test_a_leading_bom_is_dropped(tmp_path, compress):
+def test_a_leading_bom_is_dropped(tmp_path: Path, compress: bool) -> None:
     data = BOM + "q1\tcafé\n".encode()
     path = tmp_path / "topics.tsv"
     path.write_bytes(gzip.compress(data) if compress else data)
     assert read_text(path) == "q1\tcafé\n"
 
 
-def test_only_a_leading_bom_is_dropped():
+def test_only_a_leading_bom_is_dropped() -> None:
     assert decode_utf8(b"a\n" + BOM + b"b", "f") == "a\n\ufeffb"
 
 
 @pytest.mark.parametrize("compress", [False, True])
-def test_invalid_utf8_is_reported_with_its_line(tmp_path, compress):
+def test_invalid_utf8_is_reported_with_its_line(tmp_path: Path, compress: bool) -> None:
     data = b"line one\n\nline three \xe9t\xe9\nline four\n"
     path = tmp_path / "bad.txt"
     path.write_bytes(gzip.compress(data) if compress else data)
@@ -61,14 +62,14 @@ def test_invalid_utf8_is_reported_with_its_line(tmp_path, compress):
     assert "invalid UTF-8" in caught.value.reason and "0xe9" in caught.value.reason
 
 
-def test_invalid_utf8_on_the_first_line_is_line_one():
+def test_invalid_utf8_on_the_first_line_is_line_one() -> None:
     with pytest.raises(InputError) as caught:
         decode_utf8(b"\xff\nok\n", "f")
     assert caught.value.line == 1
 
 
 @pytest.mark.parametrize("data", [b"", b"\n\n", b" \t\r\n  ", BOM, BOM + b"\r\n"])
-def test_empty_or_whitespace_only_file_is_refused(tmp_path, data):
+def test_empty_or_whitespace_only_file_is_refused(tmp_path: Path, data: bytes) -> None:
     path = tmp_path / "empty.txt"
     path.write_bytes(data)
     with pytest.raises(InputError) as caught:
@@ -76,14 +77,14 @@ def test_empty_or_whitespace_only_file_is_refused(tmp_path, data):
     assert caught.value.line is None and "empty" in caught.value.reason
 
 
-def test_empty_gzipped_file_is_refused(tmp_path):
+def test_empty_gzipped_file_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "empty.gz"
     path.write_bytes(gzip.compress(b"\n"))
     with pytest.raises(InputError, match="empty"):
         read_text(path)
 
 
-def test_numbered_lines_skip_blanks_keep_numbers_and_drop_cr():
+def test_numbered_lines_skip_blanks_keep_numbers_and_drop_cr() -> None:
     assert list(numbered_lines("a\r\n\r\n  \nb c\r\nd")) == [(1, "a"), (4, "b c"), (5, "d")]
 
 
@@ -97,20 +98,20 @@ def test_numbered_lines_skip_blanks_keep_numbers_and_drop_cr():
         (b"\n  \r\nq1 Q0 d1 1 2 tag \n", False),
     ],
 )
-def test_first_line_is_the_first_non_blank_line(tmp_path, data, compress):
+def test_first_line_is_the_first_non_blank_line(tmp_path: Path, data: bytes, compress: bool) -> None:
     path = tmp_path / "run"
     path.write_bytes(gzip.compress(data) if compress else data)
     assert first_line(path) == "q1 Q0 d1 1 2 tag"
 
 
-def test_first_line_of_an_empty_file_is_refused(tmp_path):
+def test_first_line_of_an_empty_file_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "empty"
     path.write_bytes(b"\n \n")
     with pytest.raises(InputError, match="empty"):
         first_line(path)
 
 
-def test_first_line_reports_invalid_utf8_with_its_line(tmp_path):
+def test_first_line_reports_invalid_utf8_with_its_line(tmp_path: Path) -> None:
     path = tmp_path / "bad"
     path.write_bytes(b"\n\nq1 Q0 d\xff 1 2 t\n")
     with pytest.raises(InputError) as caught:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import math
+from collections.abc import Callable
 
 import pytest
 from hypothesis import given, settings
@@ -14,7 +15,7 @@ from studio.domain.models import QrelsRow, RunRow
 from studio.formats.trec import OnDuplicate, parse_qrels, parse_run, write_qrels, write_run
 
 
-def refused(parse, text: str, *args) -> InputError:
+def refused(parse: Callable[..., object], text: str, *args: object) -> InputError:
     with pytest.raises(InputError) as caught:
         parse(text, "f.txt", *args)
     return caught.value
@@ -23,7 +24,7 @@ def refused(parse, text: str, *args) -> InputError:
 # -- runs ---------------------------------------------------------------------------------------
 
 
-def test_run_columns_become_rows_and_the_tag():
+def test_run_columns_become_rows_and_the_tag() -> None:
     parsed = parse_run("q1 Q0 d1 1 2.5 bm25\nq1 Q0 d2 2 -1 bm25\nq2 Q0 d1 1 3 bm25\n", "f.txt")
     assert parsed.rows == [
         RunRow("q1", "d1", 1, 2.5),
@@ -34,24 +35,24 @@ def test_run_columns_become_rows_and_the_tag():
     assert parsed.other_tags == frozenset()
 
 
-def test_run_columns_may_be_separated_by_tabs_and_runs_of_spaces():
+def test_run_columns_may_be_separated_by_tabs_and_runs_of_spaces() -> None:
     parsed = parse_run("q1\tQ0\td1\t1\t2.5\tt\nq1   Q0  d2 \t 2  1.5   t  \n", "f.txt")
     assert parsed.rows == [RunRow("q1", "d1", 1, 2.5), RunRow("q1", "d2", 2, 1.5)]
 
 
-def test_run_accepts_crlf_and_blank_lines():
+def test_run_accepts_crlf_and_blank_lines() -> None:
     parsed = parse_run("\r\nq1 Q0 d1 1 2 t\r\n\r\n   \r\nq1 Q0 d2 2 1 t\r\n\r\n", "f.txt")
     assert parsed.rows == [RunRow("q1", "d1", 1, 2.0), RunRow("q1", "d2", 2, 1.0)]
     assert parsed.tag == "t"
 
 
-def test_run_mixing_tags_keeps_the_first_and_reports_the_others():
+def test_run_mixing_tags_keeps_the_first_and_reports_the_others() -> None:
     parsed = parse_run("q1 Q0 d1 1 2 a\nq1 Q0 d2 2 1 b\nq2 Q0 d1 1 1 c\n", "f.txt")
     assert parsed.tag == "a"
     assert parsed.other_tags == {"b", "c"}
 
 
-def test_run_scores_are_read_as_floats_in_any_spelling():
+def test_run_scores_are_read_as_floats_in_any_spelling() -> None:
     text = "".join(
         f"q1 Q0 d{i} {i} {score} t\n" for i, score in enumerate(["+1.5", ".5", "5.", "1E-3", "-0", "inf"])
     )
@@ -59,11 +60,11 @@ def test_run_scores_are_read_as_floats_in_any_spelling():
     assert scores == [1.5, 0.5, 5.0, 0.001, 0.0, math.inf]
 
 
-def test_run_same_docid_in_two_topics_is_fine():
+def test_run_same_docid_in_two_topics_is_fine() -> None:
     assert len(parse_run("q1 Q0 d1 1 2 t\nq2 Q0 d1 1 2 t\n", "f.txt").rows) == 2
 
 
-def test_run_docid_ranked_twice_names_the_second_line():
+def test_run_docid_ranked_twice_names_the_second_line() -> None:
     error = refused(parse_run, "q1 Q0 d1 1 3 t\n\nq1 Q0 d2 2 2 t\nq1 Q0 d1 3 1 t\n")
     assert (error.file, error.line) == ("f.txt", 4)
     assert "ranked twice" in error.reason and "first on line 1" in error.reason
@@ -84,14 +85,14 @@ def test_run_docid_ranked_twice_names_the_second_line():
         ("q1 Q0 d2 99999999999999999999 1 t", "out of range"),
     ],
 )
-def test_run_bad_line_is_refused_with_its_number(line, reason):
+def test_run_bad_line_is_refused_with_its_number(line: str, reason: str) -> None:
     error = refused(parse_run, f"q1 Q0 d1 1 2 t\n\n{line}\nq1 Q0 d3 3 0 t\n")
     assert error.line == 3
     assert reason in error.reason
 
 
 @pytest.mark.parametrize("text", ["", "\n\n", "  \r\n\t\n"])
-def test_run_without_rows_is_refused(text):
+def test_run_without_rows_is_refused(text: str) -> None:
     error = refused(parse_run, text)
     assert error.line is None and "empty" in error.reason
 
@@ -99,7 +100,7 @@ def test_run_without_rows_is_refused(text):
 # -- qrels --------------------------------------------------------------------------------------
 
 
-def test_qrels_columns_become_rows_with_float_grades():
+def test_qrels_columns_become_rows_with_float_grades() -> None:
     parsed = parse_qrels("q1 0 d1 1\nq1 Q0 d2 0.25\nq2\t0\td1\t-1\r\n\nq2  0 d3   3\n", "f.txt")
     assert parsed.rows == [
         QrelsRow("q1", "d1", 1.0),
@@ -110,20 +111,20 @@ def test_qrels_columns_become_rows_with_float_grades():
     assert parsed.repeated_pairs == 0
 
 
-def test_qrels_pair_graded_twice_differently_is_an_error_on_the_second_line():
+def test_qrels_pair_graded_twice_differently_is_an_error_on_the_second_line() -> None:
     error = refused(parse_qrels, "q1 0 d1 1\nq1 0 d2 0\n\nq1 0 d1 2\n")
     assert error.line == 4
     assert "line 1" in error.reason and "--on-duplicate" in error.reason
 
 
 @pytest.mark.parametrize(("policy", "grade"), [(OnDuplicate.FIRST, 1.0), (OnDuplicate.LAST, 3.0)])
-def test_qrels_duplicate_policy_keeps_the_first_or_last_grade(policy, grade):
+def test_qrels_duplicate_policy_keeps_the_first_or_last_grade(policy: OnDuplicate, grade: float) -> None:
     parsed = parse_qrels("q1 0 d1 1\nq1 0 d2 0\nq1 0 d1 2\nq1 0 d1 3\n", "f.txt", policy)
     assert parsed.rows == [QrelsRow("q1", "d1", grade), QrelsRow("q1", "d2", 0.0)]
     assert parsed.repeated_pairs == 2
 
 
-def test_qrels_identical_duplicate_is_collapsed_and_counted():
+def test_qrels_identical_duplicate_is_collapsed_and_counted() -> None:
     parsed = parse_qrels("q1 0 d1 2\nq1 0 d2 0\nq1 1 d1 2.0\n", "f.txt")
     assert parsed.rows == [QrelsRow("q1", "d1", 2.0), QrelsRow("q1", "d2", 0.0)]
     assert parsed.repeated_pairs == 1
@@ -139,14 +140,14 @@ def test_qrels_identical_duplicate_is_collapsed_and_counted():
         ("q1 0 d2 inf", "grade 'inf' is not a number"),
     ],
 )
-def test_qrels_bad_line_is_refused_with_its_number(line, reason):
+def test_qrels_bad_line_is_refused_with_its_number(line: str, reason: str) -> None:
     error = refused(parse_qrels, f"\nq1 0 d1 1\n{line}\n")
     assert error.line == 3
     assert reason in error.reason
 
 
 @pytest.mark.parametrize("text", ["", "\r\n", " \n \n"])
-def test_qrels_without_rows_is_refused(text):
+def test_qrels_without_rows_is_refused(text: str) -> None:
     error = refused(parse_qrels, text)
     assert error.line is None and "empty" in error.reason
 
@@ -167,7 +168,7 @@ ranks = st.integers(-(2**63), 2**63 - 1)
 
 @settings(max_examples=200, deadline=None)
 @given(st.lists(st.tuples(ids, ids, grades), min_size=1, unique_by=lambda r: (r[0], r[1])))
-def test_written_qrels_read_back_as_the_same_rows(rows):
+def test_written_qrels_read_back_as_the_same_rows(rows: list[tuple[str, str, float]]) -> None:
     qrels = [QrelsRow(qid, docid, grade) for qid, docid, grade in rows]
     out = io.StringIO()
     write_qrels(qrels, out)
@@ -181,7 +182,7 @@ def test_written_qrels_read_back_as_the_same_rows(rows):
     st.lists(st.tuples(ids, ids, ranks, scores), min_size=1, unique_by=lambda r: (r[0], r[1])),
     ids,
 )
-def test_written_run_reads_back_as_the_same_rows(rows, tag):
+def test_written_run_reads_back_as_the_same_rows(rows: list[tuple[str, str, int, float]], tag: str) -> None:
     run = [RunRow(qid, docid, rank, score) for qid, docid, rank, score in rows]
     out = io.StringIO()
     write_run(run, tag, out)

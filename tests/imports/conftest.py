@@ -6,9 +6,10 @@ import json
 import shutil
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
-from helpers import cli
+from helpers import Studio, cli
 from typer.testing import Result
 
 LISTINGS = ("qrels", "runs", "topics", "banks")
@@ -20,7 +21,7 @@ def db(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def studio(db: Path) -> Callable[..., Result]:
+def studio(db: Path) -> Studio:
     """Run `studio --db <db> ARGS…` in-process and return its Result."""
 
     def invoke(*args: object) -> Result:
@@ -42,11 +43,11 @@ def write(tmp_path: Path) -> Callable[[str, str | bytes], Path]:
 
 
 @pytest.fixture
-def listings(studio: Callable[..., Result]) -> Callable[[], dict[str, object]]:
+def listings(studio: Studio) -> Callable[[], dict[str, Any]]:
     """What `studio list qrels|runs|topics|banks --format json` print, parsed."""
 
-    def snapshot() -> dict[str, object]:
-        shown: dict[str, object] = {}
+    def snapshot() -> dict[str, Any]:
+        shown: dict[str, Any] = {}
         for what in LISTINGS:
             result = studio("list", what, "--format", "json")
             assert result.exit_code == 0, result.output
@@ -66,7 +67,7 @@ LOADED = [
 
 
 @pytest.fixture(scope="module")
-def loaded_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, object]]:
+def loaded_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, Any]]:
     """A project file holding topics, documents, a run, a label set and a bank, built once."""
     folder = tmp_path_factory.mktemp("loaded")
     template = folder / "p.duckdb"
@@ -74,7 +75,7 @@ def loaded_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dic
         (folder / name).write_text(content, encoding="utf-8")
         result = cli(template, "import", command, folder / name)
         assert result.exit_code == 0, result.output
-    shown: dict[str, object] = {}
+    shown: dict[str, Any] = {}
     for what in LISTINGS:
         result = cli(template, "list", what, "--format", "json")
         shown[what] = json.loads(result.stdout)
@@ -83,7 +84,7 @@ def loaded_template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dic
 
 
 @pytest.fixture
-def loaded(loaded_template: tuple[Path, dict[str, object]], db: Path) -> dict[str, object]:
+def loaded(loaded_template: tuple[Path, dict[str, Any]], db: Path) -> dict[str, Any]:
     """This test's project file, a copy of the loaded template; returns its listings."""
     template, shown = loaded_template
     shutil.copyfile(template, db)

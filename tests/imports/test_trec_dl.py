@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -38,7 +39,7 @@ def read_topics(path: Path) -> dict[str, str]:
 
 
 @pytest.fixture(scope="module")
-def project():
+def project() -> Iterator[Project]:
     with Project.open(":memory:") as opened:
         opened.import_qrels([DATA / file for file, _, _ in QRELS.values()])
         yield opened
@@ -52,7 +53,7 @@ def current_labels(project: Project, name: str) -> dict[tuple[str, str], float]:
     return {(qid, docid): grade for qid, docid, grade in rows}
 
 
-def test_label_sets_have_the_published_topic_and_judgment_counts(project):
+def test_label_sets_have_the_published_topic_and_judgment_counts(project: Project) -> None:
     listed = {s["name"]: (s["kind"], s["topics"], s["pairs"], s["events"]) for s in project.label_sets()}
     assert listed == {
         name: ("human", topics, pairs, pairs) for name, (_, topics, pairs) in QRELS.items()
@@ -60,19 +61,19 @@ def test_label_sets_have_the_published_topic_and_judgment_counts(project):
 
 
 @pytest.mark.parametrize("name", QRELS)
-def test_current_labels_equal_the_file(project, name):
+def test_current_labels_equal_the_file(project: Project, name: str) -> None:
     expected = read_qrels(DATA / QRELS[name][0])
     assert len(expected) == QRELS[name][2]
     assert current_labels(project, name) == expected
 
 
 @pytest.mark.parametrize("name", QRELS)
-def test_relevant_counts_match_the_file(project, name):
+def test_relevant_counts_match_the_file(project: Project, name: str) -> None:
     (listed,) = [s for s in project.label_sets() if s["name"] == name]
     assert listed["relevant"] == sum(grade > 0 for grade in read_qrels(DATA / QRELS[name][0]).values())
 
 
-def test_dl20_topics_are_all_loaded_with_their_text():
+def test_dl20_topics_are_all_loaded_with_their_text() -> None:
     expected = read_topics(DATA / "topics.dl20.txt")
     assert len(expected) == 200
     with Project.open(":memory:") as project:
@@ -82,7 +83,7 @@ def test_dl20_topics_are_all_loaded_with_their_text():
     assert all(t["docs"] == 0 and t["judged"] == 0 for t in topics)
 
 
-def test_dl20_topics_with_their_qrels_show_54_judged_topics():
+def test_dl20_topics_with_their_qrels_show_54_judged_topics() -> None:
     qrels = read_qrels(DATA / "qrels.dl20-passage.txt")
     with Project.open(":memory:") as project:
         project.import_topics(DATA / "topics.dl20.txt")

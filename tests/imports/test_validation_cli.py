@@ -4,10 +4,18 @@ and the project exactly as it was. Published variants (CRLF, BOM, gzip) are acce
 from __future__ import annotations
 
 import gzip
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
 
 import pytest
+from helpers import Studio
 
 from studio.services.project import Project
+
+# The fixtures of conftest.py: a file written into tmp_path, and what `studio list …` shows.
+Write = Callable[[str, str | bytes], Path]
+Listings = Callable[[], dict[str, Any]]
 
 GOOD_RUN = "q1 Q0 d1 1 3 new\nq1 Q0 d2 2 2 new\nq2 Q0 d1 1 1 new\n"
 GOOD_QRELS = "q1 0 d1 1\nq1 0 d3 0.5\nq2 0 d1 3\n"
@@ -41,8 +49,9 @@ MALFORMED = {
 
 @pytest.mark.parametrize(("command", "content", "line", "reason"), MALFORMED.values(), ids=MALFORMED)
 def test_malformed_file_is_refused_with_file_line_and_reason(
-    studio, write, loaded, listings, command, content, line, reason
-):
+    studio: Studio, write: Write, loaded: dict[str, Any], listings: Listings, command: str, content: str | bytes,
+    line: int, reason: str,
+) -> None:
     path = write("bad.txt", content)
     result = studio("import", command, path)
     assert result.exit_code == 2, result.output
@@ -53,7 +62,8 @@ def test_malformed_file_is_refused_with_file_line_and_reason(
 
 @pytest.mark.parametrize("command", ["run", "qrels", "topics", "docs", "bank"])
 @pytest.mark.parametrize("content", [b"", b"\n \r\n"], ids=["empty", "blank"])
-def test_empty_file_is_refused(studio, write, loaded, listings, command, content):
+def test_empty_file_is_refused(studio: Studio, write: Write, loaded: dict[str, Any], listings: Listings, command: str,
+                               content: str | bytes) -> None:
     path = write("empty.txt", content)
     result = studio("import", command, path)
     assert result.exit_code == 2, result.output
@@ -61,14 +71,15 @@ def test_empty_file_is_refused(studio, write, loaded, listings, command, content
     assert listings() == loaded
 
 
-def test_markup_like_text_in_an_error_is_shown_as_written(studio, write, loaded):
+def test_markup_like_text_in_an_error_is_shown_as_written(studio: Studio, write: Write, loaded: dict[str, Any]) -> None:
     path = write("bad.txt", "q1 Q0 [b] 1 3 new\nq1 Q0 [b] 2 2 new\n")
     result = studio("import", "run", path)
     assert result.exit_code == 2
     assert f"{path}:2: docid '[b]' is ranked twice" in result.stderr
 
 
-def test_a_bad_file_among_good_run_files_loads_none_of_them(studio, write, loaded, listings):
+def test_a_bad_file_among_good_run_files_loads_none_of_them(studio: Studio, write: Write, loaded: dict[str, Any],
+                                                            listings: Listings) -> None:
     first = write("first.txt", GOOD_RUN.replace("new", "first"))
     bad = write("bad.txt", "q1 Q0 d1 1 3 bad\nq1 Q0 d2 2 x bad\n")
     last = write("last.txt", GOOD_RUN.replace("new", "last"))
@@ -78,7 +89,8 @@ def test_a_bad_file_among_good_run_files_loads_none_of_them(studio, write, loade
     assert listings() == loaded
 
 
-def test_a_run_name_already_loaded_is_refused_unless_replaced(studio, write, loaded, listings, db):
+def test_a_run_name_already_loaded_is_refused_unless_replaced(studio: Studio, write: Write, loaded: dict[str, Any],
+                                                              listings: Listings, db: Path) -> None:
     again = write("again.txt", "q1 Q0 d3 1 9 base\nq3 Q0 d1 1 8 base\n")
     result = studio("import", "run", again)
     assert result.exit_code == 2
@@ -94,7 +106,7 @@ def test_a_run_name_already_loaded_is_refused_unless_replaced(studio, write, loa
     assert sorted(rows) == [("q1", "d3", 1, 9.0), ("q3", "d1", 1, 8.0)]
 
 
-def grades(db, label_set: str) -> dict[tuple[str, str], float]:
+def grades(db: Path, label_set: str) -> dict[tuple[str, str], float]:
     with Project.open(db) as project:
         rows = project.db.cursor().execute(
             "SELECT qid, docid, grade FROM labels JOIN label_sets USING (label_set_id) WHERE name = ?",
@@ -104,7 +116,8 @@ def grades(db, label_set: str) -> dict[tuple[str, str], float]:
 
 
 @pytest.mark.parametrize(("policy", "kept"), [("first", 1.0), ("last", 3.0)])
-def test_on_duplicate_first_or_last_keeps_that_grade(studio, write, loaded, db, policy, kept):
+def test_on_duplicate_first_or_last_keeps_that_grade(studio: Studio, write: Write, loaded: dict[str, Any], db: Path,
+                                                     policy: str, kept: float) -> None:
     path = write("dup.txt", "q1 0 d1 1\nq1 0 d2 0\nq1 0 d1 2\nq1 0 d1 3\n")
     assert studio("import", "qrels", path).exit_code == 2
     result = studio("import", "qrels", path, "--on-duplicate", policy)
@@ -117,7 +130,7 @@ def split_rows(text: str) -> set[tuple[str, ...]]:
     return {tuple(line.split()) for line in text.splitlines() if line.strip()}
 
 
-VARIANTS = {
+VARIANTS: dict[str, Callable[[str], bytes]] = {
     "crlf": lambda text: text.replace("\n", "\r\n").encode(),
     "bom": lambda text: b"\xef\xbb\xbf" + text.encode(),
     "gzip": lambda text: gzip.compress(text.encode()),
@@ -126,7 +139,7 @@ VARIANTS = {
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_runs_with_crlf_bom_or_gzip_are_accepted(studio, write, db, variant):
+def test_runs_with_crlf_bom_or_gzip_are_accepted(studio: Studio, write: Write, db: Path, variant: str) -> None:
     suffix = ".txt.gz" if variant.startswith("gzip") else ".txt"
     result = studio("import", "run", write("run" + suffix, VARIANTS[variant](GOOD_RUN)))
     assert result.exit_code == 0, result.output
@@ -138,7 +151,7 @@ def test_runs_with_crlf_bom_or_gzip_are_accepted(studio, write, db, variant):
 
 
 @pytest.mark.parametrize("variant", VARIANTS)
-def test_qrels_with_crlf_bom_or_gzip_are_accepted(studio, write, db, variant):
+def test_qrels_with_crlf_bom_or_gzip_are_accepted(studio: Studio, write: Write, db: Path, variant: str) -> None:
     suffix = ".txt.gz" if variant.startswith("gzip") else ".txt"
     result = studio("import", "qrels", write("qrels.x" + suffix, VARIANTS[variant](GOOD_QRELS)))
     assert result.exit_code == 0, result.output
@@ -146,14 +159,14 @@ def test_qrels_with_crlf_bom_or_gzip_are_accepted(studio, write, db, variant):
     assert grades(db, "qrels.x") == expected
 
 
-def test_run_names_default_to_the_tag_column(studio, write, listings):
+def test_run_names_default_to_the_tag_column(studio: Studio, write: Write, listings: Listings) -> None:
     result = studio("import", "run", write("some-file.txt", GOOD_RUN.replace("new", "bm25_k1")),
                     write("other.run.gz", gzip.compress(GOOD_RUN.replace("new", "splade").encode())))
     assert result.exit_code == 0, result.output
     assert [run["name"] for run in listings()["runs"]] == ["bm25_k1", "splade"]
 
 
-def test_name_option_overrides_the_tag(studio, write, listings):
+def test_name_option_overrides_the_tag(studio: Studio, write: Write, listings: Listings) -> None:
     result = studio("import", "run", write("some-file.txt", GOOD_RUN), "--name", "mine")
     assert result.exit_code == 0, result.output
     assert [run["name"] for run in listings()["runs"]] == ["mine"]

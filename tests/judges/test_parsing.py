@@ -42,7 +42,7 @@ def test_umbrela_reads_a_score_out_of_three() -> None:
 def test_umbrela_empty_output_is_a_failure_with_a_reason(text: str) -> None:
     parsed = parse_umbrela(text)
     assert (parsed.ok, parsed.label) == (False, None)
-    assert "empty" in parsed.error
+    assert parsed.error is not None and "empty" in parsed.error
 
 
 @pytest.mark.parametrize("text", [

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+from helpers import scalar
 from judge_helpers import REPO, human_qrels, sample_copy
 
 pytestmark = pytest.mark.slow
@@ -103,14 +104,13 @@ def test_killed_judge_resumes_where_it_stopped(tmp_path: Path) -> None:
     assert summary["failures"] == 0
 
     with duckdb.connect(str(db), read_only=True) as con:
-        total, distinct = con.execute(
-            "SELECT count(*), count(DISTINCT key) FROM calls WHERE backend <> 'import'").fetchone()
-        assert total == distinct == LIMIT
+        counts = con.execute("SELECT count(*), count(DISTINCT key) FROM calls WHERE backend <> 'import'").fetchone()
+        assert counts == (LIMIT, LIMIT)
         assert set(before) <= {k for (k,) in con.execute("SELECT key FROM calls WHERE backend <> 'import'").fetchall()}
-        last_run = con.execute("SELECT max(judge_run_id) FROM judge_runs").fetchone()[0]
+        last_run = scalar(con, "SELECT max(judge_run_id) FROM judge_runs")
         rows = con.execute(
             "SELECT qid, docid, call_key, label FROM judgments WHERE judge_run_id = ?", [last_run]).fetchall()
-        per_pair = {}
+        per_pair: dict[tuple[str, str], tuple[str, float | None]] = {}
         for qid, docid, key, label in rows:
             assert (qid, docid) not in per_pair, f"{qid} {docid} judged twice"
             per_pair[(qid, docid)] = (key, label)

@@ -4,16 +4,18 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from fakes import ScriptedBackend
-from helpers import cli
+from helpers import cli, scalar
 from judge_helpers import SUMMARY_KEYS, human_qrels, judge, labels_of, response_pairs, sample_copy, top_ranked
 
 from studio import Project
 from studio.domain.errors import UsageError
-from studio.judges.backend import ChatResult
+from studio.judges.backend import ChatRequest, ChatResult
 from studio.judges.prompts import load_prompt
 from studio.services.judging.config import JudgeConfig
 from studio.services.judging.pools import pool_pairs
@@ -28,16 +30,16 @@ def db(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
-def project(db: Path):
+def project(db: Path) -> Iterator[Project]:
     with Project.open(db) as opened:
         yield opened
 
 
-def pool(project: Project, name: str, **options) -> list[tuple[str, str]]:
+def pool(project: Project, name: str, **options: Any) -> list[tuple[str, str]]:
     return pool_pairs(project.db, JudgeConfig(method="umbrela", backend="simulated", name="x", pool=name, **options))
 
 
-def judgments(project: Project, run: int) -> list[tuple]:
+def judgments(project: Project, run: int) -> list[tuple[Any, ...]]:
     return project.db.cursor().execute(
         "SELECT qid, docid, docid_b, call_key, label, parse_error, expected, confidence FROM judgments"
         " WHERE judge_run_id = ? ORDER BY qid, docid, docid_b", [run]).fetchall()
@@ -195,9 +197,7 @@ def test_cli_refuses_to_write_into_the_human_labels(db: Path) -> None:
 def test_run_judge_refuses_to_write_into_the_human_labels(project: Project) -> None:
     with pytest.raises(UsageError, match="human"):
         judge(project.db, name="human", topics=["1001"])
-    events = project.db.cursor().execute(
-        "SELECT count(*) FROM label_events WHERE origin <> 'import'").fetchone()[0]
-    assert events == 0
+    assert scalar(project.db.cursor(), "SELECT count(*) FROM label_events WHERE origin <> 'import'") == 0
 
 
 def test_cli_lists_judge_runs_as_json(db: Path) -> None:
@@ -252,7 +252,7 @@ def test_unparseable_output_is_a_failure_with_its_raw_text(project: Project) -> 
 
 
 def test_only_parsed_outputs_become_labels(project: Project) -> None:
-    def reply(request):
+    def reply(request: ChatRequest) -> str:
         return "##final score: 3" if request.subject[1].endswith(("1", "3", "5", "7", "9")) else "no idea"
 
     summary, _ = judge(project.db, name="mixed", topics=["1002"], backend_object=ScriptedBackend(reply))
@@ -303,16 +303,15 @@ def test_label_events_of_a_judge_have_origin_judge(project: Project) -> None:
         "SELECT e.origin, e.source, count(*) FROM label_events e JOIN label_sets s USING (label_set_id)"
         " WHERE s.name = 'sim' GROUP BY ALL").fetchall()
     assert events == [("judge", f"judge run {summary.judge_run}", 28)]
-    kind = project.db.cursor().execute("SELECT kind FROM label_sets WHERE name = 'sim'").fetchone()[0]
-    assert kind == "simulated"
+    assert scalar(project.db.cursor(), "SELECT kind FROM label_sets WHERE name = 'sim'") == "simulated"
 
 
 def test_rerun_with_the_same_answers_appends_no_label_event(project: Project) -> None:
     judge(project.db, name="sim", topics=["1001"])
     count = "SELECT count(*) FROM label_events JOIN label_sets s USING (label_set_id) WHERE s.name = 'sim'"
-    before = project.db.cursor().execute(count).fetchone()[0]
+    before = scalar(project.db.cursor(), count)
     judge(project.db, name="sim", topics=["1001"])
-    assert project.db.cursor().execute(count).fetchone()[0] == before
+    assert scalar(project.db.cursor(), count) == before
 
 
 def test_judgments_point_at_their_stored_calls(project: Project) -> None:

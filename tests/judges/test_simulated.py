@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -9,6 +10,7 @@ from judge_helpers import human_qrels, judge, labels_of, sample_copy
 from sklearn.metrics import cohen_kappa_score
 
 from studio import Project
+from studio.judges.backend import ChatRequest
 from studio.judges.methods import get_method
 from studio.judges.simulated import SimulatedBackend
 
@@ -16,7 +18,7 @@ REFERENCE = {"q1": {"a": 3.0, "b": 1.0, "c": 0.0, "d": 2.0, "e": 0.0, "f": 1.0}}
 
 
 @pytest.fixture
-def project(tmp_path: Path):
+def project(tmp_path: Path) -> Iterator[Project]:
     with Project.open(sample_copy(tmp_path)) as opened:
         yield opened
 
@@ -28,12 +30,12 @@ def reference_by_topic() -> dict[str, dict[str, float]]:
     return grades
 
 
-def umbrela_requests(reference: dict[str, dict[str, float]]):
+def umbrela_requests(reference: dict[str, dict[str, float]]) -> list[ChatRequest]:
     method = get_method("umbrela")
     return [method.request((q, d), query=q, passage=d) for q, docs in reference.items() for d in docs]
 
 
-def answers(backend: SimulatedBackend, requests) -> list[str | None]:
+def answers(backend: SimulatedBackend, requests: list[ChatRequest]) -> list[str | None]:
     return [result.text for _, result in sorted(backend.complete(requests), key=lambda ir: ir[0])]
 
 
@@ -62,7 +64,7 @@ def test_another_seed_gives_other_answers() -> None:
 def test_answers_are_in_the_method_format() -> None:
     requests = umbrela_requests(REFERENCE)
     for text in answers(SimulatedBackend("ref", REFERENCE, kappa=0.0, seed=1), requests):
-        assert get_method("umbrela").parse(text).ok, text
+        assert text is not None and get_method("umbrela").parse(text).ok, text
 
 
 def test_kappa_outside_zero_to_one_is_refused() -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -15,12 +16,12 @@ from studio.metrics import correlation as corr
 
 
 @pytest.fixture(scope="module")
-def rows(simulated_sample_template: Path) -> list[dict]:  # type: ignore[type-arg]
+def rows(simulated_sample_template: Path) -> list[dict[str, Any]]:
     with Project.open(simulated_sample_template) as project:
         return project.compare("human", ["sim", "umbrela-smol"], "nDCG@10", resamples=200)
 
 
-def test_label_columns_are_those_of_agree(rows: list[dict], simulated_sample_template: Path) -> None:  # type: ignore[type-arg]
+def test_label_columns_are_those_of_agree(rows: list[dict[str, Any]], simulated_sample_template: Path) -> None:
     with Project.open(simulated_sample_template) as project:
         for row in rows:
             agreement = project.agreement("human", row["qrels"])
@@ -29,7 +30,7 @@ def test_label_columns_are_those_of_agree(rows: list[dict], simulated_sample_tem
                 assert row[key] == agreement[key], key
 
 
-def test_leaderboard_columns_and_compatibility_tau(rows: list[dict], simulated_sample_template: Path) -> None:  # type: ignore[type-arg]
+def test_leaderboard_columns_and_compatibility_tau(rows: list[dict[str, Any]], simulated_sample_template: Path) -> None:
     with Project.open(simulated_sample_template) as project:
         reference = project.leaderboard("human", "nDCG@10")
         runs = sorted(reference)
@@ -45,7 +46,7 @@ def test_leaderboard_columns_and_compatibility_tau(rows: list[dict], simulated_s
             assert row["tau_ap_low"] <= row["tau_ap_high"]
 
 
-def test_the_simulated_judge_beats_the_tiny_model_on_every_count(rows: list[dict]) -> None:  # type: ignore[type-arg]
+def test_the_simulated_judge_beats_the_tiny_model_on_every_count(rows: list[dict[str, Any]]) -> None:
     sim, smol = rows
     assert sim["qrels"] == "sim" and smol["qrels"] == "umbrela-smol"
     for key in ("kappa_binary", "kappa_graded", "krippendorff_alpha", "kendall_tau", "compat_tau"):

@@ -13,12 +13,13 @@ from sklearn.metrics import cohen_kappa_score
 
 from studio.metrics import agreement as agree
 
+Labels = tuple[np.ndarray, np.ndarray]  # the reference's and the audited label of each pair
 GRADES = [0.0, 1.0, 2.0, 3.0]
 NUGGET_SCORES = [0.0, 0.25, 0.5, 1.0]
 
 
 @st.composite
-def label_pairs(draw, min_size=2):
+def label_pairs(draw: st.DrawFn, min_size: int = 2) -> Labels:
     values = draw(st.sampled_from([GRADES, NUGGET_SCORES, [0.0, 1.0]]))
     n = draw(st.integers(min_size, 40))
     reference = draw(st.lists(st.sampled_from(values), min_size=n, max_size=n))
@@ -38,7 +39,7 @@ def same(a: float, b: float, tol: float = 1e-12) -> bool:
 
 @settings(max_examples=200, deadline=None)
 @given(label_pairs(), st.sampled_from([None, "linear", "quadratic"]))
-def test_cohen_kappa_equals_sklearn(data, weights):
+def test_cohen_kappa_equals_sklearn(data: Labels, weights: agree.Weights) -> None:
     reference, audited = data
     assume(len(set(reference) | set(audited)) >= 2)  # sklearn gives NaN for a single category
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -48,7 +49,7 @@ def test_cohen_kappa_equals_sklearn(data, weights):
 
 @settings(max_examples=200, deadline=None)
 @given(label_pairs())
-def test_krippendorff_alpha_ordinal_equals_krippendorff_package(data):
+def test_krippendorff_alpha_ordinal_equals_krippendorff_package(data: Labels) -> None:
     reference, audited = data
     assume(len(set(reference) | set(audited)) >= 2)  # the package refuses a one-value domain
     expected = krippendorff.alpha(reliability_data=np.vstack([reference, audited]),
@@ -58,7 +59,8 @@ def test_krippendorff_alpha_ordinal_equals_krippendorff_package(data):
 
 @settings(max_examples=200, deadline=None)
 @given(label_pairs(), st.sampled_from([0.5, 1.0, 2.0, 3.0]), st.sampled_from([0.25, 1.0, 2.0]))
-def test_binary_kappa_binarises_each_side_at_its_own_threshold(data, ref_threshold, threshold):
+def test_binary_kappa_binarises_each_side_at_its_own_threshold(data: Labels, ref_threshold: float,
+                                                               threshold: float) -> None:
     reference, audited = data
     ref_binary = (reference >= ref_threshold).astype(int)
     aud_binary = (audited >= threshold).astype(int)
@@ -70,7 +72,7 @@ def test_binary_kappa_binarises_each_side_at_its_own_threshold(data, ref_thresho
 
 @settings(max_examples=100, deadline=None)
 @given(label_pairs(min_size=0))
-def test_confusion_matrix_equals_brute_force_count(data):
+def test_confusion_matrix_equals_brute_force_count(data: Labels) -> None:
     reference, audited = data
     categories = sorted(set(reference.tolist()) | set(audited.tolist()))
     matrix = agree.confusion_matrix(reference, audited, categories)
@@ -81,7 +83,7 @@ def test_confusion_matrix_equals_brute_force_count(data):
     assert matrix.sum() == len(reference)
 
 
-def test_kappa_of_perfect_agreement_is_one():
+def test_kappa_of_perfect_agreement_is_one() -> None:
     grades = np.array([0.0, 1.0, 2.0, 3.0, 3.0])
     assert agree.cohen_kappa(grades, grades) == 1.0
     assert agree.cohen_kappa(grades, grades, "quadratic") == 1.0
@@ -105,7 +107,7 @@ ALIGNMENT_EXPECTED = {
 
 
 @pytest.mark.parametrize("pair", sorted(ALIGNMENT_EXPECTED))
-def test_alignment_hand_worked_topic(pair):
+def test_alignment_hand_worked_topic(pair: str) -> None:
     result = agree.alignment(ALIGNMENT_REFERENCE, ALIGNMENT_AUDITED, relevant=1.0)
     agree_n, tie_n, disagree_n = ALIGNMENT_EXPECTED[pair]
     assert result[pair]["pairs"] == 4
@@ -114,7 +116,7 @@ def test_alignment_hand_worked_topic(pair):
     assert result[pair]["disagree"] == pytest.approx(disagree_n / 4)
 
 
-def test_alignment_without_shared_pairs_has_undefined_rates():
+def test_alignment_without_shared_pairs_has_undefined_rates() -> None:
     result = agree.alignment({"t": {"d": 3}}, {"u": {"d": 3}})
     for bucket in result.values():
         assert bucket["pairs"] == 0

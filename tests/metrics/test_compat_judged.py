@@ -10,11 +10,13 @@ arise when all scores are distinct and positive.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import ir_measures
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from metric_builders import collections, evaluator_for, per_topic_dict
+from metric_builders import Collection, Qrels, Run, collections, evaluator_for, per_topic_dict
 
 from studio.metrics.names import parse_measure
 
@@ -22,7 +24,7 @@ TOLERANCE = 1e-9
 
 
 @st.composite
-def tie_free_collections(draw):
+def tie_free_collections(draw: st.DrawFn) -> Collection:
     qrels, runs = draw(collections(max_runs=3))
     for run in runs.values():
         for qid, docs in run.items():
@@ -32,14 +34,15 @@ def tie_free_collections(draw):
     return qrels, runs
 
 
-def ir_measures_per_topic(measure, qrels, run) -> dict[str, float]:
+def ir_measures_per_topic(measure: ir_measures.measures.Measure, qrels: Qrels, run: Run) -> dict[str, float]:
     """Per-topic values of the topics in both run and qrels (ir_measures also reports the
     qrels topics the run skipped, as 0: that is its averaging, not a per-topic value)."""
     int_qrels = {q: {d: int(g) for d, g in docs.items()} for q, docs in qrels.items()}
     return {m.query_id: m.value for m in ir_measures.iter_calc([measure], int_qrels, run) if m.query_id in run}
 
 
-def assert_same_per_topic(ours: str, theirs, qrels, runs) -> None:
+def assert_same_per_topic(ours: str, theirs: ir_measures.measures.Measure, qrels: Qrels,
+                          runs: dict[str, Run]) -> None:
     got = per_topic_dict(evaluator_for(qrels, runs), parse_measure(ours))
     for name, run in runs.items():
         want = ir_measures_per_topic(theirs, qrels, run) if run else {}
@@ -50,51 +53,51 @@ def assert_same_per_topic(ours: str, theirs, qrels, runs) -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(tie_free_collections(), st.sampled_from([0.5, 0.8, 0.9, 0.95]))
-def test_compat_equals_ir_measures(data, p):
+def test_compat_equals_ir_measures(data: Collection, p: float) -> None:
     qrels, runs = data
     assert_same_per_topic(f"Compat(p={p:g})", ir_measures.Compat(p=p), qrels, runs)
 
 
 @settings(max_examples=30, deadline=None)
 @given(tie_free_collections())
-def test_compat_default_persistence_is_ir_measures_default(data):
+def test_compat_default_persistence_is_ir_measures_default(data: Collection) -> None:
     qrels, runs = data
     assert_same_per_topic("Compat", ir_measures.Compat, qrels, runs)
 
 
 @settings(max_examples=300, deadline=None)
 @given(tie_free_collections(), st.sampled_from([1, 2, 3, 5, 10]))
-def test_judged_at_k_equals_ir_measures(data, k):
+def test_judged_at_k_equals_ir_measures(data: Collection, k: int) -> None:
     qrels, runs = data
     assert_same_per_topic(f"Judged@{k}", ir_measures.Judged @ k, qrels, runs)
 
 
-def compat(qrels, ranking, text="Compat(p=0.9)") -> float:
+def compat(qrels: Mapping[str, float], ranking: list[str], text: str = "Compat(p=0.9)") -> float:
     runs = {"r": {"q": {d: float(len(ranking) - i) for i, d in enumerate(ranking)}}}
     return per_topic_dict(evaluator_for({"q": qrels}, runs), parse_measure(text))["r"]["q"]
 
 
-def test_run_in_ideal_order_is_fully_compatible():
+def test_run_in_ideal_order_is_fully_compatible() -> None:
     qrels = {"a": 3, "b": 2, "c": 2, "d": 1, "e": 0}
     assert compat(qrels, ["a", "c", "b", "d"]) == pytest.approx(1.0, abs=1e-12)
 
 
-def test_ideal_order_followed_by_non_relevant_documents_is_fully_compatible():
+def test_ideal_order_followed_by_non_relevant_documents_is_fully_compatible() -> None:
     qrels = {"a": 3, "b": 1, "x": 0}
     assert compat(qrels, ["a", "b", "x", "y", "z"]) == pytest.approx(1.0, abs=1e-12)
 
 
-def test_run_without_relevant_document_is_incompatible():
+def test_run_without_relevant_document_is_incompatible() -> None:
     qrels = {"a": 3, "b": 1, "x": 0}
     assert compat(qrels, ["x", "y", "z"]) == 0.0
 
 
-def test_compat_hand_worked_swap_of_two_grades():
+def test_compat_hand_worked_swap_of_two_grades() -> None:
     # Ideal a(2) b(1); run b a. Depth 2, p = 0.5: overlaps 0/1 and 2/2, normalised by 1/1 + 0.5*2/2.
     assert compat({"a": 2, "b": 1}, ["b", "a"], "Compat(p=0.5)") == pytest.approx((0 + 0.5) / 1.5, abs=1e-12)
 
 
-def test_judged_counts_negative_grades_as_judged_and_divides_by_docs_shown():
+def test_judged_counts_negative_grades_as_judged_and_divides_by_docs_shown() -> None:
     qrels = {"a": -1, "b": 0}
     runs = {"r": {"q": {"a": 3.0, "x": 2.0, "b": 1.0}}}
     got = per_topic_dict(evaluator_for({"q": qrels}, runs), parse_measure("Judged@10"))

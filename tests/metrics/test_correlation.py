@@ -14,18 +14,19 @@ from scipy import stats
 from studio.metrics import correlation as corr
 
 # Leaderboard values from a small set: ties are common, as with RR or P@k.
+Pair = tuple[np.ndarray, np.ndarray]  # two leaderboards' values over the same runs
 TIED = st.lists(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.75, 1.0]), min_size=2, max_size=12)
 
 
 @st.composite
-def paired(draw, values=TIED):
+def paired(draw: st.DrawFn, values: st.SearchStrategy[list[float]] = TIED) -> Pair:
     x = draw(values)
     y = draw(st.lists(st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.75, 1.0]), min_size=len(x), max_size=len(x)))
     return np.array(x), np.array(y)
 
 
 @st.composite
-def tie_free_pair(draw):
+def tie_free_pair(draw: st.DrawFn) -> Pair:
     n = draw(st.integers(2, 10))
     x = draw(st.permutations(range(n)))
     y = draw(st.permutations(range(n)))
@@ -38,14 +39,14 @@ def same(a: float, b: float, tol: float = 1e-12) -> bool:
 
 @settings(max_examples=200, deadline=None)
 @given(paired())
-def test_kendall_tau_b_equals_scipy(data):
+def test_kendall_tau_b_equals_scipy(data: Pair) -> None:
     x, y = data
     assert same(corr.kendall_tau_b(x, y), float(stats.kendalltau(x, y).statistic))
 
 
 @settings(max_examples=200, deadline=None)
 @given(paired())
-def test_kendall_tau_a_equals_brute_force_pair_count(data):
+def test_kendall_tau_a_equals_brute_force_pair_count(data: Pair) -> None:
     x, y = data
     n = len(x)
     score = sum(np.sign(x[i] - x[j]) * np.sign(y[i] - y[j]) for i, j in combinations(range(n), 2))
@@ -55,7 +56,7 @@ def test_kendall_tau_a_equals_brute_force_pair_count(data):
 @pytest.mark.filterwarnings("ignore::scipy.stats.ConstantInputWarning")  # constant input: both NaN
 @settings(max_examples=200, deadline=None)
 @given(paired())
-def test_spearman_rho_equals_scipy(data):
+def test_spearman_rho_equals_scipy(data: Pair) -> None:
     x, y = data
     assert same(corr.spearman_rho(x, y), float(stats.spearmanr(x, y).statistic))
 
@@ -76,18 +77,18 @@ def tau_ap_brute_force(truth: np.ndarray, estimate: np.ndarray) -> float:
 
 @settings(max_examples=200, deadline=None)
 @given(tie_free_pair())
-def test_tau_ap_equals_yilmaz_formula_without_ties(data):
+def test_tau_ap_equals_yilmaz_formula_without_ties(data: Pair) -> None:
     reference, audited = data
     assert corr.tau_ap(reference, audited) == pytest.approx(tau_ap_brute_force(reference, audited), abs=1e-12)
 
 
-def test_tau_ap_is_one_for_identical_and_minus_one_for_reversed_rankings():
+def test_tau_ap_is_one_for_identical_and_minus_one_for_reversed_rankings() -> None:
     x = np.array([0.9, 0.5, 0.7, 0.1, 0.3])
     assert corr.tau_ap(x, x) == pytest.approx(1.0)
     assert corr.tau_ap(x, -x) == pytest.approx(-1.0)
 
 
-def test_tau_ap_penalises_a_swap_at_the_top_more_than_at_the_bottom():
+def test_tau_ap_penalises_a_swap_at_the_top_more_than_at_the_bottom() -> None:
     truth = np.array([4.0, 3.0, 2.0, 1.0])  # A > B > C > D
     top_swapped = np.array([3.0, 4.0, 2.0, 1.0])  # B A C D: C(i) = 0, 2, 3 -> 2/3·(0 + 1 + 1) − 1
     bottom_swapped = np.array([4.0, 3.0, 1.0, 2.0])  # A B D C: C(i) = 1, 2, 2 -> 2/3·(1 + 1 + 2/3) − 1
@@ -102,7 +103,7 @@ LISTS = st.lists(st.sampled_from("abcdefghij"), max_size=8, unique=True)
 
 @settings(max_examples=200, deadline=None)
 @given(LISTS.filter(bool), LISTS, st.sampled_from([0.5, 0.9, 0.98]))
-def test_rbo_is_symmetric_and_between_zero_and_one(first, second, p):
+def test_rbo_is_symmetric_and_between_zero_and_one(first: list[str], second: list[str], p: float) -> None:
     value = corr.rbo(first, second, p)
     assert 0.0 <= value <= 1.0 + 1e-12
     assert value == pytest.approx(corr.rbo(second, first, p), abs=1e-12)
@@ -110,27 +111,27 @@ def test_rbo_is_symmetric_and_between_zero_and_one(first, second, p):
 
 @settings(max_examples=50, deadline=None)
 @given(LISTS.filter(bool), st.sampled_from([0.5, 0.9, 0.98]))
-def test_rbo_of_identical_lists_is_one(ranking, p):
+def test_rbo_of_identical_lists_is_one(ranking: list[str], p: float) -> None:
     assert corr.rbo(ranking, list(ranking), p) == pytest.approx(1.0, abs=1e-12)
 
 
-def test_rbo_hand_worked_three_items():
+def test_rbo_hand_worked_three_items() -> None:
     # Depth 1: {a}∩{b} = 0; depth 2: 2 of 2; depth 3: 3 of 3. Weights 1, 0.9, 0.81.
     expected = (1 * 0 + 0.9 * 1 + 0.81 * 1) / (1 + 0.9 + 0.81)
     assert corr.rbo(["a", "b", "c"], ["b", "a", "c"], p=0.9) == pytest.approx(expected, abs=1e-12)
 
 
-def test_rbo_of_disjoint_lists_is_zero():
+def test_rbo_of_disjoint_lists_is_zero() -> None:
     assert corr.rbo(["a", "b"], ["c", "d"]) == 0.0
 
 
 @settings(max_examples=200, deadline=None)
 @given(paired())
-def test_swapped_pairs_equal_brute_force(data):
+def test_swapped_pairs_equal_brute_force(data: Pair) -> None:
     reference, audited = data
     runs = [f"r{i}" for i in range(len(reference))]
     swaps = corr.swapped_pairs(runs, reference, audited)
-    expected = set()
+    expected: set[tuple[str, str]] = set()
     for i, j in combinations(range(len(runs)), 2):
         if reference[i] > reference[j] and audited[i] < audited[j]:
             expected.add((runs[i], runs[j]))
@@ -151,14 +152,14 @@ def correlated_matrices(topics: int = 40, runs: int = 8, seed: int = 7) -> tuple
     return reference, audited
 
 
-def test_bootstrap_tau_is_reproducible_with_the_same_seed():
+def test_bootstrap_tau_is_reproducible_with_the_same_seed() -> None:
     reference, audited = correlated_matrices()
     first = corr.bootstrap_tau(reference, audited, resamples=200, seed=3)
     again = corr.bootstrap_tau(reference, audited, resamples=200, seed=3)
     assert first == again
 
 
-def test_bootstrap_interval_contains_the_full_topic_tau():
+def test_bootstrap_interval_contains_the_full_topic_tau() -> None:
     reference, audited = correlated_matrices()
     full = corr.kendall_tau_b(reference.mean(axis=0), audited.mean(axis=0))
     interval = corr.bootstrap_tau(reference, audited, resamples=300, seed=1)
@@ -167,14 +168,14 @@ def test_bootstrap_interval_contains_the_full_topic_tau():
 
 
 @pytest.mark.parametrize(("fraction", "size"), [(1 / 3, 10), (2 / 3, 20), (0.5, 15)])
-def test_subsample_tau_uses_the_requested_number_of_topics(fraction, size):
+def test_subsample_tau_uses_the_requested_number_of_topics(fraction: float, size: int) -> None:
     reference, audited = correlated_matrices(topics=30)
     result = corr.subsample_tau(reference, audited, fraction, trials=20, seed=0)
     assert result["topics"] == size
     assert result["min"] <= result["mean"] <= result["max"]
 
 
-def test_subsample_of_every_topic_reproduces_the_full_tau():
+def test_subsample_of_every_topic_reproduces_the_full_tau() -> None:
     reference, audited = correlated_matrices(topics=12)
     full = corr.kendall_tau_b(reference.mean(axis=0), audited.mean(axis=0))
     result = corr.subsample_tau(reference, audited, 1.0, trials=5, seed=0)

@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from metric_builders import DOCIDS, QIDS, collections
+from metric_builders import DOCIDS, QIDS, Collection, collections
 
 from studio.metrics.evaluator import Evaluator
-from studio.metrics.names import parse_measure
+from studio.metrics.names import Measure, parse_measure
 from studio.metrics.rankings import rankings_from_lists, trec_order
 
 MEASURES = [parse_measure(m) for m in ("nDCG@5", "nDCG", "AP", "AP(rel=2)", "P@3", "R@5", "RR",
@@ -36,7 +36,7 @@ def apply(labels: dict[str, dict[str, float]], qid: str, docid: str, grade: floa
         labels.setdefault(qid, {})[docid] = grade
 
 
-def rows_by_qid(evaluator: Evaluator, measure) -> dict[str, np.ndarray]:
+def rows_by_qid(evaluator: Evaluator, measure: Measure) -> dict[str, np.ndarray]:
     matrix = evaluator.per_topic(measure)
     return {qid: matrix[i] for i, qid in enumerate(evaluator.qids)}
 
@@ -57,7 +57,9 @@ def assert_same_as_fresh(edited: Evaluator, fresh: Evaluator) -> None:
 
 @settings(max_examples=300, deadline=None)
 @given(collections(all_negative_topics=True), EDITS)
-def test_edits_give_the_same_scores_as_a_fresh_evaluator(data, edits):
+def test_edits_give_the_same_scores_as_a_fresh_evaluator(
+    data: Collection, edits: list[tuple[str, str, float | None, bool]],
+) -> None:
     qrels, runs = data
     rankings = rankings_from_lists(
         {name: {qid: trec_order(docs.items()) for qid, docs in run.items()} for name, run in runs.items()}
@@ -74,7 +76,7 @@ def test_edits_give_the_same_scores_as_a_fresh_evaluator(data, edits):
     assert_same_as_fresh(evaluator, Evaluator(rankings, labels))
 
 
-def test_input_labels_are_not_modified_by_edits():
+def test_input_labels_are_not_modified_by_edits() -> None:
     qrels = {"1": {"a": 1}}
     rankings = rankings_from_lists({"r": {"1": ["a", "b"]}})
     evaluator = Evaluator(rankings, qrels)
@@ -83,7 +85,7 @@ def test_input_labels_are_not_modified_by_edits():
     assert qrels == {"1": {"a": 1}}
 
 
-def test_undoing_an_edit_restores_the_previous_values_exactly():
+def test_undoing_an_edit_restores_the_previous_values_exactly() -> None:
     qrels = {"1": {"a": 1, "c": 2}, "2": {"b": 3}}
     rankings = rankings_from_lists({"r": {"1": ["a", "b", "c"], "2": ["b"]}, "s": {"1": ["c", "a"]}})
     evaluator = Evaluator(rankings, qrels)

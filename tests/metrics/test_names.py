@@ -12,7 +12,7 @@ CANONICAL = ["nDCG@10", "nDCG", "P@10", "P(rel=2)@10", "AP", "AP@100", "AP(rel=2
 
 
 @pytest.mark.parametrize("name", CANONICAL)
-def test_canonical_name_round_trips(name):
+def test_canonical_name_round_trips(name: str) -> None:
     assert str(parse_measure(name)) == name
 
 
@@ -27,11 +27,11 @@ def test_canonical_name_round_trips(name):
         ("Compat(p=0.9)", Measure("Compat", p=0.9)),
     ],
 )
-def test_parsed_fields(name, expected):
+def test_parsed_fields(name: str, expected: Measure) -> None:
     assert parse_measure(name) == expected
 
 
-def test_rel_1_is_the_default_level():
+def test_rel_1_is_the_default_level() -> None:
     assert parse_measure("P(rel=1)@5") == parse_measure("P@5")
 
 
@@ -40,6 +40,6 @@ def test_rel_1_is_the_default_level():
     ["P", "R", "Judged", "Rprec@5", "Compat@10", "Foo@3", "Compat(p=2)", "Compat(p=0)",
      "P(rel=x)@10", "nDCG(rel=2)@10", "AP(p=0.9)", "P@0", "P@-1", "nDCG@", "", "P@10 extra"],
 )
-def test_bad_names_are_refused_with_value_error(name):
+def test_bad_names_are_refused_with_value_error(name: str) -> None:
     with pytest.raises(ValueError):
         parse_measure(name)

@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from studio.metrics.agreement import krippendorff_alpha_ordinal
-from studio.metrics.reliability import krippendorff_alpha, spread
+from studio.metrics.reliability import Level, krippendorff_alpha, spread
 
 # Krippendorff (2011), section C: 4 coders, 12 units, values 1–5, missing as NaN; α nominal 0.743,
 # ordinal 0.815, interval 0.849 (the paper's worked example).
@@ -25,8 +25,8 @@ PAPER = np.array([
 
 
 @pytest.mark.parametrize("level, expected", [("nominal", 0.743), ("ordinal", 0.815), ("interval", 0.849)])
-def test_the_worked_example_of_krippendorff_2011(level: str, expected: float) -> None:
-    assert krippendorff_alpha(PAPER, level) == pytest.approx(expected, abs=5e-4)  # type: ignore[arg-type]
+def test_the_worked_example_of_krippendorff_2011(level: Level, expected: float) -> None:
+    assert krippendorff_alpha(PAPER, level) == pytest.approx(expected, abs=5e-4)
 
 
 coders = st.integers(2, 5).flatmap(lambda m: st.integers(2, 15).flatmap(lambda n: st.lists(
@@ -35,9 +35,9 @@ coders = st.integers(2, 5).flatmap(lambda m: st.integers(2, 15).flatmap(lambda n
 
 @settings(max_examples=150, deadline=None)
 @given(coders, st.sampled_from(["nominal", "ordinal", "interval"]))
-def test_equals_the_krippendorff_package(rows: list[list[int | None]], level: str) -> None:
+def test_equals_the_krippendorff_package(rows: list[list[int | None]], level: Level) -> None:
     data = np.array([[np.nan if v is None else v for v in row] for row in rows], dtype=float)
-    ours = krippendorff_alpha(data, level)  # type: ignore[arg-type]
+    ours = krippendorff_alpha(data, level)
     values = np.unique(data[~np.isnan(data)])
     pairable = sum(int((~np.isnan(col)).sum() >= 2) for col in data.T)
     if len(values) < 2 or pairable == 0:

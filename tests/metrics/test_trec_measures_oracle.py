@@ -14,6 +14,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from metric_builders import (
     FLOAT_GRADES,
+    Collection,
+    Qrels,
+    Run,
     collections,
     evaluator_for,
     mean,
@@ -50,7 +53,8 @@ def ours_and_trec_eval(k: int, level: int) -> list[tuple[str, str, str]]:
     ]
 
 
-def trec_eval_per_topic(qrels, runs, names, level: int) -> dict[str, dict[str, dict[str, float]]]:
+def trec_eval_per_topic(qrels: Qrels, runs: dict[str, Run], names: list[tuple[str, str, str]],
+                        level: int) -> dict[str, dict[str, dict[str, float]]]:
     """{run: {qid: {key: value}}} as trec_eval computes it."""
     int_qrels = {q: {d: int(g) for d, g in docs.items()} for q, docs in qrels.items()}
     evaluator = pytrec_eval.RelevanceEvaluator(int_qrels, {request for _, request, _ in names},
@@ -58,7 +62,7 @@ def trec_eval_per_topic(qrels, runs, names, level: int) -> dict[str, dict[str, d
     return {name: evaluator.evaluate(run) if run else {} for name, run in runs.items()}
 
 
-def assert_matches_trec_eval(qrels, runs, k: int, level: int) -> None:
+def assert_matches_trec_eval(qrels: Qrels, runs: dict[str, Run], k: int, level: int) -> None:
     names = ours_and_trec_eval(k, level)
     expected = trec_eval_per_topic(qrels, runs, names, level)
     evaluator = evaluator_for(qrels, runs)
@@ -74,21 +78,21 @@ def assert_matches_trec_eval(qrels, runs, k: int, level: int) -> None:
 
 @settings(max_examples=500, deadline=None)
 @given(collections(), CUTOFFS)
-def test_per_topic_values_equal_trec_eval(data, k):
+def test_per_topic_values_equal_trec_eval(data: Collection, k: int) -> None:
     qrels, runs = data
     assert_matches_trec_eval(qrels, runs, k, level=1)
 
 
 @settings(max_examples=300, deadline=None)
 @given(collections(), CUTOFFS)
-def test_per_topic_values_at_relevance_level_2_equal_trec_eval(data, k):
+def test_per_topic_values_at_relevance_level_2_equal_trec_eval(data: Collection, k: int) -> None:
     qrels, runs = data
     assert_matches_trec_eval(qrels, runs, k, level=2)
 
 
 @settings(max_examples=250, deadline=None)
 @given(collections(), CUTOFFS, st.sampled_from([1, 2]))
-def test_means_over_shared_topics_equal_trec_eval(data, k, level):
+def test_means_over_shared_topics_equal_trec_eval(data: Collection, k: int, level: int) -> None:
     qrels, runs = data
     names = ours_and_trec_eval(k, level)
     expected = trec_eval_per_topic(qrels, runs, names, level)
@@ -102,7 +106,8 @@ def test_means_over_shared_topics_equal_trec_eval(data, k, level):
 
 @settings(max_examples=250, deadline=None)
 @given(collections(), CUTOFFS, st.sampled_from([1, 2]))
-def test_complete_means_count_missing_qrels_topics_as_zero(data, k, level):
+def test_complete_means_count_missing_qrels_topics_as_zero(data: Collection, k: int,
+                                                           level: int) -> None:
     qrels, runs = data
     names = ours_and_trec_eval(k, level)
     expected = trec_eval_per_topic(qrels, runs, names, level)
@@ -121,7 +126,7 @@ FLOAT_MEASURES = [("nDCG", "k"), ("nDCG", None), ("P", "k"), ("R", "k"), ("AP", 
 
 @settings(max_examples=400, deadline=None)
 @given(collections(grades=FLOAT_GRADES, all_negative_topics=True), CUTOFFS, st.sampled_from([1.0, 2.0, 1.25]))
-def test_float_grades_follow_trec_eval_formulas(data, k, level):
+def test_float_grades_follow_trec_eval_formulas(data: Collection, k: int, level: float) -> None:
     qrels, runs = data
     evaluator = evaluator_for(qrels, runs)
     for name, cut in FLOAT_MEASURES:
@@ -138,7 +143,7 @@ def test_float_grades_follow_trec_eval_formulas(data, k, level):
                 assert got[run_name][qid] == pytest.approx(value, abs=TOLERANCE, rel=0), (text, qid)
 
 
-def test_ties_are_broken_by_descending_docid_bytes():
+def test_ties_are_broken_by_descending_docid_bytes() -> None:
     # '999' > '1000' and 'a' > 'B' byte-wise: trec_eval ranks a, 999, B, 1000 here.
     qrels = {"1": {"1000": 1}}
     runs = {"r": {"1": {"1000": 1.0, "999": 1.0, "a": 1.0, "B": 1.0}}}
@@ -149,7 +154,7 @@ def test_ties_are_broken_by_descending_docid_bytes():
 # trec_eval stores run scores as C `float` (TEXT_RESULTS.sim, DOCNO_INFO.sim): scores that differ
 # only beyond single precision tie and fall back to the docid order.
 @pytest.mark.parametrize("scores", [(1.0 + 1e-12, 1.0), (16777217.0, 16777216.0), (1e-300, 0.0)])
-def test_scores_equal_in_single_precision_tie_as_in_trec_eval(scores):
+def test_scores_equal_in_single_precision_tie_as_in_trec_eval(scores: tuple[float, float]) -> None:
     qrels = {"1": {"a": 1}}
     runs = {"r": {"1": {"a": scores[0], "b": scores[1]}}}  # tied in float32: b before a
     want = pytrec_eval.RelevanceEvaluator(qrels, {"recip_rank"}).evaluate(runs["r"])["1"]["recip_rank"]

@@ -145,17 +145,17 @@ def test_the_tables_show_what_the_services_return(written: Path, report_project_
 
     shown = by(tables["Agreement and rank correlation"], "label set")
     assert sorted(shown) == AUDITED
-    for row in rows:
-        line = shown[row["qrels"]]
-        assert line["Kendall τ"] == format_number(row["kendall_tau"])
-        assert line["τ 95% interval"] == f"[{format_number(row['kendall_tau_low'])}, " \
-                                         f"{format_number(row['kendall_tau_high'])}]"
-        assert line["τ_AP"] == format_number(row["tau_ap"])
-        assert line["κ graded"] == format_number(row["kappa_graded"])
-        assert line["pairs"] == format_cell(row["pairs"])
+    for compared in rows:
+        line = shown[compared["qrels"]]
+        assert line["Kendall τ"] == format_number(compared["kendall_tau"])
+        assert line["τ 95% interval"] == f"[{format_number(compared['kendall_tau_low'])}, " \
+                                         f"{format_number(compared['kendall_tau_high'])}]"
+        assert line["τ_AP"] == format_number(compared["tau_ap"])
+        assert line["κ graded"] == format_number(compared["kappa_graded"])
+        assert line["pairs"] == format_cell(compared["pairs"])
         alignment = {r["category pair"]: r for r in tables["Agree / tie / disagree shares"]
-                     if r["label set"] == row["qrels"]}
-        for pair, bucket in row["alignment"].items():
+                     if r["label set"] == compared["qrels"]}
+        for pair, bucket in compared["alignment"].items():
             assert alignment[pair.replace("_vs_", " vs ")]["agree"] == format_number(bucket["agree"])
 
     bank_rows = by(tables["Banks and their rubric judges"], "rubric label set")

@@ -21,7 +21,8 @@ class HashEmbedder:
 
     def encode(self, texts: Sequence[str]) -> np.ndarray:
         rows = np.array([list(hashlib.md5(t.encode()).digest()[:8]) for t in texts], dtype=np.float32) - 127.5
-        return rows / np.linalg.norm(rows, axis=1, keepdims=True)
+        unit: np.ndarray = rows / np.linalg.norm(rows, axis=1, keepdims=True)
+        return unit
 
 
 def test_the_fd_section_comes_before_the_audit_history_and_holds_fd_at_10(report_project: Path) -> None:

@@ -55,7 +55,7 @@ def test_a_failure_half_way_leaves_the_earlier_report_whole(report: Report, tmp_
             raise OSError(28, "No space left on device")
         rename(source, target)
 
-    monkeypatch.setattr(report_files.os, "rename", failing)
+    monkeypatch.setattr(f"{report_files.__name__}.os.rename", failing)
     with pytest.raises(UsageError, match="No space left"):
         write_report(report, out)
     assert snapshot(out) == before

@@ -6,7 +6,7 @@ import base64
 
 import pytest
 
-from studio.domain.report import Figure, Interval, Report, Section, Spread, Table
+from studio.domain.report import Cell, Figure, Interval, Report, Section, Spread, Table
 from studio.formats.report_writers import format_cell, render_html, render_markdown
 
 PNG = b"\x89PNG not really"
@@ -19,8 +19,8 @@ PNG = b"\x89PNG not really"
      (Interval(None, None), "–"), (Interval(0.1, None), "[0.100, –]"), (Spread(0.75, 0.125), "0.750 ± 0.125"),
      (Spread(None, None), "–")],
 )
-def test_a_cell_is_formatted_one_way(value: object, shown: str) -> None:
-    assert format_cell(value) == shown  # type: ignore[arg-type]
+def test_a_cell_is_formatted_one_way(value: Cell, shown: str) -> None:
+    assert format_cell(value) == shown
 
 
 def report_with(name: str) -> Report:

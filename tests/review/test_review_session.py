@@ -21,8 +21,8 @@ def db(simulated_sample: Path) -> Path:
     return simulated_sample
 
 
-def session(project: Project, **options: object) -> ReviewSession:
-    review = ReviewSession(project, "human", "sim", person="ana", **options)  # type: ignore[arg-type]
+def session(project: Project, filters: ReviewFilters | None = None) -> ReviewSession:
+    review = ReviewSession(project, "human", "sim", person="ana", filters=filters)
     review.load()
     return review
 
@@ -57,7 +57,8 @@ def test_a_grade_is_an_audited_edit_and_the_statistics_follow(db: Path) -> None:
                 a.append(grade)
                 b.append(project.engine.evaluator("sim").labels[qid].judged[docid])
         assert after.kappa == pytest.approx(cohen_kappa(np.array(a), np.array(b)))
-        assert after.tau_change == pytest.approx(after.tau - before.tau)  # type: ignore[operator]
+        assert after.tau is not None and before.tau is not None
+        assert after.tau_change == pytest.approx(after.tau - before.tau)
 
 
 def test_accept_keep_reference_skip_and_undo(db: Path) -> None:
@@ -71,8 +72,9 @@ def test_accept_keep_reference_skip_and_undo(db: Path) -> None:
         assert label(project, "sim", pairs[1]["qid"], pairs[1]["docid"]) == pairs[1]["ref_grade"]
         review.skip()
         assert review.position == 3
-        assert review.undo()["action"] == "skip"  # type: ignore[index]
-        assert review.undo()["action"] == "reference"  # type: ignore[index]
+        skipped, kept = review.undo(), review.undo()
+        assert skipped is not None and skipped["action"] == "skip"
+        assert kept is not None and kept["action"] == "reference"
         assert label(project, "sim", pairs[1]["qid"], pairs[1]["docid"]) == pairs[1]["grade"]
         assert review.current() == pairs[1]
         assert project.label_history("sim")[0]["origin"] == "undo"

@@ -10,7 +10,9 @@ import gzip
 import itertools
 import tempfile
 from collections import Counter
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import example, given, settings
@@ -20,7 +22,7 @@ from studio.domain.errors import InputError
 from studio.formats.text_input import read_text
 from studio.formats.trec import parse_qrels, parse_run
 from studio.store import labels, runs
-from studio.store.database import Database
+from studio.store.database import Connection, Database
 from studio.store.runs import FastPathRefused
 
 BOM = b"\xef\xbb\xbf"
@@ -34,18 +36,19 @@ BAD_SCORES = ["nan", "NaN", "abc", "1,5", "0x1A", "1e", "", "1.2.3", "--1", "1_0
 GOOD_RANKS = ["1", "2", "10", "0", "-1", "+3", "007"]
 BAD_RANKS = ["1.0", "1.6", "1e2", "x", "", "0x1"]
 SEPARATORS = [" "] * 12 + ["\t", "  ", " \t"]
+Row = tuple[Any, ...]  # a run or qrels row as a tuple of its columns
 AWKWARD_SPACE = ["\u00a0", "\x0b", "\x0c", "\x1c", "\u3000"]  # str.split() cuts on these, DuckDB does not
 
 
 @pytest.fixture(scope="module")
-def con():
+def con() -> Iterator[Connection]:
     database = Database(":memory:")
     yield database.connection
     database.close()
 
 
 @pytest.fixture(scope="module")
-def folder():
+def folder() -> Iterator[Path]:
     with tempfile.TemporaryDirectory() as name:
         yield Path(name)
 
@@ -59,7 +62,7 @@ def write(folder: Path, data: bytes, compress: bool) -> Path:
     return path
 
 
-def precise(parse, path: Path):
+def precise(parse: Callable[[str, str], list[Row]], path: Path) -> Counter[Row] | None:
     try:
         return Counter(parse(read_text(path), str(path)))
     except InputError:
@@ -67,9 +70,9 @@ def precise(parse, path: Path):
 
 
 @st.composite
-def trec_file(draw, columns):
+def trec_file(draw: st.DrawFn, columns: Callable[[], st.SearchStrategy[list[str]]]) -> bytes:
     """Bytes of a TREC file: lines of `columns()` fields with varied spacing and line endings."""
-    lines = []
+    lines: list[str] = []
     for _ in range(draw(st.integers(0, 8))):
         fields = draw(columns())
         if draw(st.integers(0, 30)) == 0:  # a column too few or too many
@@ -89,7 +92,7 @@ def trec_file(draw, columns):
             lines.append(draw(st.sampled_from(["", " ", "\t"])))
     ending = draw(st.sampled_from(["\n", "\n", "\r\n"]))
     text = ending.join(lines)
-    if lines and draw(st.booleans()):
+    if len(lines) > 0 and draw(st.booleans()):
         text += ending
     text += ending * draw(st.integers(0, 2))
     data = text.encode("utf-8")
@@ -99,7 +102,7 @@ def trec_file(draw, columns):
 
 
 @st.composite
-def run_columns(draw):
+def run_columns(draw: st.DrawFn) -> list[str]:
     score = draw(st.sampled_from(BAD_SCORES)) if draw(st.integers(0, 15)) == 0 else draw(
         st.one_of(st.sampled_from(GOOD_SCORES), st.floats(allow_nan=False).map(repr),
                   st.integers(-10**6, 10**6).map(str),
@@ -111,7 +114,7 @@ def run_columns(draw):
 
 
 @st.composite
-def qrels_columns(draw):
+def qrels_columns(draw: st.DrawFn) -> list[str]:
     grade = draw(st.sampled_from([*BAD_SCORES, "inf"])) if draw(st.integers(0, 15)) == 0 else draw(
         st.one_of(st.sampled_from(["0", "1", "2", "3", "-1", "0.5", ".25", "+1", "2.", "1e0", "1E-1"]),
                   st.floats(allow_nan=False, allow_infinity=False).map(repr)))
@@ -119,11 +122,11 @@ def qrels_columns(draw):
             draw(st.sampled_from(DOCIDS)), grade]
 
 
-def parsed_run(text: str, source: str):
+def parsed_run(text: str, source: str) -> list[Row]:
     return [(r.qid, r.docid, r.rank, r.score) for r in parse_run(text, source).rows]
 
 
-def parsed_qrels(text: str, source: str):
+def parsed_qrels(text: str, source: str) -> list[Row]:
     return [(r.qid, r.docid, r.grade) for r in parse_qrels(text, source).rows]
 
 
@@ -141,7 +144,8 @@ CLEAN_QRELS = b"1 0 999 2\n1 0 1000 0\n2 Q0 999 0.5\n"
 @example(files=[(b"1 Q0 d\xc2\xa01 1 2 run1\n", False)])
 @example(files=[(b"1 Q0 d1 1 2 run1\r1 Q0 d2 2 1 run1\r", False)])
 @example(files=[(b"", False)])
-def test_fast_run_reader_agrees_with_the_precise_parser(con, folder, files):
+def test_fast_run_reader_agrees_with_the_precise_parser(con: Connection, folder: Path, files: list[tuple[bytes,
+                                                        bool]]) -> None:
     paths = [write(folder, data, compress) for data, compress in files]
     expected = [precise(parsed_run, path) for path in paths]
     runs.create_run_staging(con)
@@ -164,7 +168,8 @@ def test_fast_run_reader_agrees_with_the_precise_parser(con, folder, files):
 @example(data=b"1  d1 1\n", compress=False)
 @example(data=b"1 0 d1 1\r1 0 d2 0\r", compress=False)
 @example(data=b"\n", compress=False)
-def test_fast_qrels_reader_agrees_with_the_precise_parser(con, folder, data, compress):
+def test_fast_qrels_reader_agrees_with_the_precise_parser(con: Connection, folder: Path, data: bytes,
+                                                          compress: bool) -> None:
     path = write(folder, data, compress)
     expected = precise(parsed_qrels, path)
     labels.create_label_staging(con)
@@ -180,7 +185,7 @@ def test_fast_qrels_reader_agrees_with_the_precise_parser(con, folder, data, com
 # The contract above holds trivially for a fast path that refuses everything: it must not.
 
 
-def test_fast_path_takes_clean_runs_plain_gzipped_crlf_and_with_bom(con, folder):
+def test_fast_path_takes_clean_runs_plain_gzipped_crlf_and_with_bom(con: Connection, folder: Path) -> None:
     variants = [CLEAN_RUN, BOM + CLEAN_RUN.replace(b"\n", b"\r\n")]
     paths = [write(folder, data, compress) for data in variants for compress in (False, True)]
     runs.create_run_staging(con)
@@ -190,7 +195,7 @@ def test_fast_path_takes_clean_runs_plain_gzipped_crlf_and_with_bom(con, folder)
         assert Counter(row[1:] for row in staged if row[0] == index) == precise(parsed_run, path)
 
 
-def test_fast_path_takes_clean_qrels_plain_gzipped_crlf_and_with_bom(con, folder):
+def test_fast_path_takes_clean_qrels_plain_gzipped_crlf_and_with_bom(con: Connection, folder: Path) -> None:
     for data in (CLEAN_QRELS, BOM + CLEAN_QRELS.replace(b"\n", b"\r\n")):
         for compress in (False, True):
             path = write(folder, data, compress)
@@ -204,7 +209,8 @@ SEPARATORS_OF_STR_SPLIT = [chr(c) for c in range(0x110000) if chr(c).isspace() a
 
 
 @pytest.mark.parametrize("char", SEPARATORS_OF_STR_SPLIT, ids=lambda c: f"U+{ord(c):04X}")
-def test_fast_path_refuses_a_field_holding_any_other_separator_of_str_split(con, folder, char):
+def test_fast_path_refuses_a_field_holding_any_other_separator_of_str_split(con: Connection, folder: Path,
+                                                                            char: str) -> None:
     path = write(folder, f"1 Q0 d{char}z 1 2 run1\n".encode(), compress=False)
     runs.create_run_staging(con)
     with pytest.raises(FastPathRefused):
@@ -216,7 +222,7 @@ def test_fast_path_refuses_a_field_holding_any_other_separator_of_str_split(con,
 
 
 @pytest.mark.parametrize("char", ["\x01", "\x7f", "é", "\u200b", "\ufeff", "🙂"])
-def test_fast_path_keeps_other_unusual_characters(con, folder, char):
+def test_fast_path_keeps_other_unusual_characters(con: Connection, folder: Path, char: str) -> None:
     path = write(folder, f"1 Q0 d{char}z 1 2 run1\n".encode(), compress=False)
     runs.create_run_staging(con)
     runs.stage_run_files(con, [(0, path)])

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from typer.testing import CliRunner, Result
 
@@ -13,7 +13,12 @@ from studio.cli.app import app
 from studio.judges.backend import Backend
 from studio.services.judging.config import JudgeConfig, JudgeProgress, JudgeSummary
 from studio.services.judging.run import run_judge
-from studio.store import Connection, Database
+from studio.store import Database
+
+if TYPE_CHECKING:
+    # For the annotation only: imported at run time here, it made duckdb's bindings report
+    # leaked objects when the test process exits.
+    from studio.store import Connection
 
 # The type of a test's `studio(*args)`: the command line on that test's project file.
 Studio = Callable[..., Result]

@@ -38,15 +38,16 @@ def judge_all(db: Database, config: JudgeConfig, backend: Backend | None = None,
     return summary
 
 
-def cli(db: Path | str, *args: object, input: str | bytes | None = None, env: Mapping[str, str | None] | None = None,
-        catch_exceptions: bool = False) -> Result:
-    """`studio --db DB ARGS…` in-process (each argument given as `str(arg)`): typer's Result, with
-    stdout and stderr apart.
+def cli(db: Path | str | None, *args: object, input: str | bytes | None = None,
+        env: Mapping[str, str | None] | None = None, catch_exceptions: bool = False) -> Result:
+    """`studio --db DB ARGS…` in-process (each argument given as `str(arg)`; no `--db` when `db`
+    is None): typer's Result, with stdout and stderr apart.
 
     An exception the command does not turn into an exit code propagates, with its traceback,
     unless `catch_exceptions`; `input` and `env` go to CliRunner.invoke.
     """
-    return CliRunner().invoke(app, ["--db", str(db), *map(str, args)], input=input, env=env,
+    project = [] if db is None else ["--db", str(db)]
+    return CliRunner().invoke(app, [*project, *map(str, args)], input=input, env=env,
                               catch_exceptions=catch_exceptions)
 
 

@@ -16,9 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from studio.cli.app import app
+from helpers import cli
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = Path(__file__).resolve().parent / "golden"
@@ -52,7 +50,7 @@ def run_clirunner(args: list[str], home: Path, extra_env: Mapping[str, str] | No
     env: dict[str, str | None] = {k: None for k in UNSET_ENV}
     env.update(FIXED_ENV, **(extra_env or {}))
     env.update(HOME=str(home), XDG_DATA_HOME=str(home / "data"))
-    result = CliRunner().invoke(app, args, env=env, catch_exceptions=False)
+    result = cli(None, *args, env=env)
     return Result(result.exit_code, result.stdout, result.stderr)
 
 

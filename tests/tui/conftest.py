@@ -8,11 +8,9 @@ from pathlib import Path
 
 import pytest
 from helpers import judge_all
+from tui_helpers import GRADER
 
-from studio.services.judging.config import JudgeConfig
 from studio.services.project import Project
-
-GRADER = JudgeConfig(method="exam-nugget", backend="simulated", name="exam-sim", bank="nuggets", topics=["1001"])
 
 
 @pytest.fixture(scope="session")

@@ -13,11 +13,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import GRADER
 from helpers import judge_all
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
-from tui_helpers import SIZE, settle, tables_settled
+from tui_helpers import GRADER, SIZE, settle, tables_settled
 
 from studio.services.project import Project
 from studio.services.sample_project import build_sample_project

@@ -1,5 +1,6 @@
 """Driving the studio headless: open it on a project file, wait for its workers, read widgets,
-and keep every message the app handled so that tests can assert on what happened."""
+and keep every message the app handled so that tests can assert on what happened. Also the
+rubric judge the TUI tests grade the sample project's nugget bank with."""
 
 from __future__ import annotations
 
@@ -12,10 +13,13 @@ from textual.message import Message
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
+from studio.services.judging.config import JudgeConfig
 from studio.services.project import Project
 from studio.tui.app import StudioApp
 
 SIZE = (120, 36)
+# Simulated exam-nugget grades of bank `nuggets`, topic 1001: a bank with coverage to show.
+GRADER = JudgeConfig(method="exam-nugget", backend="simulated", name="exam-sim", bank="nuggets", topics=["1001"])
 M = TypeVar("M", bound=Message)
 
 

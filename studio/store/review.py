@@ -65,16 +65,23 @@ def item_grades_of_pair(con: Connection, qid: str, docid: str) -> list[dict[str,
     """The rubric grades of the pair in each label set's newest judge run, with the item text."""
     cursor = con.execute(
         """
-        WITH newest AS (SELECT label_set_id, max(judge_run_id) AS run FROM judge_runs GROUP BY label_set_id),
-             texts AS (SELECT item_id, any_value(text) AS text, any_value(kind) AS kind FROM bank_items
-                       GROUP BY item_id)
-        SELECT s.name AS label_set, r.method, g.item_id, t.kind, t.text, g.label AS grade, a.output AS answer
+        WITH newest AS (SELECT label_set_id, max(judge_run_id) AS run FROM judge_runs GROUP BY label_set_id)
+        SELECT s.name AS label_set, r.method, g.item_id, g.label AS grade, a.output AS answer
         FROM judgments g JOIN newest n ON n.run = g.judge_run_id
         JOIN judge_runs r ON r.judge_run_id = g.judge_run_id JOIN label_sets s ON s.label_set_id = r.label_set_id
-        LEFT JOIN texts t ON t.item_id = g.item_id LEFT JOIN calls a ON a.key = g.answer_key
+        LEFT JOIN calls a ON a.key = g.answer_key
         WHERE g.qid = ? AND g.docid = ? AND g.item_id IS NOT NULL
         ORDER BY s.name, g.label DESC NULLS LAST, g.item_id
         """,
         [qid, docid],
     )
-    return records(cursor)
+    found = records(cursor)
+    if not found:  # most pairs: no rubric judge graded them, and the bank view need not be read
+        return found
+    ids = sorted({row["item_id"] for row in found})
+    texts = {item_id: (kind, text) for item_id, kind, text in con.execute(
+        f"SELECT item_id, any_value(kind), any_value(text) FROM bank_items WHERE qid = ? AND item_id IN "
+        f"({', '.join('?' * len(ids))}) GROUP BY item_id", [qid, *ids]).fetchall()}
+    for row in found:
+        row["kind"], row["text"] = texts.get(row["item_id"], (None, None))
+    return found

@@ -10,7 +10,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from studio.formats.judgments import JudgmentRecord
-from studio.judges.llamacpp_backend import DEFAULT_MODEL_FILE
 from studio.store import Connection
 from studio.store import judging as judge_store
 
@@ -30,6 +29,9 @@ def rerun_config(method: str, backend: str, model: str) -> dict[str, object]:
     """What it takes to ask the judge that made an imported run again (a probe, a new pool): the
     method with its bundled prompt, the backend, and the model (the bundled GGUF by its file
     name, any other by the name the file gives)."""
+    # Imported on use, as in judging.backends: the local backend's module reads package metadata.
+    from studio.judges.llamacpp_backend import DEFAULT_MODEL_FILE
+
     local_default = backend == "llamacpp" and model == DEFAULT_MODEL_FILE
     return {"method": method, "backend": backend, "model": None if local_default else model, "pool": "import"}
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from studio.domain.errors import UsageError
 from studio.judges.backend import Backend
-from studio.judges.llamacpp_backend import LlamaCppBackend
-from studio.judges.openai_backend import OpenAIBackend
 from studio.judges.simulated import SimulatedBackend
 from studio.services.judging.config import JudgeConfig
 from studio.store import Database
@@ -14,7 +12,12 @@ from studio.store.evaluation import load_labels
 
 
 def make_backend(db: Database, config: JudgeConfig) -> Backend:
+    """The backend `config` names. The local and remote backends are imported here, when chosen:
+    their client libraries (package metadata, http, threads) would otherwise load with every
+    command and with the studio's start."""
     if config.backend == "llamacpp":
+        from studio.judges.llamacpp_backend import LlamaCppBackend
+
         return LlamaCppBackend(config.model, threads=config.threads, seed=config.seed)
     if config.backend == "simulated":
         ref_id = label_store.label_set_id(db.cursor(), config.ref)
@@ -24,6 +27,8 @@ def make_backend(db: Database, config: JudgeConfig) -> Backend:
     if config.backend == "openai":
         if not config.model:
             raise UsageError("the openai backend needs --model")
+        from studio.judges.openai_backend import OpenAIBackend
+
         return OpenAIBackend(
             config.model, base_url=config.base_url, api_key_env=config.api_key_env,
             concurrency=config.concurrency, timeout=config.timeout, max_retries=config.retries, seed=config.seed,

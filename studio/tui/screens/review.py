@@ -123,12 +123,13 @@ class ReviewScreen(StudioScreen):
 
     # -- rendering -------------------------------------------------------------------------------
 
-    def refresh_view(self) -> None:
+    def refresh_view(self, stats: Stats | None = None) -> None:
+        """Show the session's current pair, history and statistics (`stats` when just computed)."""
         session = self.session
         if session is None:
             return
         with self.engine():
-            stats = session.stats()
+            stats = stats or session.stats()
             view = session.view()
             history = session.history()
         self.query_one("#status", Static).update(status_line(session, stats))
@@ -154,7 +155,7 @@ class ReviewScreen(StudioScreen):
         except UsageError as error:
             self.notify(str(error), severity="warning")
             return
-        self.refresh_view()
+        self.refresh_view(stats)
         self.post_message(ReviewDecided(action, stats))
 
     def action_grade(self, grade: int) -> None:

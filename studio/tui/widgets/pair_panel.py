@@ -4,7 +4,6 @@ and the leaderboard places its grade decides."""
 
 from __future__ import annotations
 
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
@@ -85,23 +84,26 @@ class PairPanel(VerticalScroll):
         self._show_why(view, ref, qrels)
 
     def _show_why(self, view: PairView, ref: str, qrels: str) -> None:
-        # Plain Rich tables: two small read-only lists repainted on every key (a DataTable's
-        # cursor and virtual scrolling would cost a frame's time for nothing).
         runs = len(view.retrieved)
-        retrieved = Table(title=f"Retrieved by {runs} run{'' if runs == 1 else 's'}" if runs else
-                          "Retrieved by no run (judged, never ranked)", title_justify="left", title_style="bold",
-                          box=None, header_style="bold", expand=False)
-        retrieved.add_column("Run")
-        retrieved.add_column("Rank", justify="right")
-        for hit in view.retrieved:
-            retrieved.add_row(hit.run, str(hit.rank))
+        retrieved = (f"Retrieved by {runs} run{'' if runs == 1 else 's'}" if runs else
+                     "Retrieved by no run (judged, never ranked)")
         moving = f"{len(view.moves)} run{'' if len(view.moves) == 1 else 's'} move" if view.moves else "no run moves"
-        moves = Table(title=f"If {qrels} took {ref}'s grade {grade_text(view.ref_grade)}: {moving}",
-                      title_justify="left", title_style="bold", box=None, header_style="bold", expand=False)
-        for column in ("Run", "Place", "Score"):
-            moves.add_column(column)
-        for move in view.moves:
-            moves.add_row(move.run, f"{move.rank_now} → {move.rank_then}",
-                          f"{number(move.score_now, 4)} → {number(move.score_then, 4)}")
-        self.query_one("#retrieved", Static).update(retrieved)
-        self.query_one("#moves", Static).update(moves)
+        self.query_one("#retrieved", Static).update(columns(
+            retrieved, ("Run", "Rank"), [(hit.run, str(hit.rank)) for hit in view.retrieved]))
+        self.query_one("#moves", Static).update(columns(
+            f"If {qrels} took {ref}'s grade {grade_text(view.ref_grade)}: {moving}", ("Run", "Place", "Score"),
+            [(move.run, f"{move.rank_now} → {move.rank_then}",
+              f"{number(move.score_now, 4)} → {number(move.score_then, 4)}") for move in view.moves]))
+
+
+def columns(title: str, headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> Text:
+    """A titled list in aligned columns, as plain text: repainted on every key, it must cost
+    little (a Rich Table measures and lays itself out each time)."""
+    widths = [max(len(cell) for cell in column) for column in zip(headers, *rows, strict=True)]
+    lines = Text()
+    lines.append(title + "\n", style="bold")
+    lines.append("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip() + "\n", style="bold")
+    for row in rows:
+        lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() + "\n")
+    lines.rstrip()
+    return lines

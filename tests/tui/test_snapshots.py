@@ -54,6 +54,11 @@ def ready(app: Any) -> bool:
 
 async def settled(pilot: Pilot[Any]) -> None:
     await settle(pilot, lambda: ready(pilot.app))
+    # A DataTable measures its new rows on the next Idle and repaints after that: under load the
+    # picture could otherwise be taken between the two, with the columns not yet widened.
+    for _ in range(3):
+        await pilot.pause(0.05)
+        await settle(pilot, lambda: ready(pilot.app))
 
 
 def after(*keys: str, prepare: Callable[[Pilot[Any]], None] | None = None) -> Steps:

@@ -31,7 +31,7 @@ from studio.services.judging.run import run_judge
 from studio.services.judging.units import build_units
 from studio.services.sample_project import build_sample_project
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "judges"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from fake_openai_server import FakeOpenAIServer
 
 

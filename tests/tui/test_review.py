@@ -18,6 +18,7 @@ from studio.services.project import Project
 from studio.tui.app import StudioApp
 from studio.tui.messages import ReviewDecided
 from studio.tui.screens.review import ReviewScreen
+from studio.tui.widgets.pair_panel import columns
 
 LLM = "umbrela-smol"
 
@@ -206,3 +207,13 @@ def test_the_lower_half_shows_who_retrieved_the_pair_and_which_runs_it_moves(sam
     regions = [shown["retrieved-region"], shown["moves-region"]]
     assert all(region.height > len(expected) // 2 for region in regions[:1]) and regions[1].height > 0
     assert max(region.bottom for region in regions) > shown["height"] // 2
+
+
+def test_a_why_list_shows_ten_rows_and_counts_the_rest() -> None:
+    rows = [(f"run-{n:03d}", str(n)) for n in range(1, 64)]  # e.g. 63 official runs retrieved it
+    lines = str(columns("Retrieved by 63 runs", ("Run", "Rank"), rows)).splitlines()
+    assert lines[0] == "Retrieved by 63 runs" and lines[1].split() == ["Run", "Rank"]
+    assert [line.split() for line in lines[2:12]] == [[run, rank] for run, rank in rows[:10]]
+    assert lines[12:] == ["… and 53 more"]
+    short = str(columns("Retrieved by 2 runs", ("Run", "Rank"), rows[:2])).splitlines()
+    assert len(short) == 4 and not any("more" in line for line in short)

@@ -4,6 +4,8 @@ and the leaderboard places its grade decides."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
@@ -50,8 +52,8 @@ class PairPanel(VerticalScroll):
         yield _table("judges", "Label set", "Grade", "Confidence", "Raw output or failure")
         yield _table("items", "Label set", "Item", "Grade", "Answer")
         with Horizontal(id="why"):
-            yield Static("", id="retrieved")
-            yield Static("", id="moves")
+            yield Static(id="retrieved")
+            yield Static(id="moves")
 
     def show(self, view: PairView | None, ref: str, qrels: str) -> None:
         tables = {name: self.query_one(f"#{name}", DataTable) for name in ("judges", "items")}
@@ -96,14 +98,20 @@ class PairPanel(VerticalScroll):
               f"{number(move.score_now, 4)} → {number(move.score_then, 4)}") for move in view.moves]))
 
 
-def columns(title: str, headers: tuple[str, ...], rows: list[tuple[str, ...]]) -> Text:
-    """A titled list in aligned columns, as plain text: repainted on every key, it must cost
-    little (a Rich Table measures and lays itself out each time)."""
-    widths = [max(len(cell) for cell in column) for column in zip(headers, *rows, strict=True)]
+LIST_ROWS = 10  # rows a why-list shows; a project of a hundred runs gets the first ten and a count
+
+
+def columns(title: str, headers: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> Text:
+    """A titled list in aligned columns, at most LIST_ROWS of them, as plain text: repainted on
+    every key, it must cost little (a Rich Table measures and lays itself out each time)."""
+    shown, more = rows[:LIST_ROWS], len(rows) - LIST_ROWS
+    widths = [max(len(cell) for cell in column) for column in zip(headers, *shown, strict=True)]
     lines = Text()
     lines.append(title + "\n", style="bold")
     lines.append("  ".join(h.ljust(w) for h, w in zip(headers, widths, strict=True)).rstrip() + "\n", style="bold")
-    for row in rows:
+    for row in shown:
         lines.append("  ".join(c.ljust(w) for c, w in zip(row, widths, strict=True)).rstrip() + "\n")
+    if more > 0:
+        lines.append(f"… and {more} more", style="italic")
     lines.rstrip()
     return lines

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from studio.domain.errors import UsageError
-from studio.store import Database
+from studio.store import Connection, Database
 from studio.store import judging as judge_store
 from studio.store import labels as label_store
 
@@ -84,20 +84,24 @@ def rerunnable(config: JudgeConfig) -> dict[str, Any]:
     return {name: getattr(config, name) for name in RERUN_FIELDS}
 
 
-def last_config(db: Database, label_set: str) -> JudgeConfig:
-    """The configuration of the label set's newest judge run, to run it again.
-
-    Re-running costs exactly the calls whose prompt changed: an edited bank item renders a new
-    prompt (a cache miss) while every untouched cell is a cache hit, so only stale cells are graded.
-    """
-    con = db.cursor()
+def newest_run(con: Connection, label_set: str) -> tuple[int, str, str]:
+    """(judge run id, method, parameters as JSON) of the label set's newest judge run."""
     set_id = label_store.label_set_id(con, label_set)
     if set_id is None:
         raise UsageError(f"no label set named {label_set!r}")
     newest = judge_store.newest_judge_run(con, set_id)
     if newest is None:
         raise UsageError(f"label set {label_set!r} was not made by a judge")
-    saved = json.loads(newest[2]).get("config")
+    return newest
+
+
+def last_config(db: Database, label_set: str) -> JudgeConfig:
+    """The configuration of the label set's newest judge run, to run it again.
+
+    Re-running costs exactly the calls whose prompt changed: an edited bank item renders a new
+    prompt (a cache miss) while every untouched cell is a cache hit, so only stale cells are graded.
+    """
+    saved = json.loads(newest_run(db.cursor(), label_set)[2]).get("config")
     if not saved:
         raise UsageError(f"the newest judge run of {label_set!r} predates re-runnable configurations")
     return JudgeConfig(name=label_set, **saved)

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
-from studio.domain.errors import UsageError
 from studio.judges.methods import get_method
 from studio.judges.parsing import Parsed
+from studio.services.judging.config import newest_run
 from studio.services.judging.label_writers import write_preference_labels
 from studio.store import Database, new_batch
-from studio.store import judging as judge_store
 from studio.store import labels as label_store
 
 
@@ -15,13 +14,9 @@ def reparse(db: Database, label_set: str) -> dict[str, int]:
     """Read the label set's newest judge run again from the stored outputs, with the current
     parser: no model call. Changed labels become new label events."""
     con = db.cursor()
+    run, method_name, _ = newest_run(con, label_set)
     set_id = label_store.label_set_id(con, label_set)
-    if set_id is None:
-        raise UsageError(f"no label set named {label_set!r}")
-    newest = judge_store.newest_judge_run(con, set_id)
-    if newest is None:
-        raise UsageError(f"label set {label_set!r} was not made by a judge")
-    run, method_name, _ = newest
+    assert set_id is not None  # newest_run found its judge run
     method = get_method(method_name)
     rows = con.execute(
         """

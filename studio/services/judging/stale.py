@@ -7,12 +7,11 @@ from dataclasses import dataclass
 from studio.banks.stale import Cell, StaleCell, kept_cells, stale_cells
 from studio.domain.errors import UsageError
 from studio.judges.methods import get_method
-from studio.services.judging.config import JudgeConfig
+from studio.services.judging.config import JudgeConfig, newest_run
 from studio.services.judging.pools import pool_pairs
 from studio.services.judging.units import bank_items
 from studio.store import Database
 from studio.store import judging as judge_store
-from studio.store import labels as label_store
 
 
 @dataclass
@@ -34,10 +33,7 @@ def stale_plan(db: Database, config: JudgeConfig, pairs: list[tuple[str, str]] |
     if method.item_kind is None:
         raise UsageError(f"{method.name} does not grade with a test bank: nothing can be stale")
     con = db.cursor()
-    set_id = label_store.label_set_id(con, config.name)
-    newest = judge_store.newest_judge_run(con, set_id) if set_id is not None else None
-    if newest is None:
-        raise UsageError(f"label set {config.name!r} was not made by a judge")
+    newest = newest_run(con, config.name)
     pairs = pool_pairs(db, config) if pairs is None else pairs
     items = bank_items(db, method, config.bank)
     graded = judge_store.graded_cells(con, newest[0])

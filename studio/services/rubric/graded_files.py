@@ -27,6 +27,7 @@ from studio.judges.methods import get_method
 from studio.services.exports.delivery import ExportReport, deliver
 from studio.services.imports.judgments import store_imported_call
 from studio.services.imports.report import ImportReport
+from studio.services.judging.config import newest_run
 from studio.services.judging.label_writers import write_own_scores
 from studio.services.rubric.derive import refresh_derived
 from studio.store import Connection, Database, new_batch, pools
@@ -45,11 +46,7 @@ def _format_for(method: str) -> GradedFormat:
 
 
 def _newest_run(con: Connection, label_set: str) -> dict[str, Any]:
-    set_id = label_store.label_set_id(con, label_set)
-    newest = judge_store.newest_judge_run(con, set_id) if set_id is not None else None
-    if newest is None:
-        raise UsageError(f"label set {label_set!r} was not made by a judge")
-    run = judge_store.judge_run(con, newest[0])
+    run = judge_store.judge_run(con, newest_run(con, label_set)[0])
     if get_method(run["method"]).item_kind is None:
         raise UsageError(f"label set {label_set!r} holds no item grades (its judge ran {run['method']})")
     return run

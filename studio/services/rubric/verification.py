@@ -15,22 +15,15 @@ from studio.judges.backend import Backend, ChatRequest
 from studio.judges.prompts import load_prompt
 from studio.services.judging.backends import make_backend
 from studio.services.judging.cached_calls import ask
-from studio.services.judging.config import JudgeProgress, last_config
+from studio.services.judging.config import JudgeProgress, last_config, newest_run
 from studio.store import Database, pools
 from studio.store import banks as bank_store
-from studio.store import judging as judge_store
-from studio.store import labels as label_store
 
 PROMPTS = {"question": ("extract-answer", "question"), "nugget": ("extract-nugget", "nugget")}
 
 
 def _newest_run(db: Database, label_set: str) -> int:
-    con = db.cursor()
-    set_id = label_store.label_set_id(con, label_set)
-    newest = judge_store.newest_judge_run(con, set_id) if set_id is not None else None
-    if newest is None:
-        raise UsageError(f"label set {label_set!r} was not made by a judge")
-    return newest[0]
+    return newest_run(db.cursor(), label_set)[0]
 
 
 def extract_answers(

@@ -6,44 +6,41 @@ and look at the new SVGs (tests/tui/__snapshots__/) before committing them."""
 
 from __future__ import annotations
 
-import contextlib
 import shutil
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from helpers import judge_all
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
-from tui_helpers import GRADER, SIZE, settle, tables_settled
+from tui_helpers import SIZE, settle, tables_settled
 
 from studio.services.project import Project
-from studio.services.sample_project import build_sample_project
 from studio.tui.app import StudioApp
 from studio.tui.screens.judges import JudgesScreen
 
-REPO = Path(__file__).resolve().parents[2]
 Steps = Callable[[Pilot[Any]], Awaitable[None]]
 
 
-@pytest.fixture(scope="module")
-def fresh_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    # A fixed file name and relative sample paths: the screens show both.
-    path = tmp_path_factory.mktemp("fresh") / "sample.duckdb"
-    with contextlib.chdir(REPO):
-        build_sample_project(path, source=Path("sample_data")).close()
-    return path
+def named_copy(template: Path, folder: Path) -> Path:
+    """A copy named `sample.duckdb` (the header shows the name) in a folder of its own."""
+    target = folder / f"copy-{len(list(folder.iterdir()))}" / "sample.duckdb"
+    target.parent.mkdir()
+    shutil.copyfile(template, target)
+    return target
 
 
-@pytest.fixture(scope="module")
-def project_file(fresh_file: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The sample project with topic 1001 graded by a rubric judge (`exam-sim`)."""
-    path = tmp_path_factory.mktemp("snapshots") / "sample.duckdb"
-    shutil.copyfile(fresh_file, path)
-    with Project.open(path) as project:
-        judge_all(project.db, GRADER)
-    return path
+@pytest.fixture()
+def fresh_file(sample_template: Path, tmp_path: Path) -> Path:
+    """A copy of the sample project as `studio demo` builds it, named as the screens show it."""
+    return named_copy(sample_template, tmp_path)
+
+
+@pytest.fixture()
+def project_file(graded_template: Path, tmp_path: Path) -> Path:
+    """A copy of the sample project with topic 1001 graded by a rubric judge (`exam-sim`)."""
+    return named_copy(graded_template, tmp_path)
 
 
 def ready(app: Any) -> bool:
@@ -92,17 +89,15 @@ def test_bank_before_any_grading(fresh_file: Path, snap_compare: Any) -> None:
     assert snapshot(fresh_file, "bank", snap_compare)
 
 
-def test_review_after_grading_three_and_undoing(project_file: Path, tmp_path: Path, snap_compare: Any) -> None:
-    path = tmp_path / "sample.duckdb"
-    shutil.copyfile(project_file, path)
+def test_review_after_grading_three_and_undoing(graded_template: Path, tmp_path: Path, snap_compare: Any) -> None:
+    path = named_copy(graded_template, tmp_path)
     assert snapshot(path, "review", snap_compare, after("3"))
-    shutil.copyfile(project_file, path)
+    path = named_copy(graded_template, tmp_path)
     assert snapshot(path, "review", snap_compare, after("3", "u"))
 
 
-def test_bank_after_an_edit(project_file: Path, tmp_path: Path, snap_compare: Any) -> None:
-    path = tmp_path / "sample.duckdb"
-    shutil.copyfile(project_file, path)
+def test_bank_after_an_edit(project_file: Path, snap_compare: Any) -> None:
+    path = project_file
 
     def focus_items(pilot: Pilot[Any]) -> None:
         pilot.app.screen.query_one("#items", DataTable).focus()
@@ -112,8 +107,7 @@ def test_bank_after_an_edit(project_file: Path, tmp_path: Path, snap_compare: An
 
 def test_judges_after_a_finished_judge(project_file: Path, tmp_path: Path, snap_compare: Any) -> None:
     """A short simulated run (three pairs: its duration shows as `<1 s`) and its summary."""
-    path = tmp_path / "sample.duckdb"
-    shutil.copyfile(project_file, path)
+    path = project_file
     with Project.open(path) as project:
         project.import_qrels(tiny_qrels(tmp_path), name="three")
 

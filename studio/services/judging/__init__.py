@@ -1,2 +1,1 @@
-"""Running LLM judges: configuration, pools, the cached and resumable run loop, stale re-runs,
-re-parsing and batch files."""
+"""LLM judges: configuration, pools, the cached resumable run, stale re-runs, re-parsing, batch files."""

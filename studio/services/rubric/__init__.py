@@ -1,2 +1,1 @@
-"""Test banks and the rubric methods on them: editing, generation, nuggetizing, derived scores,
-coverage, diagnostics, verification and graded files."""
+"""Test banks and rubric methods: editing, generation, nuggetizing, derived scores, coverage, diagnostics."""

@@ -228,6 +228,7 @@ def test_every_services_family_says_what_it_is_for() -> None:
     for family in families:
         docstring = ast.get_docstring(ast.parse((family / "__init__.py").read_text("utf-8")))
         assert docstring, f"services/{family.name}/__init__.py has no docstring"
+        assert "\n" not in docstring, f"services/{family.name}: one line says what the family does"
 
 
 def test_the_checker_sees_the_layers_that_exist() -> None:

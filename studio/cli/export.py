@@ -82,10 +82,16 @@ def export_bank(
     out: Out,
     fmt: Annotated[
         BankFormat | None,
-        typer.Option("--as", help="File format (default: tsv for a .tsv name, else rubric).", show_default=False),
+        typer.Option(
+            "--as",
+            help="File format (default: tsv for a .tsv name, else the JSON layout the bank was imported in,"
+            " else rubric).",
+            show_default=False,
+        ),
     ] = None,
 ) -> None:
-    """A test bank as Rubric-workbench JSONL, nuggetizer JSONL or TSV qid_n<TAB>text<TAB>importance."""
+    """A test bank as Rubric-workbench JSONL (`items`, or the older `questions` as rubric-questions),
+    nuggetizer JSONL or TSV qid_n<TAB>text<TAB>importance."""
     with open_project(ctx) as project:
         _report(write_bank(project.db, name, out, fmt))
 

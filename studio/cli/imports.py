@@ -44,10 +44,21 @@ def import_topics(ctx: typer.Context, files: Files, fmt: Format = OutputFormat.t
 
 @commands.command("docs")
 @handles_errors
-def import_docs(ctx: typer.Context, files: Files, fmt: Format = OutputFormat.table) -> None:
-    """Documents: `docid<TAB>text` lines or JSONL (docid|id|pid, text|contents|segment, title)."""
+def import_docs(
+    ctx: typer.Context,
+    files: Files,
+    on_duplicate: Annotated[
+        OnDuplicate,
+        typer.Option(help="A docid listed again with another text: error, or keep the first/last."),
+    ] = OnDuplicate.ERROR,
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """Documents: `docid<TAB>text` lines or JSONL (docid|id|pid, text|contents|segment, title).
+
+    A docid listed again with the same text (a passage file with one line per judging topic)
+    is loaded once and counted as repeated."""
     with open_project(ctx) as project:
-        _report(project.import_docs(files), fmt)
+        _report(project.import_docs(files, on_duplicate=on_duplicate), fmt)
 
 
 @commands.command("qrels")
@@ -111,7 +122,8 @@ def import_bank(
     replace: Replace = False,
     fmt: Format = OutputFormat.table,
 ) -> None:
-    """Test banks: Rubric-workbench JSONL(.gz), nuggetizer JSONL or TSV qid_n<TAB>text[<TAB>vital|okay]."""
+    """Test banks: Rubric-workbench JSONL(.gz) (`items`, or the older `questions`), nuggetizer JSONL or TSV
+    qid_n<TAB>text[<TAB>vital|okay]. Query texts of topics the project lacks become their topics."""
     item_kind = None if kind is None else kind.value
     with open_project(ctx) as project:
         _report(project.import_bank(files, name=name, kind=item_kind, replace=replace), fmt)

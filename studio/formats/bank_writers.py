@@ -1,10 +1,12 @@
-"""Writing test banks in the three formats `studio.formats.banks.parse_bank` reads.
+"""Writing test banks in the four layouts `studio.formats.banks.read_bank` reads.
 
-Every writer is the inverse of the reader for what its format can hold, so a bank exported
+Every writer is the inverse of the reader for what its layout can hold, so a bank exported
 and imported again comes back item for item. Rubric JSONL holds everything (the vital/okay
-importance rides in each item's `info`, as the reader expects); nuggetizer JSONL and TSV
-hold neither item ids (the reader derives `qid/md5(text)`) nor gold answers, nuggetizer
-knows only nuggets and TSV does not say the kind: `losses` names what an export drops.
+importance rides in each item's `info`, as the reader expects); the Rubric workbench's older
+question-bank layout (`questions`) holds ids and importance but neither gold answers nor
+other kinds than questions; nuggetizer JSONL and TSV hold neither item ids (the reader
+derives `qid/md5(text)`) nor gold answers, nuggetizer knows only nuggets and TSV does not
+say the kind: `losses` names what an export drops.
 """
 
 from __future__ import annotations
@@ -21,14 +23,21 @@ from studio.domain.models import BankItem, rubric_item_id
 
 class BankFormat(StrEnum):
     rubric = "rubric"
+    rubric_questions = "rubric-questions"  # the Rubric workbench's older question banks
     nuggetizer = "nuggetizer"
     tsv = "tsv"
 
 
-def format_for_name(name: str) -> BankFormat:
-    """The format a file name suggests: `.tsv` (optionally `.gz`) is TSV, anything else Rubric."""
+JSON_FORMATS = (BankFormat.rubric, BankFormat.rubric_questions, BankFormat.nuggetizer)
+
+
+def format_for_name(name: str, layout: str | None = None) -> BankFormat:
+    """The format to write: a `.tsv` name (optionally `.gz`) is TSV; any other name gets the
+    JSON layout the bank came in (`layout`), and Rubric when it came in none."""
     stem = name.lower().removesuffix(".gz")
-    return BankFormat.tsv if stem.endswith(".tsv") else BankFormat.rubric
+    if stem.endswith(".tsv"):
+        return BankFormat.tsv
+    return BankFormat(layout) if layout in JSON_FORMATS else BankFormat.rubric
 
 
 def by_topic(items: Iterable[BankItem]) -> dict[str, list[BankItem]]:
@@ -71,6 +80,28 @@ def rubric_jsonl(
             "query_text": texts.get(qid, ""), "info": None,
             "items": [_rubric_item(item) for item in group],
         })
+        for qid, group in by_topic(items).items()
+    )
+
+
+def rubric_questions_jsonl(
+    items: Sequence[BankItem], query_texts: Mapping[str, str] | None = None, test_collection: str = ""
+) -> str:
+    """The Rubric workbench's older question bank: one `QueryQuestionBank` per topic with its
+    `questions`, keys in the workbench's order and written as its pydantic `.json()` wrote them
+    (`json.dumps` defaults: ASCII escapes, `", "` and `": "`), so a file it wrote comes back byte
+    for byte. `facet_id` is null; `info` carries the vital/okay importance, as in Rubric JSONL."""
+    texts = query_texts or {}
+    return "".join(
+        json.dumps({
+            "query_id": qid, "facet_id": None, "test_collection": test_collection,
+            "query_text": texts.get(qid, ""), "info": None,
+            "questions": [
+                {"question_id": item.item_id, "question_text": item.text, "query_id": qid, "facet_id": None,
+                 "info": {"importance": item.importance} if item.importance else None}
+                for item in group
+            ],
+        }) + "\n"
         for qid, group in by_topic(items).items()
     )
 
@@ -118,6 +149,8 @@ def render_bank(
 ) -> str:
     if fmt is BankFormat.rubric:
         return rubric_jsonl(items, query_texts, test_collection)
+    if fmt is BankFormat.rubric_questions:
+        return rubric_questions_jsonl(items, query_texts, test_collection)
     if fmt is BankFormat.nuggetizer:
         return nuggetizer_jsonl(items, query_texts)
     return tsv(items)
@@ -129,12 +162,15 @@ def losses(items: Sequence[BankItem], fmt: BankFormat) -> list[str]:
         return []
     found = []
     renamed = sum(item.item_id != rubric_item_id(item.qid, item.text) for item in items)
-    if renamed:
+    if renamed and fmt is not BankFormat.rubric_questions:
         found.append(f"{renamed} item ids are not qid/md5(text) and will be re-derived on import")
     golden = sum(bool(item.gold_answers) for item in items)
     if golden:
         found.append(f"{golden} items lose their gold answers ({fmt} has no field for them)")
     kinds = {item.kind for item in items}
+    if fmt is BankFormat.rubric_questions and kinds - {"question"}:
+        others = " and ".join(f"{kind}s" for kind in sorted(kinds - {"question"}))
+        found.append(f"{others} are written as questions (rubric-questions holds questions only)")
     if fmt is BankFormat.nuggetizer and kinds - {"nugget"}:
         others = " and ".join(f"{kind}s" for kind in sorted(kinds - {"nugget"}))
         found.append(f"{others} are written as nuggets (nuggetizer holds nuggets only)")

@@ -75,8 +75,12 @@ class Project:
     def import_topics(self, files: PathLike | Sequence[PathLike]) -> ImportReport:
         return import_catalog.import_topics(self.db, _paths(files))
 
-    def import_docs(self, files: PathLike | Sequence[PathLike]) -> ImportReport:
-        return import_catalog.import_documents(self.db, _paths(files))
+    def import_docs(
+        self, files: PathLike | Sequence[PathLike], *, on_duplicate: OnDuplicate | str = OnDuplicate.ERROR
+    ) -> ImportReport:
+        """Documents; a docid repeated with the same text loads once, with another text it is refused
+        unless `on_duplicate` is first or last."""
+        return import_catalog.import_documents(self.db, _paths(files), on_duplicate=OnDuplicate(on_duplicate))
 
     def import_runs(
         self, files: PathLike | Sequence[PathLike], *, name: str | None = None, replace: bool = False

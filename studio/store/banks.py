@@ -13,14 +13,39 @@ def bank_id(con: Connection, name: str) -> int | None:
     return None if row is None else int(row[0])
 
 
-def create_bank(con: Connection, name: str, source: str | None) -> int:
+def create_bank(
+    con: Connection, name: str, source: str | None, *, layout: str | None = None,
+    test_collection: str | None = None,
+) -> int:
+    """A new, empty bank; `layout` is the file layout it came in (None: made in the studio)."""
     row = con.execute(
-        "INSERT INTO banks (bank_id, name, source) VALUES (nextval('bank_ids'), ?, ?)"
-        " RETURNING bank_id",
-        [name, source],
+        "INSERT INTO banks (bank_id, name, source, layout, test_collection)"
+        " VALUES (nextval('bank_ids'), ?, ?, ?, ?) RETURNING bank_id",
+        [name, source, layout, test_collection],
     ).fetchone()
     assert row is not None
     return int(row[0])
+
+
+def set_bank_layout(con: Connection, bank: int, layout: str | None, test_collection: str | None) -> None:
+    """The layout and test collection of the files a bank was (re-)imported from."""
+    con.execute(
+        "UPDATE banks SET layout = ?, test_collection = ? WHERE bank_id = ?", [layout, test_collection, bank]
+    )
+
+
+def bank_layout(con: Connection, bank: int) -> tuple[str | None, str | None]:
+    """(layout, test collection) as the bank's files gave them; None where they did not."""
+    row = con.execute("SELECT layout, test_collection FROM banks WHERE bank_id = ?", [bank]).fetchone()
+    return (None, None) if row is None else (row[0], row[1])
+
+
+def topic_order(con: Connection, bank: int) -> list[str]:
+    """The bank's topics in the order they first came into it (a file's line order)."""
+    rows = con.execute(
+        "SELECT qid FROM bank_events WHERE bank_id = ? GROUP BY qid ORDER BY min(event_id)", [bank]
+    ).fetchall()
+    return [qid for (qid,) in rows]
 
 
 def current_items(con: Connection, bank: int) -> list[BankItem]:

@@ -16,6 +16,14 @@ def upsert_topics(con: Connection, topics: Sequence[Topic]) -> None:
     )
 
 
+def add_missing_topics(con: Connection, topics: Sequence[Topic]) -> None:
+    """Insert the topics whose qid is not present yet; a topic already present keeps its text."""
+    con.execute(
+        "INSERT OR IGNORE INTO topics SELECT unnest(?), unnest(?)",
+        [[t.qid for t in topics], [t.text for t in topics]],
+    )
+
+
 def upsert_documents(con: Connection, documents: Sequence[Document]) -> None:
     """Insert documents; a docid already present takes the new title and text."""
     con.execute(

@@ -273,6 +273,16 @@ MIGRATIONS: list[tuple[int, str]] = [
         );
         """,
     ),
+    (
+        9,
+        """
+        -- The file layout a bank was imported in (rubric | rubric-questions | nuggetizer | tsv;
+        -- NULL: made in the studio, or from files of several layouts), so an export writes it
+        -- back the same way, and the test collection its file named (NULL: none given).
+        ALTER TABLE banks ADD COLUMN layout VARCHAR;
+        ALTER TABLE banks ADD COLUMN test_collection VARCHAR;
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

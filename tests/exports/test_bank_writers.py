@@ -28,6 +28,7 @@ from studio.formats.bank_writers import (
     nuggetizer_jsonl,
     render_bank,
     rubric_jsonl,
+    rubric_questions_jsonl,
     tsv,
 )
 from studio.formats.banks import parse_bank
@@ -46,6 +47,8 @@ def expected_after(items: list[BankItem], fmt: BankFormat) -> list[BankItem]:
     """What a re-import gives back, by the formats' definitions (DESIGN.md §5)."""
     if fmt is BankFormat.rubric:
         return items
+    if fmt is BankFormat.rubric_questions:  # ids and importance kept; questions only, no gold answers
+        return [dataclasses.replace(item, kind="question", gold_answers=()) for item in items]
     kind = "nugget" if fmt is BankFormat.nuggetizer else None
     return [dataclasses.replace(item, item_id=md5_id(item.qid, item.text), gold_answers=(),
                                 kind=kind or item.kind) for item in items]
@@ -83,7 +86,7 @@ def test_sample_banks_round_trip(sample_banks: SampleBanks, bank: str, fmt: Bank
     assert round_trip(items, fmt, texts) == expected_after(items, fmt)
 
 
-@pytest.mark.parametrize("fmt", list(BankFormat))
+@pytest.mark.parametrize("fmt", [fmt for fmt in BankFormat if fmt is not BankFormat.rubric_questions])
 def test_the_sample_nugget_bank_loses_nothing_in_any_format(sample_banks: SampleBanks, fmt: BankFormat) -> None:
     items, texts = sample_banks["nuggets"]
     assert any(item.importance for item in items)
@@ -97,6 +100,11 @@ def test_sample_question_bank_losses_are_reported(sample_banks: SampleBanks) -> 
     assert losses(items, BankFormat.tsv) == ["TSV does not say the kind: re-import with --kind question"]
     assert losses(items, BankFormat.nuggetizer) == [
         "questions are written as nuggets (nuggetizer holds nuggets only)"
+    ]
+    assert losses(items, BankFormat.rubric_questions) == []
+    nuggets, _ = sample_banks["nuggets"]
+    assert losses(nuggets, BankFormat.rubric_questions) == [
+        "nuggets are written as questions (rubric-questions holds questions only)"
     ]
 
 
@@ -155,8 +163,17 @@ def test_tsv_round_trips_items_of_one_kind(items: list[BankItem], kind: str) -> 
     assert parse_bank(tsv(items), "b.tsv", kind) == items
 
 
+@settings(max_examples=150, deadline=None)
+@given(banks(ANY_TEXT, rich=True), st.dictionaries(QIDS, ANY_TEXT))
+def test_rubric_questions_round_trip_questions_with_their_ids(items: list[BankItem], texts: dict[str, str]) -> None:
+    items = [dataclasses.replace(item, kind="question", gold_answers=()) for item in items]
+    assert parse_bank(rubric_questions_jsonl(items, texts), "b.jsonl") == items
+    assert losses(items, BankFormat.rubric_questions) == []
+
+
 @settings(max_examples=100, deadline=None)
-@given(banks(ANY_TEXT, rich=True), st.sampled_from([BankFormat.nuggetizer, BankFormat.rubric]))
+@given(banks(ANY_TEXT, rich=True),
+       st.sampled_from([BankFormat.nuggetizer, BankFormat.rubric, BankFormat.rubric_questions]))
 def test_lossy_formats_lose_exactly_what_they_report(items: list[BankItem], fmt: BankFormat) -> None:
     expected = expected_after(items, fmt)
     assert round_trip(items, fmt) == expected
@@ -195,6 +212,33 @@ def test_tsv_refuses_a_text_it_cannot_carry(text: str) -> None:
 )
 def test_format_follows_the_file_name(name: str, fmt: str) -> None:
     assert format_for_name(name) == fmt
+
+
+@pytest.mark.parametrize(
+    ("name", "layout", "fmt"),
+    [("b.jsonl.gz", "rubric-questions", "rubric-questions"), ("-", "nuggetizer", "nuggetizer"),
+     ("b.json", "rubric", "rubric"), ("b.tsv", "rubric-questions", "tsv"), ("b.jsonl", "tsv", "rubric"),
+     ("b.jsonl", None, "rubric")],
+)
+def test_format_follows_the_layout_the_bank_came_in(name: str, layout: str | None, fmt: str) -> None:
+    """A `.tsv` name still means TSV; a bank that came in TSV or in no layout writes Rubric JSONL."""
+    assert format_for_name(name, layout) == fmt
+
+
+def test_rubric_questions_line_has_the_older_workbench_shape() -> None:
+    """Keys in the order of the workbench's QueryQuestionBank and ExamQuestion, json.dumps defaults."""
+    items = [BankItem("q1", "q1/x", "question", "Où?", "vital", ("lost",)), BankItem("q1", "q1/y", "nugget", "b")]
+    (line,) = rubric_questions_jsonl(items, {"q1": "café"}, "dl20").splitlines()
+    assert line == (
+        '{"query_id": "q1", "facet_id": null, "test_collection": "dl20", "query_text": "caf\\u00e9", "info": null,'
+        ' "questions": [{"question_id": "q1/x", "question_text": "O\\u00f9?", "query_id": "q1", "facet_id": null,'
+        ' "info": {"importance": "vital"}}, {"question_id": "q1/y", "question_text": "b", "query_id": "q1",'
+        ' "facet_id": null, "info": null}]}'
+    )
+    assert losses(items, BankFormat.rubric_questions) == [
+        "1 items lose their gold answers (rubric-questions has no field for them)",
+        "nuggets are written as questions (rubric-questions holds questions only)",
+    ]
 
 
 def test_gzip_bytes_are_reproducible() -> None:

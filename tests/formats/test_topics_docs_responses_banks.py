@@ -96,9 +96,9 @@ def test_documents_jsonl_field_names(id_key: str, text_key: str) -> None:
     assert parse_documents(text, "d.jsonl") == [Document("d1", "body", "T"), Document("2", "other")]
 
 
-def test_documents_repeated_docid_is_refused_on_its_second_line() -> None:
+def test_documents_repeated_docid_with_another_text_is_refused_on_its_second_line() -> None:
     error = refusal(parse_documents, "d1\tx\nd2\ty\nd1\tz\n")
-    assert error.line == 3 and "first on line 1" in error.reason
+    assert error.line == 3 and "different text (first at f.jsonl:1)" in error.reason
 
 
 def test_documents_tsv_line_without_tab_is_refused_with_its_line() -> None:

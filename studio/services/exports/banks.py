@@ -1,4 +1,4 @@
-"""A test bank's current items in one of its three formats."""
+"""A test bank's current items in one of its four layouts."""
 
 from __future__ import annotations
 
@@ -13,18 +13,26 @@ from studio.store.pools import topic_texts
 
 
 def export_bank(db: Database, name: str, path: str | Path, fmt: BankFormat | str | None = None) -> ExportReport:
-    """A test bank's current items; the format defaults to the file name's (.tsv, else rubric)."""
+    """A test bank's current items, topics in the order they came into the bank.
+
+    Without `fmt`, a `.tsv` name writes TSV and any other name the JSON layout the bank was
+    imported in (Rubric for a bank made in the studio or imported from TSV). The test collection
+    is the one the bank's file named, else the bank's name.
+    """
     con = db.cursor()
     bank = bank_store.bank_id(con, name)
     if bank is None:
         raise UsageError(f"no bank named {name!r} (see `studio list banks`)")
+    layout, collection = bank_store.bank_layout(con, bank)
     try:
-        chosen = format_for_name(str(path)) if fmt is None else BankFormat(fmt)
+        chosen = format_for_name(str(path), layout) if fmt is None else BankFormat(fmt)
     except ValueError:
-        raise UsageError(f"unknown bank format {fmt!r} (rubric, nuggetizer or tsv)") from None
-    items = bank_store.current_items(con, bank)
+        known = ", ".join(BankFormat)
+        raise UsageError(f"unknown bank format {fmt!r} ({known})") from None
+    order = {qid: n for n, qid in enumerate(bank_store.topic_order(con, bank))}
+    items = sorted(bank_store.current_items(con, bank), key=lambda item: order.get(item.qid, len(order)))
     texts = topic_texts(con, sorted({item.qid for item in items}))
-    text = render_bank(items, chosen, texts, test_collection=name)
+    text = render_bank(items, chosen, texts, test_collection=name if collection is None else collection)
     warnings = losses(items, chosen) + ([] if items else [f"bank {name!r} holds no items: the file is empty"])
     target = deliver(text, path)
     counts = {"topics": len({item.qid for item in items}), "items": len(items)}

@@ -6,16 +6,18 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from studio.domain.errors import InputError, UsageError
-from studio.domain.models import BankItem, Document, Response, Topic
-from studio.formats.banks import parse_bank
-from studio.formats.documents import parse_documents
+from studio.domain.models import BankItem, Response, Topic
+from studio.formats.banks import ParsedBank, read_bank
+from studio.formats.documents import DocumentSet
 from studio.formats.responses import parse_responses
 from studio.formats.text_input import read_text
 from studio.formats.topics import parse_topics
+from studio.formats.trec import OnDuplicate
 from studio.services.imports.report import ImportReport
 from studio.services.imports.trec import default_name, names_for_files, require_files
-from studio.store import Database, catalog, new_batch
+from studio.store import Connection, Database, catalog, new_batch
 from studio.store import banks as bank_store
+from studio.store.pools import topic_texts
 
 
 def import_topics(db: Database, paths: Sequence[Path]) -> ImportReport:
@@ -31,17 +33,22 @@ def import_topics(db: Database, paths: Sequence[Path]) -> ImportReport:
     return ImportReport("topics", [str(p) for p in paths], counts={"topics": len(topics)})
 
 
-def import_documents(db: Database, paths: Sequence[Path]) -> ImportReport:
+def import_documents(
+    db: Database, paths: Sequence[Path], *, on_duplicate: OnDuplicate = OnDuplicate.ERROR
+) -> ImportReport:
+    """Documents of every file; a docid listed again (in any of the files) with the same text is
+    loaded once and counted as `repeated`, with a different text refused unless `on_duplicate`
+    keeps the first or the last (counted as `conflicting`)."""
     require_files(paths)
-    documents: dict[str, Document] = {}
+    documents = DocumentSet(on_duplicate)
     for path in paths:
-        for document in parse_documents(read_text(path), str(path)):
-            if document.docid in documents:
-                raise InputError(str(path), None, f"document {document.docid!r} is also in an earlier file")
-            documents[document.docid] = document
+        documents.add_file(read_text(path), str(path))
     with db.transaction() as tx:
-        catalog.upsert_documents(tx, list(documents.values()))
-    return ImportReport("documents", [str(p) for p in paths], counts={"documents": len(documents)})
+        catalog.upsert_documents(tx, documents.documents)
+    counts = {"documents": len(documents.found), "repeated": documents.repeated}
+    if on_duplicate is not OnDuplicate.ERROR:
+        counts["conflicting"] = documents.conflicting
+    return ImportReport("documents", [str(p) for p in paths], counts=counts, warnings=documents.warnings())
 
 
 def import_responses(
@@ -84,31 +91,63 @@ def import_bank(
     require_files(paths)
     (bank_name,) = names_for_files(paths[:1], name, default_name)
     items: dict[str, BankItem] = {}
+    files: list[ParsedBank] = []
     for path in paths:
-        for item in parse_bank(read_text(path), str(path), kind):
+        files.append(read_bank(read_text(path), str(path), kind))
+        for item in files[-1].items:
             if item.item_id in items:
                 raise InputError(str(path), None, f"item {item.item_id!r} is also in an earlier file")
             items[item.item_id] = item
+    # The layout an export writes back: the files' own when they share one.
+    layouts = {parsed.layout.value for parsed in files}
+    layout = layouts.pop() if len(layouts) == 1 else None
+    collection = next((parsed.test_collection for parsed in files if parsed.test_collection is not None), None)
     con = db.cursor()
     existing = bank_store.bank_id(con, bank_name)
     if existing is not None and not replace:
         raise UsageError(f"bank {bank_name!r} already exists (use --replace)")
+    report = ImportReport("bank", [str(p) for p in paths], [bank_name])
+    report.warnings = [warning for parsed in files for warning in parsed.warnings]
     with db.transaction() as tx:
         batch = new_batch(tx, "import bank", ", ".join(str(p) for p in paths))
-        bank = existing if existing is not None else bank_store.create_bank(tx, bank_name, str(paths[0]))
+        if existing is None:
+            bank = bank_store.create_bank(tx, bank_name, str(paths[0]), layout=layout, test_collection=collection)
+        else:
+            bank = existing
+            bank_store.set_bank_layout(tx, bank, layout, collection)
         current = {item.item_id: item for item in bank_store.current_items(tx, bank)}
         events = _bank_differences(current, list(items.values()))
         bank_store.append_item_events(
             tx, bank, events, origin="import", source=str(paths[0]), batch_id=batch
         )
-    report = ImportReport("bank", [str(p) for p in paths], [bank_name])
+        added = _topics_from_bank(tx, files, report)
     report.counts = {
         "topics": len({item.qid for item in items.values()}),
         "items": len(items),
         "questions": sum(item.kind == "question" for item in items.values()),
         "nuggets": sum(item.kind == "nugget" for item in items.values()),
+        **({"topics_added": added} if added else {}),
     }
     return report
+
+
+def _topics_from_bank(tx: Connection, files: Sequence[ParsedBank], report: ImportReport) -> int:
+    """Topics the project lacks get the query text of the bank's file; a project topic keeps its
+    own text (a different one is counted in a warning). Returns how many topics were added."""
+    texts: dict[str, str] = {}
+    for parsed in files:
+        for qid, text in parsed.query_texts.items():
+            texts.setdefault(qid, text)
+    known = topic_texts(tx, list(texts))
+    catalog.add_missing_topics(tx, [Topic(qid, text) for qid, text in texts.items() if qid not in known])
+    differ = sorted(qid for qid, text in texts.items() if qid in known and known[qid] != text)
+    if differ:
+        shown = ", ".join(differ[:3]) + (f" and {len(differ) - 3} more" if len(differ) > 3 else "")
+        report.warnings.append(
+            f"{len(differ)} topic(s) have another text in the project than in the bank's file ({shown}):"
+            " the project's text is kept, and an export writes it"
+        )
+    return len(texts) - len(known)
 
 
 def _bank_differences(

@@ -58,8 +58,9 @@ def numbered_lines(text: str) -> Iterator[tuple[int, str]]:
             yield number, line
 
 
-def first_line(path: Path) -> str:
-    """The first non-blank line of a (possibly gzipped) file, without reading all of it."""
+def first_line(path: Path, comment: str | None = None) -> str:
+    """The first non-blank line of a (possibly gzipped) file, without reading all of it; with
+    `comment`, lines whose first non-blank characters are `comment` are skipped too."""
     try:
         with path.open("rb") as raw:
             compressed = raw.read(2) == GZIP_MAGIC
@@ -69,10 +70,12 @@ def first_line(path: Path) -> str:
                     data = data[3:]
                 if data.strip():
                     try:
-                        return data.decode("utf-8").strip()
+                        line = data.decode("utf-8").strip()
                     except UnicodeDecodeError as error:
                         byte = data[error.start]
                         raise InputError(str(path), number, f"invalid UTF-8 (byte 0x{byte:02x})") from error
+                    if line and not (comment and line.startswith(comment)):
+                        return line
     except (OSError, EOFError, zlib.error) as error:
         raise InputError(str(path), None, f"cannot read the file: {error}") from error
     raise InputError(str(path), None, "the file is empty")

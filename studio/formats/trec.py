@@ -2,14 +2,18 @@
 
 This reader is the authority on what the formats mean; the bulk loader in `studio.store`
 is a fast path that must agree with it and hands any file it is unsure of back here.
-Rules follow trec_eval: whitespace-separated columns, a docid at most once per topic
-of a run, a (qid, docid) pair at most once in qrels.
+Rules follow trec_eval: columns separated by any whitespace (spaces, tabs, runs of them),
+columns after the sixth of a run ignored (trec_eval reads them as junk), exactly four in
+qrels (trec_eval refuses more), lines whose first non-blank character is `#` skipped as
+comments (trec_eval 10), blank lines skipped, a docid at most once per topic of a run, a
+(qid, docid) pair at most once in qrels. Lines end in LF or CRLF; a CR anywhere else is
+refused (trec_eval would read a file of bare-CR line ends as one line).
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import TextIO
@@ -59,24 +63,33 @@ def parse_integer(text: str) -> int | None:
         return None
 
 
-def _fields(source: str, number: int, line: str, expected: int, what: str) -> list[str]:
-    fields = line.split()
-    if len(fields) != expected:
-        raise InputError(
-            source, number, f"expected {expected} columns ({what}), found {len(fields)}"
-        )
-    return fields
+def _rows(text: str, source: str, columns: int, what: str, *, extra: bool) -> Iterator[tuple[int, list[str]]]:
+    """(line number, the first `columns` fields) of every line holding a row; with `extra`,
+    fields after those are allowed and dropped. A file without rows is refused as empty."""
+    comments = rows = 0
+    for number, line in numbered_lines(text):
+        if "\r" in line:
+            raise InputError(source, number, "a carriage return (CR) inside the line: lines must end in LF or CRLF")
+        fields = line.split()
+        if fields[0].startswith("#"):
+            comments += 1
+            continue
+        if len(fields) < columns or (len(fields) > columns and not extra):
+            expected = f"at least {columns}" if extra else str(columns)
+            raise InputError(source, number, f"expected {expected} columns ({what}), found {len(fields)}")
+        rows += 1
+        yield number, fields[:columns]
+    if not rows:
+        raise InputError(source, None, "the file is empty" + (" (nothing but comments)" if comments else ""))
 
 
 def parse_run(text: str, source: str) -> ParsedRun:
-    """Parse a TREC run (`qid Q0 docid rank score tag`)."""
+    """Parse a TREC run (`qid Q0 docid rank score tag [ignored …]`)."""
     rows: list[RunRow] = []
     seen: dict[tuple[str, str], int] = {}
     tags: dict[str, None] = {}
-    for number, line in numbered_lines(text):
-        qid, _, docid, rank_text, score_text, tag = _fields(
-            source, number, line, RUN_COLUMNS, "qid Q0 docid rank score tag"
-        )
+    for number, fields in _rows(text, source, RUN_COLUMNS, "qid Q0 docid rank score tag", extra=True):
+        qid, _, docid, rank_text, score_text, tag = fields
         rank = parse_integer(rank_text)
         if rank is None:
             raise InputError(source, number, f"rank {rank_text!r} is not an integer")
@@ -95,8 +108,6 @@ def parse_run(text: str, source: str) -> ParsedRun:
             )
         tags.setdefault(tag)
         rows.append(RunRow(qid, docid, rank, score))
-    if not rows:
-        raise InputError(source, None, "the file is empty")
     first_tag, *others = tags
     return ParsedRun(first_tag, rows, frozenset(others))
 
@@ -105,10 +116,8 @@ def parse_qrels(text: str, source: str, on_duplicate: OnDuplicate = OnDuplicate.
     """Parse TREC qrels (`qid iter docid grade`); grades may be fractional."""
     grades: dict[tuple[str, str], tuple[float, int]] = {}
     repeated = 0
-    for number, line in numbered_lines(text):
-        qid, _, docid, grade_text = _fields(
-            source, number, line, QRELS_COLUMNS, "qid iter docid grade"
-        )
+    for number, fields in _rows(text, source, QRELS_COLUMNS, "qid iter docid grade", extra=False):
+        qid, _, docid, grade_text = fields
         grade = parse_number(grade_text)
         if grade is None or math.isinf(grade):
             raise InputError(source, number, f"grade {grade_text!r} is not a number")
@@ -127,8 +136,6 @@ def parse_qrels(text: str, source: str, on_duplicate: OnDuplicate = OnDuplicate.
                 grades[key] = (grade, first_line)
             continue
         grades[key] = (grade, number)
-    if not grades:
-        raise InputError(source, None, "the file is empty")
     rows = [QrelsRow(qid, docid, grade) for (qid, docid), (grade, _) in grades.items()]
     return ParsedQrels(rows, repeated)
 

@@ -1,8 +1,8 @@
 """Label sets and their append-only label events.
 
-Qrels files reach the events through a temporary staging table, filled either by DuckDB's
-CSV reader (the fast path) or by the precise parser; one SQL statement then turns the staged
-grades into events, each with the grade it replaces.
+Qrels files reach the events through a temporary staging table, filled either by DuckDB
+(the fast path of `studio.store.fast_path`) or by the precise parser; one SQL statement then
+turns the staged grades into events, each with the grade it replaces.
 """
 
 from __future__ import annotations
@@ -14,10 +14,9 @@ from pathlib import Path
 import duckdb
 
 from studio.domain.models import QrelsRow
+from studio.formats.trec import QRELS_COLUMNS
 from studio.store.database import Connection, records
-from studio.store.runs import FastPathRefused, checked, lone_cr_line_ends, odd_number, odd_text
-
-QRELS_CSV_COLUMNS = "{'qid': 'VARCHAR', 'iter': 'VARCHAR', 'docid': 'VARCHAR', 'grade': 'VARCHAR'}"
+from studio.store.fast_path import FastPathRefused, checked, lone_cr_line_ends, odd_fields, odd_number, split_lines
 
 
 def label_set_id(con: Connection, name: str) -> int | None:
@@ -47,7 +46,8 @@ def drop_label_staging(con: Connection) -> None:
 
 
 def stage_qrels_file(con: Connection, file_index: int, path: Path) -> None:
-    """Fast path for a clean qrels file; refuses repeated pairs and odd numbers.
+    """Fast path for a qrels file of exactly four columns (trec_eval refuses more); refuses
+    repeated pairs and odd numbers.
 
     Runs outside any transaction, like `stage_run_files`.
     """
@@ -57,10 +57,9 @@ def stage_qrels_file(con: Connection, file_index: int, path: Path) -> None:
         con.execute(
             f"""
             INSERT INTO staged_labels
-            SELECT ?, {checked("qid", odd_text("qid", "iter", "docid"))}, docid,
-                   {checked("CAST(grade AS DOUBLE)", odd_number("grade"))}
-            FROM read_csv(?, delim = ' ', header = false, quote = '', escape = '',
-                          auto_detect = false, strict_mode = true, columns = {QRELS_CSV_COLUMNS})
+            SELECT ?, {checked("f[1]", odd_fields(QRELS_COLUMNS, exact=True))}, f[3],
+                   {checked("CAST(f[4] AS DOUBLE)", odd_number("f[4]"))}
+            FROM {split_lines()}
             """,
             [file_index, str(path)],
         )

@@ -46,6 +46,30 @@ def test_run_accepts_crlf_and_blank_lines() -> None:
     assert parsed.tag == "t"
 
 
+def test_run_columns_after_the_sixth_are_ignored_as_trec_eval_ignores_them() -> None:
+    parsed = parse_run("q1 Q0 d1 1 2.5 bm25 junk\nq1\tQ0\td2\t2\t1.5\tbm25\tx\ty z\n", "f.txt")
+    assert parsed.rows == [RunRow("q1", "d1", 1, 2.5), RunRow("q1", "d2", 2, 1.5)]
+    assert parsed.tag == "bm25" and not parsed.other_tags
+
+
+def test_run_comment_lines_are_skipped_as_trec_eval_10_skips_them() -> None:
+    text = "# run bm25\n  \t# indented comment\nq1 Q0 #d1 1 2 t\n#q1 Q0 d2 2 1 t\n#\nq2 Q0 d1 1 1 t # not a comment\n"
+    parsed = parse_run(text, "f.txt")
+    assert parsed.rows == [RunRow("q1", "#d1", 1, 2.0), RunRow("q2", "d1", 1, 1.0)]
+    assert parsed.tag == "t"
+
+
+def test_run_line_numbers_count_comment_lines() -> None:
+    error = refused(parse_run, "# header\n# more\nq1 Q0 d1 1 2 t\nq1 Q0 d2 x 1 t\n")
+    assert error.line == 4
+
+
+@pytest.mark.parametrize("parse", [parse_run, parse_qrels])
+def test_a_file_of_nothing_but_comments_is_refused_as_empty(parse: Callable[..., object]) -> None:
+    error = refused(parse, "# a comment\n\n  # another\r\n")
+    assert error.line is None and "empty" in error.reason and "comments" in error.reason
+
+
 def test_run_mixing_tags_keeps_the_first_and_reports_the_others() -> None:
     parsed = parse_run("q1 Q0 d1 1 2 a\nq1 Q0 d2 2 1 b\nq2 Q0 d1 1 1 c\n", "f.txt")
     assert parsed.tag == "a"
@@ -74,8 +98,9 @@ def test_run_docid_ranked_twice_names_the_second_line() -> None:
 @pytest.mark.parametrize(
     ("line", "reason"),
     [
-        ("q1 Q0 d2 2 1", "expected 6 columns"),
-        ("q1 Q0 d2 2 1 t extra", "expected 6 columns"),
+        ("q1 Q0 d2 2 1", "expected at least 6 columns"),
+        ("q1 Q0 d2 2", "expected at least 6 columns"),
+        ("q1 Q0 d2 2 1\rq1 Q0 d4 4 0 t", "carriage return (CR) inside the line"),
         ("q1 Q0 d2 two 1 t", "rank 'two' is not an integer"),
         ("q1 Q0 d2 2.0 1 t", "rank '2.0' is not an integer"),
         ("q1 Q0 d2 2 high t", "score 'high' is not a number"),
@@ -111,6 +136,11 @@ def test_qrels_columns_become_rows_with_float_grades() -> None:
     assert parsed.repeated_pairs == 0
 
 
+def test_qrels_comment_lines_are_skipped() -> None:
+    parsed = parse_qrels("# qrels\nq1 0 d1 1\n\t#q1 0 d2 0\nq1 0 #d3 2\n", "f.txt")
+    assert parsed.rows == [QrelsRow("q1", "d1", 1.0), QrelsRow("q1", "#d3", 2.0)]
+
+
 def test_qrels_pair_graded_twice_differently_is_an_error_on_the_second_line() -> None:
     error = refused(parse_qrels, "q1 0 d1 1\nq1 0 d2 0\n\nq1 0 d1 2\n")
     assert error.line == 4
@@ -134,7 +164,8 @@ def test_qrels_identical_duplicate_is_collapsed_and_counted() -> None:
     ("line", "reason"),
     [
         ("q1 0 d2", "expected 4 columns"),
-        ("q1 0 d2 1 x", "expected 4 columns"),
+        ("q1 0 d2 1 x", "expected 4 columns (qid iter docid grade), found 5"),
+        ("q1 0 d2 1\rq1 0 d3 1", "carriage return (CR) inside the line"),
         ("q1 0 d2 relevant", "grade 'relevant' is not a number"),
         ("q1 0 d2 nan", "grade 'nan' is not a number"),
         ("q1 0 d2 inf", "grade 'inf' is not a number"),
@@ -158,6 +189,8 @@ def test_qrels_without_rows_is_refused(text: str) -> None:
 ids = st.text(
     st.characters(blacklist_categories=("Cc", "Cs", "Zs", "Zl", "Zp")), min_size=1, max_size=12
 )
+# A line whose first field starts with `#` is a comment (trec_eval 10 reads it so too).
+qids = ids.filter(lambda qid: not qid.startswith("#"))
 grades = st.one_of(
     st.integers(-1, 4).map(float),
     st.floats(allow_nan=False, allow_infinity=False),
@@ -167,7 +200,7 @@ ranks = st.integers(-(2**63), 2**63 - 1)
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.lists(st.tuples(ids, ids, grades), min_size=1, unique_by=lambda r: (r[0], r[1])))
+@given(st.lists(st.tuples(qids, ids, grades), min_size=1, unique_by=lambda r: (r[0], r[1])))
 def test_written_qrels_read_back_as_the_same_rows(rows: list[tuple[str, str, float]]) -> None:
     qrels = [QrelsRow(qid, docid, grade) for qid, docid, grade in rows]
     out = io.StringIO()
@@ -179,7 +212,7 @@ def test_written_qrels_read_back_as_the_same_rows(rows: list[tuple[str, str, flo
 
 @settings(max_examples=200, deadline=None)
 @given(
-    st.lists(st.tuples(ids, ids, ranks, scores), min_size=1, unique_by=lambda r: (r[0], r[1])),
+    st.lists(st.tuples(qids, ids, ranks, scores), min_size=1, unique_by=lambda r: (r[0], r[1])),
     ids,
 )
 def test_written_run_reads_back_as_the_same_rows(rows: list[tuple[str, str, int, float]], tag: str) -> None:

@@ -22,8 +22,10 @@ GOOD_QRELS = "q1 0 d1 1\nq1 0 d3 0.5\nq2 0 d1 3\n"
 
 MALFORMED = {
     "run with a missing column": ("run", "q1 Q0 d1 1 3 new\nq1 Q0 d2 2 2 new\nq1 Q0 d3 3 new\n", 3,
-                                  "expected 6 columns"),
-    "run with an extra column": ("run", "q1 Q0 d1 1 3 new x\n", 1, "expected 6 columns"),
+                                  "expected at least 6 columns"),
+    "run with a bare CR line end": ("run", "q1 Q0 d1 1 3 new\nq1 Q0 d2 2 2 new\rq1 Q0 d3 3 1 new\n", 2,
+                                    "carriage return"),
+    "qrels with an extra column": ("qrels", "q1 0 d1 1\nq1 0 d2 0 x\n", 2, "expected 4 columns"),
     "qrels with a missing column": ("qrels", "q1 0 d1 1\nq1 d2 0\n", 2, "expected 4 columns"),
     "non-numeric score": ("run", "q1 Q0 d1 1 3 new\n\nq1 Q0 d2 2 high new\n", 3, "score 'high'"),
     "NaN score": ("run", "q1 Q0 d1 1 nan new\n", 1, "score 'nan'"),

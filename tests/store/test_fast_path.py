@@ -23,7 +23,7 @@ from studio.formats.text_input import read_text
 from studio.formats.trec import parse_qrels, parse_run
 from studio.store import labels, runs
 from studio.store.database import Connection, Database
-from studio.store.runs import FastPathRefused
+from studio.store.fast_path import FastPathRefused
 
 BOM = b"\xef\xbb\xbf"
 QIDS = ["1", "2", "999", "1000", "0999", "q_1", "Q0", "é"]
@@ -35,7 +35,8 @@ GOOD_SCORES = ["0", "3", "-2", "1.25", "-0.5", "+1.5", ".5", "5.", "1e3", "1E-3"
 BAD_SCORES = ["nan", "NaN", "abc", "1,5", "0x1A", "1e", "", "1.2.3", "--1", "1_0"]
 GOOD_RANKS = ["1", "2", "10", "0", "-1", "+3", "007"]
 BAD_RANKS = ["1.0", "1.6", "1e2", "x", "", "0x1"]
-SEPARATORS = [" "] * 12 + ["\t", "  ", " \t"]
+SEPARATORS = [" "] * 12 + ["\t"] * 6 + ["  ", " \t", "\t\t", "\t "]
+COMMENTS = ["#", "# a comment", "#1 Q0 d1 1 2 run1", "  # indented", "#\u00a0odd space"]
 Row = tuple[Any, ...]  # a run or qrels row as a tuple of its columns
 AWKWARD_SPACE = ["\u00a0", "\x0b", "\x0c", "\x1c", "\u3000"]  # str.split() cuts on these, DuckDB does not
 
@@ -74,8 +75,10 @@ def trec_file(draw: st.DrawFn, columns: Callable[[], st.SearchStrategy[list[str]
     """Bytes of a TREC file: lines of `columns()` fields with varied spacing and line endings."""
     lines: list[str] = []
     for _ in range(draw(st.integers(0, 8))):
+        if draw(st.integers(0, 8)) == 0:
+            lines.append(draw(st.sampled_from(COMMENTS)))
         fields = draw(columns())
-        if draw(st.integers(0, 30)) == 0:  # a column too few or too many
+        if draw(st.integers(0, 30)) == 0:  # a column too few or too many (ignored junk in a run)
             fields = fields[:-1] if draw(st.booleans()) else [*fields, "x"]
         if draw(st.integers(0, 30)) == 0:
             i = draw(st.integers(0, len(fields) - 1))
@@ -143,6 +146,11 @@ CLEAN_QRELS = b"1 0 999 2\n1 0 1000 0\n2 Q0 999 0.5\n"
 @example(files=[(b"1 Q0 d1  2 run1\n", False)])
 @example(files=[(b"1 Q0 d\xc2\xa01 1 2 run1\n", False)])
 @example(files=[(b"1 Q0 d1 1 2 run1\r1 Q0 d2 2 1 run1\r", False)])
+@example(files=[(b"1 Q0 d1 1 2 run1\n1 Q0 d2 2 1 run1\r1 Q0 d3 3 1 run1\n", False)])
+@example(files=[(b"1 Q0 d1 1 2 run1\r\n1 Q0 d2 2 1 run1 junk\r1 Q0 d3 3 1 run1\r\n", False)])
+@example(files=[(b"1\tQ0\td1\t1\t2\trun1\tjunk\xc2\xa0x\n# c\n\t1 Q0  d2\t2 1 run1 \n", True)])
+@example(files=[(b"1 Q0 d1 1 2 run1\x1f\n1 Q0 d2 2 1 run1\x1fx\n", False)])
+@example(files=[(b"# nothing\n  # but comments\n", False)])
 @example(files=[(b"", False)])
 def test_fast_run_reader_agrees_with_the_precise_parser(con: Connection, folder: Path, files: list[tuple[bytes,
                                                         bool]]) -> None:
@@ -167,6 +175,8 @@ def test_fast_run_reader_agrees_with_the_precise_parser(con: Connection, folder:
 @example(data=b"1 0 d1 \n", compress=False)
 @example(data=b"1  d1 1\n", compress=False)
 @example(data=b"1 0 d1 1\r1 0 d2 0\r", compress=False)
+@example(data=b"1 0 d1 1 extra\n", compress=False)
+@example(data=b"# c\n1\t0\td1\t1\n  #\n1  0 d2\t 0 \n", compress=True)
 @example(data=b"\n", compress=False)
 def test_fast_qrels_reader_agrees_with_the_precise_parser(con: Connection, folder: Path, data: bytes,
                                                           compress: bool) -> None:
@@ -205,7 +215,7 @@ def test_fast_path_takes_clean_qrels_plain_gzipped_crlf_and_with_bom(con: Connec
             assert Counter(staged) == precise(parsed_qrels, path)
 
 
-SEPARATORS_OF_STR_SPLIT = [chr(c) for c in range(0x110000) if chr(c).isspace() and chr(c) != " "]
+SEPARATORS_OF_STR_SPLIT = [chr(c) for c in range(0x110000) if chr(c).isspace() and chr(c) not in " \t"]
 
 
 @pytest.mark.parametrize("char", SEPARATORS_OF_STR_SPLIT, ids=lambda c: f"U+{ord(c):04X}")
@@ -219,6 +229,13 @@ def test_fast_path_refuses_a_field_holding_any_other_separator_of_str_split(con:
     labels.create_label_staging(con)
     with pytest.raises(FastPathRefused):
         labels.stage_qrels_file(con, 0, path)
+
+
+def test_fast_path_splits_on_tabs_and_runs_of_whitespace_as_str_split_does(con: Connection, folder: Path) -> None:
+    path = write(folder, b"\t1\tQ0 \t d1\t\t1  2\trun1 \t junk\n", compress=False)
+    runs.create_run_staging(con)
+    runs.stage_run_files(con, [(0, path)])
+    assert con.execute("SELECT qid, docid, rank, score FROM staged_run_rows").fetchall() == [("1", "d1", 1, 2.0)]
 
 
 @pytest.mark.parametrize("char", ["\x01", "\x7f", "é", "\u200b", "\ufeff", "🙂"])

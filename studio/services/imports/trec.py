@@ -1,7 +1,8 @@
 """Importing TREC runs and qrels: many files per command, all or nothing.
 
-Files are staged outside the write transaction (DuckDB's fast CSV path first, the precise
-parser where the fast path is unsure), then moved into place in one transaction.
+Files are staged outside the write transaction (DuckDB's fast path first, whichever whitespace
+separates the columns; the precise parser where the fast path is unsure), then moved into place
+in one transaction.
 """
 
 from __future__ import annotations
@@ -52,12 +53,15 @@ def names_for_files(
 
 
 def _run_tag(path: Path) -> str:
-    """Run names default to the tag column of the first line."""
-    fields = first_line(path).split()
-    if len(fields) != RUN_COLUMNS:
-        parse_run(read_text(path), str(path))  # names the line
-        raise InputError(str(path), None, f"expected {RUN_COLUMNS} columns (qid Q0 docid rank score tag)")
-    return fields[-1]
+    """Run names default to the tag column (the sixth) of the first line that is no comment."""
+    try:
+        fields = first_line(path, comment="#").split()
+    except InputError:
+        fields = []
+    if len(fields) < RUN_COLUMNS:
+        parse_run(read_text(path), str(path))  # names the line, or the file without rows
+        raise InputError(str(path), None, f"expected at least {RUN_COLUMNS} columns (qid Q0 docid rank score tag)")
+    return fields[RUN_COLUMNS - 1]
 
 
 def import_runs(

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations
 from typing import Any
 
@@ -14,9 +15,21 @@ import numpy as np
 # import, which the studio would pay at start-up). Tests hold both equal to scipy's.
 
 
+@lru_cache(maxsize=64)
+def _upper_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    first, second = np.triu_indices(n, k=1)
+    return first, second
+
+
 def _pair_signs(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    upper = np.triu_indices(len(x), k=1)
-    return np.sign(x[:, None] - x[None, :])[upper], np.sign(y[:, None] - y[None, :])[upper]
+    """sign(x_i − x_j) and sign(y_i − y_j) of every pair i < j."""
+    first, second = _upper_pairs(len(x))
+    return np.sign(x[first] - x[second]), np.sign(y[first] - y[second])
+
+
+# Above this many items the pair counts come from sorting (Knight 1966) in O(n log n) instead of
+# every pair's signs in O(n²): the pooled τ over every (topic, run) score has thousands.
+KNIGHT_FROM = 600
 
 
 def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
@@ -24,11 +37,62 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
     NaN when either side is constant."""
     if len(x) < 2:
         return float("nan")
-    dx, dy = _pair_signs(np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64))
-    untied_x, untied_y = np.count_nonzero(dx), np.count_nonzero(dy)
+    x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
+    if len(x) >= KNIGHT_FROM:
+        agreement, untied_x, untied_y = _knight_counts(x, y)
+    else:
+        dx, dy = _pair_signs(x, y)
+        agreement, untied_x, untied_y = int((dx * dy).sum()), int(np.count_nonzero(dx)), int(np.count_nonzero(dy))
     if untied_x == 0 or untied_y == 0:
         return float("nan")
-    return float((dx * dy).sum() / np.sqrt(float(untied_x) * float(untied_y)))
+    return float(agreement / np.sqrt(float(untied_x) * float(untied_y)))
+
+
+def _tied_pairs(values: np.ndarray) -> int:
+    """Pairs of equal values (values sorted)."""
+    _, counts = np.unique(values, return_counts=True)
+    return int((counts * (counts - 1) // 2).sum())
+
+
+def _knight_counts(x: np.ndarray, y: np.ndarray) -> tuple[int, int, int]:
+    """(concordant − discordant, pairs untied in x, pairs untied in y), exactly as the pair signs
+    would count them, from sorts: discordant pairs are the inversions of y ordered by (x, y)."""
+    n = len(x)
+    order = np.lexsort((y, x))
+    xs, ys = x[order], y[order]
+    all_pairs = n * (n - 1) // 2
+    tied_x, tied_y = _tied_pairs(xs), _tied_pairs(np.sort(y))
+    joint = np.r_[True, (xs[1:] != xs[:-1]) | (ys[1:] != ys[:-1])]
+    groups = np.diff(np.r_[np.flatnonzero(joint), n])
+    tied_both = int((groups * (groups - 1) // 2).sum())
+    ranks = np.unique(ys, return_inverse=True)[1].astype(np.int64)
+    discordant = _inversions(ranks)
+    agreement = all_pairs - tied_x - tied_y + tied_both - 2 * discordant
+    return agreement, all_pairs - tied_x, all_pairs - tied_y
+
+
+def _inversions(values: np.ndarray) -> int:
+    """Pairs i < j with values[i] > values[j] (non-negative integers), by bottom-up merging:
+    at each level, every element of a right block counts the larger ones in its left block."""
+    n = len(values)
+    a = values.copy()
+    base = int(a.max()) + 1 if n else 1
+    index = np.arange(n)
+    total = 0
+    width = 1
+    while width < n:
+        block = index // width
+        pair = block // 2
+        right = (block % 2) == 1
+        keys = pair * base + a  # sorted within each block; left blocks' keys sorted overall
+        left_keys = keys[~right]
+        right_keys, right_pairs = keys[right], pair[right]
+        left_end = np.searchsorted(left_keys, (right_pairs + 1) * base, side="left")
+        not_greater = np.searchsorted(left_keys, right_keys, side="right")
+        total += int((left_end - not_greater).sum())
+        a = a[np.argsort(keys, kind="stable")]
+        width *= 2
+    return total
 
 
 def kendall_tau_a(x: np.ndarray, y: np.ndarray) -> float:
@@ -157,11 +221,18 @@ class Interval:
 
 
 def _sample_means(matrix: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """Per-run means over the sampled topic rows (one mean vector per sample)."""
-    sampled = matrix[rows]  # samples x topics x runs
-    counted = ~np.isnan(sampled)
-    totals = np.where(counted, sampled, 0.0).sum(axis=1)
-    n = counted.sum(axis=1)
+    """Per-run means over the sampled topic rows (one mean vector per sample of `rows`).
+
+    A sample is a count per topic (how often it was drawn), so every sample's sums are one
+    weighted sum over the topics: no (samples × topics × runs) copy. einsum's own loop (not
+    BLAS) sums every run's column in the same order, so runs with equal scores keep equal means.
+    """
+    samples, topics = rows.shape[0], matrix.shape[0]
+    counts = np.bincount((np.arange(samples)[:, None] * topics + rows).ravel(),
+                         minlength=samples * topics).reshape(samples, topics).astype(np.float64)
+    counted = ~np.isnan(matrix)
+    totals = np.einsum("st,tr->sr", counts, np.where(counted, matrix, 0.0), optimize=False)
+    n = np.einsum("st,tr->sr", counts, counted.astype(np.float64), optimize=False)
     return np.divide(totals, n, out=np.zeros_like(totals), where=n > 0)
 
 

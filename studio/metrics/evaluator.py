@@ -7,12 +7,10 @@ work plus a mean over topics.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
 import numpy as np
 
 from studio.metrics.names import Measure
-from studio.metrics.rankings import Rankings, TopicLabels, align_labels
+from studio.metrics.rankings import Labels, Numbers, Rankings, TopicLabels, align_labels
 from studio.metrics.trec_measures import topic_values
 
 
@@ -24,9 +22,9 @@ def byte_order(qids: set[str] | list[str]) -> list[str]:
 class Evaluator:
     """Measures of every run under one label set."""
 
-    def __init__(self, rankings: Rankings, labels: Mapping[str, Mapping[str, float]]) -> None:
+    def __init__(self, rankings: Rankings, labels: Labels, numbers: Numbers | None = None) -> None:
         self.rankings = rankings
-        self.labels: dict[str, TopicLabels] = align_labels(rankings, labels)
+        self.labels: dict[str, TopicLabels] = align_labels(rankings, labels, numbers)
         self.qids = byte_order(set(rankings.topics) | set(self.labels))
         self.row = {qid: i for i, qid in enumerate(self.qids)}
         self._matrices: dict[Measure, np.ndarray] = {}
@@ -69,9 +67,12 @@ class Evaluator:
         labels = self.labels.get(qid)
         topic = self.rankings.topics.get(qid)
         if labels is None:
-            size = len(topic.docids) if topic else 0
-            labels = self.labels[qid] = TopicLabels({}, np.full(size, np.nan))
-        labels.set(docid, grade, topic.doc_index.get(docid) if topic else None)
+            labels = self.labels[qid] = TopicLabels({}, np.full(topic.size if topic else 0, np.nan))
+        # A document labelled before has its number at hand; only a new one reads the topic's docids.
+        number = labels.numbers.get(docid)
+        if number is None and topic is not None:
+            number = topic.doc_index.get(docid)
+        labels.set(docid, grade, number)
         for measure, matrix in self._matrices.items():
             self._fill_row(matrix, measure, qid)
 

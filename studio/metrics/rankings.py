@@ -9,21 +9,46 @@ recall and the ideal DCG need.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 
 import numpy as np
 
 UNRANKED = -1
 
 
+Vocabulary = Callable[[], list[str]]
+
+
 @dataclass
 class TopicRanking:
+    """One topic ranked by every run: document numbers (0 … size-1) in each run's order.
+
+    The docids behind the numbers are read only when something asks for them (a label on a
+    document not labelled before, the documents a run retrieved): a project of millions of
+    ranked documents opens without turning them into Python strings.
+    """
+
     qid: str
-    docids: list[str]
-    doc_index: dict[str, int]
-    order: np.ndarray  # (runs, depth) int64 doc indices, UNRANKED padding
+    order: np.ndarray  # (runs, depth) doc numbers, UNRANKED padding
     lengths: np.ndarray  # (runs,) documents retrieved by each run (0: the run skips the topic)
+    size: int  # documents numbered for the topic
+    vocabulary: Vocabulary  # docids by number, read on first use
+    _docids: list[str] | None = field(default=None, repr=False)
+    _doc_index: dict[str, int] | None = field(default=None, repr=False)
+
+    @property
+    def docids(self) -> list[str]:
+        if self._docids is None:
+            self._docids = self.vocabulary()
+        return self._docids
+
+    @property
+    def doc_index(self) -> dict[str, int]:
+        if self._doc_index is None:
+            self._doc_index = {docid: number for number, docid in enumerate(self.docids)}
+        return self._doc_index
 
 
 @dataclass
@@ -66,34 +91,31 @@ def rankings_from_lists(runs: Mapping[str, Mapping[str, list[str]]]) -> Rankings
                     index[docid] = len(docids)
                     docids.append(docid)
         depth = max((len(row) for row in rows), default=0)
-        order = np.full((len(names), depth), UNRANKED, dtype=np.int64)
+        order = np.full((len(names), depth), UNRANKED, dtype=np.int32)
         for r, row in enumerate(rows):
             order[r, : len(row)] = [index[d] for d in row]
         lengths = np.array([len(row) for row in rows], dtype=np.int64)
-        topics[qid] = TopicRanking(qid, docids, index, order, lengths)
+        topics[qid] = TopicRanking(qid, order, lengths, len(docids), partial(list, docids))
     return Rankings(names, topics)
 
 
-def rankings_from_positions(
-    runs: list[str],
-    qids: list[str],
-    docids: list[list[str]],
-    topic: np.ndarray,
-    run: np.ndarray,
-    doc: np.ndarray,
-    position: np.ndarray,
-) -> Rankings:
-    """Scatter numbered rows (sorted by topic) into one (runs x depth) matrix per topic."""
-    bounds = np.searchsorted(topic, np.arange(len(qids) + 1))
+def rankings_from_stored(runs: list[str], qids: list[str], sizes: list[int], run: np.ndarray, topic: np.ndarray,
+                         docs: Sequence[np.ndarray], vocabularies: Sequence[Vocabulary]) -> Rankings:
+    """Build from stored rankings: row i is run `run[i]`'s ranking of topic `topic[i]` (indexes
+    into `runs` and `qids`), its document numbers in trec_eval's order in `docs[i]`."""
+    lengths = np.array([len(d) for d in docs], dtype=np.int64)
+    by_topic = np.argsort(topic, kind="stable")
+    bounds = np.searchsorted(topic[by_topic], np.arange(len(qids) + 1))
     topics = {}
     for t, qid in enumerate(qids):
-        part = slice(bounds[t], bounds[t + 1])
-        depth = int(position[part].max()) + 1 if bounds[t + 1] > bounds[t] else 0
-        order = np.full((len(runs), depth), UNRANKED, dtype=np.int64)
-        order[run[part], position[part]] = doc[part]
-        lengths = np.bincount(run[part], minlength=len(runs)).astype(np.int64)
-        index = {d: i for i, d in enumerate(docids[t])}
-        topics[qid] = TopicRanking(qid, docids[t], index, order, lengths)
+        rows = by_topic[bounds[t]:bounds[t + 1]]
+        depth = int(lengths[rows].max()) if len(rows) else 0
+        order = np.full((len(runs), depth), UNRANKED, dtype=np.int32)
+        counts = np.zeros(len(runs), dtype=np.int64)
+        for row in rows.tolist():
+            order[run[row], : lengths[row]] = docs[row]
+            counts[run[row]] = lengths[row]
+        topics[qid] = TopicRanking(qid, order, counts, sizes[t], vocabularies[t])
     return Rankings(runs, topics)
 
 
@@ -102,34 +124,44 @@ class TopicLabels:
     """One topic of a label set, aligned to a topic's ranked documents."""
 
     judged: dict[str, float]  # every label of the topic
-    grades: np.ndarray  # grade of each ranked doc index; NaN when unjudged
+    grades: np.ndarray  # grade of each ranked doc number; NaN when unjudged
+    numbers: dict[str, int] = field(default_factory=dict)  # doc number of each judged doc some run ranked
     all_grades: np.ndarray = field(init=False)
 
     def __post_init__(self) -> None:
         self.all_grades = np.fromiter(self.judged.values(), dtype=np.float64, count=len(self.judged))
 
-    def set(self, docid: str, grade: float | None, doc_index: int | None) -> None:
+    def set(self, docid: str, grade: float | None, doc_number: int | None) -> None:
         """Change one label (None removes it)."""
         if grade is None:
             self.judged.pop(docid, None)
         else:
             self.judged[docid] = grade
-        if doc_index is not None:
-            self.grades[doc_index] = np.nan if grade is None else grade
+        if doc_number is not None:
+            self.grades[doc_number] = np.nan if grade is None else grade
+            self.numbers[docid] = doc_number
         self.all_grades = np.fromiter(self.judged.values(), dtype=np.float64, count=len(self.judged))
 
 
-def align_labels(rankings: Rankings, labels: Mapping[str, Mapping[str, float]]) -> dict[str, TopicLabels]:
+# A label set as {qid: {docid: grade}}, and optionally the doc number of each labelled document
+# the runs ranked ({qid: {docid: number}}), which spares reading the topics' vocabularies.
+Labels = Mapping[str, Mapping[str, float]]
+Numbers = Mapping[str, Mapping[str, int]]
+
+
+def align_labels(rankings: Rankings, labels: Labels, numbers: Numbers | None = None) -> dict[str, TopicLabels]:
     """{qid: {docid: grade}} -> per-topic arrays, for every topic of the label set."""
     aligned = {}
     for qid, judged in labels.items():
         topic = rankings.topics.get(qid)
-        size = len(topic.docids) if topic else 0
-        grades = np.full(size, np.nan)
+        grades = np.full(topic.size if topic else 0, np.nan)
+        known: dict[str, int] = {}
         if topic is not None:
+            lookup = numbers.get(qid, {}) if numbers is not None else topic.doc_index
             for docid, grade in judged.items():
-                position = topic.doc_index.get(docid)
-                if position is not None:
-                    grades[position] = grade
-        aligned[qid] = TopicLabels(dict(judged), grades)
+                number = lookup.get(docid)
+                if number is not None:
+                    grades[number] = grade
+                    known[docid] = number
+        aligned[qid] = TopicLabels(dict(judged), grades, known)
     return aligned

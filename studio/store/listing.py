@@ -16,8 +16,13 @@ def list_topics(con: Connection) -> list[dict[str, Any]]:
     return _records(
         con,
         """
-        WITH pooled AS (
-            SELECT DISTINCT qid, docid FROM run_rows
+        WITH ranked AS (  -- the stored rankings' document numbers, turned into docids once each
+            SELECT t.qid, d.docid
+            FROM (SELECT DISTINCT topic, unnest(docs) AS doc FROM run_rankings) AS r
+            JOIN ranking_topics AS t ON t.topic = r.topic
+            JOIN ranking_docs AS d ON d.topic = r.topic AND d.doc = r.doc
+        ), pooled AS (
+            SELECT qid, docid FROM ranked
             UNION SELECT DISTINCT qid, docid FROM labels
         ), judged AS (SELECT DISTINCT qid, docid FROM labels),
         qids AS (SELECT qid FROM topics UNION SELECT DISTINCT qid FROM pooled)
@@ -44,8 +49,8 @@ def list_runs(con: Connection) -> list[dict[str, Any]]:
         SELECT r.name, coalesce(s.topics, 0) AS topics, coalesce(s.rows, 0) AS rows,
                r.source_file AS source
         FROM runs r LEFT JOIN (
-            SELECT run_id, count(DISTINCT qid) AS topics, count(*) AS rows
-            FROM run_rows GROUP BY run_id
+            SELECT run_id, count(*) AS topics, sum(len(docs)) AS rows
+            FROM run_rankings GROUP BY run_id
         ) s USING (run_id)
         ORDER BY r.name
         """,
@@ -109,7 +114,7 @@ def counts(con: Connection) -> dict[str, int]:
     row = con.execute(
         """
         SELECT (SELECT count(*) FROM topics), (SELECT count(*) FROM documents),
-               (SELECT count(*) FROM runs), (SELECT count(*) FROM run_rows),
+               (SELECT count(*) FROM runs), (SELECT coalesce(sum(len(docs)), 0) FROM run_rankings),
                (SELECT count(*) FROM label_sets), (SELECT count(*) FROM labels),
                (SELECT count(*) FROM responses), (SELECT count(*) FROM banks),
                (SELECT count(*) FROM bank_items)

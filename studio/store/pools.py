@@ -6,7 +6,6 @@ from collections.abc import Sequence
 
 from studio.domain.models import ANSWER_PREFIX as ANSWER_PREFIX  # re-exported for the pools' callers
 from studio.store.database import Connection
-from studio.store.evaluation import score_as_float
 
 
 def labelled_pairs(con: Connection, label_set: int) -> list[tuple[str, str]]:
@@ -16,14 +15,14 @@ def labelled_pairs(con: Connection, label_set: int) -> list[tuple[str, str]]:
 
 
 def top_ranked_pairs(con: Connection, depth: int) -> list[tuple[str, str]]:
-    """Every document some run ranks in its top `depth` (trec_eval order) for a topic."""
+    """Every document some run ranks in its top `depth` (trec_eval order, as stored) for a topic."""
     return [tuple(r) for r in con.execute(
-        f"""
-        SELECT DISTINCT qid, docid FROM (
-            SELECT qid, docid, row_number() OVER (
-                PARTITION BY run_id, qid ORDER BY {score_as_float('score')} DESC, docid DESC) AS pos
-            FROM run_rows)
-        WHERE pos <= ? ORDER BY qid, docid
+        """
+        SELECT DISTINCT t.qid, d.docid
+        FROM (SELECT topic, unnest(docs[1:?]) AS doc FROM run_rankings) AS r
+        JOIN ranking_topics AS t ON t.topic = r.topic
+        JOIN ranking_docs AS d ON d.topic = r.topic AND d.doc = r.doc
+        ORDER BY t.qid, d.docid
         """,
         [depth],
     ).fetchall()]

@@ -182,3 +182,47 @@ def test_subsample_of_every_topic_reproduces_the_full_tau() -> None:
     assert result["topics"] == 12
     assert result["mean"] == pytest.approx(full, abs=1e-12)
     assert result["std"] == pytest.approx(0.0, abs=1e-12)
+
+
+# -- the O(n log n) τ-b and the bootstrap's sample means ----------------------------------------
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.integers(2, 120), st.integers(1, 6), st.integers(0, 2**32 - 1))
+def test_knights_counts_equal_every_pairs_signs(n: int, levels: int, seed: int) -> None:
+    """The sorting path counts what the pair signs count, ties in x, y and both included."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, levels, n) / levels
+    y = x.copy() if seed % 5 == 0 else rng.integers(0, levels + 1, n) / 3.0
+    dx, dy = corr._pair_signs(x, y)
+    assert corr._knight_counts(x, y) == (int((dx * dy).sum()), int(np.count_nonzero(dx)),
+                                         int(np.count_nonzero(dy)))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.integers(0, 6), max_size=60))
+def test_inversions_count_the_pairs_out_of_order(values: list[int]) -> None:
+    expected = sum(1 for i, j in combinations(range(len(values)), 2) if values[i] > values[j])
+    assert corr._inversions(np.array(values, dtype=np.int64)) == expected
+
+
+def test_a_long_leaderboard_takes_the_sorting_path_and_equals_scipy() -> None:
+    rng = np.random.default_rng(4)
+    x = np.round(rng.random(3 * corr.KNIGHT_FROM), 2)  # rounded: many ties
+    y = np.round(x + rng.normal(0, 0.2, len(x)), 1)
+    assert corr.kendall_tau_b(x, y) == pytest.approx(stats.kendalltau(x, y).statistic, abs=1e-12)
+
+
+def test_sample_means_equal_the_means_of_the_drawn_topics() -> None:
+    rng = np.random.default_rng(5)
+    matrix = rng.random((12, 7))
+    matrix[rng.random(matrix.shape) < 0.2] = np.nan  # runs that skipped a topic
+    matrix[:, 3] = matrix[:, 1]  # two runs with the same scores everywhere
+    rows = rng.integers(0, 12, size=(40, 12))
+    means = corr._sample_means(matrix, rows)
+    for sample, drawn in zip(means, rows, strict=True):
+        values = matrix[drawn]
+        counted = ~np.isnan(values)
+        expected = np.where(counted, values, 0).sum(axis=0) / np.maximum(counted.sum(axis=0), 1)
+        assert sample == pytest.approx(expected, abs=1e-12)
+    assert np.array_equal(means[:, 3], means[:, 1])  # equal runs keep equal means: ties stay ties

@@ -1,12 +1,14 @@
 """The evaluation engine: leaderboards under any label set, kept current through label edits.
 
-Rankings (every run's ordering of every topic) are read once per project; each label set
-gets an `Evaluator` whose per-topic matrices stay in memory. A label edit is written as an
-audited event and then applied to the cached evaluator, which recomputes only that topic.
+Rankings (every run's ordering of every topic, stored in trec_eval's order at import) are read
+once per project as arrays; each label set gets an `Evaluator` whose per-topic matrices stay in
+memory. A label edit is written as an audited event and then applied to the cached evaluator,
+which recomputes only that topic.
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -14,10 +16,10 @@ import numpy as np
 from studio.domain.errors import UsageError
 from studio.metrics.evaluator import Evaluator
 from studio.metrics.names import Measure, parse_measure
-from studio.metrics.rankings import Rankings, rankings_from_positions
+from studio.metrics.rankings import Rankings, rankings_from_stored
 from studio.store import Database, new_batch
 from studio.store import labels as label_store
-from studio.store.evaluation import fetch_ranked_rows, load_labels
+from studio.store import rankings as ranking_store
 
 DEFAULT_MEASURES = ("nDCG@10", "AP", "P@10", "RR", "R@100")
 
@@ -41,8 +43,15 @@ class EvaluationEngine:
 
     def rankings(self) -> Rankings:
         if self._rankings is None:
-            self._rankings = rankings_from_positions(*fetch_ranked_rows(self.db.cursor()))
+            stored = ranking_store.fetch_rankings(self.db.cursor())
+            # A topic's docids are read when first needed, through the asking thread's cursor.
+            vocabularies = [partial(self._docids, key) for key in stored.topic_keys]
+            self._rankings = rankings_from_stored(stored.runs, stored.qids, stored.sizes, stored.run, stored.topic,
+                                                  stored.docs, vocabularies)
         return self._rankings
+
+    def _docids(self, topic_key: int) -> list[str]:
+        return ranking_store.topic_docids(self.db.cursor(), topic_key)
 
     def label_set_id(self, name: str) -> int:
         found = label_store.label_set_id(self.db.cursor(), name)
@@ -53,8 +62,8 @@ class EvaluationEngine:
     def evaluator(self, name: str) -> Evaluator:
         evaluator = self._evaluators.get(name)
         if evaluator is None:
-            labels = load_labels(self.db.cursor(), self.label_set_id(name))
-            evaluator = self._evaluators[name] = Evaluator(self.rankings(), labels)
+            labels, numbers = ranking_store.numbered_labels(self.db.cursor(), self.label_set_id(name))
+            evaluator = self._evaluators[name] = Evaluator(self.rankings(), labels, numbers)
         return evaluator
 
     def forget_runs(self) -> None:

@@ -1,0 +1,138 @@
+"""trec_eval's order of every run, stored from the import on, and read back as arrays.
+
+Topics and documents are numbered once (`ranking_topics`, `ranking_docs`: a topic's documents
+0 … n-1 in the order they first came); each run's ranking of a topic is one row of
+`run_rankings` holding its document numbers in trec_eval's order (score as a C float
+descending, ties by docid in descending byte order; the position is the index), with the rank
+and the score as written. Opening a project reads these lists: nothing is ranked again, and
+no docid becomes a Python string until something asks for a topic's documents.
+
+`run_rows` (qid, docid, rank, score per ranked document) is a view over these tables.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import NamedTuple
+
+import numpy as np
+
+from studio.store.database import Connection
+
+
+def score_as_float(column: str) -> str:
+    """SQL for a run score as trec_eval compares it: a C float (single precision).
+
+    DuckDB refuses to cast doubles beyond float range; C turns them into ±infinity.
+    """
+    return (f"CASE WHEN abs({column}) > 3.4028234663852886e38 THEN sign({column}) * 'inf'::FLOAT"
+            f" ELSE {column}::FLOAT END")
+
+
+def rank_staged_runs(con: Connection, run_ids: Sequence[tuple[int, int]]) -> None:
+    """Number the new topics and documents of the staged rows (`staged_run_rows`: file_index,
+    qid, docid, rank, score) and store each staged file's rankings under its run id."""
+    if not run_ids:
+        return
+    mapping = ", ".join(f"({int(index)}, {int(run_id)})" for index, run_id in run_ids)
+    con.execute(
+        """
+        INSERT INTO ranking_topics
+        SELECT (SELECT coalesce(max(topic), -1) FROM ranking_topics) + row_number() OVER (ORDER BY qid), qid
+        FROM (SELECT DISTINCT qid FROM staged_run_rows) AS n
+        WHERE qid NOT IN (SELECT qid FROM ranking_topics)
+        """
+    )
+    con.execute(
+        """
+        INSERT INTO ranking_docs
+        SELECT n.topic, coalesce(m.last, -1) + row_number() OVER (PARTITION BY n.topic ORDER BY n.docid), n.docid
+        FROM (SELECT DISTINCT t.topic, s.docid
+              FROM staged_run_rows AS s JOIN ranking_topics AS t USING (qid)) AS n
+        LEFT JOIN (SELECT topic, max(doc) AS last FROM ranking_docs GROUP BY topic) AS m USING (topic)
+        ANTI JOIN ranking_docs AS d ON d.topic = n.topic AND d.docid = n.docid
+        """
+    )
+    # One ordered aggregate (a list of structs) sorts each ranking once; the struct is then
+    # split into the three stored lists.
+    order = f"{score_as_float('s.score')} DESC, s.docid DESC"
+    con.execute(
+        f"""
+        INSERT INTO run_rankings
+        SELECT run_id, topic, list_transform(ranked, lambda e: e.doc), list_transform(ranked, lambda e: e.rank),
+               list_transform(ranked, lambda e: e.score)
+        FROM (SELECT m.run_id, t.topic,
+                     list({{'doc': d.doc, 'rank': s.rank, 'score': s.score}} ORDER BY {order}) AS ranked
+              FROM staged_run_rows AS s
+              JOIN (VALUES {mapping}) AS m(file_index, run_id) USING (file_index)
+              JOIN ranking_topics AS t USING (qid)
+              JOIN ranking_docs AS d ON d.topic = t.topic AND d.docid = s.docid
+              GROUP BY m.run_id, t.topic)
+        """
+    )
+
+
+def delete_rankings(con: Connection, run_id: int) -> None:
+    con.execute("DELETE FROM run_rankings WHERE run_id = ?", [run_id])
+
+
+class StoredRankings(NamedTuple):
+    """Every stored ranking, as the arrays `studio.metrics.rankings` builds from."""
+
+    runs: list[str]  # by name
+    qids: list[str]  # topics some run ranks, in byte order
+    topic_keys: list[int]  # the stored number of each of those topics
+    sizes: list[int]  # documents numbered per topic
+    run: np.ndarray  # per stored ranking: index into `runs`
+    topic: np.ndarray  # per stored ranking: index into `qids`
+    docs: list[np.ndarray]  # per stored ranking: document numbers in trec_eval's order
+
+
+def fetch_rankings(con: Connection) -> StoredRankings:
+    """Read the stored rankings: one list per run and topic, no sorting and no docid."""
+    named = con.execute("SELECT run_id, name FROM runs ORDER BY name").fetchall()
+    run_index = {run_id: i for i, (run_id, _) in enumerate(named)}
+    topics = con.execute(
+        """
+        SELECT t.topic, t.qid, s.size
+        FROM ranking_topics AS t
+        JOIN (SELECT topic, max(doc) + 1 AS size FROM ranking_docs GROUP BY topic) AS s USING (topic)
+        WHERE t.topic IN (SELECT DISTINCT topic FROM run_rankings)
+        """
+    ).fetchall()
+    topics.sort(key=lambda row: row[1].encode("utf-8"))
+    topic_index = {key: i for i, (key, _, _) in enumerate(topics)}
+    stored = con.execute("SELECT run_id, topic, docs FROM run_rankings").fetchnumpy()
+    run = np.array([run_index[r] for r in stored["run_id"].tolist()], dtype=np.int64)
+    topic = np.array([topic_index[t] for t in stored["topic"].tolist()], dtype=np.int64)
+    docs = [np.asarray(d, dtype=np.int32) for d in stored["docs"]]
+    return StoredRankings([name for _, name in named], [qid for _, qid, _ in topics], [key for key, _, _ in topics],
+                          [int(size) for _, _, size in topics], run, topic, docs)
+
+
+def topic_docids(con: Connection, topic_key: int) -> list[str]:
+    """A topic's docids by document number."""
+    rows = con.execute("SELECT docid FROM ranking_docs WHERE topic = ? ORDER BY doc", [topic_key]).fetchall()
+    return [docid for (docid,) in rows]
+
+
+def numbered_labels(con: Connection, label_set: int) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, int]]]:
+    """A label set's current labels ({qid: {docid: grade}}) and the document number of every
+    labelled document some run ranked ({qid: {docid: number}})."""
+    rows = con.execute(
+        """
+        SELECT l.qid, l.docid, l.grade, d.doc
+        FROM labels AS l
+        LEFT JOIN ranking_topics AS t ON t.qid = l.qid
+        LEFT JOIN ranking_docs AS d ON d.topic = t.topic AND d.docid = l.docid
+        WHERE l.label_set_id = ?
+        """,
+        [label_set],
+    ).fetchall()
+    labels: dict[str, dict[str, float]] = {}
+    numbers: dict[str, dict[str, int]] = {}
+    for qid, docid, grade, doc in rows:
+        labels.setdefault(qid, {})[docid] = grade
+        if doc is not None:
+            numbers.setdefault(qid, {})[docid] = doc
+    return labels, numbers

@@ -1,14 +1,14 @@
 """Runs in the project file, and the fast bulk path that reads TREC run files with DuckDB.
 
-The fast path reads many files in one `read_csv` pass. It accepts only files that are
-unambiguous to it (single-space columns, numbers DuckDB and Python read alike, no repeated
-docid); anything else raises `FastPathRefused`, and the caller falls back to the precise
-reader in `studio.formats.trec`, which then names the offending line.
+The fast path (`studio.store.fast_path`) reads many files in one pass, whichever whitespace
+separates their columns. It accepts only what it reads exactly as the precise reader in
+`studio.formats.trec` would (numbers DuckDB and Python read alike, no repeated docid, at least
+one row); anything else raises `FastPathRefused`, and the caller falls back to the precise
+reader, which then names the offending line.
 """
 
 from __future__ import annotations
 
-import gzip
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
@@ -16,73 +16,18 @@ from pathlib import Path
 import duckdb
 
 from studio.domain.models import RunRow
+from studio.formats.trec import RUN_COLUMNS
 from studio.store.database import Connection
+from studio.store.fast_path import (
+    FastPathRefused,
+    checked,
+    lone_cr_line_ends,
+    odd_fields,
+    odd_integer,
+    odd_number,
+    split_lines,
+)
 from studio.store.rankings import delete_rankings, rank_staged_runs
-
-RUN_CSV_COLUMNS = (
-    "{'qid': 'VARCHAR', 'q0': 'VARCHAR', 'docid': 'VARCHAR', 'rank': 'VARCHAR',"
-    " 'score': 'VARCHAR', 'tag': 'VARCHAR'}"
-)
-
-# Columns are read as text and converted only where DuckDB and Python read them alike:
-# DuckDB would take a rank of '1.6' for 2 and split no field on a tab or a no-break space.
-NUMBER_PATTERN = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?i:inf|infinity)"
-# Every character Python's str.split() separates columns on, except the space DuckDB splits on.
-PYTHON_WHITESPACE = (
-    r"[\t\n\x0b\x0c\r\x1c-\x1f\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}"
-    r"\x{202f}\x{205f}\x{3000}]"
-)
-
-
-class FastPathRefused(Exception):
-    """The bulk reader is not sure of these files; read them with the precise parser."""
-
-
-def checked(value: str, unsure_when: str) -> str:
-    """SQL for `value`, aborting the statement (hence `FastPathRefused`) where `unsure_when` holds.
-
-    `unsure_when` is true, or NULL because a field is missing (an empty column).
-    """
-    return (
-        f"CASE WHEN coalesce({unsure_when}, true)"
-        f" THEN error('the fast path is unsure of this row') ELSE {value} END"
-    )
-
-
-def odd_text(*columns: str) -> str:
-    """SQL condition: the columns hold whitespace other than the space DuckDB splits on."""
-    return f"regexp_matches({' || '.join(columns)}, '{PYTHON_WHITESPACE}')"
-
-
-def odd_integer(column: str) -> str:
-    """SQL condition: DuckDB would read the integer `column` otherwise than it is written."""
-    return f"CAST(CAST({column} AS BIGINT) AS VARCHAR) <> {column}"
-
-
-def odd_number(column: str) -> str:
-    """SQL condition: `column` is not a decimal number (or infinity) as Python's float reads it."""
-    return f"NOT regexp_full_match({column}, '{NUMBER_PATTERN}')"
-
-
-def lone_cr_line_ends(path: Path) -> bool:
-    """True when the first line ends in a bare CR, which DuckDB takes for a line break and
-    the precise reader (like trec_eval) does not."""
-    with path.open("rb") as raw:
-        compressed = raw.read(2) == b"\x1f\x8b"
-    with (gzip.open(path, "rb") if compressed else path.open("rb")) as stream:
-        previous = b""
-        while chunk := stream.read(1 << 16):
-            chunk = previous + chunk
-            cr, lf = chunk.find(b"\r"), chunk.find(b"\n")
-            if lf >= 0 and (cr < 0 or lf < cr):
-                return False
-            if cr >= 0:
-                if cr + 1 < len(chunk):
-                    return chunk[cr + 1 : cr + 2] != b"\n"
-                previous = chunk[cr:]
-            else:
-                previous = b""
-        return previous == b"\r"
 
 
 def run_names(con: Connection) -> set[str]:
@@ -107,7 +52,8 @@ def add_run(con: Connection, name: str, source_file: str, batch_id: int) -> int:
 
 
 def stage_run_files(con: Connection, files: Sequence[tuple[int, Path]]) -> None:
-    """Read (file_index, path) pairs into the temporary staging table in one pass.
+    """Read (file_index, path) pairs into the temporary staging table in one pass; columns
+    after the sixth are ignored, as trec_eval ignores them.
 
     Runs outside any transaction: DuckDB aborts a transaction on the first failed
     statement, and a refused fast path must not cost the import its transaction.
@@ -125,13 +71,11 @@ def stage_run_files(con: Connection, files: Sequence[tuple[int, Path]]) -> None:
             f"""
             INSERT INTO staged_run_rows
             SELECT m.file_index,
-                   {checked("r.qid", odd_text("r.qid", "r.q0", "r.docid", "r.tag"))},
-                   r.docid,
-                   {checked("CAST(r.rank AS BIGINT)", odd_integer("r.rank"))},
-                   {checked("CAST(r.score AS DOUBLE)", odd_number("r.score"))}
-            FROM read_csv(?, delim = ' ', header = false, quote = '', escape = '',
-                          auto_detect = false, strict_mode = true, filename = true,
-                          columns = {RUN_CSV_COLUMNS}) AS r
+                   {checked("f[1]", odd_fields(RUN_COLUMNS, exact=False))},
+                   f[3],
+                   {checked("CAST(f[4] AS BIGINT)", odd_integer("f[4]"))},
+                   {checked("CAST(f[5] AS DOUBLE)", odd_number("f[5]"))}
+            FROM {split_lines()} AS r
             JOIN (VALUES {mapping}) AS m(file_index, filename) USING (filename)
             """,
             [paths, *paths],

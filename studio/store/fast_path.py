@@ -15,15 +15,18 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
-# Columns are read as text and converted only where DuckDB and Python read them alike:
-# DuckDB would take a rank of '1.6' for 2 and an '0x1A' score for a number.
-NUMBER_PATTERN = r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?i:inf|infinity)"
 # Every character Python's str.split() separates columns on, but the space and the tab the fast
 # path splits on itself.
-PYTHON_WHITESPACE = (
-    r"[\n\x0b\x0c\r\x1c-\x1f\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}"
-    r"\x{202f}\x{205f}\x{3000}]"
+OTHER_WHITESPACE = (
+    r"\n\x0b\x0c\r\x1c-\x1f\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}"
+    r"\x{202f}\x{205f}\x{3000}"
 )
+# What a field may hold, as regular expressions (RE2) over the text. A rank or score is converted
+# only where DuckDB and Python read it alike: DuckDB would take a rank of '1.6' for 2, and a
+# score of '0x1A' or 'nan' for a number.
+TEXT = rf"[^ \t{OTHER_WHITESPACE}]+"
+INTEGER = r"[+-]?[0-9]+"
+NUMBER = r"(?:[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?i:inf|infinity))"
 # `read_csv` needs a delimiter: the unit separator (chr(31)), one of the characters above. A line
 # holding it fails the read (strict mode), as a field holding it would be refused anyway; only
 # at the very end of a line is it dropped, where str.split() drops it too.
@@ -38,21 +41,38 @@ class FastPathRefused(Exception):
 
 
 def split_lines() -> str:
-    """SQL: `(filename, f)` for every line of the files `?` that holds a row, `f` its fields.
+    """SQL: `(filename, line, f)` for every line of the files `?` that holds a row, `f` its fields.
 
-    A line splits on single spaces once tabs became spaces; only a line with a run of them, or
-    with leading or trailing ones, pays for the regular expression. Blank lines (NULL, or no
-    field) and comment lines are left out; everything else, malformed or not, comes through.
+    A line splits on its tabs when it has some, on its spaces otherwise; only a line holding both,
+    a run of either, or leading or trailing ones, pays for the regular expression. Blank lines
+    (NULL, or no field) and comment lines are left out; everything else, malformed or not, comes
+    through.
     """
     return f"""
-        (SELECT filename, f
-         FROM (SELECT filename,
-                      CASE WHEN list_contains(s, '')
+        (SELECT filename, line, f
+         FROM (SELECT filename, line,
+                      CASE WHEN list_contains(s, '') OR (tabbed AND contains(line, ' '))
                            THEN string_split_regex(trim(line, ' ' || chr(9)), '[ \\t]+') ELSE s END AS f
-               FROM (SELECT filename, line, string_split(replace(line, chr(9), ' '), ' ') AS s
-                     FROM {LINES}))
+               FROM (SELECT filename, line, tabbed, string_split(line, CASE WHEN tabbed THEN chr(9) ELSE ' ' END) AS s
+                     FROM (SELECT filename, line, contains(line, chr(9)) AS tabbed FROM {LINES})))
          WHERE f[1] <> '' AND NOT starts_with(f[1], '#'))
     """
+
+
+def line_pattern(*fields: str, rest: bool) -> str:
+    """A regular expression a line matches in full when it holds exactly `fields` (patterns)
+    between spaces and tabs, and with `rest` anything after them (columns never read)."""
+    return r"[ \t]*" + r"[ \t]+".join(fields) + (r"(?:[ \t].*)?" if rest else r"[ \t]*")
+
+
+RUN_LINE = line_pattern(TEXT, TEXT, TEXT, INTEGER, NUMBER, TEXT, rest=True)  # qid Q0 docid rank score tag …
+QRELS_LINE = line_pattern(TEXT, TEXT, TEXT, NUMBER, rest=False)  # qid iter docid grade
+
+
+def odd_line(pattern: str) -> str:
+    """SQL condition: the line is not one the fast path reads exactly as the precise parser (one
+    regular expression over the whole line, cheaper than a check per field)."""
+    return f"NOT regexp_full_match(line, '{pattern}')"
 
 
 def checked(value: str, unsure_when: str) -> str:
@@ -64,27 +84,6 @@ def checked(value: str, unsure_when: str) -> str:
         f"CASE WHEN coalesce({unsure_when}, true)"
         f" THEN error('the fast path is unsure of this row') ELSE {value} END"
     )
-
-
-def odd_fields(count: int, exact: bool) -> str:
-    """SQL condition: the row has fewer than `count` fields (or other than `count` when `exact`),
-    or one of its first `count` holds whitespace other than the space and tab split on.
-
-    Fields after those are never read, so what they hold does not matter.
-    """
-    joined = " || ".join(f"f[{i}]" for i in range(1, count + 1))
-    return f"(len(f) {'<>' if exact else '<'} {count} OR regexp_matches({joined}, '{PYTHON_WHITESPACE}'))"
-
-
-def odd_integer(column: str) -> str:
-    """SQL condition: `column` is not a decimal integer as Python's int reads it (DuckDB would take
-    a rank of '1.6' for 2); one beyond 64 bits fails the cast, as the precise parser refuses it."""
-    return f"NOT regexp_full_match({column}, '[+-]?[0-9]+')"
-
-
-def odd_number(column: str) -> str:
-    """SQL condition: `column` is not a decimal number (or infinity) as Python's float reads it."""
-    return f"NOT regexp_full_match({column}, '{NUMBER_PATTERN}')"
 
 
 def lone_cr_line_ends(path: Path) -> bool:

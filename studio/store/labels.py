@@ -14,9 +14,8 @@ from pathlib import Path
 import duckdb
 
 from studio.domain.models import QrelsRow
-from studio.formats.trec import QRELS_COLUMNS
 from studio.store.database import Connection, records
-from studio.store.fast_path import FastPathRefused, checked, lone_cr_line_ends, odd_fields, odd_number, split_lines
+from studio.store.fast_path import QRELS_LINE, FastPathRefused, checked, lone_cr_line_ends, odd_line, split_lines
 
 
 def label_set_id(con: Connection, name: str) -> int | None:
@@ -57,8 +56,7 @@ def stage_qrels_file(con: Connection, file_index: int, path: Path) -> None:
         con.execute(
             f"""
             INSERT INTO staged_labels
-            SELECT ?, {checked("f[1]", odd_fields(QRELS_COLUMNS, exact=True))}, f[3],
-                   {checked("CAST(f[4] AS DOUBLE)", odd_number("f[4]"))}
+            SELECT ?, {checked("f[1]", odd_line(QRELS_LINE))}, f[3], CAST(f[4] AS DOUBLE)
             FROM {split_lines()}
             """,
             [file_index, str(path)],

@@ -16,17 +16,8 @@ from pathlib import Path
 import duckdb
 
 from studio.domain.models import RunRow
-from studio.formats.trec import RUN_COLUMNS
 from studio.store.database import Connection
-from studio.store.fast_path import (
-    FastPathRefused,
-    checked,
-    lone_cr_line_ends,
-    odd_fields,
-    odd_integer,
-    odd_number,
-    split_lines,
-)
+from studio.store.fast_path import RUN_LINE, FastPathRefused, checked, lone_cr_line_ends, odd_line, split_lines
 from studio.store.rankings import delete_rankings, rank_staged_runs
 
 
@@ -57,6 +48,7 @@ def stage_run_files(con: Connection, files: Sequence[tuple[int, Path]]) -> None:
 
     Runs outside any transaction: DuckDB aborts a transaction on the first failed
     statement, and a refused fast path must not cost the import its transaction.
+    File indexes are not negative.
     Refuses (leaving the staging table empty of these files) when unsure.
     """
     if not files:
@@ -71,10 +63,10 @@ def stage_run_files(con: Connection, files: Sequence[tuple[int, Path]]) -> None:
             f"""
             INSERT INTO staged_run_rows
             SELECT m.file_index,
-                   {checked("f[1]", odd_fields(RUN_COLUMNS, exact=False))},
+                   {checked("f[1]", odd_line(RUN_LINE))},
                    f[3],
-                   {checked("CAST(f[4] AS BIGINT)", odd_integer("f[4]"))},
-                   {checked("CAST(f[5] AS DOUBLE)", odd_number("f[5]"))}
+                   CAST(f[4] AS BIGINT),
+                   CAST(f[5] AS DOUBLE)
             FROM {split_lines()} AS r
             JOIN (VALUES {mapping}) AS m(file_index, filename) USING (filename)
             """,
@@ -82,13 +74,17 @@ def stage_run_files(con: Connection, files: Sequence[tuple[int, Path]]) -> None:
         )
     except (duckdb.Error, OSError, EOFError, zlib.error) as error:
         raise FastPathRefused(str(error)) from error
+    # A docid twice in a topic of one file: the (qid, docid) pairs are grouped across the files
+    # (far fewer groups than rows), each group keeping a bit per file; a file's second row sets
+    # no new bit. Cheaper than grouping by file, qid and docid.
     problem = con.execute(
         """
         SELECT 1 FROM staged_run_rows
         WHERE list_contains(?, file_index) AND isnan(score)
         UNION ALL
         (SELECT 1 FROM staged_run_rows WHERE list_contains(?, file_index)
-         GROUP BY file_index, qid, docid HAVING count(*) > 1 LIMIT 1)
+         GROUP BY qid, docid, file_index // 64
+         HAVING count(*) <> bit_count(bit_or(1::UBIGINT << (file_index % 64)::UBIGINT)) LIMIT 1)
         UNION ALL
         SELECT 1 FROM unnest(?::INTEGER[]) AS f(file_index)
         WHERE NOT EXISTS (SELECT 1 FROM staged_run_rows s WHERE s.file_index = f.file_index)

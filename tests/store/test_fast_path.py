@@ -215,6 +215,20 @@ def test_fast_path_takes_clean_qrels_plain_gzipped_crlf_and_with_bom(con: Connec
             assert Counter(staged) == precise(parsed_qrels, path)
 
 
+@pytest.mark.parametrize("twice", [None, 0, 63, 64, 69])
+def test_a_docid_ranked_twice_is_found_in_any_of_many_files(con: Connection, folder: Path, twice: int | None) -> None:
+    # Every file ranks the same documents; only file `twice` ranks one of them twice.
+    paths = [write(folder, CLEAN_RUN + (b"2 Q0 999 2 -2 run1\n" if index == twice else b""), compress=False)
+             for index in range(70)]
+    runs.create_run_staging(con)
+    if twice is None:
+        runs.stage_run_files(con, list(enumerate(paths)))
+        assert con.execute("SELECT count(*) FROM staged_run_rows").fetchone() == (70 * 3,)
+    else:
+        with pytest.raises(FastPathRefused):
+            runs.stage_run_files(con, list(enumerate(paths)))
+
+
 SEPARATORS_OF_STR_SPLIT = [chr(c) for c in range(0x110000) if chr(c).isspace() and chr(c) not in " \t"]
 
 

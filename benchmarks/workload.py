@@ -73,6 +73,20 @@ def generate(
     return Workload(qrels_path, run_paths)
 
 
+def with_separator(workload: Workload, folder: Path, separator: str) -> Workload:
+    """The same runs with `separator` between their columns (NIST distributes runs tab-separated),
+    written under `folder` (re-used when already there); the qrels are shared."""
+    folder.mkdir(parents=True, exist_ok=True)
+    run_paths = [folder / path.name for path in workload.runs]
+    for source, target in zip(workload.runs, run_paths, strict=True):
+        if not target.exists():
+            text = source.read_text(encoding="utf-8")
+            partial = target.with_suffix(".partial")
+            partial.write_text(text.replace(" ", separator), encoding="utf-8")
+            partial.replace(target)
+    return Workload(workload.qrels, run_paths)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("folder", type=Path)

@@ -32,14 +32,15 @@ def delete_run(con: Connection, name: str) -> None:
         con.execute("DELETE FROM runs WHERE run_id = ?", [row[0]])
 
 
-def add_run(con: Connection, name: str, source_file: str, batch_id: int) -> int:
-    row = con.execute(
+def add_runs(con: Connection, runs: Sequence[tuple[str, str]], batch_id: int) -> list[int]:
+    """Register (name, source file) runs in one statement; their run ids, in the same order."""
+    created = con.execute(
         "INSERT INTO runs (run_id, name, source_file, batch_id)"
-        " VALUES (nextval('run_ids'), ?, ?, ?) RETURNING run_id",
-        [name, source_file, batch_id],
-    ).fetchone()
-    assert row is not None
-    return int(row[0])
+        " SELECT nextval('run_ids'), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), ? RETURNING name, run_id",
+        [[name for name, _ in runs], [source for _, source in runs], batch_id],
+    ).fetchall()
+    ids = {name: int(run_id) for name, run_id in created}
+    return [ids[name] for name, _ in runs]
 
 
 def stage_run_files(con: Connection, files: Sequence[tuple[int, Path]]) -> None:

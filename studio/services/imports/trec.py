@@ -88,10 +88,10 @@ def import_runs(
                     run_store.stage_run_rows(con, index, parsed.rows)
         with db.transaction() as tx:
             batch = new_batch(tx, "import run", ", ".join(report.files))
-            ids = []
-            for index, (path, run_name) in enumerate(zip(paths, names, strict=True)):
+            for run_name in sorted(taken):
                 run_store.delete_run(tx, run_name)
-                ids.append((index, run_store.add_run(tx, run_name, str(path), batch)))
+            run_ids = run_store.add_runs(tx, [(n, str(p)) for n, p in zip(names, paths, strict=True)], batch)
+            ids = list(enumerate(run_ids))
             run_store.commit_staged_runs(tx, ids)
             rows = tx.execute("SELECT count(*) FROM staged_run_rows").fetchone()
         report.counts = {"runs": len(names), "rows": int(rows[0]) if rows else 0}

@@ -91,7 +91,7 @@ def rankings_from_lists(runs: Mapping[str, Mapping[str, list[str]]]) -> Rankings
                     index[docid] = len(docids)
                     docids.append(docid)
         depth = max((len(row) for row in rows), default=0)
-        order = np.full((len(names), depth), UNRANKED, dtype=np.int32)
+        order = np.full((len(names), depth), UNRANKED, dtype=np.intp)
         for r, row in enumerate(rows):
             order[r, : len(row)] = [index[d] for d in row]
         lengths = np.array([len(row) for row in rows], dtype=np.int64)
@@ -110,7 +110,7 @@ def rankings_from_stored(runs: list[str], qids: list[str], sizes: list[int], run
     for t, qid in enumerate(qids):
         rows = by_topic[bounds[t]:bounds[t + 1]]
         depth = int(lengths[rows].max()) if len(rows) else 0
-        order = np.full((len(runs), depth), UNRANKED, dtype=np.int32)
+        order = np.full((len(runs), depth), UNRANKED, dtype=np.intp)  # intp: indexing needs no conversion
         counts = np.zeros(len(runs), dtype=np.int64)
         for row in rows.tolist():
             order[run[row], : lengths[row]] = docs[row]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Sequence
 from pathlib import Path
+from typing import NamedTuple
 
 import duckdb
 
@@ -155,6 +156,20 @@ def current_grade(con: Connection, label_set: int, qid: str, docid: str) -> floa
     return None if row is None else float(row[0])
 
 
+class KnownGrade(NamedTuple):
+    """What a caller believes a pair's grade is, and the newest label event it has seen."""
+
+    as_of: int  # the label event sequence's value when the belief was current
+    grade: float | None
+
+
+def event_sequence(con: Connection) -> int:
+    """The newest label event id handed out (0 before the first)."""
+    row = con.execute(
+        "SELECT last_value FROM duckdb_sequences() WHERE sequence_name = 'label_event_ids'").fetchone()
+    return int(row[0]) if row and row[0] is not None else 0
+
+
 def append_label_event(
     con: Connection,
     label_set: int,
@@ -167,22 +182,42 @@ def append_label_event(
     batch_id: int,
     note: str | None = None,
     undoes: int | None = None,
+    known: KnownGrade | None = None,
 ) -> dict[str, object]:
-    """Append one event (the grade it replaces is read in the same transaction); returns it."""
-    previous = current_grade(con, label_set, qid, docid)
+    """Append one event with the grade it replaces; returns it.
+
+    The replaced grade is read in the same statement, unless the caller `known`s it: then it is
+    taken as given, and checked after the fact: the new event's id must directly follow the
+    sequence value the belief was current at (no event in between); otherwise it is read again.
+    """
+    previous_sql = "?" if known is not None else (
+        "(SELECT arg_max_null(grade, event_id) FROM label_events WHERE label_set_id = ? AND qid = ? AND docid = ?)")
+    previous_params: list[object] = [known.grade] if known is not None else [label_set, qid, docid]
     row = con.execute(
-        """
+        f"""
         INSERT INTO label_events (event_id, label_set_id, qid, docid, grade, previous, origin,
                                   source, note, undoes, batch_id)
-        VALUES (nextval('label_event_ids'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-        RETURNING event_id, created_at
+        VALUES (nextval('label_event_ids'), ?, ?, ?, ?, {previous_sql}, ?, ?, ?, ?, ?)
+        RETURNING event_id, previous, created_at
         """,
-        [label_set, qid, docid, grade, previous, origin, source, note, undoes, batch_id],
+        [label_set, qid, docid, grade, *previous_params, origin, source, note, undoes, batch_id],
     ).fetchone()
     assert row is not None
-    return {"event": int(row[0]), "qid": qid, "docid": docid, "grade": grade, "previous": previous,
-            "origin": origin, "source": source, "note": note, "undoes": undoes,
-            "time": row[1].isoformat(sep=" ", timespec="seconds")}
+    event_id, previous = int(row[0]), row[1]
+    if known is not None and event_id != known.as_of + 1:
+        corrected = con.execute(
+            """
+            UPDATE label_events SET previous = (
+                SELECT arg_max_null(grade, event_id) FROM label_events
+                WHERE label_set_id = ? AND qid = ? AND docid = ? AND event_id < ?)
+            WHERE event_id = ? RETURNING previous
+            """,
+            [label_set, qid, docid, event_id, event_id],
+        ).fetchone()
+        previous = corrected[0] if corrected else None
+    return {"event": event_id, "qid": qid, "docid": docid, "grade": grade,
+            "previous": None if previous is None else float(previous), "origin": origin, "source": source,
+            "note": note, "undoes": undoes, "time": row[2].isoformat(sep=" ", timespec="seconds")}
 
 
 UndoableEvent = tuple[int, int, str, str, float | None]

@@ -17,7 +17,7 @@ from studio.domain.errors import UsageError
 from studio.metrics.evaluator import Evaluator
 from studio.metrics.names import Measure, parse_measure
 from studio.metrics.rankings import Rankings, rankings_from_stored
-from studio.store import Database, new_batch
+from studio.store import Connection, Database, new_batch
 from studio.store import labels as label_store
 from studio.store import rankings as ranking_store
 
@@ -38,6 +38,13 @@ class EvaluationEngine:
         self.db = db
         self._rankings: Rankings | None = None
         self._evaluators: dict[str, Evaluator] = {}
+        self._set_ids: dict[str, int] = {}  # label set ids by name (a replaced set gets a new one: forgotten)
+        # The label event sequence value each cached evaluator is known current at; None once an
+        # event it did not see may have come (its grades are then never taken as the replaced ones).
+        self._as_of: dict[str, int | None] = {}
+        # One batch per (command, person) for the edits made through this open project: each
+        # event keeps its own person, time and note, so a batch row per edit would say nothing more.
+        self._batches: dict[tuple[str, str | None], int] = {}
 
     # -- caches ------------------------------------------------------------------------------
 
@@ -54,27 +61,38 @@ class EvaluationEngine:
         return ranking_store.topic_docids(self.db.cursor(), topic_key)
 
     def label_set_id(self, name: str) -> int:
-        found = label_store.label_set_id(self.db.cursor(), name)
+        found = self._set_ids.get(name)
         if found is None:
-            raise UsageError(f"no label set named {name!r} (see `studio list qrels`)")
+            found = label_store.label_set_id(self.db.cursor(), name)
+            if found is None:
+                raise UsageError(f"no label set named {name!r} (see `studio list qrels`)")
+            self._set_ids[name] = found
         return found
 
     def evaluator(self, name: str) -> Evaluator:
         evaluator = self._evaluators.get(name)
         if evaluator is None:
-            labels, numbers = ranking_store.numbered_labels(self.db.cursor(), self.label_set_id(name))
+            con = self.db.cursor()
+            as_of = label_store.event_sequence(con)  # read first: the labels are at least this new
+            labels, numbers = ranking_store.numbered_labels(con, self.label_set_id(name))
             evaluator = self._evaluators[name] = Evaluator(self.rankings(), labels, numbers)
+            self._as_of[name] = as_of
         return evaluator
 
     def forget_runs(self) -> None:
         self._rankings = None
         self._evaluators.clear()
+        self._as_of.clear()
 
     def forget_labels(self, name: str | None = None) -> None:
         if name is None:
             self._evaluators.clear()
+            self._set_ids.clear()
+            self._as_of.clear()
         else:
             self._evaluators.pop(name, None)
+            self._set_ids.pop(name, None)
+            self._as_of.pop(name, None)
 
     # -- leaderboards ------------------------------------------------------------------------
 
@@ -115,14 +133,34 @@ class EvaluationEngine:
     ) -> dict[str, Any]:
         """Record one audited label edit and update the cached leaderboards of that label set."""
         set_id = self.label_set_id(qrels)
+        known = self._known_grade(qrels, qid, docid)
         with self.db.transaction() as tx:
-            batch = new_batch(tx, "label", person)
+            batch = self._batch(tx, "label", person)
             event = label_store.append_label_event(
-                tx, set_id, qid, docid, grade, origin="person", source=person, batch_id=batch, note=note
+                tx, set_id, qid, docid, grade, origin="person", source=person, batch_id=batch, note=note, known=known
             )
-        if qrels in self._evaluators:
-            self._evaluators[qrels].set_label(qid, docid, grade)
+        self._batches[("label", person)] = batch  # kept once its first edit is committed
+        self._applied(qrels, qid, docid, grade, known, event["event"])
         return {"qrels": qrels, **event}
+
+    def _known_grade(self, name: str, qid: str, docid: str) -> label_store.KnownGrade | None:
+        """The pair's grade as the cached evaluator has it, when the cache is known current."""
+        evaluator, as_of = self._evaluators.get(name), self._as_of.get(name)
+        if evaluator is None or as_of is None:
+            return None
+        topic = evaluator.labels.get(qid)
+        return label_store.KnownGrade(as_of, topic.judged.get(docid) if topic is not None else None)
+
+    def _applied(self, name: str, qid: str, docid: str, grade: float | None, known: label_store.KnownGrade | None,
+                 event: object) -> None:
+        """Apply one's own new event to the cached evaluator; it stays known current only when
+        that event directly followed what it had seen."""
+        assert isinstance(event, int)
+        evaluator = self._evaluators.get(name)
+        if evaluator is None:
+            return
+        evaluator.set_label(qid, docid, grade)
+        self._as_of[name] = event if known is not None and event == known.as_of + 1 else None
 
     def undo(self, qrels: str | None = None, *, person: str | None = None) -> dict[str, Any] | None:
         """Revert the newest person edit not yet undone (of one label set, or of any)."""
@@ -141,15 +179,20 @@ class EvaluationEngine:
         name_row = con.execute("SELECT name FROM label_sets WHERE label_set_id = ?", [label_set]).fetchone()
         assert name_row is not None
         name = str(name_row[0])
+        known = self._known_grade(name, qid, docid)
         with self.db.transaction() as tx:
-            batch = new_batch(tx, "undo", person)
+            batch = self._batch(tx, "undo", person)
             event = label_store.append_label_event(
                 tx, label_set, qid, docid, previous, origin="undo", source=person, batch_id=batch,
-                undoes=event_id,
+                undoes=event_id, known=known,
             )
-        if name in self._evaluators:
-            self._evaluators[name].set_label(qid, docid, previous)
+        self._batches[("undo", person)] = batch
+        self._applied(name, qid, docid, previous, known, event["event"])
         return {"qrels": name, **event}
+
+    def _batch(self, tx: Connection, command: str, person: str | None) -> int:
+        found = self._batches.get((command, person))
+        return found if found is not None else new_batch(tx, command, person)
 
     def history(self, qrels: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
         set_id = self.label_set_id(qrels) if qrels is not None else None

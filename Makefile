@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test install lint bench bench-banks clean
+.PHONY: demo test install lint bench bench-banks bench-scale clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "the studio needs Python 3.11"'
@@ -37,6 +37,10 @@ bench: $(STAMP)
 # The test-bank life cycle with the real local model on the whole sample pool (tens of minutes).
 bench-banks: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_banks
+
+# TREC-RAG size (9 M run rows) and 50 M run rows: ~4 GB of generated files, an hour or more.
+bench-scale: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_scale
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

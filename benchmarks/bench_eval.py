@@ -24,7 +24,7 @@ from pathlib import Path
 
 import numpy as np
 
-from benchmarks.workload import Workload, generate
+from benchmarks.workload import Workload, generate, noisy_qrels
 from studio import Project
 from studio.metrics.correlation import kendall_tau_b
 
@@ -55,19 +55,6 @@ def read_dicts(workload: Workload) -> tuple[dict[str, dict[str, int]], list[dict
             run.setdefault(qid, {})[docid] = float(score)
         runs.append(run)
     return qrels, runs
-
-
-def noisy_qrels(workload: Workload, folder: Path, seed: int = 1) -> Path:
-    """The qrels with a third of the grades redrawn (seeded): a second label set to correlate with."""
-    path = folder / "qrels-noisy.txt"
-    if not path.exists():
-        rng = random.Random(seed)
-        lines = []
-        for line in workload.qrels.read_text().splitlines():
-            qid, it, docid, grade = line.split()
-            lines.append(f"{qid} {it} {docid} {rng.randint(0, 3) if rng.random() < 1 / 3 else grade}\n")
-        path.write_text("".join(lines))
-    return path
 
 
 def project_for(workload: Workload, folder: Path) -> Path:

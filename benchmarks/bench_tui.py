@@ -120,7 +120,8 @@ async def key_to_paint(app: Any, clock: PaintClock, key: str, changed: Any) -> f
     return clock.shown - start
 
 
-async def review_latency(path: Path) -> list[float]:
+async def review_decisions(path: Path) -> tuple[list[float], float]:
+    """Key-to-paint seconds of DECISIONS review decisions, and how long the queue took to build."""
     from studio.services.project import Project
     from studio.tui.app import StudioApp
     from studio.tui.screens.review import ReviewScreen
@@ -130,8 +131,10 @@ async def review_latency(path: Path) -> list[float]:
         app = StudioApp(project, screen="review", person="bench")
         async with app.run_test(size=SIZE) as pilot:
             clock = PaintClock(app)
+            start = time.perf_counter()
             while not getattr(app.screen, "loaded", False):
                 await pilot.pause(0.01)
+            ready = time.perf_counter() - start
             await pilot.pause()
             screen = app.screen
             assert isinstance(screen, ReviewScreen) and screen.session is not None
@@ -139,7 +142,12 @@ async def review_latency(path: Path) -> list[float]:
             for n in range(DECISIONS):
                 position = session.position
                 samples.append(await key_to_paint(app, clock, str(n % 4), lambda p=position: session.position != p))
-    return samples
+            await app.workers.wait_for_complete()  # no query still running when the file closes
+    return samples, ready
+
+
+async def review_latency(path: Path) -> list[float]:
+    return (await review_decisions(path))[0]
 
 
 async def anchor_latency() -> list[float]:

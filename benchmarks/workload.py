@@ -87,6 +87,25 @@ def with_separator(workload: Workload, folder: Path, separator: str) -> Workload
     return Workload(workload.qrels, run_paths)
 
 
+def noisy_qrels(workload: Workload, folder: Path, share: float = 1 / 3, seed: int = 1) -> Path:
+    """The qrels with `share` of the grades redrawn (seeded): a second label set to compare with,
+    written under `folder` (re-used when already there)."""
+    path = folder / "qrels-noisy.txt"
+    if not path.exists():
+        rng = np.random.default_rng(seed)
+        lines = workload.qrels.read_text().splitlines()
+        redraw = rng.random(len(lines)) < share
+        grades = rng.integers(0, 4, len(lines))
+        out = []
+        for line, change, grade in zip(lines, redraw.tolist(), grades.tolist(), strict=True):
+            qid, iteration, docid, old = line.split()
+            out.append(f"{qid} {iteration} {docid} {grade if change else old}\n")
+        partial = path.with_suffix(".partial")
+        partial.write_text("".join(out))
+        partial.replace(path)
+    return path
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("folder", type=Path)

@@ -38,13 +38,34 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
     if len(x) < 2:
         return float("nan")
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
-    if len(x) >= KNIGHT_FROM:
-        agreement, untied_x, untied_y = _knight_counts(x, y)
-    else:
-        dx, dy = _pair_signs(x, y)
-        agreement, untied_x, untied_y = int((dx * dy).sum()), int(np.count_nonzero(dx)), int(np.count_nonzero(dy))
+    if len(x) < KNIGHT_FROM:
+        return _tau_from_orderings(x[:, None] > x[None, :], y)
+    agreement, untied_x, untied_y = _knight_counts(x, y)
     if untied_x == 0 or untied_y == 0:
         return float("nan")
+    return float(agreement / np.sqrt(float(untied_x) * float(untied_y)))
+
+
+def kendall_tau_b_rows(x: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """Kendall's τ-b of `x` against each row of `ys` (what `kendall_tau_b` gives row by row),
+    with x's orderings computed once: the review queue asks it for thousands of edited
+    leaderboards against one reference."""
+    x, ys = np.asarray(x, dtype=np.float64), np.atleast_2d(np.asarray(ys, dtype=np.float64))
+    if len(x) < 2 or len(x) >= KNIGHT_FROM:
+        return np.array([kendall_tau_b(x, y) for y in ys])
+    x_above = x[:, None] > x[None, :]
+    return np.array([_tau_from_orderings(x_above, y) for y in ys])
+
+
+def _tau_from_orderings(x_above: np.ndarray, y: np.ndarray) -> float:
+    """τ-b from the (n × n) matrices "i above j": every pair untied in y is above in exactly one
+    orientation, concordant when x puts the same one above, discordant when x puts it below.
+    Boolean matrices and count_nonzero beat gathering every pair's signs several times over."""
+    y_above = y[:, None] > y[None, :]
+    untied_x, untied_y = np.count_nonzero(x_above), np.count_nonzero(y_above)
+    if untied_x == 0 or untied_y == 0:
+        return float("nan")
+    agreement = np.count_nonzero(y_above & x_above) - np.count_nonzero(y_above & x_above.T)
     return float(agreement / np.sqrt(float(untied_x) * float(untied_y)))
 
 

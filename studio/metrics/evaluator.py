@@ -58,7 +58,9 @@ class Evaluator:
 
     def means(self, measure: Measure, *, complete: bool = False) -> np.ndarray:
         """Mean per run over topics in both run and labels, or over all labelled topics (trec_eval -c)."""
-        return mean_over_topics(self.per_topic(measure), self.qrels_topics(), complete=complete)
+        # Only trec_eval -c needs the labelled topics' mask: the plain mean counts the filled cells.
+        labelled = self.qrels_topics() if complete else None
+        return mean_over_topics(self.per_topic(measure), labelled, complete=complete)
 
     def set_label(self, qid: str, docid: str, grade: float | None) -> None:
         """Change one label (None removes it) and recompute that topic's rows only."""
@@ -68,9 +70,10 @@ class Evaluator:
         topic = self.rankings.topics.get(qid)
         if labels is None:
             labels = self.labels[qid] = TopicLabels({}, np.full(topic.size if topic else 0, np.nan))
-        # A document labelled before has its number at hand; only a new one reads the topic's docids.
+        # A document labelled before has its number at hand (no number: no run ranked it); only a
+        # newly labelled one reads the topic's docids.
         number = labels.numbers.get(docid)
-        if number is None and topic is not None:
+        if number is None and topic is not None and docid not in labels.judged:
             number = topic.doc_index.get(docid)
         labels.set(docid, grade, number)
         for measure, matrix in self._matrices.items():
@@ -83,9 +86,11 @@ class Evaluator:
         self._matrices.clear()
 
 
-def mean_over_topics(matrix: np.ndarray, labelled: np.ndarray, *, complete: bool) -> np.ndarray:
-    """trec_eval's averaging of a (topics x runs) matrix."""
+def mean_over_topics(matrix: np.ndarray, labelled: np.ndarray | None, *, complete: bool) -> np.ndarray:
+    """trec_eval's averaging of a (topics x runs) matrix (`labelled`: the mask of labelled
+    topics, which only `complete` needs)."""
     if complete:
+        assert labelled is not None, "trec_eval -c averages over the labelled topics"
         values = np.where(np.isnan(matrix[labelled]), 0.0, matrix[labelled])
         count = int(labelled.sum())
         return values.sum(axis=0) / count if count else np.zeros(matrix.shape[1])

@@ -266,6 +266,18 @@ def test_first_disagreement_delta_tau_is_the_change_its_fix_makes(project: Proje
     assert project.correlation("human", "llm", "nDCG@10", details=False)["kendall_tau"] == before
 
 
+def test_every_disagreements_delta_tau_is_the_change_its_fix_makes(project: Project) -> None:
+    """The queue's Δτ come from per-topic batches and running totals: each equals a real edit's."""
+    before = project.correlation("human", "llm", "nDCG@10", details=False)["kendall_tau"]
+    queue = project.disagreements("human", "llm", "nDCG@10")
+    assert len(queue) > 5
+    for entry in queue:
+        project.set_label("llm", entry["qid"], entry["docid"], entry["ref_grade"])
+        after = project.correlation("human", "llm", "nDCG@10", details=False)["kendall_tau"]
+        assert after - before == pytest.approx(entry["delta_tau"], abs=1e-12), entry
+        project.undo()
+
+
 def test_run_topics_without_qrels_are_ignored(project: Project, collection: Collection) -> None:
     _, human, _ = collection
     only_in_runs = set(RUN_TOPICS) - set(human)

@@ -200,6 +200,21 @@ def test_knights_counts_equal_every_pairs_signs(n: int, levels: int, seed: int) 
 
 
 @settings(max_examples=100, deadline=None)
+@given(st.integers(2, 40), st.integers(1, 8), st.integers(1, 5), st.integers(0, 2**32 - 1))
+def test_tau_of_many_rows_equals_scipy_row_by_row(n: int, rows: int, levels: int, seed: int) -> None:
+    """The review queue's batched τ: each edited leaderboard against the reference, ties included."""
+    rng = np.random.default_rng(seed)
+    x = rng.integers(0, levels, n) / levels
+    ys = rng.integers(0, levels + 1, (rows, n)) / 3.0
+    ys[0] = x  # identical rankings give 1 (or NaN when constant)
+    taus = corr.kendall_tau_b_rows(x, ys)
+    for tau, y in zip(taus, ys, strict=True):
+        with np.errstate(invalid="ignore"):
+            expected = float(stats.kendalltau(x, y).statistic)
+        assert same(float(tau), expected)
+
+
+@settings(max_examples=100, deadline=None)
 @given(st.lists(st.integers(0, 6), max_size=60))
 def test_inversions_count_the_pairs_out_of_order(values: list[int]) -> None:
     expected = sum(1 for i, j in combinations(range(len(values)), 2) if values[i] > values[j])

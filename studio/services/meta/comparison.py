@@ -145,20 +145,40 @@ def disagreements(
     m = measure_of(measure)
     ref_eval = engine.evaluator(ref)
     x = ref_eval.means(m)
-    aud_labels = {q: dict(t.judged) for q, t in engine.evaluator(qrels).labels.items()}
-    scratch = type(ref_eval)(engine.rankings(), aud_labels)
+    audited = engine.evaluator(qrels).labels
+    # The scratch copy takes the audited set's document numbers: no topic's docids are read.
+    scratch = type(ref_eval)(engine.rankings(), {q: dict(t.judged) for q, t in audited.items()},
+                             {q: dict(t.numbers) for q, t in audited.items()})
     before = corr.kendall_tau_b(x, scratch.means(m))
-    queue: list[dict[str, Any]] = []
+    by_topic: dict[str, list[tuple[str, float, float]]] = {}
     ref_labels = {q: t.judged for q, t in ref_eval.labels.items()}
+    aud_labels = {q: t.judged for q, t in audited.items()}
     for qid, docid, ref_grade, grade in _shared_pairs(ref_labels, aud_labels):
-        if ref_grade == grade:
-            continue
-        scratch.set_label(qid, docid, ref_grade)
-        after = corr.kendall_tau_b(x, scratch.means(m))
-        scratch.set_label(qid, docid, grade)
-        delta = (after - before) if not (np.isnan(after) or np.isnan(before)) else 0.0
-        queue.append({"qid": qid, "docid": docid, "ref_grade": ref_grade, "grade": grade,
-                      "delta_tau": float(delta), "distance": abs(ref_grade - grade)})
+        if ref_grade != grade:
+            by_topic.setdefault(qid, []).append((docid, ref_grade, grade))
+    # An edit changes one topic's row: each run's mean follows from the other topics' totals.
+    matrix = scratch.per_topic(m)  # updated in place by set_label
+    filled = ~np.isnan(matrix)
+    totals, counts = np.where(filled, matrix, 0.0).sum(axis=0), filled.sum(axis=0)
+    queue: list[dict[str, Any]] = []
+    for qid, pairs in by_topic.items():
+        row = matrix[scratch.row[qid]]
+        other_totals = totals - np.where(np.isnan(row), 0.0, row)
+        other_counts = counts - ~np.isnan(row)
+        edited = []
+        for docid, ref_grade, grade in pairs:
+            scratch.set_label(qid, docid, ref_grade)
+            counted = ~np.isnan(row)
+            n = other_counts + counted
+            edited.append(np.divide(other_totals + np.where(counted, row, 0.0), n,
+                                    out=np.zeros(len(n)), where=n > 0))
+            scratch.set_label(qid, docid, grade)
+        # One topic's edits share x's pair signs: their τ come as one matrix product.
+        after = corr.kendall_tau_b_rows(x, np.array(edited))
+        for (docid, ref_grade, grade), tau in zip(pairs, after, strict=True):
+            delta = (tau - before) if not (np.isnan(tau) or np.isnan(before)) else 0.0
+            queue.append({"qid": qid, "docid": docid, "ref_grade": ref_grade, "grade": grade,
+                          "delta_tau": float(delta), "distance": abs(ref_grade - grade)})
     queue.sort(key=lambda d: (-abs(d["delta_tau"]), -d["distance"], d["qid"], d["docid"]))
     return queue[:limit] if limit is not None else queue
 

@@ -14,7 +14,7 @@ from typing import Annotated
 import typer
 
 from studio import __version__
-from studio.cli import bank, embeddings, evaluate, export, imports, judge, judges, launch, listing, meta, report
+from studio.cli import bank, check, embeddings, evaluate, export, imports, judge, judges, launch, listing, meta, report
 from studio.cli.context import Options
 
 app = typer.Typer(
@@ -29,6 +29,7 @@ COMMAND_MODULES: tuple[typer.Typer, ...] = (
     launch.commands,      # demo, tui
     imports.commands,     # import …
     listing.commands,     # list
+    check.commands,       # check
     evaluate.commands,    # eval, answers, correlate, agree, disagreements, label, undo, history
     embeddings.commands,  # fd
     judge.commands,       # judge, derive

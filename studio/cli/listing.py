@@ -36,9 +36,11 @@ LISTINGS = {
 
 
 # The judge runs' columns worth comparing side by side; JSON, CSV and TSV keep every field (the
-# prompt and its hash, the pool, start and end times). The test of tables holds the table to these.
+# prompt and its hash, the pool, start and end times, the process as pid@host). The test of
+# tables holds the table to these.
 TABLE_COLUMNS = {
-    Listing.judges: ["run", "label_set", "method", "backend", "model", "pairs", "calls", "cache_hits", "failures"],
+    Listing.judges: ["run", "label_set", "state", "method", "backend", "model", "pairs", "calls", "cache_hits",
+                     "failures"],
 }
 
 
@@ -49,7 +51,7 @@ OVERVIEW_SECTIONS = (
     ("Runs", "runs", ("name", "topics", "rows")),
     ("Banks", "banks", ("name", "topics", "items", "questions", "nuggets", "vital", "okay")),
     ("Answers", "responses", ("system", "topics", "mean_chars")),
-    ("Judge runs", "judges", ("run", "label_set", "method", "backend", "model", "pairs", "failures")),
+    ("Judge runs", "judges", ("run", "label_set", "state", "method", "backend", "model", "pairs", "failures")),
 )
 
 
@@ -83,7 +85,7 @@ def list_command(
     """What the project holds.
 
     A table shows every field of a listing but one: the judge runs' table leaves out their prompt,
-    pool and times, which JSON, CSV and TSV give."""
+    pool, times and process, which JSON, CSV and TSV give."""
     with open_project(ctx) as project:
         if what is None:
             print_overview(overview(project), fmt)

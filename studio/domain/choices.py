@@ -84,3 +84,14 @@ class DerivedScore(StrEnum):
     nugget_vital_strict = "nugget-vital-strict"
     nugget_weighted = "nugget-weighted"
     nugget_weighted_strict = "nugget-weighted-strict"
+
+
+class JudgeRunState(StrEnum):
+    """Where a judge run stands. Only `finished` is stored (its end time); the others are read
+    from the process that created the run, so a judge killed at any point is never taken for a
+    finished one nor for one still at work."""
+
+    finished = "finished"
+    running = "running"  # its process lives, on this machine
+    interrupted = "interrupted"  # killed, cancelled or failed: judged again, it resumes from the call cache
+    elsewhere = "running?"  # started on another machine, whose processes this one cannot see

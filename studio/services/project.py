@@ -14,6 +14,8 @@ from studio.services.evaluation.engine import DEFAULT_MEASURES, EvaluationEngine
 from studio.services.imports import catalog as import_catalog
 from studio.services.imports import trec as import_trec
 from studio.services.imports.report import ImportReport
+from studio.services.integrity.check import check_project
+from studio.services.integrity.report import CheckReport
 from studio.services.judging.config import last_config
 from studio.services.judging.reparse import reparse
 from studio.services.judging.stale import stale_plan
@@ -222,6 +224,12 @@ class Project:
     def judge_runs(self) -> list[dict[str, Any]]:
         """Every judge run with its configuration, prompt hash and counts."""
         return judge_store.list_judge_runs(self.db.cursor())
+
+    def check(self) -> CheckReport:
+        """Whether the project file is whole: current labels and bank items are the replay of their
+        events, no row names a missing one, keys are held once, judge runs agree with their
+        judgments (see `studio check`)."""
+        return check_project(self.db)
 
     def reparse_judge(self, label_set: str) -> dict[str, int]:
         """Parse the newest judge run's stored outputs again with the current parser (no calls)."""

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Sequence
 from typing import Any
 
 from studio.store.database import Connection, records
+from studio.store.processes import run_state, this_process
 
 CALL_COLUMNS = ("key", "output", "error", "label_probs", "prompt_tokens", "completion_tokens", "seconds", "cost")
 
@@ -48,16 +50,47 @@ def create_judge_run(
     con: Connection, label_set: int, *, method: str, backend: str, model: str, prompt_name: str,
     prompt_hash: str, params: dict[str, Any], pool: str,
 ) -> int:
+    """A new, unfinished judge run owned by this process (see `studio.store.processes`)."""
+    owner = this_process()
     row = con.execute(
         """
         INSERT INTO judge_runs (judge_run_id, label_set_id, method, backend, model, prompt_name,
-                                prompt_hash, params, pool)
-        VALUES (nextval('judge_run_ids'), ?, ?, ?, ?, ?, ?, ?, ?) RETURNING judge_run_id
+                                prompt_hash, params, pool, owner_pid, owner_host, owner_started)
+        VALUES (nextval('judge_run_ids'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING judge_run_id
         """,
-        [label_set, method, backend, model, prompt_name, prompt_hash, json.dumps(params, sort_keys=True), pool],
+        [label_set, method, backend, model, prompt_name, prompt_hash, json.dumps(params, sort_keys=True), pool,
+         owner.pid, owner.host, owner.started],
     ).fetchone()
     assert row is not None
-    return int(row[0])
+    run = int(row[0])
+    _created_here().append(run)
+    return run
+
+
+# The judge runs each thread of this process created, in order: a judge given up before its end
+# (cancelled, or stopped by an error) lets go of exactly the runs it created (`stop_judge_runs`).
+_threads = threading.local()
+
+
+def _created_here() -> list[int]:
+    runs: list[int] | None = getattr(_threads, "runs", None)
+    if runs is None:
+        runs = _threads.runs = []
+    return runs
+
+
+def runs_created_here() -> list[int]:
+    """The judge runs the calling thread created so far, oldest first."""
+    return list(_created_here())
+
+
+def stop_judge_runs(con: Connection, runs: Sequence[int]) -> None:
+    """Mark the unfinished runs among `runs` as given up: they read as interrupted from now on,
+    although their process lives on (a cancel in the studio's window)."""
+    if runs:
+        con.execute("UPDATE judge_runs SET stopped_at = current_timestamp"
+                    " WHERE list_contains(?, judge_run_id) AND finished_at IS NULL AND stopped_at IS NULL",
+                    [list(runs)])
 
 
 def newest_judge_run(con: Connection, label_set: int) -> tuple[int, str, str] | None:
@@ -76,6 +109,13 @@ def finish_judge_run(con: Connection, run: int, *, pairs: int, calls: int, cache
         " failures = ? WHERE judge_run_id = ?",
         [pairs, calls, cache_hits, failures, run],
     )
+
+
+def recount_failures(con: Connection, run: int) -> None:
+    """A finished run's failures counted again from its judgments (after they were parsed anew)."""
+    con.execute(
+        "UPDATE judge_runs SET failures = (SELECT count(*) FROM judgments WHERE judge_run_id = ? AND label IS NULL)"
+        " WHERE judge_run_id = ? AND finished_at IS NOT NULL", [run, run])
 
 
 def add_judgment(
@@ -129,18 +169,27 @@ def item_grades(con: Connection, run: int) -> dict[str, dict[str, dict[str, floa
 
 
 def list_judge_runs(con: Connection) -> list[dict[str, Any]]:
+    """Every judge run with its state (finished, running, interrupted, running? elsewhere) and
+    the process that ran it as pid@host."""
     cursor = con.execute(
         """
         SELECT j.judge_run_id AS run, s.name AS label_set, j.method, j.backend, j.model,
                j.prompt_name AS prompt, substr(j.prompt_hash, 1, 12) AS prompt_hash, j.pool,
                j.pairs, j.calls, j.cache_hits, j.failures,
                strftime(j.started_at, '%Y-%m-%d %H:%M:%S') AS started,
-               strftime(j.finished_at, '%Y-%m-%d %H:%M:%S') AS finished
+               strftime(j.finished_at, '%Y-%m-%d %H:%M:%S') AS finished,
+               j.finished_at IS NOT NULL AS is_finished, j.stopped_at IS NOT NULL AS is_stopped,
+               j.owner_pid, j.owner_host, j.owner_started
         FROM judge_runs j JOIN label_sets s USING (label_set_id)
         ORDER BY j.judge_run_id
         """
     )
-    return records(cursor)
+    found = []
+    for row in records(cursor):
+        pid, host, started = row.pop("owner_pid"), row.pop("owner_host"), row.pop("owner_started")
+        state = run_state(row.pop("is_finished"), row.pop("is_stopped"), pid, host, started)
+        found.append(row | {"state": state.value, "owner": None if pid is None else f"{pid}@{host}"})
+    return found
 
 
 def failures(con: Connection, label_set: int, limit: int = 50) -> list[dict[str, Any]]:

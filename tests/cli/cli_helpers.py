@@ -58,11 +58,14 @@ RUNNERS = {"subprocess": run_subprocess, "clirunner": run_clirunner}
 
 
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")
+OWNER = re.compile(r'"owner": "\d+@[^"]*"')
 
 
 def normalised(text: str, project: Path) -> str:
-    """Paths and clock times (a judge run's start and end) vary between runs; the rest may not."""
-    return TIMESTAMP.sub("<time>", text.replace(str(project), "<project>").replace(str(REPO), "<repo>"))
+    """Paths, clock times (a judge run's start and end) and processes (the pid@host that ran a judge)
+    vary between runs; the rest may not."""
+    text = TIMESTAMP.sub("<time>", text.replace(str(project), "<project>").replace(str(REPO), "<repo>"))
+    return OWNER.sub('"owner": "<pid>@<host>"', text)
 
 
 def assert_matches_golden(name: str, text: str) -> None:

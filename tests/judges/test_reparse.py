@@ -39,6 +39,10 @@ def test_a_better_parser_turns_recorded_failures_into_labels(tmp_path: Path, mon
             "SELECT DISTINCT e.origin, e.source FROM label_events e JOIN label_sets s USING (label_set_id)"
             " WHERE s.name = 'wordy'").fetchall()
         assert origins == [("judge", f"reparse of judge run {summary.judge_run}")]
+        # The run's count of failures follows its judgments, so `studio check` finds them agreeing.
+        run = next(r for r in project.judge_runs() if r["run"] == summary.judge_run)
+        assert run["failures"] == 0 and run["state"] == "finished"
+        assert project.check().ok
 
 
 def test_reparse_from_the_cli_reports_counts_and_refuses_human_sets(tmp_path: Path) -> None:

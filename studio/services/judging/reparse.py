@@ -7,12 +7,14 @@ from studio.judges.parsing import Parsed
 from studio.services.judging.config import newest_run
 from studio.services.judging.label_writers import write_preference_labels
 from studio.store import Database, new_batch
+from studio.store import judging as judge_store
 from studio.store import labels as label_store
 
 
 def reparse(db: Database, label_set: str) -> dict[str, int]:
     """Read the label set's newest judge run again from the stored outputs, with the current
-    parser: no model call. Changed labels become new label events."""
+    parser: no model call. Changed labels become new label events, and a finished run's count of
+    failures becomes its judgments without a label."""
     con = db.cursor()
     run, method_name, _ = newest_run(con, label_set)
     set_id = label_store.label_set_id(con, label_set)
@@ -41,6 +43,8 @@ def reparse(db: Database, label_set: str) -> dict[str, int]:
             if docid_b is None and parsed.label is not None:
                 label_store.append_label_event(tx, set_id, qid, docid, parsed.label, origin="judge",
                                                source=f"reparse of judge run {run}", batch_id=batch)
+        if counts["changed"]:
+            judge_store.recount_failures(tx, run)
     if method.pairwise and counts["changed"]:
         pairs = sorted({(q, d) for _, q, d, _, _, _, _ in rows} | {(q, b) for _, q, _, b, _, _, _ in rows if b})
         write_preference_labels(db, run, set_id, pairs, batch, f"reparse of judge run {run}")

@@ -19,6 +19,7 @@ from studio.judges.parsing import Parsed
 from studio.services.judging.backends import make_backend
 from studio.services.judging.config import JudgeConfig, JudgeProgress, JudgeSummary, rerunnable
 from studio.services.judging.label_writers import write_own_scores, write_preference_labels
+from studio.services.judging.ownership import lets_go_when_given_up
 from studio.services.judging.pools import pool_pairs
 from studio.services.judging.stale import stale_plan
 from studio.services.judging.units import Unit, bank_items, build_units
@@ -55,6 +56,7 @@ def _outcome(method: Method, output: str | None, error: str | None,
     return parsed, expected, confidence
 
 
+@lets_go_when_given_up
 def run_judge(
     db: Database, config: JudgeConfig, backend: Backend | None = None, *, stale_only: bool = False
 ) -> Generator[JudgeProgress | JudgeSummary, None, None]:

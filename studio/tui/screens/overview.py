@@ -27,16 +27,16 @@ TABLES: dict[str, tuple[str, list[tuple[str, str]]]] = {
                         ("questions", "Questions"), ("nuggets", "Nuggets"), ("vital", "Vital"),
                         ("okay", "Okay")]),
     "responses": ("Answers", [("system", "System"), ("topics", "Topics"), ("mean_chars", "Mean chars")]),
-    "judges": ("Judge runs", [("run", "Run"), ("label_set", "Label set"), ("method", "Method"),
+    "judges": ("Judge runs", [("run", "Run"), ("label_set", "Label set"), ("state", "State"), ("method", "Method"),
                               ("backend", "Backend"), ("model", "Model"), ("pairs", "Pairs"), ("calls", "Calls"),
                               ("cache_hits", "Cached"), ("failures", "Failures"), ("prompt_hash", "Prompt")]),
 }
 
 HELP = """The Overview lists what the project file holds: the topics with their pooled and judged
 documents, the runs, every label set (human, LLM, derived) with its number of label events,
-the test banks, the generated answers and every judge run (method, backend, model, prompt hash,
-calls, cache hits, failures). Switch tables with `1`–`6` or the tab keys; the data is read in
-the background and refreshed with `r`."""
+the test banks, the generated answers and every judge run (state: finished, running or
+interrupted; method, backend, model, prompt hash, calls, cache hits, failures). Switch tables
+with `1`–`6` or the tab keys; the data is read in the background and refreshed with `r`."""
 
 
 def _count(n: int, noun: str) -> str:

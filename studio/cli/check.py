@@ -1,0 +1,54 @@
+"""`studio check`: is the project file whole? Exit 0 when it is, 1 when a check found problems."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from studio.cli.context import open_project
+from studio.cli.errors import ExitCode, handles_errors
+from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console
+from studio.services.integrity.report import CheckReport
+
+commands = typer.Typer()
+
+
+def print_report(report: CheckReport) -> None:
+    """The text report: one line per check, the problems found under it, the judge runs' states."""
+    typer.echo(f"project {report.project}")
+    width = max(len(check.name) for check in report.checks)
+    for check in report.checks:
+        status = "ok  " if check.ok else "FAIL"
+        found = f"{check.checked:,} checked" if check.ok else f"{check.problems:,} problems in {check.checked:,}"
+        typer.echo(f"{status}  {check.name:<{width}}  {check.what} · {found}")
+        for example in check.examples:
+            typer.echo(f"      {example}")
+        if check.problems > len(check.examples):
+            typer.echo(f"      … and {check.problems - len(check.examples):,} more")
+    states = ", ".join(f"{count} {state}" for state, count in report.judge_runs.items() if count)
+    typer.echo(f"judge runs: {states or 'none'}")
+    for note in report.notes:
+        typer.echo(f"      {note}")
+
+
+@commands.command("check")
+@handles_errors
+def check_command(
+    ctx: typer.Context,
+    fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="How to print the report (table: text).")]
+    = OutputFormat.table,
+) -> None:
+    """Check the project file: labels and bank items against their events, orphan rows, keys held
+    twice, stored rankings, judge runs' states and counts. Exit 1 when a problem is found."""
+    with open_project(ctx) as project:
+        report = project.check()
+    if fmt is OutputFormat.json:
+        emit_object(report.as_dict(), fmt)
+    elif fmt is OutputFormat.table:
+        print_report(report)
+    else:
+        emit_records([{k: v for k, v in c.as_dict().items() if k != "examples"} for c in report.checks], fmt)
+    if not report.ok:
+        stderr_console().print(f"{report.problems:,} problems found", highlight=False)
+        raise typer.Exit(ExitCode.RUNTIME_ERROR)

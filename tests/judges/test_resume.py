@@ -24,6 +24,8 @@ import pytest
 from helpers import scalar
 from judge_helpers import REPO, human_qrels, sample_copy
 
+from studio import Project
+
 pytestmark = pytest.mark.slow
 
 TOPICS = ("1001", "1002")
@@ -93,6 +95,9 @@ def test_killed_judge_resumes_where_it_stopped(tmp_path: Path) -> None:
     assert seen >= KILL_AFTER
     assert KILL_AFTER <= len(before) < LIMIT, f"{len(before)} calls stored before the kill"
     assert len(set(before)) == len(before)
+    with Project.open(db) as project:  # the killed run is interrupted, and the project whole
+        assert [r["state"] for r in project.judge_runs() if r["label_set"] == NAME] == ["interrupted"]
+        assert project.check().ok
 
     done = subprocess.run(command(db), capture_output=True, text=True, env=environment(tmp_path, terminal=False),
                           cwd=tmp_path, timeout=600)
@@ -125,3 +130,6 @@ def test_killed_judge_resumes_where_it_stopped(tmp_path: Path) -> None:
         runs = con.execute("SELECT finished_at IS NOT NULL, calls, cache_hits FROM judge_runs WHERE backend <> 'import'"
                            " ORDER BY 1").fetchall()
         assert runs == [(False, None, None), (True, LIMIT - len(before), len(before))]
+    with Project.open(db) as project:
+        assert [r["state"] for r in project.judge_runs() if r["label_set"] == NAME] == ["interrupted", "finished"]
+        assert project.check().ok

@@ -8,6 +8,7 @@ which recomputes only that topic.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
 from typing import Any
 
@@ -22,6 +23,9 @@ from studio.store import labels as label_store
 from studio.store import rankings as ranking_store
 
 DEFAULT_MEASURES = ("nDCG@10", "AP", "P@10", "RR", "R@100")
+
+# What a caller writes with a label edit, in the same transaction: (transaction, the new event).
+WithEdit = Callable[[Connection, dict[str, Any]], object]
 
 
 def measure_of(text: str | Measure) -> Measure:
@@ -129,9 +133,10 @@ class EvaluationEngine:
 
     def set_label(
         self, qrels: str, qid: str, docid: str, grade: float | None, *,
-        note: str | None = None, person: str | None = None,
+        note: str | None = None, person: str | None = None, also: WithEdit | None = None,
     ) -> dict[str, Any]:
-        """Record one audited label edit and update the cached leaderboards of that label set."""
+        """Record one audited label edit and update the cached leaderboards of that label set.
+        `also` writes what belongs with the edit (a review decision) in the edit's transaction."""
         set_id = self.label_set_id(qrels)
         known = self._known_grade(qrels, qid, docid)
         with self.db.transaction() as tx:
@@ -139,6 +144,8 @@ class EvaluationEngine:
             event = label_store.append_label_event(
                 tx, set_id, qid, docid, grade, origin="person", source=person, batch_id=batch, note=note, known=known
             )
+            if also is not None:
+                also(tx, event)
         self._batches[("label", person)] = batch  # kept once its first edit is committed
         self._applied(qrels, qid, docid, grade, known, event["event"])
         return {"qrels": qrels, **event}
@@ -167,11 +174,14 @@ class EvaluationEngine:
         set_id = self.label_set_id(qrels) if qrels is not None else None
         return self._revert(label_store.last_undoable_event(self.db.cursor(), set_id), person)
 
-    def revert(self, event_id: int, *, person: str | None = None) -> dict[str, Any] | None:
-        """Undo one particular person edit (None when it does not exist or was undone already)."""
-        return self._revert(label_store.undoable_event(self.db.cursor(), event_id), person)
+    def revert(self, event_id: int, *, person: str | None = None, also: WithEdit | None = None
+               ) -> dict[str, Any] | None:
+        """Undo one particular person edit (None when it does not exist or was undone already);
+        `also` as for `set_label`."""
+        return self._revert(label_store.undoable_event(self.db.cursor(), event_id), person, also)
 
-    def _revert(self, found: label_store.UndoableEvent | None, person: str | None) -> dict[str, Any] | None:
+    def _revert(self, found: label_store.UndoableEvent | None, person: str | None,
+                also: WithEdit | None = None) -> dict[str, Any] | None:
         if found is None:
             return None
         con = self.db.cursor()
@@ -186,6 +196,8 @@ class EvaluationEngine:
                 tx, label_set, qid, docid, previous, origin="undo", source=person, batch_id=batch,
                 undoes=event_id, known=known,
             )
+            if also is not None:
+                also(tx, event)
         self._batches[("undo", person)] = batch
         self._applied(name, qid, docid, previous, known, event["event"])
         return {"qrels": name, **event}

@@ -20,6 +20,7 @@ from studio.metrics import agreement as agree
 from studio.services.meta.comparison import correlation, disagreements
 from studio.services.project import Project
 from studio.services.views.pair_context import RankMove, Retrieval, leaderboard_moves, retrieved_by
+from studio.store import Connection
 from studio.store import review as review_store
 from studio.store.pools import passage_texts, topic_texts
 
@@ -251,15 +252,18 @@ class ReviewSession:
                     None)
         if last is None:
             return None
+        pair = {"qid": last["qid"], "docid": last["docid"]}
+        reverted = None
         if last["label_event"] is not None:
-            self.project.engine.revert(int(last["label_event"]), person=self.person)
-        with self.project.db.transaction() as tx:
-            review_store.add_decision(tx, self.ref, self.qrels, last["qid"], last["docid"], "undo",
-                                      person=self.person, undoes=int(last["decision"]))
-        pair = (last["qid"], last["docid"])
-        self.decided.pop(pair, None)
+            # The revert and its log entry in one transaction: never a reverted grade the log misses.
+            reverted = self.project.engine.revert(
+                int(last["label_event"]), person=self.person,
+                also=lambda tx, _: self._decision(tx, pair, "undo", undoes=int(last["decision"])))
+        if reverted is None:  # no grade to revert (a skip), or it was reverted elsewhere already
+            self._log(pair, "undo", undoes=int(last["decision"]))
+        self.decided.pop((last["qid"], last["docid"]), None)
         self.decisions_made = max(0, self.decisions_made - 1)
-        self._show(pair)
+        self._show((last["qid"], last["docid"]))
         return last
 
     def go(self, step: int) -> None:
@@ -298,9 +302,14 @@ class ReviewSession:
     def _label(self, action: str, grade: float) -> dict[str, Any]:
         pair = self._require_pair()
         note = f"review against {self.ref}: {action}"
-        event = self.project.engine.set_label(self.qrels, pair["qid"], pair["docid"], grade, note=note,
-                                              person=self.person)
-        decision = self._log(pair, action, grade=grade, label_event=int(event["event"]))
+        logged: list[dict[str, Any]] = []
+        # The grade and its log entry in one transaction: a review killed at any point never
+        # leaves an edit the log misses (the pair would come back as undecided).
+        self.project.engine.set_label(
+            self.qrels, pair["qid"], pair["docid"], grade, note=note, person=self.person,
+            also=lambda tx, event: logged.append(
+                self._decision(tx, pair, action, grade=grade, label_event=int(event["event"]))))
+        decision = logged[0]
         self.decided[(pair["qid"], pair["docid"])] = decision
         self.decisions_made += 1
         self.position += 1
@@ -308,8 +317,11 @@ class ReviewSession:
 
     def _log(self, pair: dict[str, Any], action: str, **fields: Any) -> dict[str, Any]:
         with self.project.db.transaction() as tx:
-            decision_id = review_store.add_decision(tx, self.ref, self.qrels, pair["qid"], pair["docid"], action,
-                                                    person=self.person, **fields)
+            return self._decision(tx, pair, action, **fields)
+
+    def _decision(self, tx: Connection, pair: dict[str, Any], action: str, **fields: Any) -> dict[str, Any]:
+        decision_id = review_store.add_decision(tx, self.ref, self.qrels, pair["qid"], pair["docid"], action,
+                                                person=self.person, **fields)
         return {"decision": decision_id, "qid": pair["qid"], "docid": pair["docid"], "action": action, **fields}
 
 

@@ -3,11 +3,15 @@ copied for each test that changes it."""
 
 from __future__ import annotations
 
+import os
 import shutil
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from helpers import judge_all
+from terminal_helpers import Terminal
 
 from studio.services.judging.config import JudgeConfig
 from studio.services.sample_project import build_sample_project
@@ -45,3 +49,16 @@ def simulated_sample_template(sample_template: Path, tmp_path_factory: pytest.Te
 @pytest.fixture()
 def simulated_sample(simulated_sample_template: Path, tmp_path: Path) -> Path:
     return copy_project(simulated_sample_template, tmp_path)
+
+
+@pytest.fixture
+def terminal(tmp_path: Path) -> Iterator[Terminal]:
+    """A real terminal (tmux) whose programs see a private home folder."""
+    unset = {"TMUX", "STUDIO_DB", "STUDIO_SAMPLE_DATA", "COLUMNS", "LINES"}
+    env = {k: v for k, v in os.environ.items() if k not in unset}
+    env.update(HOME=str(tmp_path), XDG_DATA_HOME=str(tmp_path / "data"))
+    session = Terminal(f"studio-test-{uuid.uuid4().hex[:10]}", env)
+    try:
+        yield session
+    finally:
+        session.kill()

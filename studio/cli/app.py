@@ -16,6 +16,7 @@ import typer
 from studio import __version__
 from studio.cli import bank, check, embeddings, evaluate, export, imports, judge, judges, launch, listing, meta, report
 from studio.cli.context import Options
+from studio.store.database import DEFAULT_WAIT_SECONDS
 
 app = typer.Typer(
     name="studio",
@@ -56,11 +57,16 @@ def main(
         Path | None,
         typer.Option("--db", envvar="STUDIO_DB", help="Project file (default: ./studio.duckdb)."),
     ] = None,
+    wait: Annotated[
+        float,
+        typer.Option("--wait", envvar="STUDIO_WAIT", min=0.0, metavar="SECONDS",
+                     help="How long to wait for the project file while another studio process writes to it."),
+    ] = DEFAULT_WAIT_SECONDS,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
     ] = False,
 ) -> None:
-    ctx.obj = Options(db=db)
+    ctx.obj = Options(db=db, wait=wait)
 
 
 def run() -> None:

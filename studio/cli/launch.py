@@ -13,6 +13,7 @@ from studio.cli.listing import print_overview
 from studio.cli.output import OutputFormat, stderr_console
 from studio.domain.choices import ScreenName
 from studio.services.locations import demo_project_path
+from studio.services.project import Project
 from studio.services.sample_project import build_sample_project
 from studio.services.views.overview import overview
 
@@ -39,8 +40,7 @@ def demo(
         with project:
             print_overview(overview(project), fmt)
         return
-    project.close()
-    _run_tui(path, screen=ScreenName.review)
+    _run_tui(project, screen=ScreenName.review)
 
 
 @commands.command()
@@ -53,15 +53,12 @@ def tui(
     person: Annotated[str | None, typer.Option(envvar="STUDIO_PERSON", help="Who reviews.")] = None,
 ) -> None:
     """Open the studio on the project."""
-    project = open_project(ctx)
-    path = Path(project.path)
-    project.close()
-    _run_tui(path, screen=screen, ref=ref, qrels=qrels, person=person)
+    _run_tui(open_project(ctx), screen=screen, ref=ref, qrels=qrels, person=person)
 
 
-def _run_tui(path: Path, *, screen: ScreenName, ref: str | None = None, qrels: str | None = None,
+def _run_tui(project: Project, *, screen: ScreenName, ref: str | None = None, qrels: str | None = None,
              person: str | None = None) -> None:
     # Imported here so that headless commands never load Textual.
     from studio.tui.app import run_studio
 
-    run_studio(path, screen=screen.value, ref=ref, qrels=qrels, person=person)
+    run_studio(project, screen=screen.value, ref=ref, qrels=qrels, person=person)

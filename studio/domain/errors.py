@@ -32,3 +32,8 @@ class UsageError(StudioError, ValueError):
 class ProjectError(StudioError, RuntimeError):
     """A project file the studio cannot work with as it stands: it cannot be opened, or a newer
     studio wrote it. The request may be fine; the file is the problem."""
+
+
+class ProjectBusy(ProjectError):
+    """Another process held the project file for longer than this one would wait. Nothing was
+    changed; asking again later (or waiting longer) fixes it."""

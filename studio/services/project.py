@@ -10,6 +10,7 @@ from typing import Any
 from studio.domain.models import LabelSetKind
 from studio.formats.trec import OnDuplicate
 from studio.services.evaluation.answers import system_leaderboard
+from studio.services.evaluation.changes import ChangeWatcher
 from studio.services.evaluation.engine import DEFAULT_MEASURES, EvaluationEngine
 from studio.services.imports import catalog as import_catalog
 from studio.services.imports import trec as import_trec
@@ -27,6 +28,8 @@ from studio.services.rubric.graded_files import import_graded
 from studio.store import Database, listing
 from studio.store import judging as judge_store
 from studio.store import labels as label_store
+from studio.store.database import DEFAULT_WAIT_SECONDS
+from studio.store.file_lock import WaitNotice
 
 PathLike = str | Path
 
@@ -50,9 +53,21 @@ class Project:
         self.engine = EvaluationEngine(database)
 
     @classmethod
-    def open(cls, path: PathLike) -> Project:
-        """Open (creating and migrating as needed) the project file at `path` (":memory:" allowed)."""
-        return cls(Database(path))
+    def open(cls, path: PathLike, *, wait: float = DEFAULT_WAIT_SECONDS, notice: WaitNotice | None = None) -> Project:
+        """Open (creating and migrating as needed) the project file at `path` (":memory:" allowed).
+
+        Another process may be writing to it: this one waits up to `wait` seconds for its turn
+        (`notice` hears whom it waits for) and raises ProjectBusy after that.
+        """
+        return cls(Database(path, wait=wait, notice=notice))
+
+    def watch_changes(self) -> ChangeWatcher:
+        """What other processes write from now on, applied to this project's leaderboards on `poll()`."""
+        return ChangeWatcher(self.engine)
+
+    def release(self) -> None:
+        """Let other processes have the file until the next call needs it (what is in memory stays)."""
+        self.db.release()
 
     @property
     def path(self) -> str:

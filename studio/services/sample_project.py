@@ -38,5 +38,6 @@ def build_sample_project(path: Path, *, rebuild: bool = False, source: Path | No
         project.import_bank(data / "banks" / "questions.jsonl.gz", name="questions")
         project.import_bank(data / "banks" / "nuggets.jsonl", name="nuggets")
     Path(str(path) + ".wal").unlink(missing_ok=True)
+    Path(str(partial) + ".lock").unlink(missing_ok=True)  # the temporary file's turn-taking lock
     os.replace(partial, path)
     return Project.open(path)

@@ -1,8 +1,18 @@
-"""The project file: one DuckDB database, opened, migrated and written in transactions."""
+"""The project file: one DuckDB database, opened, migrated and written in transactions, and
+held only while it is used, so that several studio processes can work on one project.
+
+A `Database` opens its file on first use (taking the studio's lock on it, waiting for another
+holder as `file_lock` says) and keeps it until `release()`, which a long job calls between its
+writes and the TUI calls when idle; the next use opens it again. Every write transaction also
+counts one change in the project, which tells a process that holds state in memory (the TUI)
+that another one wrote meanwhile.
+"""
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -10,61 +20,220 @@ from typing import Any
 
 import duckdb
 
-from studio.domain.errors import ProjectError
+from studio.domain.errors import ProjectBusy, ProjectError
+from studio.store.file_lock import POLL_SECONDS, ProjectLock, WaitNotice, busy, holder_from_duckdb
 from studio.store.migrations import LATEST_VERSION, MIGRATIONS
 
 Connection = duckdb.DuckDBPyConnection
+DEFAULT_WAIT_SECONDS = 30.0
+CHANGE_COUNTER_FROM = 12  # the schema version that added the project's change counter
 
 
 class Database:
     """A project file with its migrations applied.
 
     DuckDB connections are not shared between threads: `cursor()` hands each thread its own
-    cursor on the same database, as DuckDB's Python documentation prescribes.
+    cursor on the same database, as DuckDB's Python documentation prescribes. `release()` closes
+    them all: the caller makes sure no other thread is using one (the TUI releases only when no
+    worker runs).
     """
 
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, *, wait: float = DEFAULT_WAIT_SECONDS,
+                 notice: WaitNotice | None = None) -> None:
         self.path = str(path)
-        if self.path != ":memory:":
+        self.in_memory = self.path == ":memory:"
+        if not self.in_memory:
             Path(self.path).parent.mkdir(parents=True, exist_ok=True)
-        try:
-            self.connection = duckdb.connect(self.path)
-        except duckdb.Error as error:
-            raise ProjectError(f"cannot open project file {self.path}: {error}") from error
+        self.wait = wait
+        self.notice = notice
+        self._lock = ProjectLock(self.path)
+        self._guard = threading.RLock()
+        self._connection: Connection | None = None
+        self._cursors: list[Connection] = []
         self._local = threading.local()
+        self._generation = 0
         self._owner = threading.get_ident()
-        self._migrate()
+        self._transactions = 0
+        self._closed = False
+        self._migrating = False
+        self.changes_seen = 0  # the change counter as this process last wrote or read it
+        self.outside_writes = False  # another process wrote between this one's transactions
+        self.signature_at_release: tuple[int, int] | None = None
+        self.defer_release = False  # set by a front end that releases the file itself when idle
+        self.changes_seen = self.change_counter()  # opens the file now: a bad one is reported at once
+
+    # -- holding the file --------------------------------------------------------------------------
+
+    @property
+    def connection(self) -> Connection:
+        """The main connection, opening the file (and waiting for it) when it is not held."""
+        with self._guard:
+            if self._closed:
+                raise ProjectError(f"{self.path} was closed")
+            if self._connection is None:
+                self._connection = self._connect()
+                self._generation += 1
+                self._owner = threading.get_ident()
+                self._migrate()
+            return self._connection
+
+    @property
+    def held(self) -> bool:
+        return self._connection is not None
+
+    def _connect(self) -> Connection:
+        if self.in_memory:
+            return duckdb.connect(self.path)
+        self._lock.acquire(self.wait, self.notice)
+        try:
+            return self._connect_locked()
+        except BaseException:
+            self._lock.release()
+            raise
+
+    def _connect_locked(self) -> Connection:
+        # With the studio's lock taken, only a program outside the studio can hold DuckDB's own.
+        deadline, told = time.monotonic() + self.wait, False
+        while True:
+            try:
+                return duckdb.connect(self.path)
+            except duckdb.IOException as error:
+                if "lock" not in str(error).lower():
+                    raise ProjectError(f"cannot open project file {self.path}: {error}") from error
+                holder = holder_from_duckdb(str(error))
+                if not told and self.notice is not None:
+                    self.notice(holder)
+                    told = True
+                if time.monotonic() >= deadline:
+                    raise busy(self.path, holder, self.wait) from None
+                time.sleep(POLL_SECONDS)
+            except duckdb.Error as error:
+                raise ProjectError(f"cannot open project file {self.path}: {error}") from error
+
+    def release(self) -> None:
+        """Give the file up until the next use (not inside a transaction; not for ":memory:")."""
+        with self._guard:
+            if self.in_memory or self._connection is None or self._transactions:
+                return
+            self._close_connections()
+            self.signature_at_release = self.signature()
+
+    def try_hold(self) -> bool:
+        """Open the file unless another process holds it right now (False: try again later)."""
+        with self._guard:
+            if self._connection is not None:
+                return True
+            saved = self.wait, self.notice
+            self.wait, self.notice = 0.0, None
+            try:
+                self.cursor()
+            except ProjectBusy:
+                return False
+            finally:
+                self.wait, self.notice = saved
+            return True
+
+    def close(self) -> None:
+        with self._guard:
+            if self._connection is not None:
+                self._close_connections()
+            self._closed = True
+
+    def _close_connections(self) -> None:
+        assert self._connection is not None
+        for cursor in self._cursors:
+            cursor.close()
+        self._cursors.clear()
+        try:
+            self._connection.close()
+        except duckdb.Error:  # a query still running on this connection: stop it, then close
+            self._connection.interrupt()
+            self._connection.close()
+        self._connection = None
+        self._lock.release()
+
+    def signature(self) -> tuple[int, int] | None:
+        """(modification time, size) of the file: a cheap sign that some process wrote to it."""
+        if self.in_memory:
+            return None
+        try:
+            status = os.stat(self.path)
+        except OSError:
+            return None
+        return status.st_mtime_ns, status.st_size
+
+    # -- using it ------------------------------------------------------------------------------------
 
     def cursor(self) -> Connection:
-        """The calling thread's connection (the main one on the opening thread)."""
+        """The calling thread's connection (the main one on the thread that opened the file)."""
+        connection = self.connection
         if threading.get_ident() == self._owner:
-            return self.connection
-        cursor = getattr(self._local, "cursor", None)
-        if cursor is None:
-            cursor = self._local.cursor = self.connection.cursor()
-        return cursor
+            return connection
+        found = getattr(self._local, "cursor", None)
+        if found is None or found[0] != self._generation:
+            with self._guard:
+                cursor = connection.cursor()
+                self._cursors.append(cursor)
+            found = self._local.cursor = (self._generation, cursor)
+        return found[1]
 
     @contextmanager
     def transaction(self) -> Iterator[Connection]:
         """All or nothing: an exception rolls every write of the block back."""
-        con = self.cursor()
-        con.execute("BEGIN TRANSACTION")
+        with self._guard:  # counted before the cursor is taken: release() now waits for the end
+            self._transactions += 1
         try:
-            yield con
-        except BaseException:
-            con.execute("ROLLBACK")
-            raise
-        con.execute("COMMIT")
+            con = self.cursor()
+            con.execute("BEGIN TRANSACTION")
+            try:
+                yield con
+                counted = self._count_change(con)
+            except BaseException:
+                con.execute("ROLLBACK")
+                raise
+            con.execute("COMMIT")
+            if counted is not None:
+                self.outside_writes |= counted != self.changes_seen + 1
+                self.changes_seen = counted
+        finally:
+            with self._guard:
+                self._transactions -= 1
 
-    def close(self) -> None:
-        self.connection.close()
+    @contextmanager
+    def busy(self) -> Iterator[None]:
+        """Reads outside a transaction that `release()` from another thread must not cut short."""
+        with self._guard:
+            self._transactions += 1
+        try:
+            yield
+        finally:
+            with self._guard:
+                self._transactions -= 1
+
+    def idle(self) -> None:
+        """A long job has written what it had: give the file up, unless this process decides
+        itself when to (the TUI, whose other threads may be using the file)."""
+        if not self.defer_release:
+            self.release()
+
+    def _count_change(self, con: Connection) -> int | None:
+        if self._migrating:
+            return None
+        row = con.execute("UPDATE project_changes SET counter = counter + 1 RETURNING counter").fetchone()
+        return int(row[0]) if row else None
+
+    def change_counter(self) -> int:
+        """How many write transactions the project has seen (from every process)."""
+        row = self.cursor().execute("SELECT counter FROM project_changes").fetchone()
+        return int(row[0]) if row else 0
 
     def schema_version(self) -> int:
         row = self.connection.execute("SELECT max(version) FROM schema_version").fetchone()
         return int(row[0]) if row and row[0] is not None else 0
 
     def _migrate(self) -> None:
-        con = self.connection
+        con = self._connection
+        assert con is not None
         con.execute(
             "CREATE TABLE IF NOT EXISTS schema_version ("
             " version INTEGER PRIMARY KEY,"
@@ -75,12 +244,16 @@ class Database:
             raise ProjectError(
                 f"{self.path} was written by a newer studio (schema {current} > {LATEST_VERSION})"
             )
-        for version, statements in MIGRATIONS:
-            if version <= current:
-                continue
-            with self.transaction() as tx:
-                tx.execute(statements)
-                tx.execute("INSERT INTO schema_version (version) VALUES (?)", [version])
+        self._migrating = True
+        try:
+            for version, statements in MIGRATIONS:
+                if version <= current:
+                    continue
+                with self.transaction() as tx:
+                    tx.execute(statements)
+                    tx.execute("INSERT INTO schema_version (version) VALUES (?)", [version])
+        finally:
+            self._migrating = False
 
 
 def new_batch(con: Connection, command: str, source: str | None) -> int:

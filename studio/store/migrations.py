@@ -346,6 +346,15 @@ MIGRATIONS: list[tuple[int, str]] = [
         ALTER TABLE judge_runs ADD COLUMN stopped_at TIMESTAMP;
         """,
     ),
+    (
+        12,
+        """
+        -- One more per write transaction, from any process: a process that keeps the project's
+        -- state in memory (the TUI) compares it with what it saw last to notice others' writes.
+        CREATE TABLE project_changes (counter BIGINT NOT NULL);
+        INSERT INTO project_changes VALUES (0);
+        """,
+    ),
 ]
 
 LATEST_VERSION = MIGRATIONS[-1][0]

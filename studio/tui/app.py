@@ -28,6 +28,12 @@ from studio.tui.screens.review import ReviewScreen
 from studio.tui.state import StateApp, StudioState, default_selection
 from studio.tui.widgets.help import HelpScreen
 
+# How often the studio gives the project file up when idle and looks for others' writes.
+IDLE_SECONDS = 0.5
+# Workers that hold the file only inside their own transactions (judges, re-grading) and so do
+# not keep the studio from releasing it while they run.
+LONG_JOBS = frozenset({"judge", "regrade"})
+
 
 class StudioApp(StateApp):
     TITLE = "Relevance Assessment Studio"
@@ -54,8 +60,30 @@ class StudioApp(StateApp):
         self.start_screen = ScreenName(screen)
 
     def on_mount(self) -> None:
+        # The project file is given up whenever the studio is idle, so that headless commands
+        # and judges in other terminals work meanwhile; what they write is noticed and shown.
+        self.state.project.db.defer_release = True
+        self.watcher = self.state.project.watch_changes()
+        self.set_interval(IDLE_SECONDS, self.share_the_file)
         if self.start_screen != self.DEFAULT_MODE:
             self.switch_mode(self.start_screen)
+
+    def share_the_file(self) -> None:
+        """Release the file when no work but a long job's is under way, and show others' writes."""
+        if any(not worker.is_finished and worker.group not in LONG_JOBS for worker in self.workers):
+            return
+        if not self.state.engine_lock.acquire(blocking=False):
+            return
+        try:
+            self.state.project.release()  # a long job's writes and reads are waited for
+            changes = self.watcher.poll()
+        finally:
+            self.state.engine_lock.release()
+        if changes is not None:
+            self.notify(changes.describe(), title="Written elsewhere", timeout=6)
+            screen = self.screen
+            if isinstance(screen, StudioScreen):
+                screen.project_changed()
 
     def action_context_help(self) -> None:
         screen = self.screen
@@ -74,9 +102,9 @@ class StudioApp(StateApp):
                         timeout=10)
 
 
-def run_studio(path: Path, *, screen: str = ScreenName.overview, ref: str | None = None, qrels: str | None = None,
-               person: str | None = None) -> None:
-    """Open the studio on the project file at `path` and return when the user quits."""
+def run_studio(project: Project, *, screen: str = ScreenName.overview, ref: str | None = None,
+               qrels: str | None = None, person: str | None = None) -> None:
+    """Open the studio on `project` and return (closing it) when the user quits."""
     who = person or os.environ.get("STUDIO_PERSON") or getpass.getuser()
-    with Project.open(path) as project:
+    with project:
         StudioApp(project, screen=screen, ref=ref, qrels=qrels, person=who).run()

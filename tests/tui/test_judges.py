@@ -3,15 +3,19 @@ and from the project file, never from the status text."""
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from fakes import ScriptedBackend
 from helpers import judge_all
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Select
 from tui_helpers import Messages, drive, settle, until
 
+from studio.judges.backend import ChatRequest, ChatResult
+from studio.judges.simulated import SimulatedBackend
 from studio.services.judging.config import JudgeConfig
 from studio.services.project import Project
 from studio.tui.app import StudioApp
@@ -52,7 +56,17 @@ def test_a_simulated_judge_runs_to_completion_from_the_judges_screen(sample: Pat
     drive(sample, steps, screen="judges")
 
 
-def test_cancel_keeps_what_was_judged_and_start_resumes_from_the_cache(sample: Path) -> None:
+def test_cancel_keeps_what_was_judged_and_start_resumes_from_the_cache(sample: Path,
+                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    # A judge at a model's pace (the simulated one answers at once; answers are written in groups).
+    answer = SimulatedBackend._answer
+
+    def paced(self: SimulatedBackend, request: ChatRequest) -> ChatResult:
+        time.sleep(0.01)
+        return answer(self, request)
+
+    monkeypatch.setattr(SimulatedBackend, "_answer", paced)
+
     async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
         app.screen.query_one("#name", Input).value = "resumed"
         await pilot.press("ctrl+s")

@@ -8,7 +8,7 @@ which recomputes only that topic.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
@@ -21,6 +21,7 @@ from studio.metrics.rankings import Rankings, rankings_from_stored
 from studio.store import Connection, Database, new_batch
 from studio.store import labels as label_store
 from studio.store import rankings as ranking_store
+from studio.store.changes import OutsideEvent
 
 DEFAULT_MEASURES = ("nDCG@10", "AP", "P@10", "RR", "R@100")
 
@@ -97,6 +98,28 @@ class EvaluationEngine:
             self._evaluators.pop(name, None)
             self._set_ids.pop(name, None)
             self._as_of.pop(name, None)
+
+    def own_batches(self) -> set[int]:
+        """The batches of the edits made through this engine."""
+        return set(self._batches.values())
+
+    def apply_events(self, events: Sequence[OutsideEvent], sequence: int, *, replay_limit: int) -> None:
+        """Bring the cached evaluators up to date with the label events written elsewhere (oldest
+        first; one's own are applied again harmlessly: the last event of a pair decides), which
+        makes them current as of the event `sequence` value read with them."""
+        self._set_ids.clear()  # a label set replaced elsewhere has a new id
+        by_set: dict[str, list[OutsideEvent]] = {}
+        for event in events:
+            by_set.setdefault(event.label_set, []).append(event)
+        for name in list(self._evaluators):
+            mine = by_set.get(name, [])
+            if self._as_of.get(name) is None or len(mine) > replay_limit:
+                self.forget_labels(name)  # read again on next use
+                continue
+            evaluator = self._evaluators[name]
+            for event in mine:
+                evaluator.set_label(event.qid, event.docid, event.grade)
+            self._as_of[name] = sequence
 
     # -- leaderboards ------------------------------------------------------------------------
 

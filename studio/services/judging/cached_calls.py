@@ -14,6 +14,7 @@ from typing import Any
 
 from studio.judges.backend import Backend, ChatRequest, call_key
 from studio.services.judging.config import JudgeProgress
+from studio.services.judging.timed_batches import timed_batches
 from studio.store import Database
 from studio.store import judging as judge_store
 
@@ -42,12 +43,19 @@ def ask(db: Database, backend: Backend, requests: Sequence[ChatRequest]) -> Gene
     first = {key: index for index, key in reversed(list(enumerate(keys)))}  # one call per distinct prompt
     pending = [index for key, index in first.items() if key not in cached]
     start = time.perf_counter()
-    for done, (position, result) in enumerate(backend.complete([requests[i] for i in pending]), start=1):
-        i = pending[position]
-        with db.transaction() as tx:
-            judge_store.store_call(tx, keys[i], backend.name, backend.model, params, requests[i].as_json(),
-                                   output=result.text, error=result.error, label_probs=result.label_probs,
-                                   prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
-                                   seconds=result.seconds, cost=result.cost)
-        yield JudgeProgress(done + len(cached), len(first), done, len(cached), 0, time.perf_counter() - start)
-    return Answers(keys, judge_store.cached_calls(con, keys), len(pending), len(cached))
+    db.idle()  # the model works with the file free for other processes
+    done = 0
+    for batch in timed_batches(backend.complete([requests[i] for i in pending])):
+        with db.transaction() as tx:  # what arrived within half a second, in one short transaction
+            for position, result in batch:
+                i = pending[position]
+                judge_store.store_call(tx, keys[i], backend.name, backend.model, params, requests[i].as_json(),
+                                       output=result.text, error=result.error, label_probs=result.label_probs,
+                                       prompt_tokens=result.prompt_tokens,
+                                       completion_tokens=result.completion_tokens,
+                                       seconds=result.seconds, cost=result.cost)
+        db.idle()
+        for _ in batch:
+            done += 1
+            yield JudgeProgress(done + len(cached), len(first), done, len(cached), 0, time.perf_counter() - start)
+    return Answers(keys, judge_store.cached_calls(db.cursor(), keys), len(pending), len(cached))

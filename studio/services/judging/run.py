@@ -22,6 +22,7 @@ from studio.services.judging.label_writers import write_own_scores, write_prefer
 from studio.services.judging.ownership import lets_go_when_given_up
 from studio.services.judging.pools import pool_pairs
 from studio.services.judging.stale import stale_plan
+from studio.services.judging.timed_batches import timed_batches
 from studio.services.judging.units import Unit, bank_items, build_units
 from studio.services.rubric.derive import refresh_derived
 from studio.store import Database, new_batch
@@ -68,104 +69,119 @@ def run_judge(
     """
     start = time.perf_counter()
     method = get_method(config.method, config.prompt)
-    pairs = pool_pairs(db, config)
-    plan = stale_plan(db, config, pairs) if stale_only else None
-    # Units first: a judge that cannot run (no bank for a rubric method) is refused before it
-    # loads a model or creates its label set.
-    units, missing = build_units(db, method, pairs, config.seed, config.bank,
-                                 only=plan.to_grade if plan is not None else None)
-    backend = backend or make_backend(db, config)
-    params = backend.params()
-    set_id = judge_label_set(db, config.name, backend.name)
-    for unit in units:
-        unit.key = call_key(backend.name, backend.model, params, unit.request)
-    with db.transaction() as tx:
-        run = judge_store.create_judge_run(
-            tx, set_id, method=method.name, backend=backend.name, model=backend.model,
-            prompt_name=method.prompt.name, prompt_hash=method.prompt.sha256,
-            params=params | {"seed": config.seed, "config": rerunnable(config)}, pool=config.pool,
-        )
-        batch = new_batch(tx, "judge", f"{config.name} run {run}")
-        if plan is not None:
-            judge_store.copy_judgments(tx, plan.previous, run, sorted(plan.kept))
-        for qid, docid in missing:
-            judge_store.add_judgment(tx, run, qid, docid, None, "", label=None,
-                                     parse_error="no text for the topic or document", expected=None, confidence=None)
-    source = f"judge run {run}"
-    by_key: dict[str, list[Unit]] = {}
-    for unit in units:
-        by_key.setdefault(unit.key, []).append(unit)
-    total = len(units) + len(missing)
-    stats = {"done": len(missing), "calls": 0, "hits": 0, "failures": len(missing), "prompt": 0, "completion": 0}
-    cost = 0.0
-
-    def record(tx: Any, key: str, output: str | None, error: str | None, probs: dict[str, float] | None) -> None:
-        for unit in by_key[key]:
-            stats["done"] += 1
-            outcomes: list[tuple[str | None, Parsed, float | None, float | None]]
-            if unit.window and method.parse_window is not None:  # window units come from window methods
-                window_parsed = (method.parse_window(output, len(unit.window))
-                                 if output is not None else [Parsed(None, f"call failed: {error}")] * len(unit.window))
-                outcomes = [(item, parsed, None, None) for item, parsed in zip(unit.window, window_parsed, strict=True)]
-            else:
-                outcomes = [(unit.item_id, *_outcome(method, output, error, probs))]
-            hashes = unit.item_hashes or (None,) * len(outcomes)
-            for (item_id, parsed, expected, confidence), item_hash in zip(outcomes, hashes, strict=True):
-                label = parsed.label
-                judge_store.add_judgment(tx, run, unit.qid, unit.docid, unit.docid_b, key, label=label,
-                                         parse_error=parsed.error, expected=expected, confidence=confidence,
-                                         item_id=item_id, item_hash=item_hash)
-                if label is None:
-                    stats["failures"] += 1
-                elif (not method.pairwise and method.item_kind is None
-                      and label_store.current_grade(tx, set_id, unit.qid, unit.docid) != label):
-                    label_store.append_label_event(tx, set_id, unit.qid, unit.docid, label, origin="judge",
-                                                   source=source, batch_id=batch)
-
-    # A call that failed for good (retries exhausted, server error) is asked again on the next
-    # run; an answer that could not be parsed is not: the model would say the same.
-    cached = {key: call for key, call in judge_store.cached_calls(db.cursor(), list(by_key)).items()
-              if call["output"] is not None}
-    if cached:
+    # Reads outside transactions are marked busy: a front end that releases the file from
+    # another thread (the TUI) then waits for them; the file is free while a model loads.
+    with db.busy():
+        pairs = pool_pairs(db, config)
+        plan = stale_plan(db, config, pairs) if stale_only else None
+        # Units first: a judge that cannot run (no bank for a rubric method) is refused before it
+        # loads a model or creates its label set.
+        units, missing = build_units(db, method, pairs, config.seed, config.bank,
+                                     only=plan.to_grade if plan is not None else None)
+    db.idle()
+    with db.busy():
+        backend = backend or make_backend(db, config)
+        params = backend.params()
+        set_id = judge_label_set(db, config.name, backend.name)
+        for unit in units:
+            unit.key = call_key(backend.name, backend.model, params, unit.request)
         with db.transaction() as tx:
-            for key, call in cached.items():
-                record(tx, key, call["output"], call["error"], call["label_probs"])
-                stats["hits"] += len(by_key[key])
+            run = judge_store.create_judge_run(
+                tx, set_id, method=method.name, backend=backend.name, model=backend.model,
+                prompt_name=method.prompt.name, prompt_hash=method.prompt.sha256,
+                params=params | {"seed": config.seed, "config": rerunnable(config)}, pool=config.pool,
+            )
+            batch = new_batch(tx, "judge", f"{config.name} run {run}")
+            if plan is not None:
+                judge_store.copy_judgments(tx, plan.previous, run, sorted(plan.kept))
+            for qid, docid in missing:
+                judge_store.add_judgment(tx, run, qid, docid, None, "", label=None, expected=None, confidence=None,
+                                         parse_error="no text for the topic or document")
+        source = f"judge run {run}"
+        by_key: dict[str, list[Unit]] = {}
+        for unit in units:
+            by_key.setdefault(unit.key, []).append(unit)
+        total = len(units) + len(missing)
+        stats = {"done": len(missing), "calls": 0, "hits": 0, "failures": len(missing), "prompt": 0, "completion": 0}
+        cost = 0.0
+
+        def record(tx: Any, key: str, output: str | None, error: str | None, probs: dict[str, float] | None) -> None:
+            for unit in by_key[key]:
+                stats["done"] += 1
+                outcomes: list[tuple[str | None, Parsed, float | None, float | None]]
+                if unit.window and method.parse_window is not None:  # window units come from window methods
+                    failed = [Parsed(None, f"call failed: {error}")] * len(unit.window)
+                    window_parsed = method.parse_window(output, len(unit.window)) if output is not None else failed
+                    outcomes = [(item, parsed, None, None)
+                                for item, parsed in zip(unit.window, window_parsed, strict=True)]
+                else:
+                    outcomes = [(unit.item_id, *_outcome(method, output, error, probs))]
+                hashes = unit.item_hashes or (None,) * len(outcomes)
+                for (item_id, parsed, expected, confidence), item_hash in zip(outcomes, hashes, strict=True):
+                    label = parsed.label
+                    judge_store.add_judgment(tx, run, unit.qid, unit.docid, unit.docid_b, key, label=label,
+                                             parse_error=parsed.error, expected=expected, confidence=confidence,
+                                             item_id=item_id, item_hash=item_hash)
+                    if label is None:
+                        stats["failures"] += 1
+                    elif (not method.pairwise and method.item_kind is None
+                          and label_store.current_grade(tx, set_id, unit.qid, unit.docid) != label):
+                        label_store.append_label_event(tx, set_id, unit.qid, unit.docid, label, origin="judge",
+                                                       source=source, batch_id=batch)
+
+        # A call that failed for good (retries exhausted, server error) is asked again on the next
+        # run; an answer that could not be parsed is not: the model would say the same.
+        cached = {key: call for key, call in judge_store.cached_calls(db.cursor(), list(by_key)).items()
+                  if call["output"] is not None}
+        if cached:
+            with db.transaction() as tx:
+                for key, call in cached.items():
+                    record(tx, key, call["output"], call["error"], call["label_probs"])
+                    stats["hits"] += len(by_key[key])
+    db.idle()  # the model works with the file free for other processes
     yield JudgeProgress(stats["done"], total, 0, stats["hits"], stats["failures"], time.perf_counter() - start)
 
     pending = [key for key in by_key if key not in cached]
     requests = [by_key[key][0].request for key in pending]
-    for index, result in backend.complete(requests):
-        key = pending[index]
+    for arrived in timed_batches(backend.complete(requests)):
+        # What arrived within half a second is written in one short transaction; the file is
+        # then given up until the next group, so other processes wait a few milliseconds at most.
+        progress = []
         with db.transaction() as tx:
-            judge_store.store_call(
-                tx, key, backend.name, backend.model, params, requests[index].as_json(),
-                output=result.text, error=result.error, label_probs=result.label_probs,
-                prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
-                seconds=result.seconds, cost=result.cost,
-            )
-            record(tx, key, result.text, result.error, result.label_probs)
-        stats["calls"] += 1
-        stats["prompt"] += result.prompt_tokens
-        stats["completion"] += result.completion_tokens
-        cost += result.cost or 0.0
-        yield JudgeProgress(stats["done"], total, stats["calls"], stats["hits"], stats["failures"],
-                            time.perf_counter() - start)
-    if method.pairwise:
-        write_preference_labels(db, run, set_id, pairs, batch, source)
-    extra: dict[str, Any] = {}
-    if method.own_score is not None:
+            for index, result in arrived:
+                key = pending[index]
+                judge_store.store_call(
+                    tx, key, backend.name, backend.model, params, requests[index].as_json(),
+                    output=result.text, error=result.error, label_probs=result.label_probs,
+                    prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
+                    seconds=result.seconds, cost=result.cost,
+                )
+                record(tx, key, result.text, result.error, result.label_probs)
+                stats["calls"] += 1
+                stats["prompt"] += result.prompt_tokens
+                stats["completion"] += result.completion_tokens
+                cost += result.cost or 0.0
+                progress.append(JudgeProgress(stats["done"], total, stats["calls"], stats["hits"],
+                                              stats["failures"], time.perf_counter() - start))
+        db.idle()
+        yield from progress  # reported once stored
+    with db.busy():
+        if method.pairwise:
+            write_preference_labels(db, run, set_id, pairs, batch, source)
+        extra: dict[str, Any] = {}
+        if method.own_score is not None:
+            with db.transaction() as tx:
+                write_own_scores(tx, method, run, set_id, batch, source, bank_items(db, method, config.bank))
+            extra["derived_updated"] = refresh_derived(db, config.name)
+        if plan is not None:
+            extra |= {"stale_cells": len(plan.to_grade), "deleted_cells": len(plan.stale) - len(plan.to_grade),
+                      "kept_cells": len(plan.kept)}
+        if config.price_input or config.price_output:
+            extra["cost"] = round(cost, 6)
         with db.transaction() as tx:
-            write_own_scores(tx, method, run, set_id, batch, source, bank_items(db, method, config.bank))
-        extra["derived_updated"] = refresh_derived(db, config.name)
-    if plan is not None:
-        extra |= {"stale_cells": len(plan.to_grade), "deleted_cells": len(plan.stale) - len(plan.to_grade),
-                  "kept_cells": len(plan.kept)}
-    if config.price_input or config.price_output:
-        extra["cost"] = round(cost, 6)
-    with db.transaction() as tx:
-        judge_store.finish_judge_run(tx, run, pairs=len(pairs), calls=stats["calls"], cache_hits=stats["hits"],
-                                     failures=stats["failures"])
+            judge_store.finish_judge_run(tx, run, pairs=len(pairs), calls=stats["calls"], cache_hits=stats["hits"],
+                                         failures=stats["failures"])
+    db.idle()
     yield JudgeSummary(
         label_set=config.name, method=method.name, backend=backend.name, model=backend.model, pairs=len(pairs),
         calls=stats["calls"], cache_hits=stats["hits"], failures=stats["failures"],

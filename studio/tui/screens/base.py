@@ -40,6 +40,11 @@ class StudioScreen(Screen[None]):
         with self.state.engine_lock:
             yield self.state.project
 
+    def project_changed(self) -> None:
+        """Another process wrote to the project (the leaderboards in memory are already updated):
+        show what changed. The default reads the selectors' names again."""
+        self.load_names()
+
     @work(thread=True, exclusive=True, group="names", exit_on_error=False)
     def load_names(self) -> None:
         """Read the names the selectors offer off the UI thread; `NamesLoaded` brings them."""

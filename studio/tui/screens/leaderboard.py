@@ -95,6 +95,10 @@ class LeaderboardScreen(StudioScreen):
             return
         self.compute(selection.ref, selection.qrels, selection.measure)
 
+    def project_changed(self) -> None:
+        super().project_changed()
+        self.action_recompute()
+
     @work(thread=True, exclusive=True, group="leaderboard", exit_on_error=False)
     def compute(self, ref: str, qrels: str, measure: str) -> None:
         with self.engine() as project:

@@ -95,6 +95,9 @@ class OverviewScreen(StudioScreen):
     def action_refresh_overview(self) -> None:
         self.load_overview()
 
+    def project_changed(self) -> None:
+        self.load_overview()
+
     def action_show_tab(self, tab: str) -> None:
         self.query_one(TabbedContent).active = tab
         self.query_one(f"#table-{tab}", DataTable).focus()

@@ -123,6 +123,9 @@ class ReviewScreen(StudioScreen):
 
     # -- rendering -------------------------------------------------------------------------------
 
+    def project_changed(self) -> None:
+        self.refresh_view()  # the statistics follow the leaderboards already brought up to date
+
     def refresh_view(self, stats: Stats | None = None) -> None:
         """Show the session's current pair, history and statistics (`stats` when just computed)."""
         session = self.session

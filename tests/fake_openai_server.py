@@ -128,8 +128,11 @@ class FakeOpenAIServer:
     (in arrival order); `rule` picks a fault from the request body (None: answer normally)."""
 
     def __init__(self, *, latency: float = 0.0, logprobs: bool = True,
-                 answer: Callable[[dict[str, Any]], str] = default_answer) -> None:
+                 answer: Callable[[dict[str, Any]], str] = default_answer, owned_by: str | None = None) -> None:
+        """`owned_by`: what GET /v1/models names as the models' owner (None: no model list, 404)."""
         self.latency = latency
+        self.owned_by = owned_by
+        self.model_lists = 0  # GET /v1/models requests
         self.logprobs = logprobs
         self.answer = answer
         self.rule: Callable[[dict[str, Any]], Fault | None] | None = None
@@ -198,6 +201,20 @@ def _handler(server: FakeOpenAIServer) -> type[BaseHTTPRequestHandler]:
 
         def log_message(self, format: str, *args: Any) -> None:  # quiet
             pass
+
+        def do_GET(self) -> None:
+            with server._lock:
+                server.model_lists += 1
+            if self.path != "/v1/models" or server.owned_by is None:
+                payload, status = json.dumps({"error": {"message": f"no route {self.path}"}}).encode(), 404
+            else:
+                models = {"object": "list", "data": [{"id": "fake", "object": "model", "owned_by": server.owned_by}]}
+                payload, status = json.dumps(models).encode(), 200
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(payload)))
+            self.end_headers()
+            self.wfile.write(payload)
 
         def do_POST(self) -> None:
             raw = self.rfile.read(int(self.headers.get("Content-Length") or 0))

@@ -18,7 +18,7 @@ from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import OutputFormat, emit_object, stderr_console
 from studio.cli.progress import progress_bar
-from studio.domain.choices import BackendName, DerivedScore, JudgeMethod
+from studio.domain.choices import BackendName, ConstrainMode, DerivedScore, JudgeMethod
 from studio.domain.errors import UsageError
 from studio.services.judging.config import JudgeConfig, JudgeSummary, last_config
 from studio.services.judging.run import run_judge
@@ -55,6 +55,8 @@ def judge(
     retries: Annotated[int, typer.Option(help="Retries of a transient failure (openai).")] = 5,
     price_input: Annotated[float | None, typer.Option(help="Price per million input tokens (openai).")] = None,
     price_output: Annotated[float | None, typer.Option(help="Price per million output tokens (openai).")] = None,
+    constrain: Annotated[ConstrainMode, typer.Option(
+        help="Constrain answers to the labels (openai): auto asks the server what it supports.")] = ConstrainMode.auto,
     stale: Annotated[bool, typer.Option(
         "--stale", help="Grade only the cells a bank edit made stale (the newest judge run as it was).")] = False,
     failures: Annotated[bool, typer.Option("--failures", hidden=True)] = False,  # studio judges failures
@@ -78,7 +80,7 @@ def judge(
             method=method.value, backend=backend.value, name=label_set, pool=pool, model=model, prompt=prompt,
             topics=topics, limit=limit, ref=ref, kappa=kappa, seed=seed, threads=threads, base_url=base_url,
             api_key_env=api_key_env, concurrency=concurrency, timeout=timeout, retries=retries,
-            price_input=price_input, price_output=price_output, bank=bank,
+            price_input=price_input, price_output=price_output, bank=bank, constrain=constrain.value,
         )
         if stale:
             config = last_config(project.db, label_set)

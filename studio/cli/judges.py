@@ -19,7 +19,7 @@ from studio.cli.errors import handles_errors
 from studio.cli.listing import Listing, emit_listing
 from studio.cli.output import OutputFormat, emit_object, emit_records
 from studio.cli.progress import progress_bar
-from studio.domain.choices import BackendName, JudgeMethod
+from studio.domain.choices import BackendName, ConstrainMode, JudgeMethod
 from studio.services.judging.config import JudgeConfig, last_config
 from studio.services.project import Project
 
@@ -125,6 +125,8 @@ ApiKeyEnv = Annotated[str | None, typer.Option(help="Environment variable holdin
 Seed = Annotated[int | None, typer.Option(help="Seed of sampling and decoding.")]
 Bank = Annotated[str | None, typer.Option(help="Test bank the rubric methods grade with.")]
 Prompt = Annotated[str | None, typer.Option(help="A custom prompt file or template folder.")]
+Constrain = Annotated[ConstrainMode | None, typer.Option(
+    help="Constrain answers to the labels: auto asks the server (api.openai.com: json-schema).")]
 
 
 def batch_config(project: Project, label_set: str, given: dict[str, Any]) -> JudgeConfig:
@@ -133,7 +135,7 @@ def batch_config(project: Project, label_set: str, given: dict[str, Any]) -> Jud
     judged = any(run["label_set"] == label_set for run in project.judge_runs())
     base = last_config(project.db, label_set) if judged else JudgeConfig(
         method=JudgeMethod.umbrela.value, backend=BackendName.openai.value, name=label_set)
-    chosen: dict[str, Any] = {key: value.value if isinstance(value, JudgeMethod) else value
+    chosen: dict[str, Any] = {key: value.value if isinstance(value, JudgeMethod | ConstrainMode) else value
                               for key, value in given.items() if value is not None}
     return replace(base, **chosen)
 
@@ -146,7 +148,7 @@ def export_batch(
                                       show_default=False)],
     method: Method = None, model: Model = None, pool: Pool = None, topics: Topics = None, limit: Limit = None,
     ref: Ref = None, base_url: BaseUrl = None, api_key_env: ApiKeyEnv = None, seed: Seed = None,
-    bank: Bank = None, prompt: Prompt = None, fmt: Format = OutputFormat.table,
+    bank: Bank = None, prompt: Prompt = None, constrain: Constrain = None, fmt: Format = OutputFormat.table,
 ) -> None:
     """Write the requests the call cache has no answer for as an OpenAI Batch input file (no call).
 
@@ -154,7 +156,7 @@ def export_batch(
     its values. A label set no judge has written yet takes `studio judge`'s defaults with the
     openai backend. Split jobs over 50,000 requests with --topic or --limit."""
     given = dict(method=method, model=model, pool=pool, topics=topics, limit=limit, ref=ref, base_url=base_url,
-                 api_key_env=api_key_env, seed=seed, bank=bank, prompt=prompt)
+                 api_key_env=api_key_env, seed=seed, bank=bank, prompt=prompt, constrain=constrain)
     with open_project(ctx) as project:
         write_batch(project, batch_config(project, name, given), out, fmt)
 
@@ -166,13 +168,13 @@ def import_batch(
     file: Annotated[Path, typer.Argument(help="An OpenAI Batch output JSONL file.", show_default=False)],
     method: Method = None, model: Model = None, pool: Pool = None, topics: Topics = None, limit: Limit = None,
     ref: Ref = None, base_url: BaseUrl = None, api_key_env: ApiKeyEnv = None, seed: Seed = None,
-    bank: Bank = None, prompt: Prompt = None, fmt: Format = OutputFormat.table,
+    bank: Bank = None, prompt: Prompt = None, constrain: Constrain = None, fmt: Format = OutputFormat.table,
 ) -> None:
     """Store the answers of an OpenAI Batch output file in the call cache (one transaction).
 
     The judge is chosen as for export-batch. `studio judge` with the same options then finds every
     imported answer in the cache and makes no call for it."""
     given = dict(method=method, model=model, pool=pool, topics=topics, limit=limit, ref=ref, base_url=base_url,
-                 api_key_env=api_key_env, seed=seed, bank=bank, prompt=prompt)
+                 api_key_env=api_key_env, seed=seed, bank=bank, prompt=prompt, constrain=constrain)
     with open_project(ctx) as project:
         read_batch(project, batch_config(project, name, given), file, fmt)

@@ -36,6 +36,16 @@ class ModelBackend(StrEnum):
     openai = "openai"
 
 
+class ConstrainMode(StrEnum):
+    """How the openai backend constrains an answer to the method's labels (judges.constraints)."""
+
+    auto = "auto"
+    json_schema = "json-schema"
+    grammar = "grammar"
+    guided = "guided"
+    none = "none"
+
+
 class ItemKind(StrEnum):
     """What a test-bank item is."""
 

@@ -20,6 +20,7 @@ from studio.judges.parsing import (
     parse_preference,
     parse_rating,
     parse_umbrela,
+    structured_answer,
 )
 from studio.judges.prompts import PromptTemplate, load_prompt
 
@@ -112,7 +113,7 @@ def get_method(name: str, prompt: str | None = None) -> Method:
         raise UsageError(f"unknown method {name!r} (known: {', '.join(METHODS)})")
     default_prompt, build = METHODS[name]
     template = load_prompt(prompt or default_prompt)
-    method = _answer_space(build(template), template)
+    method = _reads_structured_answers(_answer_space(build(template), template))
     if method.pairwise:
         needed = {"query", "passage_a", "passage_b"}
     elif method.window is not None:
@@ -139,6 +140,20 @@ def _answer_space(method: Method, template: PromptTemplate) -> Method:
         raise UsageError(f"prompt {template.name}: answer_labels and answer_values differ in length")
     return replace(method, labels=tuple(str(label) for label in labels), values=tuple(float(v) for v in values),
                    answer_prefix=str(template.meta.get("answer_prefix", method.answer_prefix)))
+
+
+def _reads_structured_answers(method: Method) -> Method:
+    """The method's parsers, reading a schema-constrained JSON answer as the text it stands for."""
+    parse, parse_window, prefix = method.parse, method.parse_window, method.answer_prefix
+
+    def read(text: str) -> Parsed:
+        return parse(structured_answer(text, prefix))
+
+    def read_window(text: str, count: int) -> list[Parsed]:
+        assert parse_window is not None
+        return parse_window(structured_answer(text, prefix), count)
+
+    return replace(method, parse=read, parse_window=read_window if parse_window is not None else None)
 
 
 PREFERENCE_PAIRS_PER_DOC = 7  # P of Clarke et al. 2021: fewer than P·n judgments per topic

@@ -8,10 +8,15 @@ connections, malformed bodies) is retried with jittered exponential backoff, hon
 Retry-After; what still fails becomes a recorded failure with its reason — never an exception
 that stops a 100k-pair run. The API key is read from the environment, sent only in the
 Authorization header and redacted from every reason, so it can never reach the project file.
+
+A label-space answer is constrained where the server allows it (`constrain`, see constraints.py):
+small models then answer in the method's format instead of rambling, and the labels' distribution
+is read from the log-probabilities at the label token.
 """
 
 from __future__ import annotations
 
+import contextlib
 import email.utils
 import http.client
 import json
@@ -30,6 +35,7 @@ from typing import Any
 
 from studio.domain.errors import UsageError
 from studio.judges.backend import ChatRequest, ChatResult
+from studio.judges.constraints import CONSTRAIN_MODES, constraint_fields, label_position, mode_for_server
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 TOP_LOGPROBS = 20  # the most the OpenAI API returns per token
@@ -51,7 +57,7 @@ class TransientError(CallError):
 
 
 class PermanentError(CallError):
-    """A failure that another identical attempt would repeat (400, 401, 404, …)."""
+    """A failure that another identical attempt would repeat (400, 401, 404, 501, …)."""
 
 
 class OpenAIBackend:
@@ -61,10 +67,11 @@ class OpenAIBackend:
         self, model: str, *, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
         concurrency: int = 4, timeout: float = 60.0, max_retries: int = 5, seed: int = 0,
         temperature: float = 0.0, price_input: float | None = None, price_output: float | None = None,
-        backoff: float = 0.5, max_backoff: float = 30.0,
+        backoff: float = 0.5, max_backoff: float = 30.0, constrain: str = "none",
     ) -> None:
         """`price_input`/`price_output` are prices per million tokens (None: cost unknown);
-        `backoff` is the first retry's pause, doubled per attempt up to `max_backoff`."""
+        `backoff` is the first retry's pause, doubled per attempt up to `max_backoff`;
+        `constrain` is one of CONSTRAIN_MODES (`auto` asks the server once, when first needed)."""
         self.model = model
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
         parts = urllib.parse.urlsplit(self.base_url)
@@ -72,6 +79,10 @@ class OpenAIBackend:
             raise UsageError(f"the base URL must be http(s)://host[:port]/v1, not {self.base_url!r}")
         if concurrency < 1 or max_retries < 0 or timeout <= 0:
             raise UsageError("concurrency must be ≥ 1, retries ≥ 0 and the timeout > 0")
+        if constrain not in CONSTRAIN_MODES:
+            raise UsageError(f"unknown constraint {constrain!r} (known: {', '.join(CONSTRAIN_MODES)})")
+        self.constrain = constrain
+        self._constrain_lock = threading.Lock()
         self.host = parts.hostname
         self.url = self.base_url + "/chat/completions"
         self.api_key_env = api_key_env
@@ -94,8 +105,22 @@ class OpenAIBackend:
         return f"OpenAIBackend(model={self.model!r}, base_url={self.base_url!r})"
 
     def params(self) -> dict[str, Any]:
-        """Decoding parameters only: the endpoint and the key do not change what a model answers."""
-        return {"temperature": self.temperature, "seed": self.seed}
+        """Decoding parameters only: the endpoint and the key do not change what a model answers.
+        The constraint does; without one the parameters (and call keys) are those of before."""
+        mode = self.constraint()
+        return {"temperature": self.temperature, "seed": self.seed} | ({} if mode == "none" else {"constrain": mode})
+
+    def constraint(self) -> str:
+        """The constraint mode in use: the one given, or for `auto` what the server's model list
+        says it understands (asked once; `none` when the list cannot be had or is not recognised)."""
+        with self._constrain_lock:
+            if self.constrain == "auto":
+                mode = mode_for_server(self.host.lower(), None)  # some hosts are known by name
+                if mode == "none":
+                    with contextlib.suppress(CallError):  # no model list: an unknown server
+                        mode = mode_for_server(self.host.lower(), self._get("/models"))
+                self.constrain = mode
+            return self.constrain
 
     def close(self) -> None:
         self._closing.set()  # pending backoff pauses end at once
@@ -108,7 +133,7 @@ class OpenAIBackend:
         }
         if request.labels:
             body |= {"logprobs": True, "top_logprobs": TOP_LOGPROBS}
-        return body
+        return body | constraint_fields(self.constraint(), request)
 
     def complete(self, requests: Sequence[ChatRequest]) -> Iterator[tuple[int, ChatResult]]:
         self._closing.clear()
@@ -139,7 +164,7 @@ class OpenAIBackend:
         data = json.dumps(self.body(request), ensure_ascii=False).encode("utf-8")
         for attempt in range(self.max_retries + 1):
             try:
-                return self.result_from_body(self._post(data), request)
+                return self.result_from_body(self._send(self.url, data), request)
             except PermanentError as error:
                 return ChatResult(None, error=self.redact(str(error)))
             except TransientError as error:
@@ -154,18 +179,31 @@ class OpenAIBackend:
             return min(retry_after, MAX_RETRY_AFTER)
         return min(self.max_backoff, self.backoff * 2.0**attempt) * random.uniform(0.5, 1.0)
 
-    def _post(self, data: bytes) -> Any:
-        headers = {"Content-Type": "application/json", "Accept": "application/json",
-                   "User-Agent": "relevance-assessment-studio"}
+    def _get(self, path: str) -> Any:
+        """GET base_url + path as JSON, transient failures retried as a call's are."""
+        for attempt in range(self.max_retries + 1):
+            try:
+                return self._send(self.base_url + path, None)
+            except TransientError as error:
+                if attempt == self.max_retries or self._closing.is_set():
+                    raise
+                self._closing.wait(self._pause(attempt, error.wait))
+        raise AssertionError("unreachable")
+
+    def _send(self, url: str, data: bytes | None) -> Any:
+        """POST `data` (GET when None) to `url`; the answer's JSON."""
+        headers = {"Accept": "application/json", "User-Agent": "relevance-assessment-studio"}
+        if data is not None:
+            headers["Content-Type"] = "application/json"
         if self._api_key:
             headers["Authorization"] = f"Bearer {self._api_key}"
-        http_request = urllib.request.Request(self.url, data=data, headers=headers, method="POST")
+        http_request = urllib.request.Request(url, data=data, headers=headers, method="GET" if data is None else "POST")
         try:
             with self._opener.open(http_request, timeout=self.timeout) as response:
                 raw = response.read()
         except urllib.error.HTTPError as error:
             reason = f"HTTP {error.code}: {_error_message(error)}"
-            if error.code in (408, 429) or error.code >= 500:
+            if error.code in (408, 429) or (error.code >= 500 and error.code != 501):  # 501: not implemented
                 raise TransientError(reason, _retry_after(error.headers)) from None
             raise PermanentError(reason) from None
         except (OSError, http.client.HTTPException) as error:  # refused, reset, timed out, cut short
@@ -206,17 +244,18 @@ class OpenAIBackend:
 
 
 def label_probs(text: str, logprobs: Any, request: ChatRequest) -> dict[str, float] | None:
-    """The labels' probabilities at the answer's label token, renormalised over the labels:
-    the token covering the first non-space character after the (last) answer prefix. None when
-    the server sent no log-probabilities or none of the alternatives is a label."""
+    """The labels' probabilities at the answer's label token, renormalised over the labels: the
+    token covering the label's first character (constraints.label_position). None when the
+    server sent no log-probabilities or none of the alternatives is a label.
+
+    Servers differ in whether the alternatives are the model's own distribution (llama-cpp-python:
+    before the grammar masks any token) or the constrained one; renormalised over the labels, both
+    give the same distribution when the constraint allows exactly the labels there."""
     if not request.labels or not isinstance(logprobs, dict) or not isinstance(logprobs.get("content"), list):
         return None
-    at = text.lower().rfind(request.answer_prefix.lower()) if request.answer_prefix else 0
-    if at < 0:
+    at = label_position(text, request)
+    if at is None:
         return None
-    at += len(request.answer_prefix)
-    while at < len(text) and text[at].isspace():
-        at += 1
     offset = 0
     for token in logprobs["content"]:
         if not isinstance(token, dict):
@@ -233,7 +272,8 @@ def _label_distribution(alternatives: Any, labels: tuple[str, ...]) -> dict[str,
     for alternative in alternatives if isinstance(alternatives, list) else []:
         if not isinstance(alternative, dict):
             continue
-        label = by_text.get(str(alternative.get("token", "")).strip().lower())
+        # A token may carry the space or the JSON quote before the label (` 2`, `"2`).
+        label = by_text.get(str(alternative.get("token", "")).strip().strip("\"'").lower())
         logprob = alternative.get("logprob")
         if label is not None and isinstance(logprob, int | float):
             mass[label] = mass.get(label, 0.0) + math.exp(logprob)

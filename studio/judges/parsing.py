@@ -27,6 +27,28 @@ class Parsed:
         return self.label is not None
 
 
+def structured_answer(text: str, answer_prefix: str) -> str:
+    """A JSON answer of a schema-constrained call ({"label": L} or {"labels": [L, …]}) as the text
+    the method asks for (`answer_prefix` + L, or `answer_prefix` + the list), so the method's own
+    parser reads it; any other text unchanged."""
+    import json
+
+    if not text or not text.lstrip().startswith("{"):
+        return text
+    try:
+        value = json.loads(text)
+    except ValueError:
+        return text
+    if not isinstance(value, dict) or len(value) != 1:
+        return text
+    label, labels = value.get("label"), value.get("labels")
+    if isinstance(label, str):
+        return answer_prefix + label
+    if isinstance(labels, list) and all(isinstance(v, str) for v in labels):
+        return answer_prefix + json.dumps(labels, ensure_ascii=False)
+    return text
+
+
 def parse_umbrela(text: str) -> Parsed:
     """The *last* `##final score: N` (0–3); else the last loose `score: N`; else a failure."""
     if not text or not text.strip():

@@ -34,6 +34,7 @@ class JudgeConfig:
     price_input: float | None = None
     price_output: float | None = None
     bank: str | None = None  # the test bank a rubric method grades with
+    constrain: str = "auto"  # how the openai backend constrains answers (judges.constraints)
 
 
 @dataclass
@@ -76,7 +77,7 @@ class JudgeSummary:
 
 # What `--stale` needs to run a judge again as it was: everything but secrets and the name.
 RERUN_FIELDS = ("method", "backend", "pool", "model", "prompt", "topics", "limit", "ref", "kappa", "seed",
-                "threads", "base_url", "api_key_env", "concurrency", "timeout", "retries", "bank")
+                "threads", "base_url", "api_key_env", "concurrency", "timeout", "retries", "bank", "constrain")
 
 
 def rerunnable(config: JudgeConfig) -> dict[str, Any]:
@@ -104,4 +105,5 @@ def last_config(db: Database, label_set: str) -> JudgeConfig:
     saved = json.loads(newest_run(db.cursor(), label_set)[2]).get("config")
     if not saved:
         raise UsageError(f"the newest judge run of {label_set!r} predates re-runnable configurations")
-    return JudgeConfig(name=label_set, **saved)
+    # A run saved before answers could be constrained made its calls unconstrained.
+    return JudgeConfig(name=label_set, **({"constrain": "none"} | saved))

@@ -26,7 +26,7 @@ from studio.store.migrations import LATEST_VERSION, MIGRATIONS
 
 Connection = duckdb.DuckDBPyConnection
 DEFAULT_WAIT_SECONDS = 30.0
-CHANGE_COUNTER_FROM = 12  # the schema version that added the project's change counter
+CLOSE_ATTEMPTS = 200  # 2 s for a query still running on another thread to notice its interruption
 
 
 class Database:
@@ -144,11 +144,15 @@ class Database:
         for cursor in self._cursors:
             cursor.close()
         self._cursors.clear()
-        try:
-            self._connection.close()
-        except duckdb.Error:  # a query still running on this connection: stop it, then close
-            self._connection.interrupt()
-            self._connection.close()
+        for attempt in range(CLOSE_ATTEMPTS):
+            try:
+                self._connection.close()
+                break
+            except duckdb.Error:  # a query still running on another thread: stop it, then close
+                if attempt == CLOSE_ATTEMPTS - 1:
+                    raise
+                self._connection.interrupt()
+                time.sleep(POLL_SECONDS / 5)
         self._connection = None
         self._lock.release()
 

@@ -30,6 +30,7 @@ from studio.tui.widgets.help import HelpScreen
 
 # How often the studio gives the project file up when idle and looks for others' writes.
 IDLE_SECONDS = 0.5
+TUI_WAIT_SECONDS = 5.0
 # Workers that hold the file only inside their own transactions (judges, re-grading) and so do
 # not keep the studio from releasing it while they run.
 LONG_JOBS = frozenset({"judge", "regrade"})
@@ -63,6 +64,8 @@ class StudioApp(StateApp):
         # The project file is given up whenever the studio is idle, so that headless commands
         # and judges in other terminals work meanwhile; what they write is noticed and shown.
         self.state.project.db.defer_release = True
+        # A screen waits at most a few seconds for another process's write, then says so.
+        self.state.project.db.wait = min(self.state.project.db.wait, TUI_WAIT_SECONDS)
         self.watcher = self.state.project.watch_changes()
         self.set_interval(IDLE_SECONDS, self.share_the_file)
         if self.start_screen != self.DEFAULT_MODE:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from textual.pilot import Pilot
 from tui_helpers import Messages, drive, until
 
 from studio.tui.app import StudioApp
+from studio.tui.screens.review import ReviewScreen
 
 
 def test_an_edit_from_another_process_reaches_the_open_studio(sample: Path) -> None:
@@ -41,3 +43,34 @@ def test_an_edit_from_another_process_reaches_the_open_studio(sample: Path) -> N
             assert engine.leaderboard("umbrela-smol", "nDCG@10") == after  # as the file has it
 
     drive(sample, steps, screen="leaderboard")
+
+
+HOLD = """
+import sys, time
+from studio.store.database import Database
+held = Database(sys.argv[1])
+print("held", flush=True)
+time.sleep(float(sys.argv[2]))
+held.close()
+"""
+
+
+def test_a_decision_while_another_process_keeps_the_file_is_refused_with_the_reason(sample: Path) -> None:
+    async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
+        app.state.project.db.wait = 1.0  # what TUI_WAIT_SECONDS is to people, shortened for the test
+        holder = subprocess.Popen([sys.executable, "-c", HOLD, str(sample), "6"], stdout=subprocess.PIPE, text=True)
+        try:
+            assert holder.stdout is not None
+            assert (await asyncio.to_thread(holder.stdout.readline)).strip() == "held"  # the studio let go
+            screen = app.screen
+            assert isinstance(screen, ReviewScreen) and screen.session is not None
+            decided = len(screen.session.decided)
+            await pilot.press("2")
+            await until(pilot, lambda: any("not saved" in str(n.message) for n in app._notifications))
+            [note] = [str(n.message) for n in app._notifications if "not saved" in str(n.message)]
+            assert f"in use by PID {holder.pid}" in note and "changed nothing" in note
+            assert len(screen.session.decided) == decided
+        finally:
+            holder.wait(timeout=30)
+
+    drive(sample, steps, screen="review", qrels="umbrela-smol", ready=lambda app: getattr(app.screen, "loaded", False))

@@ -34,7 +34,9 @@ class OutsideChanges:
 def _origin(origin: str, source: str | None) -> str:
     if origin == "person":
         return f"{source or 'someone'}'s edits"
-    return f"{origin} {source}" if source else origin
+    if not source:
+        return origin
+    return source if source.startswith(origin) else f"{origin} {source}"  # "judge run 7", not "judge judge run 7"
 
 
 class ChangeWatcher:

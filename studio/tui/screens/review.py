@@ -10,7 +10,7 @@ from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Static
 
-from studio.domain.errors import UsageError
+from studio.domain.errors import ProjectBusy, UsageError
 from studio.services.views.review import ReviewFilters, ReviewSession, Stats
 from studio.tui.messages import ReviewDecided, ReviewLoaded
 from studio.tui.screens.base import StudioScreen
@@ -157,6 +157,9 @@ class ReviewScreen(StudioScreen):
                 stats = session.stats()
         except UsageError as error:
             self.notify(str(error), severity="warning")
+            return
+        except ProjectBusy as error:  # another process kept the file longer than the studio waits
+            self.notify(f"not saved: {error}", severity="error", timeout=10)
             return
         self.refresh_view(stats)
         self.post_message(ReviewDecided(action, stats))

@@ -12,16 +12,30 @@ Weights = Literal["linear", "quadratic"] | None
 
 
 def confusion_matrix(reference: np.ndarray, audited: np.ndarray, categories: list[float]) -> np.ndarray:
-    """Counts: rows = reference category, columns = audited category."""
-    index = {c: i for i, c in enumerate(categories)}
-    matrix = np.zeros((len(categories), len(categories)), dtype=np.int64)
-    for r, a in zip(reference.tolist(), audited.tolist(), strict=True):
-        matrix[index[r], index[a]] += 1
-    return matrix
+    """Counts: rows = reference category, columns = audited category (every value must be one
+    of `categories`)."""
+    k = len(categories)
+    order = np.argsort(np.asarray(categories, dtype=np.float64), kind="stable")
+    known = np.asarray(categories, dtype=np.float64)[order]
+    rows = _category_index(np.asarray(reference, dtype=np.float64), known, order)
+    columns = _category_index(np.asarray(audited, dtype=np.float64), known, order)
+    return np.bincount(rows * k + columns, minlength=k * k).reshape(k, k).astype(np.int64)
+
+
+def _category_index(values: np.ndarray, known: np.ndarray, order: np.ndarray) -> np.ndarray:
+    """Each value's position in the categories (`known`: the categories sorted, `order`: where
+    each sorted one stands in the list given)."""
+    found = np.searchsorted(known, values)
+    inside = found < len(known)
+    if not (inside.all() and np.array_equal(known[np.minimum(found, len(known) - 1)], values)):
+        missing = values[~inside | (known[np.minimum(found, len(known) - 1)] != values)]
+        raise KeyError(float(missing[0]))
+    return order[found]
 
 
 def categories_of(*arrays: np.ndarray) -> list[float]:
-    return sorted({float(v) for array in arrays for v in array.tolist()})
+    values = [np.asarray(a, dtype=np.float64).ravel() for a in arrays]
+    return np.unique(np.concatenate(values)).tolist() if values else []
 
 
 def cohen_kappa(reference: np.ndarray, audited: np.ndarray, weights: Weights = None) -> float:

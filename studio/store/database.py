@@ -34,8 +34,9 @@ class Database:
 
     DuckDB connections are not shared between threads: `cursor()` hands each thread its own
     cursor on the same database, as DuckDB's Python documentation prescribes. `release()` closes
-    them all: the caller makes sure no other thread is using one (the TUI releases only when no
-    worker runs).
+    them all, except during a transaction or a `busy()` block; other use from another thread is
+    the caller's to rule out (the TUI releases only while no worker runs but a long job's, whose
+    use of the file is all inside such blocks).
     """
 
     def __init__(self, path: str | Path, *, wait: float = DEFAULT_WAIT_SECONDS,
@@ -74,7 +75,11 @@ class Database:
                 self._connection = self._connect()
                 self._generation += 1
                 self._owner = threading.get_ident()
-                self._migrate()
+                try:
+                    self._migrate()
+                except BaseException:  # a file this studio cannot use is let go at once
+                    self._close_connections()
+                    raise
             return self._connection
 
     @property
@@ -112,15 +117,23 @@ class Database:
 
     def release(self) -> None:
         """Give the file up until the next use (not inside a transaction; not for ":memory:")."""
-        with self._guard:
+        # Not waiting for the guard: a thread holding it is opening the file or writing, which
+        # makes releasing pointless now (and the TUI's thread must never wait here).
+        if not self._guard.acquire(blocking=False):
+            return
+        try:
             if self.in_memory or self._connection is None or self._transactions:
                 return
             self._close_connections()
             self.signature_at_release = self.signature()
+        finally:
+            self._guard.release()
 
     def try_hold(self) -> bool:
         """Open the file unless another process holds it right now (False: try again later)."""
-        with self._guard:
+        if not self._guard.acquire(blocking=False):
+            return False  # another thread is opening or using the file
+        try:
             if self._connection is not None:
                 return True
             saved = self.wait, self.notice
@@ -132,6 +145,8 @@ class Database:
             finally:
                 self.wait, self.notice = saved
             return True
+        finally:
+            self._guard.release()
 
     def close(self) -> None:
         with self._guard:
@@ -182,8 +197,13 @@ class Database:
         return found[1]
 
     @contextmanager
-    def transaction(self) -> Iterator[Connection]:
-        """All or nothing: an exception rolls every write of the block back."""
+    def transaction(self, *, counted: bool = True) -> Iterator[Connection]:
+        """All or nothing: an exception rolls every write of the block back.
+
+        `counted=False` leaves the change counter alone: only for writes whose label events
+        already tell other processes (a live edit, where the counter's update would be a third of
+        the time the edit takes).
+        """
         with self._guard:  # counted before the cursor is taken: release() now waits for the end
             self._transactions += 1
         try:
@@ -191,14 +211,14 @@ class Database:
             con.execute("BEGIN TRANSACTION")
             try:
                 yield con
-                counted = self._count_change(con)
+                count = self._count_change(con) if counted else None
             except BaseException:
                 con.execute("ROLLBACK")
                 raise
             con.execute("COMMIT")
-            if counted is not None:
-                self.outside_writes |= counted != self.changes_seen + 1
-                self.changes_seen = counted
+            if count is not None:
+                self.outside_writes |= count != self.changes_seen + 1
+                self.changes_seen = count
         finally:
             with self._guard:
                 self._transactions -= 1

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from random import Random
 
 import krippendorff
 import numpy as np
@@ -81,6 +82,23 @@ def test_confusion_matrix_equals_brute_force_count(data: Labels) -> None:
             count = sum(1 for r, a in zip(reference, audited, strict=True) if r == c and a == d)
             assert matrix[i, j] == count
     assert matrix.sum() == len(reference)
+
+
+@settings(max_examples=50, deadline=None)
+@given(label_pairs(min_size=1), st.randoms())
+def test_confusion_matrix_follows_the_order_of_the_categories_given(data: Labels, shuffle: Random) -> None:
+    reference, audited = data
+    categories = sorted(set(reference.tolist()) | set(audited.tolist()) | {7.5})  # one never used
+    given = categories[:]
+    shuffle.shuffle(given)
+    matrix = agree.confusion_matrix(reference, audited, given)
+    at = [categories.index(c) for c in given]
+    assert (matrix == agree.confusion_matrix(reference, audited, categories)[np.ix_(at, at)]).all()
+
+
+def test_confusion_matrix_refuses_a_value_outside_the_categories() -> None:
+    with pytest.raises(KeyError):
+        agree.confusion_matrix(np.array([0.0, 1.0]), np.array([0.0, 2.0]), [0.0, 1.0])
 
 
 def test_kappa_of_perfect_agreement_is_one() -> None:

@@ -61,10 +61,12 @@ class ChangeWatcher:
             return None
         try:
             counter = db.change_counter()
-            if counter == db.changes_seen and not db.outside_writes:
-                return None
+            counted = counter != db.changes_seen or db.outside_writes
+            if not counted and label_store.event_sequence(db.cursor()) == self.events_seen:
+                return None  # the file was rewritten without news (one's own edits, a checkpoint)
             db.changes_seen, db.outside_writes = counter, False
-            return self._catch_up()
+            changes = self._catch_up()
+            return changes if counted or changes.labels or changes.runs else None
         finally:
             db.release()
 

@@ -162,7 +162,7 @@ class EvaluationEngine:
         `also` writes what belongs with the edit (a review decision) in the edit's transaction."""
         set_id = self.label_set_id(qrels)
         known = self._known_grade(qrels, qid, docid)
-        with self.db.transaction() as tx:
+        with self.db.transaction(counted=False) as tx:  # its label event tells the others
             batch = self._batch(tx, "label", person)
             event = label_store.append_label_event(
                 tx, set_id, qid, docid, grade, origin="person", source=person, batch_id=batch, note=note, known=known
@@ -213,7 +213,7 @@ class EvaluationEngine:
         assert name_row is not None
         name = str(name_row[0])
         known = self._known_grade(name, qid, docid)
-        with self.db.transaction() as tx:
+        with self.db.transaction(counted=False) as tx:  # its label event tells the others
             batch = self._batch(tx, "undo", person)
             event = label_store.append_label_event(
                 tx, label_set, qid, docid, previous, origin="undo", source=person, batch_id=batch,

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from studio.metrics.rankings import Rankings
+from studio.metrics.rankings import Rankings, TopicLabels
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
 from studio.services.views.leaderboard import ranks
 
@@ -27,17 +27,25 @@ class RankMove:
     score_then: float
 
 
-def retrieved_by(rankings: Rankings, qid: str, docid: str) -> list[Retrieval]:
-    """Every run that retrieved `docid` for `qid`, best rank first (then by run name)."""
+def retrieved_by(rankings: Rankings, qid: str, docid: str, labelled: TopicLabels | None = None) -> list[Retrieval]:
+    """Every run that retrieved `docid` for `qid`, best rank first (then by run name).
+
+    `labelled` (the topic's labels in some label set) knows the document number of a labelled
+    document, which spares reading the topic's docids; one it labels without a number no run ranked.
+    """
     topic = rankings.topics.get(qid)
-    index = topic.doc_index.get(docid) if topic is not None else None
-    if topic is None or index is None:
+    if topic is None:
         return []
-    found = []
-    for r, run in enumerate(rankings.runs):
-        positions = np.flatnonzero(topic.order[r] == index)
-        if len(positions):
-            found.append(Retrieval(run, int(positions[0]) + 1))
+    if labelled is not None and docid in labelled.judged:
+        index = labelled.numbers.get(docid)
+    else:
+        index = topic.doc_index.get(docid)
+    if index is None:
+        return []
+    hits = topic.order == index  # (runs, depth): a run ranks a document once
+    runs = np.flatnonzero(hits.any(axis=1))
+    positions = hits[runs].argmax(axis=1)
+    found = [Retrieval(rankings.runs[r], int(p) + 1) for r, p in zip(runs.tolist(), positions.tolist(), strict=True)]
     return sorted(found, key=lambda f: (f.rank, f.run))
 
 

@@ -17,7 +17,9 @@ import numpy as np
 
 from studio.domain.errors import UsageError
 from studio.metrics import agreement as agree
-from studio.services.meta.comparison import correlation, disagreements
+from studio.metrics.correlation import kendall_tau_b
+from studio.services.evaluation.engine import measure_of
+from studio.services.meta.comparison import disagreements
 from studio.services.project import Project
 from studio.services.views.pair_context import RankMove, Retrieval, leaderboard_moves, retrieved_by
 from studio.store import Connection
@@ -179,16 +181,18 @@ class ReviewSession:
             pair["delta_tau"], review_store.judge_outputs(con, qid, docid),
             review_store.item_grades_of_pair(con, qid, docid),
             self.decided.get((qid, docid)), (qid, docid) in self.flagged, self.notes.get((qid, docid), []),
-            retrieved_by(engine.rankings(), qid, docid),
+            retrieved_by(engine.rankings(), qid, docid, engine.evaluator(self.qrels).labels.get(qid)),
             leaderboard_moves(engine, self.qrels, self.measure, qid, docid, ref_grade),
         )
 
     def stats(self) -> Stats:
         """Kendall τ of the two leaderboards and graded Cohen's κ of the shared labels, now."""
         engine = self.project.engine
-        tau = correlation(engine, self.ref, self.qrels, self.measure, details=False)["kendall_tau"]
-        ref_labels = engine.evaluator(self.ref).labels
-        aud_labels = engine.evaluator(self.qrels).labels
+        measure = measure_of(self.measure)
+        ref_eval, aud_eval = engine.evaluator(self.ref), engine.evaluator(self.qrels)
+        tau_value = kendall_tau_b(ref_eval.means(measure), aud_eval.means(measure))  # `correlate`'s τ, alone
+        tau = None if np.isnan(tau_value) else float(tau_value)
+        ref_labels, aud_labels = ref_eval.labels, aud_eval.labels
         a: list[float] = []
         b: list[float] = []
         for qid, topic in ref_labels.items():

@@ -10,45 +10,29 @@ import os
 import re
 import shlex
 import signal
-import subprocess
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 from faults.faults_helpers import environment
+from terminal_helpers import Terminal as BaseTerminal
 
 _DECIDED = re.compile(r"(\d+) decided · ")
 
 
-class Terminal:
+class Terminal(BaseTerminal):
+    """A real terminal whose program runs with `exec`, for SIGKILL to reach it."""
+
     def __init__(self, name: str, home: Path, size: tuple[int, int] = (140, 40)) -> None:
-        self.name, self.size = name, size
         unset = {"TMUX", "COLUMNS", "LINES"}
-        self.env = {k: v for k, v in environment(home).items() if k not in unset} | {"TERM": "xterm-256color"}
+        super().__init__(name, {k: v for k, v in environment(home).items() if k not in unset}
+                         | {"TERM": "xterm-256color"})
+        self.size = size
 
-    def tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["tmux", "-L", self.name, *args], capture_output=True, text=True, check=check,
-                              timeout=10, env=self.env)
-
-    def start(self, command: Sequence[str]) -> None:
-        self.tmux("new-session", "-d", "-s", self.name, "-x", str(self.size[0]), "-y", str(self.size[1]),
+    def start(self, command: Sequence[str], size: tuple[int, int] | None = None) -> None:
+        width, height = size or self.size
+        self.tmux("new-session", "-d", "-s", self.name, "-x", str(width), "-y", str(height),
                   "exec " + shlex.join(command))
-
-    def screen(self) -> str:
-        done = self.tmux("capture-pane", "-p", "-t", self.name, check=False)
-        return done.stdout if done.returncode == 0 else ""
-
-    def press(self, *keys: str) -> None:
-        self.tmux("send-keys", "-t", self.name, *keys)
-
-    def wait_for(self, found: Callable[[str], bool], seconds: float, what: str) -> str:
-        deadline = time.monotonic() + seconds
-        while time.monotonic() < deadline:
-            text = self.screen()
-            if found(text):
-                return text
-            time.sleep(0.1)
-        raise AssertionError(f"{what} not seen within {seconds} s; the screen:\n{self.screen()}")
 
     @staticmethod
     def decided(screen: str) -> int:
@@ -72,4 +56,4 @@ class Terminal:
         raise AssertionError(f"process {pid} outlived its SIGKILL")
 
     def close(self) -> None:
-        self.tmux("kill-server", check=False)
+        self.kill()

@@ -14,7 +14,21 @@ from typing import Annotated
 import typer
 
 from studio import __version__
-from studio.cli import bank, check, embeddings, evaluate, export, imports, judge, judges, launch, listing, meta, report
+from studio.cli import (
+    audit,
+    bank,
+    check,
+    embeddings,
+    evaluate,
+    export,
+    imports,
+    judge,
+    judges,
+    launch,
+    listing,
+    meta,
+    report,
+)
 from studio.cli.context import Options
 from studio.store.database import DEFAULT_WAIT_SECONDS
 
@@ -39,6 +53,7 @@ COMMAND_MODULES: tuple[typer.Typer, ...] = (
     report.commands,      # report
     export.commands,      # export …
     bank.commands,        # bank …
+    audit.commands,       # audit …
 )
 for module_commands in COMMAND_MODULES:
     app.add_typer(module_commands)

@@ -3,7 +3,111 @@ gold labels, and how big a sample a target interval width needs."""
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import Annotated, Any
+
 import typer
+
+from studio.cli.context import open_project
+from studio.cli.errors import handles_errors
+from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console
+from studio.domain.errors import UsageError
 
 commands = typer.Typer(name="audit", help="Audit samples: draw, grade, import gold labels, plan.",
                        no_args_is_help=True)
+
+Format = Annotated[OutputFormat, typer.Option("--format", "-f", help="How to print the result.")]
+AuditName = Annotated[str, typer.Argument(help="The audit (also its gold label set's name).")]
+
+
+@commands.command("plan")
+@handles_errors
+def plan_command(
+    ctx: typer.Context,
+    qrels: Annotated[str, typer.Option("--qrels", help="The LLM label set whose pool is sampled.")],
+    name: Annotated[str | None, typer.Option("--name", help="The audit's name (and its gold label set's).")] = None,
+    budget: Annotated[int | None, typer.Option("--budget", min=1,
+                                               help="Units to draw: topics (design topics) or pairs.")] = None,
+    design: Annotated[str, typer.Option("--design", help="topics | pairs | stratified.")] = "pairs",
+    strata: Annotated[str | None, typer.Option("--strata", help="grade | confidence | topic (stratified).")] = None,
+    pilot: Annotated[str | None, typer.Option(
+        "--pilot", help="A human label set to take S_h from (default: earlier audits of --qrels).")] = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the draw and of the order it is walked in.")] = 0,
+    target_width: Annotated[float | None, typer.Option(
+        "--target-width", min=0.0, help="Plan only: the sample each design needs for an interval this wide.")] = None,
+    measure: Annotated[str, typer.Option("--measure", "-m", help="Measure of the topic design's plan.")] = "nDCG@10",
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """Draw an audit sample with known inclusion probabilities (or, with --target-width, plan its size)."""
+    if target_width is not None:
+        _print_budget_plan(ctx, qrels, pilot, target_width, measure, strata, fmt)
+        return
+    if name is None or budget is None:
+        raise UsageError("audit plan draws a sample with --name and --budget (or plans one with --target-width)")
+    with open_project(ctx) as project:
+        drawn = project.plan_audit(qrels, name=name, budget=budget, design=design, strata=strata, seed=seed,
+                                   pilot=pilot)
+    if drawn["design"] == "stratified":
+        stderr_console().print(
+            f"{drawn['allocation']} allocation"
+            + (f" from the pilot ({drawn['pilot']}, {drawn['pilot_pairs']} pairs)" if drawn.get("pilot") else
+               " (no pilot: no earlier audit of this label set and no --pilot)"),
+            markup=False, highlight=False)
+    if fmt is OutputFormat.json:
+        emit_object(drawn, fmt)
+        return
+    rows = drawn.pop("strata_rows")
+    emit_object(drawn, fmt, title=f"Audit {name}")
+    if rows:
+        emit_records(rows, fmt, title="Strata")
+
+
+def _print_budget_plan(ctx: typer.Context, qrels: str, pilot: str | None, width: float, measure: str,
+                       strata: str | None, fmt: OutputFormat) -> None:
+    if pilot is None:
+        raise UsageError("a budget plan needs --pilot: a human label set that grades some of the pool")
+    with open_project(ctx) as project:
+        plan = project.audit_budget(qrels, pilot, width, measure=measure, strata=strata or "grade")
+    if fmt is OutputFormat.json:
+        emit_object(plan, fmt)
+        return
+    emit_records(plan["designs"], fmt, title=f"Sample sizes for an interval {width:g} wide (95%)")
+    emit_records(plan["strata"], fmt, title=f"Neyman allocation by {plan['strata_by']}")
+
+
+@commands.command("import")
+@handles_errors
+def import_command(
+    ctx: typer.Context,
+    audit: AuditName,
+    file: Annotated[Path, typer.Argument(help="A qrels file of gold grades for the audit's pairs.")],
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """Gold labels made elsewhere for an audit's sample (a pair outside the sample refuses the file)."""
+    with open_project(ctx) as project:
+        done = project.import_audit(audit, file)
+    emit_object(done, fmt, title=f"Imported into audit {audit}")
+
+
+@commands.command("list")
+@handles_errors
+def list_command(ctx: typer.Context, fmt: Format = OutputFormat.table) -> None:
+    """The audits: label set, design, units drawn, pairs graded."""
+    with open_project(ctx) as project:
+        rows = project.audits()
+    emit_records(rows, fmt, title="Audits")
+
+
+@commands.command("show")
+@handles_errors
+def show_command(ctx: typer.Context, audit: AuditName, fmt: Format = OutputFormat.table) -> None:
+    """An audit's design and progress: pairs graded of the sample, per stratum."""
+    with open_project(ctx) as project:
+        found: dict[str, Any] = project.audit(audit)
+    if fmt is OutputFormat.json:
+        emit_object(found, fmt)
+        return
+    per_stratum = found.pop("per_stratum")
+    emit_object(found, fmt, title=f"Audit {audit}")
+    emit_records(per_stratum, fmt, title="Progress per stratum")
+

@@ -9,6 +9,9 @@ from typing import Any
 
 from studio.domain.models import LabelSetKind
 from studio.formats.trec import OnDuplicate
+from studio.services.audit import gold as audit_gold
+from studio.services.audit import planner as audit_planner
+from studio.services.audit import samples as audit_samples
 from studio.services.evaluation.answers import system_leaderboard
 from studio.services.evaluation.changes import ChangeWatcher
 from studio.services.evaluation.engine import DEFAULT_MEASURES, EvaluationEngine
@@ -233,6 +236,34 @@ class Project:
 
     def label_history(self, qrels: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
         return self.engine.history(qrels, limit)
+
+    # -- audits -----------------------------------------------------------------------------
+
+    def plan_audit(self, qrels: str, *, name: str, budget: int, design: str, strata: str | None = None,
+                   seed: int = 0, pilot: str | None = None) -> dict[str, Any]:
+        """Draw a sample of `qrels`' pool (whole topics, pairs, or stratified pairs) with each unit's
+        inclusion probability; its gold labels become the human label set `name`."""
+        return audit_samples.plan_audit(self.db, qrels, name=name, budget=budget, design=design, strata=strata,
+                                        seed=seed, pilot=pilot)
+
+    def import_audit(self, audit: str, file: PathLike) -> dict[str, Any]:
+        """Gold labels made elsewhere for the audit's sample (a pair outside it refuses the file)."""
+        done = audit_gold.import_gold(self.db, audit, Path(file))
+        self.engine.forget_labels(audit)
+        return done
+
+    def audits(self) -> list[dict[str, Any]]:
+        return audit_gold.list_audits(self.db)
+
+    def audit_budget(self, qrels: str, pilot: str, width: float, *, measure: str = "nDCG@10",
+                     strata: str = "grade") -> dict[str, Any]:
+        """The sample each design needs for a 95% interval `width` wide, from the pilot's variances,
+        and the Neyman allocation over strata."""
+        return audit_planner.budget_plan(self.engine, qrels, pilot, width, measure=measure, strata=strata)
+
+    def audit(self, name: str) -> dict[str, Any]:
+        """An audit's design and progress (pairs graded of the sample, per stratum)."""
+        return audit_gold.show_audit(self.db, name)
 
     # -- judges -----------------------------------------------------------------------------
 

@@ -1,0 +1,100 @@
+"""An audit's gold labels: made elsewhere and imported for the sampled units, and how far the
+grading has come (done/total, per stratum)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from studio.domain.errors import InputError, UsageError
+from studio.formats.text_input import numbered_lines, read_text
+from studio.formats.trec import parse_qrels
+from studio.services.audit.samples import audit_pairs
+from studio.store import Database, new_batch
+from studio.store import audits as audit_store
+from studio.store import labels as label_store
+
+
+def _audit(db: Database, name: str) -> dict[str, Any]:
+    found = audit_store.audit(db.cursor(), name)
+    if found is None:
+        raise UsageError(f"no audit named {name!r} (see `studio audit list`)")
+    return found
+
+
+def import_gold(db: Database, audit: str, path: Path) -> dict[str, Any]:
+    """Gold grades for the audit's pairs from a qrels file, in one transaction; a line naming a pair
+    outside the sample refuses the whole file (with its line), nothing written."""
+    found = _audit(db, audit)
+    text = read_text(path)
+    parsed = parse_qrels(text, str(path))
+    sample = {(q, d) for q, d, _ in audit_pairs(db.cursor(), audit)}
+    outside = next((row for row in parsed.rows if (row.qid, row.docid) not in sample), None)
+    if outside is not None:
+        raise InputError(str(path), _line_of(text, outside.qid, outside.docid),
+                         f"({outside.qid}, {outside.docid}) is not in audit {audit!r}'s sample")
+    set_id = label_store.label_set_id(db.cursor(), audit)
+    assert set_id is not None
+    written = 0
+    with db.transaction() as tx:
+        batch = new_batch(tx, "audit import", str(path))
+        current = {(q, d): g for q, d, g in audit_store.pool(tx, audit)}
+        for row in parsed.rows:
+            if current.get((row.qid, row.docid)) == row.grade:
+                continue
+            event = label_store.append_label_event(tx, set_id, row.qid, row.docid, row.grade, origin="import",
+                                                   source=str(path), batch_id=batch, note=f"audit {audit}")
+            audit_store.add_grade(tx, int(found["audit_id"]), row.qid, row.docid, int(str(event["event"])))
+            written += 1
+    return {"audit": audit, "file": str(path), "lines": len(parsed.rows), "labels_written": written,
+            **progress_totals(db, audit)}
+
+
+def _line_of(text: str, qid: str, docid: str) -> int | None:
+    for number, line in numbered_lines(text):
+        fields = line.split()
+        if len(fields) >= 3 and fields[0] == qid and fields[2] == docid:
+            return number
+    return None
+
+
+def _done(db: Database, audit: dict[str, Any]) -> set[tuple[str, str]]:
+    return audit_store.graded_pairs(db.cursor(), int(audit["audit_id"]), str(audit["name"]))
+
+
+def progress_totals(db: Database, audit: str) -> dict[str, int]:
+    found = _audit(db, audit)
+    pairs = audit_pairs(db.cursor(), audit)
+    done = _done(db, found)
+    return {"done": sum((q, d) in done for q, d, _ in pairs), "total": len(pairs)}
+
+
+def list_audits(db: Database) -> list[dict[str, Any]]:
+    rows = []
+    for found in audit_store.audits(db.cursor()):
+        totals = progress_totals(db, str(found["name"]))
+        rows.append({"audit": found["name"], "qrels": found["label_set"], "design": found["design"],
+                     "strata": found["strata"], "units": found["budget"], "population": found["population"],
+                     "seed": found["seed"], "done": totals["done"], "total": totals["total"],
+                     "created": found["created"]})
+    return rows
+
+
+def show_audit(db: Database, audit: str) -> dict[str, Any]:
+    """The audit's record with its progress in pairs graded, overall and per stratum."""
+    found = _audit(db, audit)
+    pairs = audit_pairs(db.cursor(), audit)
+    done = _done(db, found)
+    units = audit_store.units(db.cursor(), int(found["audit_id"]))
+    inclusion = {u["stratum"]: u["inclusion"] for u in units}
+    strata: dict[str, dict[str, Any]] = {}
+    for qid, docid, stratum in pairs:
+        key = stratum or "all"
+        row = strata.setdefault(key, {"stratum": key, "inclusion": inclusion.get(stratum), "done": 0, "total": 0})
+        row["total"] += 1
+        row["done"] += (qid, docid) in done
+    return {"audit": found["name"], "qrels": found["label_set"], "design": found["design"],
+            "strata": found["strata"], "allocation": found["allocation"], "pilot": found["pilot"],
+            "units": found["budget"], "population": found["population"], "seed": found["seed"],
+            "created": found["created"], "done": sum(r["done"] for r in strata.values()), "total": len(pairs),
+            "per_stratum": [strata[k] for k in sorted(strata)]}

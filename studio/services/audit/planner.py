@@ -1,0 +1,75 @@
+"""How big an audit sample must be for an interval of a given width, per design, from a pilot.
+
+Topics: the quantity is a run's mean measure over topics, corrected by the sampled topics'
+rectifier gold − LLM; its variance is S²/n·(1 − n/N) with S the per-topic rectifier's standard
+deviation over the pilot's topics (the largest over runs, so that every run's interval is at most
+that wide). Pairs and stratified pairs: the mean disagreement gold − LLM over the pool, with S
+(or S_h per stratum, Neyman-allocated) from the pilot's pairs.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from studio.domain.errors import UsageError
+from studio.metrics.sampling import allocate, neyman_weights, simple_sample_size, stratified_sample_size
+from studio.services.audit.samples import STRATA, pilot_differences, pool_pairs, stratum_spreads
+from studio.services.evaluation.engine import EvaluationEngine, measure_of
+
+
+def topic_rectifier_sd(engine: EvaluationEngine, qrels: str, pilot: str, measure: str) -> tuple[float, int]:
+    """The largest (over runs) standard deviation of gold − LLM per topic over the pilot's topics,
+    and how many topics the pilot has."""
+    m = measure_of(measure)
+    gold, llm = engine.evaluator(pilot), engine.evaluator(qrels)
+    gold_values, llm_values = gold.per_topic(m), llm.per_topic(m)
+    topics = [q for q in gold.qids if gold.labels.get(q) and gold.labels[q].judged and q in llm.row]
+    if len(topics) < 2:
+        return math.nan, len(topics)
+    rectifier = np.array([gold_values[gold.row[q]] - llm_values[llm.row[q]] for q in topics])
+    with np.errstate(invalid="ignore"):
+        spreads = np.nanstd(rectifier, axis=0, ddof=1)
+    spreads = spreads[np.isfinite(spreads)]
+    return (float(spreads.max()) if spreads.size else math.nan), len(topics)
+
+
+def budget_plan(engine: EvaluationEngine, qrels: str, pilot: str, width: float, *, measure: str = "nDCG@10",
+                strata: str = "grade") -> dict[str, Any]:
+    if width <= 0:
+        raise UsageError("--target-width must be positive")
+    if strata not in STRATA:
+        raise UsageError(f"--strata: choose one of {', '.join(STRATA)}")
+    con = engine.db.cursor()
+    pairs = pool_pairs(con, qrels, strata)
+    _, differences = pilot_differences(con, qrels, pilot)
+    if len(differences) < 2:
+        raise UsageError(f"the pilot {pilot!r} grades fewer than two pairs of {qrels!r}'s pool")
+    topic_sd, pilot_topics = topic_rectifier_sd(engine, qrels, pilot, measure)
+    topics = len({p.qid for p in pairs})
+    pair_sd = float(np.std(list(differences.values()), ddof=1))
+    names = sorted({p.stratum for p in pairs if p.stratum is not None})
+    sizes = [sum(p.stratum == h for p in pairs) for h in names]
+    spreads = [s if s is not None else pair_sd for s in stratum_spreads(pairs, differences, names)]
+    stratified = stratified_sample_size(sizes, spreads, width)
+    counts = allocate(sizes, neyman_weights(sizes, spreads), stratified)
+    proportional = allocate(sizes, [float(n) for n in sizes], stratified)
+    in_pilot = {h: sum((p.qid, p.docid) in differences for p in pairs if p.stratum == h) for h in names}
+    designs = [
+        {"design": "topics", "unit": "topic", "population": topics, "pilot_units": pilot_topics,
+         "sd": None if math.isnan(topic_sd) else topic_sd,
+         "needed": None if math.isnan(topic_sd) else simple_sample_size(topic_sd, width, topics),
+         "quantity": f"each run's mean {measure}"},
+        {"design": "pairs", "unit": "pair", "population": len(pairs), "pilot_units": len(differences),
+         "sd": pair_sd, "needed": simple_sample_size(pair_sd, width, len(pairs)),
+         "quantity": "mean gold − LLM grade"},
+        {"design": f"stratified ({strata})", "unit": "pair", "population": len(pairs),
+         "pilot_units": len(differences), "sd": None, "needed": stratified, "quantity": "mean gold − LLM grade"},
+    ]
+    rows = [{"stratum": h, "pairs": n, "pilot_pairs": in_pilot[h], "sd": s, "neyman": c, "proportional": p,
+             "sample": "more" if c > p else "fewer" if c < p else "same"}
+            for h, n, s, c, p in zip(names, sizes, spreads, counts, proportional, strict=True)]
+    return {"qrels": qrels, "pilot": pilot, "target_width": width, "measure": measure, "confidence": 0.95,
+            "designs": designs, "strata_by": strata, "strata": rows}

@@ -1,0 +1,201 @@
+"""Drawing an audit sample from an LLM label set's pool, with each unit's inclusion probability.
+
+Three designs: whole `topics` (every pair of a drawn topic is graded; π = n/N topics), `pairs`
+drawn uniformly (π = n/N pairs), and `stratified` pairs (by the LLM's grade, its judge's
+confidence, or the topic), n_h per stratum by Neyman allocation (n_h ∝ N_h·S_h, S_h the standard
+deviation of gold − LLM in a pilot: the pairs earlier audits of the label set graded, or a human
+label set named as pilot) or, without a pilot, proportional to N_h; π = n_h/N_h. The sample is
+walked in a random order drawn with it, stored as each unit's position, so that an auditor who
+stops early still leaves a random subsample behind.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from studio.domain.errors import UsageError
+from studio.metrics.sampling import allocate, neyman_weights
+from studio.services.evaluation.engine import EvaluationEngine
+from studio.store import Connection, Database
+from studio.store import audits as audit_store
+from studio.store import labels as label_store
+
+DESIGNS = ("topics", "pairs", "stratified")
+STRATA = ("grade", "confidence", "topic")
+GOLD_KIND = "human"
+
+Probabilities = dict[tuple[str, str] | str, float]
+
+
+@dataclass(frozen=True)
+class PoolPair:
+    qid: str
+    docid: str
+    grade: float
+    stratum: str | None = None
+
+
+def stratum_of(strata: str, qid: str, grade: float, confidence: float | None) -> str:
+    if strata == "grade":
+        return f"grade {grade:g}"
+    if strata == "topic":
+        return qid
+    if confidence is None:
+        return "confidence unknown"
+    return "confidence <0.5" if confidence < 0.5 else "confidence 0.5–0.8" if confidence < 0.8 else "confidence ≥0.8"
+
+
+def pool_pairs(con: Connection, label_set: str, strata: str | None = None) -> list[PoolPair]:
+    """The label set's pool in a fixed order (the seed then decides the sample), with strata."""
+    rows = audit_store.pool(con, label_set)
+    if not rows:
+        raise UsageError(f"label set {label_set!r} labels no pair (see `studio list qrels`)")
+    known = audit_store.confidences(con, label_set) if strata == "confidence" else {}
+    return [PoolPair(q, d, g, None if strata is None else stratum_of(strata, q, g, known.get((q, d))))
+            for q, d, g in rows]
+
+
+def pilot_differences(con: Connection, label_set: str,
+                      pilot: str | None) -> tuple[str | None, dict[tuple[str, str], float]]:
+    """gold − LLM on the pilot's pairs of the pool: the label set named `pilot`, or else the gold
+    labels of the earlier audits of `label_set` (None: there is no pilot)."""
+    llm = {(q, d): g for q, d, g in audit_store.pool(con, label_set)}
+    if pilot is not None:
+        if label_store.label_set_id(con, pilot) is None:
+            raise UsageError(f"no label set named {pilot!r} for --pilot (see `studio list qrels`)")
+        sources = [pilot]
+    else:
+        sources = [row["name"] for row in audit_store.audits(con, label_set)]
+    differences: dict[tuple[str, str], float] = {}
+    for source in sources:
+        for qid, docid, gold in audit_store.pool(con, source):
+            if (qid, docid) in llm:
+                differences[(qid, docid)] = gold - llm[(qid, docid)]
+    if not differences:
+        return None, {}
+    return (pilot if pilot is not None else ", ".join(sources)), differences
+
+
+def stratum_spreads(pairs: Sequence[PoolPair], differences: dict[tuple[str, str], float],
+                    names: Sequence[str]) -> list[float | None]:
+    """S_h per stratum from the pilot; a stratum with fewer than two pilot pairs takes the pilot's
+    overall S (None when the pilot has fewer than two pairs in all)."""
+    by_stratum: dict[str, list[float]] = {}
+    for pair in pairs:
+        found = differences.get((pair.qid, pair.docid))
+        if found is not None and pair.stratum is not None:
+            by_stratum.setdefault(pair.stratum, []).append(found)
+    values = [v for found in by_stratum.values() for v in found]
+    overall = float(np.std(values, ddof=1)) if len(values) >= 2 else None
+    return [float(np.std(by_stratum[h], ddof=1)) if len(by_stratum.get(h, [])) >= 2 else overall for h in names]
+
+
+def plan_audit(db: Database, label_set: str, *, name: str, budget: int, design: str, strata: str | None = None,
+               seed: int = 0, pilot: str | None = None) -> dict[str, Any]:
+    """Draw the sample, store it with the empty gold label set `name`, and say what was drawn."""
+    if design not in DESIGNS:
+        raise UsageError(f"design {design!r}: choose one of {', '.join(DESIGNS)}")
+    if design == "stratified" and strata not in STRATA:
+        raise UsageError(f"a stratified audit needs --strata {'|'.join(STRATA)}")
+    if design != "stratified" and strata is not None:
+        raise UsageError("--strata goes with --design stratified")
+    if budget < 1:
+        raise UsageError("--budget must be at least 1")
+    con = db.cursor()
+    if label_store.label_set_id(con, name) is not None or audit_store.audit(con, name) is not None:
+        raise UsageError(f"the name {name!r} is taken: the audit's gold labels become a label set of that name")
+    pairs = pool_pairs(con, label_set, strata)
+    rng = np.random.default_rng(seed)
+    summary: dict[str, Any] = {"audit": name, "qrels": label_set, "design": design, "strata": strata, "seed": seed}
+    rows: list[dict[str, Any]] = []
+    allocation: str | None = None
+    if design == "topics":
+        topics = sorted({p.qid for p in pairs})
+        drawn = min(budget, len(topics))
+        chosen = [topics[i] for i in sorted(rng.choice(len(topics), drawn, replace=False))]
+        units: list[tuple[str, str | None, str | None, float]] = [(q, None, None, drawn / len(topics)) for q in chosen]
+        population = len(topics)
+    elif design == "pairs":
+        drawn = min(budget, len(pairs))
+        units = [(pairs[i].qid, pairs[i].docid, None, drawn / len(pairs))
+                 for i in sorted(rng.choice(len(pairs), drawn, replace=False))]
+        population = len(pairs)
+    else:
+        units, allocation, rows, pilot_name, pilot_size = _stratified(con, label_set, pairs, budget, rng, pilot)
+        population = len(pairs)
+        summary.update(pilot=pilot_name, pilot_pairs=pilot_size)
+    order = rng.permutation(len(units))
+    placed = [(q, d, h, p, int(order[i])) for i, (q, d, h, p) in enumerate(units)]
+    with db.transaction() as tx:
+        label_store.create_label_set(tx, name, GOLD_KIND, f"audit of {label_set}")
+        audit_id = audit_store.create_audit(
+            tx, name, label_set, design, strata=strata, allocation=allocation, pilot=summary.get("pilot"),
+            budget=len(units), population=population, seed=seed)
+        audit_store.add_units(tx, audit_id, placed)
+    summary.update(allocation=allocation, units=len(units), population=population,
+                   pairs=len(audit_pairs(db.cursor(), name)), strata_rows=rows)
+    return summary
+
+
+def _stratified(con: Connection, label_set: str, pairs: list[PoolPair], budget: int, rng: np.random.Generator,
+                pilot: str | None) -> tuple[list[tuple[str, str | None, str | None, float]], str, list[dict[str, Any]],
+                                           str | None, int]:
+    names = sorted({p.stratum for p in pairs if p.stratum is not None})
+    members = {h: [p for p in pairs if p.stratum == h] for h in names}
+    sizes = [len(members[h]) for h in names]
+    pilot_name, differences = pilot_differences(con, label_set, pilot)
+    spreads = stratum_spreads(pairs, differences, names) if differences else [None] * len(names)
+    if any(s is None for s in spreads) or not any(spreads):
+        allocation, weights = "proportional", [float(n) for n in sizes]
+    else:
+        allocation, weights = "neyman", neyman_weights(sizes, [float(s or 0.0) for s in spreads])
+    counts = allocate(sizes, weights, budget)
+    units: list[tuple[str, str | None, str | None, float]] = []
+    rows: list[dict[str, Any]] = []
+    for h, size, count, spread in zip(names, sizes, counts, spreads, strict=True):
+        chosen = sorted(rng.choice(size, count, replace=False)) if count else []
+        units += [(members[h][i].qid, members[h][i].docid, h, count / size) for i in chosen]
+        rows.append({"stratum": h, "pairs": size, "sd": spread, "drawn": count, "inclusion": count / size})
+    return units, allocation, rows, pilot_name, len(differences)
+
+
+def audit_pairs(con: Connection, audit: str) -> list[tuple[str, str, str | None]]:
+    """The audit's pairs (qid, docid, stratum) in the order it is walked in: its units by position,
+    a whole topic's pairs in an order drawn from the audit's seed and the unit's position."""
+    found = audit_store.audit(con, audit)
+    if found is None:
+        raise UsageError(f"no audit named {audit!r} (see `studio audit list`)")
+    units = audit_store.units(con, int(found["audit_id"]))
+    by_topic: dict[str, list[str]] = {}
+    if any(u["docid"] is None for u in units):
+        for qid, docid, _ in audit_store.pool(con, str(found["label_set"])):
+            by_topic.setdefault(qid, []).append(docid)
+    walked: list[tuple[str, str, str | None]] = []
+    for unit in units:
+        if unit["docid"] is not None:
+            walked.append((unit["qid"], unit["docid"], unit["stratum"]))
+            continue
+        docids = by_topic.get(unit["qid"], [])
+        order = np.random.default_rng([int(found["seed"]), int(unit["position"])]).permutation(len(docids))
+        walked += [(unit["qid"], docids[i], unit["stratum"]) for i in order]
+    return walked
+
+
+def audit_design(db_or_engine: Database | EvaluationEngine, gold_name: str) -> tuple[str, Probabilities]:
+    """The sampling design behind a gold label set and each unit's inclusion probability (keyed by
+    (qid, docid) for pairs, by qid for whole topics). A gold label set that is not an audit's (an
+    imported human qrels file) holds whole topics: π = its topics / the project's topics."""
+    db = db_or_engine.db if isinstance(db_or_engine, EvaluationEngine) else db_or_engine
+    con = db.cursor()
+    if audit_store.audit(con, gold_name) is not None:
+        return audit_store.inclusion_probabilities(con, gold_name)
+    if label_store.label_set_id(con, gold_name) is None:
+        raise UsageError(f"no label set named {gold_name!r} (see `studio list qrels`)")
+    topics = sorted({q for q, _, _ in audit_store.pool(con, gold_name)})
+    row = con.execute("SELECT count(*) FROM topics").fetchone()
+    population = max(int(row[0]) if row else 0, len(topics))
+    return "topics", {q: len(topics) / population for q in topics} if population else {}

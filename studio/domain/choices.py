@@ -79,6 +79,14 @@ class SensitivityMethod(StrEnum):
     umbrela = "umbrela"
 
 
+class CalibrationMethod(StrEnum):
+    """How `studio calibrate` maps an LLM's grades to people's: monotone regression, or a
+    proportional-odds model."""
+
+    isotonic = "isotonic"
+    ordinal = "ordinal"
+
+
 class DerivedScore(StrEnum):
     """How a derived label set scores a document from its item grades (`studio derive --score`)."""
 
@@ -105,3 +113,18 @@ class JudgeRunState(StrEnum):
     running = "running"  # its process lives, on this machine
     interrupted = "interrupted"  # killed, cancelled or failed: judged again, it resumes from the call cache
     elsewhere = "running?"  # started on another machine, whose processes this one cannot see
+
+
+class EnsembleHow(StrEnum):
+    """How an ensemble combines its members' grades of a pair (`studio ensemble --how`)."""
+
+    majority = "majority"  # ties: the tied grade nearest the median, then the lower
+    mean = "mean"
+    median = "median"
+
+
+class QueueOrder(StrEnum):
+    """The order of the review queue (`studio disagreements --order`)."""
+
+    delta_tau = "delta-tau"  # the most leaderboard-changing first
+    spread = "spread"  # where the judges (an ensemble's members, a judge's samples) disagree most first

@@ -24,12 +24,12 @@ from studio.formats.graded import (
 )
 from studio.formats.text_input import read_text
 from studio.judges.methods import get_method
+from studio.services.calibration.follow import refresh_derived
 from studio.services.exports.delivery import ExportReport, deliver
 from studio.services.imports.judgments import store_imported_call
 from studio.services.imports.report import ImportReport
 from studio.services.judging.config import newest_run
 from studio.services.judging.label_writers import write_own_scores
-from studio.services.rubric.derive import refresh_derived
 from studio.store import Connection, Database, new_batch, pools
 from studio.store import banks as bank_store
 from studio.store import judging as judge_store

@@ -1,0 +1,53 @@
+"""`studio calibrate`: an LLM label set mapped to people's grades, judged cross-fitted by topic."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from studio.cli.context import open_project
+from studio.cli.errors import handles_errors
+from studio.cli.output import OutputFormat, emit_records
+from studio.domain.choices import CalibrationMethod
+
+commands = typer.Typer()
+
+
+@commands.command()
+@handles_errors
+def calibrate(
+    ctx: typer.Context,
+    qrels: Annotated[str, typer.Option("--qrels", help="The LLM label set to calibrate.")],
+    gold: Annotated[str, typer.Option("--gold", help="The people's label set it is mapped to.")],
+    name: Annotated[str, typer.Option("--name", help="Name of the calibrated (derived) label set.")],
+    method: Annotated[CalibrationMethod, typer.Option(
+        "--method", help="isotonic: monotone regression of the gold grade; ordinal: proportional-odds model."
+    )] = CalibrationMethod.isotonic,
+    folds: Annotated[int, typer.Option("--folds", min=2, help="Cross-fitting folds (by topic).")] = 5,
+    seed: Annotated[int, typer.Option(help="Seed of the topics' split into folds.")] = 0,
+    measure: Annotated[str, typer.Option("--measure", "-m", help="Leaderboard measure for τ.")] = "nDCG@10",
+    replace: Annotated[bool, typer.Option("--replace", help="Calibrate an existing calibrated set again.")] = False,
+    fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="How to print the result.")] = OutputFormat.table,
+) -> None:
+    """Map an LLM label set's grades (its expected grades where the judge gave label
+    distributions) to a gold label set's; κ and τ are cross-fitted, beside the raw set's on the
+    same gold pairs. The calibrated set follows its sources when they change."""
+    with open_project(ctx) as project:
+        done = project.calibrate(qrels, gold, name, method=method.value, folds=folds, seed=seed, measure=measure,
+                                 replace=replace)
+    if fmt is OutputFormat.json:
+        emit_records([done], fmt)
+        return
+    emit_records([
+        {"label set": qrels, "κ graded": done["kappa_raw"], "κ linear": done["kappa_linear_raw"],
+         f"τ {measure}": done["tau_raw"], "mean grade": done["mean_raw"]},
+        {"label set": name, "κ graded": done["kappa_calibrated"], "κ linear": done["kappa_linear_calibrated"],
+         f"τ {measure}": done["tau_calibrated"], "mean grade": done["mean_calibrated"]},
+    ], fmt, title=(f"Against {gold} on {done['pairs']} gold pairs of {done['topics']} topics, cross-fitted in "
+                   f"{done['folds']} folds ({method.value}; mean gold grade {done['mean_gold']})"))
+    if fmt is OutputFormat.table:
+        typer.echo("")
+        emit_records([{"LLM value": f"{b['low']:.3g}–{b['high']:.3g}", "pairs": b["pairs"],
+                       "mean gold": b["mean_gold"], "map": b["fitted"]} for b in done["curve"]], fmt,
+                     title="Calibration curve (map fitted on all gold pairs)")

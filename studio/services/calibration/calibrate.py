@@ -1,0 +1,168 @@
+"""`studio calibrate`: a derived label set that maps an LLM label set's grades (or its expected
+grades, where the judge gave a label distribution) to the people's grades of a gold label set.
+
+The map is judged cross-fitted: the gold pairs are split into folds by topic, each fold is
+predicted by the map fitted on the others, and κ and the leaderboard τ are computed on those
+out-of-fold grades beside the raw label set's on the same pairs. The calibrated set holds the
+out-of-fold grade for every gold pair (so `studio agree` and `studio correlate` against the gold
+set show the honest figures) and the map fitted on all gold pairs for every other pair.
+
+Output grades are put on the gold scale (the nearest gold grade), not kept fractional: binary
+measures count any grade ≥ 1 as relevant and κ needs categories, so a fractional 0.6 would be
+relevant to P@10 and a category of its own to κ. The fractional map is kept in the curve.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from studio.domain.errors import UsageError
+from studio.domain.models import LabelSetKind, QrelsRow
+from studio.metrics import agreement as agree
+from studio.metrics import calibration as cal
+from studio.metrics.correlation import kendall_tau_b
+from studio.metrics.evaluator import Evaluator
+from studio.services.evaluation.engine import EvaluationEngine, measure_of
+from studio.store import Database, new_batch
+from studio.store import calibrations as cal_store
+from studio.store import labels as label_store
+
+Pair = tuple[str, str]
+
+
+def llm_values(db: Database, name: str) -> tuple[dict[Pair, float], dict[Pair, float], int]:
+    """({pair: grade}, {pair: value fitted on}, how many values are expected grades) of label set
+    `name`. The value is the judge's expected grade while the pair still holds the judge's label,
+    else the grade itself (no judge, no label distribution, or a person changed the label)."""
+    con = db.cursor()
+    set_id = label_store.label_set_id(con, name)
+    if set_id is None:
+        raise UsageError(f"no label set named {name!r} (see `studio list qrels`)")
+    grades = {(r.qid, r.docid): r.grade for r in label_store.current_labels(con, set_id)}
+    judged = cal_store.judge_values(con, set_id)
+    values = dict(grades)
+    expected = 0
+    for pair, grade in grades.items():
+        label, mean = judged.get(pair, (None, None))
+        if mean is not None and label == grade:
+            values[pair] = mean
+            expected += 1
+    return grades, values, expected
+
+
+def _gold(db: Database, name: str) -> dict[Pair, float]:
+    con = db.cursor()
+    set_id = label_store.label_set_id(con, name)
+    if set_id is None:
+        raise UsageError(f"no label set named {name!r} (see `studio list qrels`)")
+    return {(r.qid, r.docid): r.grade for r in label_store.current_labels(con, set_id)}
+
+
+def _nested(pairs: list[Pair], grades: np.ndarray) -> dict[str, dict[str, float]]:
+    nested: dict[str, dict[str, float]] = {}
+    for (qid, docid), grade in zip(pairs, grades.tolist(), strict=True):
+        nested.setdefault(qid, {})[docid] = float(grade)
+    return nested
+
+
+def _tau(engine: EvaluationEngine, measure: str, reference: np.ndarray, pairs: list[Pair],
+         grades: np.ndarray) -> float | None:
+    if not engine.rankings().runs:
+        return None
+    means = Evaluator(engine.rankings(), _nested(pairs, grades)).means(measure_of(measure))
+    return cal.finite(kendall_tau_b(reference, means))
+
+
+def calibrate(engine: EvaluationEngine, qrels: str, gold: str, name: str, *, method: str = "isotonic",
+              folds: int = 5, seed: int = 0, measure: str = "nDCG@10", replace: bool = False) -> dict[str, Any]:
+    """Write label set `name`: `qrels` calibrated to `gold` with `method`; its cross-fitted figures."""
+    if method not in cal.METHODS:
+        raise UsageError(f"unknown method {method!r} (known: {', '.join(cal.METHODS)})")
+    if name in (qrels, gold):
+        raise UsageError("the calibrated label set needs a name of its own")
+    db = engine.db
+    existing = label_store.label_set_id(db.cursor(), name)
+    if existing is not None and cal_store.calibration(db.cursor(), name) is None:
+        raise UsageError(f"label set {name!r} already exists and is not a calibrated set")
+    if existing is not None and not replace:
+        raise UsageError(f"label set {name!r} already exists (use --replace)")
+    grades, values, expected = llm_values(db, qrels)
+    people = _gold(db, gold)
+    shared = sorted(p for p in values if p in people)
+    topics = sorted({q for q, _ in shared})
+    if len(topics) < 2:
+        raise UsageError(f"{qrels!r} and {gold!r} share pairs of {len(topics)} topic(s); cross-fitting by "
+                         "topic needs at least 2")
+    k = max(2, min(folds, len(topics)))
+    fold_of = cal.topic_folds(topics, k, seed)
+    x = np.array([values[p] for p in shared])
+    y = np.array([people[p] for p in shared])
+    raw = np.array([grades[p] for p in shared])
+    held_out = cal.cross_fit(method, x, y, np.array([fold_of[q] for q, _ in shared]))
+    fitted = cal.fit_map(method, x, y)
+    others = [p for p in values if p not in people]
+    rows = [QrelsRow(q, d, float(g)) for (q, d), g in zip(shared, held_out.tolist(), strict=True)]
+    if others:
+        rest = fitted.grade(np.array([values[p] for p in others]))
+        rows += [QrelsRow(q, d, float(g)) for (q, d), g in zip(others, rest.tolist(), strict=True)]
+    reference = engine.leaderboard(gold, measure) if engine.rankings().runs else {}
+    reference_values = np.array(list(reference.values()))
+    figures = {
+        "pairs": len(shared), "topics": len(topics), "folds": k, "expected_values": expected,
+        "labels": len(rows), "fitted_on_all": len(others),
+        "kappa_raw": cal.finite(agree.cohen_kappa(y, raw)),
+        "kappa_calibrated": cal.finite(agree.cohen_kappa(y, held_out)),
+        "kappa_linear_raw": cal.finite(agree.cohen_kappa(y, raw, "linear")),
+        "kappa_linear_calibrated": cal.finite(agree.cohen_kappa(y, held_out, "linear")),
+        "tau_raw": _tau(engine, measure, reference_values, shared, raw) if reference else None,
+        "tau_calibrated": _tau(engine, measure, reference_values, shared, held_out) if reference else None,
+        "mean_gold": round(float(y.mean()), 4), "mean_raw": round(float(raw.mean()), 4),
+        "mean_calibrated": round(float(held_out.mean()), 4),
+    }
+    curve = cal.curve(x, y, fitted)
+    _write(db, name, existing, rows, qrels=qrels, gold=gold, method=method, folds=k, seed=seed, measure=measure,
+           fitted=fitted.as_dict(), figures=figures, curve=curve)
+    engine.forget_labels(name)
+    return {"label_set": name, "qrels": qrels, "gold": gold, "method": method, "seed": seed, "measure": measure,
+            **figures, "curve": curve, "map": fitted.as_dict()}
+
+
+def _write(db: Database, name: str, existing: int | None, rows: list[QrelsRow], *, qrels: str, gold: str,
+           method: str, folds: int, seed: int, measure: str, fitted: dict[str, Any], figures: dict[str, Any],
+           curve: list[dict[str, Any]]) -> None:
+    con = db.cursor()
+    label_store.create_label_staging(con)
+    try:
+        label_store.stage_labels(con, 0, rows)
+        with db.transaction() as tx:
+            batch = new_batch(tx, "calibrate", f"{method} of {qrels} to {gold}")
+            set_id = existing if existing is not None else label_store.create_label_set(
+                tx, name, LabelSetKind.DERIVED.value, f"calibrate:{method}({qrels} -> {gold}, folds={folds})")
+            label_store.apply_staged_labels(tx, set_id, 0, origin="derived", source=f"{method} of {qrels}",
+                                            batch_id=batch, remove_missing=True)
+            cal_store.record_calibration(tx, set_id, source=qrels, gold=gold, method=method, folds=folds, seed=seed,
+                                         measure=measure, fitted=fitted, figures=figures, curve=curve)
+    finally:
+        label_store.drop_label_staging(con)
+
+
+def refresh_calibrations(engine: EvaluationEngine, source: str) -> list[str]:
+    """Recompute every calibrated set made from `source` (as LLM or gold labels); their names."""
+    con = engine.db.cursor()
+    if not cal_store.any_following(con, source):
+        return []
+    refreshed = []
+    for found in cal_store.calibrations_following(con, source):
+        engine.forget_labels(found["source"])
+        engine.forget_labels(found["gold"])
+        calibrate(engine, found["source"], found["gold"], found["name"], method=found["method"],
+                  folds=found["folds"], seed=found["seed"], measure=found["measure"], replace=True)
+        refreshed.append(str(found["name"]))
+    return refreshed
+
+
+def calibrated_sets(db: Database) -> list[dict[str, Any]]:
+    """Every calibrated label set with its figures, curve and map (for the report and the screens)."""
+    return cal_store.calibrations(db.cursor())

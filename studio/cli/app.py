@@ -19,6 +19,7 @@ from studio.cli import (
     bank,
     check,
     embeddings,
+    estimate,
     evaluate,
     export,
     imports,
@@ -50,6 +51,7 @@ COMMAND_MODULES: tuple[typer.Typer, ...] = (
     judge.commands,       # judge, derive
     judges.commands,      # judges …
     meta.commands,        # compare, sensitivity, probe
+    estimate.commands,    # estimate
     report.commands,      # report
     export.commands,      # export …
     bank.commands,        # bank …

@@ -12,6 +12,8 @@ from studio.formats.trec import OnDuplicate
 from studio.services.audit import gold as audit_gold
 from studio.services.audit import planner as audit_planner
 from studio.services.audit import samples as audit_samples
+from studio.services.calibration.calibrate import calibrate, calibrated_sets
+from studio.services.calibration.follow import refresh_derived
 from studio.services.evaluation.answers import system_leaderboard
 from studio.services.evaluation.changes import ChangeWatcher
 from studio.services.evaluation.engine import DEFAULT_MEASURES, EvaluationEngine
@@ -128,6 +130,7 @@ class Project:
         )
         for label_set in report.names:
             self.engine.forget_labels(label_set)
+            self._follow(label_set)
         return report
 
     def import_judgments(
@@ -137,6 +140,7 @@ class Project:
         report = import_trec.import_judgments(self.db, _paths(files), name=name, replace=replace)
         for label_set in report.names:
             self.engine.forget_labels(label_set)
+            self._follow(label_set)
         return report
 
     def import_graded(self, file: PathLike, *, name: str, bank: str, llm: str | None = None,
@@ -228,11 +232,34 @@ class Project:
         *, person: str | None = None,
     ) -> dict[str, Any]:
         """One audited label edit (None removes the label); leaderboards follow incrementally."""
-        return self.engine.set_label(qrels, qid, docid, grade, note=note, person=person)
+        event = self.engine.set_label(qrels, qid, docid, grade, note=note, person=person)
+        self._follow(qrels)
+        return event
 
     def undo(self, qrels: str | None = None) -> dict[str, Any] | None:
         """Revert the newest audited edit not yet undone; None when there is nothing to undo."""
-        return self.engine.undo(qrels)
+        event = self.engine.undo(qrels)
+        if event is not None:
+            self._follow(str(event["qrels"]))
+        return event
+
+    # -- calibration ------------------------------------------------------------------------
+
+    def calibrate(self, qrels: str, gold: str, name: str, *, method: str = "isotonic", folds: int = 5,
+                  seed: int = 0, measure: str = "nDCG@10", replace: bool = False) -> dict[str, Any]:
+        """Label set `name`: `qrels` mapped to `gold`'s grades (isotonic or ordinal) with κ and τ
+        cross-fitted by topic beside the raw set's; it follows both sources."""
+        return calibrate(self.engine, qrels, gold, name, method=method, folds=folds, seed=seed, measure=measure,
+                         replace=replace)
+
+    def calibrations(self) -> list[dict[str, Any]]:
+        """Every calibrated label set: sources, method, fitted map, cross-fitted figures, curve."""
+        return calibrated_sets(self.db)
+
+    def _follow(self, label_set: str) -> None:
+        """The derived label sets made from `label_set` are computed again (its grades changed)."""
+        for name in refresh_derived(self.db, label_set, self.engine):
+            self.engine.forget_labels(name)
 
     def label_history(self, qrels: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
         return self.engine.history(qrels, limit)
@@ -281,6 +308,7 @@ class Project:
         """Parse the newest judge run's stored outputs again with the current parser (no calls)."""
         counts = reparse(self.db, label_set)
         self.engine.forget_labels(label_set)
+        self._follow(label_set)
         return counts
 
     def judge_failures(self, label_set: str, limit: int = 50) -> list[dict[str, Any]]:

@@ -16,6 +16,7 @@ from studio.domain.models import LabelSetKind
 from studio.judges.backend import Backend, call_key
 from studio.judges.methods import Method, get_method
 from studio.judges.parsing import Parsed
+from studio.services.calibration.follow import refresh_derived
 from studio.services.judging.backends import make_backend
 from studio.services.judging.config import JudgeConfig, JudgeProgress, JudgeSummary, rerunnable
 from studio.services.judging.label_writers import write_own_scores, write_preference_labels
@@ -24,7 +25,6 @@ from studio.services.judging.pools import pool_pairs
 from studio.services.judging.stale import stale_plan
 from studio.services.judging.timed_batches import timed_batches
 from studio.services.judging.units import Unit, bank_items, build_units
-from studio.services.rubric.derive import refresh_derived
 from studio.store import Database, new_batch
 from studio.store import judging as judge_store
 from studio.store import labels as label_store
@@ -172,7 +172,10 @@ def run_judge(
         if method.own_score is not None:
             with db.transaction() as tx:
                 write_own_scores(tx, method, run, set_id, batch, source, bank_items(db, method, config.bank))
-            extra["derived_updated"] = refresh_derived(db, config.name)
+        # Bank scores and calibrations made from this label set follow its new grades.
+        followers = refresh_derived(db, config.name)
+        if method.own_score is not None or followers:
+            extra["derived_updated"] = followers
         if plan is not None:
             extra |= {"stale_cells": len(plan.to_grade), "deleted_cells": len(plan.stale) - len(plan.to_grade),
                       "kept_cells": len(plan.kept)}

@@ -111,3 +111,28 @@ def show_command(ctx: typer.Context, audit: AuditName, fmt: Format = OutputForma
     emit_object(found, fmt, title=f"Audit {audit}")
     emit_records(per_stratum, fmt, title="Progress per stratum")
 
+
+@commands.command("simulate")
+@handles_errors
+def simulate_command(
+    ctx: typer.Context,
+    ref: Annotated[str, typer.Option("--ref", help="The label set taken as the unseen truth (e.g. human).")],
+    qrels: Annotated[str, typer.Option("--qrels", help="The LLM label set whose pool is audited.")],
+    budget: Annotated[int, typer.Option("--budget", min=2, help="Units per audit: topics or pairs.")],
+    design: Annotated[str, typer.Option("--design", help="topics | pairs (P@k only).")] = "topics",
+    trials: Annotated[int, typer.Option("--trials", min=1, help="Audits drawn.")] = 1000,
+    measure: Annotated[str, typer.Option("--measure", "-m", help="Measure of the leaderboard.")] = "nDCG@10",
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the draws.")] = 0,
+    level: Annotated[float, typer.Option("--level", min=0.5, max=0.999, help="Nominal coverage.")] = 0.95,
+    tuned: Annotated[bool, typer.Option("--power-tuning/--no-power-tuning", help="PPI++ power tuning.")] = False,
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """How often `studio estimate`'s intervals from audits of this budget would cover --ref's values."""
+    with open_project(ctx) as project:
+        result = project.simulate_audit(ref, qrels, budget=budget, design=design, trials=trials, measure=measure,
+                                        seed=seed, level=level, tuned=tuned)
+    if fmt is OutputFormat.json:
+        emit_object(result, fmt)
+        return
+    emit_object({k: v for k, v in result.items() if k != "per_run"}, fmt,
+                title=f"{trials} audits of {budget} {design} of {qrels}, {ref} as the truth")

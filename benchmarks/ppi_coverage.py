@@ -1,0 +1,137 @@
+"""Coverage and width of prediction-powered leaderboard estimates on TREC DL 2019 and 2020.
+
+The human qrels are NIST's (real); the runs are synthetic (graded quality, fixed seed) over
+each topic's judged passages plus unjudged ones; the LLM label sets are noisy copies of the
+qrels of a chosen Cohen's κ (each label kept with probability κ, else drawn from the qrels'
+own grade distribution, as `studio judge --backend simulated` does). For each budget, design
+and κ, `studio audit simulate` draws audits and reports how often the 95% intervals covered
+the full-human value and how wide they were against gold-only intervals of the same budget.
+
+    python -m benchmarks.ppi_coverage [--trials 1000] [--folder DIR]
+
+prints JSON (one object per cell) and then a markdown table.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import tempfile
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from studio.services.project import Project
+
+DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec-dl"
+COLLECTIONS = {"dl19": DATA / "qrels.dl19-passage.txt", "dl20": DATA / "qrels.dl20-passage.txt"}
+SEED = 14
+RUNS = 12
+DEPTH = 100
+UNJUDGED_PER_TOPIC = 100
+KAPPAS = (0.3, 0.5, 0.7)
+# (design, measure, budgets): topics for nDCG@10, judged pairs for P@10 at TREC DL's level 2.
+CELLS = (("topics", "nDCG@10", (10, 20)), ("pairs", "P(rel=2)@10", (1000, 4000)))
+
+
+def read_qrels(path: Path) -> dict[str, dict[str, int]]:
+    qrels: dict[str, dict[str, int]] = {}
+    for line in path.read_text().splitlines():
+        qid, _, docid, grade = line.split()
+        qrels.setdefault(qid, {})[docid] = int(grade)
+    return qrels
+
+
+def write_runs(qrels: dict[str, dict[str, int]], folder: Path, runs: int = RUNS, seed: int = SEED) -> list[Path]:
+    """Runs of graded quality over each topic's judged passages plus unjudged ones: a run ranks
+    by a noisy view of the grade, stronger runs with less noise; topics differ in difficulty."""
+    rng = np.random.default_rng(seed)
+    paths = []
+    difficulty = {qid: rng.uniform(0.3, 1.5) for qid in qrels}
+    for r in range(runs):
+        skill = 0.2 + 1.6 * r / max(runs - 1, 1)
+        lines = []
+        for qid, judged in qrels.items():
+            docids = [*judged, *(f"u{qid}-{i}" for i in range(UNJUDGED_PER_TOPIC))]
+            grades = np.array([*judged.values(), *([0] * UNJUDGED_PER_TOPIC)], dtype=float)
+            signal = grades * skill * difficulty[qid] + rng.normal(0.0, 1.0, len(docids))
+            top = np.argsort(-signal, kind="stable")[:DEPTH]
+            lines.extend(f"{qid} Q0 {docids[d]} {rank} {signal[d]:.4f} run{r:02d}\n"
+                         for rank, d in enumerate(top, start=1))
+        path = folder / f"run{r:02d}.txt"
+        path.write_text("".join(lines))
+        paths.append(path)
+    return paths
+
+
+def write_noisy_qrels(qrels: dict[str, dict[str, int]], path: Path, kappa: float, seed: int) -> Path:
+    """A noisy copy of expected Cohen's κ `kappa` with the qrels."""
+    rng = np.random.default_rng(seed)
+    marginal = np.array([g for judged in qrels.values() for g in judged.values()])
+    lines = []
+    for qid, judged in qrels.items():
+        for docid, grade in judged.items():
+            kept = rng.random() < kappa
+            lines.append(f"{qid} 0 {docid} {grade if kept else int(rng.choice(marginal))}\n")
+    path.write_text("".join(lines))
+    return path
+
+
+def build_project(collection: str, folder: Path, kappas: tuple[float, ...] = KAPPAS) -> Project:
+    """A project with the collection's human qrels (`human`), synthetic runs and one noisy LLM
+    label set per κ (`llm-k0.5`, …)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    qrels = read_qrels(COLLECTIONS[collection])
+    project = Project.open(folder / f"{collection}.duckdb")
+    if "human" in {row["name"] for row in project.label_sets()}:
+        return project
+    project.import_runs(write_runs(qrels, folder))
+    project.import_qrels(COLLECTIONS[collection], name="human")
+    for i, kappa in enumerate(kappas):
+        path = write_noisy_qrels(qrels, folder / f"llm-k{kappa:g}.txt", kappa, seed=SEED + i)
+        project.import_qrels(path, name=f"llm-k{kappa:g}", kind="llm")
+    return project
+
+
+def table(trials: int, folder: Path, collections: tuple[str, ...] = ("dl19", "dl20")) -> list[dict[str, Any]]:
+    rows = []
+    for collection in collections:
+        with build_project(collection, folder / collection) as project:
+            for design, measure, budgets in CELLS:
+                for budget in budgets:
+                    for kappa in KAPPAS:
+                        found = project.simulate_audit("human", f"llm-k{kappa:g}", budget=budget, design=design,
+                                                       trials=trials, measure=measure, seed=SEED)
+                        rows.append({"collection": collection, "design": design, "measure": measure,
+                                     "budget": budget, "units": found["units"], "kappa": kappa,
+                                     **{k: found[k] for k in ("coverage", "min_run_coverage", "width",
+                                                              "gold_coverage", "gold_width", "width_ratio")}})
+    return rows
+
+
+def markdown(rows: list[dict[str, Any]]) -> str:
+    lines = ["| collection | design (measure) | budget | κ | coverage (min over runs) | width | gold-only width "
+             "| width ratio |", "|---|---|---|---|---|---|---|---|"]
+    for row in rows:
+        lines.append(
+            f"| {row['collection']} | {row['design']} ({row['measure']}) | {row['budget']} of {row['units']} "
+            f"| {row['kappa']:g} | {row['coverage']:.3f} ({row['min_run_coverage']:.3f}) | {row['width']:.3f} "
+            f"| {row['gold_width']:.3f} | {row['width_ratio']:.2f} |")
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--trials", type=int, default=1000)
+    parser.add_argument("--folder", type=Path, default=None, help="Where to keep the projects (default: a temp dir).")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as temp:
+        rows = table(args.trials, args.folder or Path(temp))
+    print(json.dumps(rows, indent=1))
+    print()
+    print(markdown(rows))
+
+
+if __name__ == "__main__":
+    main()

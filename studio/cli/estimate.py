@@ -1,0 +1,61 @@
+"""`studio estimate`: the leaderboard full human judging would give, estimated from an LLM label
+set and a partial gold audit, with intervals."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from studio.cli.context import open_project
+from studio.cli.errors import handles_errors
+from studio.cli.output import OutputFormat, emit_object, emit_records
+
+commands = typer.Typer()
+
+Format = Annotated[OutputFormat, typer.Option("--format", "-f", help="How to print the result.")]
+Design = Annotated[str, typer.Option("--design", help="topics (any measure) | pairs (P@k: sums over judged pairs).")]
+Level = Annotated[float, typer.Option("--level", min=0.5, max=0.999, help="Coverage of the intervals.")]
+
+
+@commands.command()
+@handles_errors
+def estimate(
+    ctx: typer.Context,
+    qrels: Annotated[str, typer.Option("--qrels", help="The LLM label set (labels every unit).")],
+    gold: Annotated[str, typer.Option("--gold", help="The human label set of the audited sample.")],
+    measure: Annotated[str, typer.Option("--measure", "-m", help="Measure, e.g. nDCG@10, P(rel=2)@10.")] = "nDCG@10",
+    design: Design = "topics",
+    level: Level = 0.95,
+    tuned: Annotated[bool, typer.Option("--power-tuning/--no-power-tuning",
+                                        help="PPI++: weigh the LLM term to narrow the interval (needs a larger "
+                                             "sample to keep its coverage).")] = False,
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """Estimate each run's measure under full human labels from LLM labels plus a gold sample (PPI)."""
+    with open_project(ctx) as project:
+        result = project.estimate(qrels, gold, measure, design=design, level=level, tuned=tuned)
+    if fmt is OutputFormat.json:
+        emit_object(result, fmt)
+        return
+    emit_records([_run_row(row) for row in result["runs"]], fmt,
+                 title=f"Estimated {result['measure']} under full {gold} judging ({result['gold_units']} of "
+                       f"{result['units']} {design} graded)")
+    settled = [p for p in result["pairs"] if p["settled"]]
+    typer.echo("")
+    emit_records([{k: v for k, v in p.items() if k != "settled"} for p in settled], fmt,
+                 title=f"Settled run pairs: {len(settled)} of {len(result['pairs'])} (interval excludes 0)")
+    typer.echo("")
+    tau = result["kendall_tau_vs_llm"]
+    typer.echo(f"Kendall τ of the estimated leaderboard against {qrels}'s: "
+               + ("n/a" if tau is None else f"{tau:.3f}"))
+    typer.echo(result["covers"])
+
+
+def _run_row(row: dict[str, Any]) -> dict[str, Any]:
+    def num(value: float | None) -> str:
+        return "n/a" if value is None else f"{value:.4f}"
+
+    return {"run": row["run"], "estimate": num(row["estimate"]),
+            "interval": f"[{num(row['low'])}, {num(row['high'])}]", "llm": num(row["llm"]),
+            "gold_only": f"[{num(row['gold_low'])}, {num(row['gold_high'])}]"}

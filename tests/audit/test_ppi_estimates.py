@@ -1,0 +1,107 @@
+"""`studio estimate` and `studio audit simulate` on the sample project: the estimates against the
+formula written out, the refusals, and coverage of the human leaderboard by simulation."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+from helpers import cli
+from scipy import stats
+
+from studio.metrics.names import parse_measure
+from studio.services.project import Project
+
+GOLD_TOPICS = 6
+
+
+def _partial_gold(project: Project, folder: Path, topics: int = GOLD_TOPICS, seed: int = 4) -> list[str]:
+    """A gold label set `gold`: the human labels of `topics` random topics."""
+    human = project.engine.evaluator("human")
+    qids = sorted(q for q, t in human.labels.items() if t.judged)
+    chosen = sorted(np.random.default_rng(seed).choice(qids, size=topics, replace=False).tolist())
+    lines = [f"{q} 0 {d} {g:g}\n" for q in chosen for d, g in human.labels[q].judged.items()]
+    path = folder / "gold.txt"
+    path.write_text("".join(lines))
+    project.import_qrels(path, name="gold")
+    return chosen
+
+
+def test_topic_estimates_are_the_ppi_formula(sample: Path, tmp_path: Path) -> None:
+    with Project.open(sample) as project:
+        chosen = _partial_gold(project, tmp_path)
+    result = json.loads(cli(sample, "estimate", "--qrels", "umbrela-smol", "--gold", "gold", "--format", "json").stdout)
+    with Project.open(sample) as project:
+        m = parse_measure("nDCG@10")
+        llm_eval, human = project.engine.evaluator("umbrela-smol"), project.engine.evaluator("human")
+        f = llm_eval.per_topic(m)
+        y = human.per_topic(m)
+        rows = [llm_eval.row[q] for q in chosen]
+        hrows = [human.row[q] for q in chosen]
+        n, big_n = len(chosen), len(llm_eval.qids)
+        rectifier = y[hrows] - f[rows]
+        estimate = f.mean(axis=0) + rectifier.mean(axis=0)
+        half = stats.t.ppf(0.975, n - 1) * np.sqrt((1 - n / big_n) * rectifier.var(axis=0, ddof=1) / n)
+        gold_half = stats.t.ppf(0.975, n - 1) * np.sqrt((1 - n / big_n) * y[hrows].var(axis=0, ddof=1) / n)
+        by_run = {row["run"]: row for row in result["runs"]}
+        for r, run in enumerate(llm_eval.runs):
+            assert by_run[run]["estimate"] == pytest.approx(estimate[r])
+            assert by_run[run]["low"] == pytest.approx(estimate[r] - half[r])
+            assert by_run[run]["high"] == pytest.approx(estimate[r] + half[r])
+            assert by_run[run]["llm"] == pytest.approx(project.leaderboard("umbrela-smol")[run])
+            assert by_run[run]["gold_low"] == pytest.approx(y[hrows, r].mean() - gold_half[r])
+    assert result["units"] == big_n and result["gold_units"] == n
+    assert "gold's judges would give if they judged every topic umbrela-smol labels" in result["covers"]
+    assert len(result["pairs"]) == len(by_run) * (len(by_run) - 1) // 2
+    for pair in result["pairs"]:
+        first, second = by_run[pair["run_a"]]["estimate"], by_run[pair["run_b"]]["estimate"]
+        assert pair["difference"] == pytest.approx(first - second)
+        assert pair["settled"] == (pair["low"] > 0)
+    assert -1 <= result["kendall_tau_vs_llm"] <= 1
+
+
+def test_text_output_says_what_the_interval_covers(sample: Path, tmp_path: Path) -> None:
+    with Project.open(sample) as project:
+        _partial_gold(project, tmp_path)
+    out = cli(sample, "estimate", "--qrels", "umbrela-smol", "--gold", "gold", "--power-tuning").stdout
+    assert "Settled run pairs" in out and "Kendall τ" in out
+    assert "each interval holds the run's mean nDCG@10" in " ".join(out.split())
+
+
+def test_pairs_design_refuses_ndcg_and_estimates_precision(sample: Path, tmp_path: Path) -> None:
+    with Project.open(sample) as project:
+        _partial_gold(project, tmp_path)
+    refused = cli(sample, "estimate", "--qrels", "umbrela-smol", "--gold", "gold", "--design", "pairs")
+    assert refused.exit_code == 2 and "--design topics" in refused.stderr
+    result = json.loads(cli(sample, "estimate", "--qrels", "umbrela-smol", "--gold", "gold", "--design", "pairs",
+                            "-m", "P@10", "--format", "json").stdout)
+    with Project.open(sample) as project:
+        llm = project.leaderboard("umbrela-smol", "P@10")
+    for row in result["runs"]:
+        assert row["llm"] == pytest.approx(llm[row["run"]])
+        assert row["low"] <= row["estimate"] <= row["high"]
+
+
+def test_gold_covering_every_topic_gives_the_human_leaderboard(sample: Path) -> None:
+    result = json.loads(cli(sample, "estimate", "--qrels", "umbrela-smol", "--gold", "human",
+                            "--format", "json").stdout)
+    with Project.open(sample) as project:
+        human = project.leaderboard("human")
+    for row in result["runs"]:
+        assert row["estimate"] == pytest.approx(human[row["run"]])
+        assert row["high"] - row["low"] == pytest.approx(0, abs=1e-9)
+
+
+def test_simulated_audits_cover_the_human_leaderboard(sample: Path) -> None:
+    """The sample project's real SmolLM2 labels, human as the truth: 5 of its 10 topics (half the
+    population, so the correction matters) and 120 of its 280 pairs."""
+    topics = json.loads(cli(sample, "audit", "simulate", "--ref", "human", "--qrels", "umbrela-smol", "--budget", 5,
+                            "--trials", 2000, "--format", "json").stdout)
+    pairs = json.loads(cli(sample, "audit", "simulate", "--ref", "human", "--qrels", "umbrela-smol", "--budget", 120,
+                           "--design", "pairs", "-m", "P@10", "--trials", 2000, "--format", "json").stdout)
+    # 2000 trials × 6 runs: the Monte-Carlo error of a coverage near 0.95 is about 0.002–0.005.
+    assert topics["coverage"] >= 0.92 and pairs["coverage"] >= 0.92
+    assert topics["min_run_coverage"] >= 0.88 and pairs["min_run_coverage"] >= 0.88
+    assert len(topics["per_run"]) == 6

@@ -1,0 +1,161 @@
+"""Prediction-powered estimates against brute force: every sample of a small population."""
+
+from __future__ import annotations
+
+from itertools import combinations
+
+import numpy as np
+import pytest
+from scipy import stats
+
+from studio.metrics import ppi
+
+
+def _population(units: int = 9, runs: int = 3, seed: int = 1) -> tuple[np.ndarray, np.ndarray]:
+    rng = np.random.default_rng(seed)
+    gold = rng.random((units, runs))
+    llm = np.clip(gold + rng.normal(0.1, 0.15, size=(units, runs)), 0, 1)
+    return llm, gold
+
+
+def _all_samples(units: int, n: int) -> np.ndarray:
+    masks = np.zeros((len(list(combinations(range(units), n))), units))
+    for row, chosen in enumerate(combinations(range(units), n)):
+        masks[row, list(chosen)] = 1
+    return masks
+
+
+def test_one_sample_matches_the_written_out_formula() -> None:
+    llm, gold = _population()
+    sampled = np.zeros(9)
+    sampled[[0, 3, 4, 7]] = 1
+    a, b = ppi.topic_units(llm, gold)
+    found = ppi.estimate_totals(sampled, a, b, np.full(9, 4 / 9))
+    s = sampled.astype(bool)
+    rectifier = gold[s] - llm[s]
+    estimate = llm.mean(axis=0) + rectifier.mean(axis=0)
+    se = np.sqrt((1 - 4 / 9) * rectifier.var(axis=0, ddof=1) / 4)
+    half = stats.t.ppf(0.975, 3) * se
+    np.testing.assert_allclose(found.estimate[0], estimate)
+    np.testing.assert_allclose(found.low[0], estimate - half)
+    np.testing.assert_allclose(found.high[0], estimate + half)
+    gold_only = ppi.estimate_totals(sampled, a, None, np.full(9, 4 / 9))
+    np.testing.assert_allclose(gold_only.estimate[0], gold[s].mean(axis=0))
+    np.testing.assert_allclose(gold_only.se[0], np.sqrt((1 - 4 / 9) * gold[s].var(axis=0, ddof=1) / 4))
+
+
+@pytest.mark.parametrize("n", [2, 4, 7])
+def test_unbiased_and_variance_estimate_unbiased_over_every_sample(n: int) -> None:
+    """Under SRSWOR the estimator's mean over all C(M, n) samples is the full-gold value, and
+    the mean of the estimated variance is the estimator's exact variance (no LLM-term variance)."""
+    llm, gold = _population()
+    a, b = ppi.topic_units(llm, gold)
+    masks = _all_samples(9, n)
+    found = ppi.estimate_totals(masks, a, b, np.full(9, n / 9))
+    np.testing.assert_allclose(found.estimate.mean(axis=0), gold.mean(axis=0))
+    np.testing.assert_allclose((found.se**2).mean(axis=0), found.estimate.var(axis=0), rtol=1e-9)
+    gold_only = ppi.estimate_totals(masks, a, None, np.full(9, n / 9))
+    np.testing.assert_allclose(gold_only.estimate.mean(axis=0), gold.mean(axis=0))
+    np.testing.assert_allclose((gold_only.se**2).mean(axis=0), gold_only.estimate.var(axis=0), rtol=1e-9)
+
+
+def test_unequal_probabilities_are_horvitz_thompson_unbiased() -> None:
+    """Poisson sampling with π_i: the mean over every subset, weighted by its probability, is θ."""
+    llm, gold = _population(units=6)
+    a, b = ppi.topic_units(llm, gold)
+    pi = np.array([0.2, 0.5, 0.9, 0.4, 0.6, 0.3])
+    total = np.zeros(3)
+    for bits in range(1, 2**6):
+        mask = np.array([(bits >> i) & 1 for i in range(6)], dtype=float)
+        chance = np.prod(np.where(mask == 1, pi, 1 - pi))
+        total += chance * ppi.estimate_totals(mask, a, b, pi).estimate[0]
+    # The empty sample's estimate is the LLM value B (no rectifier).
+    total += np.prod(1 - pi) * b.sum(axis=0)
+    np.testing.assert_allclose(total, gold.mean(axis=0))
+
+
+def test_full_sample_gives_the_truth_with_zero_width() -> None:
+    llm, gold = _population()
+    a, b = ppi.topic_units(llm, gold)
+    found = ppi.estimate_totals(np.ones(9), a, b, np.ones(9))
+    np.testing.assert_allclose(found.estimate[0], gold.mean(axis=0))
+    np.testing.assert_allclose(found.high - found.low, 0, atol=1e-12)
+
+
+def test_topics_a_run_skipped_are_outside_its_population() -> None:
+    llm, gold = _population()
+    llm[2, 0] = gold[2, 0] = np.nan
+    a, b = ppi.topic_units(llm, gold)
+    masks = _all_samples(9, 4)
+    found = ppi.estimate_totals(masks, a, b, np.full(9, 4 / 9))
+    np.testing.assert_allclose(found.estimate.mean(axis=0), np.nanmean(gold, axis=0))
+    np.testing.assert_allclose(b.sum(axis=0), np.nanmean(llm, axis=0))
+
+
+def test_precision_over_pairs_is_unbiased_and_equals_llm_precision_when_nothing_sampled() -> None:
+    rng = np.random.default_rng(3)
+    pairs, runs, k = 12, 2, 5
+    in_top = rng.random((pairs, runs)) < 0.5
+    llm_rel = (rng.random(pairs) < 0.4).astype(float)
+    gold_rel = (rng.random(pairs) < 0.5).astype(float)
+    counts = np.array([2, 2])
+    a, b = ppi.pair_units(in_top, counts, k, llm_rel, gold_rel)
+    np.testing.assert_allclose(b.sum(axis=0), (in_top * llm_rel[:, None]).sum(axis=0) / (2 * k))
+    masks = _all_samples(pairs, 4)
+    found = ppi.estimate_totals(masks, a, b, np.full(pairs, 4 / pairs))
+    np.testing.assert_allclose(found.estimate.mean(axis=0), a.sum(axis=0))
+    np.testing.assert_allclose((found.se**2).mean(axis=0), found.estimate.var(axis=0), rtol=1e-9)
+
+
+def test_differences_of_runs_are_differences_of_estimates() -> None:
+    llm, gold = _population()
+    a, b = ppi.topic_units(llm, gold)
+    i, j = ppi.column_pairs(3)
+    mask = np.zeros(9)
+    mask[[1, 2, 5, 8]] = 1
+    per_run = ppi.estimate_totals(mask, a, b, np.full(9, 4 / 9))
+    paired = ppi.estimate_totals(mask, ppi.differences(a, i, j), ppi.differences(b, i, j), np.full(9, 4 / 9))
+    np.testing.assert_allclose(paired.estimate[0], per_run.estimate[0, i] - per_run.estimate[0, j])
+
+
+def test_power_tuning_is_the_regression_slope() -> None:
+    llm, gold = _population(units=30)
+    a, b = ppi.topic_units(llm, gold)
+    mask = np.zeros(30)
+    mask[:12] = 1
+    found = ppi.estimate_totals(mask, a, b, np.full(30, 12 / 30), tuned=True)
+    for r in range(3):
+        slope = np.cov(gold[:12, r], llm[:12, r])[0, 1] / llm[:12, r].var(ddof=1)
+        assert found.lam[0, r] == pytest.approx(slope)
+        expected = slope * llm[:, r].mean() + (gold[:12, r] - slope * llm[:12, r]).mean()
+        assert found.estimate[0, r] == pytest.approx(expected)
+
+
+def _skewed_population(units: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gold values and an LLM that tracks them with a scale error, plus heavy-tailed noise."""
+    rng = np.random.default_rng(seed)
+    gold = rng.beta(2, 3, size=(units, 4))
+    llm = 0.6 + 0.3 * gold + rng.standard_t(3, size=(units, 4)) * 0.02
+    return llm, gold
+
+
+def test_power_tuning_keeps_coverage_with_enough_units_and_narrows() -> None:
+    llm, gold = _skewed_population(400, seed=5)
+    a, b = ppi.topic_units(llm, gold)
+    plain = ppi.simulate(a, b, budget=60, trials=4000, seed=2)
+    tuned = ppi.simulate(a, b, budget=60, trials=4000, seed=2, tuned=True)
+    # Monte-Carlo error of a coverage over 4000 × 4 intervals is about 0.002.
+    assert tuned.summary()["coverage"] >= 0.93
+    assert plain.summary()["coverage"] >= 0.93
+    assert tuned.summary()["width"] < 0.9 * plain.summary()["width"]
+
+
+def test_power_tuning_loses_coverage_with_very_few_units() -> None:
+    """With 4 gold units λ̂ is noisy and its noise is not in the variance: coverage falls
+    below nominal, while the plain PPI interval keeps it (t with n − 1 df is exact enough)."""
+    llm, gold = _skewed_population(400, seed=5)
+    a, b = ppi.topic_units(llm, gold)
+    plain = ppi.simulate(a, b, budget=4, trials=4000, seed=3)
+    tuned = ppi.simulate(a, b, budget=4, trials=4000, seed=3, tuned=True)
+    assert plain.summary()["coverage"] >= 0.92
+    assert tuned.summary()["coverage"] < plain.summary()["coverage"] - 0.02

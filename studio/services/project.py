@@ -9,9 +9,11 @@ from typing import Any
 
 from studio.domain.models import LabelSetKind
 from studio.formats.trec import OnDuplicate
+from studio.services.audit import estimates as audit_estimates
 from studio.services.audit import gold as audit_gold
 from studio.services.audit import planner as audit_planner
 from studio.services.audit import samples as audit_samples
+from studio.services.audit import simulation as audit_simulation
 from studio.services.calibration.calibrate import calibrate, calibrated_sets
 from studio.services.calibration.follow import refresh_derived
 from studio.services.evaluation.answers import system_leaderboard
@@ -291,6 +293,20 @@ class Project:
     def audit(self, name: str) -> dict[str, Any]:
         """An audit's design and progress (pairs graded of the sample, per stratum)."""
         return audit_gold.show_audit(self.db, name)
+
+    def estimate(self, qrels: str, gold: str, measure: str = "nDCG@10", *, design: str = "topics",
+                 level: float = 0.95, tuned: bool = False) -> dict[str, Any]:
+        """Each run's measure under full human judging, estimated from the LLM label set `qrels` and
+        the partial gold set `gold` (prediction-powered), with intervals, settled run pairs and τ."""
+        return audit_estimates.estimate(self.engine, qrels, gold, measure, design=design, level=level, tuned=tuned)
+
+    def simulate_audit(self, ref: str, qrels: str, *, budget: int, design: str = "topics", trials: int = 1000,
+                       measure: str = "nDCG@10", seed: int = 0, level: float = 0.95,
+                       tuned: bool = False) -> dict[str, Any]:
+        """Coverage and width of the estimates from `trials` random audits of `budget` units, `ref`
+        taken as the truth."""
+        return audit_simulation.simulate(self.engine, ref, qrels, budget=budget, design=design, trials=trials,
+                                         measure=measure, seed=seed, level=level, tuned=tuned)
 
     # -- judges -----------------------------------------------------------------------------
 

@@ -19,6 +19,7 @@ from textual.worker import Worker, WorkerState
 from studio.domain.choices import ScreenName
 from studio.services.project import Project
 from studio.tui.commands import ScreenActions
+from studio.tui.screens.audit import AuditScreen
 from studio.tui.screens.bank import BankScreen
 from studio.tui.screens.base import StudioScreen
 from studio.tui.screens.judges import JudgesScreen
@@ -55,10 +56,12 @@ class StudioApp(StateApp):
     ]
 
     def __init__(self, project: Project, *, screen: str = ScreenName.overview, ref: str | None = None,
-                 qrels: str | None = None, measure: str = "nDCG@10", person: str | None = None) -> None:
+                 qrels: str | None = None, measure: str = "nDCG@10", person: str | None = None,
+                 audit: str | None = None) -> None:
         super().__init__(StudioState(project, default_selection(project, ref, qrels, measure), person))
         self.sub_title = Path(project.path).name
-        self.start_screen = ScreenName(screen)
+        self.start_screen = ScreenName.review if audit is not None else ScreenName(screen)
+        self.start_audit = audit
 
     def on_mount(self) -> None:
         # The project file is given up whenever the studio is idle, so that headless commands
@@ -70,6 +73,8 @@ class StudioApp(StateApp):
         self.set_interval(IDLE_SECONDS, self.share_the_file)
         if self.start_screen != self.DEFAULT_MODE:
             self.switch_mode(self.start_screen)
+        if self.start_audit is not None:  # a blind audit opens over Review, where escape leads
+            self.push_screen(AuditScreen(self.start_audit))
 
     def share_the_file(self) -> None:
         """Release the file when no work but a long job's is under way, and show others' writes."""
@@ -106,8 +111,8 @@ class StudioApp(StateApp):
 
 
 def run_studio(project: Project, *, screen: str = ScreenName.overview, ref: str | None = None,
-               qrels: str | None = None, person: str | None = None) -> None:
-    """Open the studio on `project` and return (closing it) when the user quits."""
+               qrels: str | None = None, person: str | None = None, audit: str | None = None) -> None:
+    """Open the studio on `project` (on a blind audit with `audit`) and return, closing it, when the user quits."""
     who = person or os.environ.get("STUDIO_PERSON") or getpass.getuser()
     with project:
-        StudioApp(project, screen=screen, ref=ref, qrels=qrels, person=who).run()
+        StudioApp(project, screen=screen, ref=ref, qrels=qrels, person=who, audit=audit).run()

@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 from studio.domain.errors import ProjectBusy, UsageError
 from studio.services.views.review import ReviewFilters, ReviewSession, Stats
 from studio.tui.messages import ReviewDecided, ReviewLoaded
+from studio.tui.screens.audit import AuditPicker, AuditScreen
 from studio.tui.screens.base import StudioScreen
 from studio.tui.widgets.pair_panel import PairPanel, number
 from studio.tui.widgets.text_prompt import TextPrompt
@@ -29,7 +30,8 @@ item grades, and why the pair matters: the runs that retrieved the passage (with
 each) and the runs whose place in the audited leaderboard would change if the pair took the
 reference grade (place now → then). The sidebar lists the last decisions: select one and press `enter` to decide it
 again. Choose the label sets and the measure on the Leaderboard screen (`F3`); `/` narrows the
-queue to a topic, a run or a grade pair (e.g. `topic 1003`, `run lexical-bm25`, `3 0`)."""
+queue to a topic, a run or a grade pair (e.g. `topic 1003`, `run lexical-bm25`, `3 0`). `b` opens a
+blind audit: an audit sample's pairs in their random order, the LLM's grade hidden until graded."""
 
 
 def _signed(value: float | None) -> str:
@@ -64,6 +66,8 @@ class ReviewScreen(StudioScreen):
         Binding("right_square_bracket", "go(1)", "Next", id="review.next", tooltip="Next pair", show=False),
         Binding("slash", "filter", "Filter", id="review.filter",
                 tooltip="Narrow the queue: topic Q, run R, or a grade pair such as 3 0"),
+        Binding("b", "blind_audit", "Blind audit", id="review.audit",
+                tooltip="Grade an audit's sample in its random order, the LLM's grade hidden"),
     ]
 
     def __init__(self) -> None:
@@ -210,6 +214,15 @@ class ReviewScreen(StudioScreen):
             self.reload(filters)
 
         self.app.push_screen(TextPrompt("Filter: topic Q · run R · REF AUDITED (empty: everything)"), apply)
+
+    def action_blind_audit(self) -> None:
+        def open_audit(name: str | None) -> None:
+            if name:
+                self.app.push_screen(AuditScreen(name))
+
+        with self.engine():
+            names = [str(row["audit"]) for row in self.project.audits()]
+        self.app.push_screen(AuditPicker(names), open_audit)
 
     @on(DataTable.RowSelected, "#history")
     def decide_again(self, event: DataTable.RowSelected) -> None:

@@ -105,3 +105,28 @@ def test_simulated_audits_cover_the_human_leaderboard(sample: Path) -> None:
     assert topics["coverage"] >= 0.92 and pairs["coverage"] >= 0.92
     assert topics["min_run_coverage"] >= 0.88 and pairs["min_run_coverage"] >= 0.88
     assert len(topics["per_run"]) == 6
+
+
+def test_an_audit_brings_its_design_and_inclusion_probabilities(sample: Path, tmp_path: Path) -> None:
+    """A pair audit of umbrela-smol graded with the human labels: the estimate uses the stored π
+    (here n/N, so the same as a simple random sample) and refuses the topics design."""
+    from studio.store import audits as audit_store
+
+    with Project.open(sample) as project:
+        project.plan_audit("umbrela-smol", name="au", budget=60, design="pairs", seed=3)
+        con = project.db.cursor()
+        row = audit_store.audit(con, "au")
+        assert row is not None
+        sampled = audit_store.units(con, row["audit_id"])
+        human = project.engine.evaluator("human").labels
+        lines = [f"{u['qid']} 0 {u['docid']} {human[u['qid']].judged[u['docid']]:g}\n" for u in sampled
+                 if u["docid"] in human[u["qid"]].judged]
+        (tmp_path / "au.txt").write_text("".join(lines))
+        project.import_audit("au", tmp_path / "au.txt")
+    refused = cli(sample, "estimate", "--qrels", "umbrela-smol", "--gold", "au", "--design", "topics")
+    assert refused.exit_code == 2 and "--design pairs" in refused.stderr
+    result = json.loads(cli(sample, "estimate", "--qrels", "umbrela-smol", "--gold", "au", "--design", "pairs",
+                            "-m", "P@10", "--format", "json").stdout)
+    assert result["gold_units"] == len(lines) and result["units"] == 280
+    for row in result["runs"]:
+        assert row["low"] <= row["estimate"] <= row["high"]

@@ -16,12 +16,14 @@ from studio.domain.errors import UsageError
 from studio.metrics import ppi
 from studio.metrics.evaluator import Evaluator
 from studio.metrics.names import Measure
+from studio.services.audit.samples import audit_design
 from studio.services.evaluation.engine import EvaluationEngine
+from studio.store import audits as audit_store
 
 DESIGNS = ("topics", "pairs")
 
 # A unit's inclusion probability: keyed by qid (topics) or (qid, docid) (pairs).
-Probabilities = Mapping[str, float] | Mapping[tuple[str, str], float]
+Probabilities = Mapping[tuple[str, str] | str, float]
 
 
 @dataclass(frozen=True)
@@ -38,11 +40,19 @@ def gold_design(engine: EvaluationEngine, gold: str, design: str) -> GoldDesign:
 
     A gold set imported or labelled by hand carries no record of how its units were chosen, so
     it is taken as a simple random sample (π = n/N), the reading under which its own mean is
-    unbiased too. An audit that stores each unit's π (`studio audit plan`) replaces this."""
+    unbiased too. An audit (`studio audit plan`) stores each unit's π, and its design decides."""
     engine.label_set_id(gold)  # refuses an unknown name before any work
     if design not in DESIGNS:
         raise UsageError(f"unknown design {design!r} (known: {', '.join(DESIGNS)})")
-    return GoldDesign(design)
+    if audit_store.audit(engine.db.cursor(), gold) is None:
+        return GoldDesign(design)
+    drawn, probabilities = audit_design(engine, gold)
+    # A pair sample leaves topics partly graded (no topic value), and whole topics are a cluster
+    # sample of pairs (the pair variance formula would ignore the clustering).
+    needed = "topics" if drawn == "topics" else "pairs"
+    if needed != design:
+        raise UsageError(f"{gold} is an audit of {drawn}: use --design {needed}")
+    return GoldDesign(design, probabilities)
 
 
 @dataclass(frozen=True)
@@ -61,7 +71,7 @@ class Units:
         count = len(self.keys)
         if given is None:
             return np.full(count, max(self.sampled.sum(), 1.0) / max(count, 1))
-        lookup: Mapping[object, float] = given  # type: ignore[assignment]
+        lookup: Mapping[tuple[str, str] | str, float] = given
         pi = np.array([lookup.get(key, np.nan) for key in self.keys], dtype=np.float64)
         missing = np.isnan(pi) & (self.sampled > 0)
         if missing.any():

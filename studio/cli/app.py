@@ -19,6 +19,7 @@ from studio.cli import (
     bank,
     check,
     embeddings,
+    ensemble,
     estimate,
     evaluate,
     export,
@@ -49,6 +50,7 @@ COMMAND_MODULES: tuple[typer.Typer, ...] = (
     evaluate.commands,    # eval, answers, correlate, agree, disagreements, label, undo, history
     embeddings.commands,  # fd
     judge.commands,       # judge, derive
+    ensemble.commands,    # ensemble
     judges.commands,      # judges …
     meta.commands,        # compare, sensitivity, probe
     estimate.commands,    # estimate

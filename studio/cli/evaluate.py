@@ -9,6 +9,7 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console
+from studio.domain.choices import QueueOrder
 from studio.services.evaluation.engine import DEFAULT_MEASURES
 
 Format = Annotated[OutputFormat, typer.Option("--format", "-f", help="How to print the result.")]
@@ -129,13 +130,17 @@ def disagreements(
     qrels: Qrels,
     measure: MeasureOption = "nDCG@10",
     limit: Annotated[int | None, typer.Option(help="Show at most this many.")] = None,
+    order: Annotated[QueueOrder, typer.Option(
+        help="delta-tau: the most leaderboard-changing first; spread: where the judges disagree most "
+             "(an ensemble's members or a judge's samples) first.")] = QueueOrder.delta_tau,
     fmt: Format = OutputFormat.table,
 ) -> None:
     """The review queue: pairs graded differently, the most leaderboard-changing first."""
     with open_project(ctx) as project:
-        rows = project.disagreements(ref, qrels, measure, limit=limit)
+        rows = project.disagreements(ref, qrels, measure, limit=limit, order=order.value)
+    spread = ["spread", "spread_range"] if order is QueueOrder.spread else []
     emit_records(rows, fmt, title=f"Disagreements of {qrels} with {ref} ({measure})",
-                 columns=["qid", "docid", "ref_grade", "grade", "delta_tau", "distance"])
+                 columns=["qid", "docid", "ref_grade", "grade", "delta_tau", "distance", *spread])
 
 
 @commands.command()

@@ -46,6 +46,11 @@ def judge(
     bank: Annotated[str | None, typer.Option(help="Test bank the rubric methods grade with.")] = None,
     kappa: Annotated[float, typer.Option(help="Target agreement of the simulated judge.")] = 0.6,
     seed: Annotated[int, typer.Option(help="Seed of sampling and decoding.")] = 0,
+    samples: Annotated[int, typer.Option(min=1, help=(
+        "Answers per pair (self-consistency): the label is their majority, their spread is kept. "
+        "The llamacpp backend reads its label distribution instead of sampling."))] = 1,
+    temperature: Annotated[float | None, typer.Option(
+        help="Temperature of the sampled answers (--samples K > 1; default 0.7).")] = None,
     threads: Annotated[int | None, typer.Option(help="CPU threads for llama.cpp.")] = None,
     base_url: Annotated[str | None, typer.Option(
         help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1.")] = None,
@@ -81,6 +86,7 @@ def judge(
             topics=topics, limit=limit, ref=ref, kappa=kappa, seed=seed, threads=threads, base_url=base_url,
             api_key_env=api_key_env, concurrency=concurrency, timeout=timeout, retries=retries,
             price_input=price_input, price_output=price_output, bank=bank, constrain=constrain.value,
+            samples=samples, temperature=temperature,
         )
         if stale:
             config = last_config(project.db, label_set)
@@ -88,12 +94,15 @@ def judge(
             _older_batch(project, config, export_batch, import_batch, fmt)
             return
         if method is JudgeMethod.embedding:
+            if samples > 1:
+                raise UsageError("--samples works with the LLM methods, not with embedding similarity")
             from studio.services.meta.embeddings import embedding_judge
 
             summary = embedding_judge(project.db, config)
         else:
             summary = _run_with_progress(project, config, stale_only=stale)
-        for changed in [label_set, *summary.extra.get("derived_updated", [])]:
+        for changed in [label_set, *summary.extra.get("derived_updated", []),
+                        *summary.extra.get("ensembles_updated", [])]:
             project.engine.forget_labels(changed)
     emit_object(summary.as_dict(), fmt, title=f"Judged into {label_set}")
 

@@ -24,6 +24,10 @@ class ChatRequest:
     unit: str = field(default="pair", compare=False)
     # A window's answer is a list with one of these labels per item, which a backend may enforce.
     item_labels: tuple[str, ...] = ()
+    # One of several sampled answers (`studio judge --samples K`): its seed and temperature, which
+    # the caller puts in the call key's parameters (None: the backend's own).
+    seed: int | None = field(default=None, compare=False)
+    temperature: float | None = field(default=None, compare=False)
 
     def as_json(self) -> list[dict[str, str]]:
         return [{"role": role, "content": content} for role, content in self.messages]

@@ -215,7 +215,9 @@ class LlamaCppBackend:
         start = time.perf_counter()
         prompt = self._prompt_text(request)
         out = self.llm.create_completion(
-            prompt, max_tokens=request.max_tokens, temperature=self.temperature, seed=self.seed,
+            prompt, max_tokens=request.max_tokens,
+            temperature=self.temperature if request.temperature is None else request.temperature,
+            seed=self.seed if request.seed is None else request.seed,
             stop=[self.formatter.eos_token] if self.formatter.eos_token else None,
         )
         seconds = time.perf_counter() - start

@@ -129,7 +129,8 @@ class OpenAIBackend:
         """The JSON body of one chat completion (the same for live calls and Batch files)."""
         body: dict[str, Any] = {
             "model": self.model, "messages": request.as_json(), "max_tokens": request.max_tokens,
-            "temperature": self.temperature, "seed": self.seed,
+            "temperature": self.temperature if request.temperature is None else request.temperature,
+            "seed": self.seed if request.seed is None else request.seed,
         }
         if request.labels:
             body |= {"logprobs": True, "top_logprobs": TOP_LOGPROBS}

@@ -36,12 +36,13 @@ class SimulatedBackend:
     def close(self) -> None:
         pass
 
-    def _rng(self, subject: tuple[str, ...]) -> random.Random:
-        digest = hashlib.sha256(repr((self.seed, subject)).encode()).digest()
+    def _rng(self, subject: tuple[str, ...], seed: int | None = None) -> random.Random:
+        digest = hashlib.sha256(repr((self.seed if seed is None else seed, subject)).encode()).digest()
         return random.Random(int.from_bytes(digest[:8], "big"))
 
-    def noisy_grade(self, qid: str, docid: str) -> float:
-        rng = self._rng((qid, docid))
+    def noisy_grade(self, qid: str, docid: str, seed: int | None = None) -> float:
+        """The pair's label; another `seed` (a sampled answer's) draws another noisy copy."""
+        rng = self._rng((qid, docid), seed)
         grade = self.reference.get(qid, {}).get(docid)
         if grade is None or rng.random() >= self.kappa:
             grade = rng.choice(self.marginal)
@@ -63,7 +64,7 @@ class SimulatedBackend:
             winner = 0 if a > b else 1 if b > a else self._rng(request.subject).randrange(2)
             label = request.labels[winner]
         else:
-            grade = self.noisy_grade(request.subject[0], request.subject[1])
+            grade = self.noisy_grade(request.subject[0], request.subject[1], request.seed)
             if request.unit == "item":  # a bank item: the document's grade on the item scale
                 grade = grade / max(max(self.marginal), 1.0) * max(values)
             label = min(zip(request.labels, values, strict=True), key=lambda lv: (abs(lv[1] - grade), -lv[1]))[0]

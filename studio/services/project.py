@@ -16,6 +16,8 @@ from studio.services.audit import samples as audit_samples
 from studio.services.audit import simulation as audit_simulation
 from studio.services.calibration.calibrate import calibrate, calibrated_sets
 from studio.services.calibration.follow import refresh_derived
+from studio.services.ensembles.build import build_ensemble, refresh_ensembles
+from studio.services.ensembles.scores import ensemble_scores
 from studio.services.evaluation.answers import system_leaderboard
 from studio.services.evaluation.changes import ChangeWatcher
 from studio.services.evaluation.engine import DEFAULT_MEASURES, EvaluationEngine
@@ -71,6 +73,12 @@ class Project:
     def watch_changes(self) -> ChangeWatcher:
         """What other processes write from now on, applied to this project's leaderboards on `poll()`."""
         return ChangeWatcher(self.engine)
+
+    def _changed(self, label_set: str) -> None:
+        """A label set was written anew: forget its leaderboards, recompute the ensembles it is in."""
+        self.engine.forget_labels(label_set)
+        for ensemble in refresh_ensembles(self.db, label_set):
+            self.engine.forget_labels(ensemble)
 
     def release(self) -> None:
         """Let other processes have the file until the next call needs it (what is in memory stays)."""
@@ -131,7 +139,7 @@ class Project:
             replace=replace,
         )
         for label_set in report.names:
-            self.engine.forget_labels(label_set)
+            self._changed(label_set)
             self._follow(label_set)
         return report
 
@@ -141,7 +149,7 @@ class Project:
         """UMBRELA-style judgment JSONL into an LLM label set."""
         report = import_trec.import_judgments(self.db, _paths(files), name=name, replace=replace)
         for label_set in report.names:
-            self.engine.forget_labels(label_set)
+            self._changed(label_set)
             self._follow(label_set)
         return report
 
@@ -224,10 +232,23 @@ class Project:
         return comparison.compare(self.engine, ref, qrels, measure, resamples=resamples, seed=seed)
 
     def disagreements(
-        self, ref: str, qrels: str, measure: str = "nDCG@10", *, limit: int | None = None
+        self, ref: str, qrels: str, measure: str = "nDCG@10", *, limit: int | None = None,
+        order: str = "delta-tau",
     ) -> list[dict[str, Any]]:
-        """The review queue: differently graded pairs, the most τ-changing first."""
-        return comparison.disagreements(self.engine, ref, qrels, measure, limit=limit)
+        """The review queue: differently graded pairs, the most τ-changing first (`order="spread"`:
+        those whose judges disagree most first)."""
+        return comparison.disagreements(self.engine, ref, qrels, measure, limit=limit, order=order)
+
+    def ensemble(self, members: Sequence[str], how: str, name: str, *, replace: bool = False) -> dict[str, Any]:
+        """A derived label set combining `members` pair by pair (majority, mean or median), with
+        each pair's spread; it follows its members."""
+        made = build_ensemble(self.db, list(members), how, name, replace=replace)
+        self._changed(name)
+        return made
+
+    def ensemble_scores(self, name: str, ref: str = "human", measure: str = "nDCG@10") -> dict[str, Any]:
+        """κ and Kendall τ against `ref` of each member of an ensemble and of the ensemble."""
+        return ensemble_scores(self.engine, name, ref, measure)
 
     def set_label(
         self, qrels: str, qid: str, docid: str, grade: float | None, note: str | None = None,
@@ -323,7 +344,7 @@ class Project:
     def reparse_judge(self, label_set: str) -> dict[str, int]:
         """Parse the newest judge run's stored outputs again with the current parser (no calls)."""
         counts = reparse(self.db, label_set)
-        self.engine.forget_labels(label_set)
+        self._changed(label_set)
         self._follow(label_set)
         return counts
 

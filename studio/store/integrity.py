@@ -78,7 +78,7 @@ UNIQUE_KEYS = (
     ("ranking_docs", ("topic", "docid")),
     ("run_rankings", ("run_id", "topic")),
     ("derivations", ("label_set_id",)),
-    ("judgments", ("judge_run_id", "qid", "docid", "docid_b", "item_id")),
+    ("judgments", ("judge_run_id", "qid", "docid", "docid_b", "item_id", "sample")),
 )
 
 
@@ -192,7 +192,8 @@ def judge_run_facts(con: Connection) -> list[dict[str, Any]]:
                coalesce(g.per_item, 0) AS per_item, coalesce(g.preferences, 0) AS preferences
         FROM judge_runs j LEFT JOIN label_sets s USING (label_set_id)
         LEFT JOIN (
-            SELECT judge_run_id, count(*) AS judgments, count(*) FILTER (WHERE label IS NULL) AS unlabelled,
+            -- A pair asked K times (judge --samples K) counts once.
+            SELECT judge_run_id, count(*) FILTER (WHERE coalesce(sample, 0) = 0) AS judgments, count(*) FILTER (WHERE label IS NULL) AS unlabelled,
                    count(*) FILTER (WHERE call_key <> '') AS with_call,
                    count(DISTINCT (qid, docid)) AS judged_pairs,
                    count(item_id) AS per_item, count(docid_b) AS preferences

@@ -121,12 +121,12 @@ def recount_failures(con: Connection, run: int) -> None:
 def add_judgment(
     con: Connection, run: int, qid: str, docid: str, docid_b: str | None, call_key: str, *,
     label: float | None, parse_error: str | None, expected: float | None, confidence: float | None,
-    item_id: str | None = None, item_hash: str | None = None,
+    item_id: str | None = None, item_hash: str | None = None, sample: int | None = None,
 ) -> None:
     con.execute(
         "INSERT INTO judgments (judge_run_id, qid, docid, docid_b, call_key, label, parse_error, expected,"
-        " confidence, item_id, item_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-        [run, qid, docid, docid_b, call_key, label, parse_error, expected, confidence, item_id, item_hash],
+        " confidence, item_id, item_hash, sample) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        [run, qid, docid, docid_b, call_key, label, parse_error, expected, confidence, item_id, item_hash, sample],
     )
 
 

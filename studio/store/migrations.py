@@ -419,26 +419,16 @@ MIGRATIONS: list[tuple[int, str]] = [
     (
         16,
         """
-        -- Ensembles: a derived label set combining other label sets pair by pair (majority, mean or
-        -- median), recomputed when a member changes.
-        CREATE TABLE ensembles (
-            label_set_id  INTEGER PRIMARY KEY,
-            members       VARCHAR[] NOT NULL,   -- the combined label sets' names
-            how           VARCHAR NOT NULL      -- majority | mean | median
-        );
-        -- How far apart the grades behind a pair's label are: an ensemble's members, a judge's
-        -- samples (judges = samples that gave a label), or one answer's label distribution
-        -- (judges = 0). Rewritten with the label it explains.
+        -- Ensembles (label sets combined pair by pair: majority | mean | median of `members`), and
+        -- how far apart the grades behind a label are: an ensemble's members, a judge's samples, or
+        -- one answer's label distribution (judges = 0). A judgment's `sample`: which of a pair's
+        -- K sampled answers it is (NULL: the pair was asked once).
+        CREATE TABLE ensembles (label_set_id INTEGER PRIMARY KEY, members VARCHAR[] NOT NULL, how VARCHAR NOT NULL);
         CREATE TABLE label_spreads (
-            label_set_id  INTEGER NOT NULL,
-            qid           VARCHAR NOT NULL,
-            docid         VARCHAR NOT NULL,
-            judges        INTEGER NOT NULL,
-            std           DOUBLE NOT NULL,      -- population standard deviation of the grades
-            low           DOUBLE NOT NULL,
-            high          DOUBLE NOT NULL,
-            PRIMARY KEY (label_set_id, qid, docid)
-        );
+            label_set_id INTEGER NOT NULL, qid VARCHAR NOT NULL, docid VARCHAR NOT NULL, judges INTEGER NOT NULL,
+            std DOUBLE NOT NULL, low DOUBLE NOT NULL, high DOUBLE NOT NULL,   -- population std, lowest, highest
+            PRIMARY KEY (label_set_id, qid, docid));
+        ALTER TABLE judgments ADD COLUMN sample INTEGER;
         """,
     ),
 ]

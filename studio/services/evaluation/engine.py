@@ -18,6 +18,7 @@ from studio.domain.errors import UsageError
 from studio.metrics.evaluator import Evaluator
 from studio.metrics.names import Measure, parse_measure
 from studio.metrics.rankings import Rankings, rankings_from_stored
+from studio.services.ensembles.build import follow_edit
 from studio.store import Connection, Database, new_batch
 from studio.store import labels as label_store
 from studio.store import rankings as ranking_store
@@ -169,8 +170,11 @@ class EvaluationEngine:
             )
             if also is not None:
                 also(tx, event)
+            followed = follow_edit(tx, qrels, qid, docid)  # ensembles of the set, in the same transaction
         self._batches[("label", person)] = batch  # kept once its first edit is committed
         self._applied(qrels, qid, docid, grade, known, event["event"])
+        for name in followed:
+            self.forget_labels(name)
         return {"qrels": qrels, **event}
 
     def _known_grade(self, name: str, qid: str, docid: str) -> label_store.KnownGrade | None:
@@ -221,8 +225,11 @@ class EvaluationEngine:
             )
             if also is not None:
                 also(tx, event)
+            followed = follow_edit(tx, name, qid, docid)
         self._batches[("undo", person)] = batch
         self._applied(name, qid, docid, previous, known, event["event"])
+        for ensemble in followed:
+            self.forget_labels(ensemble)
         return {"qrels": name, **event}
 
     def _batch(self, tx: Connection, command: str, person: str | None) -> int:

@@ -35,6 +35,8 @@ class JudgeConfig:
     price_output: float | None = None
     bank: str | None = None  # the test bank a rubric method grades with
     constrain: str = "auto"  # how the openai backend constrains answers (judges.constraints)
+    samples: int = 1  # answers per pair (self-consistency, services.judging.samples)
+    temperature: float | None = None  # of the sampled answers (None: samples.DEFAULT_TEMPERATURE)
 
 
 @dataclass
@@ -77,7 +79,8 @@ class JudgeSummary:
 
 # What `--stale` needs to run a judge again as it was: everything but secrets and the name.
 RERUN_FIELDS = ("method", "backend", "pool", "model", "prompt", "topics", "limit", "ref", "kappa", "seed",
-                "threads", "base_url", "api_key_env", "concurrency", "timeout", "retries", "bank", "constrain")
+                "threads", "base_url", "api_key_env", "concurrency", "timeout", "retries", "bank", "constrain",
+                "samples", "temperature")
 
 
 def rerunnable(config: JudgeConfig) -> dict[str, Any]:

@@ -16,12 +16,14 @@ from studio.domain.models import LabelSetKind
 from studio.judges.backend import Backend, call_key
 from studio.judges.methods import Method, get_method
 from studio.judges.parsing import Parsed
+from studio.services.ensembles.build import refresh_ensembles
 from studio.services.calibration.follow import refresh_derived
 from studio.services.judging.backends import make_backend
 from studio.services.judging.config import JudgeConfig, JudgeProgress, JudgeSummary, rerunnable
 from studio.services.judging.label_writers import write_own_scores, write_preference_labels
 from studio.services.judging.ownership import lets_go_when_given_up
 from studio.services.judging.pools import pool_pairs
+from studio.services.judging.samples import SelfConsistency
 from studio.services.judging.stale import stale_plan
 from studio.services.judging.timed_batches import timed_batches
 from studio.services.judging.units import Unit, bank_items, build_units
@@ -82,9 +84,11 @@ def run_judge(
     with db.busy():
         backend = backend or make_backend(db, config)
         params = backend.params()
+        consistency = SelfConsistency(config, method, backend)
+        units = consistency.expand(units)
         set_id = judge_label_set(db, config.name, backend.name)
         for unit in units:
-            unit.key = call_key(backend.name, backend.model, params, unit.request)
+            unit.key = call_key(backend.name, backend.model, consistency.params(params, unit), unit.request)
         with db.transaction() as tx:
             run = judge_store.create_judge_run(
                 tx, set_id, method=method.name, backend=backend.name, model=backend.model,
@@ -121,13 +125,14 @@ def run_judge(
                     label = parsed.label
                     judge_store.add_judgment(tx, run, unit.qid, unit.docid, unit.docid_b, key, label=label,
                                              parse_error=parsed.error, expected=expected, confidence=confidence,
-                                             item_id=item_id, item_hash=item_hash)
+                                             item_id=item_id, item_hash=item_hash, sample=unit.sample)
                     if label is None:
                         stats["failures"] += 1
-                    elif (not method.pairwise and method.item_kind is None
+                    elif (not method.pairwise and method.item_kind is None and not consistency.sampling
                           and label_store.current_grade(tx, set_id, unit.qid, unit.docid) != label):
                         label_store.append_label_event(tx, set_id, unit.qid, unit.docid, label, origin="judge",
                                                        source=source, batch_id=batch)
+                    consistency.record(tx, set_id, method, unit, label, probs, source=source, batch=batch)
 
         # A call that failed for good (retries exhausted, server error) is asked again on the next
         # run; an answer that could not be parsed is not: the model would say the same.
@@ -179,6 +184,9 @@ def run_judge(
         if plan is not None:
             extra |= {"stale_cells": len(plan.to_grade), "deleted_cells": len(plan.stale) - len(plan.to_grade),
                       "kept_cells": len(plan.kept)}
+        extra |= consistency.summary()
+        if ensembles := refresh_ensembles(db, config.name):
+            extra["ensembles_updated"] = ensembles
         if config.price_input or config.price_output:
             extra["cost"] = round(cost, 6)
         with db.transaction() as tx:

@@ -26,6 +26,7 @@ class Unit:
     item_id: str | None = None
     window: tuple[str, ...] = ()  # the item ids a window method labels in this call
     item_hashes: tuple[str, ...] = ()  # md5 of each graded item's text (the window's, or the one item's)
+    sample: int | None = None  # which of the pair's sampled answers (judge --samples K)
 
 
 def build_units(

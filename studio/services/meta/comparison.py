@@ -12,6 +12,7 @@ from studio.metrics import agreement as agree
 from studio.metrics import correlation as corr
 from studio.metrics.names import Measure
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
+from studio.store import ensembles as ensemble_store
 
 BOOTSTRAP_RESAMPLES = 1000
 SUBSAMPLE_FRACTIONS = (1 / 3, 2 / 3)
@@ -134,9 +135,10 @@ def agreement(
 
 def disagreements(
     engine: EvaluationEngine, ref: str, qrels: str, measure: str | Measure = "nDCG@10", *,
-    limit: int | None = None,
+    limit: int | None = None, order: str = "delta-tau",
 ) -> list[dict[str, Any]]:
-    """Pairs the two label sets grade differently, the most leaderboard-changing first.
+    """Pairs the two label sets grade differently, the most leaderboard-changing first (`order`
+    "spread": those whose judges disagree most first, see `by_spread`).
 
     For each pair, the audited label is set to the reference grade on a scratch evaluator and
     the change in Kendall τ between the two leaderboards is measured; ties in |Δτ| go to the
@@ -180,7 +182,27 @@ def disagreements(
             queue.append({"qid": qid, "docid": docid, "ref_grade": ref_grade, "grade": grade,
                           "delta_tau": float(delta), "distance": abs(ref_grade - grade)})
     queue.sort(key=lambda d: (-abs(d["delta_tau"]), -d["distance"], d["qid"], d["docid"]))
+    if order == "spread":
+        queue = by_spread(engine, [ref, qrels], queue)
+    elif order != "delta-tau":
+        raise UsageError(f"unknown order {order!r} (delta-tau, spread)")
     return queue[:limit] if limit is not None else queue
+
+
+def by_spread(engine: EvaluationEngine, label_sets: list[str], queue: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The queue with the pairs whose judges disagree most first: by the spread (standard deviation,
+    then range) stored with the audited set's labels (an ensemble or a judge's samples), or else
+    the reference's; pairs without a spread last, each group in its τ order."""
+    con = engine.db.cursor()
+    spreads: dict[tuple[str, str], ensemble_store.SpreadRow] = {}
+    for name in reversed(label_sets):
+        spreads = spreads or ensemble_store.spreads(con, engine.label_set_id(name))
+    rows = []
+    for row in queue:
+        found = spreads.get((row["qid"], row["docid"]))
+        rows.append(row | {"spread": None if found is None else round(found.std, 6),
+                           "spread_range": None if found is None else found.high - found.low})
+    return sorted(rows, key=lambda d: (d["spread"] is None, -(d["spread"] or 0.0), -(d["spread_range"] or 0.0)))
 
 
 COMPAT_MEASURE = "Compat(p=0.9)"

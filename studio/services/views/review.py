@@ -10,7 +10,7 @@ and Cohen's κ are current after every key; every decision is also written to th
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
@@ -38,11 +38,15 @@ class ReviewFilters:
     run: str | None = None
     ref_grade: float | None = None
     grade: float | None = None
+    order: str = "delta-tau"  # or "spread": where the judges disagree most first
 
     @classmethod
     def parse(cls, text: str | None) -> ReviewFilters:
-        """`topic Q`, `run R` or two grades `REF AUDITED` (e.g. `3 0`); empty means everything."""
+        """`topic Q`, `run R` or two grades `REF AUDITED` (e.g. `3 0`); empty means everything.
+        A leading `spread` orders the slice by the judges' spread (`spread`, `spread topic Q`)."""
         words = (text or "").split()
+        if words and words[0] == "spread":
+            return replace(cls.parse(" ".join(words[1:])), order="spread")
         if not words:
             return cls()
         if len(words) == 2 and words[0] == "topic":
@@ -60,7 +64,8 @@ class ReviewFilters:
         parts = [f"topic {self.topic}" if self.topic else "", f"run {self.run}" if self.run else "",
                  f"{_g(self.ref_grade)} vs {_g(self.grade)}" if self.ref_grade is not None or self.grade is not None
                  else ""]
-        return ", ".join(p for p in parts if p) or "all disagreements"
+        described = ", ".join(p for p in parts if p) or "all disagreements"
+        return described + (", by spread" if self.order == "spread" else "")
 
 
 def _g(value: float | None) -> str:
@@ -116,7 +121,7 @@ class ReviewSession:
     def load(self) -> None:
         """Build the queue (undecided pairs first, skipped ones last) and the starting statistics."""
         engine = self.project.engine
-        pairs = disagreements(engine, self.ref, self.qrels, self.measure)
+        pairs = disagreements(engine, self.ref, self.qrels, self.measure, order=self.filters.order)
         pairs = [p for p in pairs if self._wanted(p)]
         if self.filters.run is not None:
             retrieved = self._retrieved_by(self.filters.run)

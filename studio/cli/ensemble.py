@@ -1,0 +1,54 @@
+"""`studio ensemble`: a label set combining several, pair by pair, and how each member and the
+ensemble agree with a reference."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from studio.cli.context import open_project
+from studio.cli.errors import handles_errors
+from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console
+from studio.domain.choices import EnsembleHow
+
+commands = typer.Typer()
+
+
+@commands.command()
+@handles_errors
+def ensemble(
+    ctx: typer.Context,
+    qrels: Annotated[list[str], typer.Option("--qrels", help="Label sets to combine (repeat, at least two).")],
+    name: Annotated[str, typer.Option(help="The ensemble's label set (kind derived).")],
+    how: Annotated[EnsembleHow, typer.Option(
+        help="Per pair: the majority grade (a tie goes to the tied grade nearest the median, then the "
+             "lower), the mean or the median of the members that judged it.")] = EnsembleHow.majority,
+    ref: Annotated[str, typer.Option(help="Reference label set for κ and τ.")] = "human",
+    measure: Annotated[str, typer.Option("--measure", "-m", help="Leaderboard measure for τ.")] = "nDCG@10",
+    replace: Annotated[bool, typer.Option("--replace", help="Rebuild an existing label set of that name.")] = False,
+    fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="How to print the result.")] = OutputFormat.table,
+) -> None:
+    """Combine label sets pair by pair into a derived label set that follows its members (a member
+    judged, imported or edited again recomputes it), keeping each pair's spread (how many members
+    judged it, their standard deviation and range); prints Cohen's κ and Kendall τ-b against
+    `--ref` of every member and of the ensemble."""
+    with open_project(ctx) as project:
+        made = project.ensemble(qrels, how.value, name, replace=replace)
+        has_ref = any(s["name"] == ref for s in project.label_sets())
+        scores = project.ensemble_scores(name, ref, measure) if has_ref else None
+    if fmt is OutputFormat.json:
+        emit_object(made | {"ref": ref, "measure": measure, "scores": scores["rows"] if scores else None}, fmt)
+        return
+    stderr_console().print(
+        f"{name}: {how.value} of {', '.join(made['members'])}: {made['labels']} labels on {made['topics']} topics, "
+        f"{made['events']} label events; members disagree on {made['pairs_members_disagree']} pairs")
+    if scores is None:
+        stderr_console().print(f"no label set {ref!r} to compare with (--ref)")
+        return
+    emit_records([_row(r) for r in scores["rows"]], fmt, title=f"Against {ref} ({measure})")
+
+
+def _row(row: dict[str, Any]) -> dict[str, Any]:
+    return {"qrels": row["qrels"], "role": row["role"], "pairs": row["pairs"], "κ graded": row["kappa_graded"],
+            "κ binary": row["kappa_binary"], "τ": row["kendall_tau"]}

@@ -66,7 +66,8 @@ class ReviewScreen(StudioScreen):
         Binding("right_square_bracket", "go(1)", "Next", id="review.next", tooltip="Next pair", show=False),
         Binding("slash", "filter", "Filter", id="review.filter",
                 tooltip="Narrow the queue: topic Q, run R, or a grade pair such as 3 0"),
-        Binding("b", "blind_audit", "Blind audit", id="review.audit",
+        # Off the footer, which is full; F1 and the palette list it.
+        Binding("b", "blind_audit", "Blind audit", id="review.audit", show=False,
                 tooltip="Grade an audit's sample in its random order, the LLM's grade hidden"),
     ]
 

@@ -17,6 +17,7 @@ from studio.metrics import agreement as agree
 from studio.metrics.correlation import kendall_tau_b
 from studio.metrics.ensembles import combine, combine_sets, distribution_spread, majority, spread
 from studio.services.judging.config import JudgeConfig
+from studio.services.report.build import build_report
 from studio.services.views.review import ReviewFilters, ReviewSession
 from studio.store import ensembles as ensemble_store
 
@@ -115,6 +116,9 @@ def test_kappa_and_tau_equal_the_metrics_computed_directly(simulated_sample: Pat
             runs = sorted(board)
             assert row["kendall_tau"] == pytest.approx(kendall_tau_b(np.array([board[r] for r in runs]),
                                                                      np.array([mine[r] for r in runs])))
+        section = next(s for s in build_report(project, resamples=5).sections if s.key == "ensembles")
+        assert [row["label set"] for row in section.tables[0].rows] == ["sim", "sim2", "umbrela-smol", "E"]
+        assert section.tables[0].rows[-1]["κ graded"] == pytest.approx(scores["rows"][-1]["kappa_graded"])
     result = cli(simulated_sample, "ensemble", "--qrels", "sim", "--qrels", "sim2", "--how", "mean",
                  "--name", "E2", "-f", "json")
     assert result.exit_code == 0, result.stderr

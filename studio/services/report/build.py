@@ -26,6 +26,7 @@ from studio.services.report.comparison_sections import (
     scatter_section,
     subsampling_section,
 )
+from studio.services.report.ensemble_section import ensemble_section
 from studio.services.report.project_sections import (
     audit_section,
     bank_section,
@@ -74,6 +75,7 @@ def build_report(project: Project, *, ref: str | None = None, measure: str = "nD
         probe_section(project),
         *([embedding_section(project, [reference, *others], reference, m, embedder)] if with_embeddings else []),
         audit_section(project),
+        *ensemble_section(project, reference, m),
     ]
     facts = [("project", PurePath(project.path).name), ("reference label set", reference), ("measure", m),
              ("bootstrap resamples", f"{resamples:,}"), ("seed", str(SEED)), ("made by", f"studio {__version__}")]

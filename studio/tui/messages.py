@@ -14,6 +14,7 @@ from textual.message import Message
 
 from studio.services.judging.config import JudgeProgress, JudgeSummary
 from studio.services.views.bank import BankView
+from studio.services.views.estimates import EstimateView
 from studio.services.views.leaderboard import LeaderboardView
 from studio.services.views.overview import Overview, ProjectNames
 from studio.services.views.review import ReviewSession, Stats
@@ -103,3 +104,10 @@ class BankEdited(Message):
 
     bank: str
     what: str
+
+
+@dataclass
+class EstimateComputed(Message):
+    """The leaderboard full human judging would give, estimated from the audited set and the gold one."""
+
+    view: EstimateView

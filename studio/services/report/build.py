@@ -27,6 +27,7 @@ from studio.services.report.comparison_sections import (
     subsampling_section,
 )
 from studio.services.report.ensemble_section import ensemble_section
+from studio.services.report.partial_audit_sections import calibration_sections, estimate_sections
 from studio.services.report.project_sections import (
     audit_section,
     bank_section,
@@ -75,6 +76,8 @@ def build_report(project: Project, *, ref: str | None = None, measure: str = "nD
         probe_section(project),
         *([embedding_section(project, [reference, *others], reference, m, embedder)] if with_embeddings else []),
         audit_section(project),
+        *estimate_sections(project, m),
+        *calibration_sections(project),
         *ensemble_section(project, reference, m),
     ]
     facts = [("project", PurePath(project.path).name), ("reference label set", reference), ("measure", m),

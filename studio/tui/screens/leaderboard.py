@@ -12,16 +12,25 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Select, Static
 from textual_plotext import PlotextPlot
 
+from studio.services.views.estimates import EstimateView, calibration_view, estimate_view
 from studio.services.views.leaderboard import LeaderboardView, leaderboard_view
-from studio.tui.messages import LeaderboardComputed, NamesLoaded
+from studio.tui.messages import EstimateComputed, LeaderboardComputed, NamesLoaded
 from studio.tui.screens.base import StudioScreen
+from studio.tui.widgets.calibration import CalibrationScreen
 
 HELP = """The Leaderboard ranks the runs under the reference label set and under the audited one,
 side by side: each run's score and rank under both, and how far it moved. Above the table:
 Kendall τ (τ-b), Spearman ρ, τ_AP, RBO, the number of swapped run pairs and Cohen's κ of the
 shared labels. Runs in a swapped pair are shown in red. The scatter plot puts every run at
 (reference score, audited score). Choose the label sets and the measure with the selectors; the
-choice is also the pair Review works on."""
+choice is also the pair Review works on.
+
+`e` switches to the estimated leaderboard: the reference taken as a partial gold sample (an audit,
+or people's labels of some topics), each run's score under full human judging estimated from the
+audited set and the gold sample (prediction-powered), with its interval, the audited set's own score
+and the gold sample's interval alone; the line above says how many run orderings the audit has
+settled. It tightens with every audit decision. `c` shows the calibration curve of the audited
+label set when it is calibrated (or has a calibrated copy)."""
 
 MEASURES = ("nDCG@10", "AP", "P@10", "RR", "R@100", "nDCG", "P(rel=2)@10", "AP(rel=2)", "Rprec")
 
@@ -40,11 +49,16 @@ class LeaderboardScreen(StudioScreen):
     TITLE = "Leaderboard"
     HELP = HELP
     BINDINGS = [Binding("r", "recompute", "Recompute", id="leaderboard.recompute",
-                        tooltip="Read the labels again and recompute")]
+                        tooltip="Read the labels again and recompute"),
+                Binding("e", "toggle_estimate", "Estimate", id="leaderboard.estimate",
+                        tooltip="The leaderboard full human judging would give, from the gold sample"),
+                Binding("c", "calibration", "Calibration", id="leaderboard.calibration",
+                        tooltip="The audited set's calibration curve")]
 
     def __init__(self) -> None:
         super().__init__()
         self.computed: LeaderboardView | None = None
+        self.estimated: EstimateView | None = None
         self.named = False  # the selectors hold the project's label sets
 
     def compose(self) -> ComposeResult:
@@ -59,6 +73,9 @@ class LeaderboardScreen(StudioScreen):
                 table: DataTable[Any] = DataTable(id="runs", cursor_type="row", zebra_stripes=True)
                 table.add_columns("Run", "Reference", "Rank", "Audited", "Rank", "Moved")
                 yield table
+                estimates: DataTable[Any] = DataTable(id="estimates", cursor_type="row", zebra_stripes=True)
+                estimates.add_columns("Run", "Estimate", "Interval", "Audited set", "Gold alone")
+                yield estimates
             yield PlotextPlot(id="scatter")
         yield Footer(compact=True)
 
@@ -93,7 +110,38 @@ class LeaderboardScreen(StudioScreen):
         if selection.ref is None or selection.qrels is None or selection.ref == selection.qrels:
             self.query_one("#stats", Static).update("Choose a reference and a different audited label set.")
             return
-        self.compute(selection.ref, selection.qrels, selection.measure)
+        if self.has_class("estimating"):
+            self.estimate(selection.ref, selection.qrels, selection.measure)
+        else:
+            self.compute(selection.ref, selection.qrels, selection.measure)
+
+    def action_toggle_estimate(self) -> None:
+        self.toggle_class("estimating")
+        self.action_recompute()
+
+    def action_calibration(self) -> None:
+        qrels = self.selection.qrels
+        view = calibration_view(self.project, qrels) if qrels is not None else None
+        if view is None:
+            self.notify(f"{qrels} is not calibrated: studio calibrate --qrels {qrels} --gold GOLD --name NAME")
+            return
+        self.app.push_screen(CalibrationScreen(view))
+
+    @work(thread=True, exclusive=True, group="leaderboard", exit_on_error=False)
+    def estimate(self, gold: str, qrels: str, measure: str) -> None:
+        with self.engine() as project:
+            view = estimate_view(project, qrels, gold, measure)
+        self.post_message(EstimateComputed(view))
+
+    @on(EstimateComputed)
+    def show_estimate(self, message: EstimateComputed) -> None:
+        view = self.estimated = message.view
+        self.query_one("#stats", Static).update(view.headline())
+        table = self.query_one("#estimates", DataTable)
+        table.clear()
+        for row in view.runs:
+            table.add_row(row["run"], _fmt(row["estimate"], 4), f"[{_fmt(row['low'], 4)}, {_fmt(row['high'], 4)}]",
+                          _fmt(row["llm"], 4), f"[{_fmt(row['gold_low'], 4)}, {_fmt(row['gold_high'], 4)}]")
 
     def project_changed(self) -> None:
         super().project_changed()

@@ -1,0 +1,50 @@
+"""The report's sections on audits (estimated leaderboard, settled run pairs, the audit's design)
+and on calibrated label sets (cross-fitted figures, curve): what the services return."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from studio.domain.report import Interval, Section
+from studio.services.project import Project
+from studio.services.report.build import build_report
+from studio.store import audits as audit_store
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def section(sections: list[Section], key: str) -> Section:
+    [found] = [s for s in sections if s.key == key]
+    return found
+
+
+def test_an_audit_and_a_calibration_have_their_sections(sample: Path, tmp_path: Path) -> None:
+    with Project.open(sample) as project:
+        project.plan_audit("umbrela-smol", name="audit-a", budget=4, design="topics", seed=3)
+        _, drawn = audit_store.inclusion_probabilities(project.db.cursor(), "audit-a")
+        lines = (REPO / "sample_data/qrels/human.txt").read_text().splitlines(keepends=True)
+        gold = tmp_path / "gold.txt"
+        gold.write_text("".join(line for line in lines if line.split()[0] in drawn))  # people's grades of them
+        project.import_audit("audit-a", gold)
+        project.calibrate("umbrela-smol", "human", "umbrela-cal")
+        expected = project.estimate("umbrela-smol", "audit-a")
+        report = build_report(project, resamples=20)
+    audits = section(report.sections, "estimates")
+    [audited] = audits.tables[0].rows
+    assert audited["design"] == "topics" and audited["graded"] == audited["sample"] and audited["graded"]
+    estimates = audits.tables[1]
+    assert [row["run"] for row in estimates.rows] == [row["run"] for row in expected["runs"]]
+    first, best = estimates.rows[0], expected["runs"][0]
+    assert first["estimate"] == best["estimate"] and first["interval"] == Interval(best["low"], best["high"])
+    settled = [p for p in expected["pairs"] if p["settled"]]
+    assert len(audits.tables[2].rows) == min(len(settled), 20)
+    calibration = section(report.sections, "calibration")
+    figures = next(c for c in project_calibrations(sample) if c["name"] == "umbrela-cal")["figures"]
+    assert calibration.tables[0].rows[0]["calibrated"] == figures["kappa_calibrated"]
+    assert calibration.tables[1].rows  # the curve
+
+
+def project_calibrations(path: Path) -> list[dict[str, Any]]:
+    with Project.open(path) as project:
+        return project.calibrations()

@@ -17,6 +17,7 @@ from studio import __version__
 from studio.cli import (
     audit,
     bank,
+    calibrate,
     check,
     embeddings,
     ensemble,
@@ -51,6 +52,7 @@ COMMAND_MODULES: tuple[typer.Typer, ...] = (
     embeddings.commands,  # fd
     judge.commands,       # judge, derive
     ensemble.commands,    # ensemble
+    calibrate.commands,   # calibrate
     judges.commands,      # judges …
     meta.commands,        # compare, sensitivity, probe
     estimate.commands,    # estimate

@@ -128,18 +128,3 @@ class QueueOrder(StrEnum):
 
     delta_tau = "delta-tau"  # the most leaderboard-changing first
     spread = "spread"  # where the judges (an ensemble's members, a judge's samples) disagree most first
-
-
-class EnsembleHow(StrEnum):
-    """How an ensemble combines its members' grades of a pair (`studio ensemble --how`)."""
-
-    majority = "majority"  # ties: the tied grade nearest the median, then the lower
-    mean = "mean"
-    median = "median"
-
-
-class QueueOrder(StrEnum):
-    """The order of the review queue (`studio disagreements --order`)."""
-
-    delta_tau = "delta-tau"  # the most leaderboard-changing first
-    spread = "spread"  # where the judges (an ensemble's members, a judge's samples) disagree most first

@@ -193,7 +193,8 @@ def judge_run_facts(con: Connection) -> list[dict[str, Any]]:
         FROM judge_runs j LEFT JOIN label_sets s USING (label_set_id)
         LEFT JOIN (
             -- A pair asked K times (judge --samples K) counts once.
-            SELECT judge_run_id, count(*) FILTER (WHERE coalesce(sample, 0) = 0) AS judgments, count(*) FILTER (WHERE label IS NULL) AS unlabelled,
+            SELECT judge_run_id, count(*) FILTER (WHERE coalesce(sample, 0) = 0) AS judgments,
+                   count(*) FILTER (WHERE label IS NULL) AS unlabelled,
                    count(*) FILTER (WHERE call_key <> '') AS with_call,
                    count(DISTINCT (qid, docid)) AS judged_pairs,
                    count(item_id) AS per_item, count(docid_b) AS preferences

@@ -16,8 +16,8 @@ from studio.domain.models import LabelSetKind
 from studio.judges.backend import Backend, call_key
 from studio.judges.methods import Method, get_method
 from studio.judges.parsing import Parsed
-from studio.services.ensembles.build import refresh_ensembles
 from studio.services.calibration.follow import refresh_derived
+from studio.services.ensembles.build import refresh_ensembles
 from studio.services.judging.backends import make_backend
 from studio.services.judging.config import JudgeConfig, JudgeProgress, JudgeSummary, rerunnable
 from studio.services.judging.label_writers import write_own_scores, write_preference_labels

@@ -4,24 +4,16 @@ copied for each test that changes it."""
 from __future__ import annotations
 
 import os
-import shutil
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from helpers import judge_all
+from helpers import copy_project, judge_all
 from terminal_helpers import Terminal
 
 from studio.services.judging.config import JudgeConfig
 from studio.services.sample_project import build_sample_project
-
-
-def copy_project(template: Path, folder: Path, name: str = "p.duckdb") -> Path:
-    """A fresh copy of a project file for one test to change."""
-    target = folder / name
-    shutil.copyfile(template, target)
-    return target
 
 
 @pytest.fixture(scope="session")

@@ -3,6 +3,7 @@ in-process, and the one value of a SQL query."""
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -56,3 +57,10 @@ def scalar(con: Connection, sql: str, params: list[object] | None = None) -> Any
     row = con.execute(sql, params).fetchone()
     assert row is not None, f"no row: {sql}"
     return row[0]
+
+
+def copy_project(template: Path, folder: Path, name: str = "p.duckdb") -> Path:
+    """A fresh copy of a project file for one test to change."""
+    target = folder / name
+    shutil.copyfile(template, target)
+    return target

@@ -8,6 +8,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from embedding_helpers import LookupEmbedder, document_texts
+from helpers import copy_project
 
 from studio.judges.embedder import Embedder
 from studio.services.meta.embeddings import embed
@@ -43,6 +44,4 @@ def cached_sample_template(tmp_path_factory: pytest.TempPathFactory, sample_temp
 @pytest.fixture()
 def cached_sample(cached_sample_template: Path, tmp_path: Path) -> Path:
     """A fresh copy of the sample project whose passages are all embedded."""
-    target = tmp_path / "cached.duckdb"
-    shutil.copyfile(cached_sample_template, target)
-    return target
+    return copy_project(cached_sample_template, tmp_path, "cached.duckdb")

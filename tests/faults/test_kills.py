@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import random
 import re
-import shutil
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -27,7 +26,7 @@ import pytest
 from faults.edit_driver import BANK, bank_fingerprint
 from faults.faults_helpers import Figures, Killable, driver_command, studio_command
 from faults.tmux_terminal import Terminal
-from helpers import cli, judge_all
+from helpers import cli, copy_project, judge_all
 
 from studio import Project
 from studio.judges.methods import get_method
@@ -57,16 +56,12 @@ def figures() -> Iterator[Figures]:
 @pytest.fixture(scope="module")
 def template(sample_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sample project, copied once for this module's processes to work on."""
-    path = tmp_path_factory.mktemp("faults") / "template.duckdb"
-    shutil.copyfile(sample_template, path)
-    return path
+    return copy_project(sample_template, tmp_path_factory.mktemp("faults"), "template.duckdb")
 
 
 @pytest.fixture()
 def project_file(template: Path, tmp_path: Path) -> Path:
-    path = tmp_path / "project.duckdb"
-    shutil.copyfile(template, path)
-    return path
+    return copy_project(template, tmp_path, "project.duckdb")
 
 
 def passes_check(db: Path) -> None:
@@ -156,20 +151,26 @@ def test_a_killed_judge_keeps_every_stored_call_and_resumes(project_file: Path, 
 # -- label edits ----------------------------------------------------------------------------------
 
 
+def edits_until_killed(kind: str, project_file: Path, seed: int, delay: float, folder: Path) -> list[list[str]]:
+    """Start an editing loop (`labels` or `banks`), SIGKILL it `delay` seconds after it is ready,
+    and return the edits it acknowledged before."""
+    editor = Killable(driver_command(kind, project_file, seed), folder)
+    try:
+        editor.wait_for("ready")
+        time.sleep(delay)
+        editor.kill()
+    finally:
+        editor.close()
+    return [line.split()[2:] for line in editor.seen if line.startswith(f"ack {kind} ")]
+
+
 def test_killed_label_edits_keep_every_acknowledged_edit(project_file: Path, tmp_path: Path,
                                                         figures: Figures) -> None:
     rng = random.Random(SEED + 1)
     for cycle in range(LABEL_KILLS):
         with Project.open(project_file) as project:
             before = int(scalar(project, "SELECT coalesce(max(event_id), 0) FROM label_events"))
-        editor = Killable(driver_command("labels", project_file, SEED + cycle), tmp_path)
-        try:
-            editor.wait_for("ready")
-            time.sleep(rng.uniform(0.02, 0.4))
-            editor.kill()
-        finally:
-            editor.close()
-        acks = [line.split()[2:] for line in editor.seen if line.startswith("ack labels ")]
+        acks = edits_until_killed("labels", project_file, SEED + cycle, rng.uniform(0.02, 0.4), tmp_path)
         figures.count("label edits", len(acks))
         passes_check(project_file)
         with Project.open(project_file) as project:
@@ -208,14 +209,7 @@ def test_killed_bank_edits_keep_every_acknowledged_edit(project_file: Path, tmp_
     for cycle in range(BANK_KILLS):
         with Project.open(project_file) as project:
             before = int(scalar(project, "SELECT coalesce(max(event_id), 0) FROM bank_events"))
-        editor = Killable(driver_command("banks", project_file, SEED + cycle), tmp_path)
-        try:
-            editor.wait_for("ready")
-            time.sleep(rng.uniform(0.02, 0.5))
-            editor.kill()
-        finally:
-            editor.close()
-        acks = [line.split()[2:] for line in editor.seen if line.startswith("ack banks ")]
+        acks = edits_until_killed("banks", project_file, SEED + cycle, rng.uniform(0.02, 0.5), tmp_path)
         figures.count("bank edits", len(acks))
         passes_check(project_file)
         with Project.open(project_file) as project:

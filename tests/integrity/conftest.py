@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import judge_all
+from helpers import copy_project, judge_all
 
 from studio import Project
 from studio.services.judging.config import JudgeConfig
@@ -46,6 +46,4 @@ def healthy_template(simulated_sample_template: Path, tmp_path_factory: pytest.T
 
 @pytest.fixture()
 def healthy(healthy_template: Path, tmp_path: Path) -> Path:
-    path = tmp_path / "p.duckdb"
-    shutil.copyfile(healthy_template, path)
-    return path
+    return copy_project(healthy_template, tmp_path)

@@ -7,7 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from helpers import judge_all
+from helpers import copy_project, judge_all
 from tui_helpers import GRADER
 
 from studio.services.project import Project
@@ -24,6 +24,4 @@ def graded_template(sample_template: Path, tmp_path_factory: pytest.TempPathFact
 
 @pytest.fixture()
 def graded(graded_template: Path, tmp_path: Path) -> Path:
-    path = tmp_path / "p.duckdb"
-    shutil.copyfile(graded_template, path)
-    return path
+    return copy_project(graded_template, tmp_path)

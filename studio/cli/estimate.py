@@ -50,6 +50,8 @@ def estimate(
     typer.echo(f"Kendall τ of the estimated leaderboard against {qrels}'s: "
                + ("n/a" if tau is None else f"{tau:.3f}"))
     typer.echo(result["covers"])
+    if result["advice"]:
+        typer.echo(result["advice"])
 
 
 def _run_row(row: dict[str, Any]) -> dict[str, Any]:

@@ -12,6 +12,7 @@ from helpers import cli
 from scipy import stats
 
 from studio.metrics.names import parse_measure
+from studio.services.audit.estimates import advice, within_range
 from studio.services.project import Project
 
 GOLD_TOPICS = 6
@@ -46,18 +47,21 @@ def test_topic_estimates_are_the_ppi_formula(sample: Path, tmp_path: Path) -> No
         half = stats.t.ppf(0.975, n - 1) * np.sqrt((1 - n / big_n) * rectifier.var(axis=0, ddof=1) / n)
         gold_half = stats.t.ppf(0.975, n - 1) * np.sqrt((1 - n / big_n) * y[hrows].var(axis=0, ddof=1) / n)
         by_run = {row["run"]: row for row in result["runs"]}
+        def clip(value: float) -> float:  # the measure's range: the true value lies in it
+            return min(max(value, 0.0), 1.0)
+
         for r, run in enumerate(llm_eval.runs):
-            assert by_run[run]["estimate"] == pytest.approx(estimate[r])
-            assert by_run[run]["low"] == pytest.approx(estimate[r] - half[r])
-            assert by_run[run]["high"] == pytest.approx(estimate[r] + half[r])
+            assert by_run[run]["estimate"] == pytest.approx(clip(estimate[r]))
+            assert by_run[run]["low"] == pytest.approx(clip(estimate[r] - half[r]))
+            assert by_run[run]["high"] == pytest.approx(clip(estimate[r] + half[r]))
             assert by_run[run]["llm"] == pytest.approx(project.leaderboard("umbrela-smol")[run])
-            assert by_run[run]["gold_low"] == pytest.approx(y[hrows, r].mean() - gold_half[r])
+            assert by_run[run]["gold_low"] == pytest.approx(clip(y[hrows, r].mean() - gold_half[r]))
     assert result["units"] == big_n and result["gold_units"] == n
     assert "gold's judges would give if they judged every topic umbrela-smol labels" in result["covers"]
     assert len(result["pairs"]) == len(by_run) * (len(by_run) - 1) // 2
-    for pair in result["pairs"]:
-        first, second = by_run[pair["run_a"]]["estimate"], by_run[pair["run_b"]]["estimate"]
-        assert pair["difference"] == pytest.approx(first - second)
+    unclipped = dict(zip(llm_eval.runs, estimate.tolist(), strict=True))
+    for pair in result["pairs"]:  # differences of the estimates before clipping
+        assert pair["difference"] == pytest.approx(unclipped[pair["run_a"]] - unclipped[pair["run_b"]])
         assert pair["settled"] == (pair["low"] > 0)
     assert -1 <= result["kendall_tau_vs_llm"] <= 1
 
@@ -130,3 +134,17 @@ def test_an_audit_brings_its_design_and_inclusion_probabilities(sample: Path, tm
     assert result["gold_units"] == len(lines) and result["units"] == 280
     for row in result["runs"]:
         assert row["low"] <= row["estimate"] <= row["high"]
+
+
+def test_intervals_stay_in_the_measures_range_and_a_worse_than_gold_judge_is_named() -> None:
+    rows: list[dict[str, float | None]] = [
+        {"run": None, "estimate": 1.03, "low": 0.81, "high": 1.25, "gold": 0.99, "gold_low": 0.95, "gold_high": 1.02},
+        {"run": None, "estimate": 0.40, "low": -0.05, "high": 0.85, "gold": 0.4, "gold_low": 0.3, "gold_high": 0.5},
+    ]
+    within_range(rows)
+    assert [(r["estimate"], r["low"], r["high"], r["gold_high"]) for r in rows] == [
+        (1.0, 0.81, 1.0, 1.0), (0.4, 0.0, 0.85, 0.5)]
+    said = advice(rows, "umbrela-smol")
+    assert said is not None and said.startswith("umbrela-smol's labels widen the intervals here")
+    narrow = [{**r, "low": r["gold_low"], "high": r["gold_high"]} for r in rows]
+    assert advice(narrow, "umbrela-smol") is None

@@ -61,9 +61,10 @@ def estimate(
         for r, run in enumerate(units.runs)
     ]
     rows.sort(key=_by_estimate)
+    within_range(rows)
     tau = corr.kendall_tau_b(est, llm) if len(units.runs) > 1 else float("nan")
     m = str(measure_of(measure))
-    return {
+    return {"advice": advice(rows, qrels),
         "qrels": qrels, "gold": gold, "measure": m, "design": design, "level": level,
         "power_tuning": tuned, "units": total, "gold_units": n,
         "covers": covers(design, level, qrels, gold, m),
@@ -71,6 +72,35 @@ def estimate(
         "pairs": run_pairs(units, pi, level=level, tuned=tuned),
         "kendall_tau_vs_llm": _num(tau),
     }
+
+
+MEASURE_RANGE = (0.0, 1.0)  # every measure the studio computes is a mean of per-topic values in [0, 1]
+
+
+def within_range(rows: list[dict[str, Any]]) -> None:
+    """Clip estimates and intervals to the measure's range: the rectified estimate can leave it
+    (an LLM far off), and the true value cannot, so the clipped interval covers it as often."""
+    low_end, high_end = MEASURE_RANGE
+    for row in rows:
+        for key in ("estimate", "low", "high", "gold", "gold_low", "gold_high"):
+            if row.get(key) is not None:
+                row[key] = min(max(row[key], low_end), high_end)
+
+
+def advice(rows: list[dict[str, Any]], qrels: str) -> str | None:
+    """A word when the LLM labels make the intervals wider than the gold sample's alone (their
+    per-topic errors vary more than the people's scores do): then the gold-only ones are better."""
+    widths = [(r["high"] - r["low"], r["gold_high"] - r["gold_low"]) for r in rows
+              if None not in (r["low"], r["high"], r["gold_low"], r["gold_high"])]
+    if not widths:
+        return None
+    ppi_width = sum(w for w, _ in widths) / len(widths)
+    gold_width = sum(g for _, g in widths) / len(widths)
+    if ppi_width <= gold_width:
+        return None
+    return (f"{qrels}'s labels widen the intervals here (mean width {ppi_width:.3f} against {gold_width:.3f} "
+            "from the gold sample alone): their errors vary more than people's scores; use the gold-only "
+            "intervals, try --power-tuning with a larger sample, or audit a better judge.")
 
 
 def run_pairs(units: Units, pi: np.ndarray, *, level: float, tuned: bool) -> list[dict[str, Any]]:

@@ -7,8 +7,11 @@ from collections.abc import Iterator
 
 import pytest
 
-from benchmarks.ppi_coverage import build_project
+from benchmarks.ppi_coverage import DATA, build_project
 from studio.services.project import Project
+
+if not DATA.is_dir():
+    pytest.skip(f"TREC DL data not found at {DATA}", allow_module_level=True)
 
 TRIALS = 2000
 # Monte-Carlo error of one run's coverage over 2000 trials at 0.95: sqrt(.95·.05/2000) ≈ 0.005;

@@ -108,7 +108,11 @@ class EvaluationEngine:
         """Bring the cached evaluators up to date with the label events written elsewhere (oldest
         first; one's own are applied again harmlessly: the last event of a pair decides), which
         makes them current as of the event `sequence` value read with them."""
+        known_ids = dict(self._set_ids)
         self._set_ids.clear()  # a label set replaced elsewhere has a new id
+        for name in list(self._evaluators):
+            if name in known_ids and label_store.label_set_id(self.db.cursor(), name) != known_ids[name]:
+                self.forget_labels(name)  # replaced (or removed): its old labels must not linger
         by_set: dict[str, list[OutsideEvent]] = {}
         for event in events:
             by_set.setdefault(event.label_set, []).append(event)

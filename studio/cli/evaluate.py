@@ -8,7 +8,7 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console
+from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console, warn_about_scale
 from studio.domain.choices import QueueOrder
 from studio.services.evaluation.engine import DEFAULT_MEASURES
 
@@ -99,12 +99,14 @@ def agree(
     ] = None,
     threshold: Annotated[float | None, typer.Option(help="Relevant in the audited set at grade ≥ this.")] = None,
     relevant: Annotated[float, typer.Option(help="Lowest reference grade that is Acceptable.")] = 1.0,
+    clip: Annotated[bool, typer.Option("--clip", help="Clip grades outside the reference's scale into it.")] = False,
     fmt: Format = OutputFormat.table,
 ) -> None:
     """Label agreement: Cohen's κ (binary, graded, weighted), Krippendorff's α, confusion, alignment."""
     with open_project(ctx) as project:
+        warn_about_scale(project.scale_warnings(ref, [qrels]), clip)
         result = project.agreement(ref, qrels, ref_threshold=ref_threshold, threshold=threshold,
-                                   relevant=relevant)
+                                   relevant=relevant, clip=clip)
     if fmt is OutputFormat.json:
         emit_object(result, fmt)
         return

@@ -8,7 +8,7 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.output import OutputFormat, emit_object, emit_records
+from studio.cli.output import OutputFormat, emit_object, emit_records, warn_about_scale
 from studio.cli.progress import progress_bar
 from studio.domain.choices import BackendName, SensitivityMethod
 from studio.services.judging.config import JudgeConfig
@@ -37,12 +37,14 @@ def compare(
     measure: Annotated[str, typer.Option("--measure", "-m", help="Leaderboard measure for τ and τ_AP.")] = "nDCG@10",
     resamples: Annotated[int, typer.Option(help="Bootstrap resamples over topics.")] = 1000,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
+    clip: Annotated[bool, typer.Option("--clip", help="Clip grades outside the reference's scale into it.")] = False,
     fmt: Format = OutputFormat.table,
 ) -> None:
     """One table: per label set κ, α, alignment, leniency, τ and τ_AP with 95% bootstrap intervals,
     and the τ of its compatibility leaderboard against the reference's nDCG@10 leaderboard."""
     with open_project(ctx) as project:
-        rows = project.compare(ref, qrels, measure, resamples=resamples, seed=seed)
+        warn_about_scale(project.scale_warnings(ref, qrels), clip)
+        rows = project.compare(ref, qrels, measure, resamples=resamples, seed=seed, clip=clip)
     if fmt is OutputFormat.json:
         emit_records(rows, fmt)
         return

@@ -124,3 +124,12 @@ def fit_widths(natural: Sequence[int], floors: Sequence[int], available: int) ->
             widths[index] += 1
             spare -= 1
     return widths
+
+
+def warn_about_scale(warnings: list[str], clipped: bool) -> None:
+    """Say on stderr which label sets hold grades outside the reference's scale (and that they are
+    clipped, with --clip)."""
+    for warning in warnings:
+        text = warning.replace("; --clip compares them clipped into it", "; clipped into it (--clip)") \
+            if clipped else warning
+        stderr_console().print(f"warning: {text}", markup=False, highlight=False)

@@ -19,6 +19,7 @@ UNRANKED = -1
 
 
 Vocabulary = Callable[[], list[str]]
+ReferenceOrder = Callable[[], np.ndarray]
 
 
 @dataclass
@@ -35,8 +36,19 @@ class TopicRanking:
     lengths: np.ndarray  # (runs,) documents retrieved by each run (0: the run skips the topic)
     size: int  # documents numbered for the topic
     vocabulary: Vocabulary  # docids by number, read on first use
+    # The runs' orders as Clarke's compatibility.py sorts them (score as a double descending, ties
+    # by docid ascending), read on first use; None: the order above (rankings given as lists).
+    reference: ReferenceOrder | None = field(default=None, repr=False)
     _docids: list[str] | None = field(default=None, repr=False)
     _doc_index: dict[str, int] | None = field(default=None, repr=False)
+    _reference_order: np.ndarray | None = field(default=None, repr=False)
+
+    @property
+    def reference_order(self) -> np.ndarray:
+        """(runs, depth) doc numbers in the compatibility reference's order, UNRANKED padding."""
+        if self._reference_order is None:
+            self._reference_order = self.order if self.reference is None else self.reference()
+        return self._reference_order
 
     @property
     def docids(self) -> list[str]:
@@ -76,6 +88,15 @@ def trec_order(entries: Iterable[tuple[str, float]]) -> list[str]:
     return [docid for docid, _ in ranked]
 
 
+def ordered_rows(runs: int, rows: Sequence[tuple[int, np.ndarray]]) -> np.ndarray:
+    """(runs, depth) doc numbers from (run index, doc numbers) rows, UNRANKED padding."""
+    depth = max((len(docs) for _, docs in rows), default=0)
+    order = np.full((runs, depth), UNRANKED, dtype=np.intp)
+    for r, docs in rows:
+        order[r, : len(docs)] = docs
+    return order
+
+
 def rankings_from_lists(runs: Mapping[str, Mapping[str, list[str]]]) -> Rankings:
     """Build from {run: {qid: [docids in rank order]}} (small data, tests, sample project)."""
     names = sorted(runs)
@@ -100,7 +121,8 @@ def rankings_from_lists(runs: Mapping[str, Mapping[str, list[str]]]) -> Rankings
 
 
 def rankings_from_stored(runs: list[str], qids: list[str], sizes: list[int], run: np.ndarray, topic: np.ndarray,
-                         docs: Sequence[np.ndarray], vocabularies: Sequence[Vocabulary]) -> Rankings:
+                         docs: Sequence[np.ndarray], vocabularies: Sequence[Vocabulary],
+                         references: Sequence[ReferenceOrder] | None = None) -> Rankings:
     """Build from stored rankings: row i is run `run[i]`'s ranking of topic `topic[i]` (indexes
     into `runs` and `qids`), its document numbers in trec_eval's order in `docs[i]`."""
     lengths = np.array([len(d) for d in docs], dtype=np.int64)
@@ -115,7 +137,8 @@ def rankings_from_stored(runs: list[str], qids: list[str], sizes: list[int], run
         for row in rows.tolist():
             order[run[row], : lengths[row]] = docs[row]
             counts[run[row]] = lengths[row]
-        topics[qid] = TopicRanking(qid, order, counts, sizes[t], vocabularies[t])
+        topics[qid] = TopicRanking(qid, order, counts, sizes[t], vocabularies[t],
+                                   references[t] if references is not None else None)
     return Rankings(runs, topics)
 
 

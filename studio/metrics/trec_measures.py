@@ -7,6 +7,8 @@ themselves (negative grades count 0); binary measures count grade >= `rel`.
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from studio.metrics.names import Measure
@@ -89,34 +91,53 @@ def judged(G: np.ndarray, lengths: np.ndarray, cutoff: int) -> np.ndarray:
     return np.divide(counted, shown, out=np.zeros(len(G)), where=shown > 0)
 
 
-def compatibility(topic: TopicRanking, G: np.ndarray, labels: TopicLabels, p: float) -> np.ndarray:
-    """Normalised RBO between each run and the ideal ranking closest to it (Clarke et al. 2020).
+COMPAT_DEPTH = 1000  # the reference sums RBO to this depth, whatever a run's length
 
-    The ideal ranking orders the judged-relevant documents by grade; among equal grades the
-    order the run itself uses is the one that maximises RBO, so it is taken.
+
+@lru_cache(maxsize=16)
+def _persistence_weights(p: float) -> np.ndarray:
+    """p^0 … p^999, each the previous times p, as the reference accumulates them."""
+    weights = np.empty(COMPAT_DEPTH)
+    weight = 1.0
+    for i in range(COMPAT_DEPTH):
+        weights[i] = weight
+        weight *= p
+    return weights
+
+
+def compatibility(topic: TopicRanking, labels: TopicLabels, p: float) -> np.ndarray:
+    """Compatibility (Clarke, Vtyurina and Smucker 2020) exactly as its reference implementation
+    (`compatibility.py` of claclark/Compatibility) computes it, so that published values reproduce:
+
+    * each run is ordered by score as a double, descending, ties by docid ascending — not
+      trec_eval's order (single precision, docid descending);
+    * the ideal ranking holds the documents with a positive grade, by grade, ties in the run's own
+      order (documents the run did not retrieve last);
+    * RBO is summed over ranks 1 … 1000 whatever the lengths, normalised by Σ p^i over those ranks,
+      and divided by the ideal ranking's own RBO computed the same way;
+    * a topic without a positive grade has no value (it is not averaged), as in the reference.
     """
     positive = np.sort(labels.all_grades[labels.all_grades > 0])[::-1]
     n_ideal = len(positive)
-    values = np.zeros(len(G))
+    values = np.full(len(topic.lengths), np.nan)
     if n_ideal == 0:
         return values
-    # Where each grade's block starts in the ideal ranking.
-    levels, first_at = np.unique(-positive, return_index=True)
-    for r, length in enumerate(topic.lengths):
-        depth = max(int(length), n_ideal)
-        grades = G[r, :length]
+    order = topic.reference_order[:, :COMPAT_DEPTH]
+    G = np.append(labels.grades, np.nan)[order]  # grade at each position of the reference's order
+    weights = _persistence_weights(p)
+    d = np.arange(1, COMPAT_DEPTH + 1, dtype=np.float64)
+    normalizer = weights.sum()
+    best = (weights * np.minimum(d, n_ideal) / d).sum() / normalizer
+    levels, first_at = np.unique(-positive, return_index=True)  # where each grade's block starts
+    for r, length in enumerate(topic.lengths.tolist()):
+        grades = G[r, : min(length, COMPAT_DEPTH)]
         run_pos = np.flatnonzero(grades > 0)
-        # Ideal position: start of the doc's grade block + how many same-grade docs the run put before it.
+        # Ideal position: start of the doc's grade block + the same-grade docs the run put before it.
         block = np.searchsorted(levels, -grades[run_pos])
-        seen_before = _rank_within_groups(block)
-        ideal_pos = first_at[block] + seen_before
+        ideal_pos = first_at[block] + _rank_within_groups(block)
         overlap_from = np.maximum(run_pos, ideal_pos)
-        overlap = np.cumsum(np.bincount(overlap_from, minlength=depth)[:depth])
-        d = np.arange(1, depth + 1, dtype=np.float64)
-        weights = p ** (d - 1)
-        score = (weights * overlap / d).sum()
-        best = (weights * np.minimum(d, n_ideal) / d).sum()
-        values[r] = score / best
+        overlap = np.cumsum(np.bincount(overlap_from[overlap_from < COMPAT_DEPTH], minlength=COMPAT_DEPTH))
+        values[r] = ((weights * overlap / d).sum() / normalizer) / best
     return values
 
 
@@ -149,7 +170,7 @@ def topic_values(measure: Measure, topic: TopicRanking, labels: TopicLabels) -> 
     elif name == "Judged":
         values = judged(G, topic.lengths, k or 0)
     elif name == "Compat":
-        values = compatibility(topic, G, labels, measure.p)
+        values = compatibility(topic, labels, measure.p)
     else:  # pragma: no cover - parse_measure admits no other names
         raise ValueError(f"unknown measure {measure}")
     return np.where(topic.lengths > 0, values, np.nan)

@@ -29,7 +29,7 @@ from studio.services.integrity.report import CheckReport
 from studio.services.judging.config import last_config
 from studio.services.judging.reparse import reparse
 from studio.services.judging.stale import stale_plan
-from studio.services.meta import comparison
+from studio.services.meta import comparison, scale
 from studio.services.meta.embeddings import fd_leaderboard
 from studio.services.rubric.cover import cover_leaderboard
 from studio.services.rubric.diagnostics import bank_report
@@ -221,15 +221,22 @@ class Project:
         return comparison.correlation(self.engine, ref, qrels, measure, complete=complete,
                                       details=details, seed=seed)
 
-    def agreement(self, ref: str, qrels: str, **thresholds: Any) -> dict[str, Any]:
-        """κ, Krippendorff's α, confusion matrix and alignment of two label sets."""
-        return comparison.agreement(self.engine, ref, qrels, **thresholds)
+    def agreement(self, ref: str, qrels: str, *, clip: bool = False, **thresholds: Any) -> dict[str, Any]:
+        """κ, Krippendorff's α, confusion matrix and alignment of two label sets (`clip`: the
+        audited grades clipped into the reference's range)."""
+        return comparison.agreement(self.engine, ref, scale.clipped(self.engine, ref, qrels) if clip else qrels,
+                                    **thresholds)
 
     def compare(self, ref: str, qrels: list[str], measure: str = "nDCG@10", *, resamples: int = 1000,
-                seed: int = 0) -> list[dict[str, Any]]:
+                seed: int = 0, clip: bool = False) -> list[dict[str, Any]]:
         """One row per label set: κ, α, alignment, leniency, τ and τ_AP with bootstrap intervals,
         and the τ of its compatibility leaderboard against the reference's nDCG@10 leaderboard."""
-        return comparison.compare(self.engine, ref, qrels, measure, resamples=resamples, seed=seed)
+        names = [scale.clipped(self.engine, ref, name) for name in qrels] if clip else qrels
+        return comparison.compare(self.engine, ref, names, measure, resamples=resamples, seed=seed)
+
+    def scale_warnings(self, ref: str, qrels: list[str]) -> list[str]:
+        """A warning per label set holding grades outside the reference's range."""
+        return scale.outside_scale(self.engine, ref, qrels)
 
     def disagreements(
         self, ref: str, qrels: str, measure: str = "nDCG@10", *, limit: int | None = None,

@@ -76,10 +76,27 @@ def delete_rankings(con: Connection, run_id: int) -> None:
     con.execute("DELETE FROM run_rankings WHERE run_id = ?", [run_id])
 
 
+def fetch_reference_orders(con: Connection) -> dict[tuple[int, int], np.ndarray]:
+    """{(run id, topic key): doc numbers} in the order Clarke's compatibility.py gives a run: score
+    as a double descending, ties by docid ascending (DuckDB orders text by bytes, as Python
+    orders str by code points: the same order for UTF-8)."""
+    stored = con.execute(
+        """
+        SELECT e.run_id, e.topic, list(e.doc ORDER BY e.score DESC, d.docid ASC) AS docs
+        FROM (SELECT run_id, topic, unnest(docs) AS doc, unnest(scores) AS score FROM run_rankings) AS e
+        JOIN ranking_docs AS d ON d.topic = e.topic AND d.doc = e.doc
+        GROUP BY e.run_id, e.topic
+        """
+    ).fetchnumpy()
+    return {(int(r), int(t)): np.asarray(d, dtype=np.intp)
+            for r, t, d in zip(stored["run_id"].tolist(), stored["topic"].tolist(), stored["docs"], strict=True)}
+
+
 class StoredRankings(NamedTuple):
     """Every stored ranking, as the arrays `studio.metrics.rankings` builds from."""
 
     runs: list[str]  # by name
+    run_ids: list[int]  # the stored id of each of those runs
     qids: list[str]  # topics some run ranks, in byte order
     topic_keys: list[int]  # the stored number of each of those topics
     sizes: list[int]  # documents numbered per topic
@@ -106,7 +123,8 @@ def fetch_rankings(con: Connection) -> StoredRankings:
     run = np.array([run_index[r] for r in stored["run_id"].tolist()], dtype=np.int64)
     topic = np.array([topic_index[t] for t in stored["topic"].tolist()], dtype=np.int64)
     docs = [np.asarray(d, dtype=np.int32) for d in stored["docs"]]
-    return StoredRankings([name for _, name in named], [qid for _, qid, _ in topics], [key for key, _, _ in topics],
+    return StoredRankings([name for _, name in named], [run_id for run_id, _ in named],
+                          [qid for _, qid, _ in topics], [key for key, _, _ in topics],
                           [int(size) for _, _, size in topics], run, topic, docs)
 
 

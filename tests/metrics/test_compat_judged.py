@@ -1,11 +1,11 @@
-"""Compat(p=…) and Judged@k against ir_measures' own Python implementations.
+"""Judged@k against ir_measures' own Python implementation, and Compat(p=…) on hand-worked cases.
 
-The comparison only uses runs without score ties and with positive scores, on purpose: ir_measures
-orders a run by score and then by docid *ascending* (trec_eval, and so the studio, use docid
-descending), and when it builds the ideal ranking for Compat it gives documents the run did not
-retrieve a score of 0, which would rank them above retrieved documents with negative scores.
-Both differences are design choices of ir_measures, not errors on either side, and neither can
-arise when all scores are distinct and positive.
+Compat's oracle is the reference implementation's conventions (tests/compat_reference.py,
+test_compat_reference.py), not ir_measures: ir_measures sums RBO only to the longer of the run and
+the ideal ranking (the reference: always 1000 ranks) and gives a topic without a positive grade 0
+(the reference: no value). The Judged@k comparison only uses runs without score ties and with
+positive scores, on purpose: ir_measures orders a run by score and then by docid *ascending*
+(trec_eval, and so the studio, use docid descending).
 """
 
 from __future__ import annotations
@@ -52,20 +52,6 @@ def assert_same_per_topic(ours: str, theirs: ir_measures.measures.Measure, qrels
 
 
 @settings(max_examples=300, deadline=None)
-@given(tie_free_collections(), st.sampled_from([0.5, 0.8, 0.9, 0.95]))
-def test_compat_equals_ir_measures(data: Collection, p: float) -> None:
-    qrels, runs = data
-    assert_same_per_topic(f"Compat(p={p:g})", ir_measures.Compat(p=p), qrels, runs)
-
-
-@settings(max_examples=30, deadline=None)
-@given(tie_free_collections())
-def test_compat_default_persistence_is_ir_measures_default(data: Collection) -> None:
-    qrels, runs = data
-    assert_same_per_topic("Compat", ir_measures.Compat, qrels, runs)
-
-
-@settings(max_examples=300, deadline=None)
 @given(tie_free_collections(), st.sampled_from([1, 2, 3, 5, 10]))
 def test_judged_at_k_equals_ir_measures(data: Collection, k: int) -> None:
     qrels, runs = data
@@ -93,8 +79,10 @@ def test_run_without_relevant_document_is_incompatible() -> None:
 
 
 def test_compat_hand_worked_swap_of_two_grades() -> None:
-    # Ideal a(2) b(1); run b a. Depth 2, p = 0.5: overlaps 0/1 and 2/2, normalised by 1/1 + 0.5*2/2.
-    assert compat({"a": 2, "b": 1}, ["b", "a"], "Compat(p=0.5)") == pytest.approx((0 + 0.5) / 1.5, abs=1e-12)
+    # Ideal a(2) b(1); run b a; p = 0.5, summed over ranks 1 … 1000: the overlap is 0 at rank 1
+    # and 2 from rank 2 on; the ideal overlaps itself 1 at rank 1 and 2 from rank 2 on.
+    tail = sum(0.5**i * 2 / (i + 1) for i in range(1, 1000))
+    assert compat({"a": 2, "b": 1}, ["b", "a"], "Compat(p=0.5)") == pytest.approx(tail / (1 + tail), abs=1e-12)
 
 
 def test_judged_counts_negative_grades_as_judged_and_divides_by_docs_shown() -> None:

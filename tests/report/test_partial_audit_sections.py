@@ -48,3 +48,14 @@ def test_an_audit_and_a_calibration_have_their_sections(sample: Path, tmp_path: 
 def project_calibrations(path: Path) -> list[dict[str, Any]]:
     with Project.open(path) as project:
         return project.calibrations()
+
+
+def test_the_report_states_the_conventions_of_what_it_shows(sample: Path) -> None:
+    with Project.open(sample) as project:
+        facts = dict(build_report(project, resamples=10).facts)
+        compat_facts = dict(build_report(project, measure="Compat(p=0.9)", resamples=10).facts)
+    assert "ties by docid descending" in facts["tie order"] and "single precision" in facts["tie order"]
+    assert "--complete is not used" in facts["topics averaged"]
+    assert facts["relevance level"] == "binary measures count grade ≥ 1"
+    assert "ties by docid ascending" in facts["compatibility"] and "1–1000" in facts["compatibility"]
+    assert "compatibility.py" in compat_facts["conventions"]

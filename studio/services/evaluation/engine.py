@@ -17,7 +17,7 @@ import numpy as np
 from studio.domain.errors import UsageError
 from studio.metrics.evaluator import Evaluator
 from studio.metrics.names import Measure, parse_measure
-from studio.metrics.rankings import Rankings, rankings_from_stored
+from studio.metrics.rankings import Rankings, ordered_rows, rankings_from_stored
 from studio.services.ensembles.build import follow_edit
 from studio.store import Connection, Database, new_batch
 from studio.store import labels as label_store
@@ -43,6 +43,7 @@ class EvaluationEngine:
     def __init__(self, db: Database) -> None:
         self.db = db
         self._rankings: Rankings | None = None
+        self._reference_orders: dict[tuple[int, int], np.ndarray] | None = None
         self._evaluators: dict[str, Evaluator] = {}
         self._set_ids: dict[str, int] = {}  # label set ids by name (a replaced set gets a new one: forgotten)
         # The label event sequence value each cached evaluator is known current at; None once an
@@ -59,9 +60,18 @@ class EvaluationEngine:
             stored = ranking_store.fetch_rankings(self.db.cursor())
             # A topic's docids are read when first needed, through the asking thread's cursor.
             vocabularies = [partial(self._docids, key) for key in stored.topic_keys]
+            references = [partial(self._reference_order, key, stored.run_ids) for key in stored.topic_keys]
             self._rankings = rankings_from_stored(stored.runs, stored.qids, stored.sizes, stored.run, stored.topic,
-                                                  stored.docs, vocabularies)
+                                                  stored.docs, vocabularies, references)
         return self._rankings
+
+    def _reference_order(self, topic_key: int, run_ids: list[int]) -> np.ndarray:
+        # Compatibility's order of every run and topic, read at once the first time a topic needs it.
+        if self._reference_orders is None:
+            self._reference_orders = ranking_store.fetch_reference_orders(self.db.cursor())
+        rows = [(r, self._reference_orders[(run_id, topic_key)]) for r, run_id in enumerate(run_ids)
+                if (run_id, topic_key) in self._reference_orders]
+        return ordered_rows(len(run_ids), rows)
 
     def _docids(self, topic_key: int) -> list[str]:
         return ranking_store.topic_docids(self.db.cursor(), topic_key)
@@ -85,8 +95,14 @@ class EvaluationEngine:
             self._as_of[name] = as_of
         return evaluator
 
+    def remember(self, name: str, evaluator: Evaluator) -> None:
+        """Keep an evaluator of labels that are not a stored label set (a clipped copy) under `name`."""
+        self._evaluators[name] = evaluator
+        self._as_of[name] = None  # never taken as a stored set's current grades
+
     def forget_runs(self) -> None:
         self._rankings = None
+        self._reference_orders = None
         self._evaluators.clear()
         self._as_of.clear()
 

@@ -14,6 +14,7 @@ from studio import __version__
 from studio.domain.errors import UsageError
 from studio.domain.report import Report
 from studio.judges.embedder import TextEmbedder
+from studio.metrics.names import Measure
 from studio.services.evaluation.engine import measure_of
 from studio.services.meta.comparison import compare
 from studio.services.project import Project
@@ -50,6 +51,20 @@ def choose_reference(label_sets: Sequence[str], ref: str | None) -> str:
     return ref
 
 
+def conventions(measure: Measure) -> list[tuple[str, str]]:
+    """How the report's leaderboards are computed: the conventions a reader needs to reproduce them."""
+    compat = ("compatibility (τ compat): Clarke's compatibility.py — runs by score as a double, ties by docid "
+              "ascending; RBO over ranks 1–1000; topics without a positive grade not averaged")
+    if measure.name == "Compat":
+        return [("conventions", compat)]
+    rel = f"grade ≥ {measure.rel:g}"
+    return [("tie order", "trec_eval's: score in single precision descending, ties by docid descending"),
+            ("topics averaged", "those each run retrieved (trec_eval without -c; --complete is not used)"),
+            ("relevance level", f"binary measures count {rel}"),
+            ("gains", "the grades themselves (negative grades count 0)"),
+            ("compatibility", compat)]
+
+
 def build_report(project: Project, *, ref: str | None = None, measure: str = "nDCG@10", resamples: int = 1000,
                  with_embeddings: bool = False, embedder: TextEmbedder | None = None) -> Report:
     """Every section of the report, in order; raises UsageError before any work on a bad option.
@@ -81,6 +96,7 @@ def build_report(project: Project, *, ref: str | None = None, measure: str = "nD
         *ensemble_section(project, reference, m),
     ]
     facts = [("project", PurePath(project.path).name), ("reference label set", reference), ("measure", m),
+             *conventions(measure_of(m)),
              ("bootstrap resamples", f"{resamples:,}"), ("seed", str(SEED)), ("made by", f"studio {__version__}")]
     return Report(title=f"Relevance assessment report: {PurePath(project.path).name}", facts=facts,
                   sections=sections)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from typer.testing import CliRunner, Result
 
@@ -64,3 +64,9 @@ def copy_project(template: Path, folder: Path, name: str = "p.duckdb") -> Path:
     target = folder / name
     shutil.copyfile(template, target)
     return target
+
+
+class WriteFile(Protocol):
+    """Writes bytes to a fresh file (gzipped when asked) and returns its path (`write_file` fixture)."""
+
+    def __call__(self, data: bytes, compress: bool) -> Path: ...

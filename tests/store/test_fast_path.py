@@ -6,15 +6,13 @@ Contract: when the fast path accepts a file, it stages exactly the rows `parse_r
 
 from __future__ import annotations
 
-import gzip
-import itertools
-import tempfile
 from collections import Counter
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import WriteFile
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
@@ -22,7 +20,7 @@ from studio.domain.errors import InputError
 from studio.formats.text_input import read_text
 from studio.formats.trec import parse_qrels, parse_run
 from studio.store import labels, runs
-from studio.store.database import Connection, Database
+from studio.store.database import Connection
 from studio.store.fast_path import FastPathRefused
 
 BOM = b"\xef\xbb\xbf"
@@ -39,28 +37,6 @@ SEPARATORS = [" "] * 12 + ["\t"] * 6 + ["  ", " \t", "\t\t", "\t "]
 COMMENTS = ["#", "# a comment", "#1 Q0 d1 1 2 run1", "  # indented", "#\u00a0odd space"]
 Row = tuple[Any, ...]  # a run or qrels row as a tuple of its columns
 AWKWARD_SPACE = ["\u00a0", "\x0b", "\x0c", "\x1c", "\u3000"]  # str.split() cuts on these, DuckDB does not
-
-
-@pytest.fixture(scope="module")
-def con() -> Iterator[Connection]:
-    database = Database(":memory:")
-    yield database.connection
-    database.close()
-
-
-@pytest.fixture(scope="module")
-def folder() -> Iterator[Path]:
-    with tempfile.TemporaryDirectory() as name:
-        yield Path(name)
-
-
-_counter = itertools.count()
-
-
-def write(folder: Path, data: bytes, compress: bool) -> Path:
-    path = folder / f"f{next(_counter)}{'.gz' if compress else '.txt'}"
-    path.write_bytes(gzip.compress(data) if compress else data)
-    return path
 
 
 def precise(parse: Callable[[str, str], list[Row]], path: Path) -> Counter[Row] | None:
@@ -152,9 +128,9 @@ CLEAN_QRELS = b"1 0 999 2\n1 0 1000 0\n2 Q0 999 0.5\n"
 @example(files=[(b"1 Q0 d1 1 2 run1\x1f\n1 Q0 d2 2 1 run1\x1fx\n", False)])
 @example(files=[(b"# nothing\n  # but comments\n", False)])
 @example(files=[(b"", False)])
-def test_fast_run_reader_agrees_with_the_precise_parser(con: Connection, folder: Path, files: list[tuple[bytes,
+def test_fast_run_reader_agrees_with_the_precise_parser(con: Connection, write_file: WriteFile, files: list[tuple[bytes,
                                                         bool]]) -> None:
-    paths = [write(folder, data, compress) for data, compress in files]
+    paths = [write_file(data, compress) for data, compress in files]
     expected = [precise(parsed_run, path) for path in paths]
     runs.create_run_staging(con)
     try:
@@ -178,9 +154,9 @@ def test_fast_run_reader_agrees_with_the_precise_parser(con: Connection, folder:
 @example(data=b"1 0 d1 1 extra\n", compress=False)
 @example(data=b"# c\n1\t0\td1\t1\n  #\n1  0 d2\t 0 \n", compress=True)
 @example(data=b"\n", compress=False)
-def test_fast_qrels_reader_agrees_with_the_precise_parser(con: Connection, folder: Path, data: bytes,
+def test_fast_qrels_reader_agrees_with_the_precise_parser(con: Connection, write_file: WriteFile, data: bytes,
                                                           compress: bool) -> None:
-    path = write(folder, data, compress)
+    path = write_file(data, compress)
     expected = precise(parsed_qrels, path)
     labels.create_label_staging(con)
     try:
@@ -195,9 +171,9 @@ def test_fast_qrels_reader_agrees_with_the_precise_parser(con: Connection, folde
 # The contract above holds trivially for a fast path that refuses everything: it must not.
 
 
-def test_fast_path_takes_clean_runs_plain_gzipped_crlf_and_with_bom(con: Connection, folder: Path) -> None:
+def test_fast_path_takes_clean_runs_plain_gzipped_crlf_and_with_bom(con: Connection, write_file: WriteFile) -> None:
     variants = [CLEAN_RUN, BOM + CLEAN_RUN.replace(b"\n", b"\r\n")]
-    paths = [write(folder, data, compress) for data in variants for compress in (False, True)]
+    paths = [write_file(data, compress) for data in variants for compress in (False, True)]
     runs.create_run_staging(con)
     runs.stage_run_files(con, list(enumerate(paths)))
     staged = con.execute("SELECT file_index, qid, docid, rank, score FROM staged_run_rows").fetchall()
@@ -205,10 +181,10 @@ def test_fast_path_takes_clean_runs_plain_gzipped_crlf_and_with_bom(con: Connect
         assert Counter(row[1:] for row in staged if row[0] == index) == precise(parsed_run, path)
 
 
-def test_fast_path_takes_clean_qrels_plain_gzipped_crlf_and_with_bom(con: Connection, folder: Path) -> None:
+def test_fast_path_takes_clean_qrels_plain_gzipped_crlf_and_with_bom(con: Connection, write_file: WriteFile) -> None:
     for data in (CLEAN_QRELS, BOM + CLEAN_QRELS.replace(b"\n", b"\r\n")):
         for compress in (False, True):
-            path = write(folder, data, compress)
+            path = write_file(data, compress)
             labels.create_label_staging(con)
             labels.stage_qrels_file(con, 0, path)
             staged = con.execute("SELECT qid, docid, grade FROM staged_labels").fetchall()
@@ -216,9 +192,11 @@ def test_fast_path_takes_clean_qrels_plain_gzipped_crlf_and_with_bom(con: Connec
 
 
 @pytest.mark.parametrize("twice", [None, 0, 63, 64, 69])
-def test_a_docid_ranked_twice_is_found_in_any_of_many_files(con: Connection, folder: Path, twice: int | None) -> None:
+def test_a_docid_ranked_twice_is_found_in_any_of_many_files(
+    con: Connection, write_file: WriteFile, twice: int | None
+) -> None:
     # Every file ranks the same documents; only file `twice` ranks one of them twice.
-    paths = [write(folder, CLEAN_RUN + (b"2 Q0 999 2 -2 run1\n" if index == twice else b""), compress=False)
+    paths = [write_file(CLEAN_RUN + (b"2 Q0 999 2 -2 run1\n" if index == twice else b""), compress=False)
              for index in range(70)]
     runs.create_run_staging(con)
     if twice is None:
@@ -233,28 +211,30 @@ SEPARATORS_OF_STR_SPLIT = [chr(c) for c in range(0x110000) if chr(c).isspace() a
 
 
 @pytest.mark.parametrize("char", SEPARATORS_OF_STR_SPLIT, ids=lambda c: f"U+{ord(c):04X}")
-def test_fast_path_refuses_a_field_holding_any_other_separator_of_str_split(con: Connection, folder: Path,
+def test_fast_path_refuses_a_field_holding_any_other_separator_of_str_split(con: Connection, write_file: WriteFile,
                                                                             char: str) -> None:
-    path = write(folder, f"1 Q0 d{char}z 1 2 run1\n".encode(), compress=False)
+    path = write_file(f"1 Q0 d{char}z 1 2 run1\n".encode(), compress=False)
     runs.create_run_staging(con)
     with pytest.raises(FastPathRefused):
         runs.stage_run_files(con, [(0, path)])
-    path = write(folder, f"1 0 d{char}z 1\n".encode(), compress=False)
+    path = write_file(f"1 0 d{char}z 1\n".encode(), compress=False)
     labels.create_label_staging(con)
     with pytest.raises(FastPathRefused):
         labels.stage_qrels_file(con, 0, path)
 
 
-def test_fast_path_splits_on_tabs_and_runs_of_whitespace_as_str_split_does(con: Connection, folder: Path) -> None:
-    path = write(folder, b"\t1\tQ0 \t d1\t\t1  2\trun1 \t junk\n", compress=False)
+def test_fast_path_splits_on_tabs_and_runs_of_whitespace_as_str_split_does(
+    con: Connection, write_file: WriteFile
+) -> None:
+    path = write_file(b"\t1\tQ0 \t d1\t\t1  2\trun1 \t junk\n", compress=False)
     runs.create_run_staging(con)
     runs.stage_run_files(con, [(0, path)])
     assert con.execute("SELECT qid, docid, rank, score FROM staged_run_rows").fetchall() == [("1", "d1", 1, 2.0)]
 
 
 @pytest.mark.parametrize("char", ["\x01", "\x7f", "é", "\u200b", "\ufeff", "🙂"])
-def test_fast_path_keeps_other_unusual_characters(con: Connection, folder: Path, char: str) -> None:
-    path = write(folder, f"1 Q0 d{char}z 1 2 run1\n".encode(), compress=False)
+def test_fast_path_keeps_other_unusual_characters(con: Connection, write_file: WriteFile, char: str) -> None:
+    path = write_file(f"1 Q0 d{char}z 1 2 run1\n".encode(), compress=False)
     runs.create_run_staging(con)
     runs.stage_run_files(con, [(0, path)])
     assert con.execute("SELECT docid FROM staged_run_rows").fetchall() == [(f"d{char}z",)]

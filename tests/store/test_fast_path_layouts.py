@@ -5,22 +5,18 @@ and through the precise parser alike."""
 
 from __future__ import annotations
 
-import gzip
-import itertools
-import tempfile
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-import pytest
+from helpers import WriteFile
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from studio.formats.text_input import read_text
 from studio.formats.trec import parse_qrels, parse_run
 from studio.store import labels, runs
-from studio.store.database import Connection, Database
+from studio.store.database import Connection
 
 QIDS = ["1037798", "104861", "1", "0999", "q_1", "Q0", "é", "x#"]
 DOCIDS = ["8726436", "999", "1000", "00", "d1", "D1", "msmarco_passage_00_1", "#c", '"x"', "a'b", "NULL", "\\",
@@ -33,28 +29,6 @@ COMMENTS = ["#", "# a comment", "#\tqid Q0 docid rank score tag", "## 1 Q0 d 1 2
 JUNK = ["junk", "x#y", "-", "é", "j\u00a0k", "1 Q0 d 1 2 t", "\x0c"]
 BOM = b"\xef\xbb\xbf"
 Row = tuple[Any, ...]
-
-
-@pytest.fixture(scope="module")
-def con() -> Iterator[Connection]:
-    database = Database(":memory:")
-    yield database.connection
-    database.close()
-
-
-@pytest.fixture(scope="module")
-def folder() -> Iterator[Path]:
-    with tempfile.TemporaryDirectory() as name:
-        yield Path(name)
-
-
-_counter = itertools.count()
-
-
-def written(folder: Path, data: bytes, compress: bool) -> Path:
-    path = folder / f"f{next(_counter)}{'.gz' if compress else '.txt'}"
-    path.write_bytes(gzip.compress(data) if compress else data)
-    return path
 
 
 @st.composite
@@ -113,11 +87,11 @@ def precise_qrels(path: Path) -> Counter[Row]:
 
 @settings(max_examples=150, deadline=None)
 @given(data=st.data())
-def test_a_run_and_its_rewritings_stage_the_same_rows_on_the_fast_path(con: Connection, folder: Path,
+def test_a_run_and_its_rewritings_stage_the_same_rows_on_the_fast_path(con: Connection, write_file: WriteFile,
                                                                        data: st.DataObject) -> None:
     rows = data.draw(run_file())
     versions = [(canonical(rows), False), *(data.draw(rewritten(rows, junk=True)) for _ in range(3))]
-    paths = [written(folder, content, compress) for content, compress in versions]
+    paths = [write_file(content, compress) for content, compress in versions]
     expected = precise_run(paths[0])
     assert all(precise_run(path) == expected for path in paths[1:])
     runs.create_run_staging(con)
@@ -129,13 +103,13 @@ def test_a_run_and_its_rewritings_stage_the_same_rows_on_the_fast_path(con: Conn
 
 @settings(max_examples=150, deadline=None)
 @given(data=st.data())
-def test_qrels_and_their_rewritings_stage_the_same_grades_on_the_fast_path(con: Connection, folder: Path,
+def test_qrels_and_their_rewritings_stage_the_same_grades_on_the_fast_path(con: Connection, write_file: WriteFile,
                                                                            data: st.DataObject) -> None:
     rows = data.draw(qrels_file())
     versions = [(canonical(rows), False), *(data.draw(rewritten(rows, junk=False)) for _ in range(3))]
-    expected = precise_qrels(written(folder, *versions[0]))
+    expected = precise_qrels(write_file(*versions[0]))
     for content, compress in versions:
-        path = written(folder, content, compress)
+        path = write_file(content, compress)
         assert precise_qrels(path) == expected
         labels.create_label_staging(con)
         labels.stage_qrels_file(con, 0, path)  # never refused

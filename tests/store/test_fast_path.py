@@ -128,8 +128,9 @@ CLEAN_QRELS = b"1 0 999 2\n1 0 1000 0\n2 Q0 999 0.5\n"
 @example(files=[(b"1 Q0 d1 1 2 run1\x1f\n1 Q0 d2 2 1 run1\x1fx\n", False)])
 @example(files=[(b"# nothing\n  # but comments\n", False)])
 @example(files=[(b"", False)])
-def test_fast_run_reader_agrees_with_the_precise_parser(con: Connection, write_file: WriteFile, files: list[tuple[bytes,
-                                                        bool]]) -> None:
+def test_fast_run_reader_agrees_with_the_precise_parser(
+    con: Connection, write_file: WriteFile, files: list[tuple[bytes, bool]]
+) -> None:
     paths = [write_file(data, compress) for data, compress in files]
     expected = [precise(parsed_run, path) for path in paths]
     runs.create_run_staging(con)

@@ -8,14 +8,14 @@ turns the staged grades into events, each with the grade it replaces.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
 import duckdb
 
-from studio.domain.models import QrelsRow
-from studio.store.database import Connection, records
+from studio.domain.models import LabelSetKind, QrelsRow
+from studio.store.database import Connection, Database, new_batch, records
 from studio.store.fast_path import QRELS_LINE, FastPathRefused, checked, lone_cr_line_ends, odd_line, split_lines
 
 
@@ -276,3 +276,29 @@ def derivations_of(con: Connection, source: str) -> list[tuple[str, str, str, fl
     return [(str(n), str(b), str(s), float(t)) for n, b, s, t in con.execute(
         "SELECT l.name, d.bank, d.score, d.min_grade FROM derivations d JOIN label_sets l USING (label_set_id)"
         " WHERE d.source = ? ORDER BY l.name", [source]).fetchall()]
+
+
+DERIVED = LabelSetKind.DERIVED.value
+
+
+def write_derived_set(
+    db: Database, name: str, existing: int | None, rows: Sequence[QrelsRow], *, command: str, batch_source: str,
+    source: str, described: str, record: Callable[[Connection, int], None],
+) -> int:
+    """Write a derived label set's labels in one transaction: created as `derived` when new (its
+    source column `described`), else brought to exactly `rows` (labels not in them removed), as
+    events from `source` in one batch of `command` (`batch_source`). `record(tx, label_set)`
+    stores how it was made in the same transaction. Returns the number of events written."""
+    con = db.cursor()
+    create_label_staging(con)
+    try:
+        stage_labels(con, 0, rows)
+        with db.transaction() as tx:
+            batch = new_batch(tx, command, batch_source)
+            set_id = existing if existing is not None else create_label_set(tx, name, DERIVED, described)
+            events = apply_staged_labels(tx, set_id, 0, origin="derived", source=source, batch_id=batch,
+                                         remove_missing=True)
+            record(tx, set_id)
+    finally:
+        drop_label_staging(con)
+    return events

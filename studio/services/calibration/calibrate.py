@@ -19,13 +19,13 @@ from typing import Any
 import numpy as np
 
 from studio.domain.errors import UsageError
-from studio.domain.models import LabelSetKind, QrelsRow
+from studio.domain.models import QrelsRow
 from studio.metrics import agreement as agree
 from studio.metrics import calibration as cal
 from studio.metrics.correlation import kendall_tau_b
 from studio.metrics.evaluator import Evaluator
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
-from studio.store import Database, new_batch
+from studio.store import Database
 from studio.store import calibrations as cal_store
 from studio.store import labels as label_store
 
@@ -132,20 +132,12 @@ def calibrate(engine: EvaluationEngine, qrels: str, gold: str, name: str, *, met
 def _write(db: Database, name: str, existing: int | None, rows: list[QrelsRow], *, qrels: str, gold: str,
            method: str, folds: int, seed: int, measure: str, fitted: dict[str, Any], figures: dict[str, Any],
            curve: list[dict[str, Any]]) -> None:
-    con = db.cursor()
-    label_store.create_label_staging(con)
-    try:
-        label_store.stage_labels(con, 0, rows)
-        with db.transaction() as tx:
-            batch = new_batch(tx, "calibrate", f"{method} of {qrels} to {gold}")
-            set_id = existing if existing is not None else label_store.create_label_set(
-                tx, name, LabelSetKind.DERIVED.value, f"calibrate:{method}({qrels} -> {gold}, folds={folds})")
-            label_store.apply_staged_labels(tx, set_id, 0, origin="derived", source=f"{method} of {qrels}",
-                                            batch_id=batch, remove_missing=True)
-            cal_store.record_calibration(tx, set_id, source=qrels, gold=gold, method=method, folds=folds, seed=seed,
-                                         measure=measure, fitted=fitted, figures=figures, curve=curve)
-    finally:
-        label_store.drop_label_staging(con)
+    label_store.write_derived_set(
+        db, name, existing, rows, command="calibrate", batch_source=f"{method} of {qrels} to {gold}",
+        source=f"{method} of {qrels}", described=f"calibrate:{method}({qrels} -> {gold}, folds={folds})",
+        record=lambda tx, set_id: cal_store.record_calibration(
+            tx, set_id, source=qrels, gold=gold, method=method, folds=folds, seed=seed, measure=measure,
+            fitted=fitted, figures=figures, curve=curve))
 
 
 def refresh_calibrations(engine: EvaluationEngine, source: str) -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import Any
 
 from studio.domain.errors import UsageError
-from studio.domain.models import LabelSetKind, QrelsRow
+from studio.domain.models import QrelsRow
 from studio.metrics import ensembles as combining
 from studio.store import Connection, Database, new_batch
 from studio.store import ensembles as ensemble_store
@@ -46,19 +46,14 @@ def build_ensemble(db: Database, members: list[str], how: str, name: str, *, rep
         raise UsageError(f"{name!r} is combined by one of its members: ensembles may not go round in a circle")
     combined, spreads = combining.combine_sets([load_labels(con, i) for i in member_ids], how)
     rows = [QrelsRow(q, d, combined[q][d]) for q in sorted(combined) for d in sorted(combined[q])]
-    label_store.create_label_staging(con)
-    try:
-        label_store.stage_labels(con, 0, rows)
-        with db.transaction() as tx:
-            batch = new_batch(tx, "ensemble", _source(members, how))
-            set_id = existing if existing is not None else label_store.create_label_set(
-                tx, name, LabelSetKind.DERIVED.value, f"ensemble: {_source(members, how)}")
-            events = label_store.apply_staged_labels(tx, set_id, 0, origin="derived", source=_source(members, how),
-                                                     batch_id=batch, remove_missing=True)
-            ensemble_store.record_ensemble(tx, set_id, members, how)
-            ensemble_store.replace_spreads(tx, set_id, {k: ensemble_store.SpreadRow(*s) for k, s in spreads.items()})
-    finally:
-        label_store.drop_label_staging(con)
+
+    def record(tx: Connection, set_id: int) -> None:
+        ensemble_store.record_ensemble(tx, set_id, members, how)
+        ensemble_store.replace_spreads(tx, set_id, {k: ensemble_store.SpreadRow(*s) for k, s in spreads.items()})
+
+    events = label_store.write_derived_set(
+        db, name, existing, rows, command="ensemble", batch_source=_source(members, how), source=_source(members, how),
+        described=f"ensemble: {_source(members, how)}", record=record)
     disagreeing = sum(1 for s in spreads.values() if s.high > s.low)
     return {"label_set": name, "how": how, "members": members, "topics": len(combined), "labels": len(rows),
             "events": events, "pairs_members_disagree": disagreeing}

@@ -11,9 +11,9 @@ from typing import Any
 
 from studio.banks import derived
 from studio.domain.errors import UsageError
-from studio.domain.models import BankItem, LabelSetKind
+from studio.domain.models import BankItem
 from studio.judges.parsing import assignments_from_grades
-from studio.store import Database, new_batch
+from studio.store import Database
 from studio.store import banks as bank_store
 from studio.store import judging as judge_store
 from studio.store import labels as label_store
@@ -80,18 +80,10 @@ def derive_label_set(db: Database, source: str, bank: str, score: str, name: str
     if existing is not None and not replace:
         raise UsageError(f"label set {name!r} already exists (use --replace)")
     rows = derived.to_qrels_rows(scores)
-    label_store.create_label_staging(con)
-    try:
-        label_store.stage_labels(con, 0, rows)
-        with db.transaction() as tx:
-            batch = new_batch(tx, "derive", f"{score} of {source} with {bank}")
-            set_id = existing if existing is not None else label_store.create_label_set(
-                tx, name, LabelSetKind.DERIVED.value, f"{score}({source}, {bank}, min_grade={min_grade:g})")
-            events = label_store.apply_staged_labels(tx, set_id, 0, origin="derived", source=f"{score} of {source}",
-                                                     batch_id=batch, remove_missing=True)
-            label_store.record_derivation(tx, set_id, source, bank, score, min_grade)
-    finally:
-        label_store.drop_label_staging(con)
+    events = label_store.write_derived_set(
+        db, name, existing, rows, command="derive", batch_source=f"{score} of {source} with {bank}",
+        source=f"{score} of {source}", described=f"{score}({source}, {bank}, min_grade={min_grade:g})",
+        record=lambda tx, set_id: label_store.record_derivation(tx, set_id, source, bank, score, min_grade))
     return {"label_set": name, "score": score, "source": source, "bank": bank, "min_grade": min_grade,
             "topics": len(scores), "labels": len(rows), "events": events}
 

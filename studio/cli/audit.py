@@ -10,13 +10,12 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console
+from studio.cli.output import Format, OutputFormat, emit_object, emit_records, stderr_console
 from studio.domain.errors import UsageError
 
 commands = typer.Typer(name="audit", help="Audit samples: draw, grade, import gold labels, plan.",
                        no_args_is_help=True)
 
-Format = Annotated[OutputFormat, typer.Option("--format", "-f", help="How to print the result.")]
 AuditName = Annotated[str, typer.Argument(help="The audit (also its gold label set's name).")]
 
 

@@ -8,7 +8,7 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.output import OutputFormat, emit_object, emit_records
+from studio.cli.output import Format, OutputFormat, emit_object, emit_records
 
 commands = typer.Typer()
 
@@ -27,7 +27,7 @@ def fd(
         help="A local sentence-transformers folder (default: the bundled all-MiniLM-L6-v2).")] = None,
     ref_measure: Annotated[str, typer.Option(
         help="Measure of the label set's leaderboard that Kendall τ compares −FD with.")] = "nDCG@10",
-    fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="How to print the result.")] = OutputFormat.table,
+    fmt: Format = OutputFormat.table,
 ) -> None:
     """FD@k leaderboard: Fréchet distance between the embeddings of each run's top k and of the
     relevant documents (lower is better), with Kendall τ against the label set's leaderboard."""

@@ -9,11 +9,10 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.output import OutputFormat, emit_object, emit_records
+from studio.cli.output import Format, OutputFormat, emit_object, emit_records
 
 commands = typer.Typer()
 
-Format = Annotated[OutputFormat, typer.Option("--format", "-f", help="How to print the result.")]
 Design = Annotated[str, typer.Option("--design", help="topics (any measure) | pairs (P@k: sums over judged pairs).")]
 Level = Annotated[float, typer.Option("--level", min=0.5, max=0.999, help="Coverage of the intervals.")]
 

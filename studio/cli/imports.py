@@ -9,7 +9,7 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.output import OutputFormat, emit_object, stderr_console
+from studio.cli.output import Format, OutputFormat, emit_object, stderr_console
 from studio.domain.choices import ItemKind
 from studio.domain.models import LabelSetKind
 from studio.formats.trec import OnDuplicate
@@ -21,7 +21,6 @@ commands = typer.Typer(
 )
 
 Files = Annotated[list[Path], typer.Argument(help="Files to load (.gz accepted).", show_default=False)]
-Format = Annotated[OutputFormat, typer.Option("--format", "-f", help="How to print the result.")]
 Replace = Annotated[bool, typer.Option("--replace", help="Replace what is loaded under the same name.")]
 
 

@@ -17,7 +17,7 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.listing import Listing, emit_listing
-from studio.cli.output import OutputFormat, emit_object, emit_records
+from studio.cli.output import Format, OutputFormat, emit_object, emit_records
 from studio.cli.progress import progress_bar
 from studio.domain.choices import BackendName, ConstrainMode, JudgeMethod
 from studio.services.judging.config import JudgeConfig, last_config
@@ -27,7 +27,6 @@ commands = typer.Typer(name="judges", help="Inspect and manage judge runs.", no_
 
 LabelSet = Annotated[str, typer.Argument(help="Label set a judge wrote (see `studio judges list`).",
                                          show_default=False)]
-Format = Annotated[OutputFormat, typer.Option("--format", "-f", help="How to print the result.")]
 
 
 # -- the actions, shared with the older flags of `studio judge` ----------------------------------

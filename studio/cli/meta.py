@@ -8,12 +8,11 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.output import OutputFormat, emit_object, emit_records, warn_about_scale
+from studio.cli.output import Format, OutputFormat, emit_object, emit_records, warn_about_scale
 from studio.cli.progress import progress_bar
 from studio.domain.choices import BackendName, SensitivityMethod
 from studio.services.judging.config import JudgeConfig
 
-Format = Annotated[OutputFormat, typer.Option("--format", "-f", help="How to print the result.")]
 Ref = Annotated[str, typer.Option("--ref", help="Reference label set (e.g. the human one).")]
 
 

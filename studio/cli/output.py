@@ -14,8 +14,9 @@ import json
 import sys
 from collections.abc import Mapping, Sequence
 from enum import StrEnum
-from typing import Any
+from typing import Annotated, Any
 
+import typer
 from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
@@ -27,6 +28,10 @@ class OutputFormat(StrEnum):
     json = "json"
     csv = "csv"
     tsv = "tsv"
+
+
+# The --format option of every command that prints results.
+Format = Annotated[OutputFormat, typer.Option("--format", "-f", help="How to print the result.")]
 
 
 def stderr_console() -> Console:

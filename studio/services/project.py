@@ -77,6 +77,7 @@ class Project:
     def _changed(self, label_set: str) -> None:
         """A label set was written anew: forget its leaderboards, recompute the ensembles it is in."""
         self.engine.forget_labels(label_set)
+        self.engine.forget_followers()  # it may be an ensemble made of others
         for ensemble in refresh_ensembles(self.db, label_set):
             self.engine.forget_labels(ensemble)
 
@@ -279,8 +280,10 @@ class Project:
                   seed: int = 0, measure: str = "nDCG@10", replace: bool = False) -> dict[str, Any]:
         """Label set `name`: `qrels` mapped to `gold`'s grades (isotonic or ordinal) with κ and τ
         cross-fitted by topic beside the raw set's; it follows both sources."""
-        return calibrate(self.engine, qrels, gold, name, method=method, folds=folds, seed=seed, measure=measure,
+        made = calibrate(self.engine, qrels, gold, name, method=method, folds=folds, seed=seed, measure=measure,
                          replace=replace)
+        self.engine.forget_followers()
+        return made
 
     def calibrations(self) -> list[dict[str, Any]]:
         """Every calibrated label set: sources, method, fitted map, cross-fitted figures, curve."""
@@ -288,6 +291,8 @@ class Project:
 
     def _follow(self, label_set: str) -> None:
         """The derived label sets made from `label_set` are computed again (its grades changed)."""
+        if label_set not in self.engine.followed():
+            return
         for name in refresh_derived(self.db, label_set, self.engine):
             self.engine.forget_labels(name)
 

@@ -302,3 +302,12 @@ def write_derived_set(
     finally:
         drop_label_staging(con)
     return events
+
+
+def followed_sets(con: Connection) -> frozenset[str]:
+    """The label sets some other label set is made from (bank scores, ensembles, calibrations):
+    only an edit of one of these has followers to bring up to date."""
+    rows = con.execute(
+        "SELECT source FROM derivations UNION SELECT unnest(members) FROM ensembles"
+        " UNION SELECT source FROM calibrations UNION SELECT gold FROM calibrations").fetchall()
+    return frozenset(str(name) for (name,) in rows)

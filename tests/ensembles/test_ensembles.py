@@ -83,6 +83,17 @@ def test_ensemble_label_set_and_stored_spread(small: Project) -> None:
         small.ensemble(["a", "E"], "mean", "E", replace=True)  # its own member
 
 
+def test_an_ensemble_made_after_edits_is_followed_by_the_next_edit(small: Project) -> None:
+    """Edits of sets nothing is made from skip the lookup of followers; making an ensemble (here,
+    or a calibration, or in another process) makes its members followed at once."""
+    small.set_label("c", "1", "d2", 1.0)  # c is followed by nothing yet
+    assert "c" not in small.engine.followed()
+    small.ensemble(["a", "b", "c"], "majority", "E")
+    assert {"a", "b", "c"} <= small.engine.followed()
+    small.set_label("c", "1", "d3", 3.0)  # now 3, 0, 3
+    assert _labels(small, "E")["d3"] == 3.0
+
+
 def test_a_member_edit_recomputes_the_ensemble(small: Project) -> None:
     small.ensemble(["a", "b", "c"], "majority", "E")
     assert _labels(small, "E")["d3"] == 0.0  # 3, 0, 0

@@ -76,6 +76,7 @@ class ChangeWatcher:
         runs = change_store.runs_signature(con)
         sequence = label_store.event_sequence(con)
         events = change_store.events_after(con, self.events_seen)
+        engine.forget_followers()  # another process may have made a derived set
         own_batches = engine.own_batches()
         counts: Counter[tuple[str, str, str | None]] = Counter(
             (e.label_set, e.origin, e.source) for e in events if e.batch_id not in own_batches)

@@ -44,6 +44,7 @@ class EvaluationEngine:
         self.db = db
         self._rankings: Rankings | None = None
         self._reference_orders: dict[tuple[int, int], np.ndarray] | None = None
+        self._followed: frozenset[str] | None = None  # label sets others are made from (read once)
         self._evaluators: dict[str, Evaluator] = {}
         self._set_ids: dict[str, int] = {}  # label set ids by name (a replaced set gets a new one: forgotten)
         # The label event sequence value each cached evaluator is known current at; None once an
@@ -100,6 +101,17 @@ class EvaluationEngine:
         self._evaluators[name] = evaluator
         self._as_of[name] = None  # never taken as a stored set's current grades
 
+    def followed(self) -> frozenset[str]:
+        """The label sets that derived, ensemble or calibrated sets are made from: an edit of any
+        other has nothing to follow it, and costs no lookup of followers."""
+        if self._followed is None:
+            self._followed = label_store.followed_sets(self.db.cursor())
+        return self._followed
+
+    def forget_followers(self) -> None:
+        """A derived, ensemble or calibrated set was made (here or in another process)."""
+        self._followed = None
+
     def forget_runs(self) -> None:
         self._rankings = None
         self._reference_orders = None
@@ -108,6 +120,7 @@ class EvaluationEngine:
 
     def forget_labels(self, name: str | None = None) -> None:
         if name is None:
+            self._followed = None
             self._evaluators.clear()
             self._set_ids.clear()
             self._as_of.clear()
@@ -190,7 +203,8 @@ class EvaluationEngine:
             )
             if also is not None:
                 also(tx, event)
-            followed = follow_edit(tx, qrels, qid, docid)  # ensembles of the set, in the same transaction
+            # The ensembles of the set, in the same transaction.
+            followed = follow_edit(tx, qrels, qid, docid) if qrels in self.followed() else []
         self._batches[("label", person)] = batch  # kept once its first edit is committed
         self._applied(qrels, qid, docid, grade, known, event["event"])
         for name in followed:
@@ -245,7 +259,7 @@ class EvaluationEngine:
             )
             if also is not None:
                 also(tx, event)
-            followed = follow_edit(tx, name, qid, docid)
+            followed = follow_edit(tx, name, qid, docid) if name in self.followed() else []
         self._batches[("undo", person)] = batch
         self._applied(name, qid, docid, previous, known, event["event"])
         for ensemble in followed:

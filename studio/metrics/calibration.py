@@ -13,7 +13,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.optimize import minimize
 
 METHODS = ("isotonic", "ordinal")
 
@@ -62,6 +61,9 @@ def _level_probabilities(params: np.ndarray, x: np.ndarray) -> np.ndarray:
 def proportional_odds(x: np.ndarray, y: np.ndarray, levels: Sequence[float]) -> np.ndarray:
     """Maximum-likelihood cumulative-logit parameters (β, θ₁, log steps) with a small ridge, which
     keeps the fit finite when the grades separate perfectly."""
+    # scipy is imported when a model is fitted: at module level it would slow every start.
+    from scipy.optimize import minimize
+
     index = np.searchsorted(np.asarray(levels), np.asarray(y, dtype=np.float64))
     x = np.asarray(x, dtype=np.float64)
     rows = np.arange(len(x))

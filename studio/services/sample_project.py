@@ -38,6 +38,7 @@ def build_sample_project(path: Path, *, rebuild: bool = False, source: Path | No
         project.import_bank(data / "banks" / "questions.jsonl.gz", name="questions")
         project.import_bank(data / "banks" / "nuggets.jsonl", name="nuggets")
     Path(str(path) + ".wal").unlink(missing_ok=True)
-    Path(str(partial) + ".lock").unlink(missing_ok=True)  # the temporary file's turn-taking lock
+    for turn_taking in (".lock", ".lock.wanted"):  # the temporary file's turn-taking files
+        Path(str(partial) + turn_taking).unlink(missing_ok=True)
     os.replace(partial, path)
     return Project.open(path)

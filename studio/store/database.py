@@ -21,7 +21,7 @@ from typing import Any
 import duckdb
 
 from studio.domain.errors import ProjectBusy, ProjectError
-from studio.store.file_lock import POLL_SECONDS, ProjectLock, WaitNotice, busy, holder_from_duckdb
+from studio.store.file_lock import POLL_SECONDS, ProjectLock, WaitNotice, busy, holder_from_duckdb, wanted_since
 from studio.store.migrations import LATEST_VERSION, MIGRATIONS
 
 Connection = duckdb.DuckDBPyConnection
@@ -61,6 +61,8 @@ class Database:
         self.outside_writes = False  # another process wrote between this one's transactions
         self.signature_at_release: tuple[int, int] | None = None
         self.defer_release = False  # set by a front end that releases the file itself when idle
+        self.opened_at = 0.0  # when this process last opened the file (time.time())
+        self.last_used = time.monotonic()  # when a cursor was last asked for
         self.changes_seen = self.change_counter()  # opens the file now: a bad one is reported at once
 
     # -- holding the file --------------------------------------------------------------------------
@@ -73,6 +75,7 @@ class Database:
                 raise ProjectError(f"{self.path} was closed")
             if self._connection is None:
                 self._connection = self._connect()
+                self.opened_at = time.time()
                 self._generation += 1
                 self._owner = threading.get_ident()
                 try:
@@ -128,6 +131,10 @@ class Database:
             self.signature_at_release = self.signature()
         finally:
             self._guard.release()
+
+    def wanted(self) -> bool:
+        """Has another process asked for the file since this one opened it?"""
+        return self._connection is not None and not self.in_memory and wanted_since(self.path, self.opened_at)
 
     def try_hold(self) -> bool:
         """Open the file unless another process holds it right now (False: try again later)."""
@@ -186,6 +193,7 @@ class Database:
     def cursor(self) -> Connection:
         """The calling thread's connection (the main one on the thread that opened the file)."""
         connection = self.connection
+        self.last_used = time.monotonic()
         if threading.get_ident() == self._owner:
             return connection
         found = getattr(self._local, "cursor", None)

@@ -10,6 +10,7 @@ on the same file shares one lock: DuckDB shares the file between a process's con
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import json
 import os
@@ -47,6 +48,25 @@ WaitNotice = Callable[[LockHolder], None]
 
 def lock_path(project: str) -> Path:
     return Path(project + ".lock")
+
+
+def wanted_path(project: str) -> Path:
+    """Touched by a process that finds the file taken: a holder that keeps the file while idle
+    (the TUI) gives it up when it sees this change."""
+    return Path(project + ".lock.wanted")
+
+
+def announce_wait(project: str) -> None:
+    with contextlib.suppress(OSError):  # a read-only folder: the holder gives the file up when idle anyway
+        wanted_path(project).write_text(str(os.getpid()), encoding="utf-8")
+
+
+def wanted_since(project: str, moment: float) -> bool:
+    """Has a process asked for the file since `moment` (time.time())?"""
+    try:
+        return wanted_path(project).stat().st_mtime >= moment
+    except OSError:
+        return False
 
 
 def this_command() -> str:
@@ -102,8 +122,11 @@ class ProjectLock:
         told = False
         while not self.try_acquire():
             holder = read_holder(self.project) or LockHolder(None, "")
-            if not told and notice is not None:
-                notice(holder)
+            if not told:
+                if wait > 0:  # a need, not a probe
+                    announce_wait(self.project)
+                if notice is not None:
+                    notice(holder)
                 told = True
             if time.monotonic() >= deadline:
                 raise busy(self.project, holder, wait)

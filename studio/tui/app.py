@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import getpass
 import os
+import time
 from pathlib import Path
 
 from textual import on
@@ -29,8 +30,9 @@ from studio.tui.screens.review import ReviewScreen
 from studio.tui.state import StateApp, StudioState, default_selection
 from studio.tui.widgets.help import HelpScreen
 
-# How often the studio gives the project file up when idle and looks for others' writes.
+# How often the studio looks whether to give the project file up, and for others' writes.
 IDLE_SECONDS = 0.5
+IDLE_RELEASE_SECONDS = 5.0  # unasked, the file is given up after this long without use
 TUI_WAIT_SECONDS = 5.0
 # Workers that hold the file only inside their own transactions (judges, re-grading) and so do
 # not keep the studio from releasing it while they run.
@@ -77,7 +79,12 @@ class StudioApp(StateApp):
             self.push_screen(AuditScreen(self.start_audit))
 
     def share_the_file(self) -> None:
-        """Release the file when no work but a long job's is under way, and show others' writes."""
+        """Release the file when another process asks for it (or after a while idle) and no work but
+        a long job's is under way, and show others' writes. Keeping it otherwise spares the next
+        keypress the reopening of the file."""
+        db = self.state.project.db
+        if db.held and not db.wanted() and time.monotonic() - db.last_used < IDLE_RELEASE_SECONDS:
+            return
         if any(not worker.is_finished and worker.group not in LONG_JOBS for worker in self.workers):
             return
         if not self.state.engine_lock.acquire(blocking=False):

@@ -15,6 +15,7 @@ import duckdb
 from terminal_helpers import STUDIO
 
 from studio.store.database import Database
+from studio.store.file_lock import wanted_since
 
 
 def studio(db: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -39,7 +40,7 @@ def test_a_command_waits_for_the_holder_and_says_whom(sample: Path) -> None:
     holder = Database(sample)  # this process holds the file (and the studio's lock) until it closes it
     timer = threading.Timer(2.0, holder.close)
     timer.start()
-    start = time.monotonic()
+    start, asked = time.monotonic(), time.time()
     done = studio(sample, "--wait", "20", "list", "qrels", "--format", "json")
     waited = time.monotonic() - start
     timer.join()
@@ -48,6 +49,7 @@ def test_a_command_waits_for_the_holder_and_says_whom(sample: Path) -> None:
     assert f"waiting for {sample}: PID {os.getpid()}" in done.stderr  # who, by the lock-info record
     assert "up to 20 s" in done.stderr
     assert 1.5 < waited < 15
+    assert wanted_since(str(sample), asked)  # the holder could see that the file was wanted
     assert "lock" not in without_paths(done.stderr, sample)
 
 

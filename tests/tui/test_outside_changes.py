@@ -24,6 +24,8 @@ def test_an_edit_from_another_process_reaches_the_open_studio(sample: Path) -> N
             before = engine.leaderboard("umbrela-smol", "nDCG@10")
             grade = engine.evaluator("umbrela-smol").labels["1001"].judged["p1001-01"]
         new = (grade + 1) % 4
+        await pilot.pause(1.2)  # idle, and nobody asked: the studio keeps the file for the next keypress
+        assert app.state.project.db.held
         done = await asyncio.to_thread(
             subprocess.run, [str(STUDIO), "--db", str(sample), "--wait", "20", "label", "--qrels", "umbrela-smol",
                              "1001", "p1001-01", f"{new:g}", "--person", "ana"],

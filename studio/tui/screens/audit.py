@@ -17,7 +17,7 @@ from textual.widgets.option_list import Option
 from studio.domain.errors import ProjectBusy, UsageError
 from studio.services.views.audit import AuditPairView, AuditSession, Reveal
 from studio.services.views.highlight import highlight_spans
-from studio.tui.screens.base import StudioScreen
+from studio.tui.screens.base import StudioScreen, grade_bindings
 from studio.tui.widgets.pair_panel import grade_text
 
 HELP = """A blind audit walks an audit's sample (`studio audit plan`) in the random order drawn with
@@ -54,9 +54,7 @@ class AuditScreen(StudioScreen):
     TITLE = "Blind audit"
     HELP = HELP
     BINDINGS = [
-        *(Binding(str(g), f"grade({g})", "Grade" if g == 0 else f"Grade {g}", id=f"audit.grade{g}", show=g == 0,
-                  key_display="0–3" if g == 0 else None,
-                  tooltip=f"Gold grade {g} for this pair, then the next") for g in range(4)),
+        *grade_bindings("audit", "Gold grade {grade} for this pair, then the next"),
         Binding("s", "skip", "Skip", id="audit.skip", tooltip="Grade this pair later"),
         Binding("u", "undo", "Undo", id="audit.undo", tooltip="Revert the audit's last grade and show its pair"),
         Binding("escape", "leave", "Back", id="audit.leave", tooltip="Back to Review"),

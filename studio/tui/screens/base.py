@@ -7,6 +7,7 @@ from contextlib import contextmanager
 from typing import ClassVar
 
 from textual import work
+from textual.binding import Binding
 from textual.screen import Screen
 
 from studio.services.project import Project
@@ -49,3 +50,10 @@ class StudioScreen(Screen[None]):
     def load_names(self) -> None:
         """Read the names the selectors offer off the UI thread; `NamesLoaded` brings them."""
         self.post_message(NamesLoaded(project_names(self.project)))
+
+
+def grade_bindings(screen: str, tooltip: str) -> list[Binding]:
+    """The keys 0–3, each giving its grade (`tooltip` with {grade}); one footer entry ("0–3 Grade")
+    stands for the four."""
+    return [Binding(str(g), f"grade({g})", "Grade" if g == 0 else f"Grade {g}", id=f"{screen}.grade{g}", show=g == 0,
+                    key_display="0–3" if g == 0 else None, tooltip=tooltip.format(grade=g)) for g in range(4)]

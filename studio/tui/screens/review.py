@@ -14,7 +14,7 @@ from studio.domain.errors import ProjectBusy, UsageError
 from studio.services.views.review import ReviewFilters, ReviewSession, Stats
 from studio.tui.messages import ReviewDecided, ReviewLoaded
 from studio.tui.screens.audit import AuditPicker, AuditScreen
-from studio.tui.screens.base import StudioScreen
+from studio.tui.screens.base import StudioScreen, grade_bindings
 from studio.tui.widgets.pair_panel import PairPanel, number
 from studio.tui.widgets.text_prompt import TextPrompt
 
@@ -50,10 +50,7 @@ class ReviewScreen(StudioScreen):
     TITLE = "Review"
     HELP = HELP
     BINDINGS = [
-        # One footer entry ("0–3 Grade") stands for the four grade keys.
-        *(Binding(str(g), f"grade({g})", "Grade" if g == 0 else f"Grade {g}", id=f"review.grade{g}", show=g == 0,
-                  key_display="0–3" if g == 0 else None,
-                  tooltip=f"Set grade {g} in the audited label set and go on") for g in range(4)),
+        *grade_bindings("review", "Set grade {grade} in the audited label set and go on"),
         Binding("a", "accept", "Accept LLM", id="review.accept", tooltip="Keep the audited (LLM) label and go on"),
         Binding("h", "keep_reference", "Keep human", id="review.reference",
                 tooltip="Give the audited set the reference grade and go on"),

@@ -63,8 +63,8 @@ class CalibrationView:
 
 def calibration_view(project: Project, label_set: str) -> CalibrationView | None:
     """The calibration of `label_set` (a calibrated set, or the newest one made from it), if any."""
-    found = [c for c in project.calibrations() if c["name"] == label_set]
-    found = found or [c for c in project.calibrations() if c["source"] == label_set]
+    made = project.calibrations()
+    found = [c for c in made if c["name"] == label_set] or [c for c in made if c["source"] == label_set]
     if not found:
         return None
     chosen = found[-1]

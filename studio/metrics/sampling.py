@@ -88,10 +88,3 @@ def stratified_sample_size(sizes: Sequence[int], sds: Sequence[float], width: fl
     variance = (width / (2.0 * z)) ** 2
     n = spread ** 2 / (variance + float((share * sd ** 2).sum()) / population)
     return min(int(population), max(int((size > 0).sum()), math.ceil(n)))
-
-
-def interval_width(sd: float, n: int, population: int, z: float = Z95) -> float:
-    """The total width of the interval a simple random sample of n units gives (with the FPC)."""
-    if n <= 0:
-        return math.inf
-    return 2.0 * z * sd * math.sqrt(max(0.0, 1.0 - n / population) / n)

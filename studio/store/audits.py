@@ -123,8 +123,3 @@ def confidences(con: Connection, label_set: str) -> dict[tuple[str, str], float]
         """,
         [label_set]).fetchall()
     return {(str(q), str(d)): float(c) for q, d, c in rows}
-
-
-def label_set_kind(con: Connection, name: str) -> str | None:
-    row = con.execute("SELECT kind FROM label_sets WHERE name = ?", [name]).fetchone()
-    return None if row is None else str(row[0])

@@ -164,17 +164,9 @@ class Database:
     def _close_connections(self) -> None:
         assert self._connection is not None
         for cursor in self._cursors:
-            cursor.close()
+            _close(cursor)
         self._cursors.clear()
-        for attempt in range(CLOSE_ATTEMPTS):
-            try:
-                self._connection.close()
-                break
-            except duckdb.Error:  # a query still running on another thread: stop it, then close
-                if attempt == CLOSE_ATTEMPTS - 1:
-                    raise
-                self._connection.interrupt()
-                time.sleep(POLL_SECONDS / 5)
+        _close(self._connection)
         self._connection = None
         self._lock.release()
 
@@ -303,3 +295,17 @@ def records(cursor: Connection) -> list[dict[str, Any]]:
     """The rows of an executed query as dicts keyed by column name."""
     names = [column[0] for column in cursor.description]
     return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
+
+
+def _close(connection: Connection) -> None:
+    """Close a connection or cursor; a query still running on it (a worker thread at exit) is
+    interrupted first, and the close tried again until it has stopped."""
+    for attempt in range(CLOSE_ATTEMPTS):
+        try:
+            connection.close()
+            return
+        except duckdb.Error:
+            if attempt == CLOSE_ATTEMPTS - 1:
+                raise
+            connection.interrupt()
+            time.sleep(POLL_SECONDS / 5)

@@ -53,8 +53,10 @@ async def settled(pilot: Pilot[Any]) -> None:
     await settle(pilot, lambda: ready(pilot.app))
     # A DataTable measures its new rows on the next Idle and repaints after that: under load the
     # picture could otherwise be taken between the two, with the columns not yet widened.
-    for _ in range(3):
-        await pilot.pause(0.05)
+    # A screen may also compute twice on opening (mount, then resume): the second result's message
+    # can still be queued when the first has settled, so the wait is long enough for a busy machine.
+    for _ in range(5):
+        await pilot.pause(0.1)
         await settle(pilot, lambda: ready(pilot.app))
 
 

@@ -44,6 +44,22 @@ async def settle(pilot: Pilot[Any], until: Callable[[], bool] | None = None, sec
     raise AssertionError("the screen never settled")
 
 
+async def settle_picture(pilot: Pilot[Any], until: Callable[[], bool] | None = None) -> None:
+    """Settled (see `settle`), and the picture unchanged over a few consecutive looks: what a
+    snapshot waits for. Readiness alone is not enough on a busy machine: a DataTable measures new
+    rows on the next Idle and repaints after that, and a chain of workers (names, then choices,
+    then rows) can still be under way; the picture could otherwise be taken in between."""
+    app = pilot.app
+    await settle(pilot, until)
+    pictures = [app.export_screenshot()]
+    while len(pictures) < 4 or len(set(pictures[-4:])) > 1:
+        if len(pictures) > 100:
+            raise AssertionError("the screen never stopped changing")
+        await pilot.pause(0.1)
+        await settle(pilot, until)
+        pictures.append(app.export_screenshot())
+
+
 async def until(pilot: Pilot[Any], holds: Callable[[], bool], seconds: float = 30.0) -> None:
     """Wait for `holds()` while workers keep running (settle would wait for them to end)."""
     for _ in range(int(seconds / 0.02)):

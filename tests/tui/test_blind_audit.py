@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, OptionList
-from tui_helpers import SIZE, Messages, drive, settle, text_of
+from tui_helpers import SIZE, Messages, drive, settle, settle_picture, text_of
 
 from studio.services.audit.samples import audit_pairs
 from studio.services.meta.comparison import disagreements
@@ -146,10 +146,10 @@ def audit_file(sample_template: Path, tmp_path: Path) -> Path:
 @pytest.mark.parametrize("keys", [(), ("2",)], ids=["blind", "graded-one"])
 def test_snapshot_blind_audit(audit_file: Path, keys: tuple[str, ...], snap_compare: Any) -> None:
     async def run(pilot: Pilot[Any]) -> None:
-        await settle(pilot, lambda: on_audit(pilot.app))  # type: ignore[arg-type]
+        await settle_picture(pilot, lambda: on_audit(pilot.app))  # type: ignore[arg-type]
         for key in keys:
             await pilot.press(key)
-            await settle(pilot)
+            await settle_picture(pilot)
 
     with Project.open(audit_file) as project:
         app = StudioApp(project, person="tester", audit="blind")

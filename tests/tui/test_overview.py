@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Markdown, Static, TabbedContent
-from tui_helpers import SIZE, Messages, drive, settle, tables_settled
+from tui_helpers import SIZE, Messages, drive, settle_picture, tables_settled
 
 from studio.services.project import Project
 from studio.services.sample_project import build_sample_project
@@ -58,7 +58,7 @@ def overview_shown(app: StudioApp) -> bool:
 async def loaded(pilot: Pilot[Any]) -> None:
     assert isinstance(pilot.app, StudioApp)
     app = pilot.app
-    await settle(pilot, lambda: overview_shown(app))
+    await settle_picture(pilot, lambda: overview_shown(app))
 
 
 def summary(app: StudioApp) -> str:

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Input
-from tui_helpers import SIZE, settle, tables_settled
+from tui_helpers import SIZE, settle, settle_picture, tables_settled
 
 from studio.services.project import Project
 from studio.tui.app import StudioApp
@@ -50,14 +50,7 @@ def ready(app: Any) -> bool:
 
 
 async def settled(pilot: Pilot[Any]) -> None:
-    await settle(pilot, lambda: ready(pilot.app))
-    # A DataTable measures its new rows on the next Idle and repaints after that: under load the
-    # picture could otherwise be taken between the two, with the columns not yet widened.
-    # A screen may also compute twice on opening (mount, then resume): the second result's message
-    # can still be queued when the first has settled, so the wait is long enough for a busy machine.
-    for _ in range(5):
-        await pilot.pause(0.1)
-        await settle(pilot, lambda: ready(pilot.app))
+    await settle_picture(pilot, lambda: ready(pilot.app))
 
 
 def after(*keys: str, prepare: Callable[[Pilot[Any]], None] | None = None) -> Steps:

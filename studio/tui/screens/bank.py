@@ -21,6 +21,7 @@ from studio.services.views.bank import BankRow, BankView, bank_view, graders_of
 from studio.tui.judge_worker import stream_judge
 from studio.tui.messages import BankEdited, BankLoaded, GradersLoaded, JudgeFinished, JudgeProgressed, NamesLoaded
 from studio.tui.screens.base import StudioScreen
+from studio.tui.widgets.table import Table
 from studio.tui.widgets.text_prompt import TextPrompt
 
 HELP = """The Bank screen lists a test bank's items for one topic, always. Once a rubric judge that
@@ -85,7 +86,7 @@ class BankScreen(StudioScreen):
         yield Static("Reading the banks…", id="bank-status")
         yield ProgressBar(id="regrade-progress", show_eta=True)
         with Vertical():
-            table: DataTable[Any] = DataTable(id="items", cursor_type="row", zebra_stripes=True)
+            table: DataTable[Any] = Table(id="items", cursor_type="row", zebra_stripes=True)
             table.add_columns("", "Item", "Kind", "Importance", "Rel", "Non-rel", "Stale", "Text")
             yield table
             yield Static("", id="lists")

@@ -17,6 +17,7 @@ from studio.services.judging.run import run_judge
 from studio.tui.judge_worker import stream_judge
 from studio.tui.messages import FailuresLoaded, JudgeFinished, JudgeProgressed, NamesLoaded
 from studio.tui.screens.base import StudioScreen
+from studio.tui.widgets.table import Table
 
 HELP = """The Judges screen runs an LLM judge into a label set: choose the method, the backend
 (`simulated` copies the reference with noise, `llamacpp` runs a local GGUF model — the bundled
@@ -79,7 +80,7 @@ class JudgesScreen(StudioScreen):
         yield Static("Ready. ctrl+s starts the judge.", id="judge-status")
         yield ProgressBar(id="judge-progress", show_eta=False)
         yield Static("[b]Failures of the newest run[/b] (ctrl+f reads them again)", id="failures-title")
-        table: DataTable[Any] = DataTable(id="failures", cursor_type="row", zebra_stripes=True)
+        table: DataTable[Any] = Table(id="failures", cursor_type="row", zebra_stripes=True)
         table.add_columns("Topic", "Document", "Reason", "Raw output")
         yield table
         yield Footer(compact=True)

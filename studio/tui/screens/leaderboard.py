@@ -17,6 +17,7 @@ from studio.services.views.leaderboard import LeaderboardView, leaderboard_view
 from studio.tui.messages import EstimateComputed, LeaderboardComputed, NamesLoaded
 from studio.tui.screens.base import StudioScreen
 from studio.tui.widgets.calibration import CalibrationScreen
+from studio.tui.widgets.table import Table
 
 HELP = """The Leaderboard ranks the runs under the reference label set and under the audited one,
 side by side: each run's score and rank under both, and how far it moved. Above the table:
@@ -70,18 +71,17 @@ class LeaderboardScreen(StudioScreen):
         yield Static("Computing…", id="stats")
         with Horizontal():
             with Vertical(id="board"):
-                table: DataTable[Any] = DataTable(id="runs", cursor_type="row", zebra_stripes=True)
+                table: DataTable[Any] = Table(id="runs", cursor_type="row", zebra_stripes=True)
                 table.add_columns("Run", "Reference", "Rank", "Audited", "Rank", "Moved")
                 yield table
-                estimates: DataTable[Any] = DataTable(id="estimates", cursor_type="row", zebra_stripes=True)
+                estimates: DataTable[Any] = Table(id="estimates", cursor_type="row", zebra_stripes=True)
                 estimates.add_columns("Run", "Estimate", "Interval", "Audited set", "Gold alone")
                 yield estimates
             yield PlotextPlot(id="scatter")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self.load_names()
-        self.action_recompute()
+        self.load_names()  # the leaderboard itself is computed when the screen shows (resume)
 
     @on(NamesLoaded)
     def offer_names(self, message: NamesLoaded) -> None:
@@ -103,7 +103,7 @@ class LeaderboardScreen(StudioScreen):
         self.action_recompute()
 
     def on_screen_resume(self) -> None:
-        self.action_recompute()  # labels may have changed in Review
+        self.action_recompute()  # on first showing, and because labels may have changed in Review
 
     def action_recompute(self) -> None:
         selection = self.selection

@@ -14,6 +14,7 @@ from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, Ta
 from studio.services.views.overview import Overview, overview
 from studio.tui.messages import OverviewLoaded
 from studio.tui.screens.base import StudioScreen
+from studio.tui.widgets.table import Table
 
 # Columns shown per table: (record key, heading).
 TABLES: dict[str, tuple[str, list[tuple[str, str]]]] = {
@@ -82,7 +83,7 @@ class OverviewScreen(StudioScreen):
         with TabbedContent(id="tables"):
             for key, (title, columns) in TABLES.items():
                 with TabPane(title, id=key):
-                    table: DataTable[str] = DataTable(
+                    table: DataTable[str] = Table(
                         id=f"table-{key}", cursor_type="row", zebra_stripes=True
                     )
                     table.add_columns(*(heading for _, heading in columns))

@@ -16,6 +16,7 @@ from studio.tui.messages import ReviewDecided, ReviewLoaded
 from studio.tui.screens.audit import AuditPicker, AuditScreen
 from studio.tui.screens.base import StudioScreen, grade_bindings
 from studio.tui.widgets.pair_panel import PairPanel, number
+from studio.tui.widgets.table import Table
 from studio.tui.widgets.text_prompt import TextPrompt
 
 HELP = """Review steps through the pairs the audited label set (an LLM's) and the reference (the
@@ -80,7 +81,7 @@ class ReviewScreen(StudioScreen):
             yield PairPanel(id="pair")
             with Vertical(id="sidebar"):
                 yield Static("[b]Last decisions[/b] (enter: decide again)")
-                history: DataTable[str] = DataTable(id="history", cursor_type="row")
+                history: DataTable[str] = Table(id="history", cursor_type="row")
                 history.add_columns("Pair", "Decision")
                 yield history
         yield Footer(compact=True)

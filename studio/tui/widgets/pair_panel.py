@@ -13,6 +13,7 @@ from textual.widgets import DataTable, Static
 
 from studio.services.views.highlight import highlight_spans
 from studio.services.views.review import PairView
+from studio.tui.widgets.table import Table
 
 STYLES = {"term": "bold yellow", "answer": "underline green"}
 
@@ -38,7 +39,7 @@ def one_line(text: object, width: int) -> str:
 
 
 def _table(table_id: str, *columns: str) -> DataTable[str]:
-    table: DataTable[str] = DataTable(id=table_id, cursor_type="row", show_cursor=False)
+    table: DataTable[str] = Table(id=table_id, cursor_type="row", show_cursor=False)
     table.add_columns(*columns)
     return table
 

@@ -40,48 +40,39 @@ def decisions(con: Connection, ref: str, qrels: str, limit: int | None = None) -
     return records(cursor)
 
 
-def judge_outputs(con: Connection, qid: str, docid: str) -> list[dict[str, Any]]:
-    """Each judge-made label set's newest judgment of the pair: label, confidence, raw output."""
+def pair_judgments(con: Connection, qid: str, docid: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """What each judge-made label set's newest run said of the pair, read at once (the Review
+    screen asks at every decision): its judgments of the pair (label, confidence, raw output),
+    and its rubric grades of the pair with the item text."""
     cursor = con.execute(
         """
         WITH newest AS (SELECT label_set_id, max(judge_run_id) AS run FROM judge_runs GROUP BY label_set_id)
-        SELECT s.name AS label_set, r.method, r.backend, r.model, g.label, g.confidence, g.expected,
-               g.parse_error, c.output, c.label_probs
+        SELECT s.name AS label_set, r.method, r.backend, r.model, g.item_id, g.label, g.confidence, g.expected,
+               g.parse_error, c.output, c.label_probs, a.output AS answer
         FROM judgments g JOIN newest n ON n.run = g.judge_run_id
         JOIN judge_runs r ON r.judge_run_id = g.judge_run_id JOIN label_sets s ON s.label_set_id = r.label_set_id
-        LEFT JOIN calls c ON c.key = g.call_key
-        WHERE g.qid = ? AND g.docid = ? AND g.docid_b IS NULL AND g.item_id IS NULL
-        ORDER BY s.name
-        """,
-        [qid, docid],
-    )
-    found = records(cursor)
-    for row in found:
-        row["label_probs"] = json.loads(row["label_probs"]) if row["label_probs"] else None
-    return found
-
-
-def item_grades_of_pair(con: Connection, qid: str, docid: str) -> list[dict[str, Any]]:
-    """The rubric grades of the pair in each label set's newest judge run, with the item text."""
-    cursor = con.execute(
-        """
-        WITH newest AS (SELECT label_set_id, max(judge_run_id) AS run FROM judge_runs GROUP BY label_set_id)
-        SELECT s.name AS label_set, r.method, g.item_id, g.label AS grade, a.output AS answer
-        FROM judgments g JOIN newest n ON n.run = g.judge_run_id
-        JOIN judge_runs r ON r.judge_run_id = g.judge_run_id JOIN label_sets s ON s.label_set_id = r.label_set_id
-        LEFT JOIN calls a ON a.key = g.answer_key
-        WHERE g.qid = ? AND g.docid = ? AND g.item_id IS NOT NULL
+        LEFT JOIN calls c ON c.key = g.call_key AND g.item_id IS NULL
+        LEFT JOIN calls a ON a.key = g.answer_key AND g.item_id IS NOT NULL
+        WHERE g.qid = ? AND g.docid = ? AND g.docid_b IS NULL
         ORDER BY s.name, g.label DESC NULLS LAST, g.item_id
         """,
         [qid, docid],
     )
-    found = records(cursor)
-    if not found:  # most pairs: no rubric judge graded them, and the bank view need not be read
-        return found
-    ids = sorted({row["item_id"] for row in found})
-    texts = {item_id: (kind, text) for item_id, kind, text in con.execute(
-        f"SELECT item_id, any_value(kind), any_value(text) FROM bank_items WHERE qid = ? AND item_id IN "
-        f"({', '.join('?' * len(ids))}) GROUP BY item_id", [qid, *ids]).fetchall()}
-    for row in found:
-        row["kind"], row["text"] = texts.get(row["item_id"], (None, None))
-    return found
+    outputs: list[dict[str, Any]] = []
+    items: list[dict[str, Any]] = []
+    for row in records(cursor):
+        if row["item_id"] is None:
+            outputs.append({key: row[key] for key in ("label_set", "method", "backend", "model", "label", "confidence",
+                                                       "expected", "parse_error", "output")}
+                           | {"label_probs": json.loads(row["label_probs"]) if row["label_probs"] else None})
+        else:
+            items.append({"label_set": row["label_set"], "method": row["method"], "item_id": row["item_id"],
+                          "grade": row["label"], "answer": row["answer"]})
+    if items:  # most pairs: no rubric judge graded them, and the bank view need not be read
+        ids = sorted({row["item_id"] for row in items})
+        texts = {item_id: (kind, text) for item_id, kind, text in con.execute(
+            f"SELECT item_id, any_value(kind), any_value(text) FROM bank_items WHERE qid = ? AND item_id IN "
+            f"({', '.join('?' * len(ids))}) GROUP BY item_id", [qid, *ids]).fetchall()}
+        for row in items:
+            row["kind"], row["text"] = texts.get(row["item_id"], (None, None))
+    return outputs, items

@@ -179,12 +179,12 @@ class ReviewSession:
         ref_topic = engine.evaluator(self.ref).labels.get(qid)
         topic = engine.evaluator(self.qrels).labels.get(qid)
         ref_grade = ref_topic.judged.get(docid) if ref_topic else None
+        outputs, item_grades = review_store.pair_judgments(con, qid, docid)
         return PairView(
             qid, docid, topic_texts(con, [qid]).get(qid, ""),
             passage_texts(con, [(qid, docid)]).get((qid, docid), ""),
             ref_grade, topic.judged.get(docid) if topic else None,
-            pair["delta_tau"], review_store.judge_outputs(con, qid, docid),
-            review_store.item_grades_of_pair(con, qid, docid),
+            pair["delta_tau"], outputs, item_grades,
             self.decided.get((qid, docid)), (qid, docid) in self.flagged, self.notes.get((qid, docid), []),
             retrieved_by(engine.rankings(), qid, docid, engine.evaluator(self.qrels).labels.get(qid)),
             leaderboard_moves(engine, self.qrels, self.measure, qid, docid, ref_grade),

@@ -31,7 +31,8 @@ def score_as_float(column: str) -> str:
 
 def rank_staged_runs(con: Connection, run_ids: Sequence[tuple[int, int]]) -> None:
     """Number the new topics and documents of the staged rows (`staged_run_rows`: file_index,
-    qid, docid, rank, score) and store each staged file's rankings under its run id."""
+    qid, docid, rank, score; `staged_pairs`: their (qid, docid) pairs, each at least once) and
+    store each staged file's rankings under its run id."""
     if not run_ids:
         return
     mapping = ", ".join(f"({int(index)}, {int(run_id)})" for index, run_id in run_ids)
@@ -39,37 +40,45 @@ def rank_staged_runs(con: Connection, run_ids: Sequence[tuple[int, int]]) -> Non
         """
         INSERT INTO ranking_topics
         SELECT (SELECT coalesce(max(topic), -1) FROM ranking_topics) + row_number() OVER (ORDER BY qid), qid
-        FROM (SELECT DISTINCT qid FROM staged_run_rows) AS n
+        FROM (SELECT DISTINCT qid FROM staged_pairs) AS n
         WHERE qid NOT IN (SELECT qid FROM ranking_topics)
         """
     )
+    # Each staged (qid, docid) once: its topic, its document number (new documents numbered after
+    # the topic's last one, in docid order) and `tie`, its place in docid byte order among the
+    # topic's staged documents, so that the ranking below breaks score ties on an integer rather
+    # than on the docid text (and joins the staged rows once, on the text they hold).
     con.execute(
         """
-        INSERT INTO ranking_docs
-        SELECT n.topic, coalesce(m.last, -1) + row_number() OVER (PARTITION BY n.topic ORDER BY n.docid), n.docid
-        FROM (SELECT DISTINCT t.topic, s.docid
-              FROM staged_run_rows AS s JOIN ranking_topics AS t USING (qid)) AS n
-        LEFT JOIN (SELECT topic, max(doc) AS last FROM ranking_docs GROUP BY topic) AS m USING (topic)
-        ANTI JOIN ranking_docs AS d ON d.topic = n.topic AND d.docid = n.docid
+        CREATE OR REPLACE TEMP TABLE staged_docs AS
+        SELECT n.qid, n.docid, n.topic, d.doc IS NULL AS new,
+               coalesce(d.doc, coalesce(m.last, -1)
+                        + row_number() OVER (PARTITION BY n.topic, d.doc IS NULL ORDER BY n.docid)) AS doc,
+               row_number() OVER (PARTITION BY n.topic ORDER BY n.docid) AS tie
+        FROM (SELECT s.qid, s.docid, t.topic
+              FROM (SELECT DISTINCT qid, docid FROM staged_pairs) AS s JOIN ranking_topics AS t USING (qid)) AS n
+        LEFT JOIN ranking_docs AS d ON d.topic = n.topic AND d.docid = n.docid
+        LEFT JOIN (SELECT topic, max(doc) AS last FROM ranking_docs GROUP BY topic) AS m ON m.topic = n.topic
         """
     )
+    con.execute("INSERT INTO ranking_docs SELECT topic, doc, docid FROM staged_docs WHERE new")
     # One ordered aggregate (a list of structs) sorts each ranking once; the struct is then
     # split into the three stored lists.
-    order = f"{score_as_float('s.score')} DESC, s.docid DESC"
     con.execute(
         f"""
         INSERT INTO run_rankings
         SELECT run_id, topic, list_transform(ranked, lambda e: e.doc), list_transform(ranked, lambda e: e.rank),
                list_transform(ranked, lambda e: e.score)
-        FROM (SELECT m.run_id, t.topic,
-                     list({{'doc': d.doc, 'rank': s.rank, 'score': s.score}} ORDER BY {order}) AS ranked
+        FROM (SELECT m.run_id, d.topic,
+                     list({{'doc': d.doc, 'rank': s.rank, 'score': s.score}}
+                          ORDER BY {score_as_float('s.score')} DESC, d.tie DESC) AS ranked
               FROM staged_run_rows AS s
               JOIN (VALUES {mapping}) AS m(file_index, run_id) USING (file_index)
-              JOIN ranking_topics AS t USING (qid)
-              JOIN ranking_docs AS d ON d.topic = t.topic AND d.docid = s.docid
-              GROUP BY m.run_id, t.topic)
+              JOIN staged_docs AS d USING (qid, docid)
+              GROUP BY m.run_id, d.topic)
         """
     )
+    con.execute("DROP TABLE staged_docs")
 
 
 def delete_rankings(con: Connection, run_id: int) -> None:

@@ -77,25 +77,35 @@ def stage_run_files(con: Connection, files: Sequence[tuple[int, Path]]) -> None:
         raise FastPathRefused(str(error)) from error
     # A docid twice in a topic of one file: the (qid, docid) pairs are grouped across the files
     # (far fewer groups than rows), each group keeping a bit per file; a file's second row sets
-    # no new bit. Cheaper than grouping by file, qid and docid.
+    # no new bit. Cheaper than grouping by file, qid and docid. The groups are kept: they are the
+    # staged pairs that `store.rankings` numbers, so the rows are grouped once.
+    con.execute(
+        """
+        CREATE OR REPLACE TEMP TABLE checked_pairs AS
+        SELECT qid, docid, count(*) <> bit_count(bit_or(1::UBIGINT << (file_index % 64)::UBIGINT)) AS twice
+        FROM staged_run_rows WHERE list_contains(?, file_index)
+        GROUP BY qid, docid, file_index // 64
+        """,
+        [indexes],
+    )
     problem = con.execute(
         """
-        SELECT 1 FROM staged_run_rows
-        WHERE list_contains(?, file_index) AND isnan(score)
+        SELECT 1 FROM checked_pairs WHERE twice
         UNION ALL
-        (SELECT 1 FROM staged_run_rows WHERE list_contains(?, file_index)
-         GROUP BY qid, docid, file_index // 64
-         HAVING count(*) <> bit_count(bit_or(1::UBIGINT << (file_index % 64)::UBIGINT)) LIMIT 1)
+        SELECT 1 FROM staged_run_rows WHERE list_contains(?, file_index) AND isnan(score)
         UNION ALL
         SELECT 1 FROM unnest(?::INTEGER[]) AS f(file_index)
         WHERE NOT EXISTS (SELECT 1 FROM staged_run_rows s WHERE s.file_index = f.file_index)
         LIMIT 1
         """,
-        [indexes, indexes, indexes],
+        [indexes, indexes],
     ).fetchone()
     if problem is not None:
         con.execute("DELETE FROM staged_run_rows WHERE list_contains(?, file_index)", [indexes])
+        con.execute("DROP TABLE checked_pairs")
         raise FastPathRefused("a NaN score, a docid ranked twice or an empty file")
+    con.execute("INSERT INTO staged_pairs SELECT qid, docid FROM checked_pairs")
+    con.execute("DROP TABLE checked_pairs")
 
 
 def create_run_staging(con: Connection) -> None:
@@ -103,10 +113,13 @@ def create_run_staging(con: Connection) -> None:
         "CREATE OR REPLACE TEMP TABLE staged_run_rows ("
         " file_index INTEGER, qid VARCHAR, docid VARCHAR, rank BIGINT, score DOUBLE)"
     )
+    # The (qid, docid) pairs of the staged rows, each at least once (`store.rankings` numbers them).
+    con.execute("CREATE OR REPLACE TEMP TABLE staged_pairs (qid VARCHAR, docid VARCHAR)")
 
 
 def drop_run_staging(con: Connection) -> None:
     con.execute("DROP TABLE IF EXISTS staged_run_rows")
+    con.execute("DROP TABLE IF EXISTS staged_pairs")
 
 
 def stage_run_rows(con: Connection, file_index: int, rows: Sequence[RunRow]) -> None:
@@ -121,6 +134,8 @@ def stage_run_rows(con: Connection, file_index: int, rows: Sequence[RunRow]) -> 
             [r.score for r in rows],
         ],
     )
+    con.execute("INSERT INTO staged_pairs SELECT unnest(?), unnest(?)",
+                [[r.qid for r in rows], [r.docid for r in rows]])
 
 
 def commit_staged_runs(con: Connection, run_ids: Sequence[tuple[int, int]]) -> None:

@@ -15,10 +15,11 @@ from studio.metrics.names import Measure
 from studio.metrics.rankings import TopicLabels, TopicRanking
 
 
-def graded_matrix(topic: TopicRanking, labels: TopicLabels) -> np.ndarray:
-    """Grade of every ranked position (runs x depth), NaN for unjudged docs and padding."""
+def graded_matrix(topic: TopicRanking, labels: TopicLabels, depth: int | None = None) -> np.ndarray:
+    """Grade of every ranked position (runs x depth, the first `depth` positions if given), NaN
+    for unjudged docs and padding."""
     padded = np.append(labels.grades, np.nan)  # index UNRANKED (-1) reads the NaN
-    return padded[topic.order]
+    return padded[topic.order if depth is None else topic.order[:, :depth]]
 
 
 def _discounts(depth: int) -> np.ndarray:
@@ -151,10 +152,15 @@ def _rank_within_groups(groups: np.ndarray) -> np.ndarray:
     return out
 
 
+CUT_BY_K = frozenset({"nDCG", "P", "R", "AP", "RR", "Judged"})  # measures that read G[:, :cutoff] only
+
+
 def topic_values(measure: Measure, topic: TopicRanking, labels: TopicLabels) -> np.ndarray:
     """One value per run for this topic; NaN for runs that retrieved nothing for it."""
-    G = graded_matrix(topic, labels)
     name, k, rel = measure.name, measure.cutoff, measure.rel
+    # A measure with a cutoff reads the grades of the first k positions only (R-precision reads
+    # as many as the topic has relevant documents, Compat its own order): only those are gathered.
+    G = graded_matrix(topic, labels, k if name in CUT_BY_K else None)
     if name == "nDCG":
         values = ndcg(G, labels, k)
     elif name == "P":

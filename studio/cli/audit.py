@@ -111,6 +111,21 @@ def show_command(ctx: typer.Context, audit: AuditName, fmt: Format = OutputForma
     emit_records(per_stratum, fmt, title="Progress per stratum")
 
 
+@commands.command("pairs")
+@handles_errors
+def pairs_command(
+    ctx: typer.Context,
+    audit: AuditName,
+    remaining: Annotated[bool, typer.Option("--remaining", help="Only the pairs not graded yet.")] = False,
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """The sampled pairs in the order they are walked in, with stratum, inclusion probability and
+    gold grade: the list for assessors who grade elsewhere (then `studio audit import`)."""
+    with open_project(ctx) as project:
+        rows = project.audit_pairs(audit, remaining=remaining)
+    emit_records(rows, fmt, title=f"Audit {audit}: {len(rows)} pairs")
+
+
 @commands.command("simulate")
 @handles_errors
 def simulate_command(

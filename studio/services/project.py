@@ -323,6 +323,10 @@ class Project:
         and the Neyman allocation over strata."""
         return audit_planner.budget_plan(self.engine, qrels, pilot, width, measure=measure, strata=strata)
 
+    def audit_pairs(self, name: str, *, remaining: bool = False) -> list[dict[str, Any]]:
+        """The audit's sampled pairs in walk order with stratum, inclusion probability and gold grade."""
+        return audit_gold.sample_pairs(self.db, name, remaining=remaining)
+
     def audit(self, name: str) -> dict[str, Any]:
         """An audit's design and progress (pairs graded of the sample, per stratum)."""
         return audit_gold.show_audit(self.db, name)

@@ -1,5 +1,6 @@
-"""`studio audit plan | import | list | show` on the sample project: golden output of a drawn
-sample and of a budget plan, and an import refused with its file and line, nothing changed.
+"""`studio audit plan | pairs | import | list | show` on the sample project: golden output of a
+drawn sample and of a budget plan, the sample listed for grading elsewhere, and an import refused
+with its file and line, nothing changed.
 
 To regenerate the golden files after an intended change of output:
     STUDIO_UPDATE_GOLDEN=1 .venv/bin/python -m pytest tests/cli/test_audit_commands.py
@@ -61,8 +62,13 @@ def test_import_refuses_a_pair_outside_the_sample_then_list_and_show(sample: Pat
     code, listed, err = studio(sample, tmp_path, "audit", "list", "--format", "json")
     [audit] = json.loads(listed)
     assert audit["audit"] == "t" and audit["units"] == 2 and audit["population"] == 10
-    with Project.open(sample) as project:
-        sampled = {(q, d) for q, d, _ in audit_pairs(project.db.cursor(), "t")}
+    code, out, err = studio(sample, tmp_path, "audit", "pairs", "t", "--format", "json")
+    listed_pairs = json.loads(out)
+    with Project.open(sample) as project:  # the list to grade elsewhere is the sample, in its walk order
+        assert [(r["qid"], r["docid"]) for r in listed_pairs] == [(q, d) for q, d, _ in
+                                                                  audit_pairs(project.db.cursor(), "t")]
+    assert {r["inclusion"] for r in listed_pairs} == {0.2} and {r["gold"] for r in listed_pairs} == {None}
+    sampled = {(r["qid"], r["docid"]) for r in listed_pairs}
     inside = [line for line in lines if (line.split()[0], line.split()[2]) in sampled]
     outside = next(line for line in lines if (line.split()[0], line.split()[2]) not in sampled)
     bad = tmp_path / "gold.qrels"
@@ -76,6 +82,11 @@ def test_import_refuses_a_pair_outside_the_sample_then_list_and_show(sample: Pat
     assert code == 0, err
     done = json.loads(out)
     assert done["done"] == done["total"] == len(inside) == shown["total"]
+    grades = {(line.split()[0], line.split()[2]): float(line.split()[3]) for line in inside}
+    code, out, err = studio(sample, tmp_path, "audit", "pairs", "t", "--format", "json")
+    assert {(r["qid"], r["docid"]): r["gold"] for r in json.loads(out)} == grades
+    code, out, err = studio(sample, tmp_path, "audit", "pairs", "t", "--remaining", "--format", "json")
+    assert json.loads(out) == []
     code, out, err = studio(sample, tmp_path, "list", "qrels", "--format", "json")
     [gold] = [row for row in json.loads(out) if row["name"] == "t"]
     assert gold["kind"] == "human" and gold["pairs"] == gold["events"] == len(inside)

@@ -4,7 +4,7 @@ parsed (choices, required options, types), without running it. An unknown comman
 bad choice or a missing argument fails here.
 
 How README's notation becomes command lines:
-* `VAR=value` before `studio` sets the environment: left out.
+* `VAR=value` before `studio` sets the environment, `> FILE` after it redirects: left out.
 * `[--option value]` is an optional part: kept, so its option is checked too.
 * `name[-suffix]` inside a word stands for both words; `a|b|c` (written `a\\|b\\|c` in the table)
   for each alternative: every combination is checked.
@@ -73,6 +73,8 @@ def word_variants(word: str) -> list[str]:
 def expand(command: str) -> list[list[str]]:
     """The argument lists (after `studio`) one README command line stands for."""
     words = [w for w in shlex.split(command) if not ENVIRONMENT.match(w)]
+    if ">" in words:  # a shell redirection of the output is the shell's, not the command's
+        words = words[:words.index(">")]
     assert words[0] == "studio", command
     assert not any("…" in w for w in words), f"abbreviated: expand it in README or list it in ABBREVIATED: {command}"
     kept = []

@@ -98,3 +98,23 @@ def show_audit(db: Database, audit: str) -> dict[str, Any]:
             "units": found["budget"], "population": found["population"], "seed": found["seed"],
             "created": found["created"], "done": sum(r["done"] for r in strata.values()), "total": len(pairs),
             "per_stratum": [strata[k] for k in sorted(strata)]}
+
+
+def sample_pairs(db: Database, audit: str, *, remaining: bool = False) -> list[dict[str, Any]]:
+    """The audit's pairs in the order it is walked in, each with its stratum, inclusion probability
+    and gold grade (None until graded): the list to hand to assessors who grade elsewhere (`remaining`:
+    the pairs not graded yet)."""
+    found = _audit(db, audit)
+    con = db.cursor()
+    inclusion = {(u["qid"], u["docid"]): float(u["inclusion"]) for u in audit_store.units(con, int(found["audit_id"]))}
+    done = _done(db, found)
+    gold = {(q, d): g for q, d, g in audit_store.pool(con, audit)}
+    rows = []
+    for qid, docid, stratum in audit_pairs(con, audit):
+        graded = (qid, docid) in done
+        if remaining and graded:
+            continue
+        rows.append({"qid": qid, "docid": docid, "stratum": stratum or "all",
+                     "inclusion": inclusion.get((qid, docid), inclusion.get((qid, None))),
+                     "gold": gold.get((qid, docid)) if graded else None})
+    return rows

@@ -12,7 +12,7 @@ from studio.cli.errors import handles_errors
 from studio.cli.output import Format, OutputFormat, emit_object, stderr_console
 from studio.domain.choices import ItemKind
 from studio.domain.models import LabelSetKind
-from studio.formats.trec import OnDuplicate
+from studio.formats.trec import OnDuplicate, OnDuplicateGrade
 from studio.services.imports.report import ImportReport
 
 commands = typer.Typer(
@@ -68,8 +68,10 @@ def import_qrels(
     name: Annotated[str | None, typer.Option(help="Label set name (default: the file name).")] = None,
     kind: Annotated[LabelSetKind, typer.Option(help="Who made the labels.")] = LabelSetKind.HUMAN,
     on_duplicate: Annotated[
-        OnDuplicate, typer.Option(help="A pair graded twice differently: error, or keep the first/last.")
-    ] = OnDuplicate.ERROR,
+        OnDuplicateGrade, typer.Option(
+            help="A pair graded twice differently: error (as trec_eval), or keep the first, last or highest grade"
+                 " (highest: as Clarke's compatibility.py reads qrels).")
+    ] = OnDuplicateGrade.ERROR,
     replace: Replace = False,
     fmt: Format = OutputFormat.table,
 ) -> None:

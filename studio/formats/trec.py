@@ -27,11 +27,21 @@ QRELS_COLUMNS = 4  # qid iter docid grade
 
 
 class OnDuplicate(StrEnum):
-    """What to do with a qrels pair listed twice with different grades."""
+    """What to do with a document listed twice with different texts."""
 
     ERROR = "error"
     FIRST = "first"
     LAST = "last"
+
+
+class OnDuplicateGrade(StrEnum):
+    """What to do with a qrels pair listed twice with different grades: refuse the file, as
+    trec_eval does, or keep one grade (`highest`: as Clarke's compatibility.py reads qrels)."""
+
+    ERROR = "error"
+    FIRST = "first"
+    LAST = "last"
+    HIGHEST = "highest"
 
 
 @dataclass(frozen=True)
@@ -112,7 +122,7 @@ def parse_run(text: str, source: str) -> ParsedRun:
     return ParsedRun(first_tag, rows, frozenset(others))
 
 
-def parse_qrels(text: str, source: str, on_duplicate: OnDuplicate = OnDuplicate.ERROR) -> ParsedQrels:
+def parse_qrels(text: str, source: str, on_duplicate: OnDuplicateGrade = OnDuplicateGrade.ERROR) -> ParsedQrels:
     """Parse TREC qrels (`qid iter docid grade`); grades may be fractional."""
     grades: dict[tuple[str, str], tuple[float, int]] = {}
     repeated = 0
@@ -125,14 +135,14 @@ def parse_qrels(text: str, source: str, on_duplicate: OnDuplicate = OnDuplicate.
         if key in grades:
             repeated += 1
             earlier, first_line = grades[key]
-            if earlier != grade and on_duplicate is OnDuplicate.ERROR:
+            if earlier != grade and on_duplicate is OnDuplicateGrade.ERROR:
                 raise InputError(
                     source,
                     number,
                     f"({qid}, {docid}) is graded {grade_text} here and {earlier:g} on line"
-                    f" {first_line}; choose with --on-duplicate first|last",
+                    f" {first_line}; choose with --on-duplicate first|last|highest",
                 )
-            if on_duplicate is OnDuplicate.LAST:
+            if on_duplicate is OnDuplicateGrade.LAST or (on_duplicate is OnDuplicateGrade.HIGHEST and grade > earlier):
                 grades[key] = (grade, first_line)
             continue
         grades[key] = (grade, number)

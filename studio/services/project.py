@@ -8,7 +8,7 @@ from types import TracebackType
 from typing import Any
 
 from studio.domain.models import LabelSetKind
-from studio.formats.trec import OnDuplicate
+from studio.formats.trec import OnDuplicate, OnDuplicateGrade
 from studio.services.audit import estimates as audit_estimates
 from studio.services.audit import gold as audit_gold
 from studio.services.audit import planner as audit_planner
@@ -128,7 +128,7 @@ class Project:
         *,
         name: str | None = None,
         kind: LabelSetKind | str = LabelSetKind.HUMAN,
-        on_duplicate: OnDuplicate | str = OnDuplicate.ERROR,
+        on_duplicate: OnDuplicateGrade | str = OnDuplicateGrade.ERROR,
         replace: bool = False,
     ) -> ImportReport:
         report = import_trec.import_qrels(
@@ -136,7 +136,7 @@ class Project:
             _paths(files),
             name=name,
             kind=LabelSetKind(kind),
-            on_duplicate=OnDuplicate(on_duplicate),
+            on_duplicate=OnDuplicateGrade(on_duplicate),
             replace=replace,
         )
         for label_set in report.names:

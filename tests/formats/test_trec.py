@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from studio.domain.errors import InputError
 from studio.domain.models import QrelsRow, RunRow
-from studio.formats.trec import OnDuplicate, parse_qrels, parse_run, write_qrels, write_run
+from studio.formats.trec import OnDuplicateGrade, parse_qrels, parse_run, write_qrels, write_run
 
 
 def refused(parse: Callable[..., object], text: str, *args: object) -> InputError:
@@ -147,9 +147,10 @@ def test_qrels_pair_graded_twice_differently_is_an_error_on_the_second_line() ->
     assert "line 1" in error.reason and "--on-duplicate" in error.reason
 
 
-@pytest.mark.parametrize(("policy", "grade"), [(OnDuplicate.FIRST, 1.0), (OnDuplicate.LAST, 3.0)])
-def test_qrels_duplicate_policy_keeps_the_first_or_last_grade(policy: OnDuplicate, grade: float) -> None:
-    parsed = parse_qrels("q1 0 d1 1\nq1 0 d2 0\nq1 0 d1 2\nq1 0 d1 3\n", "f.txt", policy)
+@pytest.mark.parametrize(("policy", "grade"), [(OnDuplicateGrade.FIRST, 1.0), (OnDuplicateGrade.LAST, 0.0),
+                                                (OnDuplicateGrade.HIGHEST, 3.0)])
+def test_qrels_duplicate_policy_keeps_the_first_last_or_highest_grade(policy: OnDuplicateGrade, grade: float) -> None:
+    parsed = parse_qrels("q1 0 d1 1\nq1 0 d2 0\nq1 0 d1 3\nq1 0 d1 0\n", "f.txt", policy)
     assert parsed.rows == [QrelsRow("q1", "d1", grade), QrelsRow("q1", "d2", 0.0)]
     assert parsed.repeated_pairs == 2
 

@@ -22,13 +22,10 @@ Runs = dict[str, dict[str, dict[str, str]]]  # {name: {qid: {docid: score as wri
 
 
 def project_with(tmp_path: Path, qrels: list[tuple[str, str, float]], runs: Runs) -> Project:
-    """A project from qrels rows (the highest grade of a repeated pair, as the reference keeps it)
-    and runs {name: {qid: {docid: score as written}}}."""
-    highest: dict[tuple[str, str], float] = {}
-    for qid, docid, grade in qrels:
-        highest[(qid, docid)] = max(grade, highest.get((qid, docid), grade))
+    """A project from qrels rows as written (a repeated pair read with --on-duplicate highest, as
+    the reference reads it) and runs {name: {qid: {docid: score as written}}}."""
     qrels_file = tmp_path / "qrels.txt"
-    qrels_file.write_text("".join(f"{q} 0 {d} {g:g}\n" for (q, d), g in highest.items()))
+    qrels_file.write_text("".join(f"{q} 0 {d} {g:g}\n" for q, d, g in qrels))
     files = []
     for name, topics in runs.items():
         path = tmp_path / f"{name}.txt"
@@ -36,7 +33,7 @@ def project_with(tmp_path: Path, qrels: list[tuple[str, str, float]], runs: Runs
                                 for i, (d, score) in enumerate(docs.items(), start=1)))
         files.append(path)
     project = Project.open(tmp_path / "p.duckdb")
-    project.import_qrels(qrels_file, name="ref")
+    project.import_qrels(qrels_file, name="ref", on_duplicate="highest")
     project.import_runs(files)
     return project
 
@@ -59,7 +56,8 @@ def assert_reference(project: Project, qrels: list[tuple[str, str, float]],
 
 QRELS: list[tuple[str, str, float]] = [
     ("1", "a", 2), ("1", "b", 2), ("1", "c", 1), ("1", "d", 0), ("1", "e", 3), ("1", "b", 3),  # b twice: 3 counts
-    ("1", "z", 1), ("2", "x", 1), ("2", "y", -1), ("3", "n", 0)]  # topic 3: nothing positive
+    ("1", "z", 1), ("1", "a", 1), ("2", "x", 1), ("2", "y", -1), ("2", "y", 0), ("2", "x", -1),  # a, x: the first
+    ("3", "n", 0)]  # topic 3: nothing positive
 RUNS = {
     "ties": {"1": {"c": "1.0", "a": "1.0", "b": "1.0", "e": "0.5", "q": "0.5"}, "2": {"y": "2", "x": "2"},
              "3": {"n": "1"}},

@@ -14,7 +14,7 @@ from studio.domain.errors import InputError, UsageError
 from studio.domain.models import LabelSetKind
 from studio.formats.judgments import ParsedJudgments, parse_judgments
 from studio.formats.text_input import first_line, read_text
-from studio.formats.trec import RUN_COLUMNS, OnDuplicate, parse_qrels, parse_run
+from studio.formats.trec import RUN_COLUMNS, OnDuplicateGrade, parse_qrels, parse_run
 from studio.services.imports.judgments import record_imported_judgments
 from studio.services.imports.report import ImportReport
 from studio.store import Connection, Database, FastPathRefused, new_batch
@@ -108,7 +108,7 @@ def import_qrels(
     *,
     name: str | None = None,
     kind: LabelSetKind = LabelSetKind.HUMAN,
-    on_duplicate: OnDuplicate = OnDuplicate.ERROR,
+    on_duplicate: OnDuplicateGrade = OnDuplicateGrade.ERROR,
     replace: bool = False,
 ) -> ImportReport:
     """Each file becomes one label set (named after the file unless `name` says otherwise)."""

@@ -1,11 +1,13 @@
 """Coverage and width of prediction-powered leaderboard estimates on TREC DL 2019 and 2020.
 
 The human qrels are NIST's (real); the runs are synthetic (graded quality, fixed seed) over
-each topic's judged passages plus unjudged ones; the LLM label sets are noisy copies of the
-qrels of a chosen Cohen's κ (each label kept with probability κ, else drawn from the qrels'
-own grade distribution, as `studio judge --backend simulated` does). For each budget, design
-and κ, `studio audit simulate` draws audits and reports how often the 95% intervals covered
-the full-human value and how wide they were against gold-only intervals of the same budget.
+each topic's judged passages plus unjudged ones. The LLM label sets are GPT-4's published
+UMBRELA grades of the same pairs (tests/published/umbrela-gpt4/, a real LLM's labels) and noisy
+copies of the qrels of a chosen Cohen's κ (each label kept with probability κ, else drawn from
+the qrels' own grade distribution, as `studio judge --backend simulated` does). For each budget,
+design and judge, `studio audit simulate` draws audits and reports how often the 95% intervals
+covered the full-human value and how wide they were against gold-only intervals of the same
+budget.
 
     python -m benchmarks.ppi_coverage [--trials 1000] [--folder DIR]
 
@@ -26,6 +28,8 @@ from studio.services.project import Project
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec-dl"
 COLLECTIONS = {"dl19": DATA / "qrels.dl19-passage.txt", "dl20": DATA / "qrels.dl20-passage.txt"}
+PUBLISHED = Path(__file__).resolve().parents[1] / "tests" / "published" / "umbrela-gpt4"
+GPT4 = "umbrela-gpt4"  # the label set of GPT-4's published UMBRELA grades
 SEED = 14
 RUNS = 12
 DEPTH = 100
@@ -51,7 +55,7 @@ def write_runs(qrels: dict[str, dict[str, int]], folder: Path, runs: int = RUNS,
     difficulty = {qid: rng.uniform(0.3, 1.5) for qid in qrels}
     for r in range(runs):
         skill = 0.2 + 1.6 * r / max(runs - 1, 1)
-        lines = []
+        lines: list[str] = []
         for qid, judged in qrels.items():
             docids = [*judged, *(f"u{qid}-{i}" for i in range(UNJUDGED_PER_TOPIC))]
             grades = np.array([*judged.values(), *([0] * UNJUDGED_PER_TOPIC)], dtype=float)
@@ -78,9 +82,14 @@ def write_noisy_qrels(qrels: dict[str, dict[str, int]], path: Path, kappa: float
     return path
 
 
+def published_labels(collection: str) -> Path:
+    return PUBLISHED / f"{GPT4}-{collection}.txt.gz"
+
+
 def build_project(collection: str, folder: Path, kappas: tuple[float, ...] = KAPPAS) -> Project:
-    """A project with the collection's human qrels (`human`), synthetic runs and one noisy LLM
-    label set per κ (`llm-k0.5`, …)."""
+    """A project with the collection's human qrels (`human`), synthetic runs, one noisy LLM
+    label set per κ (`llm-k0.5`, …) and GPT-4's published UMBRELA grades (`umbrela-gpt4`) when
+    their file is there."""
     folder.mkdir(parents=True, exist_ok=True)
     qrels = read_qrels(COLLECTIONS[collection])
     project = Project.open(folder / f"{collection}.duckdb")
@@ -91,7 +100,18 @@ def build_project(collection: str, folder: Path, kappas: tuple[float, ...] = KAP
     for i, kappa in enumerate(kappas):
         path = write_noisy_qrels(qrels, folder / f"llm-k{kappa:g}.txt", kappa, seed=SEED + i)
         project.import_qrels(path, name=f"llm-k{kappa:g}", kind="llm")
+    if published_labels(collection).is_file():
+        project.import_qrels(published_labels(collection), name=GPT4, kind="llm")
     return project
+
+
+def judges(project: Project) -> list[tuple[str, str]]:
+    """(label set, how the table names it): the published GPT-4 labels first, with their graded κ."""
+    found = [(f"llm-k{kappa:g}", f"simulated, κ {kappa:g}") for kappa in KAPPAS]
+    if GPT4 in {row["name"] for row in project.label_sets()}:
+        kappa = project.agreement("human", GPT4)["kappa_graded"]
+        found.insert(0, (GPT4, f"GPT-4 UMBRELA (published), κ {kappa:.2f}"))
+    return found
 
 
 def table(trials: int, folder: Path, collections: tuple[str, ...] = ("dl19", "dl20")) -> list[dict[str, Any]]:
@@ -100,24 +120,24 @@ def table(trials: int, folder: Path, collections: tuple[str, ...] = ("dl19", "dl
         with build_project(collection, folder / collection) as project:
             for design, measure, budgets in CELLS:
                 for budget in budgets:
-                    for kappa in KAPPAS:
-                        found = project.simulate_audit("human", f"llm-k{kappa:g}", budget=budget, design=design,
+                    for label_set, judge in judges(project):
+                        found = project.simulate_audit("human", label_set, budget=budget, design=design,
                                                        trials=trials, measure=measure, seed=SEED)
                         rows.append({"collection": collection, "design": design, "measure": measure,
-                                     "budget": budget, "units": found["units"], "kappa": kappa,
+                                     "budget": budget, "units": found["units"], "judge": judge,
                                      **{k: found[k] for k in ("coverage", "min_run_coverage", "width",
                                                               "gold_coverage", "gold_width", "width_ratio")}})
     return rows
 
 
 def markdown(rows: list[dict[str, Any]]) -> str:
-    lines = ["| collection | design (measure) | budget | κ | coverage (min over runs) | width | gold-only width "
-             "| width ratio |", "|---|---|---|---|---|---|---|---|"]
+    lines = ["| collection | design (measure) | budget | judge | coverage (min over runs) | width | gold-only width "
+             "(coverage) | width ratio |", "|---|---|---|---|---|---|---|---|"]
     for row in rows:
         lines.append(
             f"| {row['collection']} | {row['design']} ({row['measure']}) | {row['budget']} of {row['units']} "
-            f"| {row['kappa']:g} | {row['coverage']:.3f} ({row['min_run_coverage']:.3f}) | {row['width']:.3f} "
-            f"| {row['gold_width']:.3f} | {row['width_ratio']:.2f} |")
+            f"| {row['judge']} | {row['coverage']:.3f} ({row['min_run_coverage']:.3f}) | {row['width']:.3f} "
+            f"| {row['gold_width']:.3f} ({row['gold_coverage']:.3f}) | {row['width_ratio']:.2f} |")
     return "\n".join(lines)
 
 

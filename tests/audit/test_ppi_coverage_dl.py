@@ -1,13 +1,18 @@
 """Coverage of prediction-powered leaderboard estimates on the real TREC DL 2019 and 2020 qrels
-(43 and 54 topics), synthetic runs and simulated LLM judges of several κ (benchmarks/ppi_coverage.py)."""
+(43 and 54 topics), synthetic runs, GPT-4's published UMBRELA labels of the same pairs and
+simulated LLM judges of several κ (benchmarks/ppi_coverage.py)."""
 
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
-from benchmarks.ppi_coverage import DATA, build_project
+from benchmarks.ppi_coverage import DATA, GPT4, build_project, published_labels
+from studio.metrics import ppi
+from studio.services.audit.units import labelled_qids, topic_units
+from studio.services.evaluation.engine import measure_of
 from studio.services.project import Project
 
 if not DATA.is_dir():
@@ -55,3 +60,45 @@ def test_power_tuning_keeps_coverage_with_twenty_topics(collection: Project) -> 
     plain = collection.simulate_audit("human", "llm-k0.3", budget=20, trials=TRIALS, seed=10)
     assert found["coverage"] >= FLOOR
     assert found["width"] <= plain["width"] * 1.02
+
+
+def collection_of(project: Project) -> str:
+    return Path(project.db.path).stem
+
+
+def gpt4_labels(project: Project) -> None:
+    if not published_labels(collection_of(project)).is_file():
+        pytest.skip("GPT-4's published UMBRELA labels are not in tests/published/umbrela-gpt4")
+
+
+@pytest.mark.parametrize("collection", ["dl20"], indirect=True)
+def test_twenty_gold_topics_and_gpt4_labels_on_dl20_cover_and_narrow(collection: Project) -> None:
+    """A real LLM's labels (GPT-4, UMBRELA, as Arabzadeh & Clarke published them; graded κ 0.33
+    against NIST) and 20 random gold topics of DL20: each run's 95% interval covers its
+    full-human nDCG@10 at least 90% of the time and is at most 0.85 as wide as the gold-only one."""
+    gpt4_labels(collection)
+    found = collection.simulate_audit("human", GPT4, budget=20, trials=TRIALS, seed=7)
+    assert found["min_run_coverage"] >= FLOOR
+    assert found["width_ratio"] <= 0.85
+
+
+@pytest.mark.parametrize("collection", ["dl19"], indirect=True)
+def test_gpt4_failing_whole_dl19_topics_costs_twenty_topic_audits_their_coverage(collection: Project) -> None:
+    """On DL19 GPT-4 grades almost nothing relevant on two topics NIST found rich (1112341: 4
+    passages graded 2 or 3 where NIST has 119; 451602), so the per-topic difference of gold and LLM
+    nDCG@10 is heavy-tailed: a 20-topic audit that misses both (28% of them) underestimates, and
+    the intervals cover about 89%, gold-only ones about 93%. Judged pairs sampled uniformly do not
+    depend on whole topics: they keep their coverage and gain more."""
+    gpt4_labels(collection)
+    topics = collection.simulate_audit("human", GPT4, budget=20, trials=TRIALS, seed=7)
+    assert 0.85 <= topics["coverage"] < 0.92
+    assert topics["coverage"] < topics["gold_coverage"] < 0.95
+    # The same audits of the other 41 topics (the two never drawn) cover.
+    engine = collection.engine
+    kept = [q for q in labelled_qids(engine.evaluator("human")) if q not in {"1112341", "451602"}]
+    units = topic_units(engine, GPT4, "human", measure_of("nDCG@10"), within=kept)
+    without = ppi.simulate(units.a, units.b, budget=20, trials=TRIALS, seed=7).summary()
+    assert without["min_run_coverage"] >= FLOOR
+    pairs = collection.simulate_audit("human", GPT4, budget=4000, design="pairs", measure="P(rel=2)@10",
+                                      trials=500, seed=9)
+    assert pairs["min_run_coverage"] >= 0.90 and pairs["width_ratio"] <= 0.7

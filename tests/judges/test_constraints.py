@@ -137,7 +137,8 @@ def test_auto_asks_the_server_once(owner: str | None, mode: str) -> None:
         assert server.model_lists == 1
         assert params == {"temperature": 0.0, "seed": 0} | ({} if mode == "none" else {"constrain": mode})
         assert all(r.error is None for r in results.values())
-        sent = server.requests[0].body
+        # The requests go out concurrently: the pair's is the one carrying its messages.
+        [sent, *_] = [r.body for r in server.requests if r.body["messages"] == OLD_BODY["messages"]]
         assert {k: v for k, v in sent.items() if k not in OLD_BODY} == constraint_fields(mode, PAIR)
 
 

@@ -84,7 +84,9 @@ def test_servers_without_logprobs_and_free_text_requests() -> None:
         results = run_all(make_backend(server), [request(0), request(1, labels=())])
         assert results[0].text and results[0].label_probs is None
         assert results[1].text and results[1].label_probs is None
-        assert "logprobs" not in server.requests[1].body
+        # The two requests go out concurrently: the free-text one is the one carrying its messages.
+        [free] = [r.body for r in server.requests if r.body["messages"][-1]["content"] == "query 1: passage 1"]
+        assert "logprobs" not in free
 
 
 def test_no_key_sends_no_authorization(server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -29,8 +29,11 @@ from studio.services.rubric.generation import generate_bank
 from studio.services.sample_project import build_sample_project
 
 MEASURE = "nDCG@10"
-GRADING = (("exam-question", "gen-questions", "exam-q"), ("exam-nugget", "gen-nuggets", "exam-n"),
-           ("nugget-assign", "gen-nuggets", "assign"))
+GRADING = (
+    ("exam-question", "gen-questions", "exam-q"),
+    ("exam-nugget", "gen-nuggets", "exam-n"),
+    ("nugget-assign", "gen-nuggets", "assign"),
+)
 
 
 def generate(project: Project, kind: str, name: str, model: str | None, topics: list[str] | None) -> dict[str, Any]:
@@ -41,9 +44,15 @@ def generate(project: Project, kind: str, name: str, model: str | None, topics: 
     per_topic = {row["qid"]: 0 for row in project.topics() if not topics or row["qid"] in topics}
     for item in BankEditor(project.db, name).items():
         per_topic[item["qid"]] = per_topic.get(item["qid"], 0) + 1
-    return {"bank": name, "calls": summary["calls"], "cache_hits": summary["cache_hits"],
-            "items": summary["items"], "items_per_topic": per_topic,
-            "topics_without_items": summary["topics_without_items"], "seconds": round(time.perf_counter() - start, 1)}
+    return {
+        "bank": name,
+        "calls": summary["calls"],
+        "cache_hits": summary["cache_hits"],
+        "items": summary["items"],
+        "items_per_topic": per_topic,
+        "topics_without_items": summary["topics_without_items"],
+        "seconds": round(time.perf_counter() - start, 1),
+    }
 
 
 def judge(project: Project, config: JudgeConfig, stale_only: bool = False) -> dict[str, Any]:
@@ -69,25 +78,39 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as scratch:
         path = args.db or Path(scratch) / "banks.duckdb"
         project = build_sample_project(path) if not path.exists() else Project.open(path)
-        figures: dict[str, Any] = {"benchmark": "banks", "measure": MEASURE, "generate": {}, "grade": {},
-                                   "tau_against_human": {}}
+        figures: dict[str, Any] = {
+            "benchmark": "banks",
+            "measure": MEASURE,
+            "generate": {},
+            "grade": {},
+            "tau_against_human": {},
+        }
         for kind in ("question", "nugget", "subtopic"):
             figures["generate"][kind] = generate(project, kind, f"gen-{kind}s", args.model, args.topic)
         for method, bank, name in GRADING:
-            config = JudgeConfig(method=method, backend="llamacpp", name=name, bank=bank, model=args.model,
-                                 topics=args.topic, limit=args.limit)
+            config = JudgeConfig(
+                method=method,
+                backend="llamacpp",
+                name=name,
+                bank=bank,
+                model=args.model,
+                topics=args.topic,
+                limit=args.limit,
+            )
             figures["grade"][name] = judge(project, config)
         banks = {name: bank for _, bank, name in GRADING}
         figures["grade_distribution"] = {}
         for name in ("exam-q", "exam-n"):
             grades = [g for docs in project.engine.evaluator(name).labels.values() for g in docs.judged.values()]
             figures["grade_distribution"][f"best-item-grade-of-{name}"] = {
-                f"{g:g}": grades.count(g) for g in sorted(set(grades))}
+                f"{g:g}": grades.count(g) for g in sorted(set(grades))
+            }
             # The published threshold is 4; lower ones show what a weaker grader still separates.
             for threshold in (4, 3, 2, 1):
                 derived = f"rubric-qrels-of-{name}" + ("" if threshold == 4 else f"-t{threshold}")
-                derive_label_set(project.db, name, banks[name], "rubric-qrels", derived, min_grade=threshold,
-                                 replace=True)
+                derive_label_set(
+                    project.db, name, banks[name], "rubric-qrels", derived, min_grade=threshold, replace=True
+                )
                 project.engine.forget_labels(derived)
                 figures["tau_against_human"][derived] = tau(project, derived)
                 cover = project.cover_leaderboard(name, banks[name], k=10, ref="human", min_grade=threshold)
@@ -101,15 +124,28 @@ def main() -> None:
         before = {name: project.leaderboard(board, MEASURE) for name, board in watched.items()}
         editor.edit(nugget["item_id"], text=nugget["text"] + " (as the passage states it)", note="benchmark edit")
         figures["edit_one_nugget"] = {"item": nugget["item_id"], "text": nugget["text"]}
-        for (method, bank, name) in GRADING[1:]:
+        for method, bank, name in GRADING[1:]:
             stale = project.stale_cells(name)
-            regraded = judge(project, JudgeConfig(method=method, backend="llamacpp", name=name, bank=bank,
-                                                  model=args.model, topics=args.topic, limit=args.limit),
-                             stale_only=True)
+            regraded = judge(
+                project,
+                JudgeConfig(
+                    method=method,
+                    backend="llamacpp",
+                    name=name,
+                    bank=bank,
+                    model=args.model,
+                    topics=args.topic,
+                    limit=args.limit,
+                ),
+                stale_only=True,
+            )
             after = project.leaderboard(watched[name], MEASURE)
             figures["edit_one_nugget"][name] = {
-                "stale_cells_listed": len(stale), "calls": regraded["calls"], "stale_cells": regraded["stale_cells"],
-                "kept_cells": regraded["kept_cells"], "derived_updated": regraded["derived_updated"],
+                "stale_cells_listed": len(stale),
+                "calls": regraded["calls"],
+                "stale_cells": regraded["stale_cells"],
+                "kept_cells": regraded["kept_cells"],
+                "derived_updated": regraded["derived_updated"],
                 "leaderboard": watched[name],
                 "largest_run_score_change": round(max(abs(after[r] - before[name].get(r, 0.0)) for r in after), 4),
                 "tau_after_edit": tau(project, watched[name]),

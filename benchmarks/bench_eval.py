@@ -148,31 +148,46 @@ def main() -> None:
     details = correlation_details(path)
     latencies = edit_latencies(path, args.edits)
     ms = [t * 1000 for t in latencies]
-    print(json.dumps({
-        "benchmark": "full leaderboard (nDCG@10, AP, P@10, RR, R@100) and live edits, DL-scale",
-        "runs": len(runs), "topics": len(qrels), "depth": 1000,
-        "seconds": {
-            "studio_cold": round(cold, 3), "studio_warm": round(warm_time, 3),
-            "pytrec_eval": round(trec, 3), "pytrec_eval_with_parsing": round(trec_parsing, 3),
-            "ir_measures": round(irm, 3), "ranx": round(rx, 3),
-        },
-        "ratios": {
-            "pytrec_eval_over_studio_warm": round(trec / warm_time, 1),
-            "pytrec_eval_with_parsing_over_studio_cold": round(trec_parsing / cold, 2),
-            "pytrec_eval_over_studio_cold": round(trec / cold, 2),
-            "studio_cold_over_pytrec_eval": round(cold / trec, 3),
-            "ir_measures_over_studio_warm": round(irm / warm_time, 1),
-            "ranx_over_studio_warm": round(rx / warm_time, 1),
-        },
-        "edit_to_tau_ms": {
-            "edits": len(ms), "p50": round(float(np.percentile(ms, 50)), 2),
-            "p95": round(float(np.percentile(ms, 95)), 2), "max": round(max(ms), 2),
-            "budget_p95": 3.0,
-        },
-        "correlation_details_ms": {"median": round(details * 1000, 1), "budget": 100.0,
-                                   "what": "τ-b, τ-a, ρ, τ_AP, RBO, swaps, per-topic and pooled τ, 1,000-resample "
-                                           "bootstrap and topic subsampling of two label sets"},
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "benchmark": "full leaderboard (nDCG@10, AP, P@10, RR, R@100) and live edits, DL-scale",
+                "runs": len(runs),
+                "topics": len(qrels),
+                "depth": 1000,
+                "seconds": {
+                    "studio_cold": round(cold, 3),
+                    "studio_warm": round(warm_time, 3),
+                    "pytrec_eval": round(trec, 3),
+                    "pytrec_eval_with_parsing": round(trec_parsing, 3),
+                    "ir_measures": round(irm, 3),
+                    "ranx": round(rx, 3),
+                },
+                "ratios": {
+                    "pytrec_eval_over_studio_warm": round(trec / warm_time, 1),
+                    "pytrec_eval_with_parsing_over_studio_cold": round(trec_parsing / cold, 2),
+                    "pytrec_eval_over_studio_cold": round(trec / cold, 2),
+                    "studio_cold_over_pytrec_eval": round(cold / trec, 3),
+                    "ir_measures_over_studio_warm": round(irm / warm_time, 1),
+                    "ranx_over_studio_warm": round(rx / warm_time, 1),
+                },
+                "edit_to_tau_ms": {
+                    "edits": len(ms),
+                    "p50": round(float(np.percentile(ms, 50)), 2),
+                    "p95": round(float(np.percentile(ms, 95)), 2),
+                    "max": round(max(ms), 2),
+                    "budget_p95": 3.0,
+                },
+                "correlation_details_ms": {
+                    "median": round(details * 1000, 1),
+                    "budget": 100.0,
+                    "what": "τ-b, τ-a, ρ, τ_AP, RBO, swaps, per-topic and pooled τ, 1,000-resample "
+                    "bootstrap and topic subsampling of two label sets",
+                },
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -105,14 +105,19 @@ def main() -> None:
         }
     sample = spaced.runs[:5]
     precise = time_precise_parser(sample) * len(spaced.runs) / len(sample)
-    print(json.dumps({
-        "benchmark": "import DL-scale runs",
-        "runs": len(spaced.runs),
-        "rows": len(spaced.runs) * 50 * 1000,
-        "repeat": args.repeat,
-        **figures,
-        "precise_parser_seconds_estimated": round(precise, 2),
-    }, indent=2))
+    print(
+        json.dumps(
+            {
+                "benchmark": "import DL-scale runs",
+                "runs": len(spaced.runs),
+                "rows": len(spaced.runs) * 50 * 1000,
+                "repeat": args.repeat,
+                **figures,
+                "precise_parser_seconds_estimated": round(precise, 2),
+            },
+            indent=2,
+        )
+    )
 
 
 if __name__ == "__main__":

@@ -70,15 +70,27 @@ def local(folder: Path, pairs: int) -> dict[str, object]:
     backend.close()
     project.close()
     return {
-        "local": {"model": backend.model, "pairs": first.pairs, "calls": first.calls,
-                  "seconds": round(wall, 3), "pairs_per_second": round(first.pairs / wall, 2),
-                  "llama_cpp_seconds": round(engine, 3), "overhead_ratio": round(wall / engine - 1, 3),
-                  "prompt_tokens": first.prompt_tokens, "failures": first.failures},
-        "prefix_reuse": {"with_reuse_seconds": round(timings[True], 3),
-                         "without_reuse_seconds": round(timings[False], 3),
-                         "speedup": round(timings[False] / timings[True], 2)},
-        "cached": {"calls": again.calls, "cache_hits": again.cache_hits,
-                   "pairs_per_second": round(again.pairs / cached_wall, 1)},
+        "local": {
+            "model": backend.model,
+            "pairs": first.pairs,
+            "calls": first.calls,
+            "seconds": round(wall, 3),
+            "pairs_per_second": round(first.pairs / wall, 2),
+            "llama_cpp_seconds": round(engine, 3),
+            "overhead_ratio": round(wall / engine - 1, 3),
+            "prompt_tokens": first.prompt_tokens,
+            "failures": first.failures,
+        },
+        "prefix_reuse": {
+            "with_reuse_seconds": round(timings[True], 3),
+            "without_reuse_seconds": round(timings[False], 3),
+            "speedup": round(timings[False] / timings[True], 2),
+        },
+        "cached": {
+            "calls": again.calls,
+            "cache_hits": again.cache_hits,
+            "pairs_per_second": round(again.pairs / cached_wall, 1),
+        },
     }
 
 
@@ -86,18 +98,31 @@ def api(requests_count: int = 64, latency: float = 0.05) -> dict[str, object]:
     results = {}
     with FakeOpenAIServer(latency=latency) as server:
         for concurrency in (1, 16):
-            backend = OpenAIBackend("fake", base_url=server.base_url, concurrency=concurrency,
-                                    api_key_env="STUDIO_BENCH_KEY")
-            requests = [ChatRequest((("user", f"question {concurrency}-{i}"),), labels=("0", "1", "2", "3"),
-                                    answer_prefix="##final score: ") for i in range(requests_count)]
+            backend = OpenAIBackend(
+                "fake", base_url=server.base_url, concurrency=concurrency, api_key_env="STUDIO_BENCH_KEY"
+            )
+            requests = [
+                ChatRequest(
+                    (("user", f"question {concurrency}-{i}"),),
+                    labels=("0", "1", "2", "3"),
+                    answer_prefix="##final score: ",
+                )
+                for i in range(requests_count)
+            ]
             start = time.perf_counter()
             done = sum(1 for _, result in backend.complete(requests) if result.text is not None)
             seconds = time.perf_counter() - start
             backend.close()
-            results[f"concurrency_{concurrency}"] = {"requests": done, "seconds": round(seconds, 3),
-                                                    "requests_per_second": round(done / seconds, 1)}
-    results["speedup"] = round(results["concurrency_16"]["requests_per_second"]  # type: ignore[index]
-                               / results["concurrency_1"]["requests_per_second"], 1)  # type: ignore[index]
+            results[f"concurrency_{concurrency}"] = {
+                "requests": done,
+                "seconds": round(seconds, 3),
+                "requests_per_second": round(done / seconds, 1),
+            }
+    results["speedup"] = round(
+        results["concurrency_16"]["requests_per_second"]  # type: ignore[index]
+        / results["concurrency_1"]["requests_per_second"],
+        1,
+    )  # type: ignore[index]
     results["latency_per_request_seconds"] = latency
     return results
 

@@ -68,10 +68,13 @@ def phase_import(size: str, path: Path) -> dict[str, Any]:
         project.import_qrels(workload.qrels, name="human")
         project.import_qrels(noisy_qrels(workload, DATA / size), name="llm", kind="llm")
         for first in range(0, len(workload.runs), FILES_PER_IMPORT):
-            project.import_runs(workload.runs[first:first + FILES_PER_IMPORT])
+            project.import_runs(workload.runs[first : first + FILES_PER_IMPORT])
         rows = project.counts()["run_rows"]
-    return {"seconds": round(time.perf_counter() - start, 2), "run_rows": rows,
-            "megabytes_on_disk": round(path.stat().st_size / 1e6, 1)}
+    return {
+        "seconds": round(time.perf_counter() - start, 2),
+        "run_rows": rows,
+        "megabytes_on_disk": round(path.stat().st_size / 1e6, 1),
+    }
 
 
 def phase_cold(path: Path) -> dict[str, Any]:
@@ -103,8 +106,11 @@ def phase_edit(path: Path) -> dict[str, Any]:
         while project.undo("human") is not None:  # leave the project as it was
             pass
     ms = sorted(t * 1000 for t in latencies)
-    return {"edits": len(ms), "p50_ms": round(statistics.median(ms), 2),
-            "p95_ms": round(ms[int(0.95 * (len(ms) - 1))], 2)}
+    return {
+        "edits": len(ms),
+        "p50_ms": round(statistics.median(ms), 2),
+        "p95_ms": round(ms[int(0.95 * (len(ms) - 1))], 2),
+    }
 
 
 async def _first_overview(path: Path) -> float:
@@ -127,18 +133,26 @@ def phase_tui(path: Path) -> dict[str, Any]:
     started = asyncio.run(_first_overview(path))
     queue_start = time.perf_counter()
     latencies, ready = asyncio.run(review_decisions(path))
-    return {"start_to_first_paint_seconds": round(started, 3), "budget_start_seconds": 2.0,
-            "review_queue_ready_seconds": round(ready, 2),
-            "review_phase_seconds": round(time.perf_counter() - queue_start, 2),
-            "keypress": percentiles(latencies), "budget_keypress_p95_ms": 100}
+    return {
+        "start_to_first_paint_seconds": round(started, 3),
+        "budget_start_seconds": 2.0,
+        "review_queue_ready_seconds": round(ready, 2),
+        "review_phase_seconds": round(time.perf_counter() - queue_start, 2),
+        "keypress": percentiles(latencies),
+        "budget_keypress_p95_ms": 100,
+    }
 
 
 PHASES: dict[str, Callable[[Path], dict[str, Any]]] = {"cold": phase_cold, "edit": phase_edit, "tui": phase_tui}
 
 
 def run_phase(phase: str, size: str, path: Path) -> dict[str, Any]:
-    done = subprocess.run([sys.executable, "-m", "benchmarks.bench_scale", "--phase", phase, "--size", size,
-                           "--project", str(path)], capture_output=True, text=True, timeout=3600)
+    done = subprocess.run(
+        [sys.executable, "-m", "benchmarks.bench_scale", "--phase", phase, "--size", size, "--project", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=3600,
+    )
     if done.returncode != 0:
         raise RuntimeError(f"phase {phase} of {size} failed:\n{done.stderr}")
     return dict(json.loads(done.stdout.strip().splitlines()[-1]))
@@ -153,8 +167,7 @@ def main() -> None:
     parser.add_argument("--skip-import", action="store_true", help="re-use a project imported before")
     args = parser.parse_args()
     if args.phase:  # a child process: one phase, one JSON line
-        result = (phase_import(args.size, args.project) if args.phase == "import"
-                  else PHASES[args.phase](args.project))
+        result = phase_import(args.size, args.project) if args.phase == "import" else PHASES[args.phase](args.project)
         print(json.dumps({**result, "peak_rss_mb": peak_rss_mb()}))
         return
     figures: dict[str, Any] = {"benchmark": "scale", "budget_peak_rss_mb_at_50M": 4096}
@@ -163,8 +176,11 @@ def main() -> None:
         workload = workload_for(size)
         noisy_qrels(workload, DATA / size)
         shape = SIZES[size]
-        figures[size] = {"shape": shape, "rows": shape["topics"] * shape["runs"] * shape["depth"],
-                         "generate_seconds": round(time.perf_counter() - started, 1)}
+        figures[size] = {
+            "shape": shape,
+            "rows": shape["topics"] * shape["runs"] * shape["depth"],
+            "generate_seconds": round(time.perf_counter() - started, 1),
+        }
         path = DATA / size / "project.duckdb"
         phases = ["import", "cold", "edit", *(["tui"] if size == "rag" else [])]
         if args.skip_import and path.exists():

@@ -71,17 +71,21 @@ asyncio.run(main())
 def startup(code: str, *args: str, repeats: int = 3) -> float:
     times = []
     for _ in range(repeats):
-        done = subprocess.run([sys.executable, "-c", code, *args], capture_output=True, text=True, check=True,
-                              timeout=120)
+        done = subprocess.run(
+            [sys.executable, "-c", code, *args], capture_output=True, text=True, check=True, timeout=120
+        )
         times.append(float(done.stdout.strip().splitlines()[-1]))
     return statistics.median(times)
 
 
 def percentiles(samples: list[float]) -> dict[str, float]:
     ordered = sorted(samples)
-    return {"p50_ms": round(statistics.median(ordered) * 1000, 2),
-            "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))] * 1000, 2),
-            "max_ms": round(ordered[-1] * 1000, 2), "samples": len(ordered)}
+    return {
+        "p50_ms": round(statistics.median(ordered) * 1000, 2),
+        "p95_ms": round(ordered[int(0.95 * (len(ordered) - 1))] * 1000, 2),
+        "max_ms": round(ordered[-1] * 1000, 2),
+        "samples": len(ordered),
+    }
 
 
 class PaintClock:
@@ -185,14 +189,20 @@ def main() -> None:
         build_sample_project(path).close()
         studio_start = startup(STARTUP_STUDIO, str(path))
         anchor_start = startup(STARTUP_ANCHOR)
-        figures["startup"] = {"review_ready_seconds": round(studio_start, 3),
-                              "textual_hello_seconds": round(anchor_start, 3),
-                              "ratio_to_anchor": round(studio_start / anchor_start, 2), "budget_seconds": 1.0}
+        figures["startup"] = {
+            "review_ready_seconds": round(studio_start, 3),
+            "textual_hello_seconds": round(anchor_start, 3),
+            "ratio_to_anchor": round(studio_start / anchor_start, 2),
+            "budget_seconds": 1.0,
+        }
         review = percentiles(asyncio.run(review_latency(path)))
         anchor = percentiles(asyncio.run(anchor_latency()))
-        figures["keypress"] = {"review": review, "anchor_one_label": anchor,
-                               "p95_ratio_to_anchor": round(review["p95_ms"] / anchor["p95_ms"], 2),
-                               "budget_p95_ms": 50}
+        figures["keypress"] = {
+            "review": review,
+            "anchor_one_label": anchor,
+            "p95_ratio_to_anchor": round(review["p95_ms"] / anchor["p95_ms"], 2),
+            "budget_p95_ms": 50,
+        }
     print(json.dumps(figures, indent=2))
 
 

@@ -61,8 +61,9 @@ def write_runs(qrels: dict[str, dict[str, int]], folder: Path, runs: int = RUNS,
             grades = np.array([*judged.values(), *([0] * UNJUDGED_PER_TOPIC)], dtype=float)
             signal = grades * skill * difficulty[qid] + rng.normal(0.0, 1.0, len(docids))
             top = np.argsort(-signal, kind="stable")[:DEPTH]
-            lines.extend(f"{qid} Q0 {docids[d]} {rank} {signal[d]:.4f} run{r:02d}\n"
-                         for rank, d in enumerate(top, start=1))
+            lines.extend(
+                f"{qid} Q0 {docids[d]} {rank} {signal[d]:.4f} run{r:02d}\n" for rank, d in enumerate(top, start=1)
+            )
         path = folder / f"run{r:02d}.txt"
         path.write_text("".join(lines))
         paths.append(path)
@@ -121,23 +122,45 @@ def table(trials: int, folder: Path, collections: tuple[str, ...] = ("dl19", "dl
             for design, measure, budgets in CELLS:
                 for budget in budgets:
                     for label_set, judge in judges(project):
-                        found = project.simulate_audit("human", label_set, budget=budget, design=design,
-                                                       trials=trials, measure=measure, seed=SEED)
-                        rows.append({"collection": collection, "design": design, "measure": measure,
-                                     "budget": budget, "units": found["units"], "judge": judge,
-                                     **{k: found[k] for k in ("coverage", "min_run_coverage", "width",
-                                                              "gold_coverage", "gold_width", "width_ratio")}})
+                        found = project.simulate_audit(
+                            "human", label_set, budget=budget, design=design, trials=trials, measure=measure, seed=SEED
+                        )
+                        rows.append(
+                            {
+                                "collection": collection,
+                                "design": design,
+                                "measure": measure,
+                                "budget": budget,
+                                "units": found["units"],
+                                "judge": judge,
+                                **{
+                                    k: found[k]
+                                    for k in (
+                                        "coverage",
+                                        "min_run_coverage",
+                                        "width",
+                                        "gold_coverage",
+                                        "gold_width",
+                                        "width_ratio",
+                                    )
+                                },
+                            }
+                        )
     return rows
 
 
 def markdown(rows: list[dict[str, Any]]) -> str:
-    lines = ["| collection | design (measure) | budget | judge | coverage (min over runs) | width | gold-only width "
-             "(coverage) | width ratio |", "|---|---|---|---|---|---|---|---|"]
+    lines = [
+        "| collection | design (measure) | budget | judge | coverage (min over runs) | width | gold-only width "
+        "(coverage) | width ratio |",
+        "|---|---|---|---|---|---|---|---|",
+    ]
     for row in rows:
         lines.append(
             f"| {row['collection']} | {row['design']} ({row['measure']}) | {row['budget']} of {row['units']} "
             f"| {row['judge']} | {row['coverage']:.3f} ({row['min_run_coverage']:.3f}) | {row['width']:.3f} "
-            f"| {row['gold_width']:.3f} ({row['gold_coverage']:.3f}) | {row['width_ratio']:.2f} |")
+            f"| {row['gold_width']:.3f} ({row['gold_coverage']:.3f}) | {row['width_ratio']:.2f} |"
+        )
     return "\n".join(lines)
 
 

@@ -51,9 +51,7 @@ def generate(
         judged = rng.choice(corpus_per_topic, size=judged_per_topic, replace=False)
         g = rng.choice(4, size=judged_per_topic, p=GRADE_WEIGHTS)
         grades[t][judged] = g
-        qrels_lines.extend(
-            f"{qid} 0 {pools[t][j]} {int(gr)}\n" for j, gr in zip(judged, g, strict=True)
-        )
+        qrels_lines.extend(f"{qid} 0 {pools[t][j]} {int(gr)}\n" for j, gr in zip(judged, g, strict=True))
     qrels_path.write_text("".join(qrels_lines))
 
     for r, path in enumerate(run_paths):

@@ -56,8 +56,9 @@ def rbo(run: list[str], ideal: list[str], p: float) -> float:
     return total / normalizer
 
 
-def per_topic(qrels_rows: Iterable[tuple[str, str, float]], run: dict[str, dict[str, float]],
-              p: float) -> dict[str, float]:
+def per_topic(
+    qrels_rows: Iterable[tuple[str, str, float]], run: dict[str, dict[str, float]], p: float
+) -> dict[str, float]:
     """{qid: Compat} of one run ({qid: {docid: score}}), for the topics the reference reports."""
     order, grades = ideal_qrels(qrels_rows)
     found = {}

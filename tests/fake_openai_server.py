@@ -31,19 +31,24 @@ class Fault:
     """How to answer one request. The defaults answer normally."""
 
     status: int = 200
-    latency: float = 0.0          # seconds to wait before answering
+    latency: float = 0.0  # seconds to wait before answering
     retry_after: str | None = None  # a Retry-After header value
-    message: str = ""             # the error message of a non-200 answer
-    raw: bytes | None = None      # a body sent as is (e.g. not JSON)
+    message: str = ""  # the error message of a non-200 answer
+    raw: bytes | None = None  # a body sent as is (e.g. not JSON)
     body: dict[str, Any] | None = None  # a JSON body sent instead of the completion
-    hang: float = 0.0             # wait this long (or until the server stops), then drop the request
-    echo_key: bool = False        # put the Authorization header into the error message
+    hang: float = 0.0  # wait this long (or until the server stops), then drop the request
+    echo_key: bool = False  # put the Authorization header into the error message
 
     @classmethod
-    def error(cls, status: int, message: str = "", *, retry_after: float | None = None,
-              echo_key: bool = False) -> Fault:
-        return cls(status=status, message=message or f"fake error {status}",
-                   retry_after=None if retry_after is None else f"{retry_after:g}", echo_key=echo_key)
+    def error(
+        cls, status: int, message: str = "", *, retry_after: float | None = None, echo_key: bool = False
+    ) -> Fault:
+        return cls(
+            status=status,
+            message=message or f"fake error {status}",
+            retry_after=None if retry_after is None else f"{retry_after:g}",
+            echo_key=echo_key,
+        )
 
     @classmethod
     def malformed(cls) -> Fault:
@@ -81,24 +86,30 @@ def completion(body: dict[str, Any], text: str, with_logprobs: bool) -> dict[str
     0.2 spread over the other grades and 0.1 on a token that is no label."""
     prompt_words = sum(len(str(m.get("content", "")).split()) for m in body.get("messages", []))
     tokens = tokens_of(text)
-    choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": text},
-                              "finish_reason": "stop"}
+    choice: dict[str, Any] = {"index": 0, "message": {"role": "assistant", "content": text}, "finish_reason": "stop"}
     if with_logprobs and body.get("logprobs"):
         content = []
         for token in tokens:
             top = [{"token": token, "logprob": 0.0}]
             if token.strip().isdigit():
                 grades = [g for g in "0123" if g != token.strip()]
-                top = ([{"token": token, "logprob": _log(0.7)}]
-                       + [{"token": " " + g, "logprob": _log(0.2 / 3)} for g in grades]
-                       + [{"token": " The", "logprob": _log(0.1)}])
+                top = (
+                    [{"token": token, "logprob": _log(0.7)}]
+                    + [{"token": " " + g, "logprob": _log(0.2 / 3)} for g in grades]
+                    + [{"token": " The", "logprob": _log(0.1)}]
+                )
             content.append({"token": token, "logprob": top[0]["logprob"], "top_logprobs": top})
         choice["logprobs"] = {"content": content}
     return {
-        "id": "chatcmpl-fake", "object": "chat.completion", "model": body.get("model"),
+        "id": "chatcmpl-fake",
+        "object": "chat.completion",
+        "model": body.get("model"),
         "choices": [choice],
-        "usage": {"prompt_tokens": prompt_words, "completion_tokens": len(tokens),
-                  "total_tokens": prompt_words + len(tokens)},
+        "usage": {
+            "prompt_tokens": prompt_words,
+            "completion_tokens": len(tokens),
+            "total_tokens": prompt_words + len(tokens),
+        },
     }
 
 
@@ -127,8 +138,14 @@ class FakeOpenAIServer:
     """The server; use it as a context manager. `script()` queues faults for the next requests
     (in arrival order); `rule` picks a fault from the request body (None: answer normally)."""
 
-    def __init__(self, *, latency: float = 0.0, logprobs: bool = True,
-                 answer: Callable[[dict[str, Any]], str] = default_answer, owned_by: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        latency: float = 0.0,
+        logprobs: bool = True,
+        answer: Callable[[dict[str, Any]], str] = default_answer,
+        owned_by: str | None = None,
+    ) -> None:
         """`owned_by`: what GET /v1/models names as the models' owner (None: no model list, 404)."""
         self.latency = latency
         self.owned_by = owned_by
@@ -169,8 +186,9 @@ class FakeOpenAIServer:
     def __enter__(self) -> FakeOpenAIServer:
         return self.start()
 
-    def __exit__(self, kind: type[BaseException] | None, error: BaseException | None,
-                 trace: TracebackType | None) -> None:
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
         self.stop()
 
     def _next_fault(self, body: Any) -> Fault:

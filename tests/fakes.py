@@ -32,8 +32,14 @@ class ScriptedBackend:
     would; a text answer is given 10 prompt and 3 completion tokens.
     """
 
-    def __init__(self, reply: Reply, *, name: str = "scripted", model: str = "scripted-model",
-                 params: dict[str, Any] | None = None) -> None:
+    def __init__(
+        self,
+        reply: Reply,
+        *,
+        name: str = "scripted",
+        model: str = "scripted-model",
+        params: dict[str, Any] | None = None,
+    ) -> None:
         self.reply = reply
         self.name = name
         self.model = model

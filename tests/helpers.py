@@ -25,8 +25,14 @@ if TYPE_CHECKING:
 Studio = Callable[..., Result]
 
 
-def judge_all(db: Database, config: JudgeConfig, backend: Backend | None = None, *, stale_only: bool = False,
-              progress: list[JudgeProgress] | None = None) -> JudgeSummary:
+def judge_all(
+    db: Database,
+    config: JudgeConfig,
+    backend: Backend | None = None,
+    *,
+    stale_only: bool = False,
+    progress: list[JudgeProgress] | None = None,
+) -> JudgeSummary:
     """Run `run_judge` to its end and return its summary; its progress events are appended to
     `progress` when given. Without `backend`, the one `config` names is made."""
     summary = None
@@ -39,8 +45,13 @@ def judge_all(db: Database, config: JudgeConfig, backend: Backend | None = None,
     return summary
 
 
-def cli(db: Path | str | None, *args: object, input: str | bytes | None = None,
-        env: Mapping[str, str | None] | None = None, catch_exceptions: bool = False) -> Result:
+def cli(
+    db: Path | str | None,
+    *args: object,
+    input: str | bytes | None = None,
+    env: Mapping[str, str | None] | None = None,
+    catch_exceptions: bool = False,
+) -> Result:
     """`studio --db DB ARGS…` in-process (each argument given as `str(arg)`; no `--db` when `db`
     is None): typer's Result, with stdout and stderr apart.
 
@@ -48,8 +59,7 @@ def cli(db: Path | str | None, *args: object, input: str | bytes | None = None,
     unless `catch_exceptions`; `input` and `env` go to CliRunner.invoke.
     """
     project = [] if db is None else ["--db", str(db)]
-    return CliRunner().invoke(app, [*project, *map(str, args)], input=input, env=env,
-                              catch_exceptions=catch_exceptions)
+    return CliRunner().invoke(app, [*project, *map(str, args)], input=input, env=env, catch_exceptions=catch_exceptions)
 
 
 def scalar(con: Connection, sql: str, params: list[object] | None = None) -> Any:

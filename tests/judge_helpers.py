@@ -21,8 +21,19 @@ from studio.store import Database
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_DATA = REPO / "sample_data"
-SUMMARY_KEYS = {"label_set", "method", "backend", "model", "pairs", "calls", "cache_hits", "failures",
-                "seconds", "prompt_tokens", "completion_tokens"}
+SUMMARY_KEYS = {
+    "label_set",
+    "method",
+    "backend",
+    "model",
+    "pairs",
+    "calls",
+    "cache_hits",
+    "failures",
+    "seconds",
+    "prompt_tokens",
+    "completion_tokens",
+}
 
 _template: Path | None = None
 
@@ -41,6 +52,7 @@ def sample_copy(folder: Path, name: str = "project.duckdb") -> Path:
 
 
 # -- the sample data, read straight from its files ----------------------------------------------
+
 
 def human_qrels() -> dict[tuple[str, str], float]:
     """(qid, docid) -> grade of sample_data/qrels/human.txt."""
@@ -95,8 +107,10 @@ def response_pairs() -> set[tuple[str, str]]:
 
 # -- running judges ---------------------------------------------------------------------------------
 
-def judge(db: Database, *, backend_object: Backend | None = None,
-          **options: Any) -> tuple[JudgeSummary, list[JudgeProgress]]:
+
+def judge(
+    db: Database, *, backend_object: Backend | None = None, **options: Any
+) -> tuple[JudgeSummary, list[JudgeProgress]]:
     """Run a judge (simulated unless told otherwise, or `backend_object`) to its end:
     (summary, progress events)."""
     options.setdefault("backend", "simulated")

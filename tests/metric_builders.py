@@ -33,7 +33,10 @@ FLOAT_GRADES = [-1.0, 0.0, 0.5, 1.0, 1.25, 2.0, 2.75, 3.0]
 
 @st.composite
 def collections(
-    draw: st.DrawFn, grades: Sequence[float] = INT_GRADES, scores: Sequence[float] = SCORES, max_runs: int = 4,
+    draw: st.DrawFn,
+    grades: Sequence[float] = INT_GRADES,
+    scores: Sequence[float] = SCORES,
+    max_runs: int = 4,
     all_negative_topics: bool = False,
 ) -> Collection:
     """Qrels and runs over a few topics, covering the awkward cases trec_eval has rules for.
@@ -50,8 +53,7 @@ def collections(
     qrels: Qrels = {}
     for qid in qids:
         if draw(st.booleans()) or qid == qids[0]:
-            qrels[qid] = draw(st.dictionaries(st.sampled_from(DOCIDS), st.sampled_from(grades),
-                                              min_size=1, max_size=8))
+            qrels[qid] = draw(st.dictionaries(st.sampled_from(DOCIDS), st.sampled_from(grades), min_size=1, max_size=8))
     if draw(st.booleans()):  # a topic where nothing is relevant
         some = draw(st.sampled_from(sorted(qrels)))
         qrels[some] = {d: min(g, 0) for d, g in qrels[some].items()}
@@ -66,8 +68,7 @@ def collections(
         for qid in qids:
             if draw(st.integers(0, 4)) == 0:
                 continue  # this run skips the topic
-            run[qid] = draw(st.dictionaries(st.sampled_from(DOCIDS), st.sampled_from(scores),
-                                            min_size=1, max_size=10))
+            run[qid] = draw(st.dictionaries(st.sampled_from(DOCIDS), st.sampled_from(scores), min_size=1, max_size=10))
         runs[f"run{r}"] = run
     return qrels, runs
 

@@ -26,14 +26,31 @@ class Terminal:
         self.env = env
 
     def tmux(self, *args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["tmux", "-L", self.name, *args], capture_output=True, text=True,
-                              check=check, timeout=10, env=self.env)
+        return subprocess.run(
+            ["tmux", "-L", self.name, *args], capture_output=True, text=True, check=check, timeout=10, env=self.env
+        )
 
     def start(self, command: list[str], size: tuple[int, int] = (WIDTH, HEIGHT)) -> None:
         # The fresh tmux server, and so the program, inherits self.env. remain-on-exit keeps the
         # pane after the program ends, so that its exit status can be read.
-        self.tmux("new-session", "-d", "-s", self.name, "-x", str(size[0]), "-y", str(size[1]),
-                  shlex.join(command), ";", "set-option", "-w", "-t", self.name, "remain-on-exit", "on")
+        self.tmux(
+            "new-session",
+            "-d",
+            "-s",
+            self.name,
+            "-x",
+            str(size[0]),
+            "-y",
+            str(size[1]),
+            shlex.join(command),
+            ";",
+            "set-option",
+            "-w",
+            "-t",
+            self.name,
+            "remain-on-exit",
+            "on",
+        )
 
     def screen(self) -> str:
         done = self.tmux("capture-pane", "-p", "-t", self.name, check=False)
@@ -53,8 +70,7 @@ class Terminal:
 
     def exit_status(self) -> int | None:
         """The program's exit status once it has ended (0 when the session is already gone)."""
-        done = self.tmux("list-panes", "-t", self.name, "-F", "#{pane_dead} #{pane_dead_status}",
-                         check=False)
+        done = self.tmux("list-panes", "-t", self.name, "-F", "#{pane_dead} #{pane_dead_status}", check=False)
         if done.returncode != 0:
             return 0
         dead, _, status = done.stdout.strip().partition(" ")

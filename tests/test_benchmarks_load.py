@@ -22,6 +22,11 @@ def test_the_benchmarks_are_found() -> None:
 
 @pytest.mark.parametrize("name", BENCHMARKS)
 def test_a_benchmark_module_loads(name: str) -> None:
-    done = subprocess.run([sys.executable, "-c", f"import benchmarks.{name} as m; assert callable(m.main)"],
-                          cwd=REPO, capture_output=True, text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, "-c", f"import benchmarks.{name} as m; assert callable(m.main)"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
     assert done.returncode == 0, done.stderr

@@ -52,8 +52,7 @@ def allowed_table() -> dict[str, dict[str, object]]:
         table[layer] = {
             "only": None if layer not in STDLIB_ONLY else ["<stdlib>", *sorted(STDLIB_ONLY[layer])],
             "never": sorted(
-                {pkg for pkg, owners in EXCLUSIVE.items() if layer not in owners}
-                | FORBIDDEN_LAYERS.get(layer, set())
+                {pkg for pkg, owners in EXCLUSIVE.items() if layer not in owners} | FORBIDDEN_LAYERS.get(layer, set())
             ),
         }
     return table
@@ -101,8 +100,9 @@ def violations(module: str, source: str) -> list[str]:
         if layer in STDLIB_ONLY:
             ok = target in STDLIB_ONLY[layer] if is_studio else target in STDLIB
             if not ok:
-                found.append(f"{module} imports {name} ({layer} allows only the stdlib "
-                             f"and {sorted(STDLIB_ONLY[layer])})")
+                found.append(
+                    f"{module} imports {name} ({layer} allows only the stdlib and {sorted(STDLIB_ONLY[layer])})"
+                )
         if not is_studio and target in EXCLUSIVE and layer not in EXCLUSIVE[target]:
             found.append(f"{module} imports {name} (only {sorted(EXCLUSIVE[target])} may)")
         if is_studio and target in FORBIDDEN_LAYERS.get(layer, set()):
@@ -120,16 +120,20 @@ def studio_modules() -> list[tuple[str, Path]]:
 
 
 def test_every_studio_module_keeps_its_layer_rules() -> None:
-    found = [v for module, path in studio_modules()
-             for v in violations(module, path.read_text(encoding="utf-8"))]
+    found = [v for module, path in studio_modules() for v in violations(module, path.read_text(encoding="utf-8"))]
     assert not found, "layer rules broken:\n" + "\n".join(found) + f"\n\nrules: {allowed_table()}"
 
 
 # The `Project` facade sits on top of the services: only the view modules, the report, the sample
 # project and the front ends may import it; every other service takes an engine or a database.
 FACADE = "studio.services.project"
-FACADE_USERS = ("studio.services.views.", "studio.services.report.", "studio.services.sample_project",
-                "studio.cli.", "studio.tui.")
+FACADE_USERS = (
+    "studio.services.views.",
+    "studio.services.report.",
+    "studio.services.sample_project",
+    "studio.cli.",
+    "studio.tui.",
+)
 FACADE_EXCEPTIONS = {"studio.__init__": "the package's face: `from studio import Project`"}  # module -> why
 
 
@@ -256,14 +260,18 @@ def test_the_checker_flags_a_forbidden_import(module: str, source: str) -> None:
 
 
 def test_the_checker_accepts_allowed_imports() -> None:
-    assert not violations("studio.formats.trec", "from __future__ import annotations\n"
-                          "import gzip\nfrom studio.domain.models import RunRow\nfrom . import jsonl\n")
+    assert not violations(
+        "studio.formats.trec",
+        "from __future__ import annotations\n"
+        "import gzip\nfrom studio.domain.models import RunRow\nfrom . import jsonl\n",
+    )
     assert not violations("studio.store.runs", "import duckdb\nfrom studio.formats.trec import x\n")
 
 
 def run_python(code: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-c", textwrap.dedent(code)], capture_output=True,
-                          text=True, cwd=STUDIO.parent, timeout=60)
+    return subprocess.run(
+        [sys.executable, "-c", textwrap.dedent(code)], capture_output=True, text=True, cwd=STUDIO.parent, timeout=60
+    )
 
 
 def test_pure_layers_load_no_database_ui_or_cli_library() -> None:
@@ -299,8 +307,12 @@ TUI_IGNORES = 3
 
 
 def test_the_tui_needs_at_most_three_type_ignores_each_with_a_reason() -> None:
-    found = [(path.name, n, line) for path in (STUDIO / "tui").rglob("*.py")
-             for n, line in enumerate(path.read_text("utf-8").splitlines(), start=1) if "type: ignore" in line]
+    found = [
+        (path.name, n, line)
+        for path in (STUDIO / "tui").rglob("*.py")
+        for n, line in enumerate(path.read_text("utf-8").splitlines(), start=1)
+        if "type: ignore" in line
+    ]
     assert len(found) <= TUI_IGNORES, found
     # A reason is a comment after the ignore: `# type: ignore[code]  # why`.
     assert all(line.split("type: ignore", 1)[1].count("#") >= 1 for _, _, line in found), found

@@ -62,8 +62,7 @@ def stuffed_passage(topic: dict[str, Any]) -> dict[str, Any]:
 def mean_precision_at_10(run: str, level: int = 2) -> float:
     qrels = human_qrels()
     ranked = read_run(run)
-    per_topic = [sum(int(qrels.get((qid, d), "0")) >= level for d in ranked[qid][:10]) / 10
-                 for qid in sorted(QIDS)]
+    per_topic = [sum(int(qrels.get((qid, d), "0")) >= level for d in ranked[qid][:10]) / 10 for qid in sorted(QIDS)]
     return sum(per_topic) / len(per_topic)
 
 
@@ -101,8 +100,11 @@ def test_every_topic_has_near_duplicates_of_its_passages() -> None:
         assert len(copies) >= 2, topic["qid"]
         for copy in copies:
             words = copy["text"].split()
-            closest = max(difflib.SequenceMatcher(None, words, other["text"].split()).ratio()
-                          for other in topic["passages"] if other is not copy)
+            closest = max(
+                difflib.SequenceMatcher(None, words, other["text"].split()).ratio()
+                for other in topic["passages"]
+                if other is not copy
+            )
             assert closest >= 0.5, copy["docid"]
 
 
@@ -160,8 +162,9 @@ def test_the_build_script_reproduces_the_files_byte_for_byte(tmp_path: Path) -> 
         if path.is_file() and path.parent.name not in {"source", "judgments"} and path.suffix not in {".py", ".md"}:
             path.unlink()
 
-    done = subprocess.run([sys.executable, str(copy / "build_sample_files.py")], capture_output=True,
-                          text=True, timeout=120)
+    done = subprocess.run(
+        [sys.executable, str(copy / "build_sample_files.py")], capture_output=True, text=True, timeout=120
+    )
 
     assert done.returncode == 0, done.stderr
     rebuilt = {p.relative_to(copy): p.read_bytes() for p in copy.rglob("*") if p.is_file()}

@@ -48,8 +48,7 @@ def test_demo_opens_review_where_keys_decide_and_the_cli_sees_the_edits(terminal
     terminal.press("F1")
     terminal.wait_for(lambda s: "Overview lists" in s and "Keys" in s, 5, "the help screen")
     terminal.press("Escape")
-    terminal.wait_for(lambda s: "Overview lists" not in s and "rerank-strong" in s, 5,
-                      "the Overview again")
+    terminal.wait_for(lambda s: "Overview lists" not in s and "rerank-strong" in s, 5, "the Overview again")
 
     terminal.press("q")
     deadline = time.monotonic() + 5
@@ -58,12 +57,24 @@ def test_demo_opens_review_where_keys_decide_and_the_cli_sees_the_edits(terminal
     assert status == 0, f"studio still running or failed (status {status}):\n{terminal.screen()}"
 
     # The decisions are label events of the project file: 3, its undo, and the accepted label.
-    listed = subprocess.run([str(STUDIO), "--db", str(db), "list", "qrels", "--format", "json"], capture_output=True,
-                            text=True, check=True, timeout=30, env=terminal.env)
+    listed = subprocess.run(
+        [str(STUDIO), "--db", str(db), "list", "qrels", "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=30,
+        env=terminal.env,
+    )
     events = {row["name"]: row["events"] for row in json.loads(listed.stdout)}
     assert events == {"human": 280, "umbrela-smol": 283}
-    history = subprocess.run([str(STUDIO), "--db", str(db), "history", "--qrels", "umbrela-smol", "--format", "json"],
-                             capture_output=True, text=True, check=True, timeout=30, env=terminal.env)
+    history = subprocess.run(
+        [str(STUDIO), "--db", str(db), "history", "--qrels", "umbrela-smol", "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=30,
+        env=terminal.env,
+    )
     assert [row["origin"] for row in json.loads(history.stdout)] == ["person", "undo", "person"]
 
 
@@ -71,10 +82,21 @@ def test_the_bank_screen_lists_a_topics_nuggets_before_any_grading(terminal: Ter
     """`studio tui --screen bank` on a freshly built sample project, at 160x48: topic 1001's
     nuggets are on the screen although no rubric judge has graded the bank."""
     db = tmp_path / "sample.duckdb"
-    subprocess.run([str(STUDIO), "demo", "--db", str(db), "--no-tui"], capture_output=True, check=True, timeout=120,
-                   env=terminal.env)
-    listed = subprocess.run([str(STUDIO), "--db", str(db), "bank", "list", "nuggets", "--topic", "1001", "--format",
-                             "json"], capture_output=True, text=True, check=True, timeout=30, env=terminal.env)
+    subprocess.run(
+        [str(STUDIO), "demo", "--db", str(db), "--no-tui"],
+        capture_output=True,
+        check=True,
+        timeout=120,
+        env=terminal.env,
+    )
+    listed = subprocess.run(
+        [str(STUDIO), "--db", str(db), "bank", "list", "nuggets", "--topic", "1001", "--format", "json"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=30,
+        env=terminal.env,
+    )
     texts = [item["text"] for item in json.loads(listed.stdout)]
     assert len(texts) == 10
 

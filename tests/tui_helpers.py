@@ -78,9 +78,14 @@ def text_of(app: StudioApp, selector: str) -> str:
     return str(app.screen.query_one(selector, Static).visual)
 
 
-def drive(path: Path, steps: Callable[[StudioApp, Pilot[Any], Messages], Awaitable[None]], *,
-          ready: Callable[[StudioApp], bool] | None = None, size: tuple[int, int] = SIZE,
-          **options: Any) -> StudioApp:
+def drive(
+    path: Path,
+    steps: Callable[[StudioApp, Pilot[Any], Messages], Awaitable[None]],
+    *,
+    ready: Callable[[StudioApp], bool] | None = None,
+    size: tuple[int, int] = SIZE,
+    **options: Any,
+) -> StudioApp:
     """Run the app on the project at `path` headless (`options` as the CLI gives them), wait
     until `ready(app)` when given, and let `steps` play with it; `steps` sees every message."""
     messages = Messages()

@@ -55,10 +55,15 @@ def _min_grade(value: float) -> float:
 
 def _grades(grades: ItemGrades) -> dict[str, dict[str, dict[str, float]]]:
     """The grades as floats, every one checked to lie in 0–5."""
-    return {qid: {docid: {item: _grade(g, f"item {item!r} of document {docid!r}, topic {qid!r}")
-                          for item, g in per_item.items()}
-                  for docid, per_item in per_doc.items()}
-            for qid, per_doc in grades.items()}
+    return {
+        qid: {
+            docid: {
+                item: _grade(g, f"item {item!r} of document {docid!r}, topic {qid!r}") for item, g in per_item.items()
+            }
+            for docid, per_item in per_doc.items()
+        }
+        for qid, per_doc in grades.items()
+    }
 
 
 def _bank(items: Iterable[BankItem]) -> dict[str, list[BankItem]]:
@@ -80,18 +85,22 @@ def _fraction(numerator: float, denominator: float) -> float:
 # --- Exam and Rubric ----------------------------------------------------------------------------
 
 
-def exam_binary(grades: ItemGrades, items: Iterable[BankItem],
-                min_grade: float = DEFAULT_MIN_GRADE) -> DocScores:
+def exam_binary(grades: ItemGrades, items: Iterable[BankItem], min_grade: float = DEFAULT_MIN_GRADE) -> DocScores:
     """Exam-Binary: the fraction of the topic's bank items the document answers (grade ≥ min_grade).
 
     The mean of a 0/1 "answerable" per item (EXAM, Sander & Dietz 2021; Rubric, Farzi & Dietz
     2024). Ungraded items count as not answered.
     """
     t, bank, g = _min_grade(min_grade), _bank(items), _grades(grades)
-    return {qid: {docid: _fraction(sum(1 for it in bank.get(qid, ())
-                                       if per_item.get(it.item_id, -1.0) >= t), len(bank.get(qid, ())))
-                  for docid, per_item in per_doc.items()}
-            for qid, per_doc in g.items()}
+    return {
+        qid: {
+            docid: _fraction(
+                sum(1 for it in bank.get(qid, ()) if per_item.get(it.item_id, -1.0) >= t), len(bank.get(qid, ()))
+            )
+            for docid, per_item in per_doc.items()
+        }
+        for qid, per_doc in g.items()
+    }
 
 
 def exam_graded_max(grades: ItemGrades, items: Iterable[BankItem]) -> DocScores:
@@ -101,18 +110,27 @@ def exam_graded_max(grades: ItemGrades, items: Iterable[BankItem]) -> DocScores:
     the raw 0–5 grade.
     """
     bank, g = _bank(items), _grades(grades)
-    return {qid: {docid: max((per_item.get(it.item_id, 0.0) for it in bank.get(qid, ())), default=0.0)
-                  / MAX_GRADE for docid, per_item in per_doc.items()}
-            for qid, per_doc in g.items()}
+    return {
+        qid: {
+            docid: max((per_item.get(it.item_id, 0.0) for it in bank.get(qid, ())), default=0.0) / MAX_GRADE
+            for docid, per_item in per_doc.items()
+        }
+        for qid, per_doc in g.items()
+    }
 
 
 def exam_graded_mean(grades: ItemGrades, items: Iterable[BankItem]) -> DocScores:
     """Exam-Graded mean: the mean self-rating over the topic's items (ungraded = 0), divided by 5."""
     bank, g = _bank(items), _grades(grades)
-    return {qid: {docid: _fraction(sum(per_item.get(it.item_id, 0.0) for it in bank.get(qid, ())),
-                                   MAX_GRADE * len(bank.get(qid, ())))
-                  for docid, per_item in per_doc.items()}
-            for qid, per_doc in g.items()}
+    return {
+        qid: {
+            docid: _fraction(
+                sum(per_item.get(it.item_id, 0.0) for it in bank.get(qid, ())), MAX_GRADE * len(bank.get(qid, ()))
+            )
+            for docid, per_item in per_doc.items()
+        }
+        for qid, per_doc in g.items()
+    }
 
 
 def _on_bank(grades: ItemGrades, items: Iterable[BankItem] | None) -> dict[str, dict[str, dict[str, float]]]:
@@ -121,9 +139,13 @@ def _on_bank(grades: ItemGrades, items: Iterable[BankItem] | None) -> dict[str, 
     if items is None:
         return g
     ids = {qid: {it.item_id for it in topic} for qid, topic in _bank(items).items()}
-    return {qid: {docid: {item: grade for item, grade in per_item.items() if item in ids.get(qid, ())}
-                  for docid, per_item in per_doc.items()}
-            for qid, per_doc in g.items()}
+    return {
+        qid: {
+            docid: {item: grade for item, grade in per_item.items() if item in ids.get(qid, ())}
+            for docid, per_item in per_doc.items()
+        }
+        for qid, per_doc in g.items()
+    }
 
 
 def rubric_graded_qrels(grades: ItemGrades, items: Iterable[BankItem] | None = None) -> DocScores:
@@ -132,24 +154,35 @@ def rubric_graded_qrels(grades: ItemGrades, items: Iterable[BankItem] | None = N
     As the Rubric workbench exports graded qrels (Dietz 2024). With `items`, only grades of the
     topic's bank items count (a deleted item no longer makes a document relevant).
     """
-    return {qid: {docid: max(per_item.values(), default=0.0) for docid, per_item in per_doc.items()}
-            for qid, per_doc in _on_bank(grades, items).items()}
+    return {
+        qid: {docid: max(per_item.values(), default=0.0) for docid, per_item in per_doc.items()}
+        for qid, per_doc in _on_bank(grades, items).items()
+    }
 
 
-def rubric_qrels(grades: ItemGrades, min_grade: float = DEFAULT_MIN_GRADE,
-                 items: Iterable[BankItem] | None = None) -> dict[str, dict[str, int]]:
+def rubric_qrels(
+    grades: ItemGrades, min_grade: float = DEFAULT_MIN_GRADE, items: Iterable[BankItem] | None = None
+) -> dict[str, dict[str, int]]:
     """Rubric-Qrels: a document is relevant (1) when some item grade is ≥ min_grade, else 0.
 
     The binary qrels of the Rubric workbench's `--min-grade 4` (Farzi & Dietz 2024; Dietz 2024).
     With `items`, only grades of the topic's bank items count.
     """
     t = _min_grade(min_grade)
-    return {qid: {docid: int(any(grade >= t for grade in per_item.values())) for docid, per_item in per_doc.items()}
-            for qid, per_doc in _on_bank(grades, items).items()}
+    return {
+        qid: {docid: int(any(grade >= t for grade in per_item.values())) for docid, per_item in per_doc.items()}
+        for qid, per_doc in _on_bank(grades, items).items()
+    }
 
 
-def rubric_cover_at_k(grades: ItemGrades, items: Iterable[BankItem], ranking: Mapping[str, Sequence[str]],
-                      k: int, min_grade: float = DEFAULT_MIN_GRADE, normalise: bool = False) -> dict[str, float]:
+def rubric_cover_at_k(
+    grades: ItemGrades,
+    items: Iterable[BankItem],
+    ranking: Mapping[str, Sequence[str]],
+    k: int,
+    min_grade: float = DEFAULT_MIN_GRADE,
+    normalise: bool = False,
+) -> dict[str, float]:
     """Rubric-Cover@k of one run: per topic, the fraction of its items covered by the run's top k.
 
     An item is covered by a document whose grade on it is ≥ min_grade; ungraded documents cover
@@ -185,8 +218,9 @@ def mean_over_topics(values: Mapping[str, float], qids: Iterable[str]) -> float:
 # --- nuggets ------------------------------------------------------------------------------------
 
 
-def nugget_scores(assignments: Assignments, items: Iterable[BankItem], variant: NuggetVariant = "all",
-                  strict: bool = False) -> DocScores:
+def nugget_scores(
+    assignments: Assignments, items: Iterable[BankItem], variant: NuggetVariant = "all", strict: bool = False
+) -> DocScores:
     """AutoNuggetizer nugget scores of each document (Pradeep et al., TREC 2024 RAG Track).
 
     A nugget scores 1 when supported, 0.5 when partially supported (0 when `strict`), else 0;
@@ -201,26 +235,37 @@ def nugget_scores(assignments: Assignments, items: Iterable[BankItem], variant: 
         for docid, per_nugget in per_doc.items():
             for nugget, label in per_nugget.items():
                 if label not in ASSIGNMENTS:
-                    raise ValueError(f"assignment of nugget {nugget!r} to document {docid!r}, topic {qid!r} "
-                                     f"must be one of {ASSIGNMENTS}, not {label!r}")
+                    raise ValueError(
+                        f"assignment of nugget {nugget!r} to document {docid!r}, topic {qid!r} "
+                        f"must be one of {ASSIGNMENTS}, not {label!r}"
+                    )
     bank = {qid: [it for it in topic if it.kind == "nugget"] for qid, topic in _bank(items).items()}
     weights: dict[str, dict[str, float]] = {}
     for qid, nuggets in bank.items():
         if variant != "all" and (bare := [it.item_id for it in nuggets if it.importance is None]):
-            raise ValueError(f"the {variant} nugget score needs vital/okay importance; "
-                             f"topic {qid!r} has nuggets without: {bare}")
-        weights[qid] = {it.item_id: 1.0 if variant == "all" or it.importance == "vital"
-                        else (OKAY_WEIGHT if variant == "weighted" else 0.0) for it in nuggets}
+            raise ValueError(
+                f"the {variant} nugget score needs vital/okay importance; topic {qid!r} has nuggets without: {bare}"
+            )
+        weights[qid] = {
+            it.item_id: 1.0
+            if variant == "all" or it.importance == "vital"
+            else (OKAY_WEIGHT if variant == "weighted" else 0.0)
+            for it in nuggets
+        }
     partial = 0.0 if strict else 0.5
     score = {"support": 1.0, "partial_support": partial, "not_support": 0.0}
-    return {qid: {docid: _fraction(sum(w * score[per_nugget.get(n, "not_support")]
-                                       for n, w in weights.get(qid, {}).items()),
-                                   sum(weights.get(qid, {}).values()))
-                  for docid, per_nugget in per_doc.items()}
-            for qid, per_doc in assignments.items()}
+    return {
+        qid: {
+            docid: _fraction(
+                sum(w * score[per_nugget.get(n, "not_support")] for n, w in weights.get(qid, {}).items()),
+                sum(weights.get(qid, {}).values()),
+            )
+            for docid, per_nugget in per_doc.items()
+        }
+        for qid, per_doc in assignments.items()
+    }
 
 
 def to_qrels_rows(scores: Mapping[str, Mapping[str, float]]) -> list[QrelsRow]:
     """A derived label set as qrels rows, ordered by topic and document."""
-    return [QrelsRow(qid, docid, float(scores[qid][docid]))
-            for qid in sorted(scores) for docid in sorted(scores[qid])]
+    return [QrelsRow(qid, docid, float(scores[qid][docid])) for qid in sorted(scores) for docid in sorted(scores[qid])]

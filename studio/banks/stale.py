@@ -24,8 +24,9 @@ class StaleCell:
     reason: str  # edited | new | deleted
 
 
-def stale_cells(graded: Mapping[Cell, str | None], pairs: Iterable[tuple[str, str]],
-                items: Iterable[BankItem]) -> list[StaleCell]:
+def stale_cells(
+    graded: Mapping[Cell, str | None], pairs: Iterable[tuple[str, str]], items: Iterable[BankItem]
+) -> list[StaleCell]:
     """The stale cells of the pool `pairs` under the current `items`, given the item hash each
     graded cell was graded with (None for grades stored before hashes were kept: not stale)."""
     items = list(items)
@@ -45,8 +46,9 @@ def stale_cells(graded: Mapping[Cell, str | None], pairs: Iterable[tuple[str, st
     return stale
 
 
-def kept_cells(graded: Iterable[Cell], pairs: Iterable[tuple[str, str]], items: Iterable[BankItem],
-               stale: Iterable[StaleCell]) -> set[Cell]:
+def kept_cells(
+    graded: Iterable[Cell], pairs: Iterable[tuple[str, str]], items: Iterable[BankItem], stale: Iterable[StaleCell]
+) -> set[Cell]:
     """The graded cells whose grades still hold: current item, pair in the pool, not stale."""
     pool = set(pairs)
     current = {(item.qid, item.item_id) for item in items}

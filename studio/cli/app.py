@@ -44,22 +44,22 @@ app = typer.Typer(
 )
 
 COMMAND_MODULES: tuple[typer.Typer, ...] = (
-    launch.commands,      # demo, tui
-    imports.commands,     # import …
-    listing.commands,     # list
-    check.commands,       # check
-    evaluate.commands,    # eval, answers, correlate, agree, disagreements, label, undo, history
+    launch.commands,  # demo, tui
+    imports.commands,  # import …
+    listing.commands,  # list
+    check.commands,  # check
+    evaluate.commands,  # eval, answers, correlate, agree, disagreements, label, undo, history
     embeddings.commands,  # fd
-    judge.commands,       # judge, derive
-    ensemble.commands,    # ensemble
-    calibrate.commands,   # calibrate
-    judges.commands,      # judges …
-    meta.commands,        # compare, sensitivity, probe
-    estimate.commands,    # estimate
-    report.commands,      # report
-    export.commands,      # export …
-    bank.commands,        # bank …
-    audit.commands,       # audit …
+    judge.commands,  # judge, derive
+    ensemble.commands,  # ensemble
+    calibrate.commands,  # calibrate
+    judges.commands,  # judges …
+    meta.commands,  # compare, sensitivity, probe
+    estimate.commands,  # estimate
+    report.commands,  # report
+    export.commands,  # export …
+    bank.commands,  # bank …
+    audit.commands,  # audit …
 )
 for module_commands in COMMAND_MODULES:
     app.add_typer(module_commands)
@@ -80,8 +80,13 @@ def main(
     ] = None,
     wait: Annotated[
         float,
-        typer.Option("--wait", envvar="STUDIO_WAIT", min=0.0, metavar="SECONDS",
-                     help="How long to wait for the project file while another studio process writes to it."),
+        typer.Option(
+            "--wait",
+            envvar="STUDIO_WAIT",
+            min=0.0,
+            metavar="SECONDS",
+            help="How long to wait for the project file while another studio process writes to it.",
+        ),
     ] = DEFAULT_WAIT_SECONDS,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")

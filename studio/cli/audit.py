@@ -13,8 +13,7 @@ from studio.cli.errors import handles_errors
 from studio.cli.output import Format, OutputFormat, emit_object, emit_records, stderr_console
 from studio.domain.errors import UsageError
 
-commands = typer.Typer(name="audit", help="Audit samples: draw, grade, import gold labels, plan.",
-                       no_args_is_help=True)
+commands = typer.Typer(name="audit", help="Audit samples: draw, grade, import gold labels, plan.", no_args_is_help=True)
 
 AuditName = Annotated[str, typer.Argument(help="The audit (also its gold label set's name).")]
 
@@ -25,15 +24,22 @@ def plan_command(
     ctx: typer.Context,
     qrels: Annotated[str, typer.Option("--qrels", help="The LLM label set whose pool is sampled.")],
     name: Annotated[str | None, typer.Option("--name", help="The audit's name (and its gold label set's).")] = None,
-    budget: Annotated[int | None, typer.Option("--budget", min=1,
-                                               help="Units to draw: topics (design topics) or pairs.")] = None,
+    budget: Annotated[
+        int | None, typer.Option("--budget", min=1, help="Units to draw: topics (design topics) or pairs.")
+    ] = None,
     design: Annotated[str, typer.Option("--design", help="topics | pairs | stratified.")] = "pairs",
     strata: Annotated[str | None, typer.Option("--strata", help="grade | confidence | topic (stratified).")] = None,
-    pilot: Annotated[str | None, typer.Option(
-        "--pilot", help="A human label set to take S_h from (default: earlier audits of --qrels).")] = None,
+    pilot: Annotated[
+        str | None,
+        typer.Option("--pilot", help="A human label set to take S_h from (default: earlier audits of --qrels)."),
+    ] = None,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the draw and of the order it is walked in.")] = 0,
-    target_width: Annotated[float | None, typer.Option(
-        "--target-width", min=0.0, help="Plan only: the sample each design needs for an interval this wide.")] = None,
+    target_width: Annotated[
+        float | None,
+        typer.Option(
+            "--target-width", min=0.0, help="Plan only: the sample each design needs for an interval this wide."
+        ),
+    ] = None,
     measure: Annotated[str, typer.Option("--measure", "-m", help="Measure of the topic design's plan.")] = "nDCG@10",
     fmt: Format = OutputFormat.table,
 ) -> None:
@@ -44,14 +50,20 @@ def plan_command(
     if name is None or budget is None:
         raise UsageError("audit plan draws a sample with --name and --budget (or plans one with --target-width)")
     with open_project(ctx) as project:
-        drawn = project.plan_audit(qrels, name=name, budget=budget, design=design, strata=strata, seed=seed,
-                                   pilot=pilot)
+        drawn = project.plan_audit(
+            qrels, name=name, budget=budget, design=design, strata=strata, seed=seed, pilot=pilot
+        )
     if drawn["design"] == "stratified":
         stderr_console().print(
             f"{drawn['allocation']} allocation"
-            + (f" from the pilot ({drawn['pilot']}, {drawn['pilot_pairs']} pairs)" if drawn.get("pilot") else
-               " (no pilot: no earlier audit of this label set and no --pilot)"),
-            markup=False, highlight=False)
+            + (
+                f" from the pilot ({drawn['pilot']}, {drawn['pilot_pairs']} pairs)"
+                if drawn.get("pilot")
+                else " (no pilot: no earlier audit of this label set and no --pilot)"
+            ),
+            markup=False,
+            highlight=False,
+        )
     if fmt is OutputFormat.json:
         emit_object(drawn, fmt)
         return
@@ -61,8 +73,9 @@ def plan_command(
         emit_records(rows, fmt, title="Strata")
 
 
-def _print_budget_plan(ctx: typer.Context, qrels: str, pilot: str | None, width: float, measure: str,
-                       strata: str | None, fmt: OutputFormat) -> None:
+def _print_budget_plan(
+    ctx: typer.Context, qrels: str, pilot: str | None, width: float, measure: str, strata: str | None, fmt: OutputFormat
+) -> None:
     if pilot is None:
         raise UsageError("a budget plan needs --pilot: a human label set that grades some of the pool")
     with open_project(ctx) as project:
@@ -143,10 +156,22 @@ def simulate_command(
 ) -> None:
     """How often `studio estimate`'s intervals from audits of this budget would cover --ref's values."""
     with open_project(ctx) as project:
-        result = project.simulate_audit(ref, qrels, budget=budget, design=design, trials=trials, measure=measure,
-                                        seed=seed, level=level, tuned=tuned)
+        result = project.simulate_audit(
+            ref,
+            qrels,
+            budget=budget,
+            design=design,
+            trials=trials,
+            measure=measure,
+            seed=seed,
+            level=level,
+            tuned=tuned,
+        )
     if fmt is OutputFormat.json:
         emit_object(result, fmt)
         return
-    emit_object({k: v for k, v in result.items() if k != "per_run"}, fmt,
-                title=f"{trials} audits of {budget} {design} of {qrels}, {ref} as the truth")
+    emit_object(
+        {k: v for k, v in result.items() if k != "per_run"},
+        fmt,
+        title=f"{trials} audits of {budget} {design} of {qrels}, {ref} as the truth",
+    )

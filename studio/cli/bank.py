@@ -31,8 +31,12 @@ def _item(item: BankItem, fmt: OutputFormat, title: str) -> None:
 
 @commands.command("list")
 @handles_errors
-def list_items(ctx: typer.Context, bank: Bank, topic: Annotated[str | None, typer.Option(help="One topic.")] = None,
-               fmt: Format = OutputFormat.table) -> None:
+def list_items(
+    ctx: typer.Context,
+    bank: Bank,
+    topic: Annotated[str | None, typer.Option(help="One topic.")] = None,
+    fmt: Format = OutputFormat.table,
+) -> None:
     """The bank's current items."""
     with open_project(ctx) as project:
         emit_records(BankEditor(project.db, bank).items(topic), fmt, title=f"Bank {bank}")
@@ -40,22 +44,38 @@ def list_items(ctx: typer.Context, bank: Bank, topic: Annotated[str | None, type
 
 @commands.command("add")
 @handles_errors
-def add(ctx: typer.Context, bank: Bank, qid: Annotated[str, typer.Argument(help="Topic id.")],
-        text: Annotated[str, typer.Argument(help="The question or nugget.")],
-        kind: Annotated[ItemKind, typer.Option(help="What the item is.")] = ItemKind.nugget,
-        importance: Annotated[Importance | None, typer.Option(help="How much a nugget matters.")] = None,
-        note: Note = None, person: Person = None, fmt: Format = OutputFormat.table) -> None:
+def add(
+    ctx: typer.Context,
+    bank: Bank,
+    qid: Annotated[str, typer.Argument(help="Topic id.")],
+    text: Annotated[str, typer.Argument(help="The question or nugget.")],
+    kind: Annotated[ItemKind, typer.Option(help="What the item is.")] = ItemKind.nugget,
+    importance: Annotated[Importance | None, typer.Option(help="How much a nugget matters.")] = None,
+    note: Note = None,
+    person: Person = None,
+    fmt: Format = OutputFormat.table,
+) -> None:
     """Add an item to a topic."""
     level = None if importance is None else importance.value
     with open_project(ctx) as project:
-        _item(BankEditor(project.db, bank, person).add(qid, text, kind=kind.value, importance=level, note=note),
-              fmt, "Added")
+        _item(
+            BankEditor(project.db, bank, person).add(qid, text, kind=kind.value, importance=level, note=note),
+            fmt,
+            "Added",
+        )
 
 
 @commands.command("edit")
 @handles_errors
-def edit(ctx: typer.Context, bank: Bank, item: Item, text: Annotated[str, typer.Argument(help="New wording.")],
-         note: Note = None, person: Person = None, fmt: Format = OutputFormat.table) -> None:
+def edit(
+    ctx: typer.Context,
+    bank: Bank,
+    item: Item,
+    text: Annotated[str, typer.Argument(help="New wording.")],
+    note: Note = None,
+    person: Person = None,
+    fmt: Format = OutputFormat.table,
+) -> None:
     """Reword an item (it keeps its id)."""
     with open_project(ctx) as project:
         _item(BankEditor(project.db, bank, person).edit(item, text=text, note=note), fmt, "Edited")
@@ -63,9 +83,15 @@ def edit(ctx: typer.Context, bank: Bank, item: Item, text: Annotated[str, typer.
 
 @commands.command("weight")
 @handles_errors
-def weight(ctx: typer.Context, bank: Bank, item: Item,
-           importance: Annotated[Importance, typer.Argument(help="How much the nugget matters.")],
-           note: Note = None, person: Person = None, fmt: Format = OutputFormat.table) -> None:
+def weight(
+    ctx: typer.Context,
+    bank: Bank,
+    item: Item,
+    importance: Annotated[Importance, typer.Argument(help="How much the nugget matters.")],
+    note: Note = None,
+    person: Person = None,
+    fmt: Format = OutputFormat.table,
+) -> None:
     """Mark an item vital or okay."""
     with open_project(ctx) as project:
         _item(BankEditor(project.db, bank, person).weight(item, importance.value, note=note), fmt, "Re-weighted")
@@ -73,8 +99,14 @@ def weight(ctx: typer.Context, bank: Bank, item: Item,
 
 @commands.command("delete")
 @handles_errors
-def delete(ctx: typer.Context, bank: Bank, item: Item, note: Note = None, person: Person = None,
-           fmt: Format = OutputFormat.table) -> None:
+def delete(
+    ctx: typer.Context,
+    bank: Bank,
+    item: Item,
+    note: Note = None,
+    person: Person = None,
+    fmt: Format = OutputFormat.table,
+) -> None:
     """Retire an item (its history stays)."""
     with open_project(ctx) as project:
         _item(BankEditor(project.db, bank, person).delete(item, note=note), fmt, "Deleted")
@@ -82,9 +114,15 @@ def delete(ctx: typer.Context, bank: Bank, item: Item, note: Note = None, person
 
 @commands.command("merge")
 @handles_errors
-def merge(ctx: typer.Context, bank: Bank, items: Annotated[list[str], typer.Argument(help="Two or more item ids.")],
-          text: Annotated[str | None, typer.Option(help="Wording of the merged item.")] = None,
-          note: Note = None, person: Person = None, fmt: Format = OutputFormat.table) -> None:
+def merge(
+    ctx: typer.Context,
+    bank: Bank,
+    items: Annotated[list[str], typer.Argument(help="Two or more item ids.")],
+    text: Annotated[str | None, typer.Option(help="Wording of the merged item.")] = None,
+    note: Note = None,
+    person: Person = None,
+    fmt: Format = OutputFormat.table,
+) -> None:
     """Replace several items of one topic by one."""
     with open_project(ctx) as project:
         _item(BankEditor(project.db, bank, person).merge(items, text=text, note=note), fmt, "Merged")
@@ -92,20 +130,33 @@ def merge(ctx: typer.Context, bank: Bank, items: Annotated[list[str], typer.Argu
 
 @commands.command("split")
 @handles_errors
-def split(ctx: typer.Context, bank: Bank, item: Item,
-          texts: Annotated[list[str], typer.Argument(help="Two or more new wordings.")],
-          note: Note = None, person: Person = None, fmt: Format = OutputFormat.table) -> None:
+def split(
+    ctx: typer.Context,
+    bank: Bank,
+    item: Item,
+    texts: Annotated[list[str], typer.Argument(help="Two or more new wordings.")],
+    note: Note = None,
+    person: Person = None,
+    fmt: Format = OutputFormat.table,
+) -> None:
     """Replace one item by several."""
     with open_project(ctx) as project:
         parts = BankEditor(project.db, bank, person).split(item, texts, note=note)
-    emit_records([{"qid": p.qid, "item_id": p.item_id, "text": p.text, "importance": p.importance} for p in parts],
-                 fmt, title="Split into")
+    emit_records(
+        [{"qid": p.qid, "item_id": p.item_id, "text": p.text, "importance": p.importance} for p in parts],
+        fmt,
+        title="Split into",
+    )
 
 
 @commands.command("history")
 @handles_errors
-def history(ctx: typer.Context, bank: Bank, limit: Annotated[int, typer.Option(help="How many.")] = 50,
-            fmt: Format = OutputFormat.table) -> None:
+def history(
+    ctx: typer.Context,
+    bank: Bank,
+    limit: Annotated[int, typer.Option(help="How many.")] = 50,
+    fmt: Format = OutputFormat.table,
+) -> None:
     """The bank's item events, newest first (imports, edits, who and why)."""
     with open_project(ctx) as project:
         emit_records(BankEditor(project.db, bank).history(limit), fmt, title=f"History of {bank}")
@@ -113,36 +164,49 @@ def history(ctx: typer.Context, bank: Bank, limit: Annotated[int, typer.Option(h
 
 @commands.command("report")
 @handles_errors
-def report(ctx: typer.Context, bank: Bank,
-           source: Annotated[str, typer.Option("--from", help="Label set of a rubric judge run with this bank.")],
-           ref: Annotated[str, typer.Option(help="Reference label set.")] = "human",
-           min_grade: Annotated[float, typer.Option(help="Covered at item grade ≥ this.")] = 4.0,
-           relevant: Annotated[float | None, typer.Option(help="Reference-relevant at grade ≥ this.")] = None,
-           measure: Annotated[str, typer.Option("--measure", "-m", help="Measure of the item effect.")] = "nDCG@10",
-           topic: Annotated[list[str] | None, typer.Option(help="Only these topics (repeat).")] = None,
-           fmt: Format = OutputFormat.table) -> None:
+def report(
+    ctx: typer.Context,
+    bank: Bank,
+    source: Annotated[str, typer.Option("--from", help="Label set of a rubric judge run with this bank.")],
+    ref: Annotated[str, typer.Option(help="Reference label set.")] = "human",
+    min_grade: Annotated[float, typer.Option(help="Covered at item grade ≥ this.")] = 4.0,
+    relevant: Annotated[float | None, typer.Option(help="Reference-relevant at grade ≥ this.")] = None,
+    measure: Annotated[str, typer.Option("--measure", "-m", help="Measure of the item effect.")] = "nDCG@10",
+    topic: Annotated[list[str] | None, typer.Option(help="Only these topics (repeat).")] = None,
+    fmt: Format = OutputFormat.table,
+) -> None:
     """Diagnostics: spurious items, uncovered relevant documents, coverage and each item's effect on τ."""
     with open_project(ctx) as project:
-        result = project.bank_report(bank, source, ref=ref, min_grade=min_grade, relevant=relevant,
-                                     measure=measure, topics=topic)
+        result = project.bank_report(
+            bank, source, ref=ref, min_grade=min_grade, relevant=relevant, measure=measure, topics=topic
+        )
     if fmt is OutputFormat.json:
         emit_object(result, fmt)
         return
-    emit_records(result["spurious"], fmt, title="Spurious items (covered mostly by non-relevant documents)",
-                 columns=["qid", "item_id", "covered", "covered_nonrelevant", "text"])
+    emit_records(
+        result["spurious"],
+        fmt,
+        title="Spurious items (covered mostly by non-relevant documents)",
+        columns=["qid", "item_id", "covered", "covered_nonrelevant", "text"],
+    )
     typer.echo("")
     emit_records(result["uncovered_relevant"], fmt, title="Relevant documents no item covers")
     typer.echo("")
-    emit_records(result["item_effect"][:20], fmt,
-                 title=f"Item effect on τ ({result['measure']}; all items: {result['tau_all_items']})",
-                 columns=["qid", "item_id", "tau_change", "tau_without", "text"])
+    emit_records(
+        result["item_effect"][:20],
+        fmt,
+        title=f"Item effect on τ ({result['measure']}; all items: {result['tau_all_items']})",
+        columns=["qid", "item_id", "tau_change", "tau_without", "text"],
+    )
 
 
 @commands.command("stale")
 @handles_errors
-def stale(ctx: typer.Context,
-          source: Annotated[str, typer.Option("--from", help="Label set of a rubric judge run.")],
-          fmt: Format = OutputFormat.table) -> None:
+def stale(
+    ctx: typer.Context,
+    source: Annotated[str, typer.Option("--from", help="Label set of a rubric judge run.")],
+    fmt: Format = OutputFormat.table,
+) -> None:
     """The cells bank edits made stale since the judge graded them (`studio judge --stale` grades them)."""
     with open_project(ctx) as project:
         rows = project.stale_cells(source)
@@ -151,23 +215,34 @@ def stale(ctx: typer.Context,
 
 @commands.command("generate")
 @handles_errors
-def generate(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Name of the new bank.")],
-             kind: Annotated[ItemKind, typer.Option(help="What the items are.")] = ItemKind.question,
-             backend: Annotated[ModelBackend, typer.Option(help="Who writes the items.")] = ModelBackend.llamacpp,
-             model: Annotated[str | None, typer.Option(help="GGUF path (llamacpp) or model name (openai).")] = None,
-             prompt: Annotated[str | None, typer.Option(help="A custom generation prompt.")] = None,
-             topic: Annotated[list[str] | None, typer.Option(help="Only these topics (repeat).")] = None,
-             max_items: Annotated[int, typer.Option(help="Items kept per topic.")] = 10,
-             base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
-             api_key_env: Annotated[str, typer.Option(help="Variable holding the API key.")] = "OPENAI_API_KEY",
-             replace: Annotated[bool, typer.Option("--replace", help="Regenerate an existing bank.")] = False,
-             fmt: Format = OutputFormat.table) -> None:
+def generate(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Name of the new bank.")],
+    kind: Annotated[ItemKind, typer.Option(help="What the items are.")] = ItemKind.question,
+    backend: Annotated[ModelBackend, typer.Option(help="Who writes the items.")] = ModelBackend.llamacpp,
+    model: Annotated[str | None, typer.Option(help="GGUF path (llamacpp) or model name (openai).")] = None,
+    prompt: Annotated[str | None, typer.Option(help="A custom generation prompt.")] = None,
+    topic: Annotated[list[str] | None, typer.Option(help="Only these topics (repeat).")] = None,
+    max_items: Annotated[int, typer.Option(help="Items kept per topic.")] = 10,
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
+    api_key_env: Annotated[str, typer.Option(help="Variable holding the API key.")] = "OPENAI_API_KEY",
+    replace: Annotated[bool, typer.Option("--replace", help="Regenerate an existing bank.")] = False,
+    fmt: Format = OutputFormat.table,
+) -> None:
     """Generate ~10 exam questions or nuggets per topic from the query alone (Rubric/EXAM prompts)."""
     from studio.services.judging.config import JudgeConfig
     from studio.services.rubric.generation import generate_bank
 
-    config = JudgeConfig(method="generate", backend=backend.value, name=name, model=model, prompt=prompt, topics=topic,
-                         base_url=base_url, api_key_env=api_key_env)
+    config = JudgeConfig(
+        method="generate",
+        backend=backend.value,
+        name=name,
+        model=model,
+        prompt=prompt,
+        topics=topic,
+        base_url=base_url,
+        api_key_env=api_key_env,
+    )
     with open_project(ctx) as project:
         summary: dict[str, object] = {}
         for event in generate_bank(project.db, config, kind.value, max_items=max_items, replace=replace):
@@ -178,27 +253,32 @@ def generate(ctx: typer.Context, name: Annotated[str, typer.Argument(help="Name 
 
 @commands.command("cover")
 @handles_errors
-def cover(ctx: typer.Context, bank: Bank,
-          source: Annotated[str, typer.Option("--from", help="Label set of a rubric judge run with this bank.")],
-          k: Annotated[int, typer.Option("-k", help="Depth of each run's ranking.")] = 10,
-          min_grade: Annotated[float, typer.Option(help="Covered at item grade ≥ this.")] = 4.0,
-          normalise: Annotated[bool, typer.Option("--normalise", help="Divide by what any document covers.")] = False,
-          ref: Annotated[str, typer.Option(help="Reference label set for Kendall τ.")] = "human",
-          fmt: Format = OutputFormat.table) -> None:
+def cover(
+    ctx: typer.Context,
+    bank: Bank,
+    source: Annotated[str, typer.Option("--from", help="Label set of a rubric judge run with this bank.")],
+    k: Annotated[int, typer.Option("-k", help="Depth of each run's ranking.")] = 10,
+    min_grade: Annotated[float, typer.Option(help="Covered at item grade ≥ this.")] = 4.0,
+    normalise: Annotated[bool, typer.Option("--normalise", help="Divide by what any document covers.")] = False,
+    ref: Annotated[str, typer.Option(help="Reference label set for Kendall τ.")] = "human",
+    fmt: Format = OutputFormat.table,
+) -> None:
     """Rubric-Cover@k leaderboard: the fraction of each topic's items a run's top k covers."""
     with open_project(ctx) as project:
         result = project.cover_leaderboard(source, bank, k=k, min_grade=min_grade, normalise=normalise, ref=ref)
     if fmt is OutputFormat.json:
         emit_object(result, fmt)
         return
-    emit_records(result["leaderboard"], fmt,
-                 title=f"{result['measure']} (Kendall τ against {ref}: {result.get('kendall_tau')})")
+    emit_records(
+        result["leaderboard"], fmt, title=f"{result['measure']} (Kendall τ against {ref}: {result.get('kendall_tau')})"
+    )
 
 
 @commands.command("nuggetize")
 @handles_errors
 def nuggetize_command(
-    ctx: typer.Context, name: Annotated[str, typer.Argument(help="Name of the new nugget bank.")],
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Name of the new nugget bank.")],
     ref: Annotated[str, typer.Option(help="Label set whose relevant documents the nuggets come from.")] = "human",
     relevant: Annotated[float, typer.Option(help="Relevant at grade ≥ this.")] = 2.0,
     backend: Annotated[ModelBackend, typer.Option(help="Who writes the nuggets.")] = ModelBackend.llamacpp,
@@ -213,8 +293,16 @@ def nuggetize_command(
     from studio.services.judging.config import JudgeConfig
     from studio.services.rubric.nuggetizer import nuggetize
 
-    config = JudgeConfig(method="nuggetize", backend=backend.value, name=name, model=model, topics=topic, ref=ref,
-                         base_url=base_url, api_key_env=api_key_env)
+    config = JudgeConfig(
+        method="nuggetize",
+        backend=backend.value,
+        name=name,
+        model=model,
+        topics=topic,
+        ref=ref,
+        base_url=base_url,
+        api_key_env=api_key_env,
+    )
     with open_project(ctx) as project:
         summary: dict[str, object] = {}
         for event in nuggetize(project.db, config, relevant=relevant, replace=replace):

@@ -21,9 +21,12 @@ def calibrate(
     qrels: Annotated[str, typer.Option("--qrels", help="The LLM label set to calibrate.")],
     gold: Annotated[str, typer.Option("--gold", help="The people's label set it is mapped to.")],
     name: Annotated[str, typer.Option("--name", help="Name of the calibrated (derived) label set.")],
-    method: Annotated[CalibrationMethod, typer.Option(
-        "--method", help="isotonic: monotone regression of the gold grade; ordinal: proportional-odds model."
-    )] = CalibrationMethod.isotonic,
+    method: Annotated[
+        CalibrationMethod,
+        typer.Option(
+            "--method", help="isotonic: monotone regression of the gold grade; ordinal: proportional-odds model."
+        ),
+    ] = CalibrationMethod.isotonic,
     folds: Annotated[int, typer.Option("--folds", min=2, help="Cross-fitting folds (by topic).")] = 5,
     seed: Annotated[int, typer.Option(help="Seed of the topics' split into folds.")] = 0,
     measure: Annotated[str, typer.Option("--measure", "-m", help="Leaderboard measure for τ.")] = "nDCG@10",
@@ -34,20 +37,47 @@ def calibrate(
     distributions) to a gold label set's; κ and τ are cross-fitted, beside the raw set's on the
     same gold pairs. The calibrated set follows its sources when they change."""
     with open_project(ctx) as project:
-        done = project.calibrate(qrels, gold, name, method=method.value, folds=folds, seed=seed, measure=measure,
-                                 replace=replace)
+        done = project.calibrate(
+            qrels, gold, name, method=method.value, folds=folds, seed=seed, measure=measure, replace=replace
+        )
     if fmt is OutputFormat.json:
         emit_records([done], fmt)
         return
-    emit_records([
-        {"label set": qrels, "κ graded": done["kappa_raw"], "κ linear": done["kappa_linear_raw"],
-         f"τ {measure}": done["tau_raw"], "mean grade": done["mean_raw"]},
-        {"label set": name, "κ graded": done["kappa_calibrated"], "κ linear": done["kappa_linear_calibrated"],
-         f"τ {measure}": done["tau_calibrated"], "mean grade": done["mean_calibrated"]},
-    ], fmt, title=(f"Against {gold} on {done['pairs']} gold pairs of {done['topics']} topics, cross-fitted in "
-                   f"{done['folds']} folds ({method.value}; mean gold grade {done['mean_gold']})"))
+    emit_records(
+        [
+            {
+                "label set": qrels,
+                "κ graded": done["kappa_raw"],
+                "κ linear": done["kappa_linear_raw"],
+                f"τ {measure}": done["tau_raw"],
+                "mean grade": done["mean_raw"],
+            },
+            {
+                "label set": name,
+                "κ graded": done["kappa_calibrated"],
+                "κ linear": done["kappa_linear_calibrated"],
+                f"τ {measure}": done["tau_calibrated"],
+                "mean grade": done["mean_calibrated"],
+            },
+        ],
+        fmt,
+        title=(
+            f"Against {gold} on {done['pairs']} gold pairs of {done['topics']} topics, cross-fitted in "
+            f"{done['folds']} folds ({method.value}; mean gold grade {done['mean_gold']})"
+        ),
+    )
     if fmt is OutputFormat.table:
         typer.echo("")
-        emit_records([{"LLM value": f"{b['low']:.3g}–{b['high']:.3g}", "pairs": b["pairs"],
-                       "mean gold": b["mean_gold"], "map": b["fitted"]} for b in done["curve"]], fmt,
-                     title="Calibration curve (map fitted on all gold pairs)")
+        emit_records(
+            [
+                {
+                    "LLM value": f"{b['low']:.3g}–{b['high']:.3g}",
+                    "pairs": b["pairs"],
+                    "mean gold": b["mean_gold"],
+                    "map": b["fitted"],
+                }
+                for b in done["curve"]
+            ],
+            fmt,
+            title="Calibration curve (map fitted on all gold pairs)",
+        )

@@ -36,8 +36,9 @@ def print_report(report: CheckReport) -> None:
 @handles_errors
 def check_command(
     ctx: typer.Context,
-    fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="How to print the report (table: text).")]
-    = OutputFormat.table,
+    fmt: Annotated[
+        OutputFormat, typer.Option("--format", "-f", help="How to print the report (table: text).")
+    ] = OutputFormat.table,
 ) -> None:
     """Check the project file: labels and bank items against their events, orphan rows, keys held
     twice, stored rankings, judge runs' states and counts. Exit 1 when a problem is found."""

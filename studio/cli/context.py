@@ -30,7 +30,10 @@ def open_project(ctx: typer.Context) -> Project:
     path = project_path(chosen.db)
 
     def tell(holder: LockHolder) -> None:
-        stderr_console().print(f"waiting for {path}: {holder.describe()} is using it (up to {chosen.wait:g} s)",
-                               markup=False, highlight=False)
+        stderr_console().print(
+            f"waiting for {path}: {holder.describe()} is using it (up to {chosen.wait:g} s)",
+            markup=False,
+            highlight=False,
+        )
 
     return Project.open(path, wait=chosen.wait, notice=tell)

@@ -19,25 +19,34 @@ def fd(
     ctx: typer.Context,
     qrels: Annotated[str, typer.Option("--qrels", help="Label set whose relevant documents are the target.")],
     k: Annotated[int, typer.Option("-k", min=1, help="Depth of each run's ranking.")] = 10,
-    unjudged_only: Annotated[bool, typer.Option(
-        "--unjudged-only", help="Only the top-k documents the label set did not judge.")] = False,
-    relevant: Annotated[float | None, typer.Option(
-        help="Relevant at grade ≥ this (default 2 on graded scales, else 1).")] = None,
-    model: Annotated[str | None, typer.Option(
-        help="A local sentence-transformers folder (default: the bundled all-MiniLM-L6-v2).")] = None,
-    ref_measure: Annotated[str, typer.Option(
-        help="Measure of the label set's leaderboard that Kendall τ compares −FD with.")] = "nDCG@10",
+    unjudged_only: Annotated[
+        bool, typer.Option("--unjudged-only", help="Only the top-k documents the label set did not judge.")
+    ] = False,
+    relevant: Annotated[
+        float | None, typer.Option(help="Relevant at grade ≥ this (default 2 on graded scales, else 1).")
+    ] = None,
+    model: Annotated[
+        str | None, typer.Option(help="A local sentence-transformers folder (default: the bundled all-MiniLM-L6-v2).")
+    ] = None,
+    ref_measure: Annotated[
+        str, typer.Option(help="Measure of the label set's leaderboard that Kendall τ compares −FD with.")
+    ] = "nDCG@10",
     fmt: Format = OutputFormat.table,
 ) -> None:
     """FD@k leaderboard: Fréchet distance between the embeddings of each run's top k and of the
     relevant documents (lower is better), with Kendall τ against the label set's leaderboard."""
     with open_project(ctx) as project:
-        result = project.fd_leaderboard(qrels, k=k, unjudged_only=unjudged_only, relevant=relevant, model=model,
-                                        ref_measure=ref_measure)
+        result = project.fd_leaderboard(
+            qrels, k=k, unjudged_only=unjudged_only, relevant=relevant, model=model, ref_measure=ref_measure
+        )
     if fmt is OutputFormat.json:
         emit_object(result, fmt)
         return
     tau = "n/a" if result["kendall_tau"] is None else f"{result['kendall_tau']:.3f}"
-    emit_records(result["rows"], fmt, columns=["run", "value", "documents"],
-                 title=f"{result['measure']} against {result['relevant_documents']} relevant documents of {qrels}"
-                       f" (Kendall τ with {ref_measure}: {tau})")
+    emit_records(
+        result["rows"],
+        fmt,
+        columns=["run", "value", "documents"],
+        title=f"{result['measure']} against {result['relevant_documents']} relevant documents of {qrels}"
+        f" (Kendall τ with {ref_measure}: {tau})",
+    )

@@ -21,9 +21,13 @@ def ensemble(
     ctx: typer.Context,
     qrels: Annotated[list[str], typer.Option("--qrels", help="Label sets to combine (repeat, at least two).")],
     name: Annotated[str, typer.Option(help="The ensemble's label set (kind derived).")],
-    how: Annotated[EnsembleHow, typer.Option(
-        help="Per pair: the majority grade (a tie goes to the tied grade nearest the median, then the "
-             "lower), the mean or the median of the members that judged it.")] = EnsembleHow.majority,
+    how: Annotated[
+        EnsembleHow,
+        typer.Option(
+            help="Per pair: the majority grade (a tie goes to the tied grade nearest the median, then the "
+            "lower), the mean or the median of the members that judged it."
+        ),
+    ] = EnsembleHow.majority,
     ref: Annotated[str, typer.Option(help="Reference label set for κ and τ.")] = "human",
     measure: Annotated[str, typer.Option("--measure", "-m", help="Leaderboard measure for τ.")] = "nDCG@10",
     replace: Annotated[bool, typer.Option("--replace", help="Rebuild an existing label set of that name.")] = False,
@@ -42,7 +46,8 @@ def ensemble(
         return
     stderr_console().print(
         f"{name}: {how.value} of {', '.join(made['members'])}: {made['labels']} labels on {made['topics']} topics, "
-        f"{made['events']} label events; members disagree on {made['pairs_members_disagree']} pairs")
+        f"{made['events']} label events; members disagree on {made['pairs_members_disagree']} pairs"
+    )
     if scores is None:
         stderr_console().print(f"no label set {ref!r} to compare with (--ref)")
         return
@@ -50,5 +55,11 @@ def ensemble(
 
 
 def _row(row: dict[str, Any]) -> dict[str, Any]:
-    return {"qrels": row["qrels"], "role": row["role"], "pairs": row["pairs"], "κ graded": row["kappa_graded"],
-            "κ binary": row["kappa_binary"], "τ": row["kendall_tau"]}
+    return {
+        "qrels": row["qrels"],
+        "role": row["role"],
+        "pairs": row["pairs"],
+        "κ graded": row["kappa_graded"],
+        "κ binary": row["kappa_binary"],
+        "τ": row["kendall_tau"],
+    }

@@ -26,9 +26,13 @@ def estimate(
     measure: Annotated[str, typer.Option("--measure", "-m", help="Measure, e.g. nDCG@10, P(rel=2)@10.")] = "nDCG@10",
     design: Design = "topics",
     level: Level = 0.95,
-    tuned: Annotated[bool, typer.Option("--power-tuning/--no-power-tuning",
-                                        help="PPI++: weigh the LLM term to narrow the interval (needs a larger "
-                                             "sample to keep its coverage).")] = False,
+    tuned: Annotated[
+        bool,
+        typer.Option(
+            "--power-tuning/--no-power-tuning",
+            help="PPI++: weigh the LLM term to narrow the interval (needs a larger sample to keep its coverage).",
+        ),
+    ] = False,
     fmt: Format = OutputFormat.table,
 ) -> None:
     """Estimate each run's measure under full human labels from LLM labels plus a gold sample (PPI)."""
@@ -37,17 +41,22 @@ def estimate(
     if fmt is OutputFormat.json:
         emit_object(result, fmt)
         return
-    emit_records([_run_row(row) for row in result["runs"]], fmt,
-                 title=f"Estimated {result['measure']} under full {gold} judging ({result['gold_units']} of "
-                       f"{result['units']} {design} graded)")
+    emit_records(
+        [_run_row(row) for row in result["runs"]],
+        fmt,
+        title=f"Estimated {result['measure']} under full {gold} judging ({result['gold_units']} of "
+        f"{result['units']} {design} graded)",
+    )
     settled = [p for p in result["pairs"] if p["settled"]]
     typer.echo("")
-    emit_records([{k: v for k, v in p.items() if k != "settled"} for p in settled], fmt,
-                 title=f"Settled run pairs: {len(settled)} of {len(result['pairs'])} (interval excludes 0)")
+    emit_records(
+        [{k: v for k, v in p.items() if k != "settled"} for p in settled],
+        fmt,
+        title=f"Settled run pairs: {len(settled)} of {len(result['pairs'])} (interval excludes 0)",
+    )
     typer.echo("")
     tau = result["kendall_tau_vs_llm"]
-    typer.echo(f"Kendall τ of the estimated leaderboard against {qrels}'s: "
-               + ("n/a" if tau is None else f"{tau:.3f}"))
+    typer.echo(f"Kendall τ of the estimated leaderboard against {qrels}'s: " + ("n/a" if tau is None else f"{tau:.3f}"))
     typer.echo(result["covers"])
     if result["advice"]:
         typer.echo(result["advice"])
@@ -57,6 +66,10 @@ def _run_row(row: dict[str, Any]) -> dict[str, Any]:
     def num(value: float | None) -> str:
         return "n/a" if value is None else f"{value:.4f}"
 
-    return {"run": row["run"], "estimate": num(row["estimate"]),
-            "interval": f"[{num(row['low'])}, {num(row['high'])}]", "llm": num(row["llm"]),
-            "gold_only": f"[{num(row['gold_low'])}, {num(row['gold_high'])}]"}
+    return {
+        "run": row["run"],
+        "estimate": num(row["estimate"]),
+        "interval": f"[{num(row['low'])}, {num(row['high'])}]",
+        "llm": num(row["llm"]),
+        "gold_only": f"[{num(row['gold_low'])}, {num(row['gold_high'])}]",
+    }

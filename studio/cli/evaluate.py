@@ -15,9 +15,7 @@ from studio.services.evaluation.engine import DEFAULT_MEASURES
 Ref = Annotated[str, typer.Option("--ref", help="Reference label set (e.g. the human one).")]
 Qrels = Annotated[str, typer.Option("--qrels", help="Label set to evaluate with or to audit.")]
 MeasureOption = Annotated[str, typer.Option("--measure", "-m", help="Measure, e.g. nDCG@10, P(rel=2)@10.")]
-Complete = Annotated[
-    bool, typer.Option("--complete", "-c", help="Average over every labelled topic (trec_eval -c).")
-]
+Complete = Annotated[bool, typer.Option("--complete", "-c", help="Average over every labelled topic (trec_eval -c).")]
 
 
 commands = typer.Typer()
@@ -37,8 +35,7 @@ def eval_command(
 ) -> None:
     """Leaderboard: one row per run and measure, trec_eval-exact."""
     with open_project(ctx) as project:
-        rows = project.evaluate(qrels, measure or list(DEFAULT_MEASURES), per_topic=per_topic,
-                                complete=complete)
+        rows = project.evaluate(qrels, measure or list(DEFAULT_MEASURES), per_topic=per_topic, complete=complete)
     emit_records(rows, fmt, title=f"Leaderboard under {qrels}")
 
 
@@ -104,8 +101,9 @@ def agree(
     """Label agreement: Cohen's κ (binary, graded, weighted), Krippendorff's α, confusion, alignment."""
     with open_project(ctx) as project:
         warn_about_scale(project.scale_warnings(ref, [qrels]), clip)
-        result = project.agreement(ref, qrels, ref_threshold=ref_threshold, threshold=threshold,
-                                   relevant=relevant, clip=clip)
+        result = project.agreement(
+            ref, qrels, ref_threshold=ref_threshold, threshold=threshold, relevant=relevant, clip=clip
+        )
     if fmt is OutputFormat.json:
         emit_object(result, fmt)
         return
@@ -114,13 +112,17 @@ def agree(
     typer.echo("")
     categories = result["categories"]
     emit_records(
-        [{"ref \\ qrels": f"{c:g}", **{f"{d:g}": n for d, n in zip(categories, row, strict=True)}}
-         for c, row in zip(categories, result["confusion"], strict=True)],
-        fmt, title="Confusion (rows: reference grade)",
+        [
+            {"ref \\ qrels": f"{c:g}", **{f"{d:g}": n for d, n in zip(categories, row, strict=True)}}
+            for c, row in zip(categories, result["confusion"], strict=True)
+        ],
+        fmt,
+        title="Confusion (rows: reference grade)",
     )
     typer.echo("")
-    emit_records([{"pair": k, **v} for k, v in result["alignment"].items()], fmt,
-                 title="Alignment with the reference order")
+    emit_records(
+        [{"pair": k, **v} for k, v in result["alignment"].items()], fmt, title="Alignment with the reference order"
+    )
 
 
 @commands.command()
@@ -131,17 +133,25 @@ def disagreements(
     qrels: Qrels,
     measure: MeasureOption = "nDCG@10",
     limit: Annotated[int | None, typer.Option(help="Show at most this many.")] = None,
-    order: Annotated[QueueOrder, typer.Option(
-        help="delta-tau: the most leaderboard-changing first; spread: where the judges disagree most "
-             "(an ensemble's members or a judge's samples) first.")] = QueueOrder.delta_tau,
+    order: Annotated[
+        QueueOrder,
+        typer.Option(
+            help="delta-tau: the most leaderboard-changing first; spread: where the judges disagree most "
+            "(an ensemble's members or a judge's samples) first."
+        ),
+    ] = QueueOrder.delta_tau,
     fmt: Format = OutputFormat.table,
 ) -> None:
     """The review queue: pairs graded differently, the most leaderboard-changing first."""
     with open_project(ctx) as project:
         rows = project.disagreements(ref, qrels, measure, limit=limit, order=order.value)
     spread = ["spread", "spread_range"] if order is QueueOrder.spread else []
-    emit_records(rows, fmt, title=f"Disagreements of {qrels} with {ref} ({measure})",
-                 columns=["qid", "docid", "ref_grade", "grade", "delta_tau", "distance", *spread])
+    emit_records(
+        rows,
+        fmt,
+        title=f"Disagreements of {qrels} with {ref} ({measure})",
+        columns=["qid", "docid", "ref_grade", "grade", "delta_tau", "distance", *spread],
+    )
 
 
 @commands.command()

@@ -117,5 +117,4 @@ def export_leaderboard(
 ) -> None:
     """The rows of `studio eval` (run, measure, value, topics) as JSON, TSV or CSV."""
     with open_project(ctx) as project:
-        _report(write_leaderboard(project.engine, qrels, measure, out, fmt, per_topic=per_topic,
-                                           complete=complete))
+        _report(write_leaderboard(project.engine, qrels, measure, out, fmt, per_topic=per_topic, complete=complete))

@@ -16,8 +16,7 @@ from studio.formats.trec import OnDuplicate, OnDuplicateGrade
 from studio.services.imports.report import ImportReport
 
 commands = typer.Typer(
-    name="import",
-    help="Load data into the project (each command all or nothing).", no_args_is_help=True
+    name="import", help="Load data into the project (each command all or nothing).", no_args_is_help=True
 )
 
 Files = Annotated[list[Path], typer.Argument(help="Files to load (.gz accepted).", show_default=False)]
@@ -68,18 +67,18 @@ def import_qrels(
     name: Annotated[str | None, typer.Option(help="Label set name (default: the file name).")] = None,
     kind: Annotated[LabelSetKind, typer.Option(help="Who made the labels.")] = LabelSetKind.HUMAN,
     on_duplicate: Annotated[
-        OnDuplicateGrade, typer.Option(
+        OnDuplicateGrade,
+        typer.Option(
             help="A pair graded twice differently: error (as trec_eval), or keep the first, last or highest grade"
-                 " (highest: as Clarke's compatibility.py reads qrels).")
+            " (highest: as Clarke's compatibility.py reads qrels)."
+        ),
     ] = OnDuplicateGrade.ERROR,
     replace: Replace = False,
     fmt: Format = OutputFormat.table,
 ) -> None:
     """TREC qrels `qid iter docid grade` (grades may be fractional); one label set per file."""
     with open_project(ctx) as project:
-        report = project.import_qrels(
-            files, name=name, kind=kind, on_duplicate=on_duplicate, replace=replace
-        )
+        report = project.import_qrels(files, name=name, kind=kind, on_duplicate=on_duplicate, replace=replace)
         _report(report, fmt)
 
 
@@ -117,9 +116,7 @@ def import_bank(
     ctx: typer.Context,
     files: Files,
     name: Annotated[str | None, typer.Option(help="Bank name (default: the first file's name).")] = None,
-    kind: Annotated[
-        ItemKind | None, typer.Option(help="What the items of a TSV file are (default nugget).")
-    ] = None,
+    kind: Annotated[ItemKind | None, typer.Option(help="What the items of a TSV file are (default nugget).")] = None,
     replace: Replace = False,
     fmt: Format = OutputFormat.table,
 ) -> None:
@@ -150,8 +147,9 @@ def import_graded(
     ctx: typer.Context,
     file: Annotated[Path, typer.Argument(help="Graded file (.gz accepted).", show_default=False)],
     name: Annotated[str, typer.Option(help="Label set to create.", show_default=False)],
-    bank: Annotated[str, typer.Option(help="The bank the grades refer to (nuggetizer files may create it).",
-                                      show_default=False)],
+    bank: Annotated[
+        str, typer.Option(help="The bank the grades refer to (nuggetizer files may create it).", show_default=False)
+    ],
     llm: Annotated[str | None, typer.Option(help="The grader to take from a file holding several.")] = None,
     replace: Replace = False,
     fmt: Format = OutputFormat.table,

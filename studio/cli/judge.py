@@ -32,38 +32,55 @@ commands = typer.Typer()
 def judge(
     ctx: typer.Context,
     method: Annotated[JudgeMethod, typer.Option(help="How the judge labels a pair.")] = JudgeMethod.umbrela,
-    backend: Annotated[BackendName, typer.Option(
-        help="llamacpp (local GGUF), openai (any compatible server) or simulated.")] = BackendName.llamacpp,
+    backend: Annotated[
+        BackendName, typer.Option(help="llamacpp (local GGUF), openai (any compatible server) or simulated.")
+    ] = BackendName.llamacpp,
     name: Annotated[str | None, typer.Option(help="Label set to write (created when new; re-running resumes).")] = None,
     pool: Annotated[str, typer.Option(help="qrels:NAME, runs:K, holes:K or responses.")] = "qrels:human",
-    model: Annotated[str | None, typer.Option(
-        help="GGUF path (llamacpp), model name (openai) or sentence-transformers folder (embedding).")] = None,
+    model: Annotated[
+        str | None,
+        typer.Option(help="GGUF path (llamacpp), model name (openai) or sentence-transformers folder (embedding)."),
+    ] = None,
     prompt: Annotated[str | None, typer.Option(help="A custom prompt file or template folder.")] = None,
     topics: Annotated[list[str] | None, typer.Option("--topic", help="Only these topics (repeat).")] = None,
     limit: Annotated[int | None, typer.Option(help="At most this many pairs.")] = None,
-    ref: Annotated[str, typer.Option(
-        help="Reference label set (holes pool, simulated judge, embedding exemplars).")] = "human",
+    ref: Annotated[
+        str, typer.Option(help="Reference label set (holes pool, simulated judge, embedding exemplars).")
+    ] = "human",
     bank: Annotated[str | None, typer.Option(help="Test bank the rubric methods grade with.")] = None,
     kappa: Annotated[float, typer.Option(help="Target agreement of the simulated judge.")] = 0.6,
     seed: Annotated[int, typer.Option(help="Seed of sampling and decoding.")] = 0,
-    samples: Annotated[int, typer.Option(min=1, help=(
-        "Answers per pair (self-consistency): the label is their majority, their spread is kept. "
-        "The llamacpp backend reads its label distribution instead of sampling."))] = 1,
-    temperature: Annotated[float | None, typer.Option(
-        help="Temperature of the sampled answers (--samples K > 1; default 0.7).")] = None,
+    samples: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            help=(
+                "Answers per pair (self-consistency): the label is their majority, their spread is kept. "
+                "The llamacpp backend reads its label distribution instead of sampling."
+            ),
+        ),
+    ] = 1,
+    temperature: Annotated[
+        float | None, typer.Option(help="Temperature of the sampled answers (--samples K > 1; default 0.7).")
+    ] = None,
     threads: Annotated[int | None, typer.Option(help="CPU threads for llama.cpp.")] = None,
-    base_url: Annotated[str | None, typer.Option(
-        help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1.")] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1.")
+    ] = None,
     api_key_env: Annotated[str, typer.Option(help="Environment variable holding the API key.")] = "OPENAI_API_KEY",
     concurrency: Annotated[int, typer.Option(help="Requests in flight (openai).")] = 4,
     timeout: Annotated[float, typer.Option(help="Seconds per request (openai).")] = 60.0,
     retries: Annotated[int, typer.Option(help="Retries of a transient failure (openai).")] = 5,
     price_input: Annotated[float | None, typer.Option(help="Price per million input tokens (openai).")] = None,
     price_output: Annotated[float | None, typer.Option(help="Price per million output tokens (openai).")] = None,
-    constrain: Annotated[ConstrainMode, typer.Option(
-        help="Constrain answers to the labels (openai): auto asks the server what it supports.")] = ConstrainMode.auto,
-    stale: Annotated[bool, typer.Option(
-        "--stale", help="Grade only the cells a bank edit made stale (the newest judge run as it was).")] = False,
+    constrain: Annotated[
+        ConstrainMode,
+        typer.Option(help="Constrain answers to the labels (openai): auto asks the server what it supports."),
+    ] = ConstrainMode.auto,
+    stale: Annotated[
+        bool,
+        typer.Option("--stale", help="Grade only the cells a bank edit made stale (the newest judge run as it was)."),
+    ] = False,
     failures: Annotated[bool, typer.Option("--failures", hidden=True)] = False,  # studio judges failures
     extract_answers: Annotated[bool, typer.Option("--extract-answers", hidden=True)] = False,  # … extract-answers
     verify: Annotated[bool, typer.Option("--verify", hidden=True)] = False,  # studio judges verify
@@ -78,15 +95,34 @@ def judge(
     through OpenAI Batch files."""
     label_set = name or f"{method.value}-{backend.value}"
     with open_project(ctx) as project:
-        if _older_inspection(project, label_set, fmt, failures=failures, extract_answers=extract_answers,
-                             verify=verify, reparse=reparse):
+        if _older_inspection(
+            project, label_set, fmt, failures=failures, extract_answers=extract_answers, verify=verify, reparse=reparse
+        ):
             return
         config = JudgeConfig(
-            method=method.value, backend=backend.value, name=label_set, pool=pool, model=model, prompt=prompt,
-            topics=topics, limit=limit, ref=ref, kappa=kappa, seed=seed, threads=threads, base_url=base_url,
-            api_key_env=api_key_env, concurrency=concurrency, timeout=timeout, retries=retries,
-            price_input=price_input, price_output=price_output, bank=bank, constrain=constrain.value,
-            samples=samples, temperature=temperature,
+            method=method.value,
+            backend=backend.value,
+            name=label_set,
+            pool=pool,
+            model=model,
+            prompt=prompt,
+            topics=topics,
+            limit=limit,
+            ref=ref,
+            kappa=kappa,
+            seed=seed,
+            threads=threads,
+            base_url=base_url,
+            api_key_env=api_key_env,
+            concurrency=concurrency,
+            timeout=timeout,
+            retries=retries,
+            price_input=price_input,
+            price_output=price_output,
+            bank=bank,
+            constrain=constrain.value,
+            samples=samples,
+            temperature=temperature,
         )
         if stale:
             config = last_config(project.db, label_set)
@@ -101,26 +137,42 @@ def judge(
             summary = embedding_judge(project.db, config)
         else:
             summary = _run_with_progress(project, config, stale_only=stale)
-        for changed in [label_set, *summary.extra.get("derived_updated", []),
-                        *summary.extra.get("ensembles_updated", [])]:
+        for changed in [
+            label_set,
+            *summary.extra.get("derived_updated", []),
+            *summary.extra.get("ensembles_updated", []),
+        ]:
             project.engine.forget_labels(changed)
     emit_object(summary.as_dict(), fmt, title=f"Judged into {label_set}")
 
 
-def _older_inspection(project: Project, label_set: str, fmt: OutputFormat, *, failures: bool,
-                      extract_answers: bool, verify: bool, reparse: bool) -> bool:
+def _older_inspection(
+    project: Project,
+    label_set: str,
+    fmt: OutputFormat,
+    *,
+    failures: bool,
+    extract_answers: bool,
+    verify: bool,
+    reparse: bool,
+) -> bool:
     """The hidden flags that inspect a run instead of judging (`studio judges …` today), in the
     order they were checked before; whether one of them did the work."""
-    actions = ((failures, judges.show_failures), (extract_answers, judges.show_extracted_answers),
-               (verify, judges.show_verification), (reparse, judges.show_reparse))
+    actions = (
+        (failures, judges.show_failures),
+        (extract_answers, judges.show_extracted_answers),
+        (verify, judges.show_verification),
+        (reparse, judges.show_reparse),
+    )
     action = next((show for wanted, show in actions if wanted), None)
     if action is not None:
         action(project, label_set, fmt)
     return action is not None
 
 
-def _older_batch(project: Project, config: JudgeConfig, export_to: Path | None, import_from: Path | None,
-                 fmt: OutputFormat) -> None:
+def _older_batch(
+    project: Project, config: JudgeConfig, export_to: Path | None, import_from: Path | None, fmt: OutputFormat
+) -> None:
     """`--export-batch` / `--import-batch` (`studio judges export-batch | import-batch` today)."""
     if export_to and import_from:
         raise UsageError("give --export-batch or --import-batch, not both")
@@ -134,8 +186,10 @@ def _run_with_progress(project: Project, config: JudgeConfig, *, stale_only: boo
     summary = progress_bar(run_judge(project.db, config, stale_only=stale_only), f"{config.method} → {config.name}")
     assert isinstance(summary, JudgeSummary)
     if not stderr_console().is_terminal:
-        stderr_console().print(f"judged {summary.pairs} pairs: {summary.calls} calls, {summary.cache_hits} cached, "
-                               f"{summary.failures} failures in {summary.seconds:.1f} s")
+        stderr_console().print(
+            f"judged {summary.pairs} pairs: {summary.calls} calls, {summary.cache_hits} cached, "
+            f"{summary.failures} failures in {summary.seconds:.1f} s"
+        )
     return summary
 
 
@@ -145,8 +199,9 @@ def derive(
     ctx: typer.Context,
     source: Annotated[str, typer.Option("--from", help="Label set of a rubric judge (exam-question/exam-nugget).")],
     bank: Annotated[str, typer.Option(help="The bank its items come from.")],
-    score: Annotated[DerivedScore, typer.Option(
-        help="How a document's item grades become its grade.")] = DerivedScore.exam_binary,
+    score: Annotated[
+        DerivedScore, typer.Option(help="How a document's item grades become its grade.")
+    ] = DerivedScore.exam_binary,
     name: Annotated[str | None, typer.Option(help="Label set to write (default: SCORE-of-SOURCE).")] = None,
     min_grade: Annotated[float, typer.Option(help="An item counts as answered/covered at grade ≥ this.")] = 4.0,
     replace: Annotated[bool, typer.Option("--replace", help="Recompute an existing derived set.")] = False,
@@ -157,7 +212,8 @@ def derive(
 
     label_set = name or f"{score.value}-of-{source}"
     with open_project(ctx) as project:
-        result = derive_label_set(project.db, source, bank, score.value, label_set, min_grade=min_grade,
-                                  replace=replace)
+        result = derive_label_set(
+            project.db, source, bank, score.value, label_set, min_grade=min_grade, replace=replace
+        )
         project.engine.forget_labels(label_set)
     emit_object(result, fmt, title=f"Derived {label_set}")

@@ -25,11 +25,13 @@ from studio.services.project import Project
 
 commands = typer.Typer(name="judges", help="Inspect and manage judge runs.", no_args_is_help=True)
 
-LabelSet = Annotated[str, typer.Argument(help="Label set a judge wrote (see `studio judges list`).",
-                                         show_default=False)]
+LabelSet = Annotated[
+    str, typer.Argument(help="Label set a judge wrote (see `studio judges list`).", show_default=False)
+]
 
 
 # -- the actions, shared with the older flags of `studio judge` ----------------------------------
+
 
 def show_failures(project: Project, label_set: str, fmt: OutputFormat) -> None:
     emit_records(project.judge_failures(label_set), fmt, title=f"Failures of {label_set}")
@@ -68,6 +70,7 @@ def read_batch(project: Project, config: JudgeConfig, path: Path, fmt: OutputFor
 
 
 # -- the commands ---------------------------------------------------------------------------------
+
 
 @commands.command("list")
 @handles_errors
@@ -124,38 +127,70 @@ ApiKeyEnv = Annotated[str | None, typer.Option(help="Environment variable holdin
 Seed = Annotated[int | None, typer.Option(help="Seed of sampling and decoding.")]
 Bank = Annotated[str | None, typer.Option(help="Test bank the rubric methods grade with.")]
 Prompt = Annotated[str | None, typer.Option(help="A custom prompt file or template folder.")]
-Constrain = Annotated[ConstrainMode | None, typer.Option(
-    help="Constrain answers to the labels: auto asks the server (api.openai.com: json-schema).")]
+Constrain = Annotated[
+    ConstrainMode | None,
+    typer.Option(help="Constrain answers to the labels: auto asks the server (api.openai.com: json-schema)."),
+]
 
 
 def batch_config(project: Project, label_set: str, given: dict[str, Any]) -> JudgeConfig:
     """The judge a batch file is for: the label set's newest judge run as it was configured, or a
     new openai judge when no judge has written it yet; the options given replace either's."""
     judged = any(run["label_set"] == label_set for run in project.judge_runs())
-    base = last_config(project.db, label_set) if judged else JudgeConfig(
-        method=JudgeMethod.umbrela.value, backend=BackendName.openai.value, name=label_set)
-    chosen: dict[str, Any] = {key: value.value if isinstance(value, JudgeMethod | ConstrainMode) else value
-                              for key, value in given.items() if value is not None}
+    base = (
+        last_config(project.db, label_set)
+        if judged
+        else JudgeConfig(method=JudgeMethod.umbrela.value, backend=BackendName.openai.value, name=label_set)
+    )
+    chosen: dict[str, Any] = {
+        key: value.value if isinstance(value, JudgeMethod | ConstrainMode) else value
+        for key, value in given.items()
+        if value is not None
+    }
     return replace(base, **chosen)
 
 
 @commands.command("export-batch")
 @handles_errors
 def export_batch(
-    ctx: typer.Context, name: LabelSet,
-    out: Annotated[Path, typer.Option("--out", "-o", help="The OpenAI Batch input JSONL file to write.",
-                                      show_default=False)],
-    method: Method = None, model: Model = None, pool: Pool = None, topics: Topics = None, limit: Limit = None,
-    ref: Ref = None, base_url: BaseUrl = None, api_key_env: ApiKeyEnv = None, seed: Seed = None,
-    bank: Bank = None, prompt: Prompt = None, constrain: Constrain = None, fmt: Format = OutputFormat.table,
+    ctx: typer.Context,
+    name: LabelSet,
+    out: Annotated[
+        Path, typer.Option("--out", "-o", help="The OpenAI Batch input JSONL file to write.", show_default=False)
+    ],
+    method: Method = None,
+    model: Model = None,
+    pool: Pool = None,
+    topics: Topics = None,
+    limit: Limit = None,
+    ref: Ref = None,
+    base_url: BaseUrl = None,
+    api_key_env: ApiKeyEnv = None,
+    seed: Seed = None,
+    bank: Bank = None,
+    prompt: Prompt = None,
+    constrain: Constrain = None,
+    fmt: Format = OutputFormat.table,
 ) -> None:
     """Write the requests the call cache has no answer for as an OpenAI Batch input file (no call).
 
     The judge is the label set's newest judge run as it was configured; the options given replace
     its values. A label set no judge has written yet takes `studio judge`'s defaults with the
     openai backend. Split jobs over 50,000 requests with --topic or --limit."""
-    given = dict(method=method, model=model, pool=pool, topics=topics, limit=limit, ref=ref, base_url=base_url,
-                 api_key_env=api_key_env, seed=seed, bank=bank, prompt=prompt, constrain=constrain)
+    given = dict(
+        method=method,
+        model=model,
+        pool=pool,
+        topics=topics,
+        limit=limit,
+        ref=ref,
+        base_url=base_url,
+        api_key_env=api_key_env,
+        seed=seed,
+        bank=bank,
+        prompt=prompt,
+        constrain=constrain,
+    )
     with open_project(ctx) as project:
         write_batch(project, batch_config(project, name, given), out, fmt)
 
@@ -163,17 +198,40 @@ def export_batch(
 @commands.command("import-batch")
 @handles_errors
 def import_batch(
-    ctx: typer.Context, name: LabelSet,
+    ctx: typer.Context,
+    name: LabelSet,
     file: Annotated[Path, typer.Argument(help="An OpenAI Batch output JSONL file.", show_default=False)],
-    method: Method = None, model: Model = None, pool: Pool = None, topics: Topics = None, limit: Limit = None,
-    ref: Ref = None, base_url: BaseUrl = None, api_key_env: ApiKeyEnv = None, seed: Seed = None,
-    bank: Bank = None, prompt: Prompt = None, constrain: Constrain = None, fmt: Format = OutputFormat.table,
+    method: Method = None,
+    model: Model = None,
+    pool: Pool = None,
+    topics: Topics = None,
+    limit: Limit = None,
+    ref: Ref = None,
+    base_url: BaseUrl = None,
+    api_key_env: ApiKeyEnv = None,
+    seed: Seed = None,
+    bank: Bank = None,
+    prompt: Prompt = None,
+    constrain: Constrain = None,
+    fmt: Format = OutputFormat.table,
 ) -> None:
     """Store the answers of an OpenAI Batch output file in the call cache (one transaction).
 
     The judge is chosen as for export-batch. `studio judge` with the same options then finds every
     imported answer in the cache and makes no call for it."""
-    given = dict(method=method, model=model, pool=pool, topics=topics, limit=limit, ref=ref, base_url=base_url,
-                 api_key_env=api_key_env, seed=seed, bank=bank, prompt=prompt, constrain=constrain)
+    given = dict(
+        method=method,
+        model=model,
+        pool=pool,
+        topics=topics,
+        limit=limit,
+        ref=ref,
+        base_url=base_url,
+        api_key_env=api_key_env,
+        seed=seed,
+        bank=bank,
+        prompt=prompt,
+        constrain=constrain,
+    )
     with open_project(ctx) as project:
         read_batch(project, batch_config(project, name, given), file, fmt)

@@ -24,9 +24,7 @@ commands = typer.Typer()
 @handles_errors
 def demo(
     ctx: typer.Context,
-    db: Annotated[
-        Path | None, typer.Option("--db", help="Where to build it (default: the user data folder).")
-    ] = None,
+    db: Annotated[Path | None, typer.Option("--db", help="Where to build it (default: the user data folder).")] = None,
     no_tui: Annotated[bool, typer.Option("--no-tui", help="Print the overview and exit.")] = False,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Build it afresh, dropping edits.")] = False,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
@@ -51,15 +49,23 @@ def tui(
     ref: Annotated[str | None, typer.Option(help="Reference label set (default: human).")] = None,
     qrels: Annotated[str | None, typer.Option(help="Audited label set (default: the newest LLM one).")] = None,
     person: Annotated[str | None, typer.Option(envvar="STUDIO_PERSON", help="Who reviews.")] = None,
-    audit: Annotated[str | None, typer.Option(
-        help="Grade this audit's sample blind, in its random order (see `studio audit plan`).")] = None,
+    audit: Annotated[
+        str | None, typer.Option(help="Grade this audit's sample blind, in its random order (see `studio audit plan`).")
+    ] = None,
 ) -> None:
     """Open the studio on the project."""
     _run_tui(open_project(ctx), screen=screen, ref=ref, qrels=qrels, person=person, audit=audit)
 
 
-def _run_tui(project: Project, *, screen: ScreenName, ref: str | None = None, qrels: str | None = None,
-             person: str | None = None, audit: str | None = None) -> None:
+def _run_tui(
+    project: Project,
+    *,
+    screen: ScreenName,
+    ref: str | None = None,
+    qrels: str | None = None,
+    person: str | None = None,
+    audit: str | None = None,
+) -> None:
     # Imported here so that headless commands never load Textual.
     from studio.tui.app import run_studio
 

@@ -39,8 +39,18 @@ LISTINGS = {
 # prompt and its hash, the pool, start and end times, the process as pid@host). The test of
 # tables holds the table to these.
 TABLE_COLUMNS = {
-    Listing.judges: ["run", "label_set", "state", "method", "backend", "model", "pairs", "calls", "cache_hits",
-                     "failures"],
+    Listing.judges: [
+        "run",
+        "label_set",
+        "state",
+        "method",
+        "backend",
+        "model",
+        "pairs",
+        "calls",
+        "cache_hits",
+        "failures",
+    ],
 }
 
 
@@ -78,9 +88,7 @@ commands = typer.Typer()
 def list_command(
     ctx: typer.Context,
     what: Annotated[Listing | None, typer.Argument(help="What to list (default: an overview).")] = None,
-    fmt: Annotated[
-        OutputFormat, typer.Option("--format", "-f", help="How to print it.")
-    ] = OutputFormat.table,
+    fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="How to print it.")] = OutputFormat.table,
 ) -> None:
     """What the project holds.
 
@@ -95,6 +103,9 @@ def list_command(
 
 def emit_listing(project: Project, what: Listing, fmt: OutputFormat) -> None:
     """One listing of `studio list WHAT` (also `studio judges list`)."""
-    emit_records(LISTINGS[what](project), fmt, title=what.value.capitalize(),
-                 columns=TABLE_COLUMNS.get(what) if fmt is OutputFormat.table else None)
-
+    emit_records(
+        LISTINGS[what](project),
+        fmt,
+        title=what.value.capitalize(),
+        columns=TABLE_COLUMNS.get(what) if fmt is OutputFormat.table else None,
+    )

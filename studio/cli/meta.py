@@ -50,21 +50,52 @@ def compare(
     if fmt is not OutputFormat.table:  # one flat row per label set for spreadsheets
         emit_records([flat_row(row) for row in rows], fmt)
         return
-    emit_records([{"qrels": r["qrels"], "pairs": r["pairs"], "κ binary": r["kappa_binary"],
-                   "κ graded": r["kappa_graded"], "α ordinal": r["krippendorff_alpha"],
-                   "more lenient": _rate(r["more_lenient"]), "stricter": _rate(r["stricter"])} for r in rows],
-                 fmt, title=f"Labels against {ref}")
+    emit_records(
+        [
+            {
+                "qrels": r["qrels"],
+                "pairs": r["pairs"],
+                "κ binary": r["kappa_binary"],
+                "κ graded": r["kappa_graded"],
+                "α ordinal": r["krippendorff_alpha"],
+                "more lenient": _rate(r["more_lenient"]),
+                "stricter": _rate(r["stricter"]),
+            }
+            for r in rows
+        ],
+        fmt,
+        title=f"Labels against {ref}",
+    )
     typer.echo("")
-    emit_records([{"qrels": r["qrels"], "τ": r["kendall_tau"],
-                   "τ 95%": _interval(r["kendall_tau_low"], r["kendall_tau_high"]), "τ_AP": r["tau_ap"],
-                   "τ_AP 95%": _interval(r["tau_ap_low"], r["tau_ap_high"]), "τ compat": r["compat_tau"]}
-                  for r in rows], fmt,
-                 title=f"Leaderboards against {ref} ({rows[0]['measure'] if rows else measure}; τ compat: "
-                       "Compat(p=0.9) against nDCG@10)")
+    emit_records(
+        [
+            {
+                "qrels": r["qrels"],
+                "τ": r["kendall_tau"],
+                "τ 95%": _interval(r["kendall_tau_low"], r["kendall_tau_high"]),
+                "τ_AP": r["tau_ap"],
+                "τ_AP 95%": _interval(r["tau_ap_low"], r["tau_ap_high"]),
+                "τ compat": r["compat_tau"],
+            }
+            for r in rows
+        ],
+        fmt,
+        title=f"Leaderboards against {ref} ({rows[0]['measure'] if rows else measure}; τ compat: "
+        "Compat(p=0.9) against nDCG@10)",
+    )
     typer.echo("")
-    alignment = [{"qrels": row["qrels"], "pair": pair.replace("_", " "), "pairs": bucket["pairs"],
-                  "agree": _rate(bucket["agree"]), "tie": _rate(bucket["tie"]), "disagree": _rate(bucket["disagree"])}
-                 for row in rows for pair, bucket in row["alignment"].items()]
+    alignment = [
+        {
+            "qrels": row["qrels"],
+            "pair": pair.replace("_", " "),
+            "pairs": bucket["pairs"],
+            "agree": _rate(bucket["agree"]),
+            "tie": _rate(bucket["tie"]),
+            "disagree": _rate(bucket["disagree"]),
+        }
+        for row in rows
+        for pair, bucket in row["alignment"].items()
+    ]
     emit_records(alignment, fmt, title=f"Alignment with the order of {ref}'s grades")
 
 
@@ -96,19 +127,33 @@ def sensitivity(
     """Run one method with several prompts: κ per prompt, mean and variance, α between prompts."""
     from studio.services.meta.sensitivity import prompt_sensitivity
 
-    config = JudgeConfig(method=method.value, backend=backend.value, name=name, pool=pool, model=model, topics=topics,
-                         limit=limit, ref=ref, base_url=base_url, seed=seed)
+    config = JudgeConfig(
+        method=method.value,
+        backend=backend.value,
+        name=name,
+        pool=pool,
+        model=model,
+        topics=topics,
+        limit=limit,
+        ref=ref,
+        base_url=base_url,
+        seed=seed,
+    )
     with open_project(ctx) as project:
-        result = progress_bar(prompt_sensitivity(project.engine, config, prompt),
-                              f"{method.value} × {len(prompt)} prompts")
+        result = progress_bar(
+            prompt_sensitivity(project.engine, config, prompt), f"{method.value} × {len(prompt)} prompts"
+        )
     if fmt is OutputFormat.json:
         emit_object(result, fmt)
         return
     emit_records(result["prompts"], fmt, title=f"{method.value} with each prompt, against {ref}")
     if fmt is OutputFormat.table:
         typer.echo("")
-        summary = {f"κ {kind} {stat}": result[f"kappa_{kind}"][stat] for kind in ("binary", "graded")
-                   for stat in ("mean", "variance", "min", "max")}
+        summary = {
+            f"κ {kind} {stat}": result[f"kappa_{kind}"][stat]
+            for kind in ("binary", "graded")
+            for stat in ("mean", "variance", "min", "max")
+        }
         summary[f"α between prompts ({result['alpha_level']})"] = result["krippendorff_alpha"]
         emit_object(summary, fmt, title="Across prompts")
 
@@ -130,12 +175,24 @@ def probe(
     rows = []
     with open_project(ctx) as project:
         for name in qrels:
-            rows.append(progress_bar(run_probe(project.engine, name, ref=ref, limit=limit, seed=seed),
-                                     f"probe {name}"))
+            rows.append(progress_bar(run_probe(project.engine, name, ref=ref, limit=limit, seed=seed), f"probe {name}"))
     if fmt is not OutputFormat.table:
         emit_records(rows, fmt)
         return
-    emit_records([{"label set": r["label_set"], "docs": r["documents"], "before": _rate(r["mean_original"]),
-                   "after": _rate(r["mean_perturbed"]), "shift": _rate(r["mean_shift"]), "up": _rate(r["moved_up"]),
-                   "made relevant": _rate(r["became_relevant"]), "calls": r["calls"]} for r in rows],
-                 fmt, title=f"Mean label of {ref}-non-relevant passages before and after the probe")
+    emit_records(
+        [
+            {
+                "label set": r["label_set"],
+                "docs": r["documents"],
+                "before": _rate(r["mean_original"]),
+                "after": _rate(r["mean_perturbed"]),
+                "shift": _rate(r["mean_shift"]),
+                "up": _rate(r["moved_up"]),
+                "made relevant": _rate(r["became_relevant"]),
+                "calls": r["calls"],
+            }
+            for r in rows
+        ],
+        fmt,
+        title=f"Mean label of {ref}-non-relevant passages before and after the probe",
+    )

@@ -61,8 +61,7 @@ def emit_records(
     if fmt is OutputFormat.json:
         sys.stdout.write(json.dumps(list(records), ensure_ascii=False, indent=2) + "\n")
     elif fmt in (OutputFormat.csv, OutputFormat.tsv):
-        writer = csv.writer(sys.stdout, delimiter="," if fmt is OutputFormat.csv else "\t",
-                            lineterminator="\n")
+        writer = csv.writer(sys.stdout, delimiter="," if fmt is OutputFormat.csv else "\t", lineterminator="\n")
         writer.writerow(names)
         writer.writerows([[cell_text(r.get(n)) for n in names] for r in records])
     else:
@@ -135,6 +134,9 @@ def warn_about_scale(warnings: list[str], clipped: bool) -> None:
     """Say on stderr which label sets hold grades outside the reference's scale (and that they are
     clipped, with --clip)."""
     for warning in warnings:
-        text = warning.replace("; --clip compares them clipped into it", "; clipped into it (--clip)") \
-            if clipped else warning
+        text = (
+            warning.replace("; --clip compares them clipped into it", "; clipped into it (--clip)")
+            if clipped
+            else warning
+        )
         stderr_console().print(f"warning: {text}", markup=False, highlight=False)

@@ -16,15 +16,24 @@ T = TypeVar("T")
 def progress_bar(events: Iterable[JudgeProgress | T], description: str) -> T:
     """Show the progress events of long work on stderr (a terminal only); return its last event."""
     console = stderr_console()
-    columns = (TextColumn("[bold]{task.description}"), BarColumn(), MofNCompleteColumn(),
-               TextColumn("{task.fields[stats]}"), TimeRemainingColumn())
+    columns = (
+        TextColumn("[bold]{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[stats]}"),
+        TimeRemainingColumn(),
+    )
     result: list[T] = []
     with Progress(*columns, console=console, transient=False, disable=not console.is_terminal) as bar:
         task = bar.add_task(description, total=None, stats="")
         for event in events:
             if isinstance(event, JudgeProgress):
-                bar.update(task, total=event.total, completed=event.done,
-                           stats=f"{event.rate:.1f}/s · {event.cache_hits} cached · {event.failures} failed")
+                bar.update(
+                    task,
+                    total=event.total,
+                    completed=event.done,
+                    stats=f"{event.rate:.1f}/s · {event.cache_hits} cached · {event.failures} failed",
+                )
             else:
                 result.append(event)
     if not result:

@@ -18,8 +18,10 @@ commands = typer.Typer()
 @handles_errors
 def report(
     ctx: typer.Context,
-    out: Annotated[Path, typer.Option("--out", "-o", help="Folder to write report.html, report.md and figures/ to.",
-                                      show_default=False)],
+    out: Annotated[
+        Path,
+        typer.Option("--out", "-o", help="Folder to write report.html, report.md and figures/ to.", show_default=False),
+    ],
     ref: Annotated[str | None, typer.Option(help="Reference label set (default: human, else the first).")] = None,
     measure: Annotated[str, typer.Option("--measure", "-m", help="Measure of the leaderboards.")] = "nDCG@10",
     with_embeddings: Annotated[

@@ -91,6 +91,4 @@ class BankItem:
         if self.kind not in ITEM_KINDS:
             raise ValueError(f"item kind must be one of {ITEM_KINDS}, not {self.kind!r}")
         if self.importance is not None and self.importance not in IMPORTANCE_LEVELS:
-            raise ValueError(
-                f"importance must be one of {IMPORTANCE_LEVELS}, not {self.importance!r}"
-            )
+            raise ValueError(f"importance must be one of {IMPORTANCE_LEVELS}, not {self.importance!r}")

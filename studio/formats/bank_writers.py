@@ -75,11 +75,16 @@ def rubric_jsonl(
     """One Rubric-workbench test bank per topic (the pydantic QueryTestBank shape)."""
     texts = query_texts or {}
     return "".join(
-        _json_line({
-            "query_id": qid, "facet_id": None, "test_collection": test_collection,
-            "query_text": texts.get(qid, ""), "info": None,
-            "items": [_rubric_item(item) for item in group],
-        })
+        _json_line(
+            {
+                "query_id": qid,
+                "facet_id": None,
+                "test_collection": test_collection,
+                "query_text": texts.get(qid, ""),
+                "info": None,
+                "items": [_rubric_item(item) for item in group],
+            }
+        )
         for qid, group in by_topic(items).items()
     )
 
@@ -93,15 +98,26 @@ def rubric_questions_jsonl(
     for byte. `facet_id` is null; `info` carries the vital/okay importance, as in Rubric JSONL."""
     texts = query_texts or {}
     return "".join(
-        json.dumps({
-            "query_id": qid, "facet_id": None, "test_collection": test_collection,
-            "query_text": texts.get(qid, ""), "info": None,
-            "questions": [
-                {"question_id": item.item_id, "question_text": item.text, "query_id": qid, "facet_id": None,
-                 "info": {"importance": item.importance} if item.importance else None}
-                for item in group
-            ],
-        }) + "\n"
+        json.dumps(
+            {
+                "query_id": qid,
+                "facet_id": None,
+                "test_collection": test_collection,
+                "query_text": texts.get(qid, ""),
+                "info": None,
+                "questions": [
+                    {
+                        "question_id": item.item_id,
+                        "question_text": item.text,
+                        "query_id": qid,
+                        "facet_id": None,
+                        "info": {"importance": item.importance} if item.importance else None,
+                    }
+                    for item in group
+                ],
+            }
+        )
+        + "\n"
         for qid, group in by_topic(items).items()
     )
 
@@ -115,8 +131,7 @@ def nuggetizer_jsonl(items: Sequence[BankItem], query_texts: Mapping[str, str] |
         if qid in texts:
             record["query"] = texts[qid]
         record["nuggets"] = [
-            {"text": item.text, **({"importance": item.importance} if item.importance else {})}
-            for item in group
+            {"text": item.text, **({"importance": item.importance} if item.importance else {})} for item in group
         ]
         lines.append(_json_line(record))
     return "".join(lines)

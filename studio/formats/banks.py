@@ -125,8 +125,10 @@ def _layout(record: dict[str, Any], source: str, line: int) -> BankFormat:
     if "nuggets" in record:
         return BankFormat.nuggetizer
     raise InputError(
-        source, line, "expected a Rubric bank ('items'), an older Rubric question bank ('query_id' and"
-        " 'questions') or a nuggetizer record ('nuggets')"
+        source,
+        line,
+        "expected a Rubric bank ('items'), an older Rubric question bank ('query_id' and"
+        " 'questions') or a nuggetizer record ('nuggets')",
     )
 
 
@@ -143,7 +145,9 @@ def _jsonl_bank(text: str, source: str) -> tuple[ParsedBank, list[tuple[int, Ban
                 parsed.test_collection = first_field(record, ("test_collection",), source, number, required=False)
         elif layout is not parsed.layout:
             raise InputError(
-                source, number, f"this line is {LAYOUT_NAMES[layout]}, but line {first_line} is"
+                source,
+                number,
+                f"this line is {LAYOUT_NAMES[layout]}, but line {first_line} is"
                 f" {LAYOUT_NAMES[parsed.layout]}: one file holds one layout",
             )
         if layout is BankFormat.rubric:
@@ -152,8 +156,9 @@ def _jsonl_bank(text: str, source: str) -> tuple[ParsedBank, list[tuple[int, Ban
             qid, found = _older_questions(record, source, number, unkept)
         else:
             qid, found = _nuggetizer_items(record, source, number)
-        query = first_field(record, ("query" if layout is BankFormat.nuggetizer else "query_text",),
-                            source, number, required=False)
+        query = first_field(
+            record, ("query" if layout is BankFormat.nuggetizer else "query_text",), source, number, required=False
+        )
         if query and query.strip():
             parsed.query_texts.setdefault(qid, query.strip())
         items.extend((number, item) for item in found)
@@ -169,9 +174,7 @@ def _list_field(record: dict[str, Any], name: str, source: str, line: int) -> li
     return value
 
 
-def _rubric_items(
-    record: dict[str, Any], source: str, line: int, unkept: _Unkept
-) -> tuple[str, list[BankItem]]:
+def _rubric_items(record: dict[str, Any], source: str, line: int, unkept: _Unkept) -> tuple[str, list[BankItem]]:
     qid = first_field(record, ("query_id", "qid"), source, line)
     assert qid is not None
     unkept.note(record, importance_info=False)
@@ -193,8 +196,11 @@ def _rubric_items(
         assert body is not None
         body = body.strip()
         item_id = first_field(entry, (id_key,), source, line, required=False) or rubric_item_id(qid, body)
-        items.append(BankItem(qid, item_id, kind, body, _info_importance(entry, source, line),
-                              _gold_answers(entry, source, line)))
+        items.append(
+            BankItem(
+                qid, item_id, kind, body, _info_importance(entry, source, line), _gold_answers(entry, source, line)
+            )
+        )
     return qid, items
 
 
@@ -211,9 +217,7 @@ def _info_importance(entry: dict[str, Any], source: str, line: int) -> str | Non
     return _importance(info.get("importance"), source, line) if isinstance(info, dict) else None
 
 
-def _older_questions(
-    record: dict[str, Any], source: str, line: int, unkept: _Unkept
-) -> tuple[str, list[BankItem]]:
+def _older_questions(record: dict[str, Any], source: str, line: int, unkept: _Unkept) -> tuple[str, list[BankItem]]:
     """A `QueryQuestionBank` line: questions that each repeat the line's `query_id`."""
     qid = first_field(record, ("query_id",), source, line)
     assert qid is not None
@@ -232,8 +236,16 @@ def _older_questions(
             raise InputError(
                 source, line, f"question {n} ({item_id!r}) has query_id {own!r}, but its line's query_id is {qid!r}"
             )
-        items.append(BankItem(qid, item_id, "question", body, _info_importance(entry, source, line),
-                              _gold_answers(entry, source, line)))
+        items.append(
+            BankItem(
+                qid,
+                item_id,
+                "question",
+                body,
+                _info_importance(entry, source, line),
+                _gold_answers(entry, source, line),
+            )
+        )
     return qid, items
 
 

@@ -51,7 +51,9 @@ class DocumentSet:
         if self.on_duplicate is OnDuplicate.ERROR:
             what = "text" if before.text != document.text else "title"
             raise InputError(
-                source, line, f"document {document.docid!r} is listed again with a different {what}"
+                source,
+                line,
+                f"document {document.docid!r} is listed again with a different {what}"
                 f" (first at {first_source}:{first_line}); choose with --on-duplicate first|last",
             )
         self.conflicting += 1
@@ -66,11 +68,15 @@ class DocumentSet:
     def warnings(self) -> list[str]:
         said = []
         if self.repeated:
-            said.append(f"{self.repeated} repeated document line(s) with the same text were loaded once"
-                        f" (the first: {self.first_repeat})")
+            said.append(
+                f"{self.repeated} repeated document line(s) with the same text were loaded once"
+                f" (the first: {self.first_repeat})"
+            )
         if self.conflicting:
-            said.append(f"{self.conflicting} document line(s) repeat a docid with a different text:"
-                        f" kept the {self.on_duplicate.value}")
+            said.append(
+                f"{self.conflicting} document line(s) repeat a docid with a different text:"
+                f" kept the {self.on_duplicate.value}"
+            )
         return said
 
 

@@ -81,8 +81,11 @@ def _number(grade: float) -> int | float:
 
 
 def write_rubric_graded(
-    grader: Grader, judgments: Sequence[ItemJudgment], texts: Mapping[tuple[str, str], str],
-    reference: Mapping[tuple[str, str], float] | None = None, min_grade: float = 4.0,
+    grader: Grader,
+    judgments: Sequence[ItemJudgment],
+    texts: Mapping[tuple[str, str], str],
+    reference: Mapping[tuple[str, str], float] | None = None,
+    min_grade: float = 4.0,
 ) -> str:
     """One `[qid, [paragraph…]]` line per topic, topics and documents in the order of `judgments`.
 
@@ -105,30 +108,41 @@ def write_rubric_graded(
                 "correctAnswered": correct,
                 "wrongAnswered": [c.item_id for c in graded if c.item_id not in set(correct)],
                 "answers": [[c.item_id, c.output or ""] for c in cells],
-                "llm_response_errors": {c.item_id: {"failure_reason": c.error or "no grade", "caught_exception": None,
-                                                    "response": c.output} for c in failed} or None,
+                "llm_response_errors": {
+                    c.item_id: {"failure_reason": c.error or "no grade", "caught_exception": None, "response": c.output}
+                    for c in failed
+                }
+                or None,
                 "llm": grader.model,
                 "llm_options": {"backend": grader.backend, **grader.options},
                 "exam_ratio": len(correct) / len(graded) if graded else 0.0,
-                "prompt_info": {"prompt_class": prompt_class, "prompt_name": grader.prompt_name,
-                                "prompt_hash": grader.prompt_hash, "is_self_rated": True},
-                "self_ratings": [{id_key: c.item_id, "self_rating": _number(c.grade)} for c in graded
-                                 if c.grade is not None],
+                "prompt_info": {
+                    "prompt_class": prompt_class,
+                    "prompt_name": grader.prompt_name,
+                    "prompt_hash": grader.prompt_hash,
+                    "is_self_rated": True,
+                },
+                "self_ratings": [
+                    {id_key: c.item_id, "self_rating": _number(c.grade)} for c in graded if c.grade is not None
+                ],
                 "prompt_type": prompt_type,
             }
             relevance = (reference or {}).get((qid, docid))
-            paragraphs.append({
-                "paragraph_id": docid,
-                "text": texts.get((qid, docid), ""),
-                "paragraph": None,
-                "paragraph_data": {
-                    "judgments": [] if relevance is None else [
-                        {"paragraphId": docid, "query": qid, "relevance": _number(relevance), "titleQuery": qid}],
-                    "rankings": [],
-                },
-                "exam_grades": [grade],
-                "grades": None,
-            })
+            paragraphs.append(
+                {
+                    "paragraph_id": docid,
+                    "text": texts.get((qid, docid), ""),
+                    "paragraph": None,
+                    "paragraph_data": {
+                        "judgments": []
+                        if relevance is None
+                        else [{"paragraphId": docid, "query": qid, "relevance": _number(relevance), "titleQuery": qid}],
+                        "rankings": [],
+                    },
+                    "exam_grades": [grade],
+                    "grades": None,
+                }
+            )
         lines.append(_json_line([qid, paragraphs]))
     return "".join(lines)
 
@@ -139,8 +153,9 @@ def _rubric_lines(text: str, source: str) -> Iterable[tuple[int, str, list[Any]]
             value = json.loads(line)
         except json.JSONDecodeError as error:
             raise InputError(source, number, f"invalid JSON: {error.msg}") from error
-        if not (isinstance(value, list) and len(value) == 2 and isinstance(value[0], str)
-                and isinstance(value[1], list)):
+        if not (
+            isinstance(value, list) and len(value) == 2 and isinstance(value[0], str) and isinstance(value[1], list)
+        ):
             raise InputError(source, number, "expected a graded line [query_id, [paragraph, …]]")
         yield number, value[0], value[1]
 
@@ -154,8 +169,10 @@ def _ratings(entry: Mapping[str, Any], source: str, line: int) -> dict[str, floa
     """Item grades of one exam_grades entry: self-ratings, or correct/wrong when not self-rated."""
     ratings = entry.get("self_ratings")
     if ratings is None:
-        return {**{str(i): UNRATED_WRONG for i in entry.get("wrongAnswered") or []},
-                **{str(i): UNRATED_CORRECT for i in entry.get("correctAnswered") or []}}
+        return {
+            **{str(i): UNRATED_WRONG for i in entry.get("wrongAnswered") or []},
+            **{str(i): UNRATED_CORRECT for i in entry.get("correctAnswered") or []},
+        }
     grades = {}
     for rating in ratings:
         item_id = rating.get("question_id") or rating.get("nugget_id") if isinstance(rating, dict) else None
@@ -183,8 +200,11 @@ def parse_rubric_graded(text: str, source: str, llm: str | None = None) -> Grade
             if (qid, docid) in seen:
                 raise InputError(source, number, f"paragraph {docid!r} of topic {qid!r} appears twice")
             seen.add((qid, docid))
-            entries = [e for e in paragraph.get("exam_grades") or [] if isinstance(e, dict)
-                       and (llm is None or e.get("llm") == llm)]
+            entries = [
+                e
+                for e in paragraph.get("exam_grades") or []
+                if isinstance(e, dict) and (llm is None or e.get("llm") == llm)
+            ]
             for entry in entries:
                 key = _grader_key(entry)
                 if chosen is None:
@@ -192,14 +212,24 @@ def parse_rubric_graded(text: str, source: str, llm: str | None = None) -> Grade
                     info = entry.get("prompt_info") or {}
                     prompt_type = entry.get("prompt_type") or ""
                     method = METHOD_OF_PROMPT_TYPE.get(prompt_type) or (
-                        "exam-nugget" if "nugget" in key[1].lower() else "exam-question")
+                        "exam-nugget" if "nugget" in key[1].lower() else "exam-question"
+                    )
                     options = dict(entry.get("llm_options") or {})
-                    grader = Grader(method, key[0], str(options.pop("backend", "")),
-                                    str(info.get("prompt_name") or key[1]), str(info.get("prompt_hash") or ""),
-                                    options)
+                    grader = Grader(
+                        method,
+                        key[0],
+                        str(options.pop("backend", "")),
+                        str(info.get("prompt_name") or key[1]),
+                        str(info.get("prompt_hash") or ""),
+                        options,
+                    )
                 elif key != chosen:
-                    raise InputError(source, number, f"the file holds grades of several graders ({chosen[0]} with "
-                                                     f"{chosen[1]}, {key[0]} with {key[1]}): choose one with --llm")
+                    raise InputError(
+                        source,
+                        number,
+                        f"the file holds grades of several graders ({chosen[0]} with "
+                        f"{chosen[1]}, {key[0]} with {key[1]}): choose one with --llm",
+                    )
                 grades = _ratings(entry, source, number)
                 answers = {str(i): a for i, a in entry.get("answers") or [] if isinstance(a, str)}
                 errors = entry.get("llm_response_errors") or {}
@@ -209,8 +239,16 @@ def parse_rubric_graded(text: str, source: str, llm: str | None = None) -> Grade
                         judgments.append(ItemJudgment(qid, docid, item_id, grades[item_id], answers.get(item_id)))
                     elif item_id in errors:
                         failure = errors[item_id] if isinstance(errors[item_id], dict) else {}
-                        judgments.append(ItemJudgment(qid, docid, item_id, None, failure.get("response"),
-                                                      str(failure.get("failure_reason") or "no grade")))
+                        judgments.append(
+                            ItemJudgment(
+                                qid,
+                                docid,
+                                item_id,
+                                None,
+                                failure.get("response"),
+                                str(failure.get("failure_reason") or "no grade"),
+                            )
+                        )
     if grader is None:
         raise InputError(source, None, "no exam grades in the file" + (f" by {llm!r}" if llm else ""))
     return GradedFile(grader, judgments)
@@ -220,7 +258,9 @@ def parse_rubric_graded(text: str, source: str, llm: str | None = None) -> Grade
 
 
 def write_nugget_assignments(
-    judgments: Sequence[ItemJudgment], items: Sequence[BankItem], texts: Mapping[tuple[str, str], str],
+    judgments: Sequence[ItemJudgment],
+    items: Sequence[BankItem],
+    texts: Mapping[tuple[str, str], str],
     queries: Mapping[str, str],
 ) -> str:
     """One record per judged document in the order of `judgments`, nuggets in bank order."""
@@ -279,8 +319,16 @@ def parse_nugget_assignments(text: str, source: str) -> GradedFile:
             if label is not None and label not in grades:
                 raise InputError(source, number, f"assignment must be one of {', '.join(grades)}, not {label!r}")
             error = nugget.get("error")
-            judgments.append(ItemJudgment(qid, docid, item_id, None if label is None else grades[label], None,
-                                          (str(error) if error else "no assignment") if label is None else None))
+            judgments.append(
+                ItemJudgment(
+                    qid,
+                    docid,
+                    item_id,
+                    None if label is None else grades[label],
+                    None,
+                    (str(error) if error else "no assignment") if label is None else None,
+                )
+            )
     if not judgments:
         raise InputError(source, None, "the file holds no nugget assignments")
     return GradedFile(Grader("nugget-assign", "imported"), judgments, list(items.values()))

@@ -54,8 +54,11 @@ class ParsedJudgments:
     @property
     def rows(self) -> list[QrelsRow]:
         """The labels: every labelled (topic, document) judgment (not preferences or item cells)."""
-        return [QrelsRow(r.qid, r.docid, r.label) for r in self.records
-                if r.label is not None and r.docid_b is None and r.item_id is None]
+        return [
+            QrelsRow(r.qid, r.docid, r.label)
+            for r in self.records
+            if r.label is not None and r.docid_b is None and r.item_id is None
+        ]
 
     @property
     def skipped(self) -> int:
@@ -90,18 +93,24 @@ def parse_judgments(text: str, source: str) -> ParsedJudgments:
         label = None if failed else _optional_number(record, "judgment", source, number)
         probs = record.get("label_probs")
         prompt = record.get("prompt")
-        parsed.records.append(JudgmentRecord(
-            qid, docid, label, docid_b, item_id,
-            prediction=record["prediction"] if isinstance(record.get("prediction"), str) else None,
-            prompt=prompt if isinstance(prompt, list) else None,
-            method=record.get("method") if isinstance(record.get("method"), str) else None,
-            model=record.get("model") if isinstance(record.get("model"), str) else None,
-            backend=record.get("backend") if isinstance(record.get("backend"), str) else None,
-            error=str(record["error"]) if record.get("error") else None,
-            confidence=_optional_number(record, "confidence", source, number),
-            expected=_optional_number(record, "expected", source, number),
-            label_probs={str(k): float(v) for k, v in probs.items()} if isinstance(probs, dict) else None,
-        ))
+        parsed.records.append(
+            JudgmentRecord(
+                qid,
+                docid,
+                label,
+                docid_b,
+                item_id,
+                prediction=record["prediction"] if isinstance(record.get("prediction"), str) else None,
+                prompt=prompt if isinstance(prompt, list) else None,
+                method=record.get("method") if isinstance(record.get("method"), str) else None,
+                model=record.get("model") if isinstance(record.get("model"), str) else None,
+                backend=record.get("backend") if isinstance(record.get("backend"), str) else None,
+                error=str(record["error"]) if record.get("error") else None,
+                confidence=_optional_number(record, "confidence", source, number),
+                expected=_optional_number(record, "expected", source, number),
+                label_probs={str(k): float(v) for k, v in probs.items()} if isinstance(probs, dict) else None,
+            )
+        )
     if not parsed.records:
         raise InputError(source, None, "the file is empty")
     return parsed

@@ -112,9 +112,11 @@ def _html_section(number: int, section: Section) -> list[str]:
         out.extend(_html_table(table))
     for figure in section.figures:
         data = base64.b64encode(figure.png).decode("ascii")
-        out.append(f'<figure id="figure-{e(figure.name)}"><img src="data:image/png;base64,{data}" '
-                   f'width="{figure.width}" height="{figure.height}" alt="{e(figure.caption)}">'
-                   f"<figcaption>{e(figure.caption)}</figcaption></figure>")
+        out.append(
+            f'<figure id="figure-{e(figure.name)}"><img src="data:image/png;base64,{data}" '
+            f'width="{figure.width}" height="{figure.height}" alt="{e(figure.caption)}">'
+            f"<figcaption>{e(figure.caption)}</figcaption></figure>"
+        )
     out.append("</section>")
     return out
 
@@ -123,8 +125,12 @@ def _html_table(table: Table) -> list[str]:
     e = html.escape
     if not table.rows:
         return [f'<p class="empty"><strong>{e(table.title)}</strong>: {e(table.empty)}</p>']
-    out = ["<table>", f"<caption>{e(table.title)}</caption>",
-           "<thead><tr>" + "".join(f"<th>{e(c)}</th>" for c in table.columns) + "</tr></thead>", "<tbody>"]
+    out = [
+        "<table>",
+        f"<caption>{e(table.title)}</caption>",
+        "<thead><tr>" + "".join(f"<th>{e(c)}</th>" for c in table.columns) + "</tr></thead>",
+        "<tbody>",
+    ]
     for row in table.rows:
         cells = []
         for column in table.columns:
@@ -174,9 +180,12 @@ def _md_table(table: Table) -> list[str]:
     if not table.rows:
         return [f"**{_md_text(table.title)}**: {_md_text(table.empty)}", ""]
     numeric = [any(_numeric(row.get(c)) for row in table.rows) for c in table.columns]
-    out = [f"**{_md_text(table.title)}**", "",
-           "| " + " | ".join(_md_cell(c) for c in table.columns) + " |",
-           "|" + "|".join("---:" if n else "---" for n in numeric) + "|"]
+    out = [
+        f"**{_md_text(table.title)}**",
+        "",
+        "| " + " | ".join(_md_cell(c) for c in table.columns) + " |",
+        "|" + "|".join("---:" if n else "---" for n in numeric) + "|",
+    ]
     for row in table.rows:
         out.append("| " + " | ".join(_md_cell(format_cell(row.get(c))) for c in table.columns) + " |")
     out.append("")

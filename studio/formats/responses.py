@@ -31,9 +31,7 @@ def parse_responses(text: str, source: str, system: str | None = None) -> list[R
             citations = _citation_ids(record.get("citations", []), [], source, number)
         key = (qid, name)
         if key in seen:
-            raise InputError(
-                source, number, f"system {name!r} answers topic {qid!r} twice (first on line {seen[key]})"
-            )
+            raise InputError(source, number, f"system {name!r} answers topic {qid!r} twice (first on line {seen[key]})")
         seen[key] = number
         responses.append(Response(qid, name, body, citations))
     if not responses:
@@ -56,9 +54,7 @@ def _rag24_answer(record: dict[str, Any], source: str, line: int) -> tuple[str, 
     return " ".join(s for s in sentences if s), tuple(cited)
 
 
-def _citation_ids(
-    citations: Any, references: list[Any], source: str, line: int
-) -> tuple[str, ...]:
+def _citation_ids(citations: Any, references: list[Any], source: str, line: int) -> tuple[str, ...]:
     """Citations as docids: integers index `references`, strings are docids already."""
     if not isinstance(citations, list):
         raise InputError(source, line, "field 'citations' must be a list")
@@ -66,9 +62,7 @@ def _citation_ids(
     for citation in citations:
         if isinstance(citation, int) and not isinstance(citation, bool):
             if not 0 <= citation < len(references):
-                raise InputError(
-                    source, line, f"citation {citation} points outside the {len(references)} references"
-                )
+                raise InputError(source, line, f"citation {citation} points outside the {len(references)} references")
             ids.append(str(references[citation]))
         elif isinstance(citation, str):
             ids.append(citation)

@@ -36,9 +36,7 @@ def decode_utf8(data: bytes, source: str) -> str:
         text = data.decode("utf-8")
     except UnicodeDecodeError as error:
         line = data.count(b"\n", 0, error.start) + 1
-        raise InputError(
-            source, line, f"invalid UTF-8 (byte 0x{data[error.start]:02x})"
-        ) from error
+        raise InputError(source, line, f"invalid UTF-8 (byte 0x{data[error.start]:02x})") from error
     return text[1:] if text.startswith(UTF8_BOM) else text
 
 
@@ -64,7 +62,7 @@ def first_line(path: Path, comment: str | None = None) -> str:
     try:
         with path.open("rb") as raw:
             compressed = raw.read(2) == GZIP_MAGIC
-        with (gzip.open(path, "rb") if compressed else path.open("rb")) as stream:
+        with gzip.open(path, "rb") if compressed else path.open("rb") as stream:
             for number, data in enumerate(stream, start=1):
                 if number == 1 and data.startswith(UTF8_BOM.encode()):
                     data = data[3:]

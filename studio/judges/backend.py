@@ -68,8 +68,13 @@ def call_key(backend: str, model: str, params: dict[str, Any], request: ChatRequ
     it is asked about, so for it the pair is part of the key.
     """
     fields: dict[str, Any] = {
-        "backend": backend, "model": model, "params": params, "messages": request.as_json(),
-        "max_tokens": request.max_tokens, "labels": list(request.labels), "answer_prefix": request.answer_prefix,
+        "backend": backend,
+        "model": model,
+        "params": params,
+        "messages": request.as_json(),
+        "max_tokens": request.max_tokens,
+        "labels": list(request.labels),
+        "answer_prefix": request.answer_prefix,
     }
     if request.item_labels:
         fields["item_labels"] = list(request.item_labels)

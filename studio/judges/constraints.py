@@ -49,8 +49,12 @@ def constraint_fields(mode: str, request: ChatRequest) -> dict[str, Any]:
         # list would be pushed away from repeating a label. llama.cpp's own default is 1.0.
         return {"grammar": gbnf_grammar(request), "repeat_penalty": 1.0}
     if mode == "json-schema":
-        return {"response_format": {"type": "json_schema", "json_schema": {
-            "name": "judgment", "strict": True, "schema": json_schema(request)}}}
+        return {
+            "response_format": {
+                "type": "json_schema",
+                "json_schema": {"name": "judgment", "strict": True, "schema": json_schema(request)},
+            }
+        }
     if mode == "guided":
         if request.labels:
             choices = [request.answer_prefix + label for label in request.labels]
@@ -81,8 +85,14 @@ def json_schema(request: ChatRequest) -> dict[str, Any]:
         properties: dict[str, Any] = {"label": {"type": "string", "enum": list(request.labels)}}
     else:
         count = window_size(request)
-        properties = {"labels": {"type": "array", "items": {"type": "string", "enum": list(request.item_labels)},
-                                 "minItems": count, "maxItems": count}}
+        properties = {
+            "labels": {
+                "type": "array",
+                "items": {"type": "string", "enum": list(request.item_labels)},
+                "minItems": count,
+                "maxItems": count,
+            }
+        }
     return {"type": "object", "properties": properties, "required": list(properties), "additionalProperties": False}
 
 

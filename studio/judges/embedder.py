@@ -40,8 +40,10 @@ def default_model_path() -> Path:
     try:
         files = importlib.metadata.files(DEFAULT_MODEL_PACKAGE) or []
     except importlib.metadata.PackageNotFoundError as error:
-        raise UsageError(f"the default embedding model package {DEFAULT_MODEL_PACKAGE} is not installed; "
-                         "give --model PATH (a sentence-transformers model folder)") from error
+        raise UsageError(
+            f"the default embedding model package {DEFAULT_MODEL_PACKAGE} is not installed; "
+            "give --model PATH (a sentence-transformers model folder)"
+        ) from error
     # A sentence-transformers folder is the one holding modules.json (the shallowest, should
     # a module folder inside ever carry one too).
     found = sorted((entry for entry in files if entry.name == "modules.json"), key=lambda e: len(e.parts))
@@ -75,7 +77,10 @@ class Embedder:
         if not texts:
             return np.zeros((0, 0), dtype=np.float32)
         vectors = self._loaded().encode(
-            list(texts), batch_size=self.batch_size, normalize_embeddings=True, convert_to_numpy=True,
+            list(texts),
+            batch_size=self.batch_size,
+            normalize_embeddings=True,
+            convert_to_numpy=True,
             show_progress_bar=False,
         )
         return np.asarray(vectors, dtype=np.float32)

@@ -43,8 +43,9 @@ def default_model_path() -> Path:
     try:
         files = importlib.metadata.files(DEFAULT_MODEL_PACKAGE) or []
     except importlib.metadata.PackageNotFoundError as error:
-        raise UsageError(f"the default model package {DEFAULT_MODEL_PACKAGE} is not installed; "
-                         "give --model PATH.gguf") from error
+        raise UsageError(
+            f"the default model package {DEFAULT_MODEL_PACKAGE} is not installed; give --model PATH.gguf"
+        ) from error
     for entry in files:
         if entry.name == DEFAULT_MODEL_FILE:
             return Path(str(entry.locate()))
@@ -81,8 +82,14 @@ class LlamaCppBackend:
     name = "llamacpp"
 
     def __init__(
-        self, model: str | Path | None = None, *, n_ctx: int = 4096, threads: int | None = None,
-        seed: int = 0, temperature: float = 0.0, reuse_prefix: bool = True,
+        self,
+        model: str | Path | None = None,
+        *,
+        n_ctx: int = 4096,
+        threads: int | None = None,
+        seed: int = 0,
+        temperature: float = 0.0,
+        reuse_prefix: bool = True,
     ) -> None:
         import llama_cpp
         from llama_cpp.llama_chat_format import Jinja2ChatFormatter
@@ -97,14 +104,19 @@ class LlamaCppBackend:
         self.reuse_prefix = reuse_prefix
         with _without_extra_buffer_types():
             self.llm = llama_cpp.Llama(
-                model_path=str(path), n_ctx=n_ctx, n_threads=threads or min(4, os.cpu_count() or 1),
-                seed=seed, verbose=False,
+                model_path=str(path),
+                n_ctx=n_ctx,
+                n_threads=threads or min(4, os.cpu_count() or 1),
+                seed=seed,
+                verbose=False,
             )
         self._llama_cpp = llama_cpp
         template = self.llm.metadata.get("tokenizer.chat_template") or CHATML
         self.formatter = Jinja2ChatFormatter(
-            template=template, eos_token=self._token_text(self.llm.token_eos()),
-            bos_token=self._token_text(self.llm.token_bos()), add_generation_prompt=True,
+            template=template,
+            eos_token=self._token_text(self.llm.token_eos()),
+            bos_token=self._token_text(self.llm.token_bos()),
+            add_generation_prompt=True,
         )
         self.prompt_seconds = 0.0  # time inside llama.cpp evaluating prompts and decoding
 
@@ -183,7 +195,9 @@ class LlamaCppBackend:
         self.prompt_seconds += seconds
         return ChatResult(
             text=request.answer_prefix + request.labels[best],
-            prompt_tokens=prompt_tokens, completion_tokens=1, seconds=seconds,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=1,
+            seconds=seconds,
             label_probs={label: float(p) for label, p in zip(request.labels, within, strict=True)},
         )
 
@@ -208,14 +222,19 @@ class LlamaCppBackend:
             chosen.append(request.item_labels[int(np.argmax(within))])
         seconds = time.perf_counter() - start
         self.prompt_seconds += seconds
-        return ChatResult(text=request.answer_prefix + repr(chosen), prompt_tokens=prompt_tokens,
-                          completion_tokens=count, seconds=seconds)
+        return ChatResult(
+            text=request.answer_prefix + repr(chosen),
+            prompt_tokens=prompt_tokens,
+            completion_tokens=count,
+            seconds=seconds,
+        )
 
     def _generate(self, request: ChatRequest) -> ChatResult:
         start = time.perf_counter()
         prompt = self._prompt_text(request)
         out = self.llm.create_completion(
-            prompt, max_tokens=request.max_tokens,
+            prompt,
+            max_tokens=request.max_tokens,
             temperature=self.temperature if request.temperature is None else request.temperature,
             seed=self.seed if request.seed is None else request.seed,
             stop=[self.formatter.eos_token] if self.formatter.eos_token else None,
@@ -225,6 +244,7 @@ class LlamaCppBackend:
         usage = out["usage"]  # type: ignore[index]
         return ChatResult(
             text=out["choices"][0]["text"],  # type: ignore[index]
-            prompt_tokens=int(usage["prompt_tokens"]), completion_tokens=int(usage["completion_tokens"]),
+            prompt_tokens=int(usage["prompt_tokens"]),
+            completion_tokens=int(usage["completion_tokens"]),
             seconds=seconds,
         )

@@ -45,8 +45,13 @@ class Method:
     def request(self, subject: tuple[str, ...], **texts: str) -> ChatRequest:
         unit = "preference" if self.pairwise else "window" if self.window else "item" if self.item_kind else "pair"
         return ChatRequest(
-            tuple(self.prompt.render(**texts)), max_tokens=self.max_tokens, labels=self.labels,
-            answer_prefix=self.answer_prefix, subject=subject, label_values=self.values, unit=unit,
+            tuple(self.prompt.render(**texts)),
+            max_tokens=self.max_tokens,
+            labels=self.labels,
+            answer_prefix=self.answer_prefix,
+            subject=subject,
+            label_values=self.values,
+            unit=unit,
             item_labels=self.item_labels,
         )
 
@@ -55,8 +60,9 @@ class Method:
 
 
 def _umbrela(prompt: PromptTemplate) -> Method:
-    return Method("umbrela", prompt, ("0", "1", "2", "3"), (0.0, 1.0, 2.0, 3.0), "##final score: ",
-                  parse_umbrela, max_tokens=128)
+    return Method(
+        "umbrela", prompt, ("0", "1", "2", "3"), (0.0, 1.0, 2.0, 3.0), "##final score: ", parse_umbrela, max_tokens=128
+    )
 
 
 def _graded(prompt: PromptTemplate) -> Method:
@@ -69,30 +75,67 @@ def _binary(prompt: PromptTemplate) -> Method:
 
 
 def _pairwise(prompt: PromptTemplate) -> Method:
-    return Method("pairwise", prompt, ("1", "2"), (1.0, 2.0), "", parse_preference, max_tokens=8,
-                  pairwise=True)
+    return Method("pairwise", prompt, ("1", "2"), (1.0, 2.0), "", parse_preference, max_tokens=8, pairwise=True)
 
 
 def _exam_question(prompt: PromptTemplate) -> Method:
-    return Method("exam-question", prompt, tuple("012345"), tuple(float(g) for g in range(6)), "", parse_rating,
-                  max_tokens=16, item_kind="question", own_score="rubric-graded")
+    return Method(
+        "exam-question",
+        prompt,
+        tuple("012345"),
+        tuple(float(g) for g in range(6)),
+        "",
+        parse_rating,
+        max_tokens=16,
+        item_kind="question",
+        own_score="rubric-graded",
+    )
 
 
 def _exam_nugget(prompt: PromptTemplate) -> Method:
-    return Method("exam-nugget", prompt, tuple("012345"), tuple(float(g) for g in range(6)), "", parse_rating,
-                  max_tokens=16, item_kind="nugget", own_score="rubric-graded")
+    return Method(
+        "exam-nugget",
+        prompt,
+        tuple("012345"),
+        tuple(float(g) for g in range(6)),
+        "",
+        parse_rating,
+        max_tokens=16,
+        item_kind="nugget",
+        own_score="rubric-graded",
+    )
 
 
 def _nugget_assign(prompt: PromptTemplate) -> Method:
-    return Method("nugget-assign", prompt, (), (), "", lambda text: Parsed(None, "a window method"),
-                  max_tokens=200, item_kind="nugget", window=10, parse_window=parse_assignments, own_score="nugget-all",
-                  item_labels=("support", "partial_support", "not_support"))
+    return Method(
+        "nugget-assign",
+        prompt,
+        (),
+        (),
+        "",
+        lambda text: Parsed(None, "a window method"),
+        max_tokens=200,
+        item_kind="nugget",
+        window=10,
+        parse_window=parse_assignments,
+        own_score="nugget-all",
+        item_labels=("support", "partial_support", "not_support"),
+    )
 
 
 def _subtopic(prompt: PromptTemplate) -> Method:
     # Binary per subtopic (Arabzadeh & Clarke 2024); the document's score is the fraction satisfied.
-    return Method("subtopic", prompt, ("Yes", "No"), (1.0, 0.0), "", parse_binary, max_tokens=8,
-                  item_kind="subtopic", own_score="subtopic")
+    return Method(
+        "subtopic",
+        prompt,
+        ("Yes", "No"),
+        (1.0, 0.0),
+        "",
+        parse_binary,
+        max_tokens=8,
+        item_kind="subtopic",
+        own_score="subtopic",
+    )
 
 
 METHODS: dict[str, tuple[str, Callable[[PromptTemplate], Method]]] = {
@@ -138,8 +181,12 @@ def _answer_space(method: Method, template: PromptTemplate) -> Method:
     values = template.meta.get("answer_values") or list(range(len(labels)))
     if len(values) != len(labels):
         raise UsageError(f"prompt {template.name}: answer_labels and answer_values differ in length")
-    return replace(method, labels=tuple(str(label) for label in labels), values=tuple(float(v) for v in values),
-                   answer_prefix=str(template.meta.get("answer_prefix", method.answer_prefix)))
+    return replace(
+        method,
+        labels=tuple(str(label) for label in labels),
+        values=tuple(float(v) for v in values),
+        answer_prefix=str(template.meta.get("answer_prefix", method.answer_prefix)),
+    )
 
 
 def _reads_structured_answers(method: Method) -> Method:
@@ -159,8 +206,9 @@ def _reads_structured_answers(method: Method) -> Method:
 PREFERENCE_PAIRS_PER_DOC = 7  # P of Clarke et al. 2021: fewer than P·n judgments per topic
 
 
-def sample_pairs(docids: list[str], *, per_doc: int = PREFERENCE_PAIRS_PER_DOC, seed: int = 0,
-                 qid: str = "") -> list[tuple[str, str]]:
+def sample_pairs(
+    docids: list[str], *, per_doc: int = PREFERENCE_PAIRS_PER_DOC, seed: int = 0, qid: str = ""
+) -> list[tuple[str, str]]:
     """Unordered document pairs to compare: all of them when that is at most P·n, else each
     document paired with P random others (at most P·n pairs, every document compared)."""
     n = len(docids)

@@ -64,10 +64,21 @@ class OpenAIBackend:
     name = "openai"
 
     def __init__(
-        self, model: str, *, base_url: str | None = None, api_key_env: str = "OPENAI_API_KEY",
-        concurrency: int = 4, timeout: float = 60.0, max_retries: int = 5, seed: int = 0,
-        temperature: float = 0.0, price_input: float | None = None, price_output: float | None = None,
-        backoff: float = 0.5, max_backoff: float = 30.0, constrain: str = "none",
+        self,
+        model: str,
+        *,
+        base_url: str | None = None,
+        api_key_env: str = "OPENAI_API_KEY",
+        concurrency: int = 4,
+        timeout: float = 60.0,
+        max_retries: int = 5,
+        seed: int = 0,
+        temperature: float = 0.0,
+        price_input: float | None = None,
+        price_output: float | None = None,
+        backoff: float = 0.5,
+        max_backoff: float = 30.0,
+        constrain: str = "none",
     ) -> None:
         """`price_input`/`price_output` are prices per million tokens (None: cost unknown);
         `backoff` is the first retry's pause, doubled per attempt up to `max_backoff`;
@@ -128,7 +139,9 @@ class OpenAIBackend:
     def body(self, request: ChatRequest) -> dict[str, Any]:
         """The JSON body of one chat completion (the same for live calls and Batch files)."""
         body: dict[str, Any] = {
-            "model": self.model, "messages": request.as_json(), "max_tokens": request.max_tokens,
+            "model": self.model,
+            "messages": request.as_json(),
+            "max_tokens": request.max_tokens,
             "temperature": self.temperature if request.temperature is None else request.temperature,
             "seed": self.seed if request.seed is None else request.seed,
         }
@@ -234,8 +247,13 @@ class OpenAIBackend:
         cost = None
         if self.price_input is not None or self.price_output is not None:
             cost = (prompt_tokens * (self.price_input or 0.0) + completion_tokens * (self.price_output or 0.0)) / 1e6
-        return ChatResult(text, prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
-                          label_probs=label_probs(text, choice.get("logprobs"), request), cost=cost)
+        return ChatResult(
+            text,
+            prompt_tokens=prompt_tokens,
+            completion_tokens=completion_tokens,
+            label_probs=label_probs(text, choice.get("logprobs"), request),
+            cost=cost,
+        )
 
     def redact(self, text: str) -> str:
         """`text` with the API key (and anything shaped like one) blanked out."""

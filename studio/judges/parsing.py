@@ -121,8 +121,10 @@ def assignments_from_grades(
     """Stored nugget-assign grades (1 / 0.5 / 0) back to their labels; ValueError for any other
     value (grades of another method)."""
     try:
-        return {q: {d: {i: _ASSIGNMENT_NAMES[v] for i, v in per.items()} for d, per in docs.items()}
-                for q, docs in grades.items()}
+        return {
+            q: {d: {i: _ASSIGNMENT_NAMES[v] for i, v in per.items()} for d, per in docs.items()}
+            for q, docs in grades.items()
+        }
     except KeyError as error:
         raise ValueError(f"{error.args[0]!r} is not a nugget assignment grade") from None
 
@@ -148,13 +150,15 @@ def parse_assignments(text: str, count: int) -> list[Parsed]:
     parsed = []
     for value in values:
         key = str(value).strip().lower().replace(" ", "_").replace("-", "_")
-        parsed.append(Parsed(ASSIGNMENT_VALUES[key]) if key in ASSIGNMENT_VALUES
-                      else Parsed(None, f"unknown label {value!r}"))
+        parsed.append(
+            Parsed(ASSIGNMENT_VALUES[key]) if key in ASSIGNMENT_VALUES else Parsed(None, f"unknown label {value!r}")
+        )
     return parsed
 
 
-_LIST_LINE = re.compile(r"^\s*(?:[-*•]|\d+[.)]|(?:question|nugget|subtopic|q)\s*\d*\s*[:.)])\s*(.+?)\s*$",
-                        re.IGNORECASE)
+_LIST_LINE = re.compile(
+    r"^\s*(?:[-*•]|\d+[.)]|(?:question|nugget|subtopic|q)\s*\d*\s*[:.)])\s*(.+?)\s*$", re.IGNORECASE
+)
 
 
 def parse_generated_items(text: str, key: str) -> list[str]:

@@ -20,10 +20,22 @@ from studio.domain.errors import UsageError
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
 # The names the methods fill in; a template's meta.json may name its own instead.
-KNOWN_PLACEHOLDERS = frozenset({
-    "query", "passage", "passage_a", "passage_b", "question", "nugget", "subtopic", "context",
-    "nuggets", "num_nuggets", "max_nuggets", "nuggets_length",
-})
+KNOWN_PLACEHOLDERS = frozenset(
+    {
+        "query",
+        "passage",
+        "passage_a",
+        "passage_b",
+        "question",
+        "nugget",
+        "subtopic",
+        "context",
+        "nuggets",
+        "num_nuggets",
+        "max_nuggets",
+        "nuggets_length",
+    }
+)
 
 
 def prompts_dir() -> Path:
@@ -88,8 +100,10 @@ def load_prompt(name_or_path: str | Path) -> PromptTemplate:
         if not folder.is_dir():
             known = ", ".join(sorted(p.name for p in prompts_dir().iterdir() if p.is_dir()))
             raise UsageError(f"no prompt named {name!r} (bundled: {known})")
-        versions = sorted((p for p in folder.iterdir() if p.is_dir() and re.fullmatch(r"v[0-9]+", p.name)),
-                          key=lambda p: int(p.name[1:]))
+        versions = sorted(
+            (p for p in folder.iterdir() if p.is_dir() and re.fullmatch(r"v[0-9]+", p.name)),
+            key=lambda p: int(p.name[1:]),
+        )
         path = folder / version if version else versions[-1]
         if not path.is_dir():
             raise UsageError(f"prompt {name} has no version {version!r}")

@@ -19,8 +19,9 @@ from studio.judges.backend import ChatRequest, ChatResult
 class SimulatedBackend:
     name = "simulated"
 
-    def __init__(self, reference_name: str, reference: Mapping[str, Mapping[str, float]], *,
-                 kappa: float = 0.6, seed: int = 0) -> None:
+    def __init__(
+        self, reference_name: str, reference: Mapping[str, Mapping[str, float]], *, kappa: float = 0.6, seed: int = 0
+    ) -> None:
         if not 0.0 <= kappa <= 1.0:
             raise ValueError("kappa must lie in [0, 1]")
         self.model = f"noisy-copy-of-{reference_name}"
@@ -78,6 +79,7 @@ class SimulatedBackend:
         labels = []
         for item in items:
             draw = self._rng((qid, docid, item)).random()
-            labels.append("support" if draw < share else "partial_support" if draw < share + (1 - share) / 3
-                          else "not_support")
+            labels.append(
+                "support" if draw < share else "partial_support" if draw < share + (1 - share) / 3 else "not_support"
+            )
         return labels

@@ -9,7 +9,11 @@ import numpy as np
 
 
 def answer_leaderboard(
-    grades: Mapping[str, Mapping[str, float]], *, resamples: int = 1000, seed: int = 0, level: float = 0.95,
+    grades: Mapping[str, Mapping[str, float]],
+    *,
+    resamples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
 ) -> list[dict[str, float | int | str]]:
     """{system: {qid: grade}} -> rows (best first) with the mean over the system's topics and a
     bootstrap interval from resampling those topics with replacement (seeded)."""
@@ -22,7 +26,14 @@ def answer_leaderboard(
             continue
         means = values[rng.integers(0, len(values), size=(resamples, len(values)))].mean(axis=1)
         low, high = np.percentile(means, [tail, 100 - tail])
-        rows.append({"system": system, "mean": float(values.mean()), "low": float(low), "high": float(high),
-                     "topics": len(values)})
+        rows.append(
+            {
+                "system": system,
+                "mean": float(values.mean()),
+                "low": float(low),
+                "high": float(high),
+                "topics": len(values),
+            }
+        )
     rows.sort(key=lambda r: (-float(r["mean"]), str(r["system"])))
     return rows

@@ -105,13 +105,23 @@ class CalibrationMap:
         return snap(self.value(x), self.levels)
 
     def as_dict(self) -> dict[str, Any]:
-        return {"method": self.method, "levels": list(self.levels), "xs": list(self.xs), "ys": list(self.ys),
-                "params": list(self.params)}
+        return {
+            "method": self.method,
+            "levels": list(self.levels),
+            "xs": list(self.xs),
+            "ys": list(self.ys),
+            "params": list(self.params),
+        }
 
     @classmethod
     def from_dict(cls, found: Mapping[str, Any]) -> CalibrationMap:
-        return cls(str(found["method"]), tuple(found["levels"]), tuple(found.get("xs", ())),
-                   tuple(found.get("ys", ())), tuple(found.get("params", ())))
+        return cls(
+            str(found["method"]),
+            tuple(found["levels"]),
+            tuple(found.get("xs", ())),
+            tuple(found.get("ys", ())),
+            tuple(found.get("params", ())),
+        )
 
 
 def snap(values: np.ndarray, levels: Sequence[float]) -> np.ndarray:
@@ -172,9 +182,16 @@ def curve(x: np.ndarray, y: np.ndarray, fitted: CalibrationMap, *, bins: int = 6
         if not mask.any():
             continue
         mean_x = float(x[mask].mean())
-        rows.append({"low": lo, "high": hi, "pairs": int(mask.sum()), "mean_llm": round(mean_x, 4),
-                     "mean_gold": round(float(y[mask].mean()), 4),
-                     "fitted": round(float(fitted.value(np.array([mean_x]))[0]), 4)})
+        rows.append(
+            {
+                "low": lo,
+                "high": hi,
+                "pairs": int(mask.sum()),
+                "mean_llm": round(mean_x, 4),
+                "mean_gold": round(float(y[mask].mean()), 4),
+                "fitted": round(float(fitted.value(np.array([mean_x]))[0]), 4),
+            }
+        )
     return rows
 
 

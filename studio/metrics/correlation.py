@@ -204,11 +204,14 @@ def swapped_pairs(runs: list[str], reference: np.ndarray, audited: np.ndarray) -
     for i, j in combinations(range(len(runs)), 2):
         if (reference[i] - reference[j]) * (audited[i] - audited[j]) < 0:
             hi, lo = (i, j) if reference[i] > reference[j] else (j, i)
-            swaps.append({
-                "above_in_ref": runs[hi], "below_in_ref": runs[lo],
-                "ref": [float(reference[hi]), float(reference[lo])],
-                "qrels": [float(audited[hi]), float(audited[lo])],
-            })
+            swaps.append(
+                {
+                    "above_in_ref": runs[hi],
+                    "below_in_ref": runs[lo],
+                    "ref": [float(reference[hi]), float(reference[lo])],
+                    "qrels": [float(audited[hi]), float(audited[lo])],
+                }
+            )
     swaps.sort(key=lambda s: -(s["ref"][0] - s["ref"][1]))
     return swaps
 
@@ -249,8 +252,11 @@ def _sample_means(matrix: np.ndarray, rows: np.ndarray) -> np.ndarray:
     BLAS) sums every run's column in the same order, so runs with equal scores keep equal means.
     """
     samples, topics = rows.shape[0], matrix.shape[0]
-    counts = np.bincount((np.arange(samples)[:, None] * topics + rows).ravel(),
-                         minlength=samples * topics).reshape(samples, topics).astype(np.float64)
+    counts = (
+        np.bincount((np.arange(samples)[:, None] * topics + rows).ravel(), minlength=samples * topics)
+        .reshape(samples, topics)
+        .astype(np.float64)
+    )
     counted = ~np.isnan(matrix)
     totals = np.einsum("st,tr->sr", counts, np.where(counted, matrix, 0.0), optimize=False)
     n = np.einsum("st,tr->sr", counts, counted.astype(np.float64), optimize=False)
@@ -258,7 +264,11 @@ def _sample_means(matrix: np.ndarray, rows: np.ndarray) -> np.ndarray:
 
 
 def bootstrap_tau(
-    reference: np.ndarray, audited: np.ndarray, *, resamples: int = 1000, seed: int = 0,
+    reference: np.ndarray,
+    audited: np.ndarray,
+    *,
+    resamples: int = 1000,
+    seed: int = 0,
     level: float = 0.95,
 ) -> Interval:
     """Percentile interval of τ-b when topics are resampled with replacement."""
@@ -266,8 +276,13 @@ def bootstrap_tau(
 
 
 def bootstrap(
-    reference: np.ndarray, audited: np.ndarray, statistic: Callable[[np.ndarray, np.ndarray], float], *,
-    resamples: int = 1000, seed: int = 0, level: float = 0.95,
+    reference: np.ndarray,
+    audited: np.ndarray,
+    statistic: Callable[[np.ndarray, np.ndarray], float],
+    *,
+    resamples: int = 1000,
+    seed: int = 0,
+    level: float = 0.95,
 ) -> Interval:
     """Percentile interval of a leaderboard statistic (τ-b, τ_AP, …) of the two per-topic
     matrices (topics × runs) when topics are resampled with replacement; undefined samples
@@ -299,8 +314,19 @@ def subsample_tau(
     taus = np.array([kendall_tau_b(r, a) for r, a in zip(ref_means, aud_means, strict=True)])
     taus = taus[~np.isnan(taus)]
     if len(taus) == 0:
-        return {"fraction": fraction, "topics": size, "mean": float("nan"), "std": float("nan"),
-                "min": float("nan"), "max": float("nan")}
-    return {"fraction": fraction, "topics": size, "mean": float(taus.mean()), "std": float(taus.std()),
-            "min": float(taus.min()), "max": float(taus.max())}
-
+        return {
+            "fraction": fraction,
+            "topics": size,
+            "mean": float("nan"),
+            "std": float("nan"),
+            "min": float("nan"),
+            "max": float("nan"),
+        }
+    return {
+        "fraction": fraction,
+        "topics": size,
+        "mean": float(taus.mean()),
+        "std": float(taus.std()),
+        "min": float(taus.min()),
+        "max": float(taus.max()),
+    }

@@ -49,8 +49,9 @@ def combine(grades: Sequence[float], how: str) -> float:
 
 
 def spread(grades: Sequence[float]) -> Spread:
-    return Spread(len(grades), float(pstdev(grades)) if len(grades) > 1 else 0.0, float(min(grades)),
-                  float(max(grades)))
+    return Spread(
+        len(grades), float(pstdev(grades)) if len(grades) > 1 else 0.0, float(min(grades)), float(max(grades))
+    )
 
 
 def distribution_spread(probs: Mapping[float, float], floor: float = 0.05) -> Spread:
@@ -63,11 +64,12 @@ def distribution_spread(probs: Mapping[float, float], floor: float = 0.05) -> Sp
     mean = sum(v * p for v, p in probs.items()) / total
     variance = sum(p * (v - mean) ** 2 for v, p in probs.items()) / total
     held = [v for v, p in probs.items() if p / total >= floor] or [max(probs, key=lambda v: probs[v])]
-    return Spread(0, float(variance ** 0.5), float(min(held)), float(max(held)))
+    return Spread(0, float(variance**0.5), float(min(held)), float(max(held)))
 
 
-def combine_sets(members: Sequence[Mapping[str, Mapping[str, float]]], how: str
-                 ) -> tuple[dict[str, dict[str, float]], dict[tuple[str, str], Spread]]:
+def combine_sets(
+    members: Sequence[Mapping[str, Mapping[str, float]]], how: str
+) -> tuple[dict[str, dict[str, float]], dict[tuple[str, str], Spread]]:
     """The combined label set of several ({qid: {docid: grade}}) and each pair's spread. A pair is
     combined from the members that judged it (a member without a label for it does not vote)."""
     gathered: dict[tuple[str, str], list[float]] = {}

@@ -56,8 +56,13 @@ class Intervals:
 
 
 def estimate_totals(
-    sampled: np.ndarray, a: np.ndarray, b: np.ndarray | None, pi: np.ndarray, *,
-    level: float = 0.95, tuned: bool = False,
+    sampled: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray | None,
+    pi: np.ndarray,
+    *,
+    level: float = 0.95,
+    tuned: bool = False,
 ) -> Intervals:
     """θ̂ = λB + Σ_S (a − λb)/π for each row of `sampled` (trials × M, 0/1) and each column of
     `a` and `b` (M × K; `b` None: gold only). Values of `a` outside the sample are never read
@@ -114,8 +119,9 @@ def topic_units(llm: np.ndarray, gold: np.ndarray) -> tuple[np.ndarray, np.ndarr
     return a, b
 
 
-def pair_units(in_top: np.ndarray, topic_counts: np.ndarray, cutoff: int,
-               llm_relevant: np.ndarray, gold_relevant: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def pair_units(
+    in_top: np.ndarray, topic_counts: np.ndarray, cutoff: int, llm_relevant: np.ndarray, gold_relevant: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
     """Unit contributions (a, b) of P@k over judged pairs: `in_top` (pairs × runs) says whether
     the pair's document is in the run's top k of its topic; `topic_counts` (runs,) the topics
     the run's mean is over; relevance vectors are (pairs,), gold 0 outside the sample."""
@@ -164,8 +170,9 @@ def draw_samples(units: int, budget: int, trials: int, seed: int) -> np.ndarray:
     return mask
 
 
-def simulate(a: np.ndarray, b: np.ndarray, *, budget: int, trials: int, seed: int = 0, level: float = 0.95,
-             tuned: bool = False) -> Coverage:
+def simulate(
+    a: np.ndarray, b: np.ndarray, *, budget: int, trials: int, seed: int = 0, level: float = 0.95, tuned: bool = False
+) -> Coverage:
     """Coverage of θ = Σ a (the full-gold value) by PPI and gold-only intervals over `trials`
     simple random audits of `budget` units; `a` holds the gold contribution of every unit."""
     units = a.shape[0]

@@ -120,9 +120,16 @@ def rankings_from_lists(runs: Mapping[str, Mapping[str, list[str]]]) -> Rankings
     return Rankings(names, topics)
 
 
-def rankings_from_stored(runs: list[str], qids: list[str], sizes: list[int], run: np.ndarray, topic: np.ndarray,
-                         docs: Sequence[np.ndarray], vocabularies: Sequence[Vocabulary],
-                         references: Sequence[ReferenceOrder] | None = None) -> Rankings:
+def rankings_from_stored(
+    runs: list[str],
+    qids: list[str],
+    sizes: list[int],
+    run: np.ndarray,
+    topic: np.ndarray,
+    docs: Sequence[np.ndarray],
+    vocabularies: Sequence[Vocabulary],
+    references: Sequence[ReferenceOrder] | None = None,
+) -> Rankings:
     """Build from stored rankings: row i is run `run[i]`'s ranking of topic `topic[i]` (indexes
     into `runs` and `qids`), its document numbers in trec_eval's order in `docs[i]`."""
     lengths = np.array([len(d) for d in docs], dtype=np.int64)
@@ -130,15 +137,16 @@ def rankings_from_stored(runs: list[str], qids: list[str], sizes: list[int], run
     bounds = np.searchsorted(topic[by_topic], np.arange(len(qids) + 1))
     topics = {}
     for t, qid in enumerate(qids):
-        rows = by_topic[bounds[t]:bounds[t + 1]]
+        rows = by_topic[bounds[t] : bounds[t + 1]]
         depth = int(lengths[rows].max()) if len(rows) else 0
         order = np.full((len(runs), depth), UNRANKED, dtype=np.intp)  # intp: indexing needs no conversion
         counts = np.zeros(len(runs), dtype=np.int64)
         for row in rows.tolist():
             order[run[row], : lengths[row]] = docs[row]
             counts[run[row]] = lengths[row]
-        topics[qid] = TopicRanking(qid, order, counts, sizes[t], vocabularies[t],
-                                   references[t] if references is not None else None)
+        topics[qid] = TopicRanking(
+            qid, order, counts, sizes[t], vocabularies[t], references[t] if references is not None else None
+        )
     return Rankings(runs, topics)
 
 

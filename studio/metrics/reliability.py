@@ -73,6 +73,9 @@ def spread(values: list[float | None]) -> dict[str, float | None]:
     defined = np.array([v for v in values if v is not None and not np.isnan(v)], dtype=np.float64)
     if len(defined) == 0:
         return {"mean": None, "variance": None, "min": None, "max": None}
-    return {"mean": float(defined.mean()),
-            "variance": float(defined.var(ddof=1)) if len(defined) > 1 else None,
-            "min": float(defined.min()), "max": float(defined.max())}
+    return {
+        "mean": float(defined.mean()),
+        "variance": float(defined.var(ddof=1)) if len(defined) > 1 else None,
+        "min": float(defined.min()),
+        "max": float(defined.max()),
+    }

@@ -86,5 +86,5 @@ def stratified_sample_size(sizes: Sequence[int], sds: Sequence[float], width: fl
     if spread <= 0:
         return min(int(population), int((size > 0).sum()))
     variance = (width / (2.0 * z)) ** 2
-    n = spread ** 2 / (variance + float((share * sd ** 2).sum()) / population)
+    n = spread**2 / (variance + float((share * sd**2).sum()) / population)
     return min(int(population), max(int((size > 0).sum()), math.ceil(n)))

@@ -180,4 +180,3 @@ def topic_values(measure: Measure, topic: TopicRanking, labels: TopicLabels) -> 
     else:  # pragma: no cover - parse_measure admits no other names
         raise ValueError(f"unknown measure {measure}")
     return np.where(topic.lengths > 0, values, np.nan)
-

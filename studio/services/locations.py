@@ -35,6 +35,4 @@ def sample_data_dir() -> Path:
     for candidate in candidates:
         if (candidate / "topics.tsv").is_file():
             return candidate
-    raise FileNotFoundError(
-        "sample data not found (looked in " + ", ".join(str(c) for c in candidates) + ")"
-    )
+    raise FileNotFoundError("sample data not found (looked in " + ", ".join(str(c) for c in candidates) + ")")

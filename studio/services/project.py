@@ -154,8 +154,9 @@ class Project:
             self._follow(label_set)
         return report
 
-    def import_graded(self, file: PathLike, *, name: str, bank: str, llm: str | None = None,
-                      replace: bool = False) -> ImportReport:
+    def import_graded(
+        self, file: PathLike, *, name: str, bank: str, llm: str | None = None, replace: bool = False
+    ) -> ImportReport:
         """A Rubric-workbench graded file or nuggetizer assignments into a rubric label set."""
         report = import_graded(self.db, Path(file), name=name, bank=bank, llm=llm, replace=replace)
         self.engine.forget_labels(name)
@@ -201,35 +202,51 @@ class Project:
 
     # -- evaluation ------------------------------------------------------------------------
 
-    def leaderboard(
-        self, qrels: str, measure: str = "nDCG@10", *, complete: bool = False
-    ) -> dict[str, float]:
+    def leaderboard(self, qrels: str, measure: str = "nDCG@10", *, complete: bool = False) -> dict[str, float]:
         """{run: mean value} under a label set, as trec_eval computes it."""
         return self.engine.leaderboard(qrels, measure, complete=complete)
 
     def evaluate(
-        self, qrels: str, measures: Sequence[str] = DEFAULT_MEASURES, *,
-        per_topic: bool = False, complete: bool = False,
+        self,
+        qrels: str,
+        measures: Sequence[str] = DEFAULT_MEASURES,
+        *,
+        per_topic: bool = False,
+        complete: bool = False,
     ) -> list[dict[str, Any]]:
         """Rows of `studio eval`: {"run", "measure", "value", "topics"} (and "topic")."""
         return self.engine.eval_rows(qrels, list(measures), per_topic=per_topic, complete=complete)
 
     def correlation(
-        self, ref: str, qrels: str, measure: str = "nDCG@10", *, complete: bool = False,
-        details: bool = True, seed: int = 0,
+        self,
+        ref: str,
+        qrels: str,
+        measure: str = "nDCG@10",
+        *,
+        complete: bool = False,
+        details: bool = True,
+        seed: int = 0,
     ) -> dict[str, Any]:
         """Kendall τ (τ-b), τ-a, Spearman ρ, τ_AP, RBO, swaps and topic intervals of two leaderboards."""
-        return comparison.correlation(self.engine, ref, qrels, measure, complete=complete,
-                                      details=details, seed=seed)
+        return comparison.correlation(self.engine, ref, qrels, measure, complete=complete, details=details, seed=seed)
 
     def agreement(self, ref: str, qrels: str, *, clip: bool = False, **thresholds: Any) -> dict[str, Any]:
         """κ, Krippendorff's α, confusion matrix and alignment of two label sets (`clip`: the
         audited grades clipped into the reference's range)."""
-        return comparison.agreement(self.engine, ref, scale.clipped(self.engine, ref, qrels) if clip else qrels,
-                                    **thresholds)
+        return comparison.agreement(
+            self.engine, ref, scale.clipped(self.engine, ref, qrels) if clip else qrels, **thresholds
+        )
 
-    def compare(self, ref: str, qrels: list[str], measure: str = "nDCG@10", *, resamples: int = 1000,
-                seed: int = 0, clip: bool = False) -> list[dict[str, Any]]:
+    def compare(
+        self,
+        ref: str,
+        qrels: list[str],
+        measure: str = "nDCG@10",
+        *,
+        resamples: int = 1000,
+        seed: int = 0,
+        clip: bool = False,
+    ) -> list[dict[str, Any]]:
         """One row per label set: κ, α, alignment, leniency, τ and τ_AP with bootstrap intervals,
         and the τ of its compatibility leaderboard against the reference's nDCG@10 leaderboard."""
         names = [scale.clipped(self.engine, ref, name) for name in qrels] if clip else qrels
@@ -240,7 +257,12 @@ class Project:
         return scale.outside_scale(self.engine, ref, qrels)
 
     def disagreements(
-        self, ref: str, qrels: str, measure: str = "nDCG@10", *, limit: int | None = None,
+        self,
+        ref: str,
+        qrels: str,
+        measure: str = "nDCG@10",
+        *,
+        limit: int | None = None,
         order: str = "delta-tau",
     ) -> list[dict[str, Any]]:
         """The review queue: differently graded pairs, the most τ-changing first (`order="spread"`:
@@ -259,8 +281,14 @@ class Project:
         return ensemble_scores(self.engine, name, ref, measure)
 
     def set_label(
-        self, qrels: str, qid: str, docid: str, grade: float | None, note: str | None = None,
-        *, person: str | None = None,
+        self,
+        qrels: str,
+        qid: str,
+        docid: str,
+        grade: float | None,
+        note: str | None = None,
+        *,
+        person: str | None = None,
     ) -> dict[str, Any]:
         """One audited label edit (None removes the label); leaderboards follow incrementally."""
         event = self.engine.set_label(qrels, qid, docid, grade, note=note, person=person)
@@ -276,12 +304,23 @@ class Project:
 
     # -- calibration ------------------------------------------------------------------------
 
-    def calibrate(self, qrels: str, gold: str, name: str, *, method: str = "isotonic", folds: int = 5,
-                  seed: int = 0, measure: str = "nDCG@10", replace: bool = False) -> dict[str, Any]:
+    def calibrate(
+        self,
+        qrels: str,
+        gold: str,
+        name: str,
+        *,
+        method: str = "isotonic",
+        folds: int = 5,
+        seed: int = 0,
+        measure: str = "nDCG@10",
+        replace: bool = False,
+    ) -> dict[str, Any]:
         """Label set `name`: `qrels` mapped to `gold`'s grades (isotonic or ordinal) with κ and τ
         cross-fitted by topic beside the raw set's; it follows both sources."""
-        made = calibrate(self.engine, qrels, gold, name, method=method, folds=folds, seed=seed, measure=measure,
-                         replace=replace)
+        made = calibrate(
+            self.engine, qrels, gold, name, method=method, folds=folds, seed=seed, measure=measure, replace=replace
+        )
         self.engine.forget_followers()
         return made
 
@@ -301,12 +340,22 @@ class Project:
 
     # -- audits -----------------------------------------------------------------------------
 
-    def plan_audit(self, qrels: str, *, name: str, budget: int, design: str, strata: str | None = None,
-                   seed: int = 0, pilot: str | None = None) -> dict[str, Any]:
+    def plan_audit(
+        self,
+        qrels: str,
+        *,
+        name: str,
+        budget: int,
+        design: str,
+        strata: str | None = None,
+        seed: int = 0,
+        pilot: str | None = None,
+    ) -> dict[str, Any]:
         """Draw a sample of `qrels`' pool (whole topics, pairs, or stratified pairs) with each unit's
         inclusion probability; its gold labels become the human label set `name`."""
-        return audit_samples.plan_audit(self.db, qrels, name=name, budget=budget, design=design, strata=strata,
-                                        seed=seed, pilot=pilot)
+        return audit_samples.plan_audit(
+            self.db, qrels, name=name, budget=budget, design=design, strata=strata, seed=seed, pilot=pilot
+        )
 
     def import_audit(self, audit: str, file: PathLike) -> dict[str, Any]:
         """Gold labels made elsewhere for the audit's sample (a pair outside it refuses the file)."""
@@ -317,8 +366,9 @@ class Project:
     def audits(self) -> list[dict[str, Any]]:
         return audit_gold.list_audits(self.db)
 
-    def audit_budget(self, qrels: str, pilot: str, width: float, *, measure: str = "nDCG@10",
-                     strata: str = "grade") -> dict[str, Any]:
+    def audit_budget(
+        self, qrels: str, pilot: str, width: float, *, measure: str = "nDCG@10", strata: str = "grade"
+    ) -> dict[str, Any]:
         """The sample each design needs for a 95% interval `width` wide, from the pilot's variances,
         and the Neyman allocation over strata."""
         return audit_planner.budget_plan(self.engine, qrels, pilot, width, measure=measure, strata=strata)
@@ -331,19 +381,47 @@ class Project:
         """An audit's design and progress (pairs graded of the sample, per stratum)."""
         return audit_gold.show_audit(self.db, name)
 
-    def estimate(self, qrels: str, gold: str, measure: str = "nDCG@10", *, design: str = "topics",
-                 level: float = 0.95, tuned: bool = False) -> dict[str, Any]:
+    def estimate(
+        self,
+        qrels: str,
+        gold: str,
+        measure: str = "nDCG@10",
+        *,
+        design: str = "topics",
+        level: float = 0.95,
+        tuned: bool = False,
+    ) -> dict[str, Any]:
         """Each run's measure under full human judging, estimated from the LLM label set `qrels` and
         the partial gold set `gold` (prediction-powered), with intervals, settled run pairs and τ."""
         return audit_estimates.estimate(self.engine, qrels, gold, measure, design=design, level=level, tuned=tuned)
 
-    def simulate_audit(self, ref: str, qrels: str, *, budget: int, design: str = "topics", trials: int = 1000,
-                       measure: str = "nDCG@10", seed: int = 0, level: float = 0.95,
-                       tuned: bool = False) -> dict[str, Any]:
+    def simulate_audit(
+        self,
+        ref: str,
+        qrels: str,
+        *,
+        budget: int,
+        design: str = "topics",
+        trials: int = 1000,
+        measure: str = "nDCG@10",
+        seed: int = 0,
+        level: float = 0.95,
+        tuned: bool = False,
+    ) -> dict[str, Any]:
         """Coverage and width of the estimates from `trials` random audits of `budget` units, `ref`
         taken as the truth."""
-        return audit_simulation.simulate(self.engine, ref, qrels, budget=budget, design=design, trials=trials,
-                                         measure=measure, seed=seed, level=level, tuned=tuned)
+        return audit_simulation.simulate(
+            self.engine,
+            ref,
+            qrels,
+            budget=budget,
+            design=design,
+            trials=trials,
+            measure=measure,
+            seed=seed,
+            level=level,
+            tuned=tuned,
+        )
 
     # -- judges -----------------------------------------------------------------------------
 

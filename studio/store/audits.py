@@ -12,8 +12,19 @@ from studio.store.database import Connection, records
 Unit = tuple[str, str | None, str | None, float, int]
 
 
-def create_audit(con: Connection, name: str, label_set: str, design: str, *, strata: str | None,
-                 allocation: str | None, pilot: str | None, budget: int, population: int, seed: int) -> int:
+def create_audit(
+    con: Connection,
+    name: str,
+    label_set: str,
+    design: str,
+    *,
+    strata: str | None,
+    allocation: str | None,
+    pilot: str | None,
+    budget: int,
+    population: int,
+    seed: int,
+) -> int:
     row = con.execute(
         """
         INSERT INTO audits (audit_id, name, label_set, design, strata, allocation, pilot, budget, population, seed)
@@ -39,7 +50,9 @@ def add_units(con: Connection, audit_id: int, units: Sequence[Unit]) -> None:
 def audit(con: Connection, name: str) -> dict[str, Any] | None:
     cursor = con.execute(
         "SELECT audit_id, name, label_set, design, strata, allocation, pilot, budget, population, seed,"
-        " strftime(created_at, '%Y-%m-%d %H:%M:%S') AS created FROM audits WHERE name = ?", [name])
+        " strftime(created_at, '%Y-%m-%d %H:%M:%S') AS created FROM audits WHERE name = ?",
+        [name],
+    )
     found = records(cursor)
     return found[0] if found else None
 
@@ -48,7 +61,9 @@ def audits(con: Connection, label_set: str | None = None) -> list[dict[str, Any]
     cursor = con.execute(
         "SELECT audit_id, name, label_set, design, strata, allocation, pilot, budget, population, seed,"
         " strftime(created_at, '%Y-%m-%d %H:%M:%S') AS created FROM audits"
-        " WHERE ? IS NULL OR label_set = ? ORDER BY audit_id", [label_set, label_set])
+        " WHERE ? IS NULL OR label_set = ? ORDER BY audit_id",
+        [label_set, label_set],
+    )
     return records(cursor)
 
 
@@ -56,7 +71,8 @@ def units(con: Connection, audit_id: int) -> list[dict[str, Any]]:
     """The sampled units in the order they are walked in."""
     cursor = con.execute(
         "SELECT qid, docid, stratum, inclusion, position FROM audit_units WHERE audit_id = ? ORDER BY position",
-        [audit_id])
+        [audit_id],
+    )
     return records(cursor)
 
 
@@ -68,14 +84,17 @@ def inclusion_probabilities(con: Connection, audit: str) -> tuple[str, dict[tupl
         raise KeyError(audit)
     probabilities: dict[tuple[str, str] | str, float] = {}
     for qid, docid, inclusion in con.execute(
-            "SELECT qid, docid, inclusion FROM audit_units WHERE audit_id = ?", [row[0]]).fetchall():
+        "SELECT qid, docid, inclusion FROM audit_units WHERE audit_id = ?", [row[0]]
+    ).fetchall():
         probabilities[qid if docid is None else (qid, docid)] = float(inclusion)
     return str(row[1]), probabilities
 
 
 def add_grade(con: Connection, audit_id: int, qid: str, docid: str, label_event: int) -> None:
-    con.execute("INSERT INTO audit_grades (audit_id, qid, docid, label_event) VALUES (?, ?, ?, ?)",
-                [audit_id, qid, docid, label_event])
+    con.execute(
+        "INSERT INTO audit_grades (audit_id, qid, docid, label_event) VALUES (?, ?, ?, ?)",
+        [audit_id, qid, docid, label_event],
+    )
 
 
 def graded_pairs(con: Connection, audit_id: int, gold: str) -> set[tuple[str, str]]:
@@ -87,7 +106,8 @@ def graded_pairs(con: Connection, audit_id: int, gold: str) -> set[tuple[str, st
         JOIN label_sets s ON s.label_set_id = l.label_set_id AND s.name = ?
         WHERE g.audit_id = ?
         """,
-        [gold, audit_id]).fetchall()
+        [gold, audit_id],
+    ).fetchall()
     return {(str(q), str(d)) for q, d in rows}
 
 
@@ -99,7 +119,8 @@ def last_live_grade(con: Connection, audit_id: int) -> dict[str, Any] | None:
         WHERE g.audit_id = ? AND NOT EXISTS (SELECT 1 FROM label_events u WHERE u.undoes = g.label_event)
         ORDER BY g.label_event DESC LIMIT 1
         """,
-        [audit_id])
+        [audit_id],
+    )
     found = records(cursor)
     return found[0] if found else None
 
@@ -108,7 +129,9 @@ def pool(con: Connection, label_set: str) -> list[tuple[str, str, float]]:
     """(qid, docid, grade) of every pair the label set labels, in a fixed order."""
     rows = con.execute(
         "SELECT l.qid, l.docid, l.grade FROM labels l JOIN label_sets s USING (label_set_id)"
-        " WHERE s.name = ? ORDER BY l.qid, l.docid", [label_set]).fetchall()
+        " WHERE s.name = ? ORDER BY l.qid, l.docid",
+        [label_set],
+    ).fetchall()
     return [(str(q), str(d), float(g)) for q, d, g in rows]
 
 
@@ -121,5 +144,6 @@ def confidences(con: Connection, label_set: str) -> dict[tuple[str, str], float]
         SELECT g.qid, g.docid, g.confidence FROM judgments g JOIN newest n ON g.judge_run_id = n.run
         WHERE g.docid_b IS NULL AND g.item_id IS NULL AND g.confidence IS NOT NULL
         """,
-        [label_set]).fetchall()
+        [label_set],
+    ).fetchall()
     return {(str(q), str(d)): float(c) for q, d, c in rows}

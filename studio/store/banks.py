@@ -14,7 +14,11 @@ def bank_id(con: Connection, name: str) -> int | None:
 
 
 def create_bank(
-    con: Connection, name: str, source: str | None, *, layout: str | None = None,
+    con: Connection,
+    name: str,
+    source: str | None,
+    *,
+    layout: str | None = None,
     test_collection: str | None = None,
 ) -> int:
     """A new, empty bank; `layout` is the file layout it came in (None: made in the studio)."""
@@ -29,9 +33,7 @@ def create_bank(
 
 def set_bank_layout(con: Connection, bank: int, layout: str | None, test_collection: str | None) -> None:
     """The layout and test collection of the files a bank was (re-)imported from."""
-    con.execute(
-        "UPDATE banks SET layout = ?, test_collection = ? WHERE bank_id = ?", [layout, test_collection, bank]
-    )
+    con.execute("UPDATE banks SET layout = ?, test_collection = ? WHERE bank_id = ?", [layout, test_collection, bank])
 
 
 def bank_layout(con: Connection, bank: int) -> tuple[str | None, str | None]:

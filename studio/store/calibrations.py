@@ -8,14 +8,36 @@ from typing import Any
 from studio.store.database import Connection
 
 
-def record_calibration(con: Connection, label_set: int, *, source: str, gold: str, method: str, folds: int,
-                       seed: int, measure: str, fitted: dict[str, Any], figures: dict[str, Any],
-                       curve: list[dict[str, Any]]) -> None:
+def record_calibration(
+    con: Connection,
+    label_set: int,
+    *,
+    source: str,
+    gold: str,
+    method: str,
+    folds: int,
+    seed: int,
+    measure: str,
+    fitted: dict[str, Any],
+    figures: dict[str, Any],
+    curve: list[dict[str, Any]],
+) -> None:
     con.execute(
         "INSERT OR REPLACE INTO calibrations (label_set_id, source, gold, method, folds, seed, measure, fitted,"
         " figures, curve, updated_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, current_timestamp)",
-        [label_set, source, gold, method, folds, seed, measure, json.dumps(fitted), json.dumps(figures),
-         json.dumps(curve)])
+        [
+            label_set,
+            source,
+            gold,
+            method,
+            folds,
+            seed,
+            measure,
+            json.dumps(fitted),
+            json.dumps(figures),
+            json.dumps(curve),
+        ],
+    )
 
 
 _COLUMNS = ("name", "source", "gold", "method", "folds", "seed", "measure", "fitted", "figures", "curve", "updated")
@@ -28,8 +50,10 @@ def _decoded(row: tuple[Any, ...]) -> dict[str, Any]:
     return found
 
 
-_SELECT = ("SELECT l.name, c.source, c.gold, c.method, c.folds, c.seed, c.measure, c.fitted, c.figures, c.curve,"
-           " strftime(c.updated_at, '%Y-%m-%d %H:%M:%S') FROM calibrations c JOIN label_sets l USING (label_set_id)")
+_SELECT = (
+    "SELECT l.name, c.source, c.gold, c.method, c.folds, c.seed, c.measure, c.fitted, c.figures, c.curve,"
+    " strftime(c.updated_at, '%Y-%m-%d %H:%M:%S') FROM calibrations c JOIN label_sets l USING (label_set_id)"
+)
 
 
 def calibrations(con: Connection) -> list[dict[str, Any]]:
@@ -44,14 +68,20 @@ def calibration(con: Connection, name: str) -> dict[str, Any] | None:
 
 def calibrations_following(con: Connection, source: str) -> list[dict[str, Any]]:
     """The calibrated label sets made from `source`, as the LLM's labels or as the gold ones."""
-    return [_decoded(row) for row in con.execute(
-        _SELECT + " WHERE c.source = ? OR c.gold = ? ORDER BY l.name", [source, source]).fetchall()]
+    return [
+        _decoded(row)
+        for row in con.execute(
+            _SELECT + " WHERE c.source = ? OR c.gold = ? ORDER BY l.name", [source, source]
+        ).fetchall()
+    ]
 
 
 def any_following(con: Connection, source: str) -> bool:
     """Cheap check before refreshing: does any calibrated set follow `source`?"""
-    return con.execute("SELECT 1 FROM calibrations WHERE source = ? OR gold = ? LIMIT 1",
-                       [source, source]).fetchone() is not None
+    return (
+        con.execute("SELECT 1 FROM calibrations WHERE source = ? OR gold = ? LIMIT 1", [source, source]).fetchone()
+        is not None
+    )
 
 
 def judge_values(con: Connection, label_set: int) -> dict[tuple[str, str], tuple[float | None, float | None]]:
@@ -62,6 +92,10 @@ def judge_values(con: Connection, label_set: int) -> dict[tuple[str, str], tuple
         SELECT qid, docid, label, expected FROM judgments
         WHERE judge_run_id = (SELECT max(judge_run_id) FROM judge_runs WHERE label_set_id = ?)
           AND item_id IS NULL AND docid_b IS NULL
-        """, [label_set]).fetchall()
-    return {(q, d): (None if label is None else float(label), None if expected is None else float(expected))
-            for q, d, label, expected in rows}
+        """,
+        [label_set],
+    ).fetchall()
+    return {
+        (q, d): (None if label is None else float(label), None if expected is None else float(expected))
+        for q, d, label, expected in rows
+    }

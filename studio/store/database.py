@@ -39,8 +39,9 @@ class Database:
     use of the file is all inside such blocks).
     """
 
-    def __init__(self, path: str | Path, *, wait: float = DEFAULT_WAIT_SECONDS,
-                 notice: WaitNotice | None = None) -> None:
+    def __init__(
+        self, path: str | Path, *, wait: float = DEFAULT_WAIT_SECONDS, notice: WaitNotice | None = None
+    ) -> None:
         self.path = str(path)
         self.in_memory = self.path == ":memory:"
         if not self.in_memory:
@@ -265,9 +266,7 @@ class Database:
         )
         current = self.schema_version()
         if current > LATEST_VERSION:
-            raise ProjectError(
-                f"{self.path} was written by a newer studio (schema {current} > {LATEST_VERSION})"
-            )
+            raise ProjectError(f"{self.path} was written by a newer studio (schema {current} > {LATEST_VERSION})")
         self._migrating = True
         try:
             for version, statements in MIGRATIONS:
@@ -283,8 +282,7 @@ class Database:
 def new_batch(con: Connection, command: str, source: str | None) -> int:
     """Record one command's writes as a batch; every event points at its batch."""
     row = con.execute(
-        "INSERT INTO batches (batch_id, command, source) VALUES (nextval('batch_ids'), ?, ?)"
-        " RETURNING batch_id",
+        "INSERT INTO batches (batch_id, command, source) VALUES (nextval('batch_ids'), ?, ?) RETURNING batch_id",
         [command, source],
     ).fetchone()
     assert row is not None

@@ -17,8 +17,10 @@ def cached_vectors(con: Connection, model: str, hashes: Sequence[str]) -> dict[s
         "SELECT text_hash, vector FROM embeddings WHERE model = ? AND list_contains(?, text_hash)",
         [model, list(set(hashes))],
     ).fetchnumpy()
-    return {str(text_hash): np.asarray(vector, dtype=np.float32)
-            for text_hash, vector in zip(found["text_hash"], found["vector"], strict=True)}
+    return {
+        str(text_hash): np.asarray(vector, dtype=np.float32)
+        for text_hash, vector in zip(found["text_hash"], found["vector"], strict=True)
+    }
 
 
 def store_vectors(con: Connection, model: str, hashes: Sequence[str], vectors: np.ndarray) -> None:

@@ -80,10 +80,7 @@ def checked(value: str, unsure_when: str) -> str:
 
     `unsure_when` is true, or NULL because a field is missing.
     """
-    return (
-        f"CASE WHEN coalesce({unsure_when}, true)"
-        f" THEN error('the fast path is unsure of this row') ELSE {value} END"
-    )
+    return f"CASE WHEN coalesce({unsure_when}, true) THEN error('the fast path is unsure of this row') ELSE {value} END"
 
 
 def lone_cr_line_ends(path: Path) -> bool:
@@ -91,7 +88,7 @@ def lone_cr_line_ends(path: Path) -> bool:
     precise reader refuses (trec_eval would read the whole file as one line)."""
     with path.open("rb") as raw:
         compressed = raw.read(2) == b"\x1f\x8b"
-    with (gzip.open(path, "rb") if compressed else path.open("rb")) as stream:
+    with gzip.open(path, "rb") if compressed else path.open("rb") as stream:
         previous = b""
         while chunk := stream.read(1 << 16):
             chunk = previous + chunk

@@ -165,12 +165,13 @@ class ProjectLock:
 
 
 def _write_holder(descriptor: int) -> None:
-    record = {"pid": os.getpid(), "command": this_command(),
-              "since": datetime.now(UTC).isoformat(timespec="seconds")}
+    record = {"pid": os.getpid(), "command": this_command(), "since": datetime.now(UTC).isoformat(timespec="seconds")}
     os.ftruncate(descriptor, 0)
     os.pwrite(descriptor, json.dumps(record).encode("utf-8"), 0)
 
 
 def busy(project: str, holder: LockHolder, wait: float) -> ProjectBusy:
-    return ProjectBusy(f"{project} is in use by {holder.describe()}; waited {wait:g} s and changed nothing "
-                       "(try again when it is done, or wait longer with --wait SECONDS)")
+    return ProjectBusy(
+        f"{project} is in use by {holder.describe()}; waited {wait:g} s and changed nothing "
+        "(try again when it is done, or wait longer with --wait SECONDS)"
+    )

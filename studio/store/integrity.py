@@ -51,8 +51,7 @@ REFERENCES = (
 
 def broken_references(con: Connection, reference: Reference, limit: int = 5) -> tuple[int, list[tuple[str, int]]]:
     """(rows naming a missing row, up to `limit` of the missing values with their row counts)."""
-    match = " AND ".join(f"p.{key} = c.{column}" for column, key in zip(reference.columns, reference.keys,
-                                                                          strict=True))
+    match = " AND ".join(f"p.{key} = c.{column}" for column, key in zip(reference.columns, reference.keys, strict=True))
     value = " || ' ' || ".join(f"CAST(c.{column} AS VARCHAR)" for column in reference.columns)
     rows = con.execute(
         f"""
@@ -103,9 +102,13 @@ def count_rows(con: Connection, table: str) -> int:
 
 def label_events(con: Connection) -> list[tuple[int, int, str, str, float | None, float | None, str, int | None]]:
     """(event, label set, qid, docid, grade, previous, origin, undoes) of every label event, in order."""
-    return [tuple(row) for row in con.execute(
-        "SELECT event_id, label_set_id, qid, docid, grade, previous, origin, undoes FROM label_events"
-        " ORDER BY event_id").fetchall()]
+    return [
+        tuple(row)
+        for row in con.execute(
+            "SELECT event_id, label_set_id, qid, docid, grade, previous, origin, undoes FROM label_events"
+            " ORDER BY event_id"
+        ).fetchall()
+    ]
 
 
 def current_labels(con: Connection) -> list[tuple[int, str, str, float]]:
@@ -118,21 +121,27 @@ BANK_ITEM_COLUMNS = ("qid", "kind", "text", "importance", "gold_answers", "posit
 
 def bank_events(con: Connection) -> list[tuple[Any, ...]]:
     """(event, bank, item, op, qid, kind, text, importance, gold answers, position), in order."""
-    return [tuple(row) for row in con.execute(
-        f"SELECT event_id, bank_id, item_id, op, {', '.join(BANK_ITEM_COLUMNS)} FROM bank_events"
-        " ORDER BY event_id").fetchall()]
+    return [
+        tuple(row)
+        for row in con.execute(
+            f"SELECT event_id, bank_id, item_id, op, {', '.join(BANK_ITEM_COLUMNS)} FROM bank_events ORDER BY event_id"
+        ).fetchall()
+    ]
 
 
 def current_bank_items(con: Connection) -> list[tuple[Any, ...]]:
     """(bank, item, qid, kind, text, importance, gold answers, position) of the `bank_items` view."""
-    return [tuple(row) for row in con.execute(
-        f"SELECT bank_id, item_id, {', '.join(BANK_ITEM_COLUMNS)} FROM bank_items").fetchall()]
+    return [
+        tuple(row)
+        for row in con.execute(f"SELECT bank_id, item_id, {', '.join(BANK_ITEM_COLUMNS)} FROM bank_items").fetchall()
+    ]
 
 
 def review_mismatches(con: Connection, limit: int = 5) -> tuple[int, list[dict[str, Any]]]:
     """Review decisions whose label event is of another label set, pair or grade."""
-    rows = records(con.execute(
-        """
+    rows = records(
+        con.execute(
+            """
         SELECT d.decision_id AS decision, d.qrels, d.qid, d.docid, d.grade, e.event_id AS event,
                s.name AS event_qrels, e.qid AS event_qid, e.docid AS event_docid, e.grade AS event_grade
         FROM review_decisions d JOIN label_events e ON e.event_id = d.label_event
@@ -141,7 +150,8 @@ def review_mismatches(con: Connection, limit: int = 5) -> tuple[int, list[dict[s
            OR e.grade IS DISTINCT FROM d.grade
         ORDER BY d.decision_id
         """
-    ))
+        )
+    )
     return len(rows), rows[:limit]
 
 
@@ -182,8 +192,9 @@ def ranking_problems(con: Connection, limit: int = 5) -> tuple[int, int, list[st
 
 def judge_run_facts(con: Connection) -> list[dict[str, Any]]:
     """Each judge run's record beside what its judgments hold."""
-    return records(con.execute(
-        """
+    return records(
+        con.execute(
+            """
         SELECT j.judge_run_id AS run, s.name AS label_set, j.method, j.backend,
                j.finished_at IS NOT NULL AS finished, j.stopped_at IS NOT NULL AS stopped,
                j.owner_pid, j.owner_host, j.owner_started, j.pairs, j.calls, j.cache_hits, j.failures,
@@ -202,7 +213,8 @@ def judge_run_facts(con: Connection) -> list[dict[str, Any]]:
         ) g USING (judge_run_id)
         ORDER BY j.judge_run_id
         """
-    ))
+        )
+    )
 
 
 def names(con: Connection, table: str) -> dict[int, str]:

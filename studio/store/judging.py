@@ -29,10 +29,20 @@ def cached_calls(con: Connection, keys: Sequence[str]) -> dict[str, dict[str, An
 
 
 def store_call(
-    con: Connection, key: str, backend: str, model: str, params: dict[str, Any],
-    messages: list[dict[str, str]], *, output: str | None, error: str | None,
-    label_probs: dict[str, float] | None, prompt_tokens: int, completion_tokens: int,
-    seconds: float, cost: float | None,
+    con: Connection,
+    key: str,
+    backend: str,
+    model: str,
+    params: dict[str, Any],
+    messages: list[dict[str, str]],
+    *,
+    output: str | None,
+    error: str | None,
+    label_probs: dict[str, float] | None,
+    prompt_tokens: int,
+    completion_tokens: int,
+    seconds: float,
+    cost: float | None,
 ) -> None:
     con.execute(
         """
@@ -40,15 +50,34 @@ def store_call(
                                       prompt_tokens, completion_tokens, seconds, cost)
         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
         """,
-        [key, backend, model, json.dumps(params, sort_keys=True), json.dumps(messages, ensure_ascii=False),
-         output, error, json.dumps(label_probs) if label_probs is not None else None,
-         prompt_tokens, completion_tokens, seconds, cost],
+        [
+            key,
+            backend,
+            model,
+            json.dumps(params, sort_keys=True),
+            json.dumps(messages, ensure_ascii=False),
+            output,
+            error,
+            json.dumps(label_probs) if label_probs is not None else None,
+            prompt_tokens,
+            completion_tokens,
+            seconds,
+            cost,
+        ],
     )
 
 
 def create_judge_run(
-    con: Connection, label_set: int, *, method: str, backend: str, model: str, prompt_name: str,
-    prompt_hash: str, params: dict[str, Any], pool: str,
+    con: Connection,
+    label_set: int,
+    *,
+    method: str,
+    backend: str,
+    model: str,
+    prompt_name: str,
+    prompt_hash: str,
+    params: dict[str, Any],
+    pool: str,
 ) -> int:
     """A new, unfinished judge run owned by this process (see `studio.store.processes`)."""
     owner = this_process()
@@ -58,8 +87,19 @@ def create_judge_run(
                                 prompt_hash, params, pool, owner_pid, owner_host, owner_started)
         VALUES (nextval('judge_run_ids'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING judge_run_id
         """,
-        [label_set, method, backend, model, prompt_name, prompt_hash, json.dumps(params, sort_keys=True), pool,
-         owner.pid, owner.host, owner.started],
+        [
+            label_set,
+            method,
+            backend,
+            model,
+            prompt_name,
+            prompt_hash,
+            json.dumps(params, sort_keys=True),
+            pool,
+            owner.pid,
+            owner.host,
+            owner.started,
+        ],
     ).fetchone()
     assert row is not None
     run = int(row[0])
@@ -88,16 +128,17 @@ def stop_judge_runs(con: Connection, runs: Sequence[int]) -> None:
     """Mark the unfinished runs among `runs` as given up: they read as interrupted from now on,
     although their process lives on (a cancel in the studio's window)."""
     if runs:
-        con.execute("UPDATE judge_runs SET stopped_at = current_timestamp"
-                    " WHERE list_contains(?, judge_run_id) AND finished_at IS NULL AND stopped_at IS NULL",
-                    [list(runs)])
+        con.execute(
+            "UPDATE judge_runs SET stopped_at = current_timestamp"
+            " WHERE list_contains(?, judge_run_id) AND finished_at IS NULL AND stopped_at IS NULL",
+            [list(runs)],
+        )
 
 
 def newest_judge_run(con: Connection, label_set: int) -> tuple[int, str, str] | None:
     """(run id, method, params JSON) of the label set's newest judge run, or None."""
     row = con.execute(
-        "SELECT judge_run_id, method, params FROM judge_runs WHERE label_set_id = ?"
-        " ORDER BY judge_run_id DESC LIMIT 1",
+        "SELECT judge_run_id, method, params FROM judge_runs WHERE label_set_id = ? ORDER BY judge_run_id DESC LIMIT 1",
         [label_set],
     ).fetchone()
     return None if row is None else (int(row[0]), str(row[1]), str(row[2]))
@@ -115,13 +156,26 @@ def recount_failures(con: Connection, run: int) -> None:
     """A finished run's failures counted again from its judgments (after they were parsed anew)."""
     con.execute(
         "UPDATE judge_runs SET failures = (SELECT count(*) FROM judgments WHERE judge_run_id = ? AND label IS NULL)"
-        " WHERE judge_run_id = ? AND finished_at IS NOT NULL", [run, run])
+        " WHERE judge_run_id = ? AND finished_at IS NOT NULL",
+        [run, run],
+    )
 
 
 def add_judgment(
-    con: Connection, run: int, qid: str, docid: str, docid_b: str | None, call_key: str, *,
-    label: float | None, parse_error: str | None, expected: float | None, confidence: float | None,
-    item_id: str | None = None, item_hash: str | None = None, sample: int | None = None,
+    con: Connection,
+    run: int,
+    qid: str,
+    docid: str,
+    docid_b: str | None,
+    call_key: str,
+    *,
+    label: float | None,
+    parse_error: str | None,
+    expected: float | None,
+    confidence: float | None,
+    item_id: str | None = None,
+    item_hash: str | None = None,
+    sample: int | None = None,
 ) -> None:
     con.execute(
         "INSERT INTO judgments (judge_run_id, qid, docid, docid_b, call_key, label, parse_error, expected,"
@@ -132,9 +186,12 @@ def add_judgment(
 
 def graded_cells(con: Connection, run: int) -> dict[tuple[str, str, str], str | None]:
     """{(qid, docid, item_id): md5 of the item text graded} of a rubric judge run, failures included."""
-    return {(q, d, i): h for q, d, i, h in con.execute(
-        "SELECT qid, docid, item_id, item_hash FROM judgments WHERE judge_run_id = ? AND item_id IS NOT NULL",
-        [run]).fetchall()}
+    return {
+        (q, d, i): h
+        for q, d, i, h in con.execute(
+            "SELECT qid, docid, item_id, item_hash FROM judgments WHERE judge_run_id = ? AND item_id IS NOT NULL", [run]
+        ).fetchall()
+    }
 
 
 def copy_judgments(con: Connection, from_run: int, to_run: int, cells: Sequence[tuple[str, str, str]]) -> int:
@@ -162,7 +219,8 @@ def item_grades(con: Connection, run: int) -> dict[str, dict[str, dict[str, floa
     grades: dict[str, dict[str, dict[str, float]]] = {}
     for qid, docid, item_id, label in con.execute(
         "SELECT qid, docid, item_id, label FROM judgments"
-        " WHERE judge_run_id = ? AND item_id IS NOT NULL AND label IS NOT NULL", [run]
+        " WHERE judge_run_id = ? AND item_id IS NOT NULL AND label IS NOT NULL",
+        [run],
     ).fetchall():
         grades.setdefault(qid, {}).setdefault(docid, {})[item_id] = label
     return grades
@@ -212,7 +270,9 @@ def judge_run(con: Connection, run: int) -> dict[str, Any]:
     """One judge run's method, backend, model, prompt and parameters (JSON decoded)."""
     cursor = con.execute(
         "SELECT judge_run_id AS run, method, backend, model, prompt_name, prompt_hash, params, pool"
-        " FROM judge_runs WHERE judge_run_id = ?", [run])
+        " FROM judge_runs WHERE judge_run_id = ?",
+        [run],
+    )
     found = records(cursor)[0]
     found["params"] = json.loads(found["params"])
     return found
@@ -220,10 +280,15 @@ def judge_run(con: Connection, run: int) -> dict[str, Any]:
 
 def item_judgments(con: Connection, run: int) -> list[tuple[str, str, str, float | None, str | None, str | None]]:
     """(qid, docid, item_id, label, parse_error, raw output) of every item judgment of a run."""
-    return [tuple(row) for row in con.execute(
-        "SELECT g.qid, g.docid, g.item_id, g.label, g.parse_error, c.output FROM judgments g"
-        " LEFT JOIN calls c ON c.key = g.call_key WHERE g.judge_run_id = ? AND g.item_id IS NOT NULL"
-        " ORDER BY g.qid, g.docid, g.item_id", [run]).fetchall()]
+    return [
+        tuple(row)
+        for row in con.execute(
+            "SELECT g.qid, g.docid, g.item_id, g.label, g.parse_error, c.output FROM judgments g"
+            " LEFT JOIN calls c ON c.key = g.call_key WHERE g.judge_run_id = ? AND g.item_id IS NOT NULL"
+            " ORDER BY g.qid, g.docid, g.item_id",
+            [run],
+        ).fetchall()
+    ]
 
 
 def label_sets_graded_with(con: Connection, bank: str) -> list[str]:

@@ -36,8 +36,7 @@ def create_label_set(con: Connection, name: str, kind: str, source: str | None) 
 
 def create_label_staging(con: Connection) -> None:
     con.execute(
-        "CREATE OR REPLACE TEMP TABLE staged_labels"
-        " (file_index INTEGER, qid VARCHAR, docid VARCHAR, grade DOUBLE)"
+        "CREATE OR REPLACE TEMP TABLE staged_labels (file_index INTEGER, qid VARCHAR, docid VARCHAR, grade DOUBLE)"
     )
 
 
@@ -84,8 +83,7 @@ def stage_qrels_file(con: Connection, file_index: int, path: Path) -> None:
 
 def stage_labels(con: Connection, file_index: int, rows: Sequence[QrelsRow]) -> None:
     con.execute(
-        "INSERT INTO staged_labels SELECT ?, unnest(?::VARCHAR[]), unnest(?::VARCHAR[]),"
-        " unnest(?::DOUBLE[])",
+        "INSERT INTO staged_labels SELECT ?, unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::DOUBLE[])",
         [file_index, [r.qid for r in rows], [r.docid for r in rows], [r.grade for r in rows]],
     )
 
@@ -165,8 +163,7 @@ class KnownGrade(NamedTuple):
 
 def event_sequence(con: Connection) -> int:
     """The newest label event id handed out (0 before the first)."""
-    row = con.execute(
-        "SELECT last_value FROM duckdb_sequences() WHERE sequence_name = 'label_event_ids'").fetchone()
+    row = con.execute("SELECT last_value FROM duckdb_sequences() WHERE sequence_name = 'label_event_ids'").fetchone()
     return int(row[0]) if row and row[0] is not None else 0
 
 
@@ -190,8 +187,13 @@ def append_label_event(
     taken as given, and checked after the fact: the new event's id must directly follow the
     sequence value the belief was current at (no event in between); otherwise it is read again.
     """
-    previous_sql = "?" if known is not None else (
-        "(SELECT arg_max_null(grade, event_id) FROM label_events WHERE label_set_id = ? AND qid = ? AND docid = ?)")
+    previous_sql = (
+        "?"
+        if known is not None
+        else (
+            "(SELECT arg_max_null(grade, event_id) FROM label_events WHERE label_set_id = ? AND qid = ? AND docid = ?)"
+        )
+    )
     previous_params: list[object] = [known.grade] if known is not None else [label_set, qid, docid]
     row = con.execute(
         f"""
@@ -215,9 +217,18 @@ def append_label_event(
             [label_set, qid, docid, event_id, event_id],
         ).fetchone()
         previous = corrected[0] if corrected else None
-    return {"event": event_id, "qid": qid, "docid": docid, "grade": grade,
-            "previous": None if previous is None else float(previous), "origin": origin, "source": source,
-            "note": note, "undoes": undoes, "time": row[2].isoformat(sep=" ", timespec="seconds")}
+    return {
+        "event": event_id,
+        "qid": qid,
+        "docid": docid,
+        "grade": grade,
+        "previous": None if previous is None else float(previous),
+        "origin": origin,
+        "source": source,
+        "note": note,
+        "undoes": undoes,
+        "time": row[2].isoformat(sep=" ", timespec="seconds"),
+    }
 
 
 UndoableEvent = tuple[int, int, str, str, float | None]
@@ -267,23 +278,38 @@ def label_history(con: Connection, label_set: int | None, limit: int) -> list[di
 
 def record_derivation(con: Connection, label_set: int, source: str, bank: str, score: str, min_grade: float) -> None:
     """Remember how a derived label set was made, so it can follow its source."""
-    con.execute("INSERT OR REPLACE INTO derivations (label_set_id, source, bank, score, min_grade)"
-                " VALUES (?, ?, ?, ?, ?)", [label_set, source, bank, score, min_grade])
+    con.execute(
+        "INSERT OR REPLACE INTO derivations (label_set_id, source, bank, score, min_grade) VALUES (?, ?, ?, ?, ?)",
+        [label_set, source, bank, score, min_grade],
+    )
 
 
 def derivations_of(con: Connection, source: str) -> list[tuple[str, str, str, float]]:
     """(name, bank, score, min_grade) of the label sets derived from `source`."""
-    return [(str(n), str(b), str(s), float(t)) for n, b, s, t in con.execute(
-        "SELECT l.name, d.bank, d.score, d.min_grade FROM derivations d JOIN label_sets l USING (label_set_id)"
-        " WHERE d.source = ? ORDER BY l.name", [source]).fetchall()]
+    return [
+        (str(n), str(b), str(s), float(t))
+        for n, b, s, t in con.execute(
+            "SELECT l.name, d.bank, d.score, d.min_grade FROM derivations d JOIN label_sets l USING (label_set_id)"
+            " WHERE d.source = ? ORDER BY l.name",
+            [source],
+        ).fetchall()
+    ]
 
 
 DERIVED = LabelSetKind.DERIVED.value
 
 
 def write_derived_set(
-    db: Database, name: str, existing: int | None, rows: Sequence[QrelsRow], *, command: str, batch_source: str,
-    source: str, described: str, record: Callable[[Connection, int], None],
+    db: Database,
+    name: str,
+    existing: int | None,
+    rows: Sequence[QrelsRow],
+    *,
+    command: str,
+    batch_source: str,
+    source: str,
+    described: str,
+    record: Callable[[Connection, int], None],
 ) -> int:
     """Write a derived label set's labels in one transaction: created as `derived` when new (its
     source column `described`), else brought to exactly `rows` (labels not in them removed), as
@@ -296,8 +322,9 @@ def write_derived_set(
         with db.transaction() as tx:
             batch = new_batch(tx, command, batch_source)
             set_id = existing if existing is not None else create_label_set(tx, name, DERIVED, described)
-            events = apply_staged_labels(tx, set_id, 0, origin="derived", source=source, batch_id=batch,
-                                         remove_missing=True)
+            events = apply_staged_labels(
+                tx, set_id, 0, origin="derived", source=source, batch_id=batch, remove_missing=True
+            )
             record(tx, set_id)
     finally:
         drop_label_staging(con)
@@ -309,5 +336,6 @@ def followed_sets(con: Connection) -> frozenset[str]:
     only an edit of one of these has followers to bring up to date."""
     rows = con.execute(
         "SELECT source FROM derivations UNION SELECT unnest(members) FROM ensembles"
-        " UNION SELECT source FROM calibrations UNION SELECT gold FROM calibrations").fetchall()
+        " UNION SELECT source FROM calibrations UNION SELECT gold FROM calibrations"
+    ).fetchall()
     return frozenset(str(name) for (name,) in rows)

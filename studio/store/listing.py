@@ -121,6 +121,5 @@ def counts(con: Connection) -> dict[str, int]:
         """
     ).fetchone()
     assert row is not None
-    keys = ("topics", "documents", "runs", "run_rows", "label_sets", "labels", "responses",
-            "banks", "bank_items")
+    keys = ("topics", "documents", "runs", "run_rows", "label_sets", "labels", "responses", "banks", "bank_items")
     return dict(zip(keys, (int(v) for v in row), strict=True))

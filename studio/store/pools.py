@@ -9,28 +9,36 @@ from studio.store.database import Connection
 
 
 def labelled_pairs(con: Connection, label_set: int) -> list[tuple[str, str]]:
-    return [tuple(r) for r in con.execute(
-        "SELECT qid, docid FROM labels WHERE label_set_id = ? ORDER BY qid, docid", [label_set]
-    ).fetchall()]
+    return [
+        tuple(r)
+        for r in con.execute(
+            "SELECT qid, docid FROM labels WHERE label_set_id = ? ORDER BY qid, docid", [label_set]
+        ).fetchall()
+    ]
 
 
 def top_ranked_pairs(con: Connection, depth: int) -> list[tuple[str, str]]:
     """Every document some run ranks in its top `depth` (trec_eval order, as stored) for a topic."""
-    return [tuple(r) for r in con.execute(
-        """
+    return [
+        tuple(r)
+        for r in con.execute(
+            """
         SELECT DISTINCT t.qid, d.docid
         FROM (SELECT topic, unnest(docs[1:?]) AS doc FROM run_rankings) AS r
         JOIN ranking_topics AS t ON t.topic = r.topic
         JOIN ranking_docs AS d ON d.topic = r.topic AND d.doc = r.doc
         ORDER BY t.qid, d.docid
         """,
-        [depth],
-    ).fetchall()]
+            [depth],
+        ).fetchall()
+    ]
 
 
 def response_pairs(con: Connection) -> list[tuple[str, str]]:
-    return [(qid, ANSWER_PREFIX + system) for qid, system in con.execute(
-        "SELECT qid, system FROM responses ORDER BY qid, system").fetchall()]
+    return [
+        (qid, ANSWER_PREFIX + system)
+        for qid, system in con.execute("SELECT qid, system FROM responses ORDER BY qid, system").fetchall()
+    ]
 
 
 def topic_texts(con: Connection, qids: Sequence[str]) -> dict[str, str]:
@@ -46,10 +54,14 @@ def passage_texts(con: Connection, pairs: Sequence[tuple[str, str]]) -> dict[tup
             "SELECT docid, title, text FROM documents WHERE list_contains(?, docid)", [docids]
         ).fetchall()
     }
-    answers = {
-        (qid, ANSWER_PREFIX + system): text
-        for qid, system, text in con.execute("SELECT qid, system, text FROM responses").fetchall()
-    } if any(d.startswith(ANSWER_PREFIX) for _, d in pairs) else {}
+    answers = (
+        {
+            (qid, ANSWER_PREFIX + system): text
+            for qid, system, text in con.execute("SELECT qid, system, text FROM responses").fetchall()
+        }
+        if any(d.startswith(ANSWER_PREFIX) for _, d in pairs)
+        else {}
+    )
     texts = {}
     for qid, docid in pairs:
         text = answers.get((qid, docid)) if docid.startswith(ANSWER_PREFIX) else documents.get(docid)

@@ -19,22 +19,32 @@ def add_probe(con: Connection, label_set: str, method: str, model: str, perturba
     return int(row[0])
 
 
-def add_results(con: Connection, probe: int,
-                rows: Sequence[tuple[str, str, float | None, float | None, str, str | None]]) -> None:
+def add_results(
+    con: Connection, probe: int, rows: Sequence[tuple[str, str, float | None, float | None, str, str | None]]
+) -> None:
     """(qid, docid, original label, perturbed label, call key, error) per probed document."""
     if rows:
         con.executemany(
             "INSERT INTO probe_results (probe_id, qid, docid, original, perturbed, call_key, error)"
-            " VALUES (?, ?, ?, ?, ?, ?, ?)", [[probe, *row] for row in rows])
+            " VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [[probe, *row] for row in rows],
+        )
 
 
 def latest_probes(con: Connection) -> list[dict[str, Any]]:
     """The newest probe of every label set, with its rows' labels."""
-    probes = records(con.execute(
-        "SELECT probe_id, label_set, method, model, perturbation, ref FROM probes"
-        " WHERE probe_id IN (SELECT max(probe_id) FROM probes GROUP BY label_set) ORDER BY label_set"))
+    probes = records(
+        con.execute(
+            "SELECT probe_id, label_set, method, model, perturbation, ref FROM probes"
+            " WHERE probe_id IN (SELECT max(probe_id) FROM probes GROUP BY label_set) ORDER BY label_set"
+        )
+    )
     for probe in probes:
-        probe["results"] = records(con.execute(
-            "SELECT qid, docid, original, perturbed, error FROM probe_results WHERE probe_id = ?"
-            " ORDER BY qid, docid", [probe["probe_id"]]))
+        probe["results"] = records(
+            con.execute(
+                "SELECT qid, docid, original, perturbed, error FROM probe_results WHERE probe_id = ?"
+                " ORDER BY qid, docid",
+                [probe["probe_id"]],
+            )
+        )
     return probes

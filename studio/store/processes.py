@@ -32,7 +32,7 @@ def process_start(pid: int) -> int | None:
 
 def _fields_after_name(stat: str) -> list[str]:
     """The fields after the command name, which is in parentheses and may hold spaces or ')'."""
-    return stat[stat.rfind(")") + 1:].split()
+    return stat[stat.rfind(")") + 1 :].split()
 
 
 def this_process() -> ProcessIdentity:
@@ -64,8 +64,9 @@ def _signal_reaches(pid: int) -> bool:
     return True
 
 
-def run_state(finished: bool, stopped: bool, pid: int | None, host: str | None, started: int | None,
-              here: str | None = None) -> JudgeRunState:
+def run_state(
+    finished: bool, stopped: bool, pid: int | None, host: str | None, started: int | None, here: str | None = None
+) -> JudgeRunState:
     """A judge run's state from what the project file holds about it and its process.
 
     A run written before the studio recorded owners (no pid) and never finished was interrupted:

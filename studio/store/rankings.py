@@ -25,8 +25,9 @@ def score_as_float(column: str) -> str:
 
     DuckDB refuses to cast doubles beyond float range; C turns them into ±infinity.
     """
-    return (f"CASE WHEN abs({column}) > 3.4028234663852886e38 THEN sign({column}) * 'inf'::FLOAT"
-            f" ELSE {column}::FLOAT END")
+    return (
+        f"CASE WHEN abs({column}) > 3.4028234663852886e38 THEN sign({column}) * 'inf'::FLOAT ELSE {column}::FLOAT END"
+    )
 
 
 def rank_staged_runs(con: Connection, run_ids: Sequence[tuple[int, int]]) -> None:
@@ -71,7 +72,7 @@ def rank_staged_runs(con: Connection, run_ids: Sequence[tuple[int, int]]) -> Non
                list_transform(ranked, lambda e: e.score)
         FROM (SELECT m.run_id, d.topic,
                      list({{'doc': d.doc, 'rank': s.rank, 'score': s.score}}
-                          ORDER BY {score_as_float('s.score')} DESC, d.tie DESC) AS ranked
+                          ORDER BY {score_as_float("s.score")} DESC, d.tie DESC) AS ranked
               FROM staged_run_rows AS s
               JOIN (VALUES {mapping}) AS m(file_index, run_id) USING (file_index)
               JOIN staged_docs AS d USING (qid, docid)
@@ -97,8 +98,10 @@ def fetch_reference_orders(con: Connection) -> dict[tuple[int, int], np.ndarray]
         GROUP BY e.run_id, e.topic
         """
     ).fetchnumpy()
-    return {(int(r), int(t)): np.asarray(d, dtype=np.intp)
-            for r, t, d in zip(stored["run_id"].tolist(), stored["topic"].tolist(), stored["docs"], strict=True)}
+    return {
+        (int(r), int(t)): np.asarray(d, dtype=np.intp)
+        for r, t, d in zip(stored["run_id"].tolist(), stored["topic"].tolist(), stored["docs"], strict=True)
+    }
 
 
 class StoredRankings(NamedTuple):
@@ -132,9 +135,16 @@ def fetch_rankings(con: Connection) -> StoredRankings:
     run = np.array([run_index[r] for r in stored["run_id"].tolist()], dtype=np.int64)
     topic = np.array([topic_index[t] for t in stored["topic"].tolist()], dtype=np.int64)
     docs = [np.asarray(d, dtype=np.int32) for d in stored["docs"]]
-    return StoredRankings([name for _, name in named], [run_id for run_id, _ in named],
-                          [qid for _, qid, _ in topics], [key for key, _, _ in topics],
-                          [int(size) for _, _, size in topics], run, topic, docs)
+    return StoredRankings(
+        [name for _, name in named],
+        [run_id for run_id, _ in named],
+        [qid for _, qid, _ in topics],
+        [key for key, _, _ in topics],
+        [int(size) for _, _, size in topics],
+        run,
+        topic,
+        docs,
+    )
 
 
 def topic_docids(con: Connection, topic_key: int) -> list[str]:

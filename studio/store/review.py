@@ -10,9 +10,20 @@ from studio.store.database import Connection, records
 LIVE = "NOT EXISTS (SELECT 1 FROM review_decisions u WHERE u.undoes = d.decision_id)"
 
 
-def add_decision(con: Connection, ref: str, qrels: str, qid: str, docid: str, action: str, *,
-                 grade: float | None = None, label_event: int | None = None, note: str | None = None,
-                 person: str | None = None, undoes: int | None = None) -> int:
+def add_decision(
+    con: Connection,
+    ref: str,
+    qrels: str,
+    qid: str,
+    docid: str,
+    action: str,
+    *,
+    grade: float | None = None,
+    label_event: int | None = None,
+    note: str | None = None,
+    person: str | None = None,
+    undoes: int | None = None,
+) -> int:
     row = con.execute(
         """
         INSERT INTO review_decisions (decision_id, ref, qrels, qid, docid, action, grade, label_event, note,
@@ -33,7 +44,7 @@ def decisions(con: Connection, ref: str, qrels: str, limit: int | None = None) -
                strftime(created_at, '%Y-%m-%d %H:%M:%S') AS time
         FROM review_decisions d
         WHERE ref = ? AND qrels = ? AND action <> 'undo' AND {LIVE}
-        ORDER BY decision_id DESC {'LIMIT ' + str(int(limit)) if limit is not None else ''}
+        ORDER BY decision_id DESC {"LIMIT " + str(int(limit)) if limit is not None else ""}
         """,
         [ref, qrels],
     )
@@ -62,17 +73,43 @@ def pair_judgments(con: Connection, qid: str, docid: str) -> tuple[list[dict[str
     items: list[dict[str, Any]] = []
     for row in records(cursor):
         if row["item_id"] is None:
-            outputs.append({key: row[key] for key in ("label_set", "method", "backend", "model", "label", "confidence",
-                                                       "expected", "parse_error", "output")}
-                           | {"label_probs": json.loads(row["label_probs"]) if row["label_probs"] else None})
+            outputs.append(
+                {
+                    key: row[key]
+                    for key in (
+                        "label_set",
+                        "method",
+                        "backend",
+                        "model",
+                        "label",
+                        "confidence",
+                        "expected",
+                        "parse_error",
+                        "output",
+                    )
+                }
+                | {"label_probs": json.loads(row["label_probs"]) if row["label_probs"] else None}
+            )
         else:
-            items.append({"label_set": row["label_set"], "method": row["method"], "item_id": row["item_id"],
-                          "grade": row["label"], "answer": row["answer"]})
+            items.append(
+                {
+                    "label_set": row["label_set"],
+                    "method": row["method"],
+                    "item_id": row["item_id"],
+                    "grade": row["label"],
+                    "answer": row["answer"],
+                }
+            )
     if items:  # most pairs: no rubric judge graded them, and the bank view need not be read
         ids = sorted({row["item_id"] for row in items})
-        texts = {item_id: (kind, text) for item_id, kind, text in con.execute(
-            f"SELECT item_id, any_value(kind), any_value(text) FROM bank_items WHERE qid = ? AND item_id IN "
-            f"({', '.join('?' * len(ids))}) GROUP BY item_id", [qid, *ids]).fetchall()}
+        texts = {
+            item_id: (kind, text)
+            for item_id, kind, text in con.execute(
+                f"SELECT item_id, any_value(kind), any_value(text) FROM bank_items WHERE qid = ? AND item_id IN "
+                f"({', '.join('?' * len(ids))}) GROUP BY item_id",
+                [qid, *ids],
+            ).fetchall()
+        }
         for row in items:
             row["kind"], row["text"] = texts.get(row["item_id"], (None, None))
     return outputs, items

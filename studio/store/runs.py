@@ -134,8 +134,9 @@ def stage_run_rows(con: Connection, file_index: int, rows: Sequence[RunRow]) -> 
             [r.score for r in rows],
         ],
     )
-    con.execute("INSERT INTO staged_pairs SELECT unnest(?), unnest(?)",
-                [[r.qid for r in rows], [r.docid for r in rows]])
+    con.execute(
+        "INSERT INTO staged_pairs SELECT unnest(?), unnest(?)", [[r.qid for r in rows], [r.docid for r in rows]]
+    )
 
 
 def commit_staged_runs(con: Connection, run_ids: Sequence[tuple[int, int]]) -> None:

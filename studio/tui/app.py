@@ -43,23 +43,41 @@ class StudioApp(StateApp):
     TITLE = "Relevance Assessment Studio"
     CSS_PATH = "studio.tcss"
     COMMANDS = StateApp.COMMANDS | {ScreenActions}
-    MODES = {ScreenName.overview: OverviewScreen, ScreenName.leaderboard: LeaderboardScreen,
-             ScreenName.review: ReviewScreen, ScreenName.bank: BankScreen, ScreenName.judges: JudgesScreen}
+    MODES = {
+        ScreenName.overview: OverviewScreen,
+        ScreenName.leaderboard: LeaderboardScreen,
+        ScreenName.review: ReviewScreen,
+        ScreenName.bank: BankScreen,
+        ScreenName.judges: JudgesScreen,
+    }
     DEFAULT_MODE = ScreenName.overview
     BINDINGS = [
         Binding("f1", "context_help", "Help", id="app.help", tooltip="Help for this screen"),
         Binding("f2", "switch_mode('overview')", "Overview", id="app.overview", tooltip="What the project holds"),
-        Binding("f3", "switch_mode('leaderboard')", "Leaderboard", id="app.leaderboard",
-                tooltip="Runs under two label sets, rank correlation"),
+        Binding(
+            "f3",
+            "switch_mode('leaderboard')",
+            "Leaderboard",
+            id="app.leaderboard",
+            tooltip="Runs under two label sets, rank correlation",
+        ),
         Binding("f4", "switch_mode('review')", "Review", id="app.review", tooltip="Step through disagreements"),
         Binding("f5", "switch_mode('bank')", "Bank", id="app.bank", tooltip="Edit test banks, re-grade"),
         Binding("f6", "switch_mode('judges')", "Judges", id="app.judges", tooltip="Run and watch LLM judges"),
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Leave the studio (nothing to save)"),
     ]
 
-    def __init__(self, project: Project, *, screen: str = ScreenName.overview, ref: str | None = None,
-                 qrels: str | None = None, measure: str = "nDCG@10", person: str | None = None,
-                 audit: str | None = None) -> None:
+    def __init__(
+        self,
+        project: Project,
+        *,
+        screen: str = ScreenName.overview,
+        ref: str | None = None,
+        qrels: str | None = None,
+        measure: str = "nDCG@10",
+        person: str | None = None,
+        audit: str | None = None,
+    ) -> None:
         super().__init__(StudioState(project, default_selection(project, ref, qrels, measure), person))
         self.sub_title = Path(project.path).name
         self.start_screen = ScreenName.review if audit is not None else ScreenName(screen)
@@ -113,12 +131,18 @@ class StudioApp(StateApp):
     @on(Worker.StateChanged)
     def report_worker_error(self, event: Worker.StateChanged) -> None:
         if event.state is WorkerState.ERROR and event.worker.error is not None:
-            self.notify(str(event.worker.error), title="Background work failed", severity="error",
-                        timeout=10)
+            self.notify(str(event.worker.error), title="Background work failed", severity="error", timeout=10)
 
 
-def run_studio(project: Project, *, screen: str = ScreenName.overview, ref: str | None = None,
-               qrels: str | None = None, person: str | None = None, audit: str | None = None) -> None:
+def run_studio(
+    project: Project,
+    *,
+    screen: str = ScreenName.overview,
+    ref: str | None = None,
+    qrels: str | None = None,
+    person: str | None = None,
+    audit: str | None = None,
+) -> None:
     """Open the studio on `project` (on a blind audit with `audit`) and return, closing it, when the user quits."""
     who = person or os.environ.get("STUDIO_PERSON") or getpass.getuser()
     with project:

@@ -20,14 +20,16 @@ class Selection:
     measure: str = "nDCG@10"
 
 
-def default_selection(project: Project, ref: str | None = None, qrels: str | None = None,
-                      measure: str = "nDCG@10") -> Selection:
+def default_selection(
+    project: Project, ref: str | None = None, qrels: str | None = None, measure: str = "nDCG@10"
+) -> Selection:
     """`human` (or the first label set) against the first LLM label set (else a simulated one), unless named."""
     sets = project.label_sets()
     names = [row["name"] for row in sets]
     ref = ref or ("human" if "human" in names else names[0] if names else None)
-    judged = [row["name"] for kind in ("llm", "simulated") for row in sets
-              if row["kind"] == kind and row["name"] != ref]
+    judged = [
+        row["name"] for kind in ("llm", "simulated") for row in sets if row["kind"] == kind and row["name"] != ref
+    ]
     others = [n for n in names if n != ref]
     qrels = qrels or (judged[0] if judged else others[0] if others else None)
     return Selection(ref, qrels, measure)

@@ -88,8 +88,9 @@ def test_stratified_neyman_allocation_follows_the_formula(sample: Path) -> None:
         for row in rows:
             assert row["inclusion"] == pytest.approx(row["drawn"] / row["pairs"])
         for unit in units(project, "s"):
-            assert unit["inclusion"] == pytest.approx(next(
-                r["drawn"] / r["pairs"] for r in rows if r["stratum"] == unit["stratum"]))
+            assert unit["inclusion"] == pytest.approx(
+                next(r["drawn"] / r["pairs"] for r in rows if r["stratum"] == unit["stratum"])
+            )
         assert set(by_stratum) == {r["stratum"] for r in rows}
 
 
@@ -97,8 +98,9 @@ def test_without_a_pilot_the_allocation_is_proportional_then_earlier_audits_are_
     with Project.open(sample) as project:
         first = project.plan_audit(LLM, name="p1", budget=28, design="stratified", strata="grade")
         assert first["allocation"] == "proportional"
-        assert [r["drawn"] for r in first["strata_rows"]] == allocate([r["pairs"] for r in first["strata_rows"]],
-                                                                      [r["pairs"] for r in first["strata_rows"]], 28)
+        assert [r["drawn"] for r in first["strata_rows"]] == allocate(
+            [r["pairs"] for r in first["strata_rows"]], [r["pairs"] for r in first["strata_rows"]], 28
+        )
         for qid, docid, _ in audit_pairs(project.db.cursor(), "p1"):
             human = project.engine.evaluator("human").labels[qid].judged[docid]
             project.set_label("p1", qid, docid, human, person="ana")
@@ -134,8 +136,11 @@ def test_import_takes_the_sample_and_refuses_a_line_outside_it(sample: Path, tmp
     with Project.open(sample) as project:
         project.plan_audit(LLM, name="g", budget=5, design="pairs", seed=2)
         sampled = audit_pairs(project.db.cursor(), "g")
-        outside = next((q, d) for q, d, _ in audit_store.pool(project.db.cursor(), LLM)
-                       if (q, d) not in {(a, b) for a, b, _ in sampled})
+        outside = next(
+            (q, d)
+            for q, d, _ in audit_store.pool(project.db.cursor(), LLM)
+            if (q, d) not in {(a, b) for a, b, _ in sampled}
+        )
         bad = tmp_path / "bad.qrels"
         bad.write_text(f"{sampled[0][0]} 0 {sampled[0][1]} 2\n{outside[0]} 0 {outside[1]} 1\n")
         with pytest.raises(InputError) as refused:

@@ -48,8 +48,9 @@ def test_coverage_holds_whatever_the_judge_and_its_gain_grows_with_kappa(collect
 
 
 def test_pairs_design_covers_precision_with_a_large_enough_sample(collection: Project) -> None:
-    found = collection.simulate_audit("human", "llm-k0.5", budget=4000, design="pairs", measure="P(rel=2)@10",
-                                      trials=500, seed=9)
+    found = collection.simulate_audit(
+        "human", "llm-k0.5", budget=4000, design="pairs", measure="P(rel=2)@10", trials=500, seed=9
+    )
     assert found["coverage"] >= 0.92
     assert found["min_run_coverage"] >= 0.88  # 500 trials: an error of about 0.01 per run
     assert found["width_ratio"] < 0.9
@@ -99,6 +100,7 @@ def test_gpt4_failing_whole_dl19_topics_costs_twenty_topic_audits_their_coverage
     units = topic_units(engine, GPT4, "human", measure_of("nDCG@10"), within=kept)
     without = ppi.simulate(units.a, units.b, budget=20, trials=TRIALS, seed=7).summary()
     assert without["min_run_coverage"] >= FLOOR
-    pairs = collection.simulate_audit("human", GPT4, budget=4000, design="pairs", measure="P(rel=2)@10",
-                                      trials=500, seed=9)
+    pairs = collection.simulate_audit(
+        "human", GPT4, budget=4000, design="pairs", measure="P(rel=2)@10", trials=500, seed=9
+    )
     assert pairs["min_run_coverage"] >= 0.90 and pairs["width_ratio"] <= 0.7

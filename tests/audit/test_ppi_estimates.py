@@ -47,6 +47,7 @@ def test_topic_estimates_are_the_ppi_formula(sample: Path, tmp_path: Path) -> No
         half = stats.t.ppf(0.975, n - 1) * np.sqrt((1 - n / big_n) * rectifier.var(axis=0, ddof=1) / n)
         gold_half = stats.t.ppf(0.975, n - 1) * np.sqrt((1 - n / big_n) * y[hrows].var(axis=0, ddof=1) / n)
         by_run = {row["run"]: row for row in result["runs"]}
+
         def clip(value: float) -> float:  # the measure's range: the true value lies in it
             return min(max(value, 0.0), 1.0)
 
@@ -79,8 +80,22 @@ def test_pairs_design_refuses_ndcg_and_estimates_precision(sample: Path, tmp_pat
         _partial_gold(project, tmp_path)
     refused = cli(sample, "estimate", "--qrels", "umbrela-smol", "--gold", "gold", "--design", "pairs")
     assert refused.exit_code == 2 and "--design topics" in refused.stderr
-    result = json.loads(cli(sample, "estimate", "--qrels", "umbrela-smol", "--gold", "gold", "--design", "pairs",
-                            "-m", "P@10", "--format", "json").stdout)
+    result = json.loads(
+        cli(
+            sample,
+            "estimate",
+            "--qrels",
+            "umbrela-smol",
+            "--gold",
+            "gold",
+            "--design",
+            "pairs",
+            "-m",
+            "P@10",
+            "--format",
+            "json",
+        ).stdout
+    )
     with Project.open(sample) as project:
         llm = project.leaderboard("umbrela-smol", "P@10")
     for row in result["runs"]:
@@ -89,8 +104,9 @@ def test_pairs_design_refuses_ndcg_and_estimates_precision(sample: Path, tmp_pat
 
 
 def test_gold_covering_every_topic_gives_the_human_leaderboard(sample: Path) -> None:
-    result = json.loads(cli(sample, "estimate", "--qrels", "umbrela-smol", "--gold", "human",
-                            "--format", "json").stdout)
+    result = json.loads(
+        cli(sample, "estimate", "--qrels", "umbrela-smol", "--gold", "human", "--format", "json").stdout
+    )
     with Project.open(sample) as project:
         human = project.leaderboard("human")
     for row in result["runs"]:
@@ -101,10 +117,44 @@ def test_gold_covering_every_topic_gives_the_human_leaderboard(sample: Path) -> 
 def test_simulated_audits_cover_the_human_leaderboard(sample: Path) -> None:
     """The sample project's real SmolLM2 labels, human as the truth: 5 of its 10 topics (half the
     population, so the correction matters) and 120 of its 280 pairs."""
-    topics = json.loads(cli(sample, "audit", "simulate", "--ref", "human", "--qrels", "umbrela-smol", "--budget", 5,
-                            "--trials", 2000, "--format", "json").stdout)
-    pairs = json.loads(cli(sample, "audit", "simulate", "--ref", "human", "--qrels", "umbrela-smol", "--budget", 120,
-                           "--design", "pairs", "-m", "P@10", "--trials", 2000, "--format", "json").stdout)
+    topics = json.loads(
+        cli(
+            sample,
+            "audit",
+            "simulate",
+            "--ref",
+            "human",
+            "--qrels",
+            "umbrela-smol",
+            "--budget",
+            5,
+            "--trials",
+            2000,
+            "--format",
+            "json",
+        ).stdout
+    )
+    pairs = json.loads(
+        cli(
+            sample,
+            "audit",
+            "simulate",
+            "--ref",
+            "human",
+            "--qrels",
+            "umbrela-smol",
+            "--budget",
+            120,
+            "--design",
+            "pairs",
+            "-m",
+            "P@10",
+            "--trials",
+            2000,
+            "--format",
+            "json",
+        ).stdout
+    )
     # 2000 trials × 6 runs: the Monte-Carlo error of a coverage near 0.95 is about 0.002–0.005.
     assert topics["coverage"] >= 0.92 and pairs["coverage"] >= 0.92
     assert topics["min_run_coverage"] >= 0.88 and pairs["min_run_coverage"] >= 0.88
@@ -123,14 +173,31 @@ def test_an_audit_brings_its_design_and_inclusion_probabilities(sample: Path, tm
         assert row is not None
         sampled = audit_store.units(con, row["audit_id"])
         human = project.engine.evaluator("human").labels
-        lines = [f"{u['qid']} 0 {u['docid']} {human[u['qid']].judged[u['docid']]:g}\n" for u in sampled
-                 if u["docid"] in human[u["qid"]].judged]
+        lines = [
+            f"{u['qid']} 0 {u['docid']} {human[u['qid']].judged[u['docid']]:g}\n"
+            for u in sampled
+            if u["docid"] in human[u["qid"]].judged
+        ]
         (tmp_path / "au.txt").write_text("".join(lines))
         project.import_audit("au", tmp_path / "au.txt")
     refused = cli(sample, "estimate", "--qrels", "umbrela-smol", "--gold", "au", "--design", "topics")
     assert refused.exit_code == 2 and "--design pairs" in refused.stderr
-    result = json.loads(cli(sample, "estimate", "--qrels", "umbrela-smol", "--gold", "au", "--design", "pairs",
-                            "-m", "P@10", "--format", "json").stdout)
+    result = json.loads(
+        cli(
+            sample,
+            "estimate",
+            "--qrels",
+            "umbrela-smol",
+            "--gold",
+            "au",
+            "--design",
+            "pairs",
+            "-m",
+            "P@10",
+            "--format",
+            "json",
+        ).stdout
+    )
     assert result["gold_units"] == len(lines) and result["units"] == 280
     for row in result["runs"]:
         assert row["low"] <= row["estimate"] <= row["high"]
@@ -143,7 +210,9 @@ def test_intervals_stay_in_the_measures_range_and_a_worse_than_gold_judge_is_nam
     ]
     within_range(rows)
     assert [(r["estimate"], r["low"], r["high"], r["gold_high"]) for r in rows] == [
-        (1.0, 0.81, 1.0, 1.0), (0.4, 0.0, 0.85, 0.5)]
+        (1.0, 0.81, 1.0, 1.0),
+        (0.4, 0.0, 0.85, 0.5),
+    ]
     said = advice(rows, "umbrela-smol")
     assert said is not None and said.startswith("umbrela-smol's labels widen the intervals here")
     narrow = [{**r, "low": r["gold_low"], "high": r["gold_high"]} for r in rows]

@@ -27,9 +27,15 @@ def md5_id(qid: str, text: str) -> str:
 
 
 def events(project: Project, bank: str = "nuggets") -> list[tuple[str, str, str | None, str | None]]:
-    return project.db.cursor().execute(
-        "SELECT e.op, e.item_id, e.source, e.note FROM bank_events e JOIN banks b USING (bank_id)"
-        " WHERE b.name = ? AND e.origin = 'person' ORDER BY e.event_id", [bank]).fetchall()
+    return (
+        project.db.cursor()
+        .execute(
+            "SELECT e.op, e.item_id, e.source, e.note FROM bank_events e JOIN banks b USING (bank_id)"
+            " WHERE b.name = ? AND e.origin = 'person' ORDER BY e.event_id",
+            [bank],
+        )
+        .fetchall()
+    )
 
 
 def test_add_gives_the_rubric_id_and_records_who_and_why(project: Project) -> None:
@@ -51,8 +57,11 @@ def test_edit_and_weight_keep_the_id_and_the_history(project: Project) -> None:
     now = next(i for i in editor.items("1002") if i["item_id"] == first["item_id"])
     assert now["text"] == "Rest the ankle for two days" and now["importance"] != first["importance"]
     assert [op for op, *_ in events(project)] == ["edit", "weight"]
-    imported = project.db.cursor().execute(
-        "SELECT text FROM bank_events WHERE item_id = ? AND origin = 'import'", [first["item_id"]]).fetchone()
+    imported = (
+        project.db.cursor()
+        .execute("SELECT text FROM bank_events WHERE item_id = ? AND origin = 'import'", [first["item_id"]])
+        .fetchone()
+    )
     assert imported == (first["text"],)  # the imported wording is still there
 
 
@@ -73,14 +82,17 @@ def test_delete_merge_and_split_change_the_current_items_only(project: Project) 
     assert len(editor.history(100)) >= 7  # every step is an event
 
 
-@pytest.mark.parametrize("call", [
-    lambda e: e.merge(["only-one"]),
-    lambda e: e.weight(e.items("1001")[0]["item_id"], "important"),
-    lambda e: e.edit("1001/nope", text="x"),
-    lambda e: e.split(e.items("1001")[0]["item_id"], ["one"]),
-    lambda e: e.add("1001", "   "),
-    lambda e: e.merge([e.items("1001")[0]["item_id"], e.items("1002")[0]["item_id"]]),
-])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda e: e.merge(["only-one"]),
+        lambda e: e.weight(e.items("1001")[0]["item_id"], "important"),
+        lambda e: e.edit("1001/nope", text="x"),
+        lambda e: e.split(e.items("1001")[0]["item_id"], ["one"]),
+        lambda e: e.add("1001", "   "),
+        lambda e: e.merge([e.items("1001")[0]["item_id"], e.items("1002")[0]["item_id"]]),
+    ],
+)
 def test_bad_edits_are_refused_and_change_nothing(project: Project, call: Callable[[BankEditor], object]) -> None:
     editor = BankEditor(project.db, "nuggets")
     before = editor.items()
@@ -98,8 +110,21 @@ def test_cli_edits_show_in_list_and_history(tmp_path: Path) -> None:
         assert result.exit_code == 0, result.output
         return result.stdout
 
-    added = json.loads(studio("bank", "add", "questions", "1005", "What makes sourdough sour?",
-                              "--kind", "question", "--person", "cy", "-f", "json"))
+    added = json.loads(
+        studio(
+            "bank",
+            "add",
+            "questions",
+            "1005",
+            "What makes sourdough sour?",
+            "--kind",
+            "question",
+            "--person",
+            "cy",
+            "-f",
+            "json",
+        )
+    )
     listed = json.loads(studio("bank", "list", "questions", "--topic", "1005", "-f", "json"))
     assert added["item_id"] in {i["item_id"] for i in listed}
     history = json.loads(studio("bank", "history", "questions", "--limit", "1", "-f", "json"))

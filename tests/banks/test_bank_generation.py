@@ -21,15 +21,21 @@ from studio.services.rubric.generation import generate_bank
 from studio.services.sample_project import build_sample_project
 
 
-@pytest.mark.parametrize("text, items", [
-    ('{"questions": ["What is X?", "Why Y?"]}', ["What is X?", "Why Y?"]),
-    ('Sure!\n```json\n{ "questions" : ["A?", " B? "] }\n```', ["A?", "B?"]),
-    ("1. First?\n2) Second?\n- Third?", ["First?", "Second?", "Third?"]),
-    ("Question: One?\n\nQuestion: Two?", ["One?", "Two?"]),
-    ('questions: [\n{ "questions_1" : "Top speed?" },\n{ "question_2": "Habitat?" }\n}', ["Top speed?", "Habitat?"]),
-    ("", []),
-    ("I cannot help with that.", []),
-])
+@pytest.mark.parametrize(
+    "text, items",
+    [
+        ('{"questions": ["What is X?", "Why Y?"]}', ["What is X?", "Why Y?"]),
+        ('Sure!\n```json\n{ "questions" : ["A?", " B? "] }\n```', ["A?", "B?"]),
+        ("1. First?\n2) Second?\n- Third?", ["First?", "Second?", "Third?"]),
+        ("Question: One?\n\nQuestion: Two?", ["One?", "Two?"]),
+        (
+            'questions: [\n{ "questions_1" : "Top speed?" },\n{ "question_2": "Habitat?" }\n}',
+            ["Top speed?", "Habitat?"],
+        ),
+        ("", []),
+        ("I cannot help with that.", []),
+    ],
+)
 def test_parse_generated_items(text: str, items: list[str]) -> None:
     assert parse_generated_items(text, "questions") == items
 
@@ -67,8 +73,14 @@ def test_generated_items_become_a_bank_with_rubric_ids_and_cached_calls(tmp_path
         assert {i["text"] for i in items} == {"1001 a?", "1001 b?", "1003 a?", "1003 b?"}
         assert all(i["item_id"] == f"{i['qid']}/{hashlib.md5(i['text'].encode()).hexdigest()}" for i in items)
         assert all(i["kind"] == "question" for i in items)
-        origins = project.db.cursor().execute("SELECT DISTINCT e.origin, e.source FROM bank_events e JOIN banks b"
-                                              " USING (bank_id) WHERE b.name = 'gen'").fetchall()
+        origins = (
+            project.db.cursor()
+            .execute(
+                "SELECT DISTINCT e.origin, e.source FROM bank_events e JOIN banks b"
+                " USING (bank_id) WHERE b.name = 'gen'"
+            )
+            .fetchall()
+        )
         assert origins == [("generate", "writer:writer")]
         with pytest.raises(UsageError):
             run(project, writer)  # the bank exists

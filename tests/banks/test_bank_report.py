@@ -36,8 +36,13 @@ def grade_with_a_spurious_item(project: Project) -> tuple[list[BankItem], dict[s
     bank = bank_store.bank_id(con, "nuggets")
     assert bank is not None
     items = [i for i in bank_store.current_items(con, bank) if i.qid == TOPIC]
-    reference = dict(con.execute("SELECT l.docid, l.grade FROM labels l JOIN label_sets s USING (label_set_id)"
-                                 " WHERE s.name = 'human' AND l.qid = ?", [TOPIC]).fetchall())
+    reference = dict(
+        con.execute(
+            "SELECT l.docid, l.grade FROM labels l JOIN label_sets s USING (label_set_id)"
+            " WHERE s.name = 'human' AND l.qid = ?",
+            [TOPIC],
+        ).fetchall()
+    )
     config = JudgeConfig(method="exam-nugget", backend="scripted", name="nug", bank="nuggets", topics=[TOPIC])
     judge_all(project.db, config, scripted_grades(items[0].item_id, reference))
     return items, reference
@@ -92,7 +97,9 @@ def test_cover_leaderboard_counts_items_covered_in_the_top_k(tmp_path: Path) -> 
         for row in result["leaderboard"]:
             ranked = con.execute(
                 "SELECT docid FROM run_rows JOIN runs USING (run_id) WHERE name = ? AND qid = ?"
-                " ORDER BY score DESC, docid DESC LIMIT 3", [row["run"], TOPIC]).fetchall()
+                " ORDER BY score DESC, docid DESC LIMIT 3",
+                [row["run"], TOPIC],
+            ).fetchall()
             top = [d for (d,) in ranked]
             covered = 1 + (len(items) - 1) * any(reference.get(d) == 3 for d in top)
             assert row["value"] == pytest.approx(covered / len(items) / topics)

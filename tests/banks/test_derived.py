@@ -28,8 +28,13 @@ def nugget(qid: str, item_id: str, importance: str | None) -> BankItem:
 
 
 BANK = [
-    nugget("q1", "n1", "vital"), nugget("q1", "n2", "vital"), nugget("q1", "n3", "okay"), nugget("q1", "n4", "okay"),
-    nugget("q2", "m1", "vital"), nugget("q2", "m2", "okay"), nugget("q2", "m3", "okay"),
+    nugget("q1", "n1", "vital"),
+    nugget("q1", "n2", "vital"),
+    nugget("q1", "n3", "okay"),
+    nugget("q1", "n4", "okay"),
+    nugget("q2", "m1", "vital"),
+    nugget("q2", "m2", "okay"),
+    nugget("q2", "m3", "okay"),
 ]
 
 GRADES: dict[str, dict[str, dict[str, float]]] = {
@@ -71,7 +76,8 @@ def test_exam_binary_counts_items_at_or_above_the_threshold_over_the_whole_bank(
     # q1 d2: 2, 1, 0, 1 -> 0/4 = 0;  q1 d3: n4=4 ✓ -> 1/4 = 0.25
     # q2 d1: 0, 2 -> 0/3 = 0;  q2 d2: 5, 4, 4 -> 3/3 = 1;  q2 d3: nothing -> 0
     assert dv.exam_binary(GRADES, BANK) == approx(
-        {"q1": {"d1": 0.5, "d2": 0.0, "d3": 0.25}, "q2": {"d1": 0.0, "d2": 1.0, "d3": 0.0}})
+        {"q1": {"d1": 0.5, "d2": 0.0, "d3": 0.25}, "q2": {"d1": 0.0, "d2": 1.0, "d3": 0.0}}
+    )
     # At min_grade 3, q1 d1 also answers n2 (3): 3/4 = 0.75; nothing else changes.
     assert dv.exam_binary(GRADES, BANK, min_grade=3)["q1"]["d1"] == pytest.approx(0.75)
     assert dv.exam_binary(GRADES, BANK, min_grade=3)["q1"]["d2"] == 0.0
@@ -81,14 +87,16 @@ def test_exam_graded_max_is_the_best_grade_over_five() -> None:
     # q1: d1 max(5, 3, 4) = 5 -> 1.0; d2 max(2, 1, 0, 1) = 2 -> 0.4; d3 4 -> 0.8
     # q2: d1 max(0, 2) = 2 -> 0.4; d2 5 -> 1.0; d3 no grades -> 0
     assert dv.exam_graded_max(GRADES, BANK) == approx(
-        {"q1": {"d1": 1.0, "d2": 0.4, "d3": 0.8}, "q2": {"d1": 0.4, "d2": 1.0, "d3": 0.0}})
+        {"q1": {"d1": 1.0, "d2": 0.4, "d3": 0.8}, "q2": {"d1": 0.4, "d2": 1.0, "d3": 0.0}}
+    )
 
 
 def test_exam_graded_mean_averages_over_the_bank_with_missing_as_zero() -> None:
     # q1 (4 items): d1 (5+3+4+0)/4 = 3 -> 3/5 = 0.6; d2 (2+1+0+1)/4 = 1 -> 0.2; d3 (0+0+0+4)/4 = 1 -> 0.2
     # q2 (3 items): d1 (0+2+0)/3 = 2/3 -> 2/15; d2 (5+4+4)/3 = 13/3 -> 13/15; d3 0
     assert dv.exam_graded_mean(GRADES, BANK) == approx(
-        {"q1": {"d1": 0.6, "d2": 0.2, "d3": 0.2}, "q2": {"d1": 2 / 15, "d2": 13 / 15, "d3": 0.0}})
+        {"q1": {"d1": 0.6, "d2": 0.2, "d3": 0.2}, "q2": {"d1": 2 / 15, "d2": 13 / 15, "d3": 0.0}}
+    )
 
 
 def test_rubric_qrels_marks_a_document_relevant_when_some_grade_reaches_the_threshold() -> None:
@@ -97,8 +105,10 @@ def test_rubric_qrels_marks_a_document_relevant_when_some_grade_reaches_the_thre
     # ≥ 4: q1 d1, q1 d3, q2 d2 relevant
     assert dv.rubric_qrels(GRADES) == {"q1": {"d1": 1, "d2": 0, "d3": 1}, "q2": {"d1": 0, "d2": 1, "d3": 0}}
     # ≥ 2 adds q1 d2 and q2 d1; q2 d3 has no grade at all and stays 0 even at threshold 0
-    assert dv.rubric_qrels(GRADES, min_grade=2) == {"q1": {"d1": 1, "d2": 1, "d3": 1},
-                                                    "q2": {"d1": 1, "d2": 1, "d3": 0}}
+    assert dv.rubric_qrels(GRADES, min_grade=2) == {
+        "q1": {"d1": 1, "d2": 1, "d3": 1},
+        "q2": {"d1": 1, "d2": 1, "d3": 0},
+    }
     assert dv.rubric_qrels(GRADES, min_grade=0)["q2"]["d3"] == 0
 
 
@@ -185,8 +195,11 @@ def test_strict_and_plain_differ_only_where_a_nugget_is_partially_supported() ->
 
 
 def test_vital_is_zero_for_a_topic_without_vital_nuggets_and_questions_are_not_nuggets() -> None:
-    bank = [nugget("q3", "o1", "okay"), nugget("q3", "o2", "okay"),
-            BankItem(qid="q3", item_id="x", kind="question", text="a question?")]
+    bank = [
+        nugget("q3", "o1", "okay"),
+        nugget("q3", "o2", "okay"),
+        BankItem(qid="q3", item_id="x", kind="question", text="a question?"),
+    ]
     assignments = {"q3": {"d1": {"o1": "support", "o2": "partial_support"}}}
     assert dv.nugget_scores(assignments, bank, "vital") == {"q3": {"d1": 0.0}}
     # All over the two nuggets only (the question is not one): (1 + 0.5)/2
@@ -205,9 +218,13 @@ def test_derived_scores_become_qrels_rows() -> None:
 @pytest.mark.parametrize("bad", [6, -1, 5.5, math.nan, math.inf, "4", None, True])
 def test_a_grade_outside_zero_to_five_is_refused(bad: object) -> None:
     grades: Any = {"q1": {"d1": {"n1": bad}}}  # not ItemGrades: the check at run time is under test
-    for call in (lambda: dv.exam_binary(grades, BANK), lambda: dv.exam_graded_max(grades, BANK),
-                 lambda: dv.exam_graded_mean(grades, BANK), lambda: dv.rubric_qrels(grades),
-                 lambda: dv.rubric_cover_at_k(grades, BANK, RANKING, 3)):
+    for call in (
+        lambda: dv.exam_binary(grades, BANK),
+        lambda: dv.exam_graded_max(grades, BANK),
+        lambda: dv.exam_graded_mean(grades, BANK),
+        lambda: dv.rubric_qrels(grades),
+        lambda: dv.rubric_cover_at_k(grades, BANK, RANKING, 3),
+    ):
         with pytest.raises(ValueError, match=r"grade of item 'n1' of document 'd1', topic 'q1'"):
             call()
 
@@ -261,28 +278,39 @@ grade_values = st.one_of(st.integers(0, 5), st.floats(0, 5, allow_nan=False))
 def banks(draw: st.DrawFn, importance: st.SearchStrategy[str] | None = None) -> list[BankItem]:
     if importance is None:
         importance = st.sampled_from(["vital", "okay"])
-    return [nugget(qid, f"{qid}-i{i}", draw(importance))
-            for qid in QIDS for i in range(draw(st.integers(0, 5)))]
+    return [nugget(qid, f"{qid}-i{i}", draw(importance)) for qid in QIDS for i in range(draw(st.integers(0, 5)))]
 
 
 @st.composite
 def graded(draw: st.DrawFn) -> tuple[list[BankItem], dict[str, dict[str, dict[str, float]]]]:
     bank = draw(banks())
     ids = {qid: [it.item_id for it in bank if it.qid == qid] + [f"{qid}-gone"] for qid in QIDS}
-    grades = {qid: {d: draw(st.dictionaries(st.sampled_from(ids[qid]), grade_values))
-                    for d in draw(st.lists(st.sampled_from(DOCS), unique=True, max_size=5))}
-              for qid in draw(st.lists(st.sampled_from(QIDS), unique=True))}
+    grades = {
+        qid: {
+            d: draw(st.dictionaries(st.sampled_from(ids[qid]), grade_values))
+            for d in draw(st.lists(st.sampled_from(DOCS), unique=True, max_size=5))
+        }
+        for qid in draw(st.lists(st.sampled_from(QIDS), unique=True))
+    }
     return bank, grades
 
 
 @st.composite
-def assigned(draw: st.DrawFn, importance: st.SearchStrategy[str] | None = None
-             ) -> tuple[list[BankItem], dict[str, dict[str, dict[str, str]]]]:
+def assigned(
+    draw: st.DrawFn, importance: st.SearchStrategy[str] | None = None
+) -> tuple[list[BankItem], dict[str, dict[str, dict[str, str]]]]:
     bank = draw(banks(importance))
-    assignments = {qid: {d: {it.item_id: draw(st.sampled_from(dv.ASSIGNMENTS)) for it in bank
-                             if it.qid == qid and draw(st.booleans())}
-                         for d in draw(st.lists(st.sampled_from(DOCS), unique=True))}
-                   for qid in draw(st.lists(st.sampled_from(QIDS), unique=True))}
+    assignments = {
+        qid: {
+            d: {
+                it.item_id: draw(st.sampled_from(dv.ASSIGNMENTS))
+                for it in bank
+                if it.qid == qid and draw(st.booleans())
+            }
+            for d in draw(st.lists(st.sampled_from(DOCS), unique=True))
+        }
+        for qid in draw(st.lists(st.sampled_from(QIDS), unique=True))
+    }
     return bank, assignments
 
 
@@ -294,8 +322,12 @@ def values_of(scores: Mapping[str, Mapping[str, float]]) -> list[float]:
 @given(graded(), st.integers(0, 5), st.integers(1, 8), st.booleans())
 def test_every_exam_and_rubric_score_lies_in_zero_one(case: Any, min_grade: int, k: int, normalise: bool) -> None:
     bank, grades = case
-    for scores in (dv.exam_binary(grades, bank, min_grade), dv.exam_graded_max(grades, bank),
-                   dv.exam_graded_mean(grades, bank), dv.rubric_qrels(grades, min_grade)):
+    for scores in (
+        dv.exam_binary(grades, bank, min_grade),
+        dv.exam_graded_max(grades, bank),
+        dv.exam_graded_mean(grades, bank),
+        dv.rubric_qrels(grades, min_grade),
+    ):
         assert all(0.0 <= v <= 1.0 for v in values_of(scores))
     cover = dv.rubric_cover_at_k(grades, bank, {q: DOCS for q in QIDS}, k, min_grade, normalise)
     assert all(0.0 <= v <= 1.0 for v in cover.values())
@@ -322,8 +354,11 @@ def test_raising_the_threshold_never_raises_exam_binary_or_rubric_qrels(case: An
 @given(graded(), grade_values)
 def test_rubric_qrels_is_the_graded_qrels_at_the_threshold_and_agrees_with_exam_binary(case: Any, t: float) -> None:
     bank, grades = case
-    binary, graded_max, exam = dv.rubric_qrels(grades, t, bank), dv.rubric_graded_qrels(grades, bank), \
-        dv.exam_binary(grades, bank, t)
+    binary, graded_max, exam = (
+        dv.rubric_qrels(grades, t, bank),
+        dv.rubric_graded_qrels(grades, bank),
+        dv.exam_binary(grades, bank, t),
+    )
     for q in binary:
         for d in binary[q]:
             has_grade = bool([i for i in grades[q][d] if not i.endswith("-gone")])
@@ -332,8 +367,9 @@ def test_rubric_qrels_is_the_graded_qrels_at_the_threshold_and_agrees_with_exam_
 
 
 @settings(max_examples=150)
-@given(st.one_of(assigned(), st.sampled_from(["vital", "okay"]).flatmap(lambda imp: assigned(st.just(imp)))),
-       st.booleans())
+@given(
+    st.one_of(assigned(), st.sampled_from(["vital", "okay"]).flatmap(lambda imp: assigned(st.just(imp)))), st.booleans()
+)
 def test_weighted_equals_all_when_every_nugget_of_a_topic_has_one_importance(case: Any, strict: bool) -> None:
     # All okay: (0 + 0.5·Σ)/(0 + 0.5·n) = Σ/n = All; all vital: (Σ + 0)/(n + 0) = All.
     bank, assignments = case

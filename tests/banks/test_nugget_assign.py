@@ -22,14 +22,17 @@ from studio.store import banks as bank_store
 TOPIC = "1004"  # 11 nuggets: two windows per document
 
 
-@pytest.mark.parametrize("text, labels", [
-    ("['support', 'not_support']", [1.0, 0.0]),
-    ('Labels: ["partial_support", "support"]', [0.5, 1.0]),
-    ("['support']", [None, None]),                     # one label for two nuggets: the window fails
-    ("['support', 'maybe']", [1.0, None]),
-    ("", [None, None]),
-    ("support, support", [None, None]),
-])
+@pytest.mark.parametrize(
+    "text, labels",
+    [
+        ("['support', 'not_support']", [1.0, 0.0]),
+        ('Labels: ["partial_support", "support"]', [0.5, 1.0]),
+        ("['support']", [None, None]),  # one label for two nuggets: the window fails
+        ("['support', 'maybe']", [1.0, None]),
+        ("", [None, None]),
+        ("support, support", [None, None]),
+    ],
+)
 def test_parse_assignments(text: str, labels: list[float | None]) -> None:
     assert [p.label for p in parse_assignments(text, 2)] == labels
 
@@ -58,8 +61,9 @@ def test_windows_item_labels_and_nugget_scores(tmp_path: Path) -> None:
     db = tmp_path / "p.duckdb"
     with build_sample_project(db) as project:
         backend = ScriptedBackend(assign, name="assigner", model="assigner")
-        config = JudgeConfig(method="nugget-assign", backend="assigner", name="assign", bank="nuggets",
-                             topics=[TOPIC], limit=3)
+        config = JudgeConfig(
+            method="nugget-assign", backend="assigner", name="assign", bank="nuggets", topics=[TOPIC], limit=3
+        )
         judge_all(project.db, config, backend)
         con = project.db.cursor()
         bank = bank_store.bank_id(con, "nuggets")
@@ -76,12 +80,27 @@ def test_windows_item_labels_and_nugget_scores(tmp_path: Path) -> None:
         names = {1.0: "support", 0.5: "partial_support", 0.0: "not_support"}
         assignments = {TOPIC: {d: {i: names[g] for (dd, i), g in labels.items() if dd == d} for d in docs}}
         want = nugget_scores(assignments, items, "all")[TOPIC]
-        got = dict(con.execute("SELECT l.docid, l.grade FROM labels l JOIN label_sets s USING (label_set_id)"
-                               " WHERE s.name = 'assign'").fetchall())
+        got = dict(
+            con.execute(
+                "SELECT l.docid, l.grade FROM labels l JOIN label_sets s USING (label_set_id) WHERE s.name = 'assign'"
+            ).fetchall()
+        )
         assert got == want
 
-    result = cli(db, "derive", "--from", "assign", "--bank", "nuggets", "--score", "nugget-vital-strict",
-                 "--name", "vs", "-f", "json")
+    result = cli(
+        db,
+        "derive",
+        "--from",
+        "assign",
+        "--bank",
+        "nuggets",
+        "--score",
+        "nugget-vital-strict",
+        "--name",
+        "vs",
+        "-f",
+        "json",
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.stdout)["labels"] == 3
     with Project.open(db) as project:
@@ -91,8 +110,9 @@ def test_windows_item_labels_and_nugget_scores(tmp_path: Path) -> None:
 def test_nugget_scores_refuse_exam_grades(tmp_path: Path) -> None:
     db = tmp_path / "p.duckdb"
     with build_sample_project(db) as project:
-        config = JudgeConfig(method="exam-nugget", backend="simulated", name="exam", bank="nuggets",
-                             topics=[TOPIC], limit=2)
+        config = JudgeConfig(
+            method="exam-nugget", backend="simulated", name="exam", bank="nuggets", topics=[TOPIC], limit=2
+        )
         judge_all(project.db, config)
     result = cli(db, "derive", "--from", "exam", "--bank", "nuggets", "--score", "nugget-all")
     assert result.exit_code == 2 and "nugget-assign" in result.stderr

@@ -42,8 +42,11 @@ def test_nuggets_from_relevant_documents(tmp_path: Path) -> None:
         config = JudgeConfig(method="nuggetize", backend="nuggetizer", name="auto", topics=["1001", "1003"])
         events = list(nuggetize(project.db, config, relevant=2, backend=backend))
         summary = events[-1]
-        relevant = scalar(project.db.cursor(), "SELECT count(*) FROM labels l JOIN label_sets s USING (label_set_id)"
-                                               " WHERE s.name = 'human' AND l.qid = '1001' AND l.grade >= 2")
+        relevant = scalar(
+            project.db.cursor(),
+            "SELECT count(*) FROM labels l JOIN label_sets s USING (label_set_id)"
+            " WHERE s.name = 'human' AND l.qid = '1001' AND l.grade >= 2",
+        )
         windows = -(-relevant // 10)
         items = BankEditor(project.db, "auto").items()
         topic_items = [i for i in items if i["qid"] == "1001"]

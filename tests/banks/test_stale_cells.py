@@ -35,18 +35,27 @@ def studio(db: Path, *args: str) -> Any:
 
 def item_grades(db: Path, label_set: str) -> dict[tuple[str, str, str], float | None]:
     with Project.open(db) as project:
-        rows = project.db.cursor().execute(
-            """SELECT qid, docid, item_id, label FROM judgments WHERE judge_run_id =
+        rows = (
+            project.db.cursor()
+            .execute(
+                """SELECT qid, docid, item_id, label FROM judgments WHERE judge_run_id =
                (SELECT max(judge_run_id) FROM judge_runs JOIN label_sets USING (label_set_id) WHERE name = ?)
-               AND item_id IS NOT NULL""", [label_set]).fetchall()
+               AND item_id IS NOT NULL""",
+                [label_set],
+            )
+            .fetchall()
+        )
     return {(q, d, i): label for q, d, i, label in rows}
 
 
 def labels(db: Path, label_set: str) -> dict[tuple[str, str], float]:
     with Project.open(db) as project:
         set_id = scalar(project.db.cursor(), "SELECT label_set_id FROM label_sets WHERE name = ?", [label_set])
-        rows = project.db.cursor().execute("SELECT qid, docid, grade FROM labels WHERE label_set_id = ?",
-                                           [set_id]).fetchall()
+        rows = (
+            project.db.cursor()
+            .execute("SELECT qid, docid, grade FROM labels WHERE label_set_id = ?", [set_id])
+            .fetchall()
+        )
     return {(q, d): g for q, d, g in rows}
 
 
@@ -56,12 +65,19 @@ def labels(db: Path, label_set: str) -> dict[tuple[str, str], float]:
 def test_stale_cells_names_edited_new_and_deleted_cells() -> None:
     a, b = BankItem("q", "q/a", "nugget", "alpha"), BankItem("q", "q/b", "nugget", "beta (reworded)")
     c = BankItem("q", "q/c", "nugget", "gamma")
-    graded = {("q", "d1", "q/a"): item_text_hash("alpha"), ("q", "d1", "q/b"): item_text_hash("beta"),
-              ("q", "d1", "q/gone"): item_text_hash("old"), ("q", "d1", "q/legacy"): None}
+    graded = {
+        ("q", "d1", "q/a"): item_text_hash("alpha"),
+        ("q", "d1", "q/b"): item_text_hash("beta"),
+        ("q", "d1", "q/gone"): item_text_hash("old"),
+        ("q", "d1", "q/legacy"): None,
+    }
     items = [a, b, c, BankItem("q", "q/legacy", "nugget", "kept from before hashes")]
     stale = stale_cells(graded, [("q", "d1")], items)
-    assert stale == [StaleCell("q", "d1", "q/b", "edited"), StaleCell("q", "d1", "q/c", "new"),
-                     StaleCell("q", "d1", "q/gone", "deleted")]
+    assert stale == [
+        StaleCell("q", "d1", "q/b", "edited"),
+        StaleCell("q", "d1", "q/c", "new"),
+        StaleCell("q", "d1", "q/gone", "deleted"),
+    ]
     assert kept_cells(graded, [("q", "d1")], items, stale) == {("q", "d1", "q/a"), ("q", "d1", "q/legacy")}
 
 
@@ -76,10 +92,25 @@ def test_a_pair_new_to_the_pool_is_stale_in_every_item() -> None:
 
 
 def test_editing_one_nugget_regrades_only_its_cells_and_derived_sets_follow(db: Path) -> None:
-    first = studio(db, "judge", "--method", "exam-nugget", "--backend", "simulated", "--bank", "nuggets",
-                   "--topic", "1006", "--limit", "5", "--name", "nug")
-    studio(db, "derive", "--from", "nug", "--bank", "nuggets", "--score", "exam-binary", "--min-grade", "4",
-           "--name", "eb")
+    first = studio(
+        db,
+        "judge",
+        "--method",
+        "exam-nugget",
+        "--backend",
+        "simulated",
+        "--bank",
+        "nuggets",
+        "--topic",
+        "1006",
+        "--limit",
+        "5",
+        "--name",
+        "nug",
+    )
+    studio(
+        db, "derive", "--from", "nug", "--bank", "nuggets", "--score", "exam-binary", "--min-grade", "4", "--name", "eb"
+    )
     assert studio(db, "bank", "stale", "--from", "nug") == []
     before = item_grades(db, "nug")
     with Project.open(db) as project:
@@ -88,7 +119,8 @@ def test_editing_one_nugget_regrades_only_its_cells_and_derived_sets_follow(db: 
         editor.edit(edited["item_id"], text=edited["text"] + " (reworded)")
     listed = studio(db, "bank", "stale", "--from", "nug")
     assert {(c["docid"], c["item_id"], c["reason"]) for c in listed} == {
-        (d, edited["item_id"], "edited") for (_, d, _) in before}
+        (d, edited["item_id"], "edited") for (_, d, _) in before
+    }
     stale = studio(db, "judge", "--name", "nug", "--stale")
     assert stale["pairs"] == first["pairs"] == 5
     assert stale["calls"] == stale["stale_cells"] == 5  # the edited item, once per judged document
@@ -96,19 +128,46 @@ def test_editing_one_nugget_regrades_only_its_cells_and_derived_sets_follow(db: 
     assert stale["derived_updated"] == ["eb"]
     after = item_grades(db, "nug")
     assert after.keys() == before.keys()
-    assert {k: v for k, v in after.items() if k[2] != edited["item_id"]} == \
-        {k: v for k, v in before.items() if k[2] != edited["item_id"]}
+    assert {k: v for k, v in after.items() if k[2] != edited["item_id"]} == {
+        k: v for k, v in before.items() if k[2] != edited["item_id"]
+    }
     assert studio(db, "bank", "stale", "--from", "nug") == []
     assert studio(db, "judge", "--name", "nug", "--stale")["calls"] == 0
     # The derived set equals a fresh derivation from the re-graded cells.
-    studio(db, "derive", "--from", "nug", "--bank", "nuggets", "--score", "exam-binary", "--min-grade", "4",
-           "--name", "eb-fresh")
+    studio(
+        db,
+        "derive",
+        "--from",
+        "nug",
+        "--bank",
+        "nuggets",
+        "--score",
+        "exam-binary",
+        "--min-grade",
+        "4",
+        "--name",
+        "eb-fresh",
+    )
     assert labels(db, "eb") == labels(db, "eb-fresh")
 
 
 def test_stale_assigner_sends_only_stale_nuggets_and_keeps_the_window_mates(db: Path) -> None:
-    first = studio(db, "judge", "--method", "nugget-assign", "--backend", "simulated", "--bank", "nuggets",
-                   "--topic", "1003", "--limit", "4", "--name", "assign")
+    first = studio(
+        db,
+        "judge",
+        "--method",
+        "nugget-assign",
+        "--backend",
+        "simulated",
+        "--bank",
+        "nuggets",
+        "--topic",
+        "1003",
+        "--limit",
+        "4",
+        "--name",
+        "assign",
+    )
     before = item_grades(db, "assign")
     with Project.open(db) as project:
         editor = BankEditor(project.db, "nuggets", person="ana")
@@ -125,8 +184,22 @@ def test_stale_assigner_sends_only_stale_nuggets_and_keeps_the_window_mates(db: 
 
 
 def test_an_added_item_is_graded_for_every_judged_document(db: Path) -> None:
-    studio(db, "judge", "--method", "exam-question", "--backend", "simulated", "--bank", "questions",
-           "--topic", "1002", "--limit", "3", "--name", "exam")
+    studio(
+        db,
+        "judge",
+        "--method",
+        "exam-question",
+        "--backend",
+        "simulated",
+        "--bank",
+        "questions",
+        "--topic",
+        "1002",
+        "--limit",
+        "3",
+        "--name",
+        "exam",
+    )
     with Project.open(db) as project:
         BankEditor(project.db, "questions", person="ana").add("1002", "What else matters?", kind="question")
     stale = studio(db, "judge", "--name", "exam", "--stale")

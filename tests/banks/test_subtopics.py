@@ -60,15 +60,22 @@ def test_subtopics_are_generated_then_graded_into_the_fraction_satisfied(project
     items = BankEditor(project.db, "facets").items()
     assert {i["kind"] for i in items} == {"subtopic"} and len(items) == 6
 
-    done = judge_all(project.db, JudgeConfig(method="subtopic", backend="facets", name="sub", bank="facets",
-                                             topics=["1001", "1004"]), writer)
+    done = judge_all(
+        project.db,
+        JudgeConfig(method="subtopic", backend="facets", name="sub", bank="facets", topics=["1001", "1004"]),
+        writer,
+    )
     assert done.failures == 0
     graded = judge_store.item_grades(project.db.cursor(), done.judge_run)
     assert {g for docs in graded.values() for per in docs.values() for g in per.values()} <= {0.0, 1.0}
     bank = [BankItem(i["qid"], i["item_id"], i["kind"], i["text"]) for i in items]
     want = exam_binary(graded, bank, 1)
-    labels = dict(((q, d), g) for q, d, g in project.db.cursor().execute(
-        "SELECT qid, docid, grade FROM labels JOIN label_sets USING (label_set_id) WHERE name = 'sub'").fetchall())
+    labels = dict(
+        ((q, d), g)
+        for q, d, g in project.db.cursor()
+        .execute("SELECT qid, docid, grade FROM labels JOIN label_sets USING (label_set_id) WHERE name = 'sub'")
+        .fetchall()
+    )
     assert labels == {(q, d): s for q, docs in want.items() for d, s in docs.items()}
     assert any(0 < s < 1 for s in labels.values())  # some documents satisfy some subtopics, not all
     # The rendered prompt carries the query, the subtopic and the passage.
@@ -81,6 +88,7 @@ def test_subtopic_banks_round_trip_through_rubric_jsonl() -> None:
     text = render_bank(items, BankFormat.rubric)
     assert '"subtopic_text": "price"' in text
     assert parse_bank(text, "bank.jsonl") == items
-    assert losses(items, BankFormat.nuggetizer)[-1] == \
-        "subtopics are written as nuggets (nuggetizer holds nuggets only)"
+    assert (
+        losses(items, BankFormat.nuggetizer)[-1] == "subtopics are written as nuggets (nuggetizer holds nuggets only)"
+    )
     assert losses(items, BankFormat.tsv)[-1] == "TSV does not say the kind: re-import with --kind subtopic"

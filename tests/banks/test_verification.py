@@ -34,8 +34,9 @@ def test_answers_are_extracted_once_and_listed_by_grade(tmp_path: Path) -> None:
     db = tmp_path / "p.duckdb"
     examiner = ScriptedBackend(examine, name="examiner", model="examiner")
     with build_sample_project(db) as project:
-        config = JudgeConfig(method="exam-question", backend="examiner", name="exam", bank="questions",
-                             topics=["1009"], limit=4)
+        config = JudgeConfig(
+            method="exam-question", backend="examiner", name="exam", bank="questions", topics=["1009"], limit=4
+        )
         judge_all(project.db, config, examiner)
         *_, counts = extract_answers(project.db, "exam", backend=examiner)
         assert counts == {"judgments": 40, "calls": 40, "cache_hits": 0}

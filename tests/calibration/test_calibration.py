@@ -130,8 +130,26 @@ def test_sample_project_calibration_reports_cross_fitted_kappa_beside_raw(sample
 
 def test_cli_calibrate_prints_the_figures_and_list_shows_it_derived(sample: Path) -> None:
     runner = CliRunner()
-    result = runner.invoke(app, ["--db", str(sample), "calibrate", "--qrels", "umbrela-smol", "--gold", "human",
-                                 "--name", "smol-ord", "--method", "ordinal", "--folds", "3", "-f", "json"])
+    result = runner.invoke(
+        app,
+        [
+            "--db",
+            str(sample),
+            "calibrate",
+            "--qrels",
+            "umbrela-smol",
+            "--gold",
+            "human",
+            "--name",
+            "smol-ord",
+            "--method",
+            "ordinal",
+            "--folds",
+            "3",
+            "-f",
+            "json",
+        ],
+    )
     assert result.exit_code == 0, result.output
     [done] = json.loads(result.stdout)
     assert done["method"] == "ordinal" and done["folds"] == 3 and "kappa_calibrated" in done

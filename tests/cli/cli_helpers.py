@@ -24,8 +24,7 @@ UPDATE_GOLDEN = os.environ.get("STUDIO_UPDATE_GOLDEN") == "1"
 
 # Deterministic output: fixed width, no colour, no terminal features; no project or sample-data
 # location inherited from the person running the tests.
-FIXED_ENV = {"COLUMNS": "100", "LINES": "40", "TERM": "dumb", "NO_COLOR": "1",
-             "PYTHONIOENCODING": "utf-8"}
+FIXED_ENV = {"COLUMNS": "100", "LINES": "40", "TERM": "dumb", "NO_COLOR": "1", "PYTHONIOENCODING": "utf-8"}
 UNSET_ENV = ("STUDIO_DB", "STUDIO_SAMPLE_DATA", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
 
 
@@ -39,10 +38,20 @@ class Result:
 def run_subprocess(args: list[str], home: Path, extra_env: Mapping[str, str] | None = None) -> Result:
     env = {k: v for k, v in os.environ.items() if k not in UNSET_ENV}
     env.update(FIXED_ENV, **(extra_env or {}))
-    env.update(HOME=str(home), XDG_DATA_HOME=str(home / "data"),
-               PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])))
-    done = subprocess.run([sys.executable, "-m", "studio", *args], capture_output=True, text=True,
-                          encoding="utf-8", env=env, cwd=home, timeout=120)
+    env.update(
+        HOME=str(home),
+        XDG_DATA_HOME=str(home / "data"),
+        PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "studio", *args],
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        env=env,
+        cwd=home,
+        timeout=120,
+    )
     return Result(done.returncode, done.stdout, done.stderr)
 
 

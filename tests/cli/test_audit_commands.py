@@ -25,13 +25,45 @@ def studio(project: Path, home: Path, *args: str) -> tuple[int, str, str]:
 
 
 def test_plan_prints_the_sample_and_its_strata(sample: Path, tmp_path: Path) -> None:
-    code, out, err = studio(sample, tmp_path, "audit", "plan", "--qrels", LLM, "--budget", "24", "--design",
-                            "stratified", "--strata", "grade", "--pilot", "human", "--seed", "4", "--name", "a")
+    code, out, err = studio(
+        sample,
+        tmp_path,
+        "audit",
+        "plan",
+        "--qrels",
+        LLM,
+        "--budget",
+        "24",
+        "--design",
+        "stratified",
+        "--strata",
+        "grade",
+        "--pilot",
+        "human",
+        "--seed",
+        "4",
+        "--name",
+        "a",
+    )
     assert code == 0, err
     assert "neyman allocation from the pilot (human, 280 pairs)" in err
     assert_matches_golden("audit_plan_stratified.txt", normalised(out, sample))
-    code, out, err = studio(sample, tmp_path, "audit", "plan", "--qrels", LLM, "--budget", "10", "--design",
-                            "stratified", "--strata", "confidence", "--name", "b")
+    code, out, err = studio(
+        sample,
+        tmp_path,
+        "audit",
+        "plan",
+        "--qrels",
+        LLM,
+        "--budget",
+        "10",
+        "--design",
+        "stratified",
+        "--strata",
+        "confidence",
+        "--name",
+        "b",
+    )
     assert code == 0, err
     assert "proportional allocation (no pilot" in err
 
@@ -50,8 +82,24 @@ def test_budget_plan_table_and_json(sample: Path, tmp_path: Path) -> None:
 
 
 def test_import_refuses_a_pair_outside_the_sample_then_list_and_show(sample: Path, tmp_path: Path) -> None:
-    code, out, err = studio(sample, tmp_path, "audit", "plan", "--qrels", LLM, "--budget", "2", "--design", "topics",
-                            "--seed", "1", "--name", "t", "--format", "json")
+    code, out, err = studio(
+        sample,
+        tmp_path,
+        "audit",
+        "plan",
+        "--qrels",
+        LLM,
+        "--budget",
+        "2",
+        "--design",
+        "topics",
+        "--seed",
+        "1",
+        "--name",
+        "t",
+        "--format",
+        "json",
+    )
     assert code == 0, err
     code, out, err = studio(sample, tmp_path, "audit", "show", "t", "--format", "json")
     shown = json.loads(out)
@@ -65,8 +113,9 @@ def test_import_refuses_a_pair_outside_the_sample_then_list_and_show(sample: Pat
     code, out, err = studio(sample, tmp_path, "audit", "pairs", "t", "--format", "json")
     listed_pairs = json.loads(out)
     with Project.open(sample) as project:  # the list to grade elsewhere is the sample, in its walk order
-        assert [(r["qid"], r["docid"]) for r in listed_pairs] == [(q, d) for q, d, _ in
-                                                                  audit_pairs(project.db.cursor(), "t")]
+        assert [(r["qid"], r["docid"]) for r in listed_pairs] == [
+            (q, d) for q, d, _ in audit_pairs(project.db.cursor(), "t")
+        ]
     assert {r["inclusion"] for r in listed_pairs} == {0.2} and {r["gold"] for r in listed_pairs} == {None}
     sampled = {(r["qid"], r["docid"]) for r in listed_pairs}
     inside = [line for line in lines if (line.split()[0], line.split()[2]) in sampled]

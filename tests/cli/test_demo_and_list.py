@@ -27,6 +27,7 @@ def count_row(table: str, what: str) -> int:
 
 # -- studio demo ------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("runner", RUNNERS)
 def test_demo_builds_the_project_and_prints_its_counts(runner: str, tmp_path: Path) -> None:
     path = tmp_path / "demo.duckdb"
@@ -86,17 +87,19 @@ GOLDEN_COMMANDS = {
 
 @pytest.mark.parametrize("runner", RUNNERS)
 @pytest.mark.parametrize("golden", GOLDEN_COMMANDS)
-def test_output_matches_the_golden_file(golden: str, runner: str, demo_project: Path,
-                                        tmp_path: Path) -> None:
+def test_output_matches_the_golden_file(golden: str, runner: str, demo_project: Path, tmp_path: Path) -> None:
     result = RUNNERS[runner](["--db", str(demo_project), *GOLDEN_COMMANDS[golden]], tmp_path)
     assert result.code == 0, result.stderr
     assert_matches_golden(golden, normalised(result.stdout, demo_project))
 
 
 def test_json_listings_follow_the_documented_shapes(demo_project: Path, tmp_path: Path) -> None:
-    shapes = {"topics": {"qid", "text", "docs", "judged"}, "runs": {"name", "topics", "rows"},
-              "qrels": {"name", "kind", "topics", "pairs", "events"},
-              "banks": {"name", "topics", "items", "vital", "okay"}}
+    shapes = {
+        "topics": {"qid", "text", "docs", "judged"},
+        "runs": {"name", "topics", "rows"},
+        "qrels": {"name", "kind", "topics", "pairs", "events"},
+        "banks": {"name", "topics", "items", "vital", "okay"},
+    }
     for what, keys in shapes.items():
         result = run_clirunner(["--db", str(demo_project), "list", what, "--format", "json"], tmp_path)
         rows = json.loads(result.stdout)

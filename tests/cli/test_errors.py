@@ -30,13 +30,18 @@ def test_every_kind_says_what_it_is_in_its_own_words() -> None:
     assert len(set(docs)) == len(docs), "two error kinds share a docstring"
 
 
-@pytest.mark.parametrize(("error", "code"), [
-    (InputError("qrels.txt", 3, "grade 'x' is not a number"), ExitCode.BAD_INPUT),
-    (UsageError("no label set named 'nope'"), ExitCode.BAD_INPUT),
-    (ProjectError("cannot open project file p.duckdb"), ExitCode.RUNTIME_ERROR),
-])
+@pytest.mark.parametrize(
+    ("error", "code"),
+    [
+        (InputError("qrels.txt", 3, "grade 'x' is not a number"), ExitCode.BAD_INPUT),
+        (UsageError("no label set named 'nope'"), ExitCode.BAD_INPUT),
+        (ProjectError("cannot open project file p.duckdb"), ExitCode.RUNTIME_ERROR),
+    ],
+)
 def test_each_kind_exits_with_its_code_and_one_line_on_stderr(
-    error: StudioError, code: ExitCode, capsys: pytest.CaptureFixture[str],
+    error: StudioError,
+    code: ExitCode,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     with pytest.raises(typer.Exit) as raised, reported_errors():
         raise error

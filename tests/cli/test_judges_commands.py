@@ -35,8 +35,9 @@ def judged(sample: Path) -> Path:
     with Project.open(sample) as project:
         config = JudgeConfig(method="umbrela", backend="half", name="half", topics=["1001"])
         judge_all(project.db, config, ScriptedBackend(half_readable, name="half", model="half"))
-        exam = JudgeConfig(method="exam-question", backend="simulated", name="exam", bank="questions",
-                           topics=["1009"], limit=4)
+        exam = JudgeConfig(
+            method="exam-question", backend="simulated", name="exam", bank="questions", topics=["1009"], limit=4
+        )
         judge_all(project.db, exam)
     return sample
 
@@ -48,6 +49,7 @@ def stdout_of(db: Path, *args: str) -> str:
 
 
 # -- the group ------------------------------------------------------------------------------------
+
 
 def test_the_group_lists_its_commands(judged: Path) -> None:
     text = stdout_of(judged, "judges", "--help")
@@ -116,6 +118,7 @@ def test_the_older_flags_are_hidden_from_help_and_stale_is_not(judged: Path) -> 
 
 # -- OpenAI Batch files ---------------------------------------------------------------------------
 
+
 @pytest.fixture
 def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
     with FakeOpenAIServer() as running:
@@ -131,17 +134,23 @@ def batch_answers(requests_file: Path, out: Path) -> Path:
     """What the Batch API would give back for the requests: grade 2 for every pair."""
     lines = [json.loads(line) for line in requests_file.read_text().splitlines()]
     records: list[dict[str, Any]] = [
-        {"id": f"batch_req_{i}", "custom_id": line["custom_id"], "error": None,
-         "response": {"status_code": 200, "body": completion(line["body"], "##final score: 2", with_logprobs=False)}}
-        for i, line in enumerate(lines)]
+        {
+            "id": f"batch_req_{i}",
+            "custom_id": line["custom_id"],
+            "error": None,
+            "response": {"status_code": 200, "body": completion(line["body"], "##final score: 2", with_logprobs=False)},
+        }
+        for i, line in enumerate(lines)
+    ]
     out.write_text("".join(json.dumps(r) + "\n" for r in records), encoding="utf-8")
     return out
 
 
 def test_export_import_then_judge_makes_no_call(sample: Path, tmp_path: Path, server: FakeOpenAIServer) -> None:
     pending = tmp_path / "pending.jsonl"
-    exported = json.loads(stdout_of(sample, "judges", "export-batch", "qwen", "--out", str(pending), *JUDGE,
-                                    "-f", "json"))
+    exported = json.loads(
+        stdout_of(sample, "judges", "export-batch", "qwen", "--out", str(pending), *JUDGE, "-f", "json")
+    )
     assert exported == {"file": str(pending), "requests": 8}
     # The older spelling writes the very same requests.
     older = tmp_path / "older.jsonl"
@@ -150,14 +159,21 @@ def test_export_import_then_judge_makes_no_call(sample: Path, tmp_path: Path, se
 
     answers = batch_answers(pending, tmp_path / "answers.jsonl")
     imported = json.loads(stdout_of(sample, "judges", "import-batch", "qwen", str(answers), *JUDGE, "-f", "json"))
-    assert imported == {"file": str(answers), "lines": 8, "answers": 8, "failures": 0, "unknown": 0,
-                        "already_cached": 0}
+    assert imported == {
+        "file": str(answers),
+        "lines": 8,
+        "answers": 8,
+        "failures": 0,
+        "unknown": 0,
+        "already_cached": 0,
+    }
     summary = json.loads(stdout_of(sample, "judge", "--backend", "openai", "--name", "qwen", *JUDGE, "-f", "json"))
     assert summary["calls"] == 0 and summary["cache_hits"] == 8 and server.requests == []
 
 
-def test_a_judged_label_set_exports_with_its_saved_configuration(sample: Path, tmp_path: Path,
-                                                                 server: FakeOpenAIServer) -> None:
+def test_a_judged_label_set_exports_with_its_saved_configuration(
+    sample: Path, tmp_path: Path, server: FakeOpenAIServer
+) -> None:
     pending = tmp_path / "pending.jsonl"
     stdout_of(sample, "judges", "export-batch", "qwen", "--out", str(pending), *JUDGE)
     stdout_of(sample, "judges", "import-batch", "qwen", str(batch_answers(pending, tmp_path / "a.jsonl")), *JUDGE)
@@ -166,10 +182,13 @@ def test_a_judged_label_set_exports_with_its_saved_configuration(sample: Path, t
     # No option: the newest run's model, topic and limit, all answered already.
     again = tmp_path / "again.jsonl"
     assert json.loads(stdout_of(sample, "judges", "export-batch", "qwen", "-o", str(again), "-f", "json")) == {
-        "file": str(again), "requests": 0}
+        "file": str(again),
+        "requests": 0,
+    }
     # An option given replaces the saved value: two more pairs of the same topic and model.
-    wider = json.loads(stdout_of(sample, "judges", "export-batch", "qwen", "-o", str(again), "--limit", "10",
-                                 "-f", "json"))
+    wider = json.loads(
+        stdout_of(sample, "judges", "export-batch", "qwen", "-o", str(again), "--limit", "10", "-f", "json")
+    )
     assert wider["requests"] == 2
     lines = [json.loads(line) for line in again.read_text().splitlines()]
     assert {line["body"]["model"] for line in lines} == {"fake"}
@@ -183,8 +202,9 @@ def test_batch_files_are_for_openai_judges_only(judged: Path, tmp_path: Path) ->
     assert not (tmp_path / "x.jsonl").exists()
 
 
-def test_a_malformed_batch_output_is_refused_with_its_line(sample: Path, tmp_path: Path,
-                                                           server: FakeOpenAIServer) -> None:
+def test_a_malformed_batch_output_is_refused_with_its_line(
+    sample: Path, tmp_path: Path, server: FakeOpenAIServer
+) -> None:
     broken = tmp_path / "broken.jsonl"
     broken.write_text('{"custom_id": "0", "response": null, "error": null}\n{not json\n', encoding="utf-8")
     result = cli(sample, "judges", "import-batch", "qwen", broken, *JUDGE)

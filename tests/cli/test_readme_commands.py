@@ -41,7 +41,7 @@ def command_table(text: str) -> list[str]:
     lines = section.splitlines()
     start = lines.index("| command | example |")
     rows = []
-    for line in lines[start + 2:]:
+    for line in lines[start + 2 :]:
         if not line.startswith("|"):
             break
         rows.append(line)
@@ -74,7 +74,7 @@ def expand(command: str) -> list[list[str]]:
     """The argument lists (after `studio`) one README command line stands for."""
     words = [w for w in shlex.split(command) if not ENVIRONMENT.match(w)]
     if ">" in words:  # a shell redirection of the output is the shell's, not the command's
-        words = words[:words.index(">")]
+        words = words[: words.index(">")]
     assert words[0] == "studio", command
     assert not any("…" in w for w in words), f"abbreviated: expand it in README or list it in ABBREVIATED: {command}"
     kept = []
@@ -125,22 +125,30 @@ def test_a_readme_command_line_parses(command: str) -> None:
 
 # -- the test's own machinery ---------------------------------------------------------------------
 
+
 def test_notation_expands_to_every_combination() -> None:
     assert expand("OPENAI_API_KEY=… studio list topics|docs -f json") == [
-        ["list", "topics", "-f", "json"], ["list", "docs", "-f", "json"]]
+        ["list", "topics", "-f", "json"],
+        ["list", "docs", "-f", "json"],
+    ]
     assert expand("studio derive --score exam-max|nugget-all[-strict] [--topic Q]") == [
-        ["derive", "--score", "exam-max", "--topic", "Q"], ["derive", "--score", "nugget-all", "--topic", "Q"],
-        ["derive", "--score", "nugget-all-strict", "--topic", "Q"]]
+        ["derive", "--score", "exam-max", "--topic", "Q"],
+        ["derive", "--score", "nugget-all", "--topic", "Q"],
+        ["derive", "--score", "nugget-all-strict", "--topic", "Q"],
+    ]
 
 
-@pytest.mark.parametrize("args", [
-    ["list", "topicz"],                                # a bad choice
-    ["judges", "failures"],                            # a missing argument
-    ["eval", "--qrels", "human", "--measures", "AP"],  # an unknown option
-    ["judge", "--method", "umbrella"],                 # a bad choice of an option
-    ["evaluate", "--qrels", "human"],                  # an unknown command
-    ["fd"],                                            # a missing required option
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["list", "topicz"],  # a bad choice
+        ["judges", "failures"],  # a missing argument
+        ["eval", "--qrels", "human", "--measures", "AP"],  # an unknown option
+        ["judge", "--method", "umbrella"],  # a bad choice of an option
+        ["evaluate", "--qrels", "human"],  # an unknown command
+        ["fd"],  # a missing required option
+    ],
+)
 def test_the_parser_refuses_what_the_command_line_refuses(args: list[str]) -> None:
     with pytest.raises(typer.TyperException):
         parse(args)

@@ -45,7 +45,7 @@ def parse_tables(text: str) -> dict[str, Table]:
             continue
         headers = [cell.strip() for cell in lines[index - 1].split("┃")]
         body = []
-        for row in lines[index + 1:]:
+        for row in lines[index + 1 :]:
             if "│" not in row:
                 break
             body.append(row.split("│"))
@@ -92,8 +92,9 @@ def run_table(project: Path, home: Path, args: list[str], environment: str, runn
 
 @pytest.mark.parametrize("environment", ENVIRONMENTS)
 @pytest.mark.parametrize("what", LISTINGS)
-def test_a_listing_keeps_every_column_and_value(what: Listing, environment: str, demo_project: Path,
-                                                tmp_path: Path) -> None:
+def test_a_listing_keeps_every_column_and_value(
+    what: Listing, environment: str, demo_project: Path, tmp_path: Path
+) -> None:
     records = listing_json(demo_project, tmp_path, what.value)
     names = TABLE_COLUMNS.get(what, list(records[0]))
     tables = parse_tables(run_table(demo_project, tmp_path, ["list", what.value], environment))
@@ -114,8 +115,9 @@ def test_the_overview_keeps_every_column_and_value(environment: str, demo_projec
 
 @pytest.mark.parametrize("runner", RUNNERS)
 @pytest.mark.parametrize("environment", ["piped-80", "piped-20"])
-def test_a_piped_table_is_printed_at_full_width_one_line_per_row(runner: str, environment: str,
-                                                                 demo_project: Path, tmp_path: Path) -> None:
+def test_a_piped_table_is_printed_at_full_width_one_line_per_row(
+    runner: str, environment: str, demo_project: Path, tmp_path: Path
+) -> None:
     records = listing_json(demo_project, tmp_path, "banks")
     out = run_table(demo_project, tmp_path, ["list", "banks"], environment, runner)
     table = parse_tables(out)["Banks"]
@@ -145,6 +147,7 @@ def test_cells_are_data_not_console_markup(capsys: pytest.CaptureFixture[str]) -
 
 # -- fitting columns into a width ---------------------------------------------------------------
 
+
 def test_columns_that_fit_keep_their_natural_width() -> None:
     assert fit_widths([4, 10, 6], [4, 4, 6], 20) == [4, 10, 6]
 
@@ -158,10 +161,10 @@ def test_no_width_when_the_headers_alone_do_not_fit() -> None:
     assert fit_widths([4, 40, 10], [4, 6, 5], 14) is None
 
 
-@given(st.lists(st.tuples(st.integers(1, 60), st.integers(0, 60)), min_size=1, max_size=8),
-       st.integers(0, 200))
+@given(st.lists(st.tuples(st.integers(1, 60), st.integers(0, 60)), min_size=1, max_size=8), st.integers(0, 200))
 def test_fitted_widths_stay_between_header_and_natural_and_use_the_room(
-    columns: list[tuple[int, int]], available: int,
+    columns: list[tuple[int, int]],
+    available: int,
 ) -> None:
     floors = [header for header, _ in columns]
     natural = [header + extra for header, extra in columns]

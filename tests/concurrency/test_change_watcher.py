@@ -20,8 +20,12 @@ def test_a_label_set_replaced_elsewhere_is_read_again(sample: Path, tmp_path: Pa
         watcher = project.watch_changes()
         before = project.leaderboard("human", "P@5")
         project.release()
-        done = subprocess.run([str(STUDIO), "--db", str(sample), "import", "qrels", str(fewer), "--name", "human",
-                               "--replace"], capture_output=True, text=True, timeout=60)
+        done = subprocess.run(
+            [str(STUDIO), "--db", str(sample), "import", "qrels", str(fewer), "--name", "human", "--replace"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert done.returncode == 0, done.stderr
         changes = watcher.poll()
         assert changes is not None

@@ -37,9 +37,28 @@ def test_a_judge_runs_while_other_processes_list_eval_label_export_and_review(
     sample: Path, terminal: Terminal, tmp_path: Path
 ) -> None:
     judge = subprocess.Popen(
-        [str(STUDIO), "--db", str(sample), "judge", "--method", "umbrela", "--backend", "llamacpp", "--name",
-         "umbrela-live", "--pool", "qrels:human", "--limit", str(JUDGED), "--format", "json"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        [
+            str(STUDIO),
+            "--db",
+            str(sample),
+            "judge",
+            "--method",
+            "umbrela",
+            "--backend",
+            "llamacpp",
+            "--name",
+            "umbrela-live",
+            "--pool",
+            "qrels:human",
+            "--limit",
+            str(JUDGED),
+            "--format",
+            "json",
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         # The judge's label set exists once it has started writing.
         deadline = time.monotonic() + 60
@@ -65,8 +84,20 @@ def test_a_judge_runs_while_other_processes_list_eval_label_export_and_review(
             assert no_lock_words(done.stdout, done.stderr), (command, done.stderr)
         assert judge.poll() is None, "the judge ended before the other commands were done: nothing was shown"
 
-        terminal.start([str(STUDIO), "--db", str(sample), "tui", "--screen", "review", "--qrels", "umbrela-smol",
-                        "--person", "ben"])
+        terminal.start(
+            [
+                str(STUDIO),
+                "--db",
+                str(sample),
+                "tui",
+                "--screen",
+                "review",
+                "--qrels",
+                "umbrela-smol",
+                "--person",
+                "ben",
+            ]
+        )
         terminal.wait_for(lambda s: "pair 1 of" in s, 30, "the Review screen with its queue")
         terminal.press("2")
         terminal.wait_for(lambda s: "1 decided" in s, 10, "the decision recorded")

@@ -81,9 +81,31 @@ def test_a_program_outside_the_studio_holding_the_file_is_waited_for_without_duc
 
 def test_two_judges_writing_different_label_sets_at_once_both_finish(sample: Path) -> None:
     judges = [
-        subprocess.Popen([str(STUDIO), "--db", str(sample), "judge", "--method", "umbrela", "--backend", "simulated",
-                          "--ref", "human", "--kappa", "0.5", "--name", name, "--pool", "qrels:human", "--format",
-                          "json"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        subprocess.Popen(
+            [
+                str(STUDIO),
+                "--db",
+                str(sample),
+                "judge",
+                "--method",
+                "umbrela",
+                "--backend",
+                "simulated",
+                "--ref",
+                "human",
+                "--kappa",
+                "0.5",
+                "--name",
+                name,
+                "--pool",
+                "qrels:human",
+                "--format",
+                "json",
+            ],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
         for name in ("sim-a", "sim-b")
     ]
     outcomes = [judge.communicate(timeout=300) for judge in judges]
@@ -93,9 +115,12 @@ def test_two_judges_writing_different_label_sets_at_once_both_finish(sample: Pat
     con = duckdb.connect(str(sample), read_only=True)
     try:
         calls, keys = con.execute("SELECT count(*), count(DISTINCT key) FROM calls").fetchone() or (0, 0)
-        judged = dict(con.execute(
-            "SELECT s.name, count(*) FROM judgments JOIN judge_runs USING (judge_run_id)"
-            " JOIN label_sets AS s USING (label_set_id) GROUP BY s.name").fetchall())
+        judged = dict(
+            con.execute(
+                "SELECT s.name, count(*) FROM judgments JOIN judge_runs USING (judge_run_id)"
+                " JOIN label_sets AS s USING (label_set_id) GROUP BY s.name"
+            ).fetchall()
+        )
         used = con.execute("SELECT count(DISTINCT call_key) FROM judgments WHERE call_key <> ''").fetchone()
     finally:
         con.close()

@@ -29,8 +29,12 @@ def document_vectors(embedder: Embedder) -> dict[str, np.ndarray]:
 
 
 @pytest.fixture(scope="session")
-def cached_sample_template(tmp_path_factory: pytest.TempPathFactory, sample_template: Path, embedder: Embedder,
-                           document_vectors: dict[str, np.ndarray]) -> Path:
+def cached_sample_template(
+    tmp_path_factory: pytest.TempPathFactory,
+    sample_template: Path,
+    embedder: Embedder,
+    document_vectors: dict[str, np.ndarray],
+) -> Path:
     """The sample project with the vector of every passage already in its embedding cache."""
     path = tmp_path_factory.mktemp("embedded-sample") / "sample.duckdb"
     shutil.copyfile(sample_template, path)

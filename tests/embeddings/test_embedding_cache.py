@@ -24,8 +24,10 @@ def db(tmp_path: Path) -> Iterator[Database]:
 def test_migration_7_creates_the_embedding_table(db: Database) -> None:
     con = db.cursor()
     assert 7 in {v for (v,) in con.execute("SELECT version FROM schema_version").fetchall()}
-    columns = con.execute("SELECT column_name, data_type FROM information_schema.columns"
-                          " WHERE table_name = 'embeddings' ORDER BY ordinal_position").fetchall()
+    columns = con.execute(
+        "SELECT column_name, data_type FROM information_schema.columns"
+        " WHERE table_name = 'embeddings' ORDER BY ordinal_position"
+    ).fetchall()
     assert columns == [("model", "VARCHAR"), ("text_hash", "VARCHAR"), ("vector", "FLOAT[]")]
 
 

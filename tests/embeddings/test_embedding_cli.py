@@ -11,25 +11,53 @@ from pathlib import Path
 from embedding_helpers import REPO, human_qrels, run_names
 from helpers import cli
 
-SUMMARY_KEYS = {"label_set", "method", "backend", "model", "pairs", "calls", "cache_hits", "failures",
-                "seconds", "prompt_tokens", "completion_tokens", "judge_run"}
+SUMMARY_KEYS = {
+    "label_set",
+    "method",
+    "backend",
+    "model",
+    "pairs",
+    "calls",
+    "cache_hits",
+    "failures",
+    "seconds",
+    "prompt_tokens",
+    "completion_tokens",
+    "judge_run",
+}
 FD_KEYS = {"qrels", "measure", "k", "model", "relevant", "ref_measure", "rows", "kendall_tau", "relevant_documents"}
 
 
 def test_judge_with_the_embedding_method(cached_sample: Path) -> None:
-    result = cli(cached_sample, "judge", "--method", "embedding", "--topic", "1001", "--topic", "1003",
-                 "--name", "emb", "-f", "json")
+    result = cli(
+        cached_sample,
+        "judge",
+        "--method",
+        "embedding",
+        "--topic",
+        "1001",
+        "--topic",
+        "1003",
+        "--name",
+        "emb",
+        "-f",
+        "json",
+    )
     assert result.exit_code == 0, result.output
     summary = json.loads(result.stdout)
     pairs = len(human_qrels()["1001"]) + len(human_qrels()["1003"])
     assert set(summary) >= SUMMARY_KEYS
     assert (summary["method"], summary["backend"], summary["model"]) == (
-        "embedding", "sentence-transformers", "all-MiniLM-L6-v2")
+        "embedding",
+        "sentence-transformers",
+        "all-MiniLM-L6-v2",
+    )
     # Every passage of the project was embedded before: nothing to encode.
     assert (summary["pairs"], summary["calls"], summary["cache_hits"], summary["failures"]) == (pairs, 0, pairs, 0)
     listed = json.loads(cli(cached_sample, "list", "qrels", "-f", "json").stdout)
     assert {"name": "emb", "kind": "llm", "pairs": pairs}.items() <= next(
-        s for s in listed if s["name"] == "emb").items()
+        s for s in listed if s["name"] == "emb"
+    ).items()
 
 
 def test_judge_refuses_the_human_set_and_a_missing_model(cached_sample: Path, tmp_path: Path) -> None:
@@ -45,7 +73,11 @@ def test_fd_json_shape(cached_sample: Path) -> None:
     board = json.loads(result.stdout)
     assert set(board) == FD_KEYS
     assert (board["measure"], board["k"], board["qrels"], board["ref_measure"]) == (
-        "FD@5(unjudged)", 5, "human", "nDCG@10")
+        "FD@5(unjudged)",
+        5,
+        "human",
+        "nDCG@10",
+    )
     assert sorted(r["run"] for r in board["rows"]) == run_names()
     for row in board["rows"]:
         assert set(row) == {"run", "value", "documents"}

@@ -29,24 +29,34 @@ def config(**options: Any) -> JudgeConfig:
 
 
 def labels(project: Project, label_set: str) -> dict[tuple[str, str], float]:
-    rows = project.db.cursor().execute(
-        "SELECT qid, docid, grade FROM labels JOIN label_sets USING (label_set_id) WHERE name = ?", [label_set]
-    ).fetchall()
+    rows = (
+        project.db.cursor()
+        .execute(
+            "SELECT qid, docid, grade FROM labels JOIN label_sets USING (label_set_id) WHERE name = ?", [label_set]
+        )
+        .fetchall()
+    )
     return {(q, d): g for q, d, g in rows}
 
 
 def judgments(project: Project, label_set: str) -> dict[tuple[str, str], tuple[float | None, str | None, str]]:
     """(qid, docid) -> (label, parse_error, call_key) of the label set's newest judge run."""
-    rows = project.db.cursor().execute(
-        """SELECT qid, docid, label, parse_error, call_key FROM judgments WHERE judge_run_id =
+    rows = (
+        project.db.cursor()
+        .execute(
+            """SELECT qid, docid, label, parse_error, call_key FROM judgments WHERE judge_run_id =
            (SELECT max(judge_run_id) FROM judge_runs JOIN label_sets USING (label_set_id) WHERE name = ?)""",
-        [label_set]).fetchall()
+            [label_set],
+        )
+        .fetchall()
+    )
     return {(q, d): (label, error, key) for q, d, label, error, key in rows}
 
 
 @pytest.fixture(scope="module")
-def judged(tmp_path_factory: pytest.TempPathFactory, sample_template: Path,
-           embedder: Embedder) -> tuple[Path, JudgeSummary, CountingEmbedder]:
+def judged(
+    tmp_path_factory: pytest.TempPathFactory, sample_template: Path, embedder: Embedder
+) -> tuple[Path, JudgeSummary, CountingEmbedder]:
     """The sample project after one embedding judge of the human pairs of topics 1001 and 1003."""
     path = tmp_path_factory.mktemp("embedding-judge") / "p.duckdb"
     shutil.copyfile(sample_template, path)
@@ -61,7 +71,11 @@ def test_every_pair_of_the_pool_gets_a_cosine(judged: tuple[Path, JudgeSummary, 
     human = human_qrels()
     pool = {(q, d) for q in TOPICS for d in human[q]}
     assert (summary.pairs, summary.failures, summary.method, summary.backend) == (
-        len(pool), 0, "embedding", "sentence-transformers")
+        len(pool),
+        0,
+        "embedding",
+        "sentence-transformers",
+    )
     assert summary.model == "all-MiniLM-L6-v2"
     # The pool's documents are every exemplar too: each text encoded once, nothing cached before.
     assert summary.calls == len(counting.encoded) == len(set(counting.encoded)) == len(pool)
@@ -74,7 +88,8 @@ def test_every_pair_of_the_pool_gets_a_cosine(judged: tuple[Path, JudgeSummary, 
 
 
 def test_a_label_is_the_best_cosine_with_the_other_exemplars(
-    judged: tuple[Path, JudgeSummary, CountingEmbedder], document_vectors: dict[str, np.ndarray],
+    judged: tuple[Path, JudgeSummary, CountingEmbedder],
+    document_vectors: dict[str, np.ndarray],
 ) -> None:
     path, _, _ = judged
     human = human_qrels()
@@ -97,11 +112,17 @@ def test_the_judge_run_is_recorded_without_calls(judged: tuple[Path, JudgeSummar
     path, summary, _ = judged
     with Project.open(path) as project:
         run = next(r for r in project.judge_runs() if r["run"] == summary.judge_run)
-        params = json.loads(scalar(project.db.cursor(), "SELECT params FROM judge_runs WHERE judge_run_id = ?",
-                                   [summary.judge_run]))
+        params = json.loads(
+            scalar(project.db.cursor(), "SELECT params FROM judge_runs WHERE judge_run_id = ?", [summary.judge_run])
+        )
         outcomes = judgments(project, "emb")
     assert (run["method"], run["backend"], run["model"], run["prompt"], run["prompt_hash"]) == (
-        "embedding", "sentence-transformers", "all-MiniLM-L6-v2", "embedding", "")
+        "embedding",
+        "sentence-transformers",
+        "all-MiniLM-L6-v2",
+        "embedding",
+        "",
+    )
     assert (run["pairs"], run["calls"], run["cache_hits"], run["failures"]) == (summary.pairs, summary.calls, 0, 0)
     assert params["ref"] == "human" and "highest reference grade" in params["exemplars"]
     assert params["config"]["method"] == "embedding" and params["config"]["topics"] == TOPICS
@@ -110,7 +131,9 @@ def test_the_judge_run_is_recorded_without_calls(judged: tuple[Path, JudgeSummar
 
 
 def test_a_second_run_encodes_nothing_and_changes_no_label(
-    judged: tuple[Path, JudgeSummary, CountingEmbedder], embedder: Embedder, tmp_path: Path,
+    judged: tuple[Path, JudgeSummary, CountingEmbedder],
+    embedder: Embedder,
+    tmp_path: Path,
 ) -> None:
     path, first, _ = judged
     copy = tmp_path / "again.duckdb"
@@ -129,14 +152,18 @@ def test_a_second_run_encodes_nothing_and_changes_no_label(
 
 
 def test_a_pair_without_another_exemplar_is_a_recorded_failure(
-    sample: Path, embedder: Embedder, tmp_path: Path,
+    sample: Path,
+    embedder: Embedder,
+    tmp_path: Path,
 ) -> None:
     human = human_qrels()
     # 1001: one document graded 2, the rest 0 or 1, so its only exemplar is itself;
     # 1003: nothing relevant at all, so no exemplar for anyone.
     only = sorted(d for d, g in human["1001"].items() if g == 3)[0]
-    sparse = {"1001": {d: (2.0 if d == only else min(g, 1.0)) for d, g in human["1001"].items()},
-              "1003": {d: 0.0 for d in human["1003"]}}
+    sparse = {
+        "1001": {d: (2.0 if d == only else min(g, 1.0)) for d, g in human["1001"].items()},
+        "1003": {d: 0.0 for d in human["1003"]},
+    }
     with Project.open(sample) as project:
         project.import_qrels(write_qrels(tmp_path / "sparse.txt", sparse), name="sparse")
         summary = embedding_judge(project.db, config(ref="sparse", pool="qrels:sparse"), embedder)

@@ -44,7 +44,9 @@ def test_every_run_gets_a_row_best_first(board: dict[str, Any]) -> None:
 
 @pytest.mark.parametrize("run", ["rerank-strong", "adversarial-stuffer"])
 def test_a_value_is_the_frechet_distance_of_the_run_s_top_10(
-    board: dict[str, Any], document_vectors: dict[str, np.ndarray], run: str,
+    board: dict[str, Any],
+    document_vectors: dict[str, np.ndarray],
+    run: str,
 ) -> None:
     retrieved = [d for docids in run_top(run, 10).values() for d in docids]
     expected = expected_fd(document_vectors, retrieved, relevant_docids(human_qrels(), 2))
@@ -52,8 +54,9 @@ def test_a_value_is_the_frechet_distance_of_the_run_s_top_10(
     assert row["value"] == pytest.approx(expected, rel=1e-6)
 
 
-def test_kendall_tau_compares_minus_fd_with_the_ndcg_leaderboard(cached_sample_template: Path,
-                                                                  board: dict[str, Any]) -> None:
+def test_kendall_tau_compares_minus_fd_with_the_ndcg_leaderboard(
+    cached_sample_template: Path, board: dict[str, Any]
+) -> None:
     with Project.open(cached_sample_template) as project:
         ndcg = project.leaderboard("human", "nDCG@10")
     fd = {r["run"]: r["value"] for r in board["rows"]}
@@ -64,12 +67,14 @@ def test_kendall_tau_compares_minus_fd_with_the_ndcg_leaderboard(cached_sample_t
 
 
 def test_the_unjudged_variant_counts_only_documents_the_labels_miss(
-    cached_sample: Path, embedder: Embedder, document_vectors: dict[str, np.ndarray], tmp_path: Path,
+    cached_sample: Path,
+    embedder: Embedder,
+    document_vectors: dict[str, np.ndarray],
+    tmp_path: Path,
 ) -> None:
     human = human_qrels()
     # Sparse labels: every other judged document of each topic forgotten.
-    sparse = {qid: {d: g for i, (d, g) in enumerate(sorted(docs.items())) if i % 2 == 0}
-              for qid, docs in human.items()}
+    sparse = {qid: {d: g for i, (d, g) in enumerate(sorted(docs.items())) if i % 2 == 0} for qid, docs in human.items()}
     counting = CountingEmbedder(embedder)
     with Project.open(cached_sample) as project:
         project.import_qrels(write_qrels(tmp_path / "sparse.txt", sparse), name="sparse")

@@ -26,13 +26,16 @@ def textbook(a: np.ndarray, b: np.ndarray) -> float:
     return float(gap @ gap + np.trace(cov_a + cov_b - 2 * np.real(root)))
 
 
-@pytest.mark.parametrize(("n_a", "n_b", "dims"), [
-    (50, 60, 5),     # full-rank covariances
-    (200, 150, 16),
-    (8, 9, 20),      # more dimensions than vectors: both covariances rank-deficient
-    (5, 30, 10),
-    (100, 110, 384),  # the shape of an FD@10 leaderboard row with MiniLM vectors
-])
+@pytest.mark.parametrize(
+    ("n_a", "n_b", "dims"),
+    [
+        (50, 60, 5),  # full-rank covariances
+        (200, 150, 16),
+        (8, 9, 20),  # more dimensions than vectors: both covariances rank-deficient
+        (5, 30, 10),
+        (100, 110, 384),  # the shape of an FD@10 leaderboard row with MiniLM vectors
+    ],
+)
 def test_equals_the_textbook_formula(n_a: int, n_b: int, dims: int) -> None:
     rng = np.random.default_rng(n_a * 1000 + dims)
     a = rng.normal(size=(n_a, dims))

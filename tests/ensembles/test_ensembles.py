@@ -57,8 +57,11 @@ def small(tmp_path: Path) -> Iterator[Project]:
     with Project.open(tmp_path / "p.duckdb") as project:
         pairs = [("1", f"d{i}") for i in range(4)]
         for name, grades in {"human": [0, 1, 2, 3], "a": [0, 1, 3, 3], "b": [2, 1, 3, 0], "c": [2, 0, 1, 0]}.items():
-            project.import_qrels(_qrels(tmp_path, name, dict(zip(pairs, map(float, grades), strict=True))),
-                                 name=name, kind="human" if name == "human" else "llm")
+            project.import_qrels(
+                _qrels(tmp_path, name, dict(zip(pairs, map(float, grades), strict=True))),
+                name=name,
+                kind="human" if name == "human" else "llm",
+            )
         yield project
 
 
@@ -103,9 +106,12 @@ def test_a_member_edit_recomputes_the_ensemble(small: Project) -> None:
     small.undo("c")
     assert _labels(small, "E")["d3"] == 0.0
     # A member imported again recomputes the whole ensemble.
-    small.import_qrels(_qrels(Path(small.path).parent, "b2",
-                              {("1", "d0"): 0.0, ("1", "d1"): 1.0, ("1", "d2"): 3.0, ("1", "d3"): 0.0}),
-                       name="b", kind="llm", replace=True)
+    small.import_qrels(
+        _qrels(Path(small.path).parent, "b2", {("1", "d0"): 0.0, ("1", "d1"): 1.0, ("1", "d2"): 3.0, ("1", "d3"): 0.0}),
+        name="b",
+        kind="llm",
+        replace=True,
+    )
     assert _labels(small, "E")["d0"] == 0.0  # 0, 0, 2
 
 
@@ -119,19 +125,25 @@ def test_kappa_and_tau_equal_the_metrics_computed_directly(simulated_sample: Pat
         for row in scores["rows"]:
             ref = project.engine.evaluator("human").labels
             other = project.engine.evaluator(row["qrels"]).labels
-            pairs = [(g, other[q].judged[d]) for q, t in ref.items() for d, g in t.judged.items()
-                     if q in other and d in other[q].judged]
+            pairs = [
+                (g, other[q].judged[d])
+                for q, t in ref.items()
+                for d, g in t.judged.items()
+                if q in other and d in other[q].judged
+            ]
             a, b = (np.array(x, dtype=np.float64) for x in zip(*pairs, strict=True))
             assert row["kappa_graded"] == pytest.approx(agree.cohen_kappa(a, b))
             mine = project.leaderboard(row["qrels"])
             runs = sorted(board)
-            assert row["kendall_tau"] == pytest.approx(kendall_tau_b(np.array([board[r] for r in runs]),
-                                                                     np.array([mine[r] for r in runs])))
+            assert row["kendall_tau"] == pytest.approx(
+                kendall_tau_b(np.array([board[r] for r in runs]), np.array([mine[r] for r in runs]))
+            )
         section = next(s for s in build_report(project, resamples=5).sections if s.key == "ensembles")
         assert [row["label set"] for row in section.tables[0].rows] == ["sim", "sim2", "umbrela-smol", "E"]
         assert section.tables[0].rows[-1]["κ graded"] == pytest.approx(scores["rows"][-1]["kappa_graded"])
-    result = cli(simulated_sample, "ensemble", "--qrels", "sim", "--qrels", "sim2", "--how", "mean",
-                 "--name", "E2", "-f", "json")
+    result = cli(
+        simulated_sample, "ensemble", "--qrels", "sim", "--qrels", "sim2", "--how", "mean", "--name", "E2", "-f", "json"
+    )
     assert result.exit_code == 0, result.stderr
     printed = json.loads(result.stdout)
     assert printed["how"] == "mean" and [r["qrels"] for r in printed["scores"]] == ["sim", "sim2", "E2"]
@@ -148,22 +160,30 @@ def test_samples_make_k_calls_per_pair_with_a_spread_and_reproduce(simulated_sam
         spreads = ensemble_store.spreads(con, set_id)
         assert len(spreads) == 20 and {s.judges for s in spreads.values()} == {3}
         assert any(s.std > 0 for s in spreads.values())
-        keys = scalar(con, "SELECT count(DISTINCT call_key) FROM judgments j JOIN judge_runs r USING (judge_run_id)"
-                           " WHERE r.label_set_id = ?", [set_id])
+        keys = scalar(
+            con,
+            "SELECT count(DISTINCT call_key) FROM judgments j JOIN judge_runs r USING (judge_run_id)"
+            " WHERE r.label_set_id = ?",
+            [set_id],
+        )
         assert keys == 60
         first = _all_labels(project, "k3")
-        again = judge_all(project.db, JudgeConfig(method="umbrela", backend="simulated", name="k3b", kappa=0.5,
-                                                  samples=3, limit=20))
+        again = judge_all(
+            project.db, JudgeConfig(method="umbrela", backend="simulated", name="k3b", kappa=0.5, samples=3, limit=20)
+        )
         assert again.calls == 0  # the same seeds: the same calls, answered from the cache
         assert _all_labels(project, "k3b") == first
-        other = judge_all(project.db, JudgeConfig(method="umbrela", backend="simulated", name="k3c", kappa=0.5,
-                                                  samples=3, limit=20, seed=7))
+        other = judge_all(
+            project.db,
+            JudgeConfig(method="umbrela", backend="simulated", name="k3c", kappa=0.5, samples=3, limit=20, seed=7),
+        )
         assert other.calls == 60 and _all_labels(project, "k3c") != first
         rerun = judge_all(project.db, config)
         assert rerun.calls == 0 and rerun.cache_hits == 60
         # K = 1 keeps today's call keys: the same answers as a judge without --samples.
-        one = judge_all(project.db, JudgeConfig(method="umbrela", backend="simulated", name="one", kappa=0.4,
-                                                samples=1))
+        one = judge_all(
+            project.db, JudgeConfig(method="umbrela", backend="simulated", name="one", kappa=0.4, samples=1)
+        )
         assert one.calls == 0 and one.extra.get("samples") is None
         assert project.check().ok
 

@@ -51,8 +51,11 @@ def test_answers_command_ranks_the_systems_of_the_sample(tmp_path: Path) -> None
     result = cli(db, "answers", "--qrels", "answers", "-f", "json")
     assert result.exit_code == 0, result.output
     rows = json.loads(result.stdout)
-    assert [(r["system"], r["mean"], r["topics"]) for r in rows] == [("solid", 3.0, 10), ("terse", 2.0, 10),
-                                                                     ("liar", 0.0, 10)]
+    assert [(r["system"], r["mean"], r["topics"]) for r in rows] == [
+        ("solid", 3.0, 10),
+        ("terse", 2.0, 10),
+        ("liar", 0.0, 10),
+    ]
     refused = cli(db, "answers", "--qrels", "human")
     assert refused.exit_code == 2 and "grades no generated answer" in refused.stderr
     with Project.open(db) as project:
@@ -71,12 +74,24 @@ def assign_by_system(request: ChatRequest) -> str:
 def test_nugget_assignment_of_generated_answers_ranks_the_systems(tmp_path: Path) -> None:
     db = tmp_path / "p.duckdb"
     with build_sample_project(db) as project:
-        config = JudgeConfig(method="nugget-assign", backend="assign-by-system", name="assign", pool="responses",
-                             bank="nuggets")
-        judge_all(project.db, config, ScriptedBackend(assign_by_system, name="assign-by-system",
-                                                      model="assign-by-system"))
-    derived = cli(db, "derive", "--from", "assign", "--bank", "nuggets", "--score", "nugget-vital-strict",
-                  "--name", "vital-strict")
+        config = JudgeConfig(
+            method="nugget-assign", backend="assign-by-system", name="assign", pool="responses", bank="nuggets"
+        )
+        judge_all(
+            project.db, config, ScriptedBackend(assign_by_system, name="assign-by-system", model="assign-by-system")
+        )
+    derived = cli(
+        db,
+        "derive",
+        "--from",
+        "assign",
+        "--bank",
+        "nuggets",
+        "--score",
+        "nugget-vital-strict",
+        "--name",
+        "vital-strict",
+    )
     assert derived.exit_code == 0, derived.output
     for label_set, want in (("assign", [1.0, 0.5, 0.0]), ("vital-strict", [1.0, 0.0, 0.0])):
         result = cli(db, "answers", "--qrels", label_set, "-f", "json")

@@ -80,8 +80,16 @@ def test_correlate_json_equals_the_api(studio: Studio, db: Path) -> None:
 
 def test_agree_json_equals_the_api(studio: Studio, db: Path) -> None:
     result = json_of(studio("agree", "--ref", "human", "--qrels", "llm", "--format", "json"))
-    assert {"ref", "qrels", "pairs", "kappa_binary", "kappa_graded", "krippendorff_alpha", "confusion",
-            "alignment"} <= set(result)
+    assert {
+        "ref",
+        "qrels",
+        "pairs",
+        "kappa_binary",
+        "kappa_graded",
+        "krippendorff_alpha",
+        "confusion",
+        "alignment",
+    } <= set(result)
     with api(db) as project:
         assert result == json.loads(json.dumps(project.agreement("human", "llm")))
 
@@ -89,8 +97,11 @@ def test_agree_json_equals_the_api(studio: Studio, db: Path) -> None:
 def test_agree_json_has_null_for_undefined_alignment_rates(tmp_path: Path) -> None:
     # Every pair the reference judges has the same grade: no Unacceptable or Acceptable documents.
     db = tmp_path / "tiny.duckdb"
-    files = {"r.run": "1 Q0 a 1 2 r\n1 Q0 b 2 1 r\n", "human.txt": "1 0 a 1\n1 0 b 1\n",
-             "llm.txt": "1 0 a 1\n1 0 b 0\n"}
+    files = {
+        "r.run": "1 Q0 a 1 2 r\n1 Q0 b 2 1 r\n",
+        "human.txt": "1 0 a 1\n1 0 b 1\n",
+        "llm.txt": "1 0 a 1\n1 0 b 0\n",
+    }
     for name, text in files.items():
         (tmp_path / name).write_text(text, encoding="utf-8")
     for args in (["run", "r.run"], ["qrels", "human.txt", "--name", "human"], ["qrels", "llm.txt", "--name", "llm"]):

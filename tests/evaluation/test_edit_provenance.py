@@ -52,8 +52,7 @@ def test_a_write_the_open_project_did_not_see_is_not_taken_for_the_replaced_grad
         assert event["previous"] == 2.5  # the file's grade, not the stale cached one
         later = project.set_label("llm", other_qid, other_docid, 1.0, person="ann")
         assert later["previous"] == 2.5  # and the cache is no longer trusted for any pair
-        stored = scalar(project.db.cursor(), "SELECT previous FROM label_events WHERE event_id = ?",
-                        [event["event"]])
+        stored = scalar(project.db.cursor(), "SELECT previous FROM label_events WHERE event_id = ?", [event["event"]])
         assert stored == 2.5
 
 
@@ -63,12 +62,18 @@ def test_a_persons_edits_share_one_batch_per_open_project(db: Path) -> None:
         first = project.set_label("llm", qid, docid, 3.0, person="ann")
         second = project.set_label("llm", other_qid, other_docid, 3.0, person="ann")
         third = project.set_label("llm", qid, docid, 1.0, person="bob")
-        batches = [scalar(project.db.cursor(), "SELECT batch_id FROM label_events WHERE event_id = ?", [e["event"]])
-                   for e in (first, second, third)]
+        batches = [
+            scalar(project.db.cursor(), "SELECT batch_id FROM label_events WHERE event_id = ?", [e["event"]])
+            for e in (first, second, third)
+        ]
         assert batches[0] == batches[1] != batches[2]
-        assert scalar(project.db.cursor(), "SELECT command || ' ' || source FROM batches WHERE batch_id = ?",
-                      [batches[2]]) == "label bob"
+        assert (
+            scalar(project.db.cursor(), "SELECT command || ' ' || source FROM batches WHERE batch_id = ?", [batches[2]])
+            == "label bob"
+        )
     with Project.open(db) as reopened:  # another open project, another batch
         fourth = reopened.set_label("llm", qid, docid, 2.0, person="ann")
-        assert scalar(reopened.db.cursor(), "SELECT batch_id FROM label_events WHERE event_id = ?",
-                      [fourth["event"]]) not in batches
+        assert (
+            scalar(reopened.db.cursor(), "SELECT batch_id FROM label_events WHERE event_id = ?", [fourth["event"]])
+            not in batches
+        )

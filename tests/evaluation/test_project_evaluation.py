@@ -48,16 +48,18 @@ def an_edit(collection: Collection) -> tuple[str, str, int]:
 
 @pytest.mark.parametrize("measure", sorted(TREC_EVAL_NAMES))
 @pytest.mark.parametrize("label_set", ["human", "llm"])
-def test_leaderboard_equals_trec_eval_means(project: Project, collection: Collection, measure: str,
-                                            label_set: str) -> None:
+def test_leaderboard_equals_trec_eval_means(
+    project: Project, collection: Collection, measure: str, label_set: str
+) -> None:
     runs, human, llm = collection
     qrels = {"human": human, "llm": llm}[label_set]
     assert_same_board(project.leaderboard(label_set, measure), trec_eval_means(runs, qrels, measure))
 
 
 @pytest.mark.parametrize("measure", ["nDCG@10", "AP", "P(rel=2)@5"])
-def test_complete_leaderboard_counts_unretrieved_qrels_topics_as_zero(project: Project, collection: Collection,
-                                                                      measure: str) -> None:
+def test_complete_leaderboard_counts_unretrieved_qrels_topics_as_zero(
+    project: Project, collection: Collection, measure: str
+) -> None:
     runs, human, _ = collection
     got = project.leaderboard("human", measure, complete=True)
     assert_same_board(got, trec_eval_means(runs, human, measure, complete=True))
@@ -74,8 +76,9 @@ def test_evaluate_rows_have_the_documented_shape(project: Project, collection: C
         assert set(row) == {"run", "measure", "value", "topics"}
         assert isinstance(row["run"], str) and isinstance(row["value"], float)
         assert isinstance(row["topics"], int)
-        assert row["value"] == pytest.approx(trec_eval_means(runs, human, row["measure"])[row["run"]],
-                                             abs=TOLERANCE, rel=0)
+        assert row["value"] == pytest.approx(
+            trec_eval_means(runs, human, row["measure"])[row["run"]], abs=TOLERANCE, rel=0
+        )
         # Topics judged and retrieved by this run.
         assert row["topics"] == len(set(runs[row["run"]]) & set(human))
 
@@ -297,7 +300,8 @@ def test_project_ranks_scores_in_single_precision_as_trec_eval(tmp_path: Path, s
     import pytrec_eval
 
     want = pytrec_eval.RelevanceEvaluator({"1": {"a": 1}}, {"recip_rank"}).evaluate(
-        {"1": {"a": float(scores[0]), "b": float(scores[1])}})["1"]["recip_rank"]
+        {"1": {"a": float(scores[0]), "b": float(scores[1])}}
+    )["1"]["recip_rank"]
     with Project.open(tmp_path / "p.duckdb") as project:
         project.import_runs(run_file)
         project.import_qrels(qrels_file, name="q")

@@ -50,8 +50,10 @@ def expected_after(items: list[BankItem], fmt: BankFormat) -> list[BankItem]:
     if fmt is BankFormat.rubric_questions:  # ids and importance kept; questions only, no gold answers
         return [dataclasses.replace(item, kind="question", gold_answers=()) for item in items]
     kind = "nugget" if fmt is BankFormat.nuggetizer else None
-    return [dataclasses.replace(item, item_id=md5_id(item.qid, item.text), gold_answers=(),
-                                kind=kind or item.kind) for item in items]
+    return [
+        dataclasses.replace(item, item_id=md5_id(item.qid, item.text), gold_answers=(), kind=kind or item.kind)
+        for item in items
+    ]
 
 
 def round_trip(items: list[BankItem], fmt: BankFormat, texts: dict[str, str] | None = None) -> list[BankItem]:
@@ -98,9 +100,7 @@ def test_sample_question_bank_losses_are_reported(sample_banks: SampleBanks) -> 
     items, _ = sample_banks["questions"]
     assert losses(items, BankFormat.rubric) == []
     assert losses(items, BankFormat.tsv) == ["TSV does not say the kind: re-import with --kind question"]
-    assert losses(items, BankFormat.nuggetizer) == [
-        "questions are written as nuggets (nuggetizer holds nuggets only)"
-    ]
+    assert losses(items, BankFormat.nuggetizer) == ["questions are written as nuggets (nuggetizer holds nuggets only)"]
     assert losses(items, BankFormat.rubric_questions) == []
     nuggets, _ = sample_banks["nuggets"]
     assert losses(nuggets, BankFormat.rubric_questions) == [
@@ -120,10 +120,15 @@ def test_the_writers_reproduce_the_sample_files(sample_banks: SampleBanks) -> No
 
 QIDS = st.text(alphabet=string.ascii_letters + string.digits + "_-.:/é", min_size=1, max_size=8)
 # Unicode (no surrogates), quotes, braces, backslashes; texts are stripped by the reader.
-ANY_TEXT = st.text(
-    alphabet=st.one_of(st.characters(exclude_categories=["Cs"]), st.sampled_from('"\'{}[]\\,:\t\n ')),
-    min_size=1, max_size=30,
-).map(str.strip).filter(bool)
+ANY_TEXT = (
+    st.text(
+        alphabet=st.one_of(st.characters(exclude_categories=["Cs"]), st.sampled_from("\"'{}[]\\,:\t\n ")),
+        min_size=1,
+        max_size=30,
+    )
+    .map(str.strip)
+    .filter(bool)
+)
 TSV_TEXT = ANY_TEXT.filter(lambda text: not any(c in text for c in "\t\n\r"))
 IMPORTANCE = st.sampled_from([None, "vital", "okay"])
 
@@ -172,8 +177,9 @@ def test_rubric_questions_round_trip_questions_with_their_ids(items: list[BankIt
 
 
 @settings(max_examples=100, deadline=None)
-@given(banks(ANY_TEXT, rich=True),
-       st.sampled_from([BankFormat.nuggetizer, BankFormat.rubric, BankFormat.rubric_questions]))
+@given(
+    banks(ANY_TEXT, rich=True), st.sampled_from([BankFormat.nuggetizer, BankFormat.rubric, BankFormat.rubric_questions])
+)
 def test_lossy_formats_lose_exactly_what_they_report(items: list[BankItem], fmt: BankFormat) -> None:
     expected = expected_after(items, fmt)
     assert round_trip(items, fmt) == expected
@@ -184,9 +190,11 @@ def test_lossy_formats_lose_exactly_what_they_report(items: list[BankItem], fmt:
 
 
 def test_tsv_numbers_items_per_topic_and_keeps_importance() -> None:
-    items = [BankItem("q_1", md5_id("q_1", "a"), "nugget", "a", "vital"),
-             BankItem("q_1", md5_id("q_1", "b"), "nugget", "b"),
-             BankItem("q2", md5_id("q2", "c"), "nugget", "c", "okay")]
+    items = [
+        BankItem("q_1", md5_id("q_1", "a"), "nugget", "a", "vital"),
+        BankItem("q_1", md5_id("q_1", "b"), "nugget", "b"),
+        BankItem("q2", md5_id("q2", "c"), "nugget", "c", "okay"),
+    ]
     assert tsv(items) == "q_1_1\ta\tvital\nq_1_2\tb\nq2_1\tc\tokay\n"
 
 
@@ -194,9 +202,21 @@ def test_rubric_line_has_the_workbench_shape() -> None:
     item = BankItem("q1", "q1/x", "question", 'say "{hi}"', "okay", ("hi",))
     (line,) = rubric_jsonl([item], {"q1": "greeting"}, "coll").splitlines()
     assert json.loads(line) == {
-        "query_id": "q1", "facet_id": None, "test_collection": "coll", "query_text": "greeting", "info": None,
-        "items": [{"query_id": "q1", "facet_id": None, "info": {"importance": "okay"}, "question_id": "q1/x",
-                   "question_text": 'say "{hi}"', "gold_answers": ["hi"]}],
+        "query_id": "q1",
+        "facet_id": None,
+        "test_collection": "coll",
+        "query_text": "greeting",
+        "info": None,
+        "items": [
+            {
+                "query_id": "q1",
+                "facet_id": None,
+                "info": {"importance": "okay"},
+                "question_id": "q1/x",
+                "question_text": 'say "{hi}"',
+                "gold_answers": ["hi"],
+            }
+        ],
     }
 
 
@@ -216,9 +236,14 @@ def test_format_follows_the_file_name(name: str, fmt: str) -> None:
 
 @pytest.mark.parametrize(
     ("name", "layout", "fmt"),
-    [("b.jsonl.gz", "rubric-questions", "rubric-questions"), ("-", "nuggetizer", "nuggetizer"),
-     ("b.json", "rubric", "rubric"), ("b.tsv", "rubric-questions", "tsv"), ("b.jsonl", "tsv", "rubric"),
-     ("b.jsonl", None, "rubric")],
+    [
+        ("b.jsonl.gz", "rubric-questions", "rubric-questions"),
+        ("-", "nuggetizer", "nuggetizer"),
+        ("b.json", "rubric", "rubric"),
+        ("b.tsv", "rubric-questions", "tsv"),
+        ("b.jsonl", "tsv", "rubric"),
+        ("b.jsonl", None, "rubric"),
+    ],
 )
 def test_format_follows_the_layout_the_bank_came_in(name: str, layout: str | None, fmt: str) -> None:
     """A `.tsv` name still means TSV; a bank that came in TSV or in no layout writes Rubric JSONL."""

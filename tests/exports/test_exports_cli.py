@@ -86,8 +86,9 @@ def listed(studio: Studio, what: str, name: str) -> dict[str, object]:
         ("nuggets", "n.txt", "tsv", None),
     ],
 )
-def test_bank_export_reimports_identically(studio: Studio, db: Path, tmp_path: Path, bank: str, file: str,
-                                           fmt: str | None, kind: str | None) -> None:
+def test_bank_export_reimports_identically(
+    studio: Studio, db: Path, tmp_path: Path, bank: str, file: str, fmt: str | None, kind: str | None
+) -> None:
     out = tmp_path / file
     studio("export", "bank", bank, "--out", out, *(["--as", fmt] if fmt else []))
     if file.endswith(".gz"):
@@ -170,8 +171,9 @@ def test_leaderboard_export_equals_eval_json(studio: Studio, tmp_path: Path, mea
 @pytest.mark.parametrize(
     ("file", "fmt", "sep"), [("lb.tsv", None, "\t"), ("lb.csv", None, ","), ("lb.out", "csv", ",")]
 )
-def test_leaderboard_tables_keep_full_precision(studio: Studio, tmp_path: Path, file: str, fmt: str | None,
-                                                sep: str) -> None:
+def test_leaderboard_tables_keep_full_precision(
+    studio: Studio, tmp_path: Path, file: str, fmt: str | None, sep: str
+) -> None:
     rows = json.loads(studio("eval", "--qrels", "human", "--format", "json").stdout)
     studio("export", "leaderboard", "--qrels", "human", "--out", tmp_path / file, *(["--as", fmt] if fmt else []))
     header, *lines = [line.split(sep) for line in (tmp_path / file).read_text().splitlines()]

@@ -38,7 +38,7 @@ def sometimes_rambling() -> ScriptedBackend:
         if request.unit == "window":
             size = len(request.subject) - 2
             labels = ["support", "partial_support", "not_support"] * size
-            return "Hmm." if n % 7 == 0 else repr(labels[n % 3:][:size])
+            return "Hmm." if n % 7 == 0 else repr(labels[n % 3 :][:size])
         return "Hard to say." if n % 7 == 0 else f"{n % 6}"
 
     return ScriptedBackend(reply, name="rambler", model="rambler-1")
@@ -64,10 +64,16 @@ def grades_of(db: Path, label_set: str) -> dict[tuple[str, str, str], tuple[floa
     from studio import Project
 
     with Project.open(db) as project:
-        rows = project.db.cursor().execute(
-            """SELECT qid, docid, item_id, label, parse_error FROM judgments WHERE judge_run_id =
+        rows = (
+            project.db.cursor()
+            .execute(
+                """SELECT qid, docid, item_id, label, parse_error FROM judgments WHERE judge_run_id =
                (SELECT max(judge_run_id) FROM judge_runs JOIN label_sets USING (label_set_id) WHERE name = ?)
-               AND item_id IS NOT NULL""", [label_set]).fetchall()
+               AND item_id IS NOT NULL""",
+                [label_set],
+            )
+            .fetchall()
+        )
     return {(q, d, i): (label, error) for q, d, i, label, error in rows}
 
 
@@ -75,10 +81,10 @@ def labels_of(db: Path, label_set: str) -> str:
     return studio(db, "export", "qrels", label_set, "--out", "-").stdout
 
 
-@pytest.mark.parametrize("label_set, bank, name", [("exam", "questions", "graded.jsonl.gz"),
-                                                  ("assign", "nuggets", "assignments.jsonl")])
-def test_graded_files_round_trip_byte_for_byte(db: Path, tmp_path: Path, label_set: str, bank: str,
-                                               name: str) -> None:
+@pytest.mark.parametrize(
+    "label_set, bank, name", [("exam", "questions", "graded.jsonl.gz"), ("assign", "nuggets", "assignments.jsonl")]
+)
+def test_graded_files_round_trip_byte_for_byte(db: Path, tmp_path: Path, label_set: str, bank: str, name: str) -> None:
     first, second = tmp_path / name, tmp_path / f"again-{name}"
     studio(db, "export", "graded", label_set, "--out", str(first))
     studio(db, "import", "graded", str(first), "--name", "copy", "--bank", bank)
@@ -120,8 +126,10 @@ def test_a_nuggetizer_file_can_start_its_own_bank(db: Path, tmp_path: Path) -> N
 def test_bad_graded_files_change_nothing(db: Path, tmp_path: Path) -> None:
     before = labels_of(db, "exam")
     bad = tmp_path / "bad.jsonl"
-    bad.write_text('["1001", [{"paragraph_id": "p1001-01", "exam_grades": [{"llm": "x", "self_ratings": '
-                   '[{"question_id": "nope", "self_rating": 4}]}]}]]\n')
+    bad.write_text(
+        '["1001", [{"paragraph_id": "p1001-01", "exam_grades": [{"llm": "x", "self_ratings": '
+        '[{"question_id": "nope", "self_rating": 4}]}]}]]\n'
+    )
     result = cli(db, "import", "graded", bad, "--name", "bad", "--bank", "questions")
     assert result.exit_code == 2 and "bad.jsonl" in result.stderr and "'nope'" in result.stderr
     bad.write_text('["1001", [{"paragraph_id": "p"}]]\n{"qid": 1}\n')
@@ -133,8 +141,11 @@ def test_bad_graded_files_change_nothing(db: Path, tmp_path: Path) -> None:
 
 
 def test_several_graders_in_one_file_must_be_chosen() -> None:
-    entry = {"self_ratings": [{"question_id": "q/1", "self_rating": 3}], "answers": [["q/1", "3"]],
-             "prompt_type": "question"}
+    entry = {
+        "self_ratings": [{"question_id": "q/1", "self_rating": 3}],
+        "answers": [["q/1", "3"]],
+        "prompt_type": "question",
+    }
     line = json.dumps(["q", [{"paragraph_id": "d", "exam_grades": [{**entry, "llm": "a"}, {**entry, "llm": "b"}]}]])
     with pytest.raises(InputError, match="choose one with --llm"):
         parse_rubric_graded(line, "f")
@@ -142,17 +153,40 @@ def test_several_graders_in_one_file_must_be_chosen() -> None:
 
 
 def test_unrated_workbench_answers_map_to_the_ends_of_the_scale() -> None:
-    line = json.dumps(["q", [{"paragraph_id": "d", "exam_grades": [
-        {"llm": "t5", "self_ratings": None, "correctAnswered": ["q/1"], "wrongAnswered": ["q/2"], "answers": []}]}]])
+    line = json.dumps(
+        [
+            "q",
+            [
+                {
+                    "paragraph_id": "d",
+                    "exam_grades": [
+                        {
+                            "llm": "t5",
+                            "self_ratings": None,
+                            "correctAnswered": ["q/1"],
+                            "wrongAnswered": ["q/2"],
+                            "answers": [],
+                        }
+                    ],
+                }
+            ],
+        ]
+    )
     grades = {j.item_id: j.grade for j in parse_rubric_graded(line, "f").judgments}
     assert grades == {"q/1": 5.0, "q/2": 0.0}
 
 
 cells = st.lists(
-    st.tuples(st.sampled_from(["1", "2"]), st.sampled_from(["d1", "d2", "answer/sys"]),
-              st.sampled_from(["i1", "i2", "i3"]),
-              st.one_of(st.none(), st.integers(0, 5).map(float)), st.text(max_size=12)),
-    unique_by=lambda c: c[:3], max_size=20)
+    st.tuples(
+        st.sampled_from(["1", "2"]),
+        st.sampled_from(["d1", "d2", "answer/sys"]),
+        st.sampled_from(["i1", "i2", "i3"]),
+        st.one_of(st.none(), st.integers(0, 5).map(float)),
+        st.text(max_size=12),
+    ),
+    unique_by=lambda c: c[:3],
+    max_size=20,
+)
 
 
 @settings(max_examples=60, deadline=None)
@@ -170,17 +204,31 @@ def test_rubric_writer_and_reader_are_inverse(rows: list[tuple[str, str, str, fl
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(["1", "2"]), st.sampled_from(["d1", "answer/sys"]),
-                          st.sampled_from(["a", "b"]), st.sampled_from([None, 0.0, 0.5, 1.0])),
-                unique_by=lambda c: c[:3], min_size=1, max_size=12))
+@given(
+    st.lists(
+        st.tuples(
+            st.sampled_from(["1", "2"]),
+            st.sampled_from(["d1", "answer/sys"]),
+            st.sampled_from(["a", "b"]),
+            st.sampled_from([None, 0.0, 0.5, 1.0]),
+        ),
+        unique_by=lambda c: c[:3],
+        min_size=1,
+        max_size=12,
+    )
+)
 def test_nuggetizer_writer_and_reader_are_inverse(rows: list[tuple[str, str, str, float | None]]) -> None:
     from studio.domain.models import BankItem
 
     rows.sort(key=lambda r: r[:3])
-    items = [BankItem(q, f"{q}/{n}", "nugget", f"nugget {n}", "vital" if n == "a" else "okay")
-             for q in ("1", "2") for n in ("a", "b")]
-    judgments = [ItemJudgment(q, d, f"{q}/{n}", g, None, None if g is not None else "window failed")
-                 for q, d, n, g in rows]
+    items = [
+        BankItem(q, f"{q}/{n}", "nugget", f"nugget {n}", "vital" if n == "a" else "okay")
+        for q in ("1", "2")
+        for n in ("a", "b")
+    ]
+    judgments = [
+        ItemJudgment(q, d, f"{q}/{n}", g, None, None if g is not None else "window failed") for q, d, n, g in rows
+    ]
     text = write_nugget_assignments(judgments, items, {}, {})
     back = parse_nugget_assignments(text, "f")
     assert back.judgments == judgments

@@ -44,8 +44,13 @@ def test_judgments_round_trip_into_an_identical_label_set(tmp_path: Path) -> Non
         con = project.db.cursor()
 
         def labels(name: str) -> set[tuple[str, str, float]]:
-            return set(con.execute("SELECT l.qid, l.docid, l.grade FROM labels l JOIN label_sets s"
-                                   " USING (label_set_id) WHERE s.name = ?", [name]).fetchall())
+            return set(
+                con.execute(
+                    "SELECT l.qid, l.docid, l.grade FROM labels l JOIN label_sets s"
+                    " USING (label_set_id) WHERE s.name = ?",
+                    [name],
+                ).fetchall()
+            )
 
         assert labels("copy") == labels("half") and len(labels("copy")) == 14
         kinds = dict(con.execute("SELECT name, kind FROM label_sets").fetchall())

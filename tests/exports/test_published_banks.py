@@ -59,8 +59,10 @@ def test_the_older_layout_round_trips_byte_for_byte(studio: Studio, tmp_path: Pa
 
 def test_topics_loaded_before_with_the_same_texts_change_nothing(studio: Studio, tmp_path: Path) -> None:
     topics = tmp_path / "topics.tsv"
-    topics.write_text("1030303\twho is aziz hashim\n1037496\twho is rep scalise?\n"
-                      "1043135\twho killed nicholas ii of russia\n1045109\twho owns barnhart crane\n")
+    topics.write_text(
+        "1030303\twho is aziz hashim\n1037496\twho is rep scalise?\n"
+        "1043135\twho killed nicholas ii of russia\n1045109\twho owns barnhart crane\n"
+    )
     studio("import", "topics", topics)
     studio("import", "bank", EXAM, "--name", "exam")
     assert exported(studio, tmp_path / "exam.jsonl.gz") == ORIGINAL
@@ -81,8 +83,9 @@ def test_edits_are_exported_in_the_older_layout(studio: Studio, tmp_path: Path) 
     text = exported(studio, tmp_path / "edited.jsonl.gz")
     lines = records(text)
     assert [line["query_id"] for line in lines] == ["1037496", "1030303", "1043135"]  # the file's order
-    assert all(list(line) == ["query_id", "facet_id", "test_collection", "query_text", "info", "questions"]
-               for line in lines)
+    assert all(
+        list(line) == ["query_id", "facet_id", "test_collection", "query_text", "info", "questions"] for line in lines
+    )
     assert all(line["test_collection"] == "dl20" for line in lines)
     questions = {q["question_id"]: q for line in lines for q in line["questions"]}
     assert questions[edited.item_id]["question_text"] == "Which political party does Scalise belong to?"
@@ -92,8 +95,9 @@ def test_edits_are_exported_in_the_older_layout(studio: Studio, tmp_path: Path) 
     assert all(list(q) == ["question_id", "question_text", "query_id", "facet_id", "info"] for q in questions.values())
     # What the file holds is the bank as it stands.
     parsed = read_bank(text, "edited.jsonl")
-    assert sorted(parsed.items, key=lambda i: i.item_id) == sorted(current(tmp_path / "p.duckdb"),
-                                                                   key=lambda i: i.item_id)
+    assert sorted(parsed.items, key=lambda i: i.item_id) == sorted(
+        current(tmp_path / "p.duckdb"), key=lambda i: i.item_id
+    )
 
 
 def test_an_explicit_format_or_a_tsv_name_still_wins(studio: Studio, tmp_path: Path) -> None:
@@ -107,8 +111,9 @@ def test_an_explicit_format_or_a_tsv_name_still_wins(studio: Studio, tmp_path: P
 
 def test_other_banks_export_in_their_own_layout(studio: Studio, tmp_path: Path) -> None:
     nuggetizer = tmp_path / "nuggets.jsonl"
-    nuggetizer.write_text(json.dumps({"qid": "q1", "query": "x", "nuggets": [{"text": "A", "importance": "vital"}]})
-                          + "\n")
+    nuggetizer.write_text(
+        json.dumps({"qid": "q1", "query": "x", "nuggets": [{"text": "A", "importance": "vital"}]}) + "\n"
+    )
     studio("import", "bank", nuggetizer, "--name", "exam")
     assert exported(studio, tmp_path / "n.jsonl") == nuggetizer.read_text()
     # Re-imported from the older layout, the bank takes that layout.

@@ -37,8 +37,10 @@ def say(line: str) -> None:
 
 
 def edit_labels(project: Project, rng: random.Random) -> None:
-    pairs = {name: sorted((q, d) for q, topic in project.engine.evaluator(name).labels.items() for d in topic.judged)
-             for name in LABEL_SETS}
+    pairs = {
+        name: sorted((q, d) for q, topic in project.engine.evaluator(name).labels.items() for d in topic.judged)
+        for name in LABEL_SETS
+    }
     while True:
         name = rng.choice(LABEL_SETS)
         if rng.random() < 0.2:

@@ -22,8 +22,12 @@ DRIVER = Path(__file__).resolve().parent / "edit_driver.py"
 
 def environment(home: Path) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items() if k not in ("STUDIO_DB", "STUDIO_PERSON", "FORCE_COLOR")}
-    env.update(HOME=str(home), PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
-               NO_COLOR="1", TERM="dumb")
+    env.update(
+        HOME=str(home),
+        PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
+        NO_COLOR="1",
+        TERM="dumb",
+    )
     return env
 
 
@@ -42,8 +46,9 @@ class Killable:
             self._leader, stderr = pty.openpty()
             env.update(TERM="xterm-256color", COLUMNS="160", LINES="40")
             env.pop("NO_COLOR", None)
-        self.process = subprocess.Popen(list(command), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                                        stderr=stderr, env=env, cwd=home, text=True)
+        self.process = subprocess.Popen(
+            list(command), stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=stderr, env=env, cwd=home, text=True
+        )
         if terminal_stderr:
             os.close(stderr)
         self.lines: queue.Queue[str] = queue.Queue()
@@ -148,8 +153,10 @@ class Figures:
     def summary(self) -> str:
         kinds = ", ".join(f"{kind} {n}" for kind, n in self.kills.items())
         acked = ", ".join(f"{kind} {n}" for kind, n in self.acknowledged.items() if n)
-        return (f"fault injection: {sum(self.kills.values())} SIGKILLs ({kinds}); "
-                f"{sum(self.acknowledged.values())} acknowledged edits checked ({acked}); "
-                f"{self.judgments} judgments of stored calls checked; {self.in_flight} committed edits not yet "
-                f"acknowledged at the kill; {self.finished_before_kill} processes done before their kill; "
-                f"losses: {len(self.losses)}")
+        return (
+            f"fault injection: {sum(self.kills.values())} SIGKILLs ({kinds}); "
+            f"{sum(self.acknowledged.values())} acknowledged edits checked ({acked}); "
+            f"{self.judgments} judgments of stored calls checked; {self.in_flight} committed edits not yet "
+            f"acknowledged at the kill; {self.finished_before_kill} processes done before their kill; "
+            f"losses: {len(self.losses)}"
+        )

@@ -84,12 +84,26 @@ def judge_config(seed: int) -> JudgeConfig:
 
 def judge_command(db: Path, seed: int) -> list[str]:
     topics = [arg for qid in JUDGE_TOPICS for arg in ("--topic", qid)]
-    return studio_command(db, "judge", "--method", "umbrela", "--backend", "simulated", "--name", "sim-kill",
-                          "--seed", str(seed), *topics, "--format", "json")
+    return studio_command(
+        db,
+        "judge",
+        "--method",
+        "umbrela",
+        "--backend",
+        "simulated",
+        "--name",
+        "sim-kill",
+        "--seed",
+        str(seed),
+        *topics,
+        "--format",
+        "json",
+    )
 
 
-def test_a_killed_judge_keeps_every_stored_call_and_resumes(project_file: Path, tmp_path: Path,
-                                                           figures: Figures) -> None:
+def test_a_killed_judge_keeps_every_stored_call_and_resumes(
+    project_file: Path, tmp_path: Path, figures: Figures
+) -> None:
     rng = random.Random(SEED)
     parse = get_method("umbrela").parse
     for cycle in range(JUDGE_KILLS):
@@ -123,11 +137,16 @@ def test_a_killed_judge_keeps_every_stored_call_and_resumes(project_file: Path, 
                 assert run["state"] == "interrupted" and run["finished"] is None and run["calls"] is None
             con = project.db.cursor()
             stored = {k: o for k, o in con.execute("SELECT key, output FROM calls").fetchall() if k not in keys_before}
-            judged = con.execute("SELECT qid, docid, call_key, label FROM judgments WHERE judge_run_id = ?",
-                                 [run["run"]]).fetchall()
-            current = {(q, d): g for q, d, g in con.execute(
-                "SELECT l.qid, l.docid, l.grade FROM labels l JOIN label_sets s USING (label_set_id)"
-                " WHERE s.name = 'sim-kill'").fetchall()}
+            judged = con.execute(
+                "SELECT qid, docid, call_key, label FROM judgments WHERE judge_run_id = ?", [run["run"]]
+            ).fetchall()
+            current = {
+                (q, d): g
+                for q, d, g in con.execute(
+                    "SELECT l.qid, l.docid, l.grade FROM labels l JOIN label_sets s USING (label_set_id)"
+                    " WHERE s.name = 'sim-kill'"
+                ).fetchall()
+            }
             by_key = {key: (qid, docid, label) for qid, docid, key, label in judged}
             assert len(by_key) == len(judged), "one judgment per call"
             assert set(by_key) <= set(stored), "a judgment of a call the cache does not hold"
@@ -164,8 +183,7 @@ def edits_until_killed(kind: str, project_file: Path, seed: int, delay: float, f
     return [line.split()[2:] for line in editor.seen if line.startswith(f"ack {kind} ")]
 
 
-def test_killed_label_edits_keep_every_acknowledged_edit(project_file: Path, tmp_path: Path,
-                                                        figures: Figures) -> None:
+def test_killed_label_edits_keep_every_acknowledged_edit(project_file: Path, tmp_path: Path, figures: Figures) -> None:
     rng = random.Random(SEED + 1)
     for cycle in range(LABEL_KILLS):
         with Project.open(project_file) as project:
@@ -174,9 +192,16 @@ def test_killed_label_edits_keep_every_acknowledged_edit(project_file: Path, tmp
         figures.count("label edits", len(acks))
         passes_check(project_file)
         with Project.open(project_file) as project:
-            events = {int(e): (s, q, d, g) for e, s, q, d, g in project.db.cursor().execute(
-                "SELECT e.event_id, s.name, e.qid, e.docid, e.grade FROM label_events e JOIN label_sets s"
-                " USING (label_set_id) WHERE e.event_id > ? AND e.origin IN ('person', 'undo')", [before]).fetchall()}
+            events = {
+                int(e): (s, q, d, g)
+                for e, s, q, d, g in project.db.cursor()
+                .execute(
+                    "SELECT e.event_id, s.name, e.qid, e.docid, e.grade FROM label_events e JOIN label_sets s"
+                    " USING (label_set_id) WHERE e.event_id > ? AND e.origin IN ('person', 'undo')",
+                    [before],
+                )
+                .fetchall()
+            }
         for event, name, qid, docid, grade in acks:
             kept = events.get(int(event))
             if kept != (name, qid, docid, None if grade == "none" else float(grade)):
@@ -198,13 +223,15 @@ def bank_state_at(project: Project, event: int) -> str:
     bank = int(scalar(project, "SELECT bank_id FROM banks WHERE name = ?", [BANK]))
     events = [e for e in integrity_store.bank_events(con) if e[1] == bank and e[0] <= event]
     items = replay_bank(events, {}, CheckResult("replay", ""))
-    return bank_fingerprint([{"qid": qid, "item_id": item, "kind": kind, "text": text, "importance": importance,
-                              "position": position}
-                             for (_, item), (qid, kind, text, importance, _, position) in items.items()])
+    return bank_fingerprint(
+        [
+            {"qid": qid, "item_id": item, "kind": kind, "text": text, "importance": importance, "position": position}
+            for (_, item), (qid, kind, text, importance, _, position) in items.items()
+        ]
+    )
 
 
-def test_killed_bank_edits_keep_every_acknowledged_edit(project_file: Path, tmp_path: Path,
-                                                       figures: Figures) -> None:
+def test_killed_bank_edits_keep_every_acknowledged_edit(project_file: Path, tmp_path: Path, figures: Figures) -> None:
     rng = random.Random(SEED + 2)
     for cycle in range(BANK_KILLS):
         with Project.open(project_file) as project:
@@ -214,8 +241,9 @@ def test_killed_bank_edits_keep_every_acknowledged_edit(project_file: Path, tmp_
         passes_check(project_file)
         with Project.open(project_file) as project:
             con = project.db.cursor()
-            batches = dict(con.execute("SELECT event_id, batch_id FROM bank_events WHERE event_id > ?",
-                                       [before]).fetchall())
+            batches = dict(
+                con.execute("SELECT event_id, batch_id FROM bank_events WHERE event_id > ?", [before]).fetchall()
+            )
             for op, event, fingerprint in acks:
                 if int(event) not in batches or bank_state_at(project, int(event)) != fingerprint:
                     figures.losses.append(f"bank edit {op} up to event {event}: not as acknowledged")
@@ -232,8 +260,7 @@ REVIEW_KEYS = ("0", "1", "2", "3", "a", "h", "s")
 TUI_PERSON = "fault-tui"
 
 
-def test_a_killed_review_keeps_every_decision_it_showed(project_file: Path, tmp_path: Path,
-                                                         figures: Figures) -> None:
+def test_a_killed_review_keeps_every_decision_it_showed(project_file: Path, tmp_path: Path, figures: Figures) -> None:
     rng = random.Random(SEED + 3)
     for cycle in range(TUI_KILLS):
         with Project.open(project_file) as project:
@@ -241,8 +268,20 @@ def test_a_killed_review_keeps_every_decision_it_showed(project_file: Path, tmp_
             events_before = int(scalar(project, "SELECT coalesce(max(event_id), 0) FROM label_events"))
         terminal = Terminal(f"faults-{cycle}-{rng.getrandbits(24):06x}", tmp_path)
         try:
-            terminal.start(studio_command(project_file, "tui", "--screen", "review", "--ref", "human",
-                                          "--qrels", "umbrela-smol", "--person", TUI_PERSON))
+            terminal.start(
+                studio_command(
+                    project_file,
+                    "tui",
+                    "--screen",
+                    "review",
+                    "--ref",
+                    "human",
+                    "--qrels",
+                    "umbrela-smol",
+                    "--person",
+                    TUI_PERSON,
+                )
+            )
             terminal.wait_for(lambda screen: " decided · " in screen, 60, "the review header")
             sent = 0
             for _ in range(rng.randint(1, 6)):
@@ -256,10 +295,21 @@ def test_a_killed_review_keeps_every_decision_it_showed(project_file: Path, tmp_
         figures.count("review (TUI)", shown)
         passes_check(project_file)
         with Project.open(project_file) as project:
-            decided = int(scalar(project, "SELECT count(*) FROM review_decisions WHERE decision_id > ? AND person = ?"
-                                          " AND action IN ('grade', 'accept', 'reference')", [before, TUI_PERSON]))
-            edits = int(scalar(project, "SELECT count(*) FROM label_events WHERE event_id > ? AND source = ?",
-                               [events_before, TUI_PERSON]))
+            decided = int(
+                scalar(
+                    project,
+                    "SELECT count(*) FROM review_decisions WHERE decision_id > ? AND person = ?"
+                    " AND action IN ('grade', 'accept', 'reference')",
+                    [before, TUI_PERSON],
+                )
+            )
+            edits = int(
+                scalar(
+                    project,
+                    "SELECT count(*) FROM label_events WHERE event_id > ? AND source = ?",
+                    [events_before, TUI_PERSON],
+                )
+            )
             logged = int(scalar(project, "SELECT count(*) FROM review_decisions WHERE decision_id > ?", [before]))
         if decided < shown:
             figures.losses.append(f"review {cycle}: {shown} decisions shown, {decided} kept")

@@ -25,14 +25,16 @@ class Terminal(BaseTerminal):
 
     def __init__(self, name: str, home: Path, size: tuple[int, int] = (140, 40)) -> None:
         unset = {"TMUX", "COLUMNS", "LINES"}
-        super().__init__(name, {k: v for k, v in environment(home).items() if k not in unset}
-                         | {"TERM": "xterm-256color"})
+        super().__init__(
+            name, {k: v for k, v in environment(home).items() if k not in unset} | {"TERM": "xterm-256color"}
+        )
         self.size = size
 
     def start(self, command: Sequence[str], size: tuple[int, int] | None = None) -> None:
         width, height = size or self.size
-        self.tmux("new-session", "-d", "-s", self.name, "-x", str(width), "-y", str(height),
-                  "exec " + shlex.join(command))
+        self.tmux(
+            "new-session", "-d", "-s", self.name, "-x", str(width), "-y", str(height), "exec " + shlex.join(command)
+        )
 
     @staticmethod
     def decided(screen: str) -> int:

@@ -32,9 +32,18 @@ def md5_id(qid: str, text: str) -> str:
 
 def older(qid: str, *questions: str, query_text: str = "q", **extra: Any) -> dict[str, Any]:
     """One line of the workbench's older question bank (QueryQuestionBank), nulls as published."""
-    return {"query_id": qid, "facet_id": None, "test_collection": "dl20", "query_text": query_text, "info": None,
-            "questions": [{"question_id": md5_id(qid, q), "question_text": q, "query_id": qid, "facet_id": None,
-                           "info": None} for q in questions], **extra}
+    return {
+        "query_id": qid,
+        "facet_id": None,
+        "test_collection": "dl20",
+        "query_text": query_text,
+        "info": None,
+        "questions": [
+            {"question_id": md5_id(qid, q), "question_text": q, "query_id": qid, "facet_id": None, "info": None}
+            for q in questions
+        ],
+        **extra,
+    }
 
 
 def jsonl(*records: object) -> str:
@@ -55,18 +64,24 @@ def test_the_published_older_question_bank_is_read_with_its_layout_and_query_tex
     parsed = read_bank(read_text(path), str(path))
     assert parsed.layout is BankFormat.rubric_questions
     assert parsed.test_collection == "dl20" and parsed.warnings == []
-    assert parsed.query_texts == {"1037496": "who is rep scalise?", "1030303": "who is aziz hashim",
-                                  "1043135": "who killed nicholas ii of russia"}
+    assert parsed.query_texts == {
+        "1037496": "who is rep scalise?",
+        "1030303": "who is aziz hashim",
+        "1043135": "who killed nicholas ii of russia",
+    }
     assert [item.qid for item in parsed.items] == ["1037496"] * 3 + ["1030303"] * 4 + ["1043135"] * 3
-    assert all(item.kind == "question" and item.item_id == md5_id(item.qid, item.text) and not item.gold_answers
-               for item in parsed.items)
+    assert all(
+        item.kind == "question" and item.item_id == md5_id(item.qid, item.text) and not item.gold_answers
+        for item in parsed.items
+    )
     assert parsed.items[4].text == "In which industry is Aziz Hashim\u2019s investment firm active?"
 
 
 def test_older_questions_keep_their_ids_and_read_importance_from_info() -> None:
     line = older("q1", "Why?")
-    line["questions"].append({"question_id": "own-id", "question_text": " What? ", "query_id": "q1",
-                              "info": {"importance": "vital"}})
+    line["questions"].append(
+        {"question_id": "own-id", "question_text": " What? ", "query_id": "q1", "info": {"importance": "vital"}}
+    )
     line["questions"].append({"question_text": "Who?"})  # no id and no query_id: the line's
     assert read_bank(jsonl(line), "b.jsonl").items == [
         BankItem("q1", md5_id("q1", "Why?"), "question", "Why?"),
@@ -85,8 +100,10 @@ def test_a_question_of_another_query_is_refused_naming_the_line() -> None:
 
 @pytest.mark.parametrize(
     ("second", "named"),
-    [({"query_id": "q2", "items": [{"question_text": "B?"}]}, "a Rubric bank ('items')"),
-     ({"qid": "q2", "nuggets": ["B"]}, "a nuggetizer record ('nuggets')")],
+    [
+        ({"query_id": "q2", "items": [{"question_text": "B?"}]}, "a Rubric bank ('items')"),
+        ({"qid": "q2", "nuggets": ["B"]}, "a nuggetizer record ('nuggets')"),
+    ],
 )
 def test_a_file_mixing_layouts_is_refused_naming_the_line(second: dict[str, Any], named: str) -> None:
     error = refusal(jsonl(older("q1", "A?"), older("q3", "C?"), second))
@@ -105,8 +122,7 @@ def test_facets_and_infos_the_studio_cannot_keep_are_counted_in_a_warning() -> N
     line["questions"][0]["facet_id"] = "f1"
     parsed = read_bank(jsonl(line), "b.jsonl")
     assert parsed.warnings == [
-        "b.jsonl: 2 facet_id and 1 info value(s) are not kept (the studio has no field for them;"
-        " an export writes null)"
+        "b.jsonl: 2 facet_id and 1 info value(s) are not kept (the studio has no field for them; an export writes null)"
     ]
 
 
@@ -120,9 +136,9 @@ def test_the_older_layout_is_written_back_byte_for_byte() -> None:
 
 PASSAGES = {
     "1002518": "Laudable means deserving praise or commendation; a laudable effort is one worth admiring even"
-               " when it fails.",
+    " when it fails.",
     "8812345": "Recognition-by-components theory proposes that people identify objects by breaking them into"
-               " geons and the relations between them.",
+    " geons and the relations between them.",
 }
 
 
@@ -159,9 +175,7 @@ def test_on_duplicate_keeps_the_first_or_the_last_text(policy: OnDuplicate, kept
     (geon,) = [doc for doc in found.documents if doc.docid == "1014972"]
     assert kept in geon.text
     assert [doc.docid for doc in found.documents][:2] == ["1002518", "1014972"]  # first-seen order
-    assert found.warnings()[-1] == (
-        f"1 document line(s) repeat a docid with a different text: kept the {policy.value}"
-    )
+    assert found.warnings()[-1] == (f"1 document line(s) repeat a docid with a different text: kept the {policy.value}")
 
 
 def test_same_means_equal_after_the_readers_decoding() -> None:

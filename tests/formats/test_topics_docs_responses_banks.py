@@ -54,8 +54,11 @@ def test_topics_jsonl_field_names(qid_key: str, text_key: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "text", ["a\tone\nb\ttwo\n\na\tthree\n", jsonl({"qid": "a", "text": "1"}, {"qid": "b", "text": "2"})
-             + "\n" + jsonl({"query_id": "a", "query": "3"})]
+    "text",
+    [
+        "a\tone\nb\ttwo\n\na\tthree\n",
+        jsonl({"qid": "a", "text": "1"}, {"qid": "b", "text": "2"}) + "\n" + jsonl({"query_id": "a", "query": "3"}),
+    ],
 )
 def test_topics_repeated_qid_is_refused_on_its_second_line(text: str) -> None:
     error = refusal(parse_topics, text)
@@ -71,9 +74,7 @@ def test_topics_jsonl_without_text_field_is_refused_with_its_line() -> None:
     assert error.line == 2 and "missing field" in error.reason
 
 
-@pytest.mark.parametrize(
-    ("line", "reason"), [("{\"qid\": \"b\", \"text\": }", "invalid JSON"), ("[1, 2]", "JSON object")]
-)
+@pytest.mark.parametrize(("line", "reason"), [('{"qid": "b", "text": }', "invalid JSON"), ("[1, 2]", "JSON object")])
 def test_topics_bad_json_is_refused_with_its_line(line: str, reason: str) -> None:
     error = refusal(parse_topics, jsonl({"qid": "a", "text": "x"}) + "\n" + line + "\n")
     assert error.line == 3 and reason in error.reason
@@ -198,11 +199,15 @@ def test_gzipped_rubric_workbench_bank_reads_the_same(tmp_path: Path) -> None:
 
 def test_nuggetizer_bank_gives_nuggets_with_importance() -> None:
     text = jsonl(
-        {"qid": "q1", "query": "what is x", "nuggets": [
-            {"text": "X is a thing", "importance": "vital"},
-            {"text": "X is old", "importance": "okay"},
-            {"text": "X is blue"},
-        ]},
+        {
+            "qid": "q1",
+            "query": "what is x",
+            "nuggets": [
+                {"text": "X is a thing", "importance": "vital"},
+                {"text": "X is old", "importance": "okay"},
+                {"text": "X is blue"},
+            ],
+        },
         {"qid": "q2", "nuggets": ["plain text nugget"]},
     )
     assert parse_bank(text, "n.jsonl") == [
@@ -230,8 +235,13 @@ def test_tsv_bank_kind_can_be_questions() -> None:
     ("text", "line"),
     [
         ("q1_1\tA\tvital\nq1_2\tB\timportant\n", 2),
-        (jsonl({"qid": "q1", "nuggets": [{"text": "A"}]}, {"qid": "q2", "nuggets": [
-            {"text": "B", "importance": "high"}]}), 2),
+        (
+            jsonl(
+                {"qid": "q1", "nuggets": [{"text": "A"}]},
+                {"qid": "q2", "nuggets": [{"text": "B", "importance": "high"}]},
+            ),
+            2,
+        ),
         (jsonl({"query_id": "q1", "items": [{"nugget_text": "A", "info": {"importance": 2}}]}), 1),
     ],
 )

@@ -77,9 +77,7 @@ def test_run_mixing_tags_keeps_the_first_and_reports_the_others() -> None:
 
 
 def test_run_scores_are_read_as_floats_in_any_spelling() -> None:
-    text = "".join(
-        f"q1 Q0 d{i} {i} {score} t\n" for i, score in enumerate(["+1.5", ".5", "5.", "1E-3", "-0", "inf"])
-    )
+    text = "".join(f"q1 Q0 d{i} {i} {score} t\n" for i, score in enumerate(["+1.5", ".5", "5.", "1E-3", "-0", "inf"]))
     scores = [row.score for row in parse_run(text, "f.txt").rows]
     assert scores == [1.5, 0.5, 5.0, 0.001, 0.0, math.inf]
 
@@ -147,8 +145,9 @@ def test_qrels_pair_graded_twice_differently_is_an_error_on_the_second_line() ->
     assert "line 1" in error.reason and "--on-duplicate" in error.reason
 
 
-@pytest.mark.parametrize(("policy", "grade"), [(OnDuplicateGrade.FIRST, 1.0), (OnDuplicateGrade.LAST, 0.0),
-                                                (OnDuplicateGrade.HIGHEST, 3.0)])
+@pytest.mark.parametrize(
+    ("policy", "grade"), [(OnDuplicateGrade.FIRST, 1.0), (OnDuplicateGrade.LAST, 0.0), (OnDuplicateGrade.HIGHEST, 3.0)]
+)
 def test_qrels_duplicate_policy_keeps_the_first_last_or_highest_grade(policy: OnDuplicateGrade, grade: float) -> None:
     parsed = parse_qrels("q1 0 d1 1\nq1 0 d2 0\nq1 0 d1 3\nq1 0 d1 0\n", "f.txt", policy)
     assert parsed.rows == [QrelsRow("q1", "d1", grade), QrelsRow("q1", "d2", 0.0)]
@@ -187,9 +186,7 @@ def test_qrels_without_rows_is_refused(text: str) -> None:
 # -- writers round-trip through the reader -------------------------------------------------------
 
 # Ids are what TREC files hold: non-empty text without any character str.split() cuts on.
-ids = st.text(
-    st.characters(blacklist_categories=("Cc", "Cs", "Zs", "Zl", "Zp")), min_size=1, max_size=12
-)
+ids = st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zs", "Zl", "Zp")), min_size=1, max_size=12)
 # A line whose first field starts with `#` is a comment (trec_eval 10 reads it so too).
 qids = ids.filter(lambda qid: not qid.startswith("#"))
 grades = st.one_of(

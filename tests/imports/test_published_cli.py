@@ -22,8 +22,11 @@ PUBLISHED = Path(__file__).resolve().parents[1] / "published"
 EXAM = PUBLISHED / "dl20-exam-questions.jsonl.gz"
 PASSAGES = PUBLISHED / "dl20-passages.tsv"
 CONFLICT = PUBLISHED / "dl20-passages-conflict.tsv"
-TOPIC_TEXTS = {"1037496": "who is rep scalise?", "1030303": "who is aziz hashim",
-               "1043135": "who killed nicholas ii of russia"}
+TOPIC_TEXTS = {
+    "1037496": "who is rep scalise?",
+    "1030303": "who is aziz hashim",
+    "1043135": "who killed nicholas ii of russia",
+}
 
 
 def ok(result: Any) -> Any:
@@ -35,18 +38,38 @@ def state(db: Path) -> dict[str, list[tuple[Any, ...]]]:
     """Everything an import writes, read back from the project file."""
     with Project.open(db) as project:
         con = project.db.cursor()
-        return {table: con.execute(f"SELECT * EXCLUDE (created_at) FROM {table} ORDER BY ALL").fetchall()
-                if table in ("banks", "bank_events", "batches") else
-                con.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall()
-                for table in ("topics", "documents", "banks", "bank_events", "batches")}
+        return {
+            table: con.execute(f"SELECT * EXCLUDE (created_at) FROM {table} ORDER BY ALL").fetchall()
+            if table in ("banks", "bank_events", "batches")
+            else con.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall()
+            for table in ("topics", "documents", "banks", "bank_events", "batches")
+        }
 
 
 def older_line(qid: str, *questions: tuple[str, str]) -> str:
     """A line of the older question-bank layout; questions as (their query_id, text)."""
-    return json.dumps({"query_id": qid, "facet_id": None, "test_collection": "dl20", "query_text": "x", "info": None,
-                       "questions": [{"question_id": f"{qid}/{n}", "question_text": text, "query_id": own,
-                                      "facet_id": None, "info": None}
-                                     for n, (own, text) in enumerate(questions)]}) + "\n"
+    return (
+        json.dumps(
+            {
+                "query_id": qid,
+                "facet_id": None,
+                "test_collection": "dl20",
+                "query_text": "x",
+                "info": None,
+                "questions": [
+                    {
+                        "question_id": f"{qid}/{n}",
+                        "question_text": text,
+                        "query_id": own,
+                        "facet_id": None,
+                        "info": None,
+                    }
+                    for n, (own, text) in enumerate(questions)
+                ],
+            }
+        )
+        + "\n"
+    )
 
 
 # -- banks ---------------------------------------------------------------------------------------
@@ -67,24 +90,39 @@ def test_the_projects_topic_texts_are_kept(studio: Studio, write: Write, db: Pat
     ok(studio("import", "topics", write("topics.tsv", "1030303\tWho is Aziz Hashim?\n1037496\twho is rep scalise?\n")))
     result = ok(studio("import", "bank", EXAM, "--name", "exam"))
     assert "imported bank as exam: 3 topics, 10 items, 10 questions, 0 nuggets, 1 topics_added" in result.stdout
-    assert ("warning: 1 topic(s) have another text in the project than in the bank's file (1030303): the"
-            " project's text is kept, and an export writes it") in result.stderr.replace("\n", " ")
+    assert (
+        "warning: 1 topic(s) have another text in the project than in the bank's file (1030303): the"
+        " project's text is kept, and an export writes it"
+    ) in result.stderr.replace("\n", " ")
     assert dict(state(db)["topics"]) == {**TOPIC_TEXTS, "1030303": "Who is Aziz Hashim?"}
 
 
 @pytest.mark.parametrize(
     ("content", "line", "reason"),
     [
-        (older_line("q1", ("q1", "A?")) + older_line("q2", ("q2", "B?"), ("q3", "C?")), 2,
-         "question 2 ('q2/1') has query_id 'q3', but its line's query_id is 'q2'"),
-        (older_line("q1", ("q1", "A?")) + json.dumps({"qid": "q2", "nuggets": ["B"]}) + "\n", 2,
-         "this line is a nuggetizer record ('nuggets'), but line 1 is an older Rubric question bank"),
+        (
+            older_line("q1", ("q1", "A?")) + older_line("q2", ("q2", "B?"), ("q3", "C?")),
+            2,
+            "question 2 ('q2/1') has query_id 'q3', but its line's query_id is 'q2'",
+        ),
+        (
+            older_line("q1", ("q1", "A?")) + json.dumps({"qid": "q2", "nuggets": ["B"]}) + "\n",
+            2,
+            "this line is a nuggetizer record ('nuggets'), but line 1 is an older Rubric question bank",
+        ),
     ],
     ids=["question of another query", "mixed layouts"],
 )
-def test_a_bad_older_bank_is_refused_and_changes_nothing(studio: Studio, write: Write, db: Path,
-                                                         loaded: dict[str, Any], listings: Listings,
-                                                         content: str, line: int, reason: str) -> None:
+def test_a_bad_older_bank_is_refused_and_changes_nothing(
+    studio: Studio,
+    write: Write,
+    db: Path,
+    loaded: dict[str, Any],
+    listings: Listings,
+    content: str,
+    line: int,
+    reason: str,
+) -> None:
     before = state(db)
     path = write("bank.jsonl.gz", gzip.compress(content.encode()))
     result = studio("import", "bank", path, "--name", "exam")
@@ -116,24 +154,30 @@ def test_the_table_summary_counts_the_repeats(studio: Studio) -> None:
     assert result.stdout == "imported documents: 5 documents, 3 repeated\n"
 
 
-def test_a_repeat_with_another_text_is_refused_naming_both_lines(studio: Studio, db: Path, loaded: dict[str, Any],
-                                                                 listings: Listings) -> None:
+def test_a_repeat_with_another_text_is_refused_naming_both_lines(
+    studio: Studio, db: Path, loaded: dict[str, Any], listings: Listings
+) -> None:
     before = state(db)
     result = studio("import", "docs", CONFLICT)
     assert result.exit_code == 2, result.output
-    assert (f"{CONFLICT}:6: document '1014972' is listed again with a different text (first at {CONFLICT}:2);"
-            " choose with --on-duplicate first|last") in result.stderr.replace("\n", " ")
+    assert (
+        f"{CONFLICT}:6: document '1014972' is listed again with a different text (first at {CONFLICT}:2);"
+        " choose with --on-duplicate first|last"
+    ) in result.stderr.replace("\n", " ")
     assert state(db) == before and listings() == loaded
 
 
-def test_a_conflict_across_files_is_refused_naming_both_files(studio: Studio, write: Write, db: Path,
-                                                              loaded: dict[str, Any]) -> None:
+def test_a_conflict_across_files_is_refused_naming_both_files(
+    studio: Studio, write: Write, db: Path, loaded: dict[str, Any]
+) -> None:
     before = state(db)
     other = write("more.tsv", "9999999\tnew passage\n1031737\tPraiseworthy, but rewritten.\n")
     result = studio("import", "docs", PASSAGES, other)
     assert result.exit_code == 2, result.output
-    assert f"{other}:2: document '1031737' is listed again with a different text (first at {PASSAGES}:3)" \
+    assert (
+        f"{other}:2: document '1031737' is listed again with a different text (first at {PASSAGES}:3)"
         in result.stderr.replace("\n", " ")
+    )
     assert state(db) == before
 
 

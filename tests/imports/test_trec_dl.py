@@ -46,18 +46,20 @@ def project() -> Iterator[Project]:
 
 
 def current_labels(project: Project, name: str) -> dict[tuple[str, str], float]:
-    rows = project.db.cursor().execute(
-        "SELECT qid, docid, grade FROM labels JOIN label_sets USING (label_set_id) WHERE name = ?",
-        [name],
-    ).fetchall()
+    rows = (
+        project.db.cursor()
+        .execute(
+            "SELECT qid, docid, grade FROM labels JOIN label_sets USING (label_set_id) WHERE name = ?",
+            [name],
+        )
+        .fetchall()
+    )
     return {(qid, docid): grade for qid, docid, grade in rows}
 
 
 def test_label_sets_have_the_published_topic_and_judgment_counts(project: Project) -> None:
     listed = {s["name"]: (s["kind"], s["topics"], s["pairs"], s["events"]) for s in project.label_sets()}
-    assert listed == {
-        name: ("human", topics, pairs, pairs) for name, (_, topics, pairs) in QRELS.items()
-    }
+    assert listed == {name: ("human", topics, pairs, pairs) for name, (_, topics, pairs) in QRELS.items()}
 
 
 @pytest.mark.parametrize("name", QRELS)

@@ -22,8 +22,14 @@ def healthy_template(simulated_sample_template: Path, tmp_path_factory: pytest.T
     path = tmp_path_factory.mktemp("healthy") / "healthy.duckdb"
     shutil.copyfile(simulated_sample_template, path)
     with Project.open(path) as project:
-        project.set_label("sim", "1001", sorted(project.engine.evaluator("sim").labels["1001"].judged)[0], 3.0,
-                          note="checked", person="ana")
+        project.set_label(
+            "sim",
+            "1001",
+            sorted(project.engine.evaluator("sim").labels["1001"].judged)[0],
+            3.0,
+            note="checked",
+            person="ana",
+        )
         project.set_label("human", "1002", "p1002-01", None, person="ana")
         project.undo("human")
         editor = BankEditor(project.db, "nuggets", person="ana")
@@ -38,8 +44,12 @@ def healthy_template(simulated_sample_template: Path, tmp_path_factory: pytest.T
         review.accept()
         review.skip()
         review.undo()
-        judge_all(project.db, JudgeConfig(method="exam-nugget", backend="simulated", name="exam-sim",
-                                          bank="nuggets", topics=["1003", "1004"]))
+        judge_all(
+            project.db,
+            JudgeConfig(
+                method="exam-nugget", backend="simulated", name="exam-sim", bank="nuggets", topics=["1003", "1004"]
+            ),
+        )
         derive_label_set(project.db, "exam-sim", "nuggets", "exam-binary", "exam-bin")
     return path
 

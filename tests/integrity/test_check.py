@@ -20,58 +20,83 @@ DAMAGES: dict[str, tuple[str, str]] = {
            SELECT label_set_id, qid, docid, grade FROM (
                SELECT label_set_id, qid, docid, arg_max_null(grade, event_id) AS grade
                FROM label_events GROUP BY label_set_id, qid, docid)
-           WHERE grade IS NOT NULL AND qid <> '1005'""", "labels"),
+           WHERE grade IS NOT NULL AND qid <> '1005'""",
+        "labels",
+    ),
     "a label event that misstates the grade it replaced": (
         "UPDATE label_events SET previous = 7 WHERE event_id = (SELECT max(event_id) FROM label_events"
-        " WHERE origin = 'person')", "label-events"),
+        " WHERE origin = 'person')",
+        "label-events",
+    ),
     "an undo that restores another grade": (
-        "UPDATE label_events SET grade = 1.5 WHERE origin = 'undo'", "label-events"),
+        "UPDATE label_events SET grade = 1.5 WHERE origin = 'undo'",
+        "label-events",
+    ),
     "a bank_items view that keeps deleted items": (
         """CREATE OR REPLACE VIEW bank_items AS
            SELECT bank_id, item_id, qid, kind, text, importance, gold_answers, position FROM (
                SELECT *, row_number() OVER (PARTITION BY bank_id, item_id ORDER BY event_id DESC) AS newest
-               FROM bank_events) WHERE newest = 1""", "bank-items"),
+               FROM bank_events) WHERE newest = 1""",
+        "bank-items",
+    ),
     "an edit of an item never added": (
         """INSERT INTO bank_events SELECT nextval('bank_event_ids'), bank_id, 'ghost', qid, 'edit', kind, text,
            importance, gold_answers, position, origin, source, note, batch_id, created_at
-           FROM bank_events LIMIT 1""", "bank-events"),
+           FROM bank_events LIMIT 1""",
+        "bank-events",
+    ),
     "judgments of a judge run that is gone": (
         "DELETE FROM judge_runs WHERE judge_run_id = (SELECT min(judge_run_id) FROM judge_runs"
-        " WHERE backend = 'simulated')", "references"),
+        " WHERE backend = 'simulated')",
+        "references",
+    ),
     "label events of a missing label set": (
         "UPDATE label_events SET label_set_id = 99 WHERE event_id IN (SELECT event_id FROM label_events LIMIT 3)",
-        "references"),
+        "references",
+    ),
     "events of a missing batch": (
-        "DELETE FROM batches WHERE batch_id = (SELECT max(batch_id) FROM bank_events)", "references"),
+        "DELETE FROM batches WHERE batch_id = (SELECT max(batch_id) FROM bank_events)",
+        "references",
+    ),
     "judgments whose call left the cache": (
         "DELETE FROM calls WHERE key IN (SELECT call_key FROM judgments WHERE call_key <> '' LIMIT 3)",
-        "references"),
+        "references",
+    ),
     "rankings of a missing run": ("DELETE FROM runs WHERE name = (SELECT min(name) FROM runs)", "references"),
     "ranked documents of a missing topic": ("DELETE FROM ranking_topics WHERE topic = 0", "references"),
     "a derivation from a missing bank": ("UPDATE derivations SET bank = 'gone'", "references"),
     "a review decision of a missing label event": (
-        "UPDATE review_decisions SET label_event = 999999 WHERE label_event IS NOT NULL", "references"),
+        "UPDATE review_decisions SET label_event = 999999 WHERE label_event IS NOT NULL",
+        "references",
+    ),
     "a review decision pointing at another pair's event": (
         "UPDATE review_decisions SET label_event = (SELECT min(event_id) FROM label_events)"
-        " WHERE label_event IS NOT NULL", "review-log"),
+        " WHERE label_event IS NOT NULL",
+        "review-log",
+    ),
     "a call cached twice under one key": (
         """CREATE TABLE calls_copy AS SELECT * FROM calls;
            DROP TABLE calls;
            ALTER TABLE calls_copy RENAME TO calls;
-           INSERT INTO calls SELECT * FROM calls LIMIT 1""", "keys"),
-    "a judgment recorded twice": (
-        "INSERT INTO judgments SELECT * FROM judgments WHERE call_key <> '' LIMIT 1", "keys"),
+           INSERT INTO calls SELECT * FROM calls LIMIT 1""",
+        "keys",
+    ),
+    "a judgment recorded twice": ("INSERT INTO judgments SELECT * FROM judgments WHERE call_key <> '' LIMIT 1", "keys"),
     "a ranking that names a document twice": (
         "UPDATE run_rankings SET docs = list_append(docs, docs[1]), ranks = list_append(ranks, 99),"
         " scores = list_append(scores, -1.0) WHERE run_id = (SELECT min(run_id) FROM runs) AND topic = 0",
-        "rankings"),
-    "a ranking whose lists are not aligned": (
-        "UPDATE run_rankings SET ranks = ranks[2:] WHERE topic = 1", "rankings"),
+        "rankings",
+    ),
+    "a ranking whose lists are not aligned": ("UPDATE run_rankings SET ranks = ranks[2:] WHERE topic = 1", "rankings"),
     "a finished run missing judgments it claims": (
         "DELETE FROM judgments WHERE qid = '1001' AND judge_run_id = (SELECT min(judge_run_id) FROM judge_runs"
-        " WHERE backend = 'simulated')", "judge-runs"),
+        " WHERE backend = 'simulated')",
+        "judge-runs",
+    ),
     "a finished run counting more failures than it holds": (
-        "UPDATE judge_runs SET failures = failures + 4", "judge-runs"),
+        "UPDATE judge_runs SET failures = failures + 4",
+        "judge-runs",
+    ),
     "a finish half written": ("UPDATE judge_runs SET finished_at = NULL WHERE backend = 'simulated'", "judge-runs"),
     "a finished run without its counts": ("UPDATE judge_runs SET calls = NULL", "judge-runs"),
 }
@@ -96,8 +121,20 @@ def test_a_healthy_project_passes(healthy: Path) -> None:
     assert code == 0, report
     assert report["ok"] and report["problems"] == 0 and not failed(report)
     checked = {c["check"]: c["checked"] for c in report["checks"]}
-    assert all(checked[name] > 0 for name in ("labels", "label-events", "bank-items", "bank-events", "references",
-                                              "review-log", "keys", "rankings", "judge-runs")), checked
+    assert all(
+        checked[name] > 0
+        for name in (
+            "labels",
+            "label-events",
+            "bank-items",
+            "bank-events",
+            "references",
+            "review-log",
+            "keys",
+            "rankings",
+            "judge-runs",
+        )
+    ), checked
     assert report["judge_runs"]["finished"] == 3 and report["judge_runs"]["interrupted"] == 0
 
 
@@ -134,10 +171,13 @@ def test_the_text_report_shows_the_problem_and_stderr_counts_them(healthy: Path)
 
 def test_an_interrupted_run_is_a_note_not_a_problem(healthy: Path) -> None:
     # A run whose process is gone: pid 0 is never a process of this host.
-    damage(healthy, "UPDATE judge_runs SET finished_at = NULL, pairs = NULL, calls = NULL, cache_hits = NULL,"
-                    " failures = NULL, owner_pid = 0, owner_host = (SELECT owner_host FROM judge_runs"
-                    " WHERE owner_host IS NOT NULL LIMIT 1) WHERE label_set_id = (SELECT label_set_id FROM"
-                    " label_sets WHERE name = 'exam-sim')")
+    damage(
+        healthy,
+        "UPDATE judge_runs SET finished_at = NULL, pairs = NULL, calls = NULL, cache_hits = NULL,"
+        " failures = NULL, owner_pid = 0, owner_host = (SELECT owner_host FROM judge_runs"
+        " WHERE owner_host IS NOT NULL LIMIT 1) WHERE label_set_id = (SELECT label_set_id FROM"
+        " label_sets WHERE name = 'exam-sim')",
+    )
     code, report = check(healthy)
     assert code == 0, report
     assert report["judge_runs"]["interrupted"] == 1

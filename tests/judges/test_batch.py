@@ -49,10 +49,19 @@ def studio(db: Path, *args: str, code: int = 0) -> Any:
 
 def batch_output(lines: list[dict[str, Any]], answer: str) -> list[dict[str, Any]]:
     """What the Batch API would give back for `lines`, every model answer being `answer`."""
-    return [{"id": f"batch_req_{i}", "custom_id": line["custom_id"], "error": None,
-             "response": {"status_code": 200, "request_id": f"req_{i}",
-                          "body": completion(line["body"], answer, with_logprobs=False)}}
-            for i, line in enumerate(lines)]
+    return [
+        {
+            "id": f"batch_req_{i}",
+            "custom_id": line["custom_id"],
+            "error": None,
+            "response": {
+                "status_code": 200,
+                "request_id": f"req_{i}",
+                "body": completion(line["body"], answer, with_logprobs=False),
+            },
+        }
+        for i, line in enumerate(lines)
+    ]
 
 
 def write_jsonl(path: Path, records: list[dict[str, Any]]) -> Path:
@@ -93,14 +102,16 @@ def test_export_import_then_judge_makes_no_call(db: Path, tmp_path: Path, server
 
 @pytest.mark.slow
 def test_batch_failures_unknown_lines_and_bad_files(db: Path, tmp_path: Path, server: FakeOpenAIServer) -> None:
-    config = JudgeConfig(method="umbrela", backend="openai", name="batch-judge", model="fake", topics=["1001"],
-                         limit=4)
+    config = JudgeConfig(method="umbrela", backend="openai", name="batch-judge", model="fake", topics=["1001"], limit=4)
     with Project.open(db) as project:
         assert export_batch(project.db, config, tmp_path / "in.jsonl") == 4
         lines = [json.loads(line) for line in (tmp_path / "in.jsonl").read_text().splitlines()]
         records = batch_output(lines, "##final score: 3")
-        records[1] = {"custom_id": lines[1]["custom_id"], "response": None,
-                      "error": {"code": "batch_expired", "message": "This request could not be executed"}}
+        records[1] = {
+            "custom_id": lines[1]["custom_id"],
+            "response": None,
+            "error": {"code": "batch_expired", "message": "This request could not be executed"},
+        }
         records[2]["response"] = {"status_code": 500, "body": {"error": {"message": "server trouble"}}}
         records.append({"custom_id": "0" * 64, "response": records[0]["response"], "error": None})
         counts = import_batch(project.db, config, write_jsonl(tmp_path / "out.jsonl", records))
@@ -112,8 +123,9 @@ def test_batch_failures_unknown_lines_and_bad_files(db: Path, tmp_path: Path, se
         assert export_batch(project.db, config, tmp_path / "again.jsonl") == 2  # the failures are asked again
 
     with Project.open(db) as project:
-        stored = project.db.cursor().execute(
-            "SELECT error FROM calls WHERE error IS NOT NULL ORDER BY error").fetchall()
+        stored = (
+            project.db.cursor().execute("SELECT error FROM calls WHERE error IS NOT NULL ORDER BY error").fetchall()
+        )
     assert stored == [("HTTP 500: server trouble",), ("batch error: This request could not be executed",)]
 
     # The imported answers are cache hits; the two failed batch calls are asked again live.

@@ -56,10 +56,12 @@ NEAR_TIE = 0.05
 # llama_cpp.server's own entry point (what `python -m llama_cpp.server` runs), loading the model
 # as the local backend does: without llama.cpp's extra CPU buffer types, whose AMX kernels crash
 # on some virtual machines.
-LAUNCH = ("from studio.judges.llamacpp_backend import _without_extra_buffer_types\n"
-          "from llama_cpp.server.__main__ import main\n"
-          "with _without_extra_buffer_types():\n"
-          "    main()\n")
+LAUNCH = (
+    "from studio.judges.llamacpp_backend import _without_extra_buffer_types\n"
+    "from llama_cpp.server.__main__ import main\n"
+    "with _without_extra_buffer_types():\n"
+    "    main()\n"
+)
 
 
 def _free_port() -> int:
@@ -85,12 +87,31 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     pytest.importorskip("llama_cpp.server.app", reason="llama-cpp-python's server extra is not installed")
     port = _free_port()
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
-    command = [sys.executable, "-c", LAUNCH, "--model", str(default_model_path()), "--model_alias", "smollm2",
-               "--host", "127.0.0.1", "--port", str(port), "--n_ctx", "1024", "--n_threads", str(THREADS),
-               "--n_threads_batch", str(THREADS), "--verbose", "False"]
+    command = [
+        sys.executable,
+        "-c",
+        LAUNCH,
+        "--model",
+        str(default_model_path()),
+        "--model_alias",
+        "smollm2",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--n_ctx",
+        "1024",
+        "--n_threads",
+        str(THREADS),
+        "--n_threads_batch",
+        str(THREADS),
+        "--verbose",
+        "False",
+    ]
     with log.open("wb") as output:
-        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT,
-                                   env=os.environ | {"OMP_WAIT_POLICY": "PASSIVE"})
+        process = subprocess.Popen(
+            command, stdout=output, stderr=subprocess.STDOUT, env=os.environ | {"OMP_WAIT_POLICY": "PASSIVE"}
+        )
     base_url = f"http://127.0.0.1:{port}/v1"
     try:
         deadline = time.monotonic() + 120
@@ -119,8 +140,17 @@ class Served:
 def served(llama_server: str, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Served]:
     """The sample project after UMBRELA on its first 40 human-judged pairs through the server."""
     project = Project.open(sample_copy(tmp_path_factory.mktemp("served")))
-    config = JudgeConfig(method="umbrela", backend="openai", name="served", model="smollm2", base_url=llama_server,
-                         limit=PAIRS, concurrency=1, timeout=300.0, retries=1)
+    config = JudgeConfig(
+        method="umbrela",
+        backend="openai",
+        name="served",
+        model="smollm2",
+        base_url=llama_server,
+        limit=PAIRS,
+        concurrency=1,
+        timeout=300.0,
+        retries=1,
+    )
     start = time.perf_counter()
     summary = judge_all(project.db, config)
     yield Served(project, summary, time.perf_counter() - start)
@@ -129,18 +159,27 @@ def served(llama_server: str, tmp_path_factory: pytest.TempPathFactory) -> Itera
 
 def judged(project: Project, label_set: str) -> dict[tuple[str, str], tuple[str, dict[str, float], float | None]]:
     """(qid, docid) -> (output, label distribution, label) of a label set's newest judge run."""
-    rows = project.db.cursor().execute(
-        "SELECT j.qid, j.docid, c.output, c.label_probs, j.label FROM judgments j JOIN calls c ON c.key = j.call_key"
-        " WHERE j.judge_run_id = (SELECT max(judge_run_id) FROM judge_runs r JOIN label_sets s USING (label_set_id)"
-        " WHERE s.name = ?)", [label_set]).fetchall()
+    rows = (
+        project.db.cursor()
+        .execute(
+            "SELECT j.qid, j.docid, c.output, c.label_probs, j.label FROM judgments j"
+            " JOIN calls c ON c.key = j.call_key WHERE j.judge_run_id = ("
+            "SELECT max(judge_run_id) FROM judge_runs r JOIN label_sets s USING (label_set_id) WHERE s.name = ?)",
+            [label_set],
+        )
+        .fetchall()
+    )
     return {(qid, docid): (output, json.loads(probs), label) for qid, docid, output, probs, label in rows}
 
 
 def test_every_answer_parses_under_the_grammar(served: Served) -> None:
     summary = served.summary
     assert (summary.pairs, summary.calls, summary.failures) == (PAIRS, PAIRS, 0)
-    params = served.project.db.cursor().execute(
-        "SELECT params FROM judge_runs WHERE judge_run_id = ?", [summary.judge_run]).fetchone()
+    params = (
+        served.project.db.cursor()
+        .execute("SELECT params FROM judge_runs WHERE judge_run_id = ?", [summary.judge_run])
+        .fetchone()
+    )
     assert params is not None and json.loads(params[0])["constrain"] == "grammar"  # found by auto
     answers = judged(served.project, "served")
     assert len(answers) == PAIRS
@@ -149,9 +188,15 @@ def test_every_answer_parses_under_the_grammar(served: Served) -> None:
 
 
 def test_label_distributions_are_stored(served: Served) -> None:
-    rows = served.project.db.cursor().execute(
-        "SELECT c.label_probs, j.label, j.expected, j.confidence, j.parse_error FROM judgments j"
-        " JOIN calls c ON c.key = j.call_key WHERE j.judge_run_id = ?", [served.summary.judge_run]).fetchall()
+    rows = (
+        served.project.db.cursor()
+        .execute(
+            "SELECT c.label_probs, j.label, j.expected, j.confidence, j.parse_error FROM judgments j"
+            " JOIN calls c ON c.key = j.call_key WHERE j.judge_run_id = ?",
+            [served.summary.judge_run],
+        )
+        .fetchall()
+    )
     assert len(rows) == PAIRS
     for probs_json, label, expected, confidence, error in rows:
         probs = json.loads(probs_json)
@@ -181,9 +226,11 @@ def test_labels_against_the_local_backend(served: Served) -> None:
         else:  # a near tie for the local backend
             assert max(local_probs.values()) - local_probs[str(int(label))] <= NEAR_TIE, pair
     assert agree >= PAIRS // 2
-    print(f"\nreal server (llama_cpp.server, SmolLM2-135M, UMBRELA): {len(server)} pairs in {served.seconds:.1f} s,"
-          f" {served.summary.failures} parse failures; labels equal to the local backend's on {agree} of {len(server)},"
-          f" label probabilities within {drift:.3f} of the local backend's")
+    print(
+        f"\nreal server (llama_cpp.server, SmolLM2-135M, UMBRELA): {len(server)} pairs in {served.seconds:.1f} s,"
+        f" {served.summary.failures} parse failures; labels equal to the local backend's on {agree} of {len(server)},"
+        f" label probabilities within {drift:.3f} of the local backend's"
+    )
 
 
 def _token_by_token(backend: LlamaCppBackend, request: ChatRequest) -> dict[str, float]:
@@ -200,7 +247,7 @@ def _token_by_token(backend: LlamaCppBackend, request: ChatRequest) -> dict[str,
     assert first is not None and tokens[: len(prompt_tokens)] == prompt_tokens
     llm.n_tokens = 0  # rewound as LlamaCppBackend._evaluate does: evaluated again from the start
     llm.eval(prompt_tokens)
-    for token in tokens[len(prompt_tokens):]:
+    for token in tokens[len(prompt_tokens) :]:
         llm.eval([token])
     pointer = llama_cpp.llama_get_logits_ith(llm._ctx.ctx, -1)
     logits = np.ctypeslib.as_array(pointer, shape=(llm.n_vocab(),)).astype(np.float64)[first]
@@ -218,8 +265,9 @@ def test_the_server_gives_the_model_its_prefix_token_by_token(served: Served) ->
     backend = LlamaCppBackend(threads=THREADS, reuse_prefix=False)
     try:
         for pair in sorted(server)[:2]:
-            request = method.request(pair, query=pools.topic_texts(con, [pair[0]])[pair[0]],
-                                     passage=pools.passage_texts(con, [pair])[pair])
+            request = method.request(
+                pair, query=pools.topic_texts(con, [pair[0]])[pair[0]], passage=pools.passage_texts(con, [pair])[pair]
+            )
             [(_, batched)] = list(backend.complete([request]))
             assert batched.label_probs is not None
             for label in LABELS:  # the saved local run is what the local backend gives
@@ -232,8 +280,9 @@ def test_the_server_gives_the_model_its_prefix_token_by_token(served: Served) ->
 
 
 def test_a_second_run_makes_no_call(served: Served, llama_server: str) -> None:
-    config = JudgeConfig(method="umbrela", backend="openai", name="served", model="smollm2", base_url=llama_server,
-                         limit=PAIRS)
+    config = JudgeConfig(
+        method="umbrela", backend="openai", name="served", model="smollm2", base_url=llama_server, limit=PAIRS
+    )
     summary = judge_all(served.project.db, config)
     assert (summary.calls, summary.cache_hits, summary.failures) == (0, PAIRS, 0)
 
@@ -241,11 +290,18 @@ def test_a_second_run_makes_no_call(served: Served, llama_server: str) -> None:
 def test_a_nugget_window_is_constrained_too(served: Served, llama_server: str) -> None:
     con = served.project.db.cursor()
     pair = sorted(judged(served.project, "served"))[0]
-    nuggets = ["Water boils at 100 C at sea level", "Lower air pressure lowers the boiling point",
-               "Cooking takes longer at altitude"]
+    nuggets = [
+        "Water boils at 100 C at sea level",
+        "Lower air pressure lowers the boiling point",
+        "Cooking takes longer at altitude",
+    ]
     request = get_method("nugget-assign").request(
-        (*pair, "n1", "n2", "n3"), query=pools.topic_texts(con, [pair[0]])[pair[0]],
-        context=pools.passage_texts(con, [pair])[pair], nuggets=repr(nuggets), num_nuggets="3")
+        (*pair, "n1", "n2", "n3"),
+        query=pools.topic_texts(con, [pair[0]])[pair[0]],
+        context=pools.passage_texts(con, [pair])[pair],
+        nuggets=repr(nuggets),
+        num_nuggets="3",
+    )
     backend = OpenAIBackend("smollm2", base_url=llama_server, constrain="auto", timeout=300.0)
     [(_, result)] = list(backend.complete([request]))
     backend.close()

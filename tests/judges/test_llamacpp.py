@@ -43,22 +43,36 @@ def backend() -> Iterator[LlamaCppBackend]:
 def judged(backend: LlamaCppBackend, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Judged]:
     """The sample project after one umbrela run over the first 6 pairs of topic 1001."""
     project = Project.open(sample_copy(tmp_path_factory.mktemp("llamacpp")))
-    summary, _ = judge(project.db, method="umbrela", backend="llamacpp", name="smol", topics=[TOPIC],
-                       limit=PAIRS, backend_object=backend)
+    summary, _ = judge(
+        project.db,
+        method="umbrela",
+        backend="llamacpp",
+        name="smol",
+        topics=[TOPIC],
+        limit=PAIRS,
+        backend_object=backend,
+    )
     yield project, summary
     project.close()
 
 
 def calls_of(project: Project) -> dict[str, tuple[str, dict[str, float]]]:
-    rows = project.db.cursor().execute(
-        "SELECT key, output, label_probs FROM calls WHERE backend <> 'import'").fetchall()
+    rows = (
+        project.db.cursor().execute("SELECT key, output, label_probs FROM calls WHERE backend <> 'import'").fetchall()
+    )
     return {key: (output, json.loads(probs)) for key, output, probs in rows}
 
 
 def judgment_rows(project: Project, run: int) -> list[tuple[Any, ...]]:
-    return project.db.cursor().execute(
-        "SELECT qid, docid, call_key, label, parse_error, expected, confidence FROM judgments"
-        " WHERE judge_run_id = ? ORDER BY docid", [run]).fetchall()
+    return (
+        project.db.cursor()
+        .execute(
+            "SELECT qid, docid, call_key, label, parse_error, expected, confidence FROM judgments"
+            " WHERE judge_run_id = ? ORDER BY docid",
+            [run],
+        )
+        .fetchall()
+    )
 
 
 def test_default_model_is_the_gguf_of_the_installed_package(backend: LlamaCppBackend) -> None:
@@ -113,8 +127,15 @@ def test_second_run_makes_no_model_call(judged: Judged, backend: LlamaCppBackend
 
     # The real model behind a scripted front that keeps the requests reaching it: same call keys.
     counting = ScriptedBackend(forward, name=backend.name, model=backend.model, params=backend.params())
-    summary, _ = judge(project.db, method="umbrela", backend="llamacpp", name="smol", topics=[TOPIC],
-                       limit=PAIRS, backend_object=counting)
+    summary, _ = judge(
+        project.db,
+        method="umbrela",
+        backend="llamacpp",
+        name="smol",
+        topics=[TOPIC],
+        limit=PAIRS,
+        backend_object=counting,
+    )
     assert counting.calls == 0
     assert (summary.calls, summary.cache_hits, summary.failures) == (0, PAIRS, 0)
 
@@ -126,13 +147,17 @@ def test_kv_prefix_reuse_gives_the_same_distribution_as_a_fresh_model(judged: Ju
     docid = sorted(d for q, d in human_qrels() if q == TOPIC)[PAIRS]  # a pair not judged yet
     con = project.db.cursor()
     request = get_method("umbrela").request(
-        (TOPIC, docid), query=pools.topic_texts(con, [TOPIC])[TOPIC],
-        passage=pools.passage_texts(con, [(TOPIC, docid)])[(TOPIC, docid)])
-    tokens = backend.llm.tokenize((backend._prompt_text(request) + request.answer_prefix).encode(),
-                                  add_bos=False, special=True)
+        (TOPIC, docid),
+        query=pools.topic_texts(con, [TOPIC])[TOPIC],
+        passage=pools.passage_texts(con, [(TOPIC, docid)])[(TOPIC, docid)],
+    )
+    tokens = backend.llm.tokenize(
+        (backend._prompt_text(request) + request.answer_prefix).encode(), add_bos=False, special=True
+    )
     cached = list(backend.llm.input_ids[: backend.llm.n_tokens])
-    shared = next((i for i, (a, b) in enumerate(zip(cached, tokens, strict=False)) if a != b),
-                  min(len(cached), len(tokens)))
+    shared = next(
+        (i for i, (a, b) in enumerate(zip(cached, tokens, strict=False)) if a != b), min(len(cached), len(tokens))
+    )
     assert shared > 100, "the previous prompt should share the instructions and the query"
 
     [(_, reused)] = list(backend.complete([request]))
@@ -155,12 +180,19 @@ def test_a_nugget_window_is_decoded_as_a_list_of_one_label_per_nugget(judged: Ju
     project, _ = judged
     con = project.db.cursor()
     docid = sorted(d for q, d in human_qrels() if q == TOPIC)[0]
-    nuggets = ["Water boils at 100 C at sea level", "Lower air pressure lowers the boiling point",
-               "Cooking takes longer at altitude"]
+    nuggets = [
+        "Water boils at 100 C at sea level",
+        "Lower air pressure lowers the boiling point",
+        "Cooking takes longer at altitude",
+    ]
     method = get_method("nugget-assign")
-    request = method.request((TOPIC, docid, "n1", "n2", "n3"), query=pools.topic_texts(con, [TOPIC])[TOPIC],
-                             context=pools.passage_texts(con, [(TOPIC, docid)])[(TOPIC, docid)],
-                             nuggets=repr(nuggets), num_nuggets="3")
+    request = method.request(
+        (TOPIC, docid, "n1", "n2", "n3"),
+        query=pools.topic_texts(con, [TOPIC])[TOPIC],
+        context=pools.passage_texts(con, [(TOPIC, docid)])[(TOPIC, docid)],
+        nuggets=repr(nuggets),
+        num_nuggets="3",
+    )
     [(_, result)] = list(backend.complete([request]))
     assert result.text is not None, result.error
     parsed = parse_assignments(result.text, 3)

@@ -14,6 +14,7 @@ from studio.judges.prompts import load_prompt
 
 # -- get_method --------------------------------------------------------------------------------
 
+
 def test_umbrela_method_grades_zero_to_three_after_the_final_score_prefix() -> None:
     method = get_method("umbrela")
     assert method.labels == ("0", "1", "2", "3")
@@ -74,7 +75,8 @@ def test_custom_prompt_with_the_placeholders_is_used(tmp_path: Path) -> None:
     prompt.write_text("Query: {query}\nPassage: {passage}\nRelevant? Reply as {json}.", encoding="utf-8")
     method = get_method("binary", str(prompt))
     assert method.request(("q", "d"), query="Q", passage="P").messages == (
-        ("user", "Query: Q\nPassage: P\nRelevant? Reply as {json}."),)
+        ("user", "Query: Q\nPassage: P\nRelevant? Reply as {json}."),
+    )
 
 
 def test_unknown_method_is_a_usage_error() -> None:
@@ -83,6 +85,7 @@ def test_unknown_method_is_a_usage_error() -> None:
 
 
 # -- sample_pairs --------------------------------------------------------------------------------
+
 
 def docs(n: int) -> list[str]:
     return [f"d{i:02d}" for i in range(n)]
@@ -132,20 +135,20 @@ def test_sampling_differs_between_seeds_and_topics() -> None:
 
 # -- pairwise_scores --------------------------------------------------------------------------
 
+
 def test_hand_worked_wins() -> None:
     # (a, b, answer with a shown first, answer with b shown first); 1/2 = passage shown first/second
     outcomes = [
-        ("a", "b", 1.0, 2.0),    # a both times -> a wins
-        ("a", "c", 2.0, 1.0),    # c both times -> c wins
-        ("b", "c", 1.0, 1.0),    # each order prefers the first shown: disagreement -> tie
-        ("a", "d", 1.0, None),   # one order failed -> ignored
+        ("a", "b", 1.0, 2.0),  # a both times -> a wins
+        ("a", "c", 2.0, 1.0),  # c both times -> c wins
+        ("b", "c", 1.0, 1.0),  # each order prefers the first shown: disagreement -> tie
+        ("a", "d", 1.0, None),  # one order failed -> ignored
         ("c", "d", None, None),  # both failed -> ignored
-        ("b", "d", 2.0, 1.0),    # d both times -> d wins
-        ("d", "c", 1.0, 2.0),    # d both times -> d wins
-        ("b", "a", 2.0, 2.0),    # each order prefers the second shown: tie
+        ("b", "d", 2.0, 1.0),  # d both times -> d wins
+        ("d", "c", 1.0, 2.0),  # d both times -> d wins
+        ("b", "a", 2.0, 2.0),  # each order prefers the second shown: tie
     ]
-    assert pairwise_scores(["a", "b", "c", "d", "e"], outcomes) == {"a": 1.0, "b": 0.0, "c": 1.0, "d": 2.0,
-                                                                   "e": 0.0}
+    assert pairwise_scores(["a", "b", "c", "d", "e"], outcomes) == {"a": 1.0, "b": 0.0, "c": 1.0, "d": 2.0, "e": 0.0}
 
 
 def test_agreement_in_both_orders_is_one_win() -> None:

@@ -47,8 +47,12 @@ def make_backend(server: FakeOpenAIServer, **options: Any) -> OpenAIBackend:
 
 
 def request(i: int, labels: tuple[str, ...] = LABELS) -> ChatRequest:
-    return ChatRequest((("system", "You judge."), ("user", f"query {i}: passage {i}")), max_tokens=16,
-                       labels=labels, answer_prefix=PREFIX if labels else "")
+    return ChatRequest(
+        (("system", "You judge."), ("user", f"query {i}: passage {i}")),
+        max_tokens=16,
+        labels=labels,
+        answer_prefix=PREFIX if labels else "",
+    )
 
 
 def run_all(backend: OpenAIBackend, requests: list[ChatRequest]) -> dict[int, ChatResult]:
@@ -73,9 +77,15 @@ def test_answer_usage_logprobs_and_the_key_header(server: FakeOpenAIServer) -> N
     assert result.label_probs[str(grade)] == pytest.approx(0.7 / 0.9)
     assert sent.path == "/v1/chat/completions"
     assert sent.headers["Authorization"] == f"Bearer {SECRET}"
-    assert sent.body == {"model": "fake", "messages": [{"role": "system", "content": "You judge."},
-                                                       {"role": "user", "content": "query 0: passage 0"}],
-                         "max_tokens": 16, "temperature": 0.0, "seed": 0, "logprobs": True, "top_logprobs": 20}
+    assert sent.body == {
+        "model": "fake",
+        "messages": [{"role": "system", "content": "You judge."}, {"role": "user", "content": "query 0: passage 0"}],
+        "max_tokens": 16,
+        "temperature": 0.0,
+        "seed": 0,
+        "logprobs": True,
+        "top_logprobs": 20,
+    }
     assert SECRET not in json.dumps(backend.params()) and SECRET not in repr(backend)
 
 
@@ -95,9 +105,18 @@ def test_no_key_sends_no_authorization(server: FakeOpenAIServer, monkeypatch: py
     assert "Authorization" not in server.requests[0].headers
 
 
-@pytest.mark.parametrize("fault", [
-    Fault.error(429), Fault.error(500), Fault.error(503), Fault.hung(3.0), Fault.malformed(), Fault.no_choices(),
-], ids=["429", "500", "503", "timeout", "not-json", "no-choices"])
+@pytest.mark.parametrize(
+    "fault",
+    [
+        Fault.error(429),
+        Fault.error(500),
+        Fault.error(503),
+        Fault.hung(3.0),
+        Fault.malformed(),
+        Fault.no_choices(),
+    ],
+    ids=["429", "500", "503", "timeout", "not-json", "no-choices"],
+)
 def test_transient_faults_are_retried(server: FakeOpenAIServer, fault: Fault) -> None:
     server.script(fault)
     result = run_all(make_backend(server, timeout=0.3), [request(0)])[0]
@@ -115,9 +134,13 @@ def test_retry_after_is_honoured(server: FakeOpenAIServer) -> None:
 
 
 def test_permanent_faults_are_recorded_and_the_run_goes_on(server: FakeOpenAIServer) -> None:
-    server.script(Fault.error(500), Fault.error(500), Fault.error(500),  # request 0: beyond 2 retries
-                  Fault.error(400, "bad request: max_tokens too large"),  # request 1
-                  Fault.error(401, "Incorrect API key provided", echo_key=True))  # request 2
+    server.script(
+        Fault.error(500),
+        Fault.error(500),
+        Fault.error(500),  # request 0: beyond 2 retries
+        Fault.error(400, "bad request: max_tokens too large"),  # request 1
+        Fault.error(401, "Incorrect API key provided", echo_key=True),
+    )  # request 2
     results = run_all(make_backend(server, max_retries=2), [request(i) for i in range(4)])
     assert results[0].text is None and results[0].error
     assert "HTTP 500" in results[0].error and "3 attempts" in results[0].error
@@ -160,12 +183,20 @@ def test_results_are_yielded_as_they_finish(server: FakeOpenAIServer) -> None:
 
 def test_label_probs_find_the_label_token() -> None:
     binary = ChatRequest((("user", "q"),), labels=("Yes", "No"))
-    logprobs = {"content": [
-        {"token": "yes", "logprob": -0.1, "top_logprobs": [{"token": "yes", "logprob": -0.1},
-                                                           {"token": "No", "logprob": -2.0},
-                                                           {"token": "Yes", "logprob": -3.0}]},
-        {"token": ",", "logprob": 0.0, "top_logprobs": []},
-    ]}
+    logprobs = {
+        "content": [
+            {
+                "token": "yes",
+                "logprob": -0.1,
+                "top_logprobs": [
+                    {"token": "yes", "logprob": -0.1},
+                    {"token": "No", "logprob": -2.0},
+                    {"token": "Yes", "logprob": -3.0},
+                ],
+            },
+            {"token": ",", "logprob": 0.0, "top_logprobs": []},
+        ]
+    }
     probs = label_probs("yes, it answers", logprobs, binary)
     assert probs is not None and set(probs) == {"Yes", "No"}
     assert probs["Yes"] > 0.8 and sum(probs.values()) == pytest.approx(1.0)
@@ -177,8 +208,25 @@ def test_label_probs_find_the_label_token() -> None:
 
 
 def judge(db: Path, base_url: str, *extra: str) -> dict[str, object]:
-    outcome = cli(db, "judge", "--backend", "openai", "--base-url", base_url, "--model", "fake", "--name", "fake-judge",
-                  "--topic", "1001", "--limit", "8", "--format", "json", *extra)
+    outcome = cli(
+        db,
+        "judge",
+        "--backend",
+        "openai",
+        "--base-url",
+        base_url,
+        "--model",
+        "fake",
+        "--name",
+        "fake-judge",
+        "--topic",
+        "1001",
+        "--limit",
+        "8",
+        "--format",
+        "json",
+        *extra,
+    )
     assert outcome.exit_code == 0, outcome.stderr
     parsed: dict[str, object] = json.loads(outcome.stdout)
     return parsed
@@ -205,8 +253,19 @@ def test_studio_judge_through_the_openai_backend(tmp_path: Path, server: FakeOpe
     build_sample_project(db).close()
     server.script(Fault.error(400, "context too long"), Fault.error(401, "Incorrect API key", echo_key=True))
     first = judge(db, server.base_url, "--concurrency", "2")
-    keys = {"label_set", "method", "backend", "model", "pairs", "calls", "cache_hits", "failures", "seconds",
-            "prompt_tokens", "completion_tokens"}
+    keys = {
+        "label_set",
+        "method",
+        "backend",
+        "model",
+        "pairs",
+        "calls",
+        "cache_hits",
+        "failures",
+        "seconds",
+        "prompt_tokens",
+        "completion_tokens",
+    }
     assert keys <= set(first)
     assert first["backend"] == "openai" and first["model"] == "fake" and first["pairs"] == 8
     assert first["calls"] == 8 and first["cache_hits"] == 0 and first["failures"] == 2
@@ -217,9 +276,14 @@ def test_studio_judge_through_the_openai_backend(tmp_path: Path, server: FakeOpe
 
     with Project.open(db) as project:
         failures = project.judge_failures("fake-judge")
-        labels = project.db.cursor().execute(
-            "SELECT count(*) FROM judgments WHERE label IS NOT NULL AND expected IS NOT NULL"
-            " AND judge_run_id = (SELECT max(judge_run_id) FROM judgments)").fetchone()
+        labels = (
+            project.db.cursor()
+            .execute(
+                "SELECT count(*) FROM judgments WHERE label IS NOT NULL AND expected IS NOT NULL"
+                " AND judge_run_id = (SELECT max(judge_run_id) FROM judgments)"
+            )
+            .fetchone()
+        )
     assert len(failures) == 2 and labels == (6,)
     reasons = sorted(str(f["reason"]) for f in failures)
     assert reasons[0].startswith("call failed: HTTP 400: context too long")

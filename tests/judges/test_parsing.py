@@ -11,18 +11,22 @@ from studio.judges.parsing import parse_binary, parse_preference, parse_umbrela
 
 # -- UMBRELA -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("text", "grade"), [
-    ("##final score: 2", 2),
-    ("##final score: 0", 0),
-    ("## Final Score: 3", 3),
-    ("##final score:1", 1),
-    ("M: 2\nT: 3\nO: 2\n##final score: 2", 2),
-    ("The passage mentions altitude but gives no figures.\n\n##final score: 1", 1),
-    ("##final score: 3\nOn reflection the answer is hidden.\n##final score: 2", 2),
-    ("##final score: 0 ##final score: 1 ##final score: 3", 3),
-    ("**Final score: 3**", 3),
-    ("#final score: 2.", 2),
-])
+
+@pytest.mark.parametrize(
+    ("text", "grade"),
+    [
+        ("##final score: 2", 2),
+        ("##final score: 0", 0),
+        ("## Final Score: 3", 3),
+        ("##final score:1", 1),
+        ("M: 2\nT: 3\nO: 2\n##final score: 2", 2),
+        ("The passage mentions altitude but gives no figures.\n\n##final score: 1", 1),
+        ("##final score: 3\nOn reflection the answer is hidden.\n##final score: 2", 2),
+        ("##final score: 0 ##final score: 1 ##final score: 3", 3),
+        ("**Final score: 3**", 3),
+        ("#final score: 2.", 2),
+    ],
+)
 def test_umbrela_reads_the_last_final_score(text: str, grade: int) -> None:
     assert parse_umbrela(text).label == grade
     assert parse_umbrela(text).error is None
@@ -45,12 +49,15 @@ def test_umbrela_empty_output_is_a_failure_with_a_reason(text: str) -> None:
     assert parsed.error is not None and "empty" in parsed.error
 
 
-@pytest.mark.parametrize("text", [
-    "The passage is about cooking pasta, not about altitude.",
-    "I cannot determine the relevance of this passage.",
-    "##final score: score",
-    "##final score: ",
-])
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The passage is about cooking pasta, not about altitude.",
+        "I cannot determine the relevance of this passage.",
+        "##final score: score",
+        "##final score: ",
+    ],
+)
 def test_umbrela_text_without_a_score_is_a_failure(text: str) -> None:
     parsed = parse_umbrela(text)
     assert parsed.label is None
@@ -72,13 +79,28 @@ def test_umbrela_appended_final_score_always_wins(text: str, grade: int) -> None
 
 # -- binary -----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("text", "label"), [
-    ("Yes", 1), ("yes", 1), ("YES", 1), ("No", 0), ("no", 0), ("NO", 0),
-    ("No.", 0), ("Yes.", 1), ("  \n Yes", 1), ("\tno, it does not", 0),
-    ("Yes, the passage states the boiling point.", 1),
-    ("Answer: No", 0),
-    ("1", 1), ("0", 0), (" 1\n", 1), ("0.", 0),
-])
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("Yes", 1),
+        ("yes", 1),
+        ("YES", 1),
+        ("No", 0),
+        ("no", 0),
+        ("NO", 0),
+        ("No.", 0),
+        ("Yes.", 1),
+        ("  \n Yes", 1),
+        ("\tno, it does not", 0),
+        ("Yes, the passage states the boiling point.", 1),
+        ("Answer: No", 0),
+        ("1", 1),
+        ("0", 0),
+        (" 1\n", 1),
+        ("0.", 0),
+    ],
+)
 def test_binary_reads_yes_no_and_digits(text: str, label: int) -> None:
     parsed = parse_binary(text)
     assert (parsed.label, parsed.error) == (label, None)
@@ -97,10 +119,19 @@ def test_binary_does_not_read_yes_inside_other_words() -> None:
 
 # -- preference --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("text", "label"), [
-    ("1", 1), ("2", 2), ("Passage 2", 2), ("Passage 1 is better.", 1), ("2.", 2), (" 1\n", 1),
-    ("**2**", 2),
-])
+
+@pytest.mark.parametrize(
+    ("text", "label"),
+    [
+        ("1", 1),
+        ("2", 2),
+        ("Passage 2", 2),
+        ("Passage 1 is better.", 1),
+        ("2.", 2),
+        (" 1\n", 1),
+        ("**2**", 2),
+    ],
+)
 def test_preference_reads_the_chosen_passage(text: str, label: int) -> None:
     parsed = parse_preference(text)
     assert (parsed.label, parsed.error) == (label, None)

@@ -53,6 +53,7 @@ def documented_hash(system: str | None, user: str) -> str:
 
 # -- verbatim ----------------------------------------------------------------------------------
 
+
 def test_umbrela_user_prompt_is_the_published_text() -> None:
     assert raw("umbrela/v1/user.txt") == published("UMBRELA")
 
@@ -109,6 +110,7 @@ def test_every_bundled_template_names_its_source() -> None:
 
 # -- hashes ----------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("name", ["umbrela", "binary", "thomas", "pairwise"])
 def test_template_hash_follows_the_documented_rule(name: str) -> None:
     system_file = BUNDLED / name / "v1" / "system.txt"
@@ -134,10 +136,16 @@ def test_hash_tells_no_system_message_from_an_empty_one() -> None:
 
 # -- rendering ---------------------------------------------------------------------------------
 
+
 def test_render_fills_query_and_passage() -> None:
     messages = load_prompt("binary").render(query="boiling point", passage="Water boils at 100 C.")
-    assert messages == [("user", "Instruction: Indicate if the passage is relevant for the question. Respond "
-                         "with 'Yes' or 'No'.\n\nQuestion: boiling point\nPassage: Water boils at 100 C.\nAnswer:")]
+    assert messages == [
+        (
+            "user",
+            "Instruction: Indicate if the passage is relevant for the question. Respond "
+            "with 'Yes' or 'No'.\n\nQuestion: boiling point\nPassage: Water boils at 100 C.\nAnswer:",
+        )
+    ]
 
 
 def test_render_leaves_a_literal_json_placeholder_alone() -> None:
@@ -172,6 +180,7 @@ def test_pairwise_render_needs_both_passages() -> None:
 
 # -- loading -------------------------------------------------------------------------------
 
+
 def test_load_prompt_by_name_and_version() -> None:
     assert load_prompt("umbrela/v1").user == load_prompt("umbrela").user
     assert load_prompt("umbrela/v1").name == "umbrela/v1"
@@ -194,9 +203,14 @@ def test_load_prompt_accepts_a_custom_folder(tmp_path: Path) -> None:
     (folder / "meta.json").write_text(json.dumps({"source": "ours", "placeholders": ["query", "passage"]}))
     template = load_prompt(str(folder))
     assert (template.user, template.system, template.meta["source"]) == (
-        "Q: {query}\nP: {passage}\nGive {json}.", "You grade passages.", "ours")
-    assert template.render(query="a", passage="b") == [("system", "You grade passages."),
-                                                      ("user", "Q: a\nP: b\nGive {json}.")]
+        "Q: {query}\nP: {passage}\nGive {json}.",
+        "You grade passages.",
+        "ours",
+    )
+    assert template.render(query="a", passage="b") == [
+        ("system", "You grade passages."),
+        ("user", "Q: a\nP: b\nGive {json}."),
+    ]
 
 
 def test_unknown_prompt_name_is_a_usage_error() -> None:

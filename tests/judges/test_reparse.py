@@ -29,15 +29,21 @@ def test_a_better_parser_turns_recorded_failures_into_labels(tmp_path: Path, mon
         calls_before = calls_in(project)
 
         # A parser that also reads "N points": the same stored outputs now give labels.
-        monkeypatch.setattr(methods, "parse_umbrela", lambda text: Parsed(2.0) if "2 points" in text
-                            else Parsed(None, "no score"))
+        monkeypatch.setattr(
+            methods, "parse_umbrela", lambda text: Parsed(2.0) if "2 points" in text else Parsed(None, "no score")
+        )
         counts = project.reparse_judge("wordy")
         assert counts == {"judgments": 5, "changed": 5, "failures": 0}
         assert set(labels_of(project, "wordy").values()) == {2.0}
         assert calls_in(project) == calls_before and len(backend.requests) == 5
-        origins = project.db.cursor().execute(
-            "SELECT DISTINCT e.origin, e.source FROM label_events e JOIN label_sets s USING (label_set_id)"
-            " WHERE s.name = 'wordy'").fetchall()
+        origins = (
+            project.db.cursor()
+            .execute(
+                "SELECT DISTINCT e.origin, e.source FROM label_events e JOIN label_sets s USING (label_set_id)"
+                " WHERE s.name = 'wordy'"
+            )
+            .fetchall()
+        )
         assert origins == [("judge", f"reparse of judge run {summary.judge_run}")]
         # The run's count of failures follows its judgments, so `studio check` finds them agreeing.
         run = next(r for r in project.judge_runs() if r["run"] == summary.judge_run)

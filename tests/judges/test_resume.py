@@ -37,15 +37,40 @@ _PROGRESS = re.compile(rf"(\d+)/{LIMIT}\b")
 
 def command(db: Path) -> list[str]:
     topics = [arg for qid in TOPICS for arg in ("--topic", qid)]
-    return [sys.executable, "-m", "studio", "--db", str(db), "judge", "--method", "umbrela", "--backend",
-            "llamacpp", "--name", NAME, *topics, "--limit", str(LIMIT), "--format", "json"]
+    return [
+        sys.executable,
+        "-m",
+        "studio",
+        "--db",
+        str(db),
+        "judge",
+        "--method",
+        "umbrela",
+        "--backend",
+        "llamacpp",
+        "--name",
+        NAME,
+        *topics,
+        "--limit",
+        str(LIMIT),
+        "--format",
+        "json",
+    ]
 
 
 def environment(home: Path, terminal: bool) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items()
-           if k not in ("STUDIO_DB", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")}
-    env.update(HOME=str(home), PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
-               COLUMNS="160", LINES="40", TERM="xterm-256color" if terminal else "dumb")
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("STUDIO_DB", "NO_COLOR", "FORCE_COLOR", "TTY_COMPATIBLE", "TTY_INTERACTIVE")
+    }
+    env.update(
+        HOME=str(home),
+        PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), env.get("PYTHONPATH")])),
+        COLUMNS="160",
+        LINES="40",
+        TERM="xterm-256color" if terminal else "dumb",
+    )
     return env
 
 
@@ -53,8 +78,14 @@ def kill_after_progress(db: Path, home: Path, at_least: int, timeout: float = 24
     """Start the judge with stderr on a pseudo-terminal, SIGKILL it once its progress bar shows
     `at_least` finished calls; (last count seen, what it drew)."""
     leader, follower = pty.openpty()
-    process = subprocess.Popen(command(db), stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                               stderr=follower, env=environment(home, terminal=True), cwd=home)
+    process = subprocess.Popen(
+        command(db),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=follower,
+        env=environment(home, terminal=True),
+        cwd=home,
+    )
     os.close(follower)
     screen, seen = "", 0
     deadline = time.monotonic() + timeout
@@ -99,8 +130,14 @@ def test_killed_judge_resumes_where_it_stopped(tmp_path: Path) -> None:
         assert [r["state"] for r in project.judge_runs() if r["label_set"] == NAME] == ["interrupted"]
         assert project.check().ok
 
-    done = subprocess.run(command(db), capture_output=True, text=True, env=environment(tmp_path, terminal=False),
-                          cwd=tmp_path, timeout=600)
+    done = subprocess.run(
+        command(db),
+        capture_output=True,
+        text=True,
+        env=environment(tmp_path, terminal=False),
+        cwd=tmp_path,
+        timeout=600,
+    )
     assert done.returncode == 0, done.stderr
     summary = json.loads(done.stdout)
     assert summary["pairs"] == LIMIT
@@ -114,21 +151,27 @@ def test_killed_judge_resumes_where_it_stopped(tmp_path: Path) -> None:
         assert set(before) <= {k for (k,) in con.execute("SELECT key FROM calls WHERE backend <> 'import'").fetchall()}
         last_run = scalar(con, "SELECT max(judge_run_id) FROM judge_runs")
         rows = con.execute(
-            "SELECT qid, docid, call_key, label FROM judgments WHERE judge_run_id = ?", [last_run]).fetchall()
+            "SELECT qid, docid, call_key, label FROM judgments WHERE judge_run_id = ?", [last_run]
+        ).fetchall()
         per_pair: dict[tuple[str, str], tuple[str, float | None]] = {}
         for qid, docid, key, label in rows:
             assert (qid, docid) not in per_pair, f"{qid} {docid} judged twice"
             per_pair[(qid, docid)] = (key, label)
         assert sorted(per_pair) == pool
         assert len({key for key, _ in per_pair.values()}) == LIMIT
-        labels = dict(((q, d), g) for q, d, g in con.execute(
-            "SELECT l.qid, l.docid, l.grade FROM labels l JOIN label_sets s USING (label_set_id)"
-            " WHERE s.name = ?", [NAME]).fetchall())
+        labels = dict(
+            ((q, d), g)
+            for q, d, g in con.execute(
+                "SELECT l.qid, l.docid, l.grade FROM labels l JOIN label_sets s USING (label_set_id) WHERE s.name = ?",
+                [NAME],
+            ).fetchall()
+        )
         parsed = {pair: label for pair, (_, label) in per_pair.items() if label is not None}
         assert labels == parsed
         assert set(labels) == set(pool)
-        runs = con.execute("SELECT finished_at IS NOT NULL, calls, cache_hits FROM judge_runs WHERE backend <> 'import'"
-                           " ORDER BY 1").fetchall()
+        runs = con.execute(
+            "SELECT finished_at IS NOT NULL, calls, cache_hits FROM judge_runs WHERE backend <> 'import' ORDER BY 1"
+        ).fetchall()
         assert runs == [(False, None, None), (True, LIMIT - len(before), len(before))]
     with Project.open(db) as project:
         assert [r["state"] for r in project.judge_runs() if r["label_set"] == NAME] == ["interrupted", "finished"]

@@ -20,8 +20,17 @@ from studio.judges.prompts import load_prompt
 from studio.services.judging.config import JudgeConfig
 from studio.services.judging.pools import pool_pairs
 
-LIST_JUDGES_KEYS = {"label_set", "method", "backend", "model", "prompt_hash", "pairs", "calls", "cache_hits",
-                    "failures"}
+LIST_JUDGES_KEYS = {
+    "label_set",
+    "method",
+    "backend",
+    "model",
+    "prompt_hash",
+    "pairs",
+    "calls",
+    "cache_hits",
+    "failures",
+}
 
 
 @pytest.fixture
@@ -40,9 +49,15 @@ def pool(project: Project, name: str, **options: Any) -> list[tuple[str, str]]:
 
 
 def judgments(project: Project, run: int) -> list[tuple[Any, ...]]:
-    return project.db.cursor().execute(
-        "SELECT qid, docid, docid_b, call_key, label, parse_error, expected, confidence FROM judgments"
-        " WHERE judge_run_id = ? ORDER BY qid, docid, docid_b", [run]).fetchall()
+    return (
+        project.db.cursor()
+        .execute(
+            "SELECT qid, docid, docid_b, call_key, label, parse_error, expected, confidence FROM judgments"
+            " WHERE judge_run_id = ? ORDER BY qid, docid, docid_b",
+            [run],
+        )
+        .fetchall()
+    )
 
 
 def topic_pairs(*qids: str) -> dict[tuple[str, str], float]:
@@ -50,6 +65,7 @@ def topic_pairs(*qids: str) -> dict[tuple[str, str], float]:
 
 
 # -- summary, cache, progress ------------------------------------------------------------------
+
 
 def test_summary_has_the_documented_keys(project: Project) -> None:
     summary, _ = judge(project.db, name="sim", topics=["1001"])
@@ -103,6 +119,7 @@ def test_a_larger_run_reuses_the_calls_of_a_smaller_one(project: Project) -> Non
 
 # -- pools -------------------------------------------------------------------------------------
 
+
 def test_qrels_pool_is_every_labelled_pair(project: Project) -> None:
     assert set(pool(project, "qrels:human")) == set(human_qrels())
     assert len(pool(project, "qrels:human")) == 280
@@ -153,9 +170,24 @@ def test_unknown_pool_is_a_usage_error(project: Project, bad: str) -> None:
 
 # -- the command line --------------------------------------------------------------------------
 
+
 def test_cli_prints_the_summary_as_json(db: Path) -> None:
-    result = cli(db, "judge", "--method", "umbrela", "--backend", "simulated", "--kappa", "1", "--name", "sim",
-                 "--topic", "1001", "--format", "json")
+    result = cli(
+        db,
+        "judge",
+        "--method",
+        "umbrela",
+        "--backend",
+        "simulated",
+        "--kappa",
+        "1",
+        "--name",
+        "sim",
+        "--topic",
+        "1001",
+        "--format",
+        "json",
+    )
     assert result.exit_code == 0, result.stderr
     summary = json.loads(result.stdout)
     assert set(summary) >= SUMMARY_KEYS
@@ -174,8 +206,22 @@ def test_cli_second_run_reports_cache_hits(db: Path) -> None:
 
 
 def test_cli_topic_and_limit(db: Path) -> None:
-    result = cli(db, "judge", "--backend", "simulated", "--name", "few", "--topic", "1003", "--topic", "1009",
-                 "--limit", "5", "--format", "json")
+    result = cli(
+        db,
+        "judge",
+        "--backend",
+        "simulated",
+        "--name",
+        "few",
+        "--topic",
+        "1003",
+        "--topic",
+        "1009",
+        "--limit",
+        "5",
+        "--format",
+        "json",
+    )
     assert json.loads(result.stdout)["pairs"] == 5
     with Project.open(db) as project:
         judged = labels_of(project, "few")
@@ -201,12 +247,30 @@ def test_run_judge_refuses_to_write_into_the_human_labels(project: Project) -> N
 
 
 def test_cli_lists_judge_runs_as_json(db: Path) -> None:
-    first = json.loads(cli(db, "judge", "--backend", "simulated", "--name", "sim", "--topic", "1001",
-                           "--format", "json").stdout)
-    second = json.loads(cli(db, "judge", "--backend", "simulated", "--method", "binary", "--name", "bin",
-                            "--topic", "1001", "--limit", "3", "--format", "json").stdout)
-    listed = [row for row in json.loads(cli(db, "list", "judges", "--format", "json").stdout)
-              if row["backend"] != "import"]  # the sample's imported umbrela-smol run is listed too
+    first = json.loads(
+        cli(db, "judge", "--backend", "simulated", "--name", "sim", "--topic", "1001", "--format", "json").stdout
+    )
+    second = json.loads(
+        cli(
+            db,
+            "judge",
+            "--backend",
+            "simulated",
+            "--method",
+            "binary",
+            "--name",
+            "bin",
+            "--topic",
+            "1001",
+            "--limit",
+            "3",
+            "--format",
+            "json",
+        ).stdout
+    )
+    listed = [
+        row for row in json.loads(cli(db, "list", "judges", "--format", "json").stdout) if row["backend"] != "import"
+    ]  # the sample's imported umbrela-smol run is listed too
     assert len(listed) == 2
     for row in listed:
         assert set(row) >= LIST_JUDGES_KEYS
@@ -214,12 +278,14 @@ def test_cli_lists_judge_runs_as_json(db: Path) -> None:
     for summary, prompt in ((first, "umbrela"), (second, "binary")):
         row = by_set[summary["label_set"]]
         assert {k: row[k] for k in ("method", "backend", "model", "pairs", "calls", "cache_hits", "failures")} == {
-            k: summary[k] for k in ("method", "backend", "model", "pairs", "calls", "cache_hits", "failures")}
+            k: summary[k] for k in ("method", "backend", "model", "pairs", "calls", "cache_hits", "failures")
+        }
         assert len(row["prompt_hash"]) >= 12
         assert load_prompt(prompt).sha256.startswith(row["prompt_hash"])
 
 
 # -- failures and provenance -------------------------------------------------------------------
+
 
 def test_missing_document_text_is_a_recorded_failure(project: Project, tmp_path: Path) -> None:
     run = tmp_path / "ghost.txt"
@@ -238,8 +304,7 @@ def test_missing_document_text_is_a_recorded_failure(project: Project, tmp_path:
 
 def test_unparseable_output_is_a_failure_with_its_raw_text(project: Project) -> None:
     text = "This passage seems quite relevant to the query about altitude."
-    summary, _ = judge(project.db, name="wordy", topics=["1001"], limit=4,
-                       backend_object=ScriptedBackend(text))
+    summary, _ = judge(project.db, name="wordy", topics=["1001"], limit=4, backend_object=ScriptedBackend(text))
     assert (summary.pairs, summary.calls, summary.failures) == (4, 4, 4)
     assert labels_of(project, "wordy") == {}
     rows = judgments(project, summary.judge_run)
@@ -271,8 +336,13 @@ def test_failed_call_is_a_failure_not_a_zero(project: Project) -> None:
 
 
 def test_failed_call_is_asked_again_on_the_next_run(project: Project) -> None:
-    judge(project.db, name="flaky", topics=["1003"], limit=3,
-          backend_object=ScriptedBackend(ChatResult(None, error="timeout")))
+    judge(
+        project.db,
+        name="flaky",
+        topics=["1003"],
+        limit=3,
+        backend_object=ScriptedBackend(ChatResult(None, error="timeout")),
+    )
     healthy = ScriptedBackend("##final score: 1")
     summary, _ = judge(project.db, name="flaky", topics=["1003"], limit=3, backend_object=healthy)
     assert len(healthy.requests) == 3
@@ -290,8 +360,7 @@ def test_unparseable_answer_is_not_asked_again(project: Project) -> None:
 
 def test_cli_lists_failures(db: Path) -> None:
     with Project.open(db) as project:
-        judge(project.db, name="wordy", topics=["1001"], limit=2,
-              backend_object=ScriptedBackend("I think so."))
+        judge(project.db, name="wordy", topics=["1001"], limit=2, backend_object=ScriptedBackend("I think so."))
     result = cli(db, "judge", "--name", "wordy", "--failures", "--format", "json")
     assert result.exit_code == 0, result.stderr
     assert [row["output"] for row in json.loads(result.stdout)] == ["I think so.", "I think so."]
@@ -299,9 +368,14 @@ def test_cli_lists_failures(db: Path) -> None:
 
 def test_label_events_of_a_judge_have_origin_judge(project: Project) -> None:
     summary, _ = judge(project.db, name="sim", topics=["1001"], kappa=1.0)
-    events = project.db.cursor().execute(
-        "SELECT e.origin, e.source, count(*) FROM label_events e JOIN label_sets s USING (label_set_id)"
-        " WHERE s.name = 'sim' GROUP BY ALL").fetchall()
+    events = (
+        project.db.cursor()
+        .execute(
+            "SELECT e.origin, e.source, count(*) FROM label_events e JOIN label_sets s USING (label_set_id)"
+            " WHERE s.name = 'sim' GROUP BY ALL"
+        )
+        .fetchall()
+    )
     assert events == [("judge", f"judge run {summary.judge_run}", 28)]
     assert scalar(project.db.cursor(), "SELECT kind FROM label_sets WHERE name = 'sim'") == "simulated"
 
@@ -323,6 +397,7 @@ def test_judgments_point_at_their_stored_calls(project: Project) -> None:
 
 
 # -- pairwise ----------------------------------------------------------------------------------
+
 
 def wins_from_judgments(project: Project, run: int) -> dict[tuple[str, str], float]:
     answers = {(r[0], r[1], r[2]): r[4] for r in judgments(project, run) if r[2] is not None}

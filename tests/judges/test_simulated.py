@@ -58,7 +58,8 @@ def test_another_seed_gives_other_answers() -> None:
     reference = reference_by_topic()
     requests = umbrela_requests(reference)
     assert answers(SimulatedBackend("human", reference, kappa=0.4, seed=5), requests) != answers(
-        SimulatedBackend("human", reference, kappa=0.4, seed=6), requests)
+        SimulatedBackend("human", reference, kappa=0.4, seed=6), requests
+    )
 
 
 def test_answers_are_in_the_method_format() -> None:
@@ -117,8 +118,9 @@ def test_preferences_follow_the_higher_reference_grade_at_kappa_one() -> None:
 
 def test_kappa_one_pairwise_judge_ranks_by_the_reference(project: Project) -> None:
     judge(project.db, method="pairwise", name="pref", topics=["1004"], kappa=1.0)
-    rows = project.db.cursor().execute(
-        "SELECT docid, docid_b, label FROM judgments WHERE docid_b IS NOT NULL").fetchall()
+    rows = (
+        project.db.cursor().execute("SELECT docid, docid_b, label FROM judgments WHERE docid_b IS NOT NULL").fetchall()
+    )
     human = human_qrels()
     assert rows
     for first, second, label in rows:

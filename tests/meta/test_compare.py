@@ -25,8 +25,15 @@ def test_label_columns_are_those_of_agree(rows: list[dict[str, Any]], simulated_
     with Project.open(simulated_sample_template) as project:
         for row in rows:
             agreement = project.agreement("human", row["qrels"])
-            for key in ("pairs", "kappa_binary", "kappa_graded", "krippendorff_alpha", "alignment",
-                        "more_lenient", "stricter"):
+            for key in (
+                "pairs",
+                "kappa_binary",
+                "kappa_graded",
+                "krippendorff_alpha",
+                "alignment",
+                "more_lenient",
+                "stricter",
+            ):
                 assert row[key] == agreement[key], key
 
 
@@ -54,14 +61,38 @@ def test_the_simulated_judge_beats_the_tiny_model_on_every_count(rows: list[dict
 
 
 def test_cli_json_and_tsv(simulated_sample: Path) -> None:
-    result = cli(simulated_sample, "compare", "--ref", "human", "--qrels", "sim", "--qrels", "umbrela-smol",
-                 "--resamples", "100", "-f", "json")
+    result = cli(
+        simulated_sample,
+        "compare",
+        "--ref",
+        "human",
+        "--qrels",
+        "sim",
+        "--qrels",
+        "umbrela-smol",
+        "--resamples",
+        "100",
+        "-f",
+        "json",
+    )
     assert result.exit_code == 0, result.output
     parsed = json.loads(result.stdout)
     assert [r["qrels"] for r in parsed] == ["sim", "umbrela-smol"]
-    assert {"kappa_binary", "kappa_graded", "krippendorff_alpha", "alignment", "kendall_tau", "kendall_tau_low",
-            "kendall_tau_high", "tau_ap", "tau_ap_low", "tau_ap_high", "compat_tau", "more_lenient",
-            "stricter"} <= set(parsed[0])
+    assert {
+        "kappa_binary",
+        "kappa_graded",
+        "krippendorff_alpha",
+        "alignment",
+        "kendall_tau",
+        "kendall_tau_low",
+        "kendall_tau_high",
+        "tau_ap",
+        "tau_ap_low",
+        "tau_ap_high",
+        "compat_tau",
+        "more_lenient",
+        "stricter",
+    } <= set(parsed[0])
     tsv = cli(simulated_sample, "compare", "--ref", "human", "--qrels", "sim", "--resamples", "100", "-f", "tsv")
     header = tsv.stdout.splitlines()[0].split("\t")
     assert "best_vs_unacceptable_agree" in header and "compat_tau" in header

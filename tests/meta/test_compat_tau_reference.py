@@ -28,8 +28,9 @@ def test_compat_tau_on_tied_runs_equals_the_reference_pipeline(tmp_path: Path) -
     assert cli(db, "import", "qrels", str(workload.qrels), "--name", "human").exit_code == 0
     assert cli(db, "import", "qrels", str(llm), "--name", "llm", "--kind", "llm").exit_code == 0
     assert cli(db, "import", "run", *map(str, workload.runs)).exit_code == 0
-    [row] = json.loads(cli(db, "compare", "--ref", "human", "--qrels", "llm", "--resamples", "10",
-                           "--format", "json").stdout)
+    [row] = json.loads(
+        cli(db, "compare", "--ref", "human", "--qrels", "llm", "--resamples", "10", "--format", "json").stdout
+    )
 
     human: dict[str, dict[str, int]] = {}
     for qid, _, docid, grade in rows_of(workload.qrels):

@@ -18,8 +18,11 @@ from studio.services.meta.probes import PROBE_SENTENCE, perturb, probe_summary, 
 
 def gullible() -> ScriptedBackend:
     """Grades 3 whenever the passage claims to be relevant, else 0."""
-    return ScriptedBackend(lambda request: f"##final score: {3 if PROBE_SENTENCE in prompt_of(request) else 0}",
-                           name="gullible", model="gullible")
+    return ScriptedBackend(
+        lambda request: f"##final score: {3 if PROBE_SENTENCE in prompt_of(request) else 0}",
+        name="gullible",
+        model="gullible",
+    )
 
 
 def test_perturbation_appends_the_query_and_the_claim() -> None:

@@ -40,6 +40,7 @@ def test_agree_warns_and_clips_into_the_references_scale(sample: Path, tmp_path:
 
 def test_compare_clips_each_label_set_and_keeps_the_published_default(sample: Path, tmp_path: Path) -> None:
     write_sets(sample, tmp_path)
+
     def compare(name: str, *more: str) -> tuple[dict[str, object], str]:
         done = cli(sample, "compare", "--ref", "human", "--qrels", name, "--resamples", "20", "--format", "json", *more)
         [row] = json.loads(done.stdout)

@@ -73,8 +73,9 @@ def test_kappa_per_prompt_and_its_spread(result: Any) -> None:
 def test_alpha_between_prompts_is_the_multi_coder_alpha(result: Any) -> None:
     project, report = result
     sets = [r["label_set"] for r in report["prompts"]]
-    coded = [{(q, d): g for q, t in project.engine.evaluator(s).labels.items() for d, g in t.judged.items()}
-             for s in sets]
+    coded = [
+        {(q, d): g for q, t in project.engine.evaluator(s).labels.items() for d, g in t.judged.items()} for s in sets
+    ]
     units = sorted(coded[0])
     data = np.array([[c[u] for u in units] for c in coded])
     assert report["alpha_level"] == "nominal"
@@ -96,8 +97,24 @@ def test_folders_expand_and_names_must_differ(tmp_path: Path) -> None:
 
 
 def test_cli_with_the_simulated_judge(simulated_sample: Path) -> None:
-    result = cli(simulated_sample, "sensitivity", "--method", "graded", "--prompt", "graded-human", "--prompt",
-                 "graded-llm", "--backend", "simulated", "--topic", "1002", "--name", "g", "-f", "json")
+    result = cli(
+        simulated_sample,
+        "sensitivity",
+        "--method",
+        "graded",
+        "--prompt",
+        "graded-human",
+        "--prompt",
+        "graded-llm",
+        "--backend",
+        "simulated",
+        "--topic",
+        "1002",
+        "--name",
+        "g",
+        "-f",
+        "json",
+    )
     assert result.exit_code == 0, result.output
     report = json.loads(result.stdout)
     assert [r["label_set"] for r in report["prompts"]] == ["g-graded-human", "g-graded-llm"]

@@ -53,15 +53,15 @@ def test_cohen_kappa_equals_sklearn(data: Labels, weights: agree.Weights) -> Non
 def test_krippendorff_alpha_ordinal_equals_krippendorff_package(data: Labels) -> None:
     reference, audited = data
     assume(len(set(reference) | set(audited)) >= 2)  # the package refuses a one-value domain
-    expected = krippendorff.alpha(reliability_data=np.vstack([reference, audited]),
-                                  level_of_measurement="ordinal")
+    expected = krippendorff.alpha(reliability_data=np.vstack([reference, audited]), level_of_measurement="ordinal")
     assert same(agree.krippendorff_alpha_ordinal(reference, audited), float(expected), tol=1e-9)
 
 
 @settings(max_examples=200, deadline=None)
 @given(label_pairs(), st.sampled_from([0.5, 1.0, 2.0, 3.0]), st.sampled_from([0.25, 1.0, 2.0]))
-def test_binary_kappa_binarises_each_side_at_its_own_threshold(data: Labels, ref_threshold: float,
-                                                               threshold: float) -> None:
+def test_binary_kappa_binarises_each_side_at_its_own_threshold(
+    data: Labels, ref_threshold: float, threshold: float
+) -> None:
     reference, audited = data
     ref_binary = (reference >= ref_threshold).astype(int)
     aud_binary = (audited >= threshold).astype(int)
@@ -114,8 +114,7 @@ def test_kappa_of_perfect_agreement_is_one() -> None:
 #   acceptable vs unacceptable:  d3>d5 agree, d3>d6 agree, d4<d5 disagree, d4=d6 tie -> 2 / 1 / 1
 #   best vs acceptable:          d1>d3 agree, d1>d4 agree, d2<d3 disagree, d2>d4 agree -> 3 / 0 / 1
 # d7 is judged by the reference only and topic "t2" by nobody in the audited set: both are ignored.
-ALIGNMENT_REFERENCE = {"t1": {"d1": 3, "d2": 3, "d3": 2, "d4": 1, "d5": 0, "d6": 0, "d7": 2},
-                       "t2": {"d1": 3, "d2": 0}}
+ALIGNMENT_REFERENCE = {"t1": {"d1": 3, "d2": 3, "d3": 2, "d4": 1, "d5": 0, "d6": 0, "d7": 2}, "t2": {"d1": 3, "d2": 0}}
 ALIGNMENT_AUDITED = {"t1": {"d1": 3, "d2": 1, "d3": 2, "d4": 0, "d5": 1, "d6": 0}}
 ALIGNMENT_EXPECTED = {
     "best_vs_unacceptable": (3, 1, 0),

@@ -41,8 +41,7 @@ def ir_measures_per_topic(measure: ir_measures.measures.Measure, qrels: Qrels, r
     return {m.query_id: m.value for m in ir_measures.iter_calc([measure], int_qrels, run) if m.query_id in run}
 
 
-def assert_same_per_topic(ours: str, theirs: ir_measures.measures.Measure, qrels: Qrels,
-                          runs: dict[str, Run]) -> None:
+def assert_same_per_topic(ours: str, theirs: ir_measures.measures.Measure, qrels: Qrels, runs: dict[str, Run]) -> None:
     got = per_topic_dict(evaluator_for(qrels, runs), parse_measure(ours))
     for name, run in runs.items():
         want = ir_measures_per_topic(theirs, qrels, run) if run else {}

@@ -29,8 +29,13 @@ def project_with(tmp_path: Path, qrels: list[tuple[str, str, float]], runs: Runs
     files = []
     for name, topics in runs.items():
         path = tmp_path / f"{name}.txt"
-        path.write_text("".join(f"{q} Q0 {d} {i} {score} {name}\n" for q, docs in topics.items()
-                                for i, (d, score) in enumerate(docs.items(), start=1)))
+        path.write_text(
+            "".join(
+                f"{q} Q0 {d} {i} {score} {name}\n"
+                for q, docs in topics.items()
+                for i, (d, score) in enumerate(docs.items(), start=1)
+            )
+        )
         files.append(path)
     project = Project.open(tmp_path / "p.duckdb")
     project.import_qrels(qrels_file, name="ref", on_duplicate="highest")
@@ -38,13 +43,19 @@ def project_with(tmp_path: Path, qrels: list[tuple[str, str, float]], runs: Runs
     return project
 
 
-def assert_reference(project: Project, qrels: list[tuple[str, str, float]],
-                     runs: Runs, p: float) -> None:
-    got = {(row["run"], row["topic"]): row["value"]
-           for row in project.evaluate("ref", [f"Compat(p={p:g})"], per_topic=True) if row["topic"] != "all"}
-    want = {(name, qid): value for name, topics in runs.items()
-            for qid, value in reference.per_topic(qrels, {q: {d: float(s) for d, s in docs.items()}
-                                                          for q, docs in topics.items()}, p).items()}
+def assert_reference(project: Project, qrels: list[tuple[str, str, float]], runs: Runs, p: float) -> None:
+    got = {
+        (row["run"], row["topic"]): row["value"]
+        for row in project.evaluate("ref", [f"Compat(p={p:g})"], per_topic=True)
+        if row["topic"] != "all"
+    }
+    want = {
+        (name, qid): value
+        for name, topics in runs.items()
+        for qid, value in reference.per_topic(
+            qrels, {q: {d: float(s) for d, s in docs.items()} for q, docs in topics.items()}, p
+        ).items()
+    }
     assert set(got) == set(want)
     for key, value in want.items():
         assert got[key] == pytest.approx(value, abs=TOLERANCE, rel=0), key
@@ -55,12 +66,26 @@ def assert_reference(project: Project, qrels: list[tuple[str, str, float]],
 
 
 QRELS: list[tuple[str, str, float]] = [
-    ("1", "a", 2), ("1", "b", 2), ("1", "c", 1), ("1", "d", 0), ("1", "e", 3), ("1", "b", 3),  # b twice: 3 counts
-    ("1", "z", 1), ("1", "a", 1), ("2", "x", 1), ("2", "y", -1), ("2", "y", 0), ("2", "x", -1),  # a, x: the first
-    ("3", "n", 0)]  # topic 3: nothing positive
+    ("1", "a", 2),
+    ("1", "b", 2),
+    ("1", "c", 1),
+    ("1", "d", 0),
+    ("1", "e", 3),
+    ("1", "b", 3),  # b twice: 3 counts
+    ("1", "z", 1),
+    ("1", "a", 1),
+    ("2", "x", 1),
+    ("2", "y", -1),
+    ("2", "y", 0),
+    ("2", "x", -1),  # a, x: the first
+    ("3", "n", 0),
+]  # topic 3: nothing positive
 RUNS = {
-    "ties": {"1": {"c": "1.0", "a": "1.0", "b": "1.0", "e": "0.5", "q": "0.5"}, "2": {"y": "2", "x": "2"},
-             "3": {"n": "1"}},
+    "ties": {
+        "1": {"c": "1.0", "a": "1.0", "b": "1.0", "e": "0.5", "q": "0.5"},
+        "2": {"y": "2", "x": "2"},
+        "3": {"n": "1"},
+    },
     # Equal as C floats (trec_eval would tie them and put "b" first), distinct as doubles.
     "near": {"1": {"b": "1.000000001", "a": "1.000000002", "e": "0.3"}, "2": {"x": "-1.5"}},
     "short": {"1": {"z": "9"}},
@@ -86,13 +111,20 @@ DOCS = [f"p{i}" for i in range(12)]
 
 
 @settings(max_examples=60, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from(DOCS), st.sampled_from([-1, 0, 1, 2, 3])), min_size=1, max_size=14),
-       st.lists(st.dictionaries(st.sampled_from(DOCS), st.sampled_from(["1", "1.0000000001", "2", "0.5", "-3"]),
-                                min_size=1, max_size=12), min_size=1, max_size=3),
-       st.sampled_from([0.5, 0.9]))
-def test_compat_equals_the_reference_on_random_tied_runs(tmp_path_factory: pytest.TempPathFactory,
-                                                         judged: list[tuple[str, int]],
-                                                         rankings: list[dict[str, str]], p: float) -> None:
+@given(
+    st.lists(st.tuples(st.sampled_from(DOCS), st.sampled_from([-1, 0, 1, 2, 3])), min_size=1, max_size=14),
+    st.lists(
+        st.dictionaries(
+            st.sampled_from(DOCS), st.sampled_from(["1", "1.0000000001", "2", "0.5", "-3"]), min_size=1, max_size=12
+        ),
+        min_size=1,
+        max_size=3,
+    ),
+    st.sampled_from([0.5, 0.9]),
+)
+def test_compat_equals_the_reference_on_random_tied_runs(
+    tmp_path_factory: pytest.TempPathFactory, judged: list[tuple[str, int]], rankings: list[dict[str, str]], p: float
+) -> None:
     qrels = [("1", docid, float(grade)) for docid, grade in judged]
     runs = {f"r{i}": {"1": ranking} for i, ranking in enumerate(rankings)}
     with project_with(tmp_path_factory.mktemp("compat"), qrels, runs) as project:

@@ -195,8 +195,7 @@ def test_knights_counts_equal_every_pairs_signs(n: int, levels: int, seed: int) 
     x = rng.integers(0, levels, n) / levels
     y = x.copy() if seed % 5 == 0 else rng.integers(0, levels + 1, n) / 3.0
     dx, dy = corr._pair_signs(x, y)
-    assert corr._knight_counts(x, y) == (int((dx * dy).sum()), int(np.count_nonzero(dx)),
-                                         int(np.count_nonzero(dy)))
+    assert corr._knight_counts(x, y) == (int((dx * dy).sum()), int(np.count_nonzero(dx)), int(np.count_nonzero(dy)))
 
 
 @settings(max_examples=100, deadline=None)

@@ -12,8 +12,10 @@ from studio.metrics.evaluator import Evaluator
 from studio.metrics.names import Measure, parse_measure
 from studio.metrics.rankings import rankings_from_lists, trec_order
 
-MEASURES = [parse_measure(m) for m in ("nDCG@5", "nDCG", "AP", "AP(rel=2)", "P@3", "R@5", "RR",
-                                       "Rprec", "Judged@5", "Compat(p=0.9)")]
+MEASURES = [
+    parse_measure(m)
+    for m in ("nDCG@5", "nDCG", "AP", "AP(rel=2)", "P@3", "R@5", "RR", "Rprec", "Judged@5", "Compat(p=0.9)")
+]
 
 EDITS = st.lists(
     st.tuples(
@@ -47,18 +49,24 @@ def assert_same_as_fresh(edited: Evaluator, fresh: Evaluator) -> None:
         for qid in set(got) | set(want):
             # A topic known to only one of them (its labels all removed, no run has it) is all NaN.
             empty = np.full(len(fresh.runs), np.nan)
-            np.testing.assert_allclose(got.get(qid, empty), want.get(qid, empty), rtol=0, atol=1e-12,
-                                       err_msg=f"{measure} {qid}")
+            np.testing.assert_allclose(
+                got.get(qid, empty), want.get(qid, empty), rtol=0, atol=1e-12, err_msg=f"{measure} {qid}"
+            )
         for complete in (False, True):
-            np.testing.assert_allclose(edited.means(measure, complete=complete),
-                                       fresh.means(measure, complete=complete), rtol=0, atol=1e-12,
-                                       err_msg=f"{measure} complete={complete}")
+            np.testing.assert_allclose(
+                edited.means(measure, complete=complete),
+                fresh.means(measure, complete=complete),
+                rtol=0,
+                atol=1e-12,
+                err_msg=f"{measure} complete={complete}",
+            )
 
 
 @settings(max_examples=300, deadline=None)
 @given(collections(all_negative_topics=True), EDITS)
 def test_edits_give_the_same_scores_as_a_fresh_evaluator(
-    data: Collection, edits: list[tuple[str, str, float | None, bool]],
+    data: Collection,
+    edits: list[tuple[str, str, float | None, bool]],
 ) -> None:
     qrels, runs = data
     rankings = rankings_from_lists(

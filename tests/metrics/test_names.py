@@ -6,9 +6,25 @@ import pytest
 
 from studio.metrics.names import Measure, parse_measure
 
-CANONICAL = ["nDCG@10", "nDCG", "P@10", "P(rel=2)@10", "AP", "AP@100", "AP(rel=2)", "R@100",
-             "R(rel=2)@100", "RR", "RR@10", "RR(rel=2)", "Rprec", "Rprec(rel=2)", "Judged@10",
-             "Compat(p=0.9)", "Compat(p=0.95)"]
+CANONICAL = [
+    "nDCG@10",
+    "nDCG",
+    "P@10",
+    "P(rel=2)@10",
+    "AP",
+    "AP@100",
+    "AP(rel=2)",
+    "R@100",
+    "R(rel=2)@100",
+    "RR",
+    "RR@10",
+    "RR(rel=2)",
+    "Rprec",
+    "Rprec(rel=2)",
+    "Judged@10",
+    "Compat(p=0.9)",
+    "Compat(p=0.95)",
+]
 
 
 @pytest.mark.parametrize("name", CANONICAL)
@@ -37,8 +53,24 @@ def test_rel_1_is_the_default_level() -> None:
 
 @pytest.mark.parametrize(
     "name",
-    ["P", "R", "Judged", "Rprec@5", "Compat@10", "Foo@3", "Compat(p=2)", "Compat(p=0)",
-     "P(rel=x)@10", "nDCG(rel=2)@10", "AP(p=0.9)", "P@0", "P@-1", "nDCG@", "", "P@10 extra"],
+    [
+        "P",
+        "R",
+        "Judged",
+        "Rprec@5",
+        "Compat@10",
+        "Foo@3",
+        "Compat(p=2)",
+        "Compat(p=0)",
+        "P(rel=x)@10",
+        "nDCG(rel=2)@10",
+        "AP(p=0.9)",
+        "P@0",
+        "P@-1",
+        "nDCG@",
+        "",
+        "P@10 extra",
+    ],
 )
 def test_bad_names_are_refused_with_value_error(name: str) -> None:
     with pytest.raises(ValueError):

@@ -16,12 +16,14 @@ from studio.metrics.reliability import Level, krippendorff_alpha, spread
 
 # Krippendorff (2011), section C: 4 coders, 12 units, values 1–5, missing as NaN; α nominal 0.743,
 # ordinal 0.815, interval 0.849 (the paper's worked example).
-PAPER = np.array([
-    [1, 2, 3, 3, 2, 1, 4, 1, 2, np.nan, np.nan, np.nan],
-    [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, np.nan, 3],
-    [np.nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, np.nan],
-    [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, np.nan],
-])
+PAPER = np.array(
+    [
+        [1, 2, 3, 3, 2, 1, 4, 1, 2, np.nan, np.nan, np.nan],
+        [1, 2, 3, 3, 2, 2, 4, 1, 2, 5, np.nan, 3],
+        [np.nan, 3, 3, 3, 2, 3, 4, 2, 2, 5, 1, np.nan],
+        [1, 2, 3, 3, 2, 4, 4, 1, 2, 5, 1, np.nan],
+    ]
+)
 
 
 @pytest.mark.parametrize("level, expected", [("nominal", 0.743), ("ordinal", 0.815), ("interval", 0.849)])
@@ -29,8 +31,13 @@ def test_the_worked_example_of_krippendorff_2011(level: Level, expected: float) 
     assert krippendorff_alpha(PAPER, level) == pytest.approx(expected, abs=5e-4)
 
 
-coders = st.integers(2, 5).flatmap(lambda m: st.integers(2, 15).flatmap(lambda n: st.lists(
-    st.lists(st.one_of(st.none(), st.integers(0, 3)), min_size=n, max_size=n), min_size=m, max_size=m)))
+coders = st.integers(2, 5).flatmap(
+    lambda m: st.integers(2, 15).flatmap(
+        lambda n: st.lists(
+            st.lists(st.one_of(st.none(), st.integers(0, 3)), min_size=n, max_size=n), min_size=m, max_size=m
+        )
+    )
+)
 
 
 @settings(max_examples=150, deadline=None)
@@ -62,6 +69,7 @@ def test_identical_coders_are_perfectly_reliable() -> None:
 
 def test_spread_uses_the_sample_variance_and_skips_undefined_values() -> None:
     assert spread([0.2, 0.4, None, float("nan"), 0.6]) == pytest.approx(
-        {"mean": 0.4, "variance": 0.04, "min": 0.2, "max": 0.6})
+        {"mean": 0.4, "variance": 0.04, "min": 0.2, "max": 0.6}
+    )
     assert spread([None]) == {"mean": None, "variance": None, "min": None, "max": None}
     assert spread([0.5])["variance"] is None

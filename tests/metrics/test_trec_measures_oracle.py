@@ -53,12 +53,12 @@ def ours_and_trec_eval(k: int, level: int) -> list[tuple[str, str, str]]:
     ]
 
 
-def trec_eval_per_topic(qrels: Qrels, runs: dict[str, Run], names: list[tuple[str, str, str]],
-                        level: int) -> dict[str, dict[str, dict[str, float]]]:
+def trec_eval_per_topic(
+    qrels: Qrels, runs: dict[str, Run], names: list[tuple[str, str, str]], level: int
+) -> dict[str, dict[str, dict[str, float]]]:
     """{run: {qid: {key: value}}} as trec_eval computes it."""
     int_qrels = {q: {d: int(g) for d, g in docs.items()} for q, docs in qrels.items()}
-    evaluator = pytrec_eval.RelevanceEvaluator(int_qrels, {request for _, request, _ in names},
-                                               relevance_level=level)
+    evaluator = pytrec_eval.RelevanceEvaluator(int_qrels, {request for _, request, _ in names}, relevance_level=level)
     return {name: evaluator.evaluate(run) if run else {} for name, run in runs.items()}
 
 
@@ -106,8 +106,7 @@ def test_means_over_shared_topics_equal_trec_eval(data: Collection, k: int, leve
 
 @settings(max_examples=250, deadline=None)
 @given(collections(), CUTOFFS, st.sampled_from([1, 2]))
-def test_complete_means_count_missing_qrels_topics_as_zero(data: Collection, k: int,
-                                                           level: int) -> None:
+def test_complete_means_count_missing_qrels_topics_as_zero(data: Collection, k: int, level: int) -> None:
     qrels, runs = data
     names = ours_and_trec_eval(k, level)
     expected = trec_eval_per_topic(qrels, runs, names, level)
@@ -120,8 +119,17 @@ def test_complete_means_count_missing_qrels_topics_as_zero(data: Collection, k: 
             assert value == pytest.approx(want, abs=TOLERANCE, rel=0), (ours, run)
 
 
-FLOAT_MEASURES = [("nDCG", "k"), ("nDCG", None), ("P", "k"), ("R", "k"), ("AP", None), ("AP", "k"),
-                  ("RR", None), ("RR", "k"), ("Rprec", None)]
+FLOAT_MEASURES = [
+    ("nDCG", "k"),
+    ("nDCG", None),
+    ("P", "k"),
+    ("R", "k"),
+    ("AP", None),
+    ("AP", "k"),
+    ("RR", None),
+    ("RR", "k"),
+    ("Rprec", None),
+]
 
 
 @settings(max_examples=400, deadline=None)
@@ -135,9 +143,11 @@ def test_float_grades_follow_trec_eval_formulas(data: Collection, k: int, level:
         text += f"@{cutoff}" if cutoff else ""
         got = per_topic_dict(evaluator, parse_measure(text))
         for run_name, run in runs.items():
-            want = {qid: reference_measure(name, cutoff, level if name != "nDCG" else 1,
-                                           trec_ranking(docs), qrels[qid])
-                    for qid, docs in run.items() if qid in qrels}
+            want = {
+                qid: reference_measure(name, cutoff, level if name != "nDCG" else 1, trec_ranking(docs), qrels[qid])
+                for qid, docs in run.items()
+                if qid in qrels
+            }
             assert set(got[run_name]) == set(want), text
             for qid, value in want.items():
                 assert got[run_name][qid] == pytest.approx(value, abs=TOLERANCE, rel=0), (text, qid)

@@ -25,9 +25,17 @@ def report_project_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     accepted label, a skip, an undone grade and a flag) and a robustness probe of `sim`."""
     path = tmp_path_factory.mktemp("report-project") / "sample.duckdb"
     with build_sample_project(path) as project:
-        for config in (JudgeConfig(method="umbrela", backend="simulated", name="sim", kappa=0.5),
-                       JudgeConfig(method="exam-question", backend="simulated", name="exam-sim", bank="questions",
-                                   kappa=0.5, topics=RUBRIC_TOPICS)):
+        for config in (
+            JudgeConfig(method="umbrela", backend="simulated", name="sim", kappa=0.5),
+            JudgeConfig(
+                method="exam-question",
+                backend="simulated",
+                name="exam-sim",
+                bank="questions",
+                kappa=0.5,
+                topics=RUBRIC_TOPICS,
+            ),
+        ):
             judge_all(project.db, config)
         review = ReviewSession(project, "human", "sim", person="ana")
         review.load()

@@ -91,9 +91,17 @@ def test_the_report_is_an_html_file_a_markdown_file_and_figures(written: Path) -
     assert sorted(p.name for p in written.iterdir()) == ["figures", "report.html", "report.md"]
     assert {p.name for p in (written / "figures").iterdir()} == set(EXPECTED_FIGURES)
     headings = re.findall(r"^## \d+\. (.+)$", (written / "report.md").read_text(encoding="utf-8"), re.M)
-    assert headings == ["Data summary", "Leaderboards", "Comparison with the reference",
-                        "Alignment with the reference order", "Run scores against the reference",
-                        "Topic subsampling", "Test-bank diagnostics", "Robustness probes", "Audit history"]
+    assert headings == [
+        "Data summary",
+        "Leaderboards",
+        "Comparison with the reference",
+        "Alignment with the reference order",
+        "Run scores against the reference",
+        "Topic subsampling",
+        "Test-bank diagnostics",
+        "Robustness probes",
+        "Audit history",
+    ]
 
 
 def test_every_figure_opens_with_its_pixel_size(written: Path) -> None:
@@ -131,11 +139,13 @@ def test_the_tables_show_what_the_services_return(written: Path, report_project_
         rows = compare(project.engine, "human", AUDITED, "nDCG@10", resamples=RESAMPLES, seed=0)
         banks = bank_report(project.engine, "questions", "exam-sim", ref="human")
 
-    assert by(tables["Counts"], "what") == {k.replace("_", " "): {"what": k.replace("_", " "), "count": f"{v:,}"}
-                                           for k, v in counts.items()}
+    assert by(tables["Counts"], "what") == {
+        k.replace("_", " "): {"what": k.replace("_", " "), "count": f"{v:,}"} for k, v in counts.items()
+    }
     listed = by(tables["Label sets"], "label set")
-    assert {name: (row["pairs"], row["events"]) for name, row in listed.items()} == \
-        {r["name"]: (f"{r['pairs']:,}", f"{r['events']:,}") for r in label_sets}
+    assert {name: (row["pairs"], row["events"]) for name, row in listed.items()} == {
+        r["name"]: (f"{r['pairs']:,}", f"{r['events']:,}") for r in label_sets
+    }
 
     board = tables["nDCG@10 per run and label set"]
     assert [row["run"] for row in board] == sorted(boards["human"], key=lambda run: -boards["human"][run])
@@ -148,13 +158,18 @@ def test_the_tables_show_what_the_services_return(written: Path, report_project_
     for compared in rows:
         line = shown[compared["qrels"]]
         assert line["Kendall τ"] == format_number(compared["kendall_tau"])
-        assert line["τ 95% interval"] == f"[{format_number(compared['kendall_tau_low'])}, " \
-                                         f"{format_number(compared['kendall_tau_high'])}]"
+        assert (
+            line["τ 95% interval"] == f"[{format_number(compared['kendall_tau_low'])}, "
+            f"{format_number(compared['kendall_tau_high'])}]"
+        )
         assert line["τ_AP"] == format_number(compared["tau_ap"])
         assert line["κ graded"] == format_number(compared["kappa_graded"])
         assert line["pairs"] == format_cell(compared["pairs"])
-        alignment = {r["category pair"]: r for r in tables["Agree / tie / disagree shares"]
-                     if r["label set"] == compared["qrels"]}
+        alignment = {
+            r["category pair"]: r
+            for r in tables["Agree / tie / disagree shares"]
+            if r["label set"] == compared["qrels"]
+        }
         for pair, bucket in compared["alignment"].items():
             assert alignment[pair.replace("_vs_", " vs ")]["agree"] == format_number(bucket["agree"])
 
@@ -172,9 +187,19 @@ def test_the_audit_history_counts_edits_and_review_decisions(written: Path) -> N
     latest = tables["Latest edits (newest first, up to 20)"]
     assert [row["origin"] for row in latest] == ["undo", "person", "person", "person"]
     (review,) = tables["Review log: decisions per review and person"]
-    assert review == {"reference set": "human", "audited set": "sim", "person": "ana", "graded": "2",
-                      "accepted": "1", "kept reference": "0", "skipped": "1", "flagged": "1", "noted": "0",
-                      "undone": "1", "total": "6"}
+    assert review == {
+        "reference set": "human",
+        "audited set": "sim",
+        "person": "ana",
+        "graded": "2",
+        "accepted": "1",
+        "kept reference": "0",
+        "skipped": "1",
+        "flagged": "1",
+        "noted": "0",
+        "undone": "1",
+        "total": "6",
+    }
 
 
 def test_the_probe_table_shows_the_probe_summary(written: Path, report_project_template: Path) -> None:
@@ -182,12 +207,13 @@ def test_the_probe_table_shows_the_probe_summary(written: Path, report_project_t
         (summary,) = probe_summary(project.db)
     (row,) = tables_of(written)["Probe results"]
     assert row["label set"] == "sim" and row["documents"] == format_cell(summary["documents"]) == "10"
-    assert (row["mean shift"], row["share became relevant"]) == \
-        (format_number(summary["mean_shift"]), format_number(summary["became_relevant"]))
+    assert (row["mean shift"], row["share became relevant"]) == (
+        format_number(summary["mean_shift"]),
+        format_number(summary["became_relevant"]),
+    )
 
 
-def test_the_same_project_gives_the_same_report(written: Path, report_project_template: Path,
-                                                tmp_path: Path) -> None:
+def test_the_same_project_gives_the_same_report(written: Path, report_project_template: Path, tmp_path: Path) -> None:
     again = write(report_project_template, tmp_path / "again")
     for path in sorted(p.relative_to(written) for p in written.rglob("*") if p.is_file()):
         assert (again / path).read_bytes() == (written / path).read_bytes(), path

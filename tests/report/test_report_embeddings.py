@@ -29,8 +29,9 @@ def test_the_fd_section_comes_before_the_audit_history_and_holds_fd_at_10(report
     with Project.open(report_project) as project:
         without = build_report(project, resamples=20)
         report = build_report(project, resamples=20, with_embeddings=True, embedder=HashEmbedder())
-        expected = {name: fd_leaderboard(project.engine, name, k=10, embedder=HashEmbedder())
-                    for name in ("human", "sim")}
+        expected = {
+            name: fd_leaderboard(project.engine, name, k=10, embedder=HashEmbedder()) for name in ("human", "sim")
+        }
     keys = [s.key for s in report.sections]
     assert "embeddings" not in [s.key for s in without.sections]
     assert keys[-2:] == ["embeddings", "audit"]

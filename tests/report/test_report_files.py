@@ -39,8 +39,9 @@ def test_an_earlier_report_is_replaced_and_other_files_are_kept(report: Report, 
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fresh", "out"]  # no staging folder left
 
 
-def test_a_failure_half_way_leaves_the_earlier_report_whole(report: Report, tmp_path: Path,
-                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_failure_half_way_leaves_the_earlier_report_whole(
+    report: Report, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     out = tmp_path / "out"
     (out / "figures").mkdir(parents=True)
     (out / "figures" / "old.png").write_bytes(b"old figure")

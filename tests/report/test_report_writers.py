@@ -14,10 +14,21 @@ PNG = b"\x89PNG not really"
 
 @pytest.mark.parametrize(
     ("value", "shown"),
-    [(None, "–"), (float("nan"), "–"), (0.86666, "0.867"), (-0.0001, "0.000"), (1.0, "1.000"), (12345, "12,345"),
-     (0, "0"), ("lexical-bm25", "lexical-bm25"), (Interval(-0.2, 0.6), "[-0.200, 0.600]"),
-     (Interval(None, None), "–"), (Interval(0.1, None), "[0.100, –]"), (Spread(0.75, 0.125), "0.750 ± 0.125"),
-     (Spread(None, None), "–")],
+    [
+        (None, "–"),
+        (float("nan"), "–"),
+        (0.86666, "0.867"),
+        (-0.0001, "0.000"),
+        (1.0, "1.000"),
+        (12345, "12,345"),
+        (0, "0"),
+        ("lexical-bm25", "lexical-bm25"),
+        (Interval(-0.2, 0.6), "[-0.200, 0.600]"),
+        (Interval(None, None), "–"),
+        (Interval(0.1, None), "[0.100, –]"),
+        (Spread(0.75, 0.125), "0.750 ± 0.125"),
+        (Spread(None, None), "–"),
+    ],
 )
 def test_a_cell_is_formatted_one_way(value: Cell, shown: str) -> None:
     assert format_cell(value) == shown
@@ -26,8 +37,14 @@ def test_a_cell_is_formatted_one_way(value: Cell, shown: str) -> None:
 def report_with(name: str) -> Report:
     table = Table("Scores", ["label set", "τ"], [{"label set": name, "τ": 0.5}, {"label set": "b", "τ": None}])
     figure = Figure(name="tau-x", caption=f"{name} [scatter]", png=PNG, width=10, height=20)
-    section = Section("scores", "Scores", "What the scores say.", [table, Table("Nothing", ["a"], [], "none yet")],
-                      [figure], ["a note"])
+    section = Section(
+        "scores",
+        "Scores",
+        "What the scores say.",
+        [table, Table("Nothing", ["a"], [], "none yet")],
+        [figure],
+        ["a note"],
+    )
     return Report("Report <of> a project", [("measure", "nDCG@10")], [section])
 
 

@@ -112,8 +112,11 @@ def test_filters_slice_the_queue(db: Path) -> None:
         by_grades = session(project, filters=ReviewFilters(ref_grade=3.0, grade=0.0))
         assert all(p["ref_grade"] == 3.0 and p["grade"] == 0.0 for p in by_grades.queue)
         by_run = session(project, filters=ReviewFilters(run="lexical-bm25"))
-        retrieved = set(project.db.cursor().execute(
-            "SELECT qid, docid FROM run_rows JOIN runs USING (run_id) WHERE name = 'lexical-bm25'").fetchall())
+        retrieved = set(
+            project.db.cursor()
+            .execute("SELECT qid, docid FROM run_rows JOIN runs USING (run_id) WHERE name = 'lexical-bm25'")
+            .fetchall()
+        )
         assert by_run.queue and all((p["qid"], p["docid"]) in retrieved for p in by_run.queue)
 
 
@@ -121,8 +124,10 @@ def test_the_pair_view_shows_every_judge_and_the_item_grades(db: Path) -> None:
     with Project.open(db) as project:
         first = session(project).current()
         assert first is not None
-        judge_all(project.db, JudgeConfig(method="exam-nugget", backend="simulated", name="exam", bank="nuggets",
-                                          topics=[first["qid"]]))
+        judge_all(
+            project.db,
+            JudgeConfig(method="exam-nugget", backend="simulated", name="exam", bank="nuggets", topics=[first["qid"]]),
+        )
         project.engine.forget_labels()
         review = session(project)
         view = review.view()

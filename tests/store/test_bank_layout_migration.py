@@ -21,8 +21,10 @@ EXAM = Path(__file__).resolve().parents[1] / "published" / "dl20-exam-questions.
 def version_8_file(path: Path) -> None:
     """A project file as the studio wrote it at schema version 8, holding one bank of two items."""
     with duckdb.connect(str(path)) as con:
-        con.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY,"
-                    " applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)")
+        con.execute(
+            "CREATE TABLE schema_version (version INTEGER PRIMARY KEY,"
+            " applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)"
+        )
         for version, statements in MIGRATIONS:
             if version <= 8:
                 con.execute(statements)

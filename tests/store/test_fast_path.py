@@ -25,11 +25,44 @@ from studio.store.fast_path import FastPathRefused
 
 BOM = b"\xef\xbb\xbf"
 QIDS = ["1", "2", "999", "1000", "0999", "q_1", "Q0", "é"]
-DOCIDS = ["999", "1000", "0", "00", "d1", "D1", "doc-1", "msmarco_passage_00_1", "ñ", '"x"', "a'b",
-          "#c", "NULL", "\\", "[b]", "d,1"]
-GOOD_SCORES = ["0", "3", "-2", "1.25", "-0.5", "+1.5", ".5", "5.", "1e3", "1E-3", "-2.5e+2",
-               "00.5", "-0", "12345678901234567890", "0.1000000000000000055511151231257827",
-               "inf", "-Infinity", "1e400"]
+DOCIDS = [
+    "999",
+    "1000",
+    "0",
+    "00",
+    "d1",
+    "D1",
+    "doc-1",
+    "msmarco_passage_00_1",
+    "ñ",
+    '"x"',
+    "a'b",
+    "#c",
+    "NULL",
+    "\\",
+    "[b]",
+    "d,1",
+]
+GOOD_SCORES = [
+    "0",
+    "3",
+    "-2",
+    "1.25",
+    "-0.5",
+    "+1.5",
+    ".5",
+    "5.",
+    "1e3",
+    "1E-3",
+    "-2.5e+2",
+    "00.5",
+    "-0",
+    "12345678901234567890",
+    "0.1000000000000000055511151231257827",
+    "inf",
+    "-Infinity",
+    "1e400",
+]
 BAD_SCORES = ["nan", "NaN", "abc", "1,5", "0x1A", "1e", "", "1.2.3", "--1", "1_0"]
 GOOD_RANKS = ["1", "2", "10", "0", "-1", "+3", "007"]
 BAD_RANKS = ["1.0", "1.6", "1e2", "x", "", "0x1"]
@@ -82,23 +115,46 @@ def trec_file(draw: st.DrawFn, columns: Callable[[], st.SearchStrategy[list[str]
 
 @st.composite
 def run_columns(draw: st.DrawFn) -> list[str]:
-    score = draw(st.sampled_from(BAD_SCORES)) if draw(st.integers(0, 15)) == 0 else draw(
-        st.one_of(st.sampled_from(GOOD_SCORES), st.floats(allow_nan=False).map(repr),
-                  st.integers(-10**6, 10**6).map(str),
-                  st.floats(-1e6, 1e6).map(lambda x: f"{x:.3e}")))
-    rank = draw(st.sampled_from(BAD_RANKS)) if draw(st.integers(0, 15)) == 0 else draw(
-        st.one_of(st.sampled_from(GOOD_RANKS), st.integers(1, 1000).map(str)))
-    return [draw(st.sampled_from(QIDS)), "Q0", draw(st.sampled_from(DOCIDS)), rank, score,
-            draw(st.sampled_from(["run1", "run1", "r-2"]))]
+    score = (
+        draw(st.sampled_from(BAD_SCORES))
+        if draw(st.integers(0, 15)) == 0
+        else draw(
+            st.one_of(
+                st.sampled_from(GOOD_SCORES),
+                st.floats(allow_nan=False).map(repr),
+                st.integers(-(10**6), 10**6).map(str),
+                st.floats(-1e6, 1e6).map(lambda x: f"{x:.3e}"),
+            )
+        )
+    )
+    rank = (
+        draw(st.sampled_from(BAD_RANKS))
+        if draw(st.integers(0, 15)) == 0
+        else draw(st.one_of(st.sampled_from(GOOD_RANKS), st.integers(1, 1000).map(str)))
+    )
+    return [
+        draw(st.sampled_from(QIDS)),
+        "Q0",
+        draw(st.sampled_from(DOCIDS)),
+        rank,
+        score,
+        draw(st.sampled_from(["run1", "run1", "r-2"])),
+    ]
 
 
 @st.composite
 def qrels_columns(draw: st.DrawFn) -> list[str]:
-    grade = draw(st.sampled_from([*BAD_SCORES, "inf"])) if draw(st.integers(0, 15)) == 0 else draw(
-        st.one_of(st.sampled_from(["0", "1", "2", "3", "-1", "0.5", ".25", "+1", "2.", "1e0", "1E-1"]),
-                  st.floats(allow_nan=False, allow_infinity=False).map(repr)))
-    return [draw(st.sampled_from(QIDS)), draw(st.sampled_from(["0", "Q0", "1"])),
-            draw(st.sampled_from(DOCIDS)), grade]
+    grade = (
+        draw(st.sampled_from([*BAD_SCORES, "inf"]))
+        if draw(st.integers(0, 15)) == 0
+        else draw(
+            st.one_of(
+                st.sampled_from(["0", "1", "2", "3", "-1", "0.5", ".25", "+1", "2.", "1e0", "1E-1"]),
+                st.floats(allow_nan=False, allow_infinity=False).map(repr),
+            )
+        )
+    )
+    return [draw(st.sampled_from(QIDS)), draw(st.sampled_from(["0", "Q0", "1"])), draw(st.sampled_from(DOCIDS)), grade]
 
 
 def parsed_run(text: str, source: str) -> list[Row]:
@@ -155,8 +211,9 @@ def test_fast_run_reader_agrees_with_the_precise_parser(
 @example(data=b"1 0 d1 1 extra\n", compress=False)
 @example(data=b"# c\n1\t0\td1\t1\n  #\n1  0 d2\t 0 \n", compress=True)
 @example(data=b"\n", compress=False)
-def test_fast_qrels_reader_agrees_with_the_precise_parser(con: Connection, write_file: WriteFile, data: bytes,
-                                                          compress: bool) -> None:
+def test_fast_qrels_reader_agrees_with_the_precise_parser(
+    con: Connection, write_file: WriteFile, data: bytes, compress: bool
+) -> None:
     path = write_file(data, compress)
     expected = precise(parsed_qrels, path)
     labels.create_label_staging(con)
@@ -197,8 +254,10 @@ def test_a_docid_ranked_twice_is_found_in_any_of_many_files(
     con: Connection, write_file: WriteFile, twice: int | None
 ) -> None:
     # Every file ranks the same documents; only file `twice` ranks one of them twice.
-    paths = [write_file(CLEAN_RUN + (b"2 Q0 999 2 -2 run1\n" if index == twice else b""), compress=False)
-             for index in range(70)]
+    paths = [
+        write_file(CLEAN_RUN + (b"2 Q0 999 2 -2 run1\n" if index == twice else b""), compress=False)
+        for index in range(70)
+    ]
     runs.create_run_staging(con)
     if twice is None:
         runs.stage_run_files(con, list(enumerate(paths)))
@@ -212,8 +271,9 @@ SEPARATORS_OF_STR_SPLIT = [chr(c) for c in range(0x110000) if chr(c).isspace() a
 
 
 @pytest.mark.parametrize("char", SEPARATORS_OF_STR_SPLIT, ids=lambda c: f"U+{ord(c):04X}")
-def test_fast_path_refuses_a_field_holding_any_other_separator_of_str_split(con: Connection, write_file: WriteFile,
-                                                                            char: str) -> None:
+def test_fast_path_refuses_a_field_holding_any_other_separator_of_str_split(
+    con: Connection, write_file: WriteFile, char: str
+) -> None:
     path = write_file(f"1 Q0 d{char}z 1 2 run1\n".encode(), compress=False)
     runs.create_run_staging(con)
     with pytest.raises(FastPathRefused):

@@ -19,8 +19,23 @@ from studio.store import labels, runs
 from studio.store.database import Connection
 
 QIDS = ["1037798", "104861", "1", "0999", "q_1", "Q0", "é", "x#"]
-DOCIDS = ["8726436", "999", "1000", "00", "d1", "D1", "msmarco_passage_00_1", "#c", '"x"', "a'b", "NULL", "\\",
-          "d,1", "ñ", "🙂"]
+DOCIDS = [
+    "8726436",
+    "999",
+    "1000",
+    "00",
+    "d1",
+    "D1",
+    "msmarco_passage_00_1",
+    "#c",
+    '"x"',
+    "a'b",
+    "NULL",
+    "\\",
+    "d,1",
+    "ñ",
+    "🙂",
+]
 RANKS = ["1", "2", "10", "0", "-1", "+3", "007"]
 SCORES = ["13.27", "0", "-2", "1.25", "+1.5", ".5", "5.", "1e3", "1E-3", "-0", "inf", "-Infinity", "1e400"]
 GAPS = [" ", "\t", "  ", "\t\t", " \t", "\t ", "   \t  "]
@@ -34,22 +49,42 @@ Row = tuple[Any, ...]
 @st.composite
 def run_file(draw: st.DrawFn) -> list[list[str]]:
     """Rows of a valid run (a docid at most once per topic), as the text of their six columns."""
-    keys = draw(st.lists(st.tuples(st.sampled_from(QIDS), st.sampled_from(DOCIDS)), min_size=1, max_size=8,
-                         unique=True))
+    keys = draw(
+        st.lists(st.tuples(st.sampled_from(QIDS), st.sampled_from(DOCIDS)), min_size=1, max_size=8, unique=True)
+    )
     tag = draw(st.sampled_from(["bm25", "run-1", "Q0"]))
-    return [[qid, "Q0", docid, draw(st.sampled_from(RANKS)),
-             draw(st.one_of(st.sampled_from(SCORES), st.floats(allow_nan=False).map(repr))), tag]
-            for qid, docid in keys]
+    return [
+        [
+            qid,
+            "Q0",
+            docid,
+            draw(st.sampled_from(RANKS)),
+            draw(st.one_of(st.sampled_from(SCORES), st.floats(allow_nan=False).map(repr))),
+            tag,
+        ]
+        for qid, docid in keys
+    ]
 
 
 @st.composite
 def qrels_file(draw: st.DrawFn) -> list[list[str]]:
-    keys = draw(st.lists(st.tuples(st.sampled_from(QIDS), st.sampled_from(DOCIDS)), min_size=1, max_size=8,
-                         unique=True))
-    return [[qid, draw(st.sampled_from(["0", "Q0"])), docid,
-             draw(st.one_of(st.sampled_from(["0", "1", "2", "3", "-1", "0.5", ".25", "+1", "2.", "1e0"]),
-                            st.floats(allow_nan=False, allow_infinity=False).map(repr)))]
-            for qid, docid in keys]
+    keys = draw(
+        st.lists(st.tuples(st.sampled_from(QIDS), st.sampled_from(DOCIDS)), min_size=1, max_size=8, unique=True)
+    )
+    return [
+        [
+            qid,
+            draw(st.sampled_from(["0", "Q0"])),
+            docid,
+            draw(
+                st.one_of(
+                    st.sampled_from(["0", "1", "2", "3", "-1", "0.5", ".25", "+1", "2.", "1e0"]),
+                    st.floats(allow_nan=False, allow_infinity=False).map(repr),
+                )
+            ),
+        ]
+        for qid, docid in keys
+    ]
 
 
 def canonical(rows: list[list[str]]) -> bytes:
@@ -87,8 +122,9 @@ def precise_qrels(path: Path) -> Counter[Row]:
 
 @settings(max_examples=150, deadline=None)
 @given(data=st.data())
-def test_a_run_and_its_rewritings_stage_the_same_rows_on_the_fast_path(con: Connection, write_file: WriteFile,
-                                                                       data: st.DataObject) -> None:
+def test_a_run_and_its_rewritings_stage_the_same_rows_on_the_fast_path(
+    con: Connection, write_file: WriteFile, data: st.DataObject
+) -> None:
     rows = data.draw(run_file())
     versions = [(canonical(rows), False), *(data.draw(rewritten(rows, junk=True)) for _ in range(3))]
     paths = [write_file(content, compress) for content, compress in versions]
@@ -103,8 +139,9 @@ def test_a_run_and_its_rewritings_stage_the_same_rows_on_the_fast_path(con: Conn
 
 @settings(max_examples=150, deadline=None)
 @given(data=st.data())
-def test_qrels_and_their_rewritings_stage_the_same_grades_on_the_fast_path(con: Connection, write_file: WriteFile,
-                                                                           data: st.DataObject) -> None:
+def test_qrels_and_their_rewritings_stage_the_same_grades_on_the_fast_path(
+    con: Connection, write_file: WriteFile, data: st.DataObject
+) -> None:
     rows = data.draw(qrels_file())
     versions = [(canonical(rows), False), *(data.draw(rewritten(rows, junk=False)) for _ in range(3))]
     expected = precise_qrels(write_file(*versions[0]))

@@ -64,8 +64,10 @@ def expected_order(rows: list[tuple[str, str, float]]) -> dict[str, list[str]]:
 
 def stored_order(project: Project) -> dict[str, dict[str, list[str]]]:
     """run -> qid -> docids in the stored order, read back through the SQL tables."""
-    rows = project.db.cursor().execute(
-        """
+    rows = (
+        project.db.cursor()
+        .execute(
+            """
         SELECT n.name, t.qid, list(d.docid ORDER BY u.position)
         FROM (SELECT run_id, topic, unnest(docs) AS doc, generate_subscripts(docs, 1) AS position
               FROM run_rankings) AS u
@@ -73,7 +75,9 @@ def stored_order(project: Project) -> dict[str, dict[str, list[str]]]:
         JOIN ranking_docs AS d ON d.topic = u.topic AND d.doc = u.doc
         GROUP BY n.name, t.qid
         """
-    ).fetchall()
+        )
+        .fetchall()
+    )
     found: dict[str, dict[str, list[str]]] = {}
     for run, qid, docids in rows:
         found.setdefault(run, {})[qid] = docids
@@ -91,8 +95,11 @@ def test_the_stored_order_is_trec_evals(tmp_path: Path, seed: int) -> None:
         project.import_runs(write_runs(tmp_path / "runs", runs))
         assert stored_order(project) == {name: expected_order(rows) for name, rows in runs.items()}
         # The run_rows view gives back every row as written.
-        shown = project.db.cursor().execute(
-            "SELECT n.name, r.qid, r.docid, r.rank, r.score FROM run_rows r JOIN runs n USING (run_id)").fetchall()
+        shown = (
+            project.db.cursor()
+            .execute("SELECT n.name, r.qid, r.docid, r.rank, r.score FROM run_rows r JOIN runs n USING (run_id)")
+            .fetchall()
+        )
         written = {(name, q, d, n, s) for name, rows in runs.items() for n, (q, d, s) in enumerate(rows, 1)}
         assert set(shown) == written and len(shown) == len(written)
 
@@ -100,8 +107,10 @@ def test_the_stored_order_is_trec_evals(tmp_path: Path, seed: int) -> None:
 def old_project(path: Path, runs: RunRows) -> None:
     """A project file of schema 9 (ranked rows in a run_rows table), written as that studio did."""
     con = duckdb.connect(str(path))
-    con.execute("CREATE TABLE schema_version (version INTEGER PRIMARY KEY,"
-                " applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)")
+    con.execute(
+        "CREATE TABLE schema_version (version INTEGER PRIMARY KEY,"
+        " applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)"
+    )
     for version, statements in MIGRATIONS:
         if version > 9:
             break
@@ -109,11 +118,14 @@ def old_project(path: Path, runs: RunRows) -> None:
         con.execute("INSERT INTO schema_version (version) VALUES (?)", [version])
     con.execute("INSERT INTO batches (batch_id, command, source) VALUES (nextval('batch_ids'), 'import run', 'x')")
     for name, rows in runs.items():
-        run_id = con.execute("INSERT INTO runs VALUES (nextval('run_ids'), ?, 'x', 1) RETURNING run_id",
-                             [name]).fetchone()
+        run_id = con.execute(
+            "INSERT INTO runs VALUES (nextval('run_ids'), ?, 'x', 1) RETURNING run_id", [name]
+        ).fetchone()
         assert run_id is not None
-        con.executemany("INSERT INTO run_rows VALUES (?, ?, ?, ?, ?)",
-                        [(run_id[0], q, d, n, s) for n, (q, d, s) in enumerate(rows, 1)])
+        con.executemany(
+            "INSERT INTO run_rows VALUES (?, ?, ?, ?, ?)",
+            [(run_id[0], q, d, n, s) for n, (q, d, s) in enumerate(rows, 1)],
+        )
     con.close()
 
 
@@ -155,8 +167,11 @@ def test_runs_added_and_replaced_later_keep_every_leaderboard_right(tmp_path: Pa
 def fresh_board(folder: Path, runs: RunRows, edited: Project) -> dict[str, float]:
     """P@10 of a new project holding the edited label set's current labels."""
     exported = folder / "edited.qrels"
-    rows = edited.db.cursor().execute(
-        "SELECT qid, docid, grade FROM labels JOIN label_sets USING (label_set_id) WHERE name = 'human'").fetchall()
+    rows = (
+        edited.db.cursor()
+        .execute("SELECT qid, docid, grade FROM labels JOIN label_sets USING (label_set_id) WHERE name = 'human'")
+        .fetchall()
+    )
     exported.write_text("".join(f"{q} 0 {d} {g:g}\n" for q, d, g in rows))
     with Project.open(folder / "check.duckdb") as check:
         check.import_runs(write_runs(folder / "check-runs", runs))

@@ -62,9 +62,11 @@ def test_file_from_a_newer_studio_is_refused(tmp_path: Path) -> None:
 
 
 def label_events(project: Project) -> list[tuple[Any, ...]]:
-    return project.db.cursor().execute(
-        "SELECT qid, docid, grade, previous, batch_id FROM label_events ORDER BY event_id"
-    ).fetchall()
+    return (
+        project.db.cursor()
+        .execute("SELECT qid, docid, grade, previous, batch_id FROM label_events ORDER BY event_id")
+        .fetchall()
+    )
 
 
 def current_labels(project: Project) -> dict[tuple[str, str], float]:
@@ -82,7 +84,9 @@ def test_importing_qrels_appends_one_event_per_label(project: Project, tmp_path:
     project.import_qrels(write(tmp_path / "v1.txt", "q1 0 d1 1\nq1 0 d2 2\nq1 0 d3 0.5\n"), name="h")
     events = label_events(project)
     assert [(q, d, g, p) for q, d, g, p, _ in events] == [
-        ("q1", "d1", 1.0, None), ("q1", "d2", 2.0, None), ("q1", "d3", 0.5, None)
+        ("q1", "d1", 1.0, None),
+        ("q1", "d2", 2.0, None),
+        ("q1", "d3", 0.5, None),
     ]
     assert current_labels(project) == {("q1", "d1"): 1.0, ("q1", "d2"): 2.0, ("q1", "d3"): 0.5}
 
@@ -91,18 +95,16 @@ def test_replacing_qrels_appends_changes_and_removals_and_keeps_history(project:
     project.import_qrels(write(tmp_path / "v1.txt", "q1 0 d1 1\nq1 0 d2 2\nq1 0 d3 0\n"), name="h")
     before = label_events(project)
 
-    project.import_qrels(
-        write(tmp_path / "v2.txt", "q1 0 d1 1\nq1 0 d2 0\nq1 0 d4 3\n"), name="h", replace=True
-    )
+    project.import_qrels(write(tmp_path / "v2.txt", "q1 0 d1 1\nq1 0 d2 0\nq1 0 d4 3\n"), name="h", replace=True)
     events = label_events(project)
     assert events[: len(before)] == before  # nothing rewritten
-    appended = {(q, d): (g, p) for q, d, g, p, _ in events[len(before):]}
+    appended = {(q, d): (g, p) for q, d, g, p, _ in events[len(before) :]}
     assert appended == {
-        ("q1", "d2"): (0.0, 2.0),   # changed: previous holds the old grade
+        ("q1", "d2"): (0.0, 2.0),  # changed: previous holds the old grade
         ("q1", "d4"): (3.0, None),  # new
         ("q1", "d3"): (None, 0.0),  # missing from the new file: removed
-    }                               # d1 unchanged: no event
-    assert len({batch for *_, batch in events[len(before):]}) == 1
+    }  # d1 unchanged: no event
+    assert len({batch for *_, batch in events[len(before) :]}) == 1
     assert current_labels(project) == {("q1", "d1"): 1.0, ("q1", "d2"): 0.0, ("q1", "d4"): 3.0}
     (listed,) = project.label_sets()
     assert (listed["pairs"], listed["events"]) == (3, 6)
@@ -128,9 +130,7 @@ def test_importing_qrels_under_a_taken_name_needs_replace(project: Project, tmp_
 
 
 def bank_events(project: Project) -> list[tuple[Any, ...]]:
-    return project.db.cursor().execute(
-        "SELECT op, text, importance FROM bank_events ORDER BY event_id"
-    ).fetchall()
+    return project.db.cursor().execute("SELECT op, text, importance FROM bank_events ORDER BY event_id").fetchall()
 
 
 def bank_items(project: Project) -> dict[str, str | None]:
@@ -149,7 +149,7 @@ def test_replacing_a_bank_appends_add_edit_delete_and_keeps_history(project: Pro
     )
     events = bank_events(project)
     assert events[: len(before)] == before
-    assert sorted(events[len(before):]) == [("add", "D", "vital"), ("delete", "C", None), ("edit", "A", "okay")]
+    assert sorted(events[len(before) :]) == [("add", "D", "vital"), ("delete", "C", None), ("edit", "A", "okay")]
     assert bank_items(project) == {"A": "okay", "B": "okay", "D": "vital"}
     (listed,) = project.banks()
     assert (listed["items"], listed["vital"], listed["okay"]) == (3, 1, 2)

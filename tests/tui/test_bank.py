@@ -77,8 +77,15 @@ def test_editing_a_nugget_marks_its_cells_stale_and_regrading_clears_them(graded
         assert len(stale) == 28 and {c["item_id"] for c in stale} == {first.item_id}
         assert shown(app)[0]["stale"] == "28"
         await pilot.press("g")
-        await settle(pilot, lambda: bool(messages.of(JudgeFinished)) and not screen.regrading
-                     and screen.view is not None and screen.view.stale_cells == 0)
+        await settle(
+            pilot,
+            lambda: (
+                bool(messages.of(JudgeFinished))
+                and not screen.regrading
+                and screen.view is not None
+                and screen.view.stale_cells == 0
+            ),
+        )
         [finished] = messages.of(JudgeFinished)
         assert finished.summary is not None and finished.summary.extra["stale_cells"] == 28
         assert app.state.project.stale_cells("exam-sim") == []
@@ -103,9 +110,15 @@ def test_add_weight_and_delete_are_bank_events(graded: Path) -> None:
         await pilot.press("d")
         await settle(pilot, lambda: screen.view is not None and len(screen.view.items) == count)
         assert [m.what for m in messages.of(BankEdited)] == ["add", "weight", "delete"]
-        ops = [op for (op,) in app.state.project.db.cursor().execute(
-            "SELECT op FROM bank_events e JOIN banks b USING (bank_id) WHERE b.name = 'nuggets'"
-            " AND e.origin = 'person' ORDER BY event_id").fetchall()]
+        ops = [
+            op
+            for (op,) in app.state.project.db.cursor()
+            .execute(
+                "SELECT op FROM bank_events e JOIN banks b USING (bank_id) WHERE b.name = 'nuggets'"
+                " AND e.origin = 'person' ORDER BY event_id"
+            )
+            .fetchall()
+        ]
         assert ops == ["add", "weight", "delete"]
 
     drive(graded, steps, screen="bank", ready=lambda app: loaded(app, "exam-sim"))

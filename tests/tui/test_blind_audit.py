@@ -61,15 +61,22 @@ def test_the_llm_grade_is_hidden_until_the_pair_is_graded(sample: Path) -> None:
         want = f"{qid} {docid}: you gave 2; {LLM} had given {llm_grade(project, qid, docid):g}"
         assert want in text_of(app, "#reveal")
         assert shown_pair(app) == order[1] and "1/8 graded" in text_of(app, "#status")
-        events = project.db.cursor().execute(
-            "SELECT e.qid, e.docid, e.grade, e.origin, e.source FROM label_events e JOIN label_sets s"
-            " USING (label_set_id) WHERE s.name = 'blind'").fetchall()
+        events = (
+            project.db.cursor()
+            .execute(
+                "SELECT e.qid, e.docid, e.grade, e.origin, e.source FROM label_events e JOIN label_sets s"
+                " USING (label_set_id) WHERE s.name = 'blind'"
+            )
+            .fetchall()
+        )
         assert events == [(qid, docid, 2.0, "person", "tester")]
         await pilot.press("u")
         await settle(pilot)
         assert shown_pair(app) == order[0] and "0/8 graded" in text_of(app, "#status")
-        assert project.engine.evaluator("blind").labels.get(qid) is None or \
-            docid not in project.engine.evaluator("blind").labels[qid].judged
+        assert (
+            project.engine.evaluator("blind").labels.get(qid) is None
+            or docid not in project.engine.evaluator("blind").labels[qid].judged
+        )
 
     drive(sample, steps, ready=on_audit, audit="blind")
 
@@ -132,6 +139,7 @@ def test_b_on_review_picks_an_audit(sample: Path) -> None:
 
 
 # -- snapshots ------------------------------------------------------------------------------------
+
 
 @pytest.fixture()
 def audit_file(sample_template: Path, tmp_path: Path) -> Path:

@@ -30,9 +30,15 @@ def ended(messages: Messages, count: int = 1) -> bool:
 
 
 def saved_judgments(project: Project, label_set: str) -> int:
-    found = project.db.cursor().execute(
-        "SELECT count(*) FROM judgments JOIN judge_runs USING (judge_run_id) JOIN label_sets USING (label_set_id)"
-        " WHERE name = ?", [label_set]).fetchone()
+    found = (
+        project.db.cursor()
+        .execute(
+            "SELECT count(*) FROM judgments JOIN judge_runs USING (judge_run_id) JOIN label_sets USING (label_set_id)"
+            " WHERE name = ?",
+            [label_set],
+        )
+        .fetchone()
+    )
     return int(found[0]) if found else 0
 
 
@@ -45,7 +51,11 @@ def test_a_simulated_judge_runs_to_completion_from_the_judges_screen(sample: Pat
         [finished] = messages.of(JudgeFinished)
         assert finished.error is None and finished.summary is not None
         assert (finished.label_set, finished.summary.pairs, finished.summary.calls, finished.summary.failures) == (
-            "sim-from-tui", PAIRS, PAIRS, 0)
+            "sim-from-tui",
+            PAIRS,
+            PAIRS,
+            0,
+        )
         progress = [m.progress for m in messages.of(JudgeProgressed)]
         assert progress and all(p.total == PAIRS for p in progress) and progress[-1].done <= PAIRS
         rows = {row["name"]: row for row in app.state.project.label_sets()}
@@ -56,8 +66,9 @@ def test_a_simulated_judge_runs_to_completion_from_the_judges_screen(sample: Pat
     drive(sample, steps, screen="judges")
 
 
-def test_cancel_keeps_what_was_judged_and_start_resumes_from_the_cache(sample: Path,
-                                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_cancel_keeps_what_was_judged_and_start_resumes_from_the_cache(
+    sample: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     # A judge at a model's pace (the simulated one answers at once; answers are written in groups).
     answer = SimulatedBackend._answer
 

@@ -41,8 +41,10 @@ def test_the_leaderboard_shows_both_rankings_and_the_correlation(sample: Path) -
         app.screen.query_one("#measure", Select).value = "P@10"
         await settle(pilot, lambda: messages.of(LeaderboardComputed)[-1].view.measure == "P@10")
         assert app.state.selection.measure == "P@10"
-        assert messages.of(LeaderboardComputed)[-1].view.kendall_tau == project.correlation(
-            "human", "umbrela-smol", "P@10")["kendall_tau"]
+        assert (
+            messages.of(LeaderboardComputed)[-1].view.kendall_tau
+            == project.correlation("human", "umbrela-smol", "P@10")["kendall_tau"]
+        )
 
     drive(sample, steps, screen="leaderboard", ready=computed)
 
@@ -54,7 +56,9 @@ def test_choosing_another_audited_set_recomputes(simulated_sample: Path) -> None
         select.value = "sim"
         await settle(pilot, lambda: messages.of(LeaderboardComputed)[-1].view.qrels == "sim")
         assert app.state.selection.qrels == "sim"
-        assert messages.of(LeaderboardComputed)[-1].view.kendall_tau == app.state.project.correlation(
-            "human", "sim")["kendall_tau"]
+        assert (
+            messages.of(LeaderboardComputed)[-1].view.kendall_tau
+            == app.state.project.correlation("human", "sim")["kendall_tau"]
+        )
 
     drive(simulated_sample, steps, screen="leaderboard", ready=computed)

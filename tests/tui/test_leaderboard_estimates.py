@@ -52,8 +52,14 @@ def test_e_shows_the_estimated_leaderboard_with_intervals(sample: Path, tmp_path
         await settle(pilot)
         assert app.screen.query_one("#runs", DataTable).display
 
-    drive(sample, steps, screen="leaderboard", ref="gold", qrels="umbrela-smol",
-          ready=lambda app: isinstance(app.screen, LeaderboardScreen) and app.screen.computed is not None)
+    drive(
+        sample,
+        steps,
+        screen="leaderboard",
+        ref="gold",
+        qrels="umbrela-smol",
+        ready=lambda app: isinstance(app.screen, LeaderboardScreen) and app.screen.computed is not None,
+    )
 
 
 def test_c_shows_the_calibration_curve_of_the_audited_set(sample: Path) -> None:
@@ -70,5 +76,10 @@ def test_c_shows_the_calibration_curve_of_the_audited_set(sample: Path) -> None:
         await pilot.press("escape")
         assert isinstance(app.screen, LeaderboardScreen)
 
-    drive(sample, steps, screen="leaderboard", qrels="umbrela-smol",
-          ready=lambda app: isinstance(app.screen, LeaderboardScreen) and app.screen.computed is not None)
+    drive(
+        sample,
+        steps,
+        screen="leaderboard",
+        qrels="umbrela-smol",
+        ready=lambda app: isinstance(app.screen, LeaderboardScreen) and app.screen.computed is not None,
+    )

@@ -29,9 +29,26 @@ def test_an_edit_from_another_process_reaches_the_open_studio(sample: Path) -> N
         db = app.state.project.db
         assert db.held or time.monotonic() - db.last_used >= IDLE_RELEASE_SECONDS  # (a slow machine's long idle)
         done = await asyncio.to_thread(
-            subprocess.run, [str(STUDIO), "--db", str(sample), "--wait", "20", "label", "--qrels", "umbrela-smol",
-                             "1001", "p1001-01", f"{new:g}", "--person", "ana"],
-            capture_output=True, text=True, timeout=60)
+            subprocess.run,
+            [
+                str(STUDIO),
+                "--db",
+                str(sample),
+                "--wait",
+                "20",
+                "label",
+                "--qrels",
+                "umbrela-smol",
+                "1001",
+                "p1001-01",
+                f"{new:g}",
+                "--person",
+                "ana",
+            ],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         assert done.returncode == 0, done.stderr
 
         def noticed() -> bool:

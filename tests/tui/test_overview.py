@@ -45,9 +45,10 @@ def sample_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def expected(sample_file: Path) -> dict[str, Any]:
     """What the tables must show, read through the Project API."""
     with Project.open(sample_file) as project:
-        return {"counts": project.counts(),
-                **{key: [str(r[first]) for r in listing(project)]
-                   for key, (listing, first) in TABLES.items()}}
+        return {
+            "counts": project.counts(),
+            **{key: [str(r[first]) for r in listing(project)] for key, (listing, first) in TABLES.items()},
+        }
 
 
 def overview_shown(app: StudioApp) -> bool:
@@ -84,9 +85,15 @@ def test_summary_shows_the_counts(sample_file: Path, expected: dict[str, Any]) -
 
     async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
         text = summary(app)
-        for part in (f"{c['topics']} topics", f"{c['documents']} documents", f"{c['runs']} runs",
-                     f"{c['label_sets']} label set", f"{c['banks']} banks",
-                     f"{c['responses']} answers", f"({c['run_rows']:,} rows)"):
+        for part in (
+            f"{c['topics']} topics",
+            f"{c['documents']} documents",
+            f"{c['runs']} runs",
+            f"{c['label_sets']} label set",
+            f"{c['banks']} banks",
+            f"{c['responses']} answers",
+            f"({c['run_rows']:,} rows)",
+        ):
             assert part in text, (part, text)
         assert "10 topics · 280 documents · 6 runs" in text
 
@@ -94,8 +101,7 @@ def test_summary_shows_the_counts(sample_file: Path, expected: dict[str, Any]) -
 
 
 @pytest.mark.parametrize("key", TABLES)
-def test_each_table_lists_what_the_project_holds(key: str, sample_file: Path,
-                                                 expected: dict[str, Any]) -> None:
+def test_each_table_lists_what_the_project_holds(key: str, sample_file: Path, expected: dict[str, Any]) -> None:
     async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
         assert first_cells(app, key) == expected[key]
 
@@ -115,8 +121,7 @@ def test_number_keys_switch_tabs_and_focus_the_table(sample_file: Path) -> None:
     async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
         tabs = app.screen.query_one(TabbedContent)
         assert tabs.active == "label_sets"
-        for number, key in zip("23451", ["runs", "topics", "banks", "responses", "label_sets"],
-                               strict=True):
+        for number, key in zip("23451", ["runs", "topics", "banks", "responses", "label_sets"], strict=True):
             await pilot.press(number)
             await pilot.pause()
             assert tabs.active == key

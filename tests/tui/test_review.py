@@ -28,10 +28,15 @@ def queue_loaded(app: StudioApp) -> bool:
 
 
 def person_events(project: Project) -> list[tuple[Any, ...]]:
-    return project.db.cursor().execute(
-        "SELECT e.qid, e.docid, e.grade, e.origin, e.source FROM label_events e JOIN label_sets s"
-        " USING (label_set_id) WHERE s.name = ? AND e.origin IN ('person', 'undo') ORDER BY e.event_id",
-        [LLM]).fetchall()
+    return (
+        project.db.cursor()
+        .execute(
+            "SELECT e.qid, e.docid, e.grade, e.origin, e.source FROM label_events e JOIN label_sets s"
+            " USING (label_set_id) WHERE s.name = ? AND e.origin IN ('person', 'undo') ORDER BY e.event_id",
+            [LLM],
+        )
+        .fetchall()
+    )
 
 
 def shown_tau(app: StudioApp) -> str:
@@ -85,15 +90,17 @@ def test_accept_keep_skip_flag_and_note(sample: Path) -> None:
         assert grades[queue[1]["qid"]].judged[queue[1]["docid"]] == queue[1]["ref_grade"]
         assert [e[:3] for e in person_events(project)] == [
             (queue[0]["qid"], queue[0]["docid"], queue[0]["grade"]),
-            (queue[1]["qid"], queue[1]["docid"], queue[1]["ref_grade"])]
+            (queue[1]["qid"], queue[1]["docid"], queue[1]["ref_grade"]),
+        ]
         await pilot.press("f")
         await pilot.press("n")
         await pilot.pause()
         await pilot.press(*"stuffed", "enter")
         await settle(pilot)
         assert "flagged" in text_of(app, "#pair-head") and "stuffed" in text_of(app, "#pair-head")
-        logged = project.db.cursor().execute(
-            "SELECT action, note FROM review_decisions ORDER BY decision_id").fetchall()
+        logged = (
+            project.db.cursor().execute("SELECT action, note FROM review_decisions ORDER BY decision_id").fetchall()
+        )
         assert logged == [("accept", None), ("reference", None), ("skip", None), ("flag", None), ("note", "stuffed")]
 
     drive(sample, steps, screen="review")
@@ -152,8 +159,9 @@ def test_the_filter_narrows_the_queue_to_a_topic(sample: Path) -> None:
 def trec_rank(rows: list[tuple[str, str, float]], qid: str, docid: str) -> int | None:
     """The 1-based rank of `docid` in a run's ranking of `qid` as trec_eval orders it (score as a
     C float descending, ties by docid in descending byte order); None when not retrieved."""
-    ranked = sorted(((d, float(np.float32(s))) for q, d, s in rows if q == qid), key=lambda e: e[0].encode(),
-                    reverse=True)
+    ranked = sorted(
+        ((d, float(np.float32(s))) for q, d, s in rows if q == qid), key=lambda e: e[0].encode(), reverse=True
+    )
     ranked.sort(key=lambda e: e[1], reverse=True)
     order = [d for d, _ in ranked]
     return order.index(docid) + 1 if docid in order else None
@@ -184,8 +192,10 @@ def test_the_lower_half_shows_who_retrieved_the_pair_and_which_runs_it_moves(sam
     pair = shown["pair"]
     qid, docid = pair["qid"], pair["docid"]
 
-    expected = sorted(((run, rank) for run, rows in run_files().items()
-                       if (rank := trec_rank(rows, qid, docid)) is not None), key=lambda e: (e[1], e[0]))
+    expected = sorted(
+        ((run, rank) for run, rows in run_files().items() if (rank := trec_rank(rows, qid, docid)) is not None),
+        key=lambda e: (e[1], e[0]),
+    )
     assert expected and shown["retrieved"] == [[run, str(rank)] for run, rank in expected]
     assert shown["retrieved-title"] == f"Retrieved by {len(expected)} runs"
 

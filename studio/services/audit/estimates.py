@@ -22,11 +22,16 @@ from studio.services.evaluation.engine import EvaluationEngine, measure_of
 
 def covers(design: str, level: float, qrels: str, gold: str, measure: str) -> str:
     """What the interval covers, in one sentence."""
-    units = ("every topic " + qrels + " labels" if design == "topics"
-             else "every (topic, document) pair " + qrels + " labels")
-    return (f"With probability {level:.0%} over the draw of the gold sample, each interval holds the run's "
-            f"mean {measure} that {gold}'s judges would give if they judged {units} (these topics and "
-            f"pools, not a wider population of topics).")
+    units = (
+        "every topic " + qrels + " labels"
+        if design == "topics"
+        else "every (topic, document) pair " + qrels + " labels"
+    )
+    return (
+        f"With probability {level:.0%} over the draw of the gold sample, each interval holds the run's "
+        f"mean {measure} that {gold}'s judges would give if they judged {units} (these topics and "
+        f"pools, not a wider population of topics)."
+    )
 
 
 def units_for(engine: EvaluationEngine, qrels: str, gold: str, measure: str, design: GoldDesign) -> Units:
@@ -37,8 +42,14 @@ def units_for(engine: EvaluationEngine, qrels: str, gold: str, measure: str, des
 
 
 def estimate(
-    engine: EvaluationEngine, qrels: str, gold: str, measure: str = "nDCG@10", *, design: str = "topics",
-    level: float = 0.95, tuned: bool = False,
+    engine: EvaluationEngine,
+    qrels: str,
+    gold: str,
+    measure: str = "nDCG@10",
+    *,
+    design: str = "topics",
+    level: float = 0.95,
+    tuned: bool = False,
 ) -> dict[str, Any]:
     """Estimated leaderboard with intervals beside the LLM-only values and the gold-only intervals."""
     if not 0 < level < 1:
@@ -55,18 +66,33 @@ def estimate(
     llm = units.b.sum(axis=0)
     est = ppi_runs.estimate[0]
     rows = [
-        {"run": run, "estimate": _num(est[r]), "low": _num(ppi_runs.low[0, r]), "high": _num(ppi_runs.high[0, r]),
-         "llm": _num(llm[r]), "gold": _num(gold_runs.estimate[0, r]), "gold_low": _num(gold_runs.low[0, r]),
-         "gold_high": _num(gold_runs.high[0, r]), "lambda": _num(ppi_runs.lam[0, r])}
+        {
+            "run": run,
+            "estimate": _num(est[r]),
+            "low": _num(ppi_runs.low[0, r]),
+            "high": _num(ppi_runs.high[0, r]),
+            "llm": _num(llm[r]),
+            "gold": _num(gold_runs.estimate[0, r]),
+            "gold_low": _num(gold_runs.low[0, r]),
+            "gold_high": _num(gold_runs.high[0, r]),
+            "lambda": _num(ppi_runs.lam[0, r]),
+        }
         for r, run in enumerate(units.runs)
     ]
     rows.sort(key=_by_estimate)
     within_range(rows)
     tau = corr.kendall_tau_b(est, llm) if len(units.runs) > 1 else float("nan")
     m = str(measure_of(measure))
-    return {"advice": advice(rows, qrels),
-        "qrels": qrels, "gold": gold, "measure": m, "design": design, "level": level,
-        "power_tuning": tuned, "units": total, "gold_units": n,
+    return {
+        "advice": advice(rows, qrels),
+        "qrels": qrels,
+        "gold": gold,
+        "measure": m,
+        "design": design,
+        "level": level,
+        "power_tuning": tuned,
+        "units": total,
+        "gold_units": n,
         "covers": covers(design, level, qrels, gold, m),
         "runs": rows,
         "pairs": run_pairs(units, pi, level=level, tuned=tuned),
@@ -90,17 +116,22 @@ def within_range(rows: list[dict[str, Any]]) -> None:
 def advice(rows: list[dict[str, Any]], qrels: str) -> str | None:
     """A word when the LLM labels make the intervals wider than the gold sample's alone (their
     per-topic errors vary more than the people's scores do): then the gold-only ones are better."""
-    widths = [(r["high"] - r["low"], r["gold_high"] - r["gold_low"]) for r in rows
-              if None not in (r["low"], r["high"], r["gold_low"], r["gold_high"])]
+    widths = [
+        (r["high"] - r["low"], r["gold_high"] - r["gold_low"])
+        for r in rows
+        if None not in (r["low"], r["high"], r["gold_low"], r["gold_high"])
+    ]
     if not widths:
         return None
     ppi_width = sum(w for w, _ in widths) / len(widths)
     gold_width = sum(g for _, g in widths) / len(widths)
     if ppi_width <= gold_width:
         return None
-    return (f"{qrels}'s labels widen the intervals here (mean width {ppi_width:.3f} against {gold_width:.3f} "
-            "from the gold sample alone): their errors vary more than people's scores; use the gold-only "
-            "intervals, try --power-tuning with a larger sample, or audit a better judge.")
+    return (
+        f"{qrels}'s labels widen the intervals here (mean width {ppi_width:.3f} against {gold_width:.3f} "
+        "from the gold sample alone): their errors vary more than people's scores; use the gold-only "
+        "intervals, try --power-tuning with a larger sample, or audit a better judge."
+    )
 
 
 def run_pairs(units: Units, pi: np.ndarray, *, level: float, tuned: bool) -> list[dict[str, Any]]:
@@ -109,15 +140,29 @@ def run_pairs(units: Units, pi: np.ndarray, *, level: float, tuned: bool) -> lis
     if len(units.runs) < 2:
         return []
     i, j = ppi.column_pairs(len(units.runs))
-    found = ppi.estimate_totals(units.sampled[None, :], ppi.differences(units.a, i, j),
-                                ppi.differences(units.b, i, j), pi, level=level, tuned=tuned)
+    found = ppi.estimate_totals(
+        units.sampled[None, :],
+        ppi.differences(units.a, i, j),
+        ppi.differences(units.b, i, j),
+        pi,
+        level=level,
+        tuned=tuned,
+    )
     rows = []
     for c, (first, second) in enumerate(zip(i.tolist(), j.tolist(), strict=True)):
         diff, low, high = found.estimate[0, c], found.low[0, c], found.high[0, c]
         if diff < 0:  # the run estimated higher goes first
             first, second, diff, low, high = second, first, -diff, -high, -low
-        rows.append({"run_a": units.runs[first], "run_b": units.runs[second], "difference": _num(diff),
-                     "low": _num(low), "high": _num(high), "settled": bool(low > 0 or high < 0)})
+        rows.append(
+            {
+                "run_a": units.runs[first],
+                "run_b": units.runs[second],
+                "difference": _num(diff),
+                "low": _num(low),
+                "high": _num(high),
+                "settled": bool(low > 0 or high < 0),
+            }
+        )
     rows.sort(key=lambda row: -(row["difference"] or 0.0))
     return rows
 

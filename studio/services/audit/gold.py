@@ -31,8 +31,11 @@ def import_gold(db: Database, audit: str, path: Path) -> dict[str, Any]:
     sample = {(q, d) for q, d, _ in audit_pairs(db.cursor(), audit)}
     outside = next((row for row in parsed.rows if (row.qid, row.docid) not in sample), None)
     if outside is not None:
-        raise InputError(str(path), _line_of(text, outside.qid, outside.docid),
-                         f"({outside.qid}, {outside.docid}) is not in audit {audit!r}'s sample")
+        raise InputError(
+            str(path),
+            _line_of(text, outside.qid, outside.docid),
+            f"({outside.qid}, {outside.docid}) is not in audit {audit!r}'s sample",
+        )
     set_id = label_store.label_set_id(db.cursor(), audit)
     assert set_id is not None
     written = 0
@@ -42,12 +45,26 @@ def import_gold(db: Database, audit: str, path: Path) -> dict[str, Any]:
         for row in parsed.rows:
             if current.get((row.qid, row.docid)) == row.grade:
                 continue
-            event = label_store.append_label_event(tx, set_id, row.qid, row.docid, row.grade, origin="import",
-                                                   source=str(path), batch_id=batch, note=f"audit {audit}")
+            event = label_store.append_label_event(
+                tx,
+                set_id,
+                row.qid,
+                row.docid,
+                row.grade,
+                origin="import",
+                source=str(path),
+                batch_id=batch,
+                note=f"audit {audit}",
+            )
             audit_store.add_grade(tx, int(found["audit_id"]), row.qid, row.docid, int(str(event["event"])))
             written += 1
-    return {"audit": audit, "file": str(path), "lines": len(parsed.rows), "labels_written": written,
-            **progress_totals(db, audit)}
+    return {
+        "audit": audit,
+        "file": str(path),
+        "lines": len(parsed.rows),
+        "labels_written": written,
+        **progress_totals(db, audit),
+    }
 
 
 def _line_of(text: str, qid: str, docid: str) -> int | None:
@@ -73,10 +90,20 @@ def list_audits(db: Database) -> list[dict[str, Any]]:
     rows = []
     for found in audit_store.audits(db.cursor()):
         totals = progress_totals(db, str(found["name"]))
-        rows.append({"audit": found["name"], "qrels": found["label_set"], "design": found["design"],
-                     "strata": found["strata"], "units": found["budget"], "population": found["population"],
-                     "seed": found["seed"], "done": totals["done"], "total": totals["total"],
-                     "created": found["created"]})
+        rows.append(
+            {
+                "audit": found["name"],
+                "qrels": found["label_set"],
+                "design": found["design"],
+                "strata": found["strata"],
+                "units": found["budget"],
+                "population": found["population"],
+                "seed": found["seed"],
+                "done": totals["done"],
+                "total": totals["total"],
+                "created": found["created"],
+            }
+        )
     return rows
 
 
@@ -93,11 +120,21 @@ def show_audit(db: Database, audit: str) -> dict[str, Any]:
         row = strata.setdefault(key, {"stratum": key, "inclusion": inclusion.get(stratum), "done": 0, "total": 0})
         row["total"] += 1
         row["done"] += (qid, docid) in done
-    return {"audit": found["name"], "qrels": found["label_set"], "design": found["design"],
-            "strata": found["strata"], "allocation": found["allocation"], "pilot": found["pilot"],
-            "units": found["budget"], "population": found["population"], "seed": found["seed"],
-            "created": found["created"], "done": sum(r["done"] for r in strata.values()), "total": len(pairs),
-            "per_stratum": [strata[k] for k in sorted(strata)]}
+    return {
+        "audit": found["name"],
+        "qrels": found["label_set"],
+        "design": found["design"],
+        "strata": found["strata"],
+        "allocation": found["allocation"],
+        "pilot": found["pilot"],
+        "units": found["budget"],
+        "population": found["population"],
+        "seed": found["seed"],
+        "created": found["created"],
+        "done": sum(r["done"] for r in strata.values()),
+        "total": len(pairs),
+        "per_stratum": [strata[k] for k in sorted(strata)],
+    }
 
 
 def sample_pairs(db: Database, audit: str, *, remaining: bool = False) -> list[dict[str, Any]]:
@@ -114,7 +151,13 @@ def sample_pairs(db: Database, audit: str, *, remaining: bool = False) -> list[d
         graded = (qid, docid) in done
         if remaining and graded:
             continue
-        rows.append({"qid": qid, "docid": docid, "stratum": stratum or "all",
-                     "inclusion": inclusion.get((qid, docid), inclusion.get((qid, None))),
-                     "gold": gold.get((qid, docid)) if graded else None})
+        rows.append(
+            {
+                "qid": qid,
+                "docid": docid,
+                "stratum": stratum or "all",
+                "inclusion": inclusion.get((qid, docid), inclusion.get((qid, None))),
+                "gold": gold.get((qid, docid)) if graded else None,
+            }
+        )
     return rows

@@ -36,8 +36,9 @@ def topic_rectifier_sd(engine: EvaluationEngine, qrels: str, pilot: str, measure
     return (float(spreads.max()) if spreads.size else math.nan), len(topics)
 
 
-def budget_plan(engine: EvaluationEngine, qrels: str, pilot: str, width: float, *, measure: str = "nDCG@10",
-                strata: str = "grade") -> dict[str, Any]:
+def budget_plan(
+    engine: EvaluationEngine, qrels: str, pilot: str, width: float, *, measure: str = "nDCG@10", strata: str = "grade"
+) -> dict[str, Any]:
     if width <= 0:
         raise UsageError("--target-width must be positive")
     if strata not in STRATA:
@@ -58,18 +59,53 @@ def budget_plan(engine: EvaluationEngine, qrels: str, pilot: str, width: float, 
     proportional = allocate(sizes, [float(n) for n in sizes], stratified)
     in_pilot = {h: sum((p.qid, p.docid) in differences for p in pairs if p.stratum == h) for h in names}
     designs = [
-        {"design": "topics", "unit": "topic", "population": topics, "pilot_units": pilot_topics,
-         "sd": None if math.isnan(topic_sd) else topic_sd,
-         "needed": None if math.isnan(topic_sd) else simple_sample_size(topic_sd, width, topics),
-         "quantity": f"each run's mean {measure}"},
-        {"design": "pairs", "unit": "pair", "population": len(pairs), "pilot_units": len(differences),
-         "sd": pair_sd, "needed": simple_sample_size(pair_sd, width, len(pairs)),
-         "quantity": "mean gold − LLM grade"},
-        {"design": f"stratified ({strata})", "unit": "pair", "population": len(pairs),
-         "pilot_units": len(differences), "sd": None, "needed": stratified, "quantity": "mean gold − LLM grade"},
+        {
+            "design": "topics",
+            "unit": "topic",
+            "population": topics,
+            "pilot_units": pilot_topics,
+            "sd": None if math.isnan(topic_sd) else topic_sd,
+            "needed": None if math.isnan(topic_sd) else simple_sample_size(topic_sd, width, topics),
+            "quantity": f"each run's mean {measure}",
+        },
+        {
+            "design": "pairs",
+            "unit": "pair",
+            "population": len(pairs),
+            "pilot_units": len(differences),
+            "sd": pair_sd,
+            "needed": simple_sample_size(pair_sd, width, len(pairs)),
+            "quantity": "mean gold − LLM grade",
+        },
+        {
+            "design": f"stratified ({strata})",
+            "unit": "pair",
+            "population": len(pairs),
+            "pilot_units": len(differences),
+            "sd": None,
+            "needed": stratified,
+            "quantity": "mean gold − LLM grade",
+        },
     ]
-    rows = [{"stratum": h, "pairs": n, "pilot_pairs": in_pilot[h], "sd": s, "neyman": c, "proportional": p,
-             "sample": "more" if c > p else "fewer" if c < p else "same"}
-            for h, n, s, c, p in zip(names, sizes, spreads, counts, proportional, strict=True)]
-    return {"qrels": qrels, "pilot": pilot, "target_width": width, "measure": measure, "confidence": 0.95,
-            "designs": designs, "strata_by": strata, "strata": rows}
+    rows = [
+        {
+            "stratum": h,
+            "pairs": n,
+            "pilot_pairs": in_pilot[h],
+            "sd": s,
+            "neyman": c,
+            "proportional": p,
+            "sample": "more" if c > p else "fewer" if c < p else "same",
+        }
+        for h, n, s, c, p in zip(names, sizes, spreads, counts, proportional, strict=True)
+    ]
+    return {
+        "qrels": qrels,
+        "pilot": pilot,
+        "target_width": width,
+        "measure": measure,
+        "confidence": 0.95,
+        "designs": designs,
+        "strata_by": strata,
+        "strata": rows,
+    }

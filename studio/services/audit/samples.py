@@ -55,12 +55,14 @@ def pool_pairs(con: Connection, label_set: str, strata: str | None = None) -> li
     if not rows:
         raise UsageError(f"label set {label_set!r} labels no pair (see `studio list qrels`)")
     known = audit_store.confidences(con, label_set) if strata == "confidence" else {}
-    return [PoolPair(q, d, g, None if strata is None else stratum_of(strata, q, g, known.get((q, d))))
-            for q, d, g in rows]
+    return [
+        PoolPair(q, d, g, None if strata is None else stratum_of(strata, q, g, known.get((q, d)))) for q, d, g in rows
+    ]
 
 
-def pilot_differences(con: Connection, label_set: str,
-                      pilot: str | None) -> tuple[str | None, dict[tuple[str, str], float]]:
+def pilot_differences(
+    con: Connection, label_set: str, pilot: str | None
+) -> tuple[str | None, dict[tuple[str, str], float]]:
     """gold − LLM on the pilot's pairs of the pool: the label set named `pilot`, or else the gold
     labels of the earlier audits of `label_set` (None: there is no pilot)."""
     llm = {(q, d): g for q, d, g in audit_store.pool(con, label_set)}
@@ -80,8 +82,9 @@ def pilot_differences(con: Connection, label_set: str,
     return (pilot if pilot is not None else ", ".join(sources)), differences
 
 
-def stratum_spreads(pairs: Sequence[PoolPair], differences: dict[tuple[str, str], float],
-                    names: Sequence[str]) -> list[float | None]:
+def stratum_spreads(
+    pairs: Sequence[PoolPair], differences: dict[tuple[str, str], float], names: Sequence[str]
+) -> list[float | None]:
     """S_h per stratum from the pilot; a stratum with fewer than two pilot pairs takes the pilot's
     overall S (None when the pilot has fewer than two pairs in all)."""
     by_stratum: dict[str, list[float]] = {}
@@ -94,8 +97,17 @@ def stratum_spreads(pairs: Sequence[PoolPair], differences: dict[tuple[str, str]
     return [float(np.std(by_stratum[h], ddof=1)) if len(by_stratum.get(h, [])) >= 2 else overall for h in names]
 
 
-def plan_audit(db: Database, label_set: str, *, name: str, budget: int, design: str, strata: str | None = None,
-               seed: int = 0, pilot: str | None = None) -> dict[str, Any]:
+def plan_audit(
+    db: Database,
+    label_set: str,
+    *,
+    name: str,
+    budget: int,
+    design: str,
+    strata: str | None = None,
+    seed: int = 0,
+    pilot: str | None = None,
+) -> dict[str, Any]:
     """Draw the sample, store it with the empty gold label set `name`, and say what was drawn."""
     if design not in DESIGNS:
         raise UsageError(f"design {design!r}: choose one of {', '.join(DESIGNS)}")
@@ -121,8 +133,10 @@ def plan_audit(db: Database, label_set: str, *, name: str, budget: int, design: 
         population = len(topics)
     elif design == "pairs":
         drawn = min(budget, len(pairs))
-        units = [(pairs[i].qid, pairs[i].docid, None, drawn / len(pairs))
-                 for i in sorted(rng.choice(len(pairs), drawn, replace=False))]
+        units = [
+            (pairs[i].qid, pairs[i].docid, None, drawn / len(pairs))
+            for i in sorted(rng.choice(len(pairs), drawn, replace=False))
+        ]
         population = len(pairs)
     else:
         units, allocation, rows, pilot_name, pilot_size = _stratified(con, label_set, pairs, budget, rng, pilot)
@@ -133,17 +147,31 @@ def plan_audit(db: Database, label_set: str, *, name: str, budget: int, design: 
     with db.transaction() as tx:
         label_store.create_label_set(tx, name, GOLD_KIND, f"audit of {label_set}")
         audit_id = audit_store.create_audit(
-            tx, name, label_set, design, strata=strata, allocation=allocation, pilot=summary.get("pilot"),
-            budget=len(units), population=population, seed=seed)
+            tx,
+            name,
+            label_set,
+            design,
+            strata=strata,
+            allocation=allocation,
+            pilot=summary.get("pilot"),
+            budget=len(units),
+            population=population,
+            seed=seed,
+        )
         audit_store.add_units(tx, audit_id, placed)
-    summary.update(allocation=allocation, units=len(units), population=population,
-                   pairs=len(audit_pairs(db.cursor(), name)), strata_rows=rows)
+    summary.update(
+        allocation=allocation,
+        units=len(units),
+        population=population,
+        pairs=len(audit_pairs(db.cursor(), name)),
+        strata_rows=rows,
+    )
     return summary
 
 
-def _stratified(con: Connection, label_set: str, pairs: list[PoolPair], budget: int, rng: np.random.Generator,
-                pilot: str | None) -> tuple[list[tuple[str, str | None, str | None, float]], str, list[dict[str, Any]],
-                                           str | None, int]:
+def _stratified(
+    con: Connection, label_set: str, pairs: list[PoolPair], budget: int, rng: np.random.Generator, pilot: str | None
+) -> tuple[list[tuple[str, str | None, str | None, float]], str, list[dict[str, Any]], str | None, int]:
     names = sorted({p.stratum for p in pairs if p.stratum is not None})
     members = {h: [p for p in pairs if p.stratum == h] for h in names}
     sizes = [len(members[h]) for h in names]

@@ -14,8 +14,17 @@ from studio.services.evaluation.engine import EvaluationEngine, measure_of
 
 
 def simulate(
-    engine: EvaluationEngine, ref: str, qrels: str, *, budget: int, design: str = "topics", trials: int = 1000,
-    measure: str = "nDCG@10", seed: int = 0, level: float = 0.95, tuned: bool = False,
+    engine: EvaluationEngine,
+    ref: str,
+    qrels: str,
+    *,
+    budget: int,
+    design: str = "topics",
+    trials: int = 1000,
+    measure: str = "nDCG@10",
+    seed: int = 0,
+    level: float = 0.95,
+    tuned: bool = False,
 ) -> dict[str, Any]:
     """Draw `trials` simple random audits of `budget` units from `qrels`' pool, grade them with
     `ref`, and report the intervals' coverage of `ref`'s values and their widths."""
@@ -38,12 +47,25 @@ def simulate(
         raise UsageError(f"--budget must lie between 2 and {count} ({design} of {qrels})")
     found = ppi.simulate(units.a, units.b, budget=budget, trials=trials, seed=seed, level=level, tuned=tuned)
     return {
-        "ref": ref, "qrels": qrels, "measure": str(m), "design": design, "budget": budget, "units": count,
-        "trials": trials, "seed": seed, "level": level, "power_tuning": tuned, "truth": truth,
+        "ref": ref,
+        "qrels": qrels,
+        "measure": str(m),
+        "design": design,
+        "budget": budget,
+        "units": count,
+        "trials": trials,
+        "seed": seed,
+        "level": level,
+        "power_tuning": tuned,
+        "truth": truth,
         **{k: (v if np.isfinite(v) else None) for k, v in found.summary().items()},  # JSON has no NaN
         "per_run": [
-            {"run": run, "coverage": float(found.coverage[r]), "width": float(found.width[r]),
-             "gold_width": float(found.gold_width[r])}
+            {
+                "run": run,
+                "coverage": float(found.coverage[r]),
+                "width": float(found.width[r]),
+                "gold_width": float(found.gold_width[r]),
+            }
             for r, run in enumerate(units.runs)
         ],
     }

@@ -95,8 +95,9 @@ def labelled_qids(evaluator: Evaluator) -> list[str]:
     return [q for q, on in zip(evaluator.qids, evaluator.qrels_topics(), strict=True) if on]
 
 
-def topic_units(engine: EvaluationEngine, qrels: str, gold: str, measure: Measure, *,
-                within: list[str] | None = None) -> Units:
+def topic_units(
+    engine: EvaluationEngine, qrels: str, gold: str, measure: Measure, *, within: list[str] | None = None
+) -> Units:
     """Units = the topics `qrels` labels (or `within`); a topic is sampled when `gold` labels it."""
     llm_eval, gold_eval = engine.evaluator(qrels), engine.evaluator(gold)
     qids = within if within is not None else labelled_qids(llm_eval)
@@ -111,11 +112,13 @@ def check_pairs_measure(measure: Measure) -> None:
     if measure.name != "P":
         raise UsageError(
             f"--design pairs needs a measure that is a sum over judged pairs (P@k); {measure} is not "
-            f"(nDCG divides by each topic's ideal DCG, a ratio of two sums): use --design topics")
+            f"(nDCG divides by each topic's ideal DCG, a ratio of two sums): use --design topics"
+        )
 
 
-def pair_units(engine: EvaluationEngine, qrels: str, gold: str, measure: Measure, *,
-               missing_is_unjudged: bool = False) -> Units:
+def pair_units(
+    engine: EvaluationEngine, qrels: str, gold: str, measure: Measure, *, missing_is_unjudged: bool = False
+) -> Units:
     """Units = the pairs `qrels` labels; a pair is sampled when `gold` labels it too (with
     `missing_is_unjudged`, every pair is, a gold grade it lacks counting as not relevant)."""
     check_pairs_measure(measure)

@@ -67,16 +67,27 @@ def _nested(pairs: list[Pair], grades: np.ndarray) -> dict[str, dict[str, float]
     return nested
 
 
-def _tau(engine: EvaluationEngine, measure: str, reference: np.ndarray, pairs: list[Pair],
-         grades: np.ndarray) -> float | None:
+def _tau(
+    engine: EvaluationEngine, measure: str, reference: np.ndarray, pairs: list[Pair], grades: np.ndarray
+) -> float | None:
     if not engine.rankings().runs:
         return None
     means = Evaluator(engine.rankings(), _nested(pairs, grades)).means(measure_of(measure))
     return cal.finite(kendall_tau_b(reference, means))
 
 
-def calibrate(engine: EvaluationEngine, qrels: str, gold: str, name: str, *, method: str = "isotonic",
-              folds: int = 5, seed: int = 0, measure: str = "nDCG@10", replace: bool = False) -> dict[str, Any]:
+def calibrate(
+    engine: EvaluationEngine,
+    qrels: str,
+    gold: str,
+    name: str,
+    *,
+    method: str = "isotonic",
+    folds: int = 5,
+    seed: int = 0,
+    measure: str = "nDCG@10",
+    replace: bool = False,
+) -> dict[str, Any]:
     """Write label set `name`: `qrels` calibrated to `gold` with `method`; its cross-fitted figures."""
     if method not in cal.METHODS:
         raise UsageError(f"unknown method {method!r} (known: {', '.join(cal.METHODS)})")
@@ -93,8 +104,9 @@ def calibrate(engine: EvaluationEngine, qrels: str, gold: str, name: str, *, met
     shared = sorted(p for p in values if p in people)
     topics = sorted({q for q, _ in shared})
     if len(topics) < 2:
-        raise UsageError(f"{qrels!r} and {gold!r} share pairs of {len(topics)} topic(s); cross-fitting by "
-                         "topic needs at least 2")
+        raise UsageError(
+            f"{qrels!r} and {gold!r} share pairs of {len(topics)} topic(s); cross-fitting by topic needs at least 2"
+        )
     k = max(2, min(folds, len(topics)))
     fold_of = cal.topic_folds(topics, k, seed)
     x = np.array([values[p] for p in shared])
@@ -110,34 +122,91 @@ def calibrate(engine: EvaluationEngine, qrels: str, gold: str, name: str, *, met
     reference = engine.leaderboard(gold, measure) if engine.rankings().runs else {}
     reference_values = np.array(list(reference.values()))
     figures = {
-        "pairs": len(shared), "topics": len(topics), "folds": k, "expected_values": expected,
-        "labels": len(rows), "fitted_on_all": len(others),
+        "pairs": len(shared),
+        "topics": len(topics),
+        "folds": k,
+        "expected_values": expected,
+        "labels": len(rows),
+        "fitted_on_all": len(others),
         "kappa_raw": cal.finite(agree.cohen_kappa(y, raw)),
         "kappa_calibrated": cal.finite(agree.cohen_kappa(y, held_out)),
         "kappa_linear_raw": cal.finite(agree.cohen_kappa(y, raw, "linear")),
         "kappa_linear_calibrated": cal.finite(agree.cohen_kappa(y, held_out, "linear")),
         "tau_raw": _tau(engine, measure, reference_values, shared, raw) if reference else None,
         "tau_calibrated": _tau(engine, measure, reference_values, shared, held_out) if reference else None,
-        "mean_gold": round(float(y.mean()), 4), "mean_raw": round(float(raw.mean()), 4),
+        "mean_gold": round(float(y.mean()), 4),
+        "mean_raw": round(float(raw.mean()), 4),
         "mean_calibrated": round(float(held_out.mean()), 4),
     }
     curve = cal.curve(x, y, fitted)
-    _write(db, name, existing, rows, qrels=qrels, gold=gold, method=method, folds=k, seed=seed, measure=measure,
-           fitted=fitted.as_dict(), figures=figures, curve=curve)
+    _write(
+        db,
+        name,
+        existing,
+        rows,
+        qrels=qrels,
+        gold=gold,
+        method=method,
+        folds=k,
+        seed=seed,
+        measure=measure,
+        fitted=fitted.as_dict(),
+        figures=figures,
+        curve=curve,
+    )
     engine.forget_labels(name)
-    return {"label_set": name, "qrels": qrels, "gold": gold, "method": method, "seed": seed, "measure": measure,
-            **figures, "curve": curve, "map": fitted.as_dict()}
+    return {
+        "label_set": name,
+        "qrels": qrels,
+        "gold": gold,
+        "method": method,
+        "seed": seed,
+        "measure": measure,
+        **figures,
+        "curve": curve,
+        "map": fitted.as_dict(),
+    }
 
 
-def _write(db: Database, name: str, existing: int | None, rows: list[QrelsRow], *, qrels: str, gold: str,
-           method: str, folds: int, seed: int, measure: str, fitted: dict[str, Any], figures: dict[str, Any],
-           curve: list[dict[str, Any]]) -> None:
+def _write(
+    db: Database,
+    name: str,
+    existing: int | None,
+    rows: list[QrelsRow],
+    *,
+    qrels: str,
+    gold: str,
+    method: str,
+    folds: int,
+    seed: int,
+    measure: str,
+    fitted: dict[str, Any],
+    figures: dict[str, Any],
+    curve: list[dict[str, Any]],
+) -> None:
     label_store.write_derived_set(
-        db, name, existing, rows, command="calibrate", batch_source=f"{method} of {qrels} to {gold}",
-        source=f"{method} of {qrels}", described=f"calibrate:{method}({qrels} -> {gold}, folds={folds})",
+        db,
+        name,
+        existing,
+        rows,
+        command="calibrate",
+        batch_source=f"{method} of {qrels} to {gold}",
+        source=f"{method} of {qrels}",
+        described=f"calibrate:{method}({qrels} -> {gold}, folds={folds})",
         record=lambda tx, set_id: cal_store.record_calibration(
-            tx, set_id, source=qrels, gold=gold, method=method, folds=folds, seed=seed, measure=measure,
-            fitted=fitted, figures=figures, curve=curve))
+            tx,
+            set_id,
+            source=qrels,
+            gold=gold,
+            method=method,
+            folds=folds,
+            seed=seed,
+            measure=measure,
+            fitted=fitted,
+            figures=figures,
+            curve=curve,
+        ),
+    )
 
 
 def refresh_calibrations(engine: EvaluationEngine, source: str) -> list[str]:
@@ -149,8 +218,17 @@ def refresh_calibrations(engine: EvaluationEngine, source: str) -> list[str]:
     for found in cal_store.calibrations_following(con, source):
         engine.forget_labels(found["source"])
         engine.forget_labels(found["gold"])
-        calibrate(engine, found["source"], found["gold"], found["name"], method=found["method"],
-                  folds=found["folds"], seed=found["seed"], measure=found["measure"], replace=True)
+        calibrate(
+            engine,
+            found["source"],
+            found["gold"],
+            found["name"],
+            method=found["method"],
+            folds=found["folds"],
+            seed=found["seed"],
+            measure=found["measure"],
+            replace=True,
+        )
         refreshed.append(str(found["name"]))
     return refreshed
 

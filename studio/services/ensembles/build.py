@@ -52,11 +52,26 @@ def build_ensemble(db: Database, members: list[str], how: str, name: str, *, rep
         ensemble_store.replace_spreads(tx, set_id, {k: ensemble_store.SpreadRow(*s) for k, s in spreads.items()})
 
     events = label_store.write_derived_set(
-        db, name, existing, rows, command="ensemble", batch_source=_source(members, how), source=_source(members, how),
-        described=f"ensemble: {_source(members, how)}", record=record)
+        db,
+        name,
+        existing,
+        rows,
+        command="ensemble",
+        batch_source=_source(members, how),
+        source=_source(members, how),
+        described=f"ensemble: {_source(members, how)}",
+        record=record,
+    )
     disagreeing = sum(1 for s in spreads.values() if s.high > s.low)
-    return {"label_set": name, "how": how, "members": members, "topics": len(combined), "labels": len(rows),
-            "events": events, "pairs_members_disagree": disagreeing}
+    return {
+        "label_set": name,
+        "how": how,
+        "members": members,
+        "topics": len(combined),
+        "labels": len(rows),
+        "events": events,
+        "pairs_members_disagree": disagreeing,
+    }
 
 
 def _closure(con: Connection, names: list[str]) -> list[tuple[str, list[str], str]]:
@@ -94,12 +109,14 @@ def follow_edit(tx: Connection, member: str, qid: str, docid: str, seen: frozens
             continue
         grades = ensemble_store.pair_grades(tx, members, qid, docid)
         grade = combining.combine(grades, how) if grades else None
-        ensemble_store.set_spread(tx, set_id, qid, docid,
-                                  ensemble_store.SpreadRow(*combining.spread(grades)) if grades else None)
+        ensemble_store.set_spread(
+            tx, set_id, qid, docid, ensemble_store.SpreadRow(*combining.spread(grades)) if grades else None
+        )
         if label_store.current_grade(tx, set_id, qid, docid) == grade:
             continue
         batch = new_batch(tx, "ensemble", f"{_source(members, how)} after an edit of {member}")
-        label_store.append_label_event(tx, set_id, qid, docid, grade, origin="derived",
-                                       source=_source(members, how), batch_id=batch)
+        label_store.append_label_event(
+            tx, set_id, qid, docid, grade, origin="derived", source=_source(members, how), batch_id=batch
+        )
         changed += [name, *follow_edit(tx, name, qid, docid, seen | {name})]
     return changed

@@ -14,8 +14,14 @@ from studio.store import ensembles as ensemble_store
 def score_row(engine: EvaluationEngine, ref: str, qrels: str, role: str, measure: str) -> dict[str, Any]:
     agreed = comparison.agreement(engine, ref, qrels)
     tau = comparison.correlation(engine, ref, qrels, measure, details=False)["kendall_tau"]
-    return {"qrels": qrels, "role": role, "pairs": agreed["pairs"], "kappa_graded": agreed["kappa_graded"],
-            "kappa_binary": agreed["kappa_binary"], "kendall_tau": tau}
+    return {
+        "qrels": qrels,
+        "role": role,
+        "pairs": agreed["pairs"],
+        "kappa_graded": agreed["kappa_graded"],
+        "kappa_binary": agreed["kappa_binary"],
+        "kendall_tau": tau,
+    }
 
 
 def ensemble_scores(engine: EvaluationEngine, name: str, ref: str, measure: str = "nDCG@10") -> dict[str, Any]:
@@ -31,5 +37,8 @@ def ensemble_scores(engine: EvaluationEngine, name: str, ref: str, measure: str 
 
 def all_ensemble_scores(engine: EvaluationEngine, ref: str, measure: str = "nDCG@10") -> list[dict[str, Any]]:
     """`ensemble_scores` of every ensemble of the project (none: an empty list)."""
-    return [ensemble_scores(engine, name, ref, measure)
-            for name, _, _ in ensemble_store.ensembles(engine.db.cursor()) if name != ref]
+    return [
+        ensemble_scores(engine, name, ref, measure)
+        for name, _, _ in ensemble_store.ensembles(engine.db.cursor())
+        if name != ref
+    ]

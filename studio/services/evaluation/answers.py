@@ -20,8 +20,9 @@ def answer_grades(engine: EvaluationEngine, qrels: str) -> dict[str, dict[str, f
     return by_system
 
 
-def system_leaderboard(engine: EvaluationEngine, qrels: str, *, resamples: int = 1000,
-                       seed: int = 0) -> list[dict[str, Any]]:
+def system_leaderboard(
+    engine: EvaluationEngine, qrels: str, *, resamples: int = 1000, seed: int = 0
+) -> list[dict[str, Any]]:
     """Systems by mean answer grade, best first, with a 95% bootstrap interval over topics."""
     by_system = answer_grades(engine, qrels)
     if not by_system:

@@ -23,8 +23,10 @@ class OutsideChanges:
     runs: bool = False
 
     def describe(self) -> str:
-        parts = [f"{count} new label{'s' if count != 1 else ''} in {name} from {_origin(origin, source)}"
-                 for (name, origin, source), count in self.labels.most_common()]
+        parts = [
+            f"{count} new label{'s' if count != 1 else ''} in {name} from {_origin(origin, source)}"
+            for (name, origin, source), count in self.labels.most_common()
+        ]
         if self.runs:
             parts.append("runs imported or replaced")
         said = "; ".join(parts) if parts else "the project changed"
@@ -79,7 +81,8 @@ class ChangeWatcher:
         engine.forget_followers()  # another process may have made a derived set
         own_batches = engine.own_batches()
         counts: Counter[tuple[str, str, str | None]] = Counter(
-            (e.label_set, e.origin, e.source) for e in events if e.batch_id not in own_batches)
+            (e.label_set, e.origin, e.source) for e in events if e.batch_id not in own_batches
+        )
         if runs != self.runs_seen:
             engine.forget_runs()
         else:

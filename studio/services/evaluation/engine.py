@@ -62,16 +62,20 @@ class EvaluationEngine:
             # A topic's docids are read when first needed, through the asking thread's cursor.
             vocabularies = [partial(self._docids, key) for key in stored.topic_keys]
             references = [partial(self._reference_order, key, stored.run_ids) for key in stored.topic_keys]
-            self._rankings = rankings_from_stored(stored.runs, stored.qids, stored.sizes, stored.run, stored.topic,
-                                                  stored.docs, vocabularies, references)
+            self._rankings = rankings_from_stored(
+                stored.runs, stored.qids, stored.sizes, stored.run, stored.topic, stored.docs, vocabularies, references
+            )
         return self._rankings
 
     def _reference_order(self, topic_key: int, run_ids: list[int]) -> np.ndarray:
         # Compatibility's order of every run and topic, read at once the first time a topic needs it.
         if self._reference_orders is None:
             self._reference_orders = ranking_store.fetch_reference_orders(self.db.cursor())
-        rows = [(r, self._reference_orders[(run_id, topic_key)]) for r, run_id in enumerate(run_ids)
-                if (run_id, topic_key) in self._reference_orders]
+        rows = [
+            (r, self._reference_orders[(run_id, topic_key)])
+            for r, run_id in enumerate(run_ids)
+            if (run_id, topic_key) in self._reference_orders
+        ]
         return ordered_rows(len(run_ids), rows)
 
     def _docids(self, topic_key: int) -> list[str]:
@@ -179,18 +183,33 @@ class EvaluationEngine:
                     for t, qid in enumerate(evaluator.qids):
                         value = matrix[t, r]
                         if not np.isnan(value):  # the topic was evaluated for this run
-                            rows.append({"run": run, "measure": str(measure), "topic": qid,
-                                         "value": float(value), "topics": 1})
+                            rows.append(
+                                {"run": run, "measure": str(measure), "topic": qid, "value": float(value), "topics": 1}
+                            )
                 topics = int(counted) if complete else int(counted[r])
-                rows.append({"run": run, "measure": str(measure), "value": float(means[r]),
-                             "topics": topics, **({"topic": "all"} if per_topic else {})})
+                rows.append(
+                    {
+                        "run": run,
+                        "measure": str(measure),
+                        "value": float(means[r]),
+                        "topics": topics,
+                        **({"topic": "all"} if per_topic else {}),
+                    }
+                )
         return rows
 
     # -- audited edits -----------------------------------------------------------------------
 
     def set_label(
-        self, qrels: str, qid: str, docid: str, grade: float | None, *,
-        note: str | None = None, person: str | None = None, also: WithEdit | None = None,
+        self,
+        qrels: str,
+        qid: str,
+        docid: str,
+        grade: float | None,
+        *,
+        note: str | None = None,
+        person: str | None = None,
+        also: WithEdit | None = None,
     ) -> dict[str, Any]:
         """Record one audited label edit and update the cached leaderboards of that label set.
         `also` writes what belongs with the edit (a review decision) in the edit's transaction."""
@@ -219,8 +238,9 @@ class EvaluationEngine:
         topic = evaluator.labels.get(qid)
         return label_store.KnownGrade(as_of, topic.judged.get(docid) if topic is not None else None)
 
-    def _applied(self, name: str, qid: str, docid: str, grade: float | None, known: label_store.KnownGrade | None,
-                 event: object) -> None:
+    def _applied(
+        self, name: str, qid: str, docid: str, grade: float | None, known: label_store.KnownGrade | None, event: object
+    ) -> None:
         """Apply one's own new event to the cached evaluator; it stays known current only when
         that event directly followed what it had seen."""
         assert isinstance(event, int)
@@ -235,14 +255,16 @@ class EvaluationEngine:
         set_id = self.label_set_id(qrels) if qrels is not None else None
         return self._revert(label_store.last_undoable_event(self.db.cursor(), set_id), person)
 
-    def revert(self, event_id: int, *, person: str | None = None, also: WithEdit | None = None
-               ) -> dict[str, Any] | None:
+    def revert(
+        self, event_id: int, *, person: str | None = None, also: WithEdit | None = None
+    ) -> dict[str, Any] | None:
         """Undo one particular person edit (None when it does not exist or was undone already);
         `also` as for `set_label`."""
         return self._revert(label_store.undoable_event(self.db.cursor(), event_id), person, also)
 
-    def _revert(self, found: label_store.UndoableEvent | None, person: str | None,
-                also: WithEdit | None = None) -> dict[str, Any] | None:
+    def _revert(
+        self, found: label_store.UndoableEvent | None, person: str | None, also: WithEdit | None = None
+    ) -> dict[str, Any] | None:
         if found is None:
             return None
         con = self.db.cursor()
@@ -254,8 +276,16 @@ class EvaluationEngine:
         with self.db.transaction(counted=False) as tx:  # its label event tells the others
             batch = self._batch(tx, "undo", person)
             event = label_store.append_label_event(
-                tx, label_set, qid, docid, previous, origin="undo", source=person, batch_id=batch,
-                undoes=event_id, known=known,
+                tx,
+                label_set,
+                qid,
+                docid,
+                previous,
+                origin="undo",
+                source=person,
+                batch_id=batch,
+                undoes=event_id,
+                known=known,
             )
             if also is not None:
                 also(tx, event)

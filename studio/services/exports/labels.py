@@ -30,7 +30,6 @@ def export_qrels(db: Database, label_set: str, path: str | Path) -> ExportReport
     return ExportReport("qrels", label_set, target, counts, warnings)
 
 
-
 def export_judgments(db: Database, label_set: str, path: str | Path) -> ExportReport:
     """The newest judge run of a label set as UMBRELA-style judgment JSONL (prompt, raw output,
     judgment, result_status), one line per judged unit."""
@@ -51,8 +50,23 @@ def export_judgments(db: Database, label_set: str, path: str | Path) -> ExportRe
     if not rows:
         raise UsageError(f"label set {label_set!r} was not made by a judge")
     records = []
-    for qid, docid, docid_b, item_id, label, error, messages, output, method, model, confidence, expected, \
-            probs, backend, params in rows:
+    for (
+        qid,
+        docid,
+        docid_b,
+        item_id,
+        label,
+        error,
+        messages,
+        output,
+        method,
+        model,
+        confidence,
+        expected,
+        probs,
+        backend,
+        params,
+    ) in rows:
         # An imported run names the backend that made it in its configuration.
         made_by = (json.loads(params).get("config") or {}).get("backend") or backend
         record: dict[str, Any] = {"qid": qid, "docid": docid}
@@ -61,9 +75,15 @@ def export_judgments(db: Database, label_set: str, path: str | Path) -> ExportRe
         if item_id is not None:
             record["item_id"] = item_id
         judgment = None if label is None else int(label) if float(label).is_integer() else label
-        record |= {"model": model, "backend": made_by, "method": method,
-                   "prompt": json.loads(messages) if messages else None,
-                   "prediction": output, "judgment": judgment, "result_status": 0 if label is None else 1}
+        record |= {
+            "model": model,
+            "backend": made_by,
+            "method": method,
+            "prompt": json.loads(messages) if messages else None,
+            "prediction": output,
+            "judgment": judgment,
+            "result_status": 0 if label is None else 1,
+        }
         if error:
             record["error"] = error
         if confidence is not None:

@@ -21,7 +21,6 @@ class TableFormat(StrEnum):
     csv = "csv"
 
 
-
 def table_format_for_name(name: str) -> TableFormat:
     stem = name.lower().removesuffix(".gz")
     return next((f for f in (TableFormat.tsv, TableFormat.csv) if stem.endswith(f".{f}")), TableFormat.json)

@@ -117,9 +117,7 @@ def import_bank(
             bank_store.set_bank_layout(tx, bank, layout, collection)
         current = {item.item_id: item for item in bank_store.current_items(tx, bank)}
         events = _bank_differences(current, list(items.values()))
-        bank_store.append_item_events(
-            tx, bank, events, origin="import", source=str(paths[0]), batch_id=batch
-        )
+        bank_store.append_item_events(tx, bank, events, origin="import", source=str(paths[0]), batch_id=batch)
         added = _topics_from_bank(tx, files, report)
     report.counts = {
         "topics": len({item.qid for item in items.values()}),
@@ -150,9 +148,7 @@ def _topics_from_bank(tx: Connection, files: Sequence[ParsedBank], report: Impor
     return len(texts) - len(known)
 
 
-def _bank_differences(
-    current: dict[str, BankItem], wanted: list[BankItem]
-) -> list[tuple[str, BankItem, int]]:
+def _bank_differences(current: dict[str, BankItem], wanted: list[BankItem]) -> list[tuple[str, BankItem, int]]:
     """Events that turn `current` into `wanted`: add, edit, and delete what is gone."""
     events: list[tuple[str, BankItem, int]] = []
     positions: dict[str, int] = {}

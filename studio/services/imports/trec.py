@@ -38,9 +38,7 @@ def require_files(paths: Sequence[Path]) -> None:
             raise InputError(str(path), None, "no such file")
 
 
-def names_for_files(
-    paths: Sequence[Path], name: str | None, guess: Callable[[Path], str]
-) -> list[str]:
+def names_for_files(paths: Sequence[Path], name: str | None, guess: Callable[[Path], str]) -> list[str]:
     if name is not None and len(paths) > 1:
         raise UsageError("--name names one file; give files one at a time to name each")
     names = [name] if name is not None else [guess(path) for path in paths]
@@ -64,9 +62,7 @@ def _run_tag(path: Path) -> str:
     return fields[RUN_COLUMNS - 1]
 
 
-def import_runs(
-    db: Database, paths: Sequence[Path], *, name: str | None = None, replace: bool = False
-) -> ImportReport:
+def import_runs(db: Database, paths: Sequence[Path], *, name: str | None = None, replace: bool = False) -> ImportReport:
     require_files(paths)
     names = names_for_files(paths, name, _run_tag)
     con = db.cursor()
@@ -122,8 +118,10 @@ def import_qrels(
             label_store.stage_labels(con, index, parsed.rows)
             if not parsed.repeated_pairs:
                 return []
-            return [f"{path}: {parsed.repeated_pairs} repeated pair(s) kept once"
-                    f" ({on_duplicate.value} grade where they differ)"]
+            return [
+                f"{path}: {parsed.repeated_pairs} repeated pair(s) kept once"
+                f" ({on_duplicate.value} grade where they differ)"
+            ]
 
     return _import_label_files(db, paths, "qrels", stage, name=name, kind=kind, replace=replace)
 
@@ -144,8 +142,9 @@ def import_judgments(
     def after(tx: Connection, index: int, set_id: int, path: Path) -> None:
         record_imported_judgments(tx, set_id, path, parsed[index].records)
 
-    return _import_label_files(db, paths, "judgments", stage, name=name, kind=LabelSetKind.LLM, replace=replace,
-                               after=after)
+    return _import_label_files(
+        db, paths, "judgments", stage, name=name, kind=LabelSetKind.LLM, replace=replace, after=after
+    )
 
 
 def _import_label_files(
@@ -182,7 +181,13 @@ def _import_label_files(
                 if set_id is None:
                     set_id = label_store.create_label_set(tx, set_name, kind.value, str(path))
                 events += label_store.apply_staged_labels(
-                    tx, set_id, index, origin="import", source=str(path), batch_id=batch, remove_missing=True,
+                    tx,
+                    set_id,
+                    index,
+                    origin="import",
+                    source=str(path),
+                    batch_id=batch,
+                    remove_missing=True,
                 )
                 if after is not None:
                     after(tx, index, set_id, path)

@@ -21,13 +21,11 @@ def check_project(db: Database) -> CheckReport:
 
     label_history = CheckResult("label-events", "each label event names the grade it replaced; undos restore it")
     labels = CheckResult("labels", "the current labels are the replay of the label events")
-    compare_labels(facts.current_labels(con), replay_labels(facts.label_events(con), sets, label_history), sets,
-                   labels)
+    compare_labels(facts.current_labels(con), replay_labels(facts.label_events(con), sets, label_history), sets, labels)
 
     bank_history = CheckResult("bank-events", "bank items are edited, re-weighted or deleted only while in the bank")
     items = CheckResult("bank-items", "the current bank items are the replay of the bank events")
-    compare_bank(facts.current_bank_items(con), replay_bank(facts.bank_events(con), banks, bank_history), banks,
-                 items)
+    compare_bank(facts.current_bank_items(con), replay_bank(facts.bank_events(con), banks, bank_history), banks, items)
 
     references = CheckResult("references", "every row names rows that exist: no orphans")
     for reference in facts.REFERENCES:
@@ -39,9 +37,15 @@ def check_project(db: Database) -> CheckReport:
     review = CheckResult("review-log", "each review decision's label event is of its label set, pair and grade")
     review.checked = facts.count_rows(con, "review_decisions")
     count, wrong = facts.review_mismatches(con)
-    review.found(count, [f"review decision {row['decision']} ({row['qrels']} {row['qid']} {row['docid']}, grade "
-                         f"{row['grade']}) points at label event {row['event']} ({row['event_qrels']} "
-                         f"{row['event_qid']} {row['event_docid']}, grade {row['event_grade']})" for row in wrong])
+    review.found(
+        count,
+        [
+            f"review decision {row['decision']} ({row['qrels']} {row['qid']} {row['docid']}, grade "
+            f"{row['grade']}) points at label event {row['event']} ({row['event_qrels']} "
+            f"{row['event_qid']} {row['event_docid']}, grade {row['event_grade']})"
+            for row in wrong
+        ],
+    )
 
     keys = CheckResult("keys", "each key is held by one row: one call-cache entry per key")
     for table, columns in facts.UNIQUE_KEYS:

@@ -56,17 +56,24 @@ def _finished(run: dict[str, Any], name: str, result: CheckResult) -> None:
         result.problem(f"{name} is finished without a count of {', '.join(missing)}")
         return
     if run["failures"] > run["unlabelled"]:
-        result.problem(f"{name} counts {run['failures']} failures but holds {run['unlabelled']} judgments "
-                       "without a label")
+        result.problem(
+            f"{name} counts {run['failures']} failures but holds {run['unlabelled']} judgments without a label"
+        )
     # Every call made and every cached answer was recorded as judgments of that call (the
     # embedding judge counts texts encoded instead: its judgments make no call).
     if run["method"] != JudgeMethod.embedding and run["calls"] + run["cache_hits"] > run["with_call"]:
-        result.problem(f"{name} counts {run['calls']} calls and {run['cache_hits']} cached answers but holds "
-                       f"{run['with_call']} judgments of a call")
+        result.problem(
+            f"{name} counts {run['calls']} calls and {run['cache_hits']} cached answers but holds "
+            f"{run['with_call']} judgments of a call"
+        )
     if run["judged_pairs"] > run["pairs"]:
         result.problem(f"{name} counts {run['pairs']} pairs but judged {run['judged_pairs']}")
-    elif (one_judgment_per_pair(run["method"]) and not run["per_item"] and not run["preferences"]
-          and run["judgments"] != run["pairs"]):
+    elif (
+        one_judgment_per_pair(run["method"])
+        and not run["per_item"]
+        and not run["preferences"]
+        and run["judgments"] != run["pairs"]
+    ):
         result.problem(f"{name} counts {run['pairs']} pairs but holds {run['judgments']} judgments")
 
 
@@ -75,6 +82,8 @@ def _unfinished_note(run: dict[str, Any], name: str, state: JudgeRunState) -> st
     if state is JudgeRunState.running:
         return f"{name} is running (process {run['owner_pid']}): {held} so far"
     if state is JudgeRunState.elsewhere:
-        return f"{name} was started on {run['owner_host']} (process {run['owner_pid']}), which this machine " \
-               f"cannot see: running there, or interrupted; {held}"
+        return (
+            f"{name} was started on {run['owner_host']} (process {run['owner_pid']}), which this machine "
+            f"cannot see: running there, or interrupted; {held}"
+        )
     return f"{name} was interrupted: {held}; judging {run['label_set']} again resumes from the call cache"

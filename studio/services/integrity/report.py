@@ -25,15 +25,21 @@ class CheckResult:
     def found(self, count: int, examples: list[str]) -> None:
         """`count` problems, some of them described in `examples`."""
         self.problems += count
-        self.examples.extend(examples[:EXAMPLES - len(self.examples)])
+        self.examples.extend(examples[: EXAMPLES - len(self.examples)])
 
     @property
     def ok(self) -> bool:
         return self.problems == 0
 
     def as_dict(self) -> dict[str, Any]:
-        return {"check": self.name, "what": self.what, "ok": self.ok, "checked": self.checked,
-                "problems": self.problems, "examples": self.examples}
+        return {
+            "check": self.name,
+            "what": self.what,
+            "ok": self.ok,
+            "checked": self.checked,
+            "problems": self.problems,
+            "examples": self.examples,
+        }
 
 
 @dataclass
@@ -52,6 +58,11 @@ class CheckReport:
         return self.problems == 0
 
     def as_dict(self) -> dict[str, Any]:
-        return {"project": self.project, "ok": self.ok, "problems": self.problems,
-                "checks": [check.as_dict() for check in self.checks], "judge_runs": self.judge_runs,
-                "notes": self.notes}
+        return {
+            "project": self.project,
+            "ok": self.ok,
+            "problems": self.problems,
+            "checks": [check.as_dict() for check in self.checks],
+            "judge_runs": self.judge_runs,
+            "notes": self.notes,
+        }

@@ -30,9 +30,15 @@ def make_backend(db: Database, config: JudgeConfig) -> Backend:
         from studio.judges.openai_backend import OpenAIBackend
 
         return OpenAIBackend(
-            config.model, base_url=config.base_url, api_key_env=config.api_key_env,
-            concurrency=config.concurrency, timeout=config.timeout, max_retries=config.retries, seed=config.seed,
-            price_input=config.price_input, price_output=config.price_output, constrain=config.constrain,
+            config.model,
+            base_url=config.base_url,
+            api_key_env=config.api_key_env,
+            concurrency=config.concurrency,
+            timeout=config.timeout,
+            max_retries=config.retries,
+            seed=config.seed,
+            price_input=config.price_input,
+            price_output=config.price_output,
+            constrain=config.constrain,
         )
     raise UsageError(f"unknown backend {config.backend!r} (llamacpp, openai, simulated)")
-

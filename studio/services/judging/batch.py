@@ -52,8 +52,13 @@ def export_batch(db: Database, config: JudgeConfig, path: Path) -> int:
     backend, requests = _requests(db, config)
     cached = judge_store.cached_calls(db.cursor(), list(requests))
     pending = [key for key in requests if key not in cached or cached[key]["output"] is None]
-    lines = [json.dumps({"custom_id": key, "method": "POST", "url": BATCH_URL,
-                         "body": backend.body(requests[key])}, ensure_ascii=False) for key in pending]
+    lines = [
+        json.dumps(
+            {"custom_id": key, "method": "POST", "url": BATCH_URL, "body": backend.body(requests[key])},
+            ensure_ascii=False,
+        )
+        for key in pending
+    ]
     try:
         Path(path).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
     except OSError as error:
@@ -125,9 +130,19 @@ def import_batch(db: Database, config: JudgeConfig, path: Path) -> dict[str, int
                 counts["already_cached"] += 1
                 continue
             judge_store.store_call(
-                tx, key, backend.name, backend.model, params, request.as_json(), output=result.text,
-                error=result.error, label_probs=result.label_probs, prompt_tokens=result.prompt_tokens,
-                completion_tokens=result.completion_tokens, seconds=0.0, cost=result.cost,
+                tx,
+                key,
+                backend.name,
+                backend.model,
+                params,
+                request.as_json(),
+                output=result.text,
+                error=result.error,
+                label_probs=result.label_probs,
+                prompt_tokens=result.prompt_tokens,
+                completion_tokens=result.completion_tokens,
+                seconds=0.0,
+                cost=result.cost,
             )
             counts["answers" if result.text is not None else "failures"] += 1
     return counts

@@ -49,11 +49,21 @@ def ask(db: Database, backend: Backend, requests: Sequence[ChatRequest]) -> Gene
         with db.transaction() as tx:  # what arrived within half a second, in one short transaction
             for position, result in batch:
                 i = pending[position]
-                judge_store.store_call(tx, keys[i], backend.name, backend.model, params, requests[i].as_json(),
-                                       output=result.text, error=result.error, label_probs=result.label_probs,
-                                       prompt_tokens=result.prompt_tokens,
-                                       completion_tokens=result.completion_tokens,
-                                       seconds=result.seconds, cost=result.cost)
+                judge_store.store_call(
+                    tx,
+                    keys[i],
+                    backend.name,
+                    backend.model,
+                    params,
+                    requests[i].as_json(),
+                    output=result.text,
+                    error=result.error,
+                    label_probs=result.label_probs,
+                    prompt_tokens=result.prompt_tokens,
+                    completion_tokens=result.completion_tokens,
+                    seconds=result.seconds,
+                    cost=result.cost,
+                )
         db.idle()
         for _ in batch:
             done += 1

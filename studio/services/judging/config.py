@@ -78,9 +78,28 @@ class JudgeSummary:
 
 
 # What `--stale` needs to run a judge again as it was: everything but secrets and the name.
-RERUN_FIELDS = ("method", "backend", "pool", "model", "prompt", "topics", "limit", "ref", "kappa", "seed",
-                "threads", "base_url", "api_key_env", "concurrency", "timeout", "retries", "bank", "constrain",
-                "samples", "temperature")
+RERUN_FIELDS = (
+    "method",
+    "backend",
+    "pool",
+    "model",
+    "prompt",
+    "topics",
+    "limit",
+    "ref",
+    "kappa",
+    "seed",
+    "threads",
+    "base_url",
+    "api_key_env",
+    "concurrency",
+    "timeout",
+    "retries",
+    "bank",
+    "constrain",
+    "samples",
+    "temperature",
+)
 
 
 def rerunnable(config: JudgeConfig) -> dict[str, Any]:

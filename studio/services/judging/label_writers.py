@@ -11,8 +11,9 @@ from studio.store import judging as judge_store
 from studio.store import labels as label_store
 
 
-def write_own_scores(con: Connection, method: Method, run: int, set_id: int, batch: int, source: str,
-                     items: list[BankItem]) -> None:
+def write_own_scores(
+    con: Connection, method: Method, run: int, set_id: int, batch: int, source: str, items: list[BankItem]
+) -> None:
     """A rubric judge's own label set: each graded document's score under the method's own score
     (best item grade 0–5 for exam methods, nugget score All for the assigner, fraction of subtopics
     satisfied). Other derived label sets come from the stored item grades (`studio derive`)."""
@@ -21,26 +22,35 @@ def write_own_scores(con: Connection, method: Method, run: int, set_id: int, bat
     for qid, docs in scores.items():
         for docid, score in docs.items():
             if label_store.current_grade(con, set_id, qid, docid) != score:
-                label_store.append_label_event(con, set_id, qid, docid, score, origin="judge",
-                                               source=source, batch_id=batch)
+                label_store.append_label_event(
+                    con, set_id, qid, docid, score, origin="judge", source=source, batch_id=batch
+                )
 
 
-def write_preference_labels(db: Database, run: int, set_id: int, pairs: list[tuple[str, str]],
-                             batch: int, source: str) -> None:
+def write_preference_labels(
+    db: Database, run: int, set_id: int, pairs: list[tuple[str, str]], batch: int, source: str
+) -> None:
     """Wins per document (ties ignored) become the label set's scores."""
-    rows = db.cursor().execute(
-        "SELECT qid, docid, docid_b, label FROM judgments WHERE judge_run_id = ? AND docid_b IS NOT NULL", [run]
-    ).fetchall()
+    rows = (
+        db.cursor()
+        .execute(
+            "SELECT qid, docid, docid_b, label FROM judgments WHERE judge_run_id = ? AND docid_b IS NOT NULL", [run]
+        )
+        .fetchall()
+    )
     answers = {(q, a, b): label for q, a, b, label in rows}
     by_topic: dict[str, list[str]] = {}
     for qid, docid in pairs:
         by_topic.setdefault(qid, []).append(docid)
     with db.transaction() as tx:
         for qid, docids in by_topic.items():
-            outcomes = [(a, b, answers.get((qid, a, b)), answers.get((qid, b, a)))
-                        for (q, a, b) in answers if q == qid and docids.index(a) < docids.index(b)]
+            outcomes = [
+                (a, b, answers.get((qid, a, b)), answers.get((qid, b, a)))
+                for (q, a, b) in answers
+                if q == qid and docids.index(a) < docids.index(b)
+            ]
             for docid, wins in pairwise_scores(docids, outcomes).items():
                 if label_store.current_grade(tx, set_id, qid, docid) != wins:
-                    label_store.append_label_event(tx, set_id, qid, docid, wins, origin="judge",
-                                                   source=source, batch_id=batch)
-
+                    label_store.append_label_event(
+                        tx, set_id, qid, docid, wins, origin="judge", source=source, batch_id=batch
+                    )

@@ -37,4 +37,3 @@ def pool_pairs(db: Database, config: JudgeConfig) -> list[tuple[str, str]]:
         wanted = set(config.topics)
         pairs = [p for p in pairs if p[0] in wanted]
     return pairs[: config.limit] if config.limit is not None else pairs
-

@@ -38,15 +38,23 @@ def reparse(db: Database, label_set: str) -> dict[str, int]:
             if parsed.label == old:
                 continue
             counts["changed"] += 1
-            tx.execute("UPDATE judgments SET label = ?, parse_error = ? WHERE rowid = ?",
-                       [parsed.label, parsed.error, rowid])
+            tx.execute(
+                "UPDATE judgments SET label = ?, parse_error = ? WHERE rowid = ?", [parsed.label, parsed.error, rowid]
+            )
             if docid_b is None and parsed.label is not None:
-                label_store.append_label_event(tx, set_id, qid, docid, parsed.label, origin="judge",
-                                               source=f"reparse of judge run {run}", batch_id=batch)
+                label_store.append_label_event(
+                    tx,
+                    set_id,
+                    qid,
+                    docid,
+                    parsed.label,
+                    origin="judge",
+                    source=f"reparse of judge run {run}",
+                    batch_id=batch,
+                )
         if counts["changed"]:
             judge_store.recount_failures(tx, run)
     if method.pairwise and counts["changed"]:
         pairs = sorted({(q, d) for _, q, d, _, _, _, _ in rows} | {(q, b) for _, q, _, b, _, _, _ in rows if b})
         write_preference_labels(db, run, set_id, pairs, batch, f"reparse of judge run {run}")
     return counts
-

@@ -46,8 +46,9 @@ def judge_label_set(db: Database, name: str, backend: str) -> int:
         return label_store.create_label_set(tx, name, kind_name.value, f"judge:{backend}")
 
 
-def _outcome(method: Method, output: str | None, error: str | None,
-             probs: dict[str, float] | None) -> tuple[Parsed, float | None, float | None]:
+def _outcome(
+    method: Method, output: str | None, error: str | None, probs: dict[str, float] | None
+) -> tuple[Parsed, float | None, float | None]:
     if output is None:
         return Parsed(None, f"call failed: {error}"), None, None
     parsed = method.parse(output)
@@ -78,8 +79,9 @@ def run_judge(
         plan = stale_plan(db, config, pairs) if stale_only else None
         # Units first: a judge that cannot run (no bank for a rubric method) is refused before it
         # loads a model or creates its label set.
-        units, missing = build_units(db, method, pairs, config.seed, config.bank,
-                                     only=plan.to_grade if plan is not None else None)
+        units, missing = build_units(
+            db, method, pairs, config.seed, config.bank, only=plan.to_grade if plan is not None else None
+        )
     db.idle()
     with db.busy():
         backend = backend or make_backend(db, config)
@@ -91,16 +93,32 @@ def run_judge(
             unit.key = call_key(backend.name, backend.model, consistency.params(params, unit), unit.request)
         with db.transaction() as tx:
             run = judge_store.create_judge_run(
-                tx, set_id, method=method.name, backend=backend.name, model=backend.model,
-                prompt_name=method.prompt.name, prompt_hash=method.prompt.sha256,
-                params=params | {"seed": config.seed, "config": rerunnable(config)}, pool=config.pool,
+                tx,
+                set_id,
+                method=method.name,
+                backend=backend.name,
+                model=backend.model,
+                prompt_name=method.prompt.name,
+                prompt_hash=method.prompt.sha256,
+                params=params | {"seed": config.seed, "config": rerunnable(config)},
+                pool=config.pool,
             )
             batch = new_batch(tx, "judge", f"{config.name} run {run}")
             if plan is not None:
                 judge_store.copy_judgments(tx, plan.previous, run, sorted(plan.kept))
             for qid, docid in missing:
-                judge_store.add_judgment(tx, run, qid, docid, None, "", label=None, expected=None, confidence=None,
-                                         parse_error="no text for the topic or document")
+                judge_store.add_judgment(
+                    tx,
+                    run,
+                    qid,
+                    docid,
+                    None,
+                    "",
+                    label=None,
+                    expected=None,
+                    confidence=None,
+                    parse_error="no text for the topic or document",
+                )
         source = f"judge run {run}"
         by_key: dict[str, list[Unit]] = {}
         for unit in units:
@@ -116,28 +134,49 @@ def run_judge(
                 if unit.window and method.parse_window is not None:  # window units come from window methods
                     failed = [Parsed(None, f"call failed: {error}")] * len(unit.window)
                     window_parsed = method.parse_window(output, len(unit.window)) if output is not None else failed
-                    outcomes = [(item, parsed, None, None)
-                                for item, parsed in zip(unit.window, window_parsed, strict=True)]
+                    outcomes = [
+                        (item, parsed, None, None) for item, parsed in zip(unit.window, window_parsed, strict=True)
+                    ]
                 else:
                     outcomes = [(unit.item_id, *_outcome(method, output, error, probs))]
                 hashes = unit.item_hashes or (None,) * len(outcomes)
                 for (item_id, parsed, expected, confidence), item_hash in zip(outcomes, hashes, strict=True):
                     label = parsed.label
-                    judge_store.add_judgment(tx, run, unit.qid, unit.docid, unit.docid_b, key, label=label,
-                                             parse_error=parsed.error, expected=expected, confidence=confidence,
-                                             item_id=item_id, item_hash=item_hash, sample=unit.sample)
+                    judge_store.add_judgment(
+                        tx,
+                        run,
+                        unit.qid,
+                        unit.docid,
+                        unit.docid_b,
+                        key,
+                        label=label,
+                        parse_error=parsed.error,
+                        expected=expected,
+                        confidence=confidence,
+                        item_id=item_id,
+                        item_hash=item_hash,
+                        sample=unit.sample,
+                    )
                     if label is None:
                         stats["failures"] += 1
-                    elif (not method.pairwise and method.item_kind is None and not consistency.sampling
-                          and label_store.current_grade(tx, set_id, unit.qid, unit.docid) != label):
-                        label_store.append_label_event(tx, set_id, unit.qid, unit.docid, label, origin="judge",
-                                                       source=source, batch_id=batch)
+                    elif (
+                        not method.pairwise
+                        and method.item_kind is None
+                        and not consistency.sampling
+                        and label_store.current_grade(tx, set_id, unit.qid, unit.docid) != label
+                    ):
+                        label_store.append_label_event(
+                            tx, set_id, unit.qid, unit.docid, label, origin="judge", source=source, batch_id=batch
+                        )
                     consistency.record(tx, set_id, method, unit, label, probs, source=source, batch=batch)
 
         # A call that failed for good (retries exhausted, server error) is asked again on the next
         # run; an answer that could not be parsed is not: the model would say the same.
-        cached = {key: call for key, call in judge_store.cached_calls(db.cursor(), list(by_key)).items()
-                  if call["output"] is not None}
+        cached = {
+            key: call
+            for key, call in judge_store.cached_calls(db.cursor(), list(by_key)).items()
+            if call["output"] is not None
+        }
         if cached:
             with db.transaction() as tx:
                 for key, call in cached.items():
@@ -156,18 +195,35 @@ def run_judge(
             for index, result in arrived:
                 key = pending[index]
                 judge_store.store_call(
-                    tx, key, backend.name, backend.model, params, requests[index].as_json(),
-                    output=result.text, error=result.error, label_probs=result.label_probs,
-                    prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
-                    seconds=result.seconds, cost=result.cost,
+                    tx,
+                    key,
+                    backend.name,
+                    backend.model,
+                    params,
+                    requests[index].as_json(),
+                    output=result.text,
+                    error=result.error,
+                    label_probs=result.label_probs,
+                    prompt_tokens=result.prompt_tokens,
+                    completion_tokens=result.completion_tokens,
+                    seconds=result.seconds,
+                    cost=result.cost,
                 )
                 record(tx, key, result.text, result.error, result.label_probs)
                 stats["calls"] += 1
                 stats["prompt"] += result.prompt_tokens
                 stats["completion"] += result.completion_tokens
                 cost += result.cost or 0.0
-                progress.append(JudgeProgress(stats["done"], total, stats["calls"], stats["hits"],
-                                              stats["failures"], time.perf_counter() - start))
+                progress.append(
+                    JudgeProgress(
+                        stats["done"],
+                        total,
+                        stats["calls"],
+                        stats["hits"],
+                        stats["failures"],
+                        time.perf_counter() - start,
+                    )
+                )
         db.idle()
         yield from progress  # reported once stored
     with db.busy():
@@ -182,22 +238,33 @@ def run_judge(
         if method.own_score is not None or followers:
             extra["derived_updated"] = followers
         if plan is not None:
-            extra |= {"stale_cells": len(plan.to_grade), "deleted_cells": len(plan.stale) - len(plan.to_grade),
-                      "kept_cells": len(plan.kept)}
+            extra |= {
+                "stale_cells": len(plan.to_grade),
+                "deleted_cells": len(plan.stale) - len(plan.to_grade),
+                "kept_cells": len(plan.kept),
+            }
         extra |= consistency.summary()
         if ensembles := refresh_ensembles(db, config.name):
             extra["ensembles_updated"] = ensembles
         if config.price_input or config.price_output:
             extra["cost"] = round(cost, 6)
         with db.transaction() as tx:
-            judge_store.finish_judge_run(tx, run, pairs=len(pairs), calls=stats["calls"], cache_hits=stats["hits"],
-                                         failures=stats["failures"])
+            judge_store.finish_judge_run(
+                tx, run, pairs=len(pairs), calls=stats["calls"], cache_hits=stats["hits"], failures=stats["failures"]
+            )
     db.idle()
     yield JudgeSummary(
-        label_set=config.name, method=method.name, backend=backend.name, model=backend.model, pairs=len(pairs),
-        calls=stats["calls"], cache_hits=stats["hits"], failures=stats["failures"],
-        seconds=round(time.perf_counter() - start, 3), prompt_tokens=stats["prompt"],
-        completion_tokens=stats["completion"], judge_run=run,
+        label_set=config.name,
+        method=method.name,
+        backend=backend.name,
+        model=backend.model,
+        pairs=len(pairs),
+        calls=stats["calls"],
+        cache_hits=stats["hits"],
+        failures=stats["failures"],
+        seconds=round(time.perf_counter() - start, 3),
+        prompt_tokens=stats["prompt"],
+        completion_tokens=stats["completion"],
+        judge_run=run,
         extra=extra,
     )
-

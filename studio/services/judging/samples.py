@@ -35,8 +35,7 @@ class SelfConsistency:
             raise UsageError("--samples is at least 1")
         if self.samples > 1 and (method.pairwise or method.item_kind is not None):
             raise UsageError("--samples works with methods that grade a pair (umbrela, binary, graded, …)")
-        self.mode = ("none" if self.samples == 1 else "label distribution" if backend.name == "llamacpp"
-                     else "samples")
+        self.mode = "none" if self.samples == 1 else "label distribution" if backend.name == "llamacpp" else "samples"
         self.seed = config.seed
         self.temperature = config.temperature if config.temperature is not None else DEFAULT_TEMPERATURE
         self.votes: dict[tuple[str, str], list[float]] = {}
@@ -51,9 +50,11 @@ class SelfConsistency:
         """K copies of every unit when sampling, each with its own seed."""
         if not self.sampling:
             return units
-        return [replace(unit, sample=s,
-                        request=replace(unit.request, seed=self.seed + s, temperature=self.temperature))
-                for unit in units for s in range(self.samples)]
+        return [
+            replace(unit, sample=s, request=replace(unit.request, seed=self.seed + s, temperature=self.temperature))
+            for unit in units
+            for s in range(self.samples)
+        ]
 
     @staticmethod
     def params(params: dict[str, Any], unit: Unit) -> dict[str, Any]:
@@ -66,16 +67,27 @@ class SelfConsistency:
     def summary(self) -> dict[str, Any]:
         return {} if self.mode == "none" else {"samples": self.samples, "self_consistency": self.mode}
 
-    def record(self, tx: Connection, set_id: int, method: Method, unit: Unit, label: float | None,
-               probs: dict[str, float] | None, *, source: str, batch: int) -> None:
+    def record(
+        self,
+        tx: Connection,
+        set_id: int,
+        method: Method,
+        unit: Unit,
+        label: float | None,
+        probs: dict[str, float] | None,
+        *,
+        source: str,
+        batch: int,
+    ) -> None:
         """One answer of `unit` has been stored: its pair's label and spread once all its samples
         are in (sampling), or the spread of its label distribution."""
         pair = (unit.qid, unit.docid)
         if self.mode == "label distribution" and label is not None and probs:
             known = {method.value_of(k): p for k, p in probs.items() if k in method.labels}
             if known and sum(known.values()) > 0:
-                ensemble_store.set_spread(tx, set_id, *pair,
-                                          ensemble_store.SpreadRow(*combining.distribution_spread(known)))
+                ensemble_store.set_spread(
+                    tx, set_id, *pair, ensemble_store.SpreadRow(*combining.distribution_spread(known))
+                )
             return
         if not self.sampling:
             return

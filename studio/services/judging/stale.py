@@ -39,4 +39,3 @@ def stale_plan(db: Database, config: JudgeConfig, pairs: list[tuple[str, str]] |
     graded = judge_store.graded_cells(con, newest[0])
     stale = stale_cells(graded, pairs, items)
     return StalePlan(newest[0], stale, kept_cells(graded, pairs, items, stale))
-

@@ -30,7 +30,11 @@ class Unit:
 
 
 def build_units(
-    db: Database, method: Method, pairs: list[tuple[str, str]], seed: int, bank: str | None = None,
+    db: Database,
+    method: Method,
+    pairs: list[tuple[str, str]],
+    seed: int,
+    bank: str | None = None,
     only: set[Cell] | None = None,
 ) -> tuple[list[Unit], list[tuple[str, str]]]:
     """Requests for every pair (both orders of sampled document pairs for preferences), and the
@@ -55,8 +59,12 @@ def build_units(
     for qid, docids in by_topic.items():
         for a, b in sample_pairs(docids, seed=seed, qid=qid):
             for first, second in ((a, b), (b, a)):
-                request = method.request((qid, first, second), query=queries[qid],
-                                         passage_a=passages[(qid, first)], passage_b=passages[(qid, second)])
+                request = method.request(
+                    (qid, first, second),
+                    query=queries[qid],
+                    passage_a=passages[(qid, first)],
+                    passage_b=passages[(qid, second)],
+                )
                 units.append(Unit(qid, first, second, request))
     return units, missing
 
@@ -72,8 +80,12 @@ def bank_items(db: Database, method: Method, bank: str | None) -> list[BankItem]
 
 
 def _item_units(
-    method: Method, pairs: list[tuple[str, str]], queries: dict[str, str],
-    passages: dict[tuple[str, str], str], items: list[BankItem], only: set[Cell] | None,
+    method: Method,
+    pairs: list[tuple[str, str]],
+    queries: dict[str, str],
+    passages: dict[tuple[str, str], str],
+    items: list[BankItem],
+    only: set[Cell] | None,
 ) -> list[Unit]:
     """One request per (pair, bank item of the method's kind) of the pair's topic, or per window
     of up to `method.window` items for methods that label a list at once."""
@@ -88,17 +100,30 @@ def _item_units(
             for start in range(0, len(topic_items), method.window):
                 window = topic_items[start : start + method.window]
                 request = method.request(
-                    (qid, docid, *(i.item_id for i in window)), query=queries[qid],
-                    context=passages[(qid, docid)], nuggets=repr([i.text for i in window]),
+                    (qid, docid, *(i.item_id for i in window)),
+                    query=queries[qid],
+                    context=passages[(qid, docid)],
+                    nuggets=repr([i.text for i in window]),
                     num_nuggets=str(len(window)),
                 )
-                units.append(Unit(qid, docid, None, request, window=tuple(i.item_id for i in window),
-                                  item_hashes=tuple(item_text_hash(i.text) for i in window)))
+                units.append(
+                    Unit(
+                        qid,
+                        docid,
+                        None,
+                        request,
+                        window=tuple(i.item_id for i in window),
+                        item_hashes=tuple(item_text_hash(i.text) for i in window),
+                    )
+                )
             continue
         for item in topic_items:
-            request = method.request((qid, docid, item.item_id), query=queries[qid],
-                                     **{method.item_kind: item.text, "passage": passages[(qid, docid)]})
-            units.append(Unit(qid, docid, None, request, item_id=item.item_id,
-                              item_hashes=(item_text_hash(item.text),)))
+            request = method.request(
+                (qid, docid, item.item_id),
+                query=queries[qid],
+                **{method.item_kind: item.text, "passage": passages[(qid, docid)]},
+            )
+            units.append(
+                Unit(qid, docid, None, request, item_id=item.item_id, item_hashes=(item_text_hash(item.text),))
+            )
     return units
-

@@ -25,8 +25,15 @@ def _finite(value: float) -> float | None:
 
 
 def correlation(
-    engine: EvaluationEngine, ref: str, qrels: str, measure: str | Measure = "nDCG@10", *,
-    complete: bool = False, resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0, details: bool = True,
+    engine: EvaluationEngine,
+    ref: str,
+    qrels: str,
+    measure: str | Measure = "nDCG@10",
+    *,
+    complete: bool = False,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = 0,
+    details: bool = True,
 ) -> dict[str, Any]:
     """How well the leaderboard under `qrels` reproduces the one under `ref`."""
     m = measure_of(measure)
@@ -35,8 +42,12 @@ def correlation(
     x = ref_eval.means(m, complete=complete)
     y = aud_eval.means(m, complete=complete)
     result: dict[str, Any] = {
-        "ref": ref, "qrels": qrels, "measure": str(m), "runs": len(runs),
-        "kendall_tau": _finite(corr.kendall_tau_b(x, y)), "kendall_variant": "tau-b",
+        "ref": ref,
+        "qrels": qrels,
+        "measure": str(m),
+        "runs": len(runs),
+        "kendall_tau": _finite(corr.kendall_tau_b(x, y)),
+        "kendall_variant": "tau-b",
         "kendall_tau_a": _finite(corr.kendall_tau_a(x, y)),
         "spearman_rho": _finite(corr.spearman_rho(x, y)),
         "tau_ap": _finite(corr.tau_ap(x, y)),
@@ -48,22 +59,32 @@ def correlation(
         return result
     ref_matrix, aud_matrix = aligned_matrices(ref_eval, aud_eval, m)
     interval = corr.bootstrap_tau(ref_matrix, aud_matrix, resamples=resamples, seed=seed)
-    result.update({
-        "swapped_pairs": swaps,
-        "per_topic_tau": _finite(corr.per_topic_tau(ref_matrix, aud_matrix)),
-        "pooled_tau": _finite(corr.pooled_tau(ref_matrix, aud_matrix)),
-        "bootstrap": {**{k: _finite(v) for k, v in interval.as_dict().items()},
-                      "resamples": resamples, "seed": seed, "level": 0.95},
-        "subsampling": [
-            {k: (_finite(v) if isinstance(v, float) and k != "fraction" else v)
-             for k, v in corr.subsample_tau(ref_matrix, aud_matrix, f, trials=SUBSAMPLE_TRIALS,
-                                            seed=seed).items()}
-            for f in SUBSAMPLE_FRACTIONS
-        ],
-        "topics": int(ref_matrix.shape[0]),
-        "leaderboard": [{"run": run, "ref": float(a), "qrels": float(b)}
-                        for run, a, b in zip(runs, x, y, strict=True)],
-    })
+    result.update(
+        {
+            "swapped_pairs": swaps,
+            "per_topic_tau": _finite(corr.per_topic_tau(ref_matrix, aud_matrix)),
+            "pooled_tau": _finite(corr.pooled_tau(ref_matrix, aud_matrix)),
+            "bootstrap": {
+                **{k: _finite(v) for k, v in interval.as_dict().items()},
+                "resamples": resamples,
+                "seed": seed,
+                "level": 0.95,
+            },
+            "subsampling": [
+                {
+                    k: (_finite(v) if isinstance(v, float) and k != "fraction" else v)
+                    for k, v in corr.subsample_tau(
+                        ref_matrix, aud_matrix, f, trials=SUBSAMPLE_TRIALS, seed=seed
+                    ).items()
+                }
+                for f in SUBSAMPLE_FRACTIONS
+            ],
+            "topics": int(ref_matrix.shape[0]),
+            "leaderboard": [
+                {"run": run, "ref": float(a), "qrels": float(b)} for run, a, b in zip(runs, x, y, strict=True)
+            ],
+        }
+    )
     return result
 
 
@@ -73,15 +94,15 @@ def aligned_matrices(ref_eval: Any, aud_eval: Any, measure: Measure) -> tuple[np
     aud_rows = {q: i for i, q in enumerate(aud_eval.qids)}
     ref_labelled = ref_eval.qrels_topics()
     aud_labelled = aud_eval.qrels_topics()
-    shared = [q for q in ref_eval.qids if q in aud_rows and ref_labelled[ref_rows[q]]
-              and aud_labelled[aud_rows[q]]]
+    shared = [q for q in ref_eval.qids if q in aud_rows and ref_labelled[ref_rows[q]] and aud_labelled[aud_rows[q]]]
     ref_m = ref_eval.per_topic(measure)[[ref_rows[q] for q in shared]]
     aud_m = aud_eval.per_topic(measure)[[aud_rows[q] for q in shared]]
     return ref_m, aud_m
 
 
-def _shared_pairs(ref: Mapping[str, Mapping[str, float]],
-                  aud: Mapping[str, Mapping[str, float]]) -> Iterator[tuple[str, str, float, float]]:
+def _shared_pairs(
+    ref: Mapping[str, Mapping[str, float]], aud: Mapping[str, Mapping[str, float]]
+) -> Iterator[tuple[str, str, float, float]]:
     for qid, grades in ref.items():
         other = aud.get(qid)
         if not other:
@@ -97,8 +118,13 @@ def default_threshold(grades: np.ndarray) -> float:
 
 
 def agreement(
-    engine: EvaluationEngine, ref: str, qrels: str, *,
-    ref_threshold: float | None = None, threshold: float | None = None, relevant: float = 1.0,
+    engine: EvaluationEngine,
+    ref: str,
+    qrels: str,
+    *,
+    ref_threshold: float | None = None,
+    threshold: float | None = None,
+    relevant: float = 1.0,
 ) -> dict[str, Any]:
     """κ (binary, graded, weighted), Krippendorff's α, confusion, per-topic κ and alignment."""
     ref_labels = {q: t.judged for q, t in engine.evaluator(ref).labels.items()}
@@ -114,7 +140,9 @@ def agreement(
         mask = np.array([p[0] == qid for p in pairs])
         per_topic[qid] = _finite(agree.cohen_kappa(a[mask], b[mask]))
     return {
-        "ref": ref, "qrels": qrels, "pairs": len(pairs),
+        "ref": ref,
+        "qrels": qrels,
+        "pairs": len(pairs),
         "thresholds": {"ref": ref_t, "qrels": aud_t},
         "kappa_binary": _finite(agree.binary_kappa(a, b, ref_t, aud_t)),
         "kappa_graded": _finite(agree.cohen_kappa(a, b)),
@@ -134,8 +162,13 @@ def agreement(
 
 
 def disagreements(
-    engine: EvaluationEngine, ref: str, qrels: str, measure: str | Measure = "nDCG@10", *,
-    limit: int | None = None, order: str = "delta-tau",
+    engine: EvaluationEngine,
+    ref: str,
+    qrels: str,
+    measure: str | Measure = "nDCG@10",
+    *,
+    limit: int | None = None,
+    order: str = "delta-tau",
 ) -> list[dict[str, Any]]:
     """Pairs the two label sets grade differently, the most leaderboard-changing first (`order`
     "spread": those whose judges disagree most first, see `by_spread`).
@@ -149,8 +182,11 @@ def disagreements(
     x = ref_eval.means(m)
     audited = engine.evaluator(qrels).labels
     # The scratch copy takes the audited set's document numbers: no topic's docids are read.
-    scratch = type(ref_eval)(engine.rankings(), {q: dict(t.judged) for q, t in audited.items()},
-                             {q: dict(t.numbers) for q, t in audited.items()})
+    scratch = type(ref_eval)(
+        engine.rankings(),
+        {q: dict(t.judged) for q, t in audited.items()},
+        {q: dict(t.numbers) for q, t in audited.items()},
+    )
     before = corr.kendall_tau_b(x, scratch.means(m))
     by_topic: dict[str, list[tuple[str, float, float]]] = {}
     ref_labels = {q: t.judged for q, t in ref_eval.labels.items()}
@@ -172,15 +208,22 @@ def disagreements(
             scratch.set_label(qid, docid, ref_grade)
             counted = ~np.isnan(row)
             n = other_counts + counted
-            edited.append(np.divide(other_totals + np.where(counted, row, 0.0), n,
-                                    out=np.zeros(len(n)), where=n > 0))
+            edited.append(np.divide(other_totals + np.where(counted, row, 0.0), n, out=np.zeros(len(n)), where=n > 0))
             scratch.set_label(qid, docid, grade)
         # One topic's edits share x's pair signs: their τ come as one matrix product.
         after = corr.kendall_tau_b_rows(x, np.array(edited))
         for (docid, ref_grade, grade), tau in zip(pairs, after, strict=True):
             delta = (tau - before) if not (np.isnan(tau) or np.isnan(before)) else 0.0
-            queue.append({"qid": qid, "docid": docid, "ref_grade": ref_grade, "grade": grade,
-                          "delta_tau": float(delta), "distance": abs(ref_grade - grade)})
+            queue.append(
+                {
+                    "qid": qid,
+                    "docid": docid,
+                    "ref_grade": ref_grade,
+                    "grade": grade,
+                    "delta_tau": float(delta),
+                    "distance": abs(ref_grade - grade),
+                }
+            )
     queue.sort(key=lambda d: (-abs(d["delta_tau"]), -d["distance"], d["qid"], d["docid"]))
     if order == "spread":
         queue = by_spread(engine, [ref, qrels], queue)
@@ -200,8 +243,13 @@ def by_spread(engine: EvaluationEngine, label_sets: list[str], queue: list[dict[
     rows = []
     for row in queue:
         found = spreads.get((row["qid"], row["docid"]))
-        rows.append(row | {"spread": None if found is None else round(found.std, 6),
-                           "spread_range": None if found is None else found.high - found.low})
+        rows.append(
+            row
+            | {
+                "spread": None if found is None else round(found.std, 6),
+                "spread_range": None if found is None else found.high - found.low,
+            }
+        )
     return sorted(rows, key=lambda d: (d["spread"] is None, -(d["spread"] or 0.0), -(d["spread_range"] or 0.0)))
 
 
@@ -210,8 +258,13 @@ COMPAT_REFERENCE_MEASURE = "nDCG@10"
 
 
 def compare(
-    engine: EvaluationEngine, ref: str, qrels: list[str], measure: str | Measure = "nDCG@10", *,
-    resamples: int = BOOTSTRAP_RESAMPLES, seed: int = 0,
+    engine: EvaluationEngine,
+    ref: str,
+    qrels: list[str],
+    measure: str | Measure = "nDCG@10",
+    *,
+    resamples: int = BOOTSTRAP_RESAMPLES,
+    seed: int = 0,
 ) -> list[dict[str, Any]]:
     """Judging methods on a level playing field: per label set, agreement with the reference's
     labels (κ binary and graded, Krippendorff's α, alignment, leniency) and preservation of its
@@ -232,15 +285,24 @@ def compare(
         tau_interval = corr.bootstrap(ref_matrix, aud_matrix, corr.kendall_tau_b, resamples=resamples, seed=seed)
         ap_interval = corr.bootstrap(ref_matrix, aud_matrix, corr.tau_ap, resamples=resamples, seed=seed)
         compat = aud_eval.means(measure_of(COMPAT_MEASURE))
-        rows.append({
-            "qrels": name, "measure": str(m), "pairs": labels["pairs"],
-            "kappa_binary": labels["kappa_binary"], "kappa_graded": labels["kappa_graded"],
-            "krippendorff_alpha": labels["krippendorff_alpha"], "alignment": labels["alignment"],
-            "kendall_tau": _finite(corr.kendall_tau_b(x, y)),
-            "kendall_tau_low": _finite(tau_interval.low), "kendall_tau_high": _finite(tau_interval.high),
-            "tau_ap": _finite(corr.tau_ap(x, y)),
-            "tau_ap_low": _finite(ap_interval.low), "tau_ap_high": _finite(ap_interval.high),
-            "compat_tau": _finite(corr.kendall_tau_b(compat_reference, compat)),
-            "more_lenient": labels["more_lenient"], "stricter": labels["stricter"],
-        })
+        rows.append(
+            {
+                "qrels": name,
+                "measure": str(m),
+                "pairs": labels["pairs"],
+                "kappa_binary": labels["kappa_binary"],
+                "kappa_graded": labels["kappa_graded"],
+                "krippendorff_alpha": labels["krippendorff_alpha"],
+                "alignment": labels["alignment"],
+                "kendall_tau": _finite(corr.kendall_tau_b(x, y)),
+                "kendall_tau_low": _finite(tau_interval.low),
+                "kendall_tau_high": _finite(tau_interval.high),
+                "tau_ap": _finite(corr.tau_ap(x, y)),
+                "tau_ap_low": _finite(ap_interval.low),
+                "tau_ap_high": _finite(ap_interval.high),
+                "compat_tau": _finite(corr.kendall_tau_b(compat_reference, compat)),
+                "more_lenient": labels["more_lenient"],
+                "stricter": labels["stricter"],
+            }
+        )
     return rows

@@ -131,26 +131,48 @@ def embedding_judge(db: Database, config: JudgeConfig, embedder: TextEmbedder | 
     current = {(qid, docid): grade for qid, docs in load_labels(con, set_id).items() for docid, grade in docs.items()}
     with db.transaction() as tx:
         run = judge_store.create_judge_run(
-            tx, set_id, method=METHOD, backend=BACKEND, model=embedder.name, prompt_name=METHOD, prompt_hash="",
-            params={"exemplars": EXEMPLAR_RULE, "similarity": "max cosine", "ref": config.ref,
-                    "config": rerunnable(config)},
+            tx,
+            set_id,
+            method=METHOD,
+            backend=BACKEND,
+            model=embedder.name,
+            prompt_name=METHOD,
+            prompt_hash="",
+            params={
+                "exemplars": EXEMPLAR_RULE,
+                "similarity": "max cosine",
+                "ref": config.ref,
+                "config": rerunnable(config),
+            },
             pool=config.pool,
         )
         batch = new_batch(tx, "judge", f"{config.name} run {run}")
         source = f"judge run {run}"
         for (qid, docid), (label, error) in outcomes.items():
             # No model call behind an embedding judgment: the call key stays empty.
-            judge_store.add_judgment(tx, run, qid, docid, None, "", label=label, parse_error=error,
-                                     expected=None, confidence=None)
+            judge_store.add_judgment(
+                tx, run, qid, docid, None, "", label=label, parse_error=error, expected=None, confidence=None
+            )
             if label is not None and current.get((qid, docid)) != label:
-                label_store.append_label_event(tx, set_id, qid, docid, label, origin="judge", source=source,
-                                               batch_id=batch)
-        judge_store.finish_judge_run(tx, run, pairs=len(pairs), calls=embedded.encoded,
-                                     cache_hits=embedded.cached, failures=failures)
+                label_store.append_label_event(
+                    tx, set_id, qid, docid, label, origin="judge", source=source, batch_id=batch
+                )
+        judge_store.finish_judge_run(
+            tx, run, pairs=len(pairs), calls=embedded.encoded, cache_hits=embedded.cached, failures=failures
+        )
     return JudgeSummary(
-        label_set=config.name, method=METHOD, backend=BACKEND, model=embedder.name, pairs=len(pairs),
-        calls=embedded.encoded, cache_hits=embedded.cached, failures=failures,
-        seconds=round(time.perf_counter() - start, 3), prompt_tokens=0, completion_tokens=0, judge_run=run,
+        label_set=config.name,
+        method=METHOD,
+        backend=BACKEND,
+        model=embedder.name,
+        pairs=len(pairs),
+        calls=embedded.encoded,
+        cache_hits=embedded.cached,
+        failures=failures,
+        seconds=round(time.perf_counter() - start, 3),
+        prompt_tokens=0,
+        completion_tokens=0,
+        judge_run=run,
         extra={"ref": config.ref},
     )
 
@@ -159,8 +181,15 @@ def embedding_judge(db: Database, config: JudgeConfig, embedder: TextEmbedder | 
 
 
 def fd_leaderboard(
-    engine: EvaluationEngine, qrels: str, *, k: int = 10, unjudged_only: bool = False, relevant: float | None = None,
-    embedder: TextEmbedder | None = None, model: str | None = None, ref_measure: str = "nDCG@10",
+    engine: EvaluationEngine,
+    qrels: str,
+    *,
+    k: int = 10,
+    unjudged_only: bool = False,
+    relevant: float | None = None,
+    embedder: TextEmbedder | None = None,
+    model: str | None = None,
+    ref_measure: str = "nDCG@10",
 ) -> dict[str, Any]:
     """FD@k of every run: the Fréchet distance between the embeddings of its top k documents and
     those of the documents `qrels` judges relevant, each pooled over the label set's topics
@@ -176,8 +205,9 @@ def fd_leaderboard(
     judged = {qid: labels.judged for qid, labels in evaluator.labels.items()}
     grades = [g for docs in judged.values() for g in docs.values()]
     threshold = relevant if relevant is not None else default_threshold(np.array(grades))
-    relevant_pairs = [(qid, d) for qid, docs in sorted(judged.items()) for d, g in sorted(docs.items())
-                      if g >= threshold]
+    relevant_pairs = [
+        (qid, d) for qid, docs in sorted(judged.items()) for d, g in sorted(docs.items()) if g >= threshold
+    ]
 
     rankings = engine.rankings()
     retrieved: list[list[Pair]] = []
@@ -187,8 +217,11 @@ def fd_leaderboard(
             if qid not in judged:  # as trec_eval: a topic the label set does not cover is not evaluated
                 continue
             order = topic.order[r, :k]
-            pairs.extend((qid, topic.docids[d]) for d in order[order != UNRANKED]
-                         if not unjudged_only or topic.docids[d] not in judged[qid])
+            pairs.extend(
+                (qid, topic.docids[d])
+                for d in order[order != UNRANKED]
+                if not unjudged_only or topic.docids[d] not in judged[qid]
+            )
         retrieved.append(pairs)
 
     texts = pools.passage_texts(engine.db.cursor(), list(dict.fromkeys(chain(relevant_pairs, *retrieved))))
@@ -207,15 +240,23 @@ def fd_leaderboard(
         found = vectors_of(pairs)
         sizes.append(len(found))
         values.append(frechet_distance(found, target))  # NaN below two vectors on either side
-    rows: list[dict[str, Any]] = [{"run": run, "value": None if np.isnan(v) else v, "documents": n}
-                                  for run, v, n in zip(rankings.runs, values, sizes, strict=True)]
+    rows: list[dict[str, Any]] = [
+        {"run": run, "value": None if np.isnan(v) else v, "documents": n}
+        for run, v, n in zip(rankings.runs, values, sizes, strict=True)
+    ]
     rows.sort(key=lambda row: (row["value"] is None, row["value"] or 0.0, row["run"]))
 
     fd = np.array(values)
     defined = ~np.isnan(fd)
     tau = kendall_tau_b(evaluator.means(measure)[defined], -fd[defined])
     return {
-        "qrels": qrels, "measure": f"FD@{k}" + ("(unjudged)" if unjudged_only else ""), "k": k,
-        "model": embedder.name, "relevant": threshold, "ref_measure": ref_measure, "rows": rows,
-        "kendall_tau": None if np.isnan(tau) else tau, "relevant_documents": len(target),
+        "qrels": qrels,
+        "measure": f"FD@{k}" + ("(unjudged)" if unjudged_only else ""),
+        "k": k,
+        "model": embedder.name,
+        "relevant": threshold,
+        "ref_measure": ref_measure,
+        "rows": rows,
+        "kendall_tau": None if np.isnan(tau) else tau,
+        "relevant_documents": len(target),
     }

@@ -36,8 +36,15 @@ def perturb(passage: str, query: str) -> str:
     return f"{passage}\n{query}. {PROBE_SENTENCE}"
 
 
-def run_probe(engine: EvaluationEngine, label_set: str, *, ref: str = "human", limit: int = 40, seed: int = 0,
-              backend: Backend | None = None) -> Iterator[JudgeProgress | dict[str, Any]]:
+def run_probe(
+    engine: EvaluationEngine,
+    label_set: str,
+    *,
+    ref: str = "human",
+    limit: int = 40,
+    seed: int = 0,
+    backend: Backend | None = None,
+) -> Iterator[JudgeProgress | dict[str, Any]]:
     """Probe the judge of `label_set` on up to `limit` reference-non-relevant pairs it labelled."""
     db = engine.db
     config = last_config(db, label_set)
@@ -46,8 +53,9 @@ def run_probe(engine: EvaluationEngine, label_set: str, *, ref: str = "human", l
         raise UsageError(f"probes cover judges that label one passage per call, not {method.name}")
     reference = {q: t.judged for q, t in engine.evaluator(ref).labels.items()}
     judged = {q: t.judged for q, t in engine.evaluator(label_set).labels.items()}
-    candidates = sorted((q, d) for q, docs in reference.items() for d, g in docs.items()
-                        if g < 1 and d in judged.get(q, {}))
+    candidates = sorted(
+        (q, d) for q, docs in reference.items() for d, g in docs.items() if g < 1 and d in judged.get(q, {})
+    )
     random.Random(seed).shuffle(candidates)
     pairs = sorted(candidates[:limit])
     if not pairs:
@@ -56,16 +64,20 @@ def run_probe(engine: EvaluationEngine, label_set: str, *, ref: str = "human", l
     queries = pools.topic_texts(con, [q for q, _ in pairs])
     passages = pools.passage_texts(con, pairs)
     backend = backend or make_backend(db, config)
-    requests = [method.request((q, d), query=queries[q], passage=perturb(passages[(q, d)], queries[q]))
-                for q, d in pairs]
+    requests = [
+        method.request((q, d), query=queries[q], passage=perturb(passages[(q, d)], queries[q])) for q, d in pairs
+    ]
     answers = yield from ask(db, backend, requests)
     backend.close()
     rows = []
     for index, (qid, docid) in enumerate(pairs):
         output = answers.output(index)
         parsed = method.parse(output) if output is not None else None
-        error = (f"call failed: {answers.calls.get(answers.keys[index], {}).get('error')}" if parsed is None
-                 else parsed.error)
+        error = (
+            f"call failed: {answers.calls.get(answers.keys[index], {}).get('error')}"
+            if parsed is None
+            else parsed.error
+        )
         rows.append((qid, docid, judged[qid][docid], parsed.label if parsed else None, answers.keys[index], error))
     with db.transaction() as tx:
         probe = probe_store.add_probe(tx, label_set, method.name, backend.model, PERTURBATION, ref)
@@ -74,8 +86,9 @@ def run_probe(engine: EvaluationEngine, label_set: str, *, ref: str = "human", l
     yield summary | {"calls": answers.made, "cache_hits": answers.cached}
 
 
-def summarise(label_set: str, method: str, model: str, labels: list[tuple[float | None, float | None]]
-              ) -> dict[str, Any]:
+def summarise(
+    label_set: str, method: str, model: str, labels: list[tuple[float | None, float | None]]
+) -> dict[str, Any]:
     """How far the labels moved: means before and after, the mean shift, the share that moved up
     and the share the perturbation made relevant (at the label scale's usual threshold)."""
     ok = [(a, b) for a, b in labels if a is not None and b is not None]
@@ -83,7 +96,10 @@ def summarise(label_set: str, method: str, model: str, labels: list[tuple[float 
     after = np.array([b for _, b in ok], dtype=np.float64)
     threshold = default_threshold(np.concatenate([before, after])) if ok else 1.0
     return {
-        "label_set": label_set, "method": method, "model": model, "documents": len(labels),
+        "label_set": label_set,
+        "method": method,
+        "model": model,
+        "documents": len(labels),
         "failures": len(labels) - len(ok),
         "mean_original": float(before.mean()) if ok else None,
         "mean_perturbed": float(after.mean()) if ok else None,
@@ -96,6 +112,7 @@ def summarise(label_set: str, method: str, model: str, labels: list[tuple[float 
 
 def probe_summary(db: Database) -> list[dict[str, Any]]:
     """The newest probe of every label set, summarised (empty when no probe has run)."""
-    return [summarise(p["label_set"], p["method"], p["model"],
-                      [(r["original"], r["perturbed"]) for r in p["results"]])
-            for p in probe_store.latest_probes(db.cursor())]
+    return [
+        summarise(p["label_set"], p["method"], p["model"], [(r["original"], r["perturbed"]) for r in p["results"]])
+        for p in probe_store.latest_probes(db.cursor())
+    ]

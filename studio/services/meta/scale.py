@@ -22,14 +22,26 @@ def outside_scale(engine: EvaluationEngine, ref: str, names: list[str]) -> list[
     low, high = scale
     warnings = []
     for name in names:
-        outside = sorted({g for topic in engine.evaluator(name).labels.values() for g in topic.judged.values()
-                          if g < low or g > high})
+        outside = sorted(
+            {
+                g
+                for topic in engine.evaluator(name).labels.values()
+                for g in topic.judged.values()
+                if g < low or g > high
+            }
+        )
         if outside:
-            count = sum(1 for topic in engine.evaluator(name).labels.values() for g in topic.judged.values()
-                        if g < low or g > high)
+            count = sum(
+                1
+                for topic in engine.evaluator(name).labels.values()
+                for g in topic.judged.values()
+                if g < low or g > high
+            )
             shown = ", ".join(f"{g:g}" for g in outside[:6]) + (", …" if len(outside) > 6 else "")
-            warnings.append(f"{name} holds {count} grade{'s' if count != 1 else ''} outside {ref}'s scale "
-                            f"{low:g}–{high:g} ({shown}); --clip compares them clipped into it")
+            warnings.append(
+                f"{name} holds {count} grade{'s' if count != 1 else ''} outside {ref}'s scale "
+                f"{low:g}–{high:g} ({shown}); --clip compares them clipped into it"
+            )
     return warnings
 
 

@@ -61,7 +61,11 @@ def alpha_level(method: str) -> Level:
 
 
 def prompt_sensitivity(
-    engine: EvaluationEngine, config: JudgeConfig, prompts: list[str], *, backend: Backend | None = None,
+    engine: EvaluationEngine,
+    config: JudgeConfig,
+    prompts: list[str],
+    *,
+    backend: Backend | None = None,
 ) -> Iterator[JudgeProgress | dict[str, Any]]:
     """Judge the pool once per prompt (into `config.name`-<prompt>), then report the spread."""
     db = engine.db
@@ -84,28 +88,41 @@ def prompt_sensitivity(
     yield sensitivity_report(engine, config.method, config.ref, chosen, names, summaries)
 
 
-def sensitivity_report(engine: EvaluationEngine, method: str, ref: str, prompts: list[str], names: list[str],
-                       summaries: list[JudgeSummary]) -> dict[str, Any]:
+def sensitivity_report(
+    engine: EvaluationEngine, method: str, ref: str, prompts: list[str], names: list[str], summaries: list[JudgeSummary]
+) -> dict[str, Any]:
     rows = []
     for prompt, name, summary in zip(prompts, names, summaries, strict=True):
         labels = agreement(engine, ref, name)
-        rows.append({"prompt": load_prompt(prompt).name, "label_set": name,
-                     "prompt_hash": load_prompt(prompt).sha256[:12], "pairs": summary.pairs,
-                     "failures": summary.failures, "calls": summary.calls, "kappa_binary": labels["kappa_binary"],
-                     "kappa_graded": labels["kappa_graded"]})
+        rows.append(
+            {
+                "prompt": load_prompt(prompt).name,
+                "label_set": name,
+                "prompt_hash": load_prompt(prompt).sha256[:12],
+                "pairs": summary.pairs,
+                "failures": summary.failures,
+                "calls": summary.calls,
+                "kappa_binary": labels["kappa_binary"],
+                "kappa_graded": labels["kappa_graded"],
+            }
+        )
     level = alpha_level(method)
     return {
-        "method": method, "ref": ref, "prompts": rows,
+        "method": method,
+        "ref": ref,
+        "prompts": rows,
         "kappa_binary": spread([r["kappa_binary"] for r in rows]),
         "kappa_graded": spread([r["kappa_graded"] for r in rows]),
-        "krippendorff_alpha": _alpha_between(engine, names, level), "alpha_level": level,
+        "krippendorff_alpha": _alpha_between(engine, names, level),
+        "alpha_level": level,
     }
 
 
 def _alpha_between(engine: EvaluationEngine, names: list[str], level: Level) -> float | None:
     """α with each prompt's label set a coder and each (topic, document) a unit."""
-    labels = [{(q, d): g for q, topic in engine.evaluator(n).labels.items() for d, g in topic.judged.items()}
-              for n in names]
+    labels = [
+        {(q, d): g for q, topic in engine.evaluator(n).labels.items() for d, g in topic.judged.items()} for n in names
+    ]
     units = sorted(set().union(*labels))
     data = np.array([[coded.get(u, np.nan) for u in units] for coded in labels], dtype=np.float64)
     alpha = krippendorff_alpha(data, level) if units else float("nan")

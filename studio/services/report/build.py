@@ -53,20 +53,31 @@ def choose_reference(label_sets: Sequence[str], ref: str | None) -> str:
 
 def conventions(measure: Measure) -> list[tuple[str, str]]:
     """How the report's leaderboards are computed: the conventions a reader needs to reproduce them."""
-    compat = ("compatibility (τ compat): Clarke's compatibility.py — runs by score as a double, ties by docid "
-              "ascending; RBO over ranks 1–1000; topics without a positive grade not averaged")
+    compat = (
+        "compatibility (τ compat): Clarke's compatibility.py — runs by score as a double, ties by docid "
+        "ascending; RBO over ranks 1–1000; topics without a positive grade not averaged"
+    )
     if measure.name == "Compat":
         return [("conventions", compat)]
     rel = f"grade ≥ {measure.rel:g}"
-    return [("tie order", "trec_eval's: score in single precision descending, ties by docid descending"),
-            ("topics averaged", "those each run retrieved (trec_eval without -c; --complete is not used)"),
-            ("relevance level", f"binary measures count {rel}"),
-            ("gains", "the grades themselves (negative grades count 0)"),
-            ("compatibility", compat)]
+    return [
+        ("tie order", "trec_eval's: score in single precision descending, ties by docid descending"),
+        ("topics averaged", "those each run retrieved (trec_eval without -c; --complete is not used)"),
+        ("relevance level", f"binary measures count {rel}"),
+        ("gains", "the grades themselves (negative grades count 0)"),
+        ("compatibility", compat),
+    ]
 
 
-def build_report(project: Project, *, ref: str | None = None, measure: str = "nDCG@10", resamples: int = 1000,
-                 with_embeddings: bool = False, embedder: TextEmbedder | None = None) -> Report:
+def build_report(
+    project: Project,
+    *,
+    ref: str | None = None,
+    measure: str = "nDCG@10",
+    resamples: int = 1000,
+    with_embeddings: bool = False,
+    embedder: TextEmbedder | None = None,
+) -> Report:
     """Every section of the report, in order; raises UsageError before any work on a bad option.
     `embedder` replaces the default embedding model of the FD section (tests, other models)."""
     label_sets = project.label_sets()
@@ -77,8 +88,10 @@ def build_report(project: Project, *, ref: str | None = None, measure: str = "nD
     others = sorted(row["name"] for row in label_sets if row["name"] != reference)
     rows = compare(project.engine, reference, others, m, resamples=resamples, seed=SEED) if others else []
     comparisons = {row["qrels"]: row for row in rows}
-    boards = {name: {run: statistic(value) for run, value in project.leaderboard(name, m).items()}
-              for name in [reference, *others]}
+    boards = {
+        name: {run: statistic(value) for run, value in project.leaderboard(name, m).items()}
+        for name in [reference, *others]
+    }
     names = FigureNames()
     sections = [
         data_summary(project, label_sets),
@@ -95,8 +108,13 @@ def build_report(project: Project, *, ref: str | None = None, measure: str = "nD
         *calibration_sections(project),
         *ensemble_section(project, reference, m),
     ]
-    facts = [("project", PurePath(project.path).name), ("reference label set", reference), ("measure", m),
-             *conventions(measure_of(m)),
-             ("bootstrap resamples", f"{resamples:,}"), ("seed", str(SEED)), ("made by", f"studio {__version__}")]
-    return Report(title=f"Relevance assessment report: {PurePath(project.path).name}", facts=facts,
-                  sections=sections)
+    facts = [
+        ("project", PurePath(project.path).name),
+        ("reference label set", reference),
+        ("measure", m),
+        *conventions(measure_of(m)),
+        ("bootstrap resamples", f"{resamples:,}"),
+        ("seed", str(SEED)),
+        ("made by", f"studio {__version__}"),
+    ]
+    return Report(title=f"Relevance assessment report: {PurePath(project.path).name}", facts=facts, sections=sections)

@@ -44,7 +44,6 @@ class FigureNames:
         return name
 
 
-
 def cell(value: Any) -> Cell:
     if value is None or isinstance(value, str | int):
         return value

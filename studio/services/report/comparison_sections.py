@@ -30,68 +30,112 @@ def leaderboards(boards: Mapping[str, Mapping[str, float | None]], reference: st
         row: dict[str, Cell] = {"rank": rank, "run": run, ref_column: ref_board[run]}
         row.update({name: board.get(run) for name, board in boards.items() if name != reference})
         rows.append(row)
-    return Section("leaderboards", "Leaderboards",
-                   f"Every run's mean {measure} under each label set, ranked by the reference {reference}: a label "
-                   "set that can replace the reference keeps this order.",
-                   [Table(f"{measure} per run and label set", columns, rows, empty="no runs loaded")])
+    return Section(
+        "leaderboards",
+        "Leaderboards",
+        f"Every run's mean {measure} under each label set, ranked by the reference {reference}: a label "
+        "set that can replace the reference keeps this order.",
+        [Table(f"{measure} per run and label set", columns, rows, empty="no runs loaded")],
+    )
 
 
 # -- 3. comparison ----------------------------------------------------------------------------
 
-COMPARISON_COLUMNS = ["label set", "pairs", "κ binary", "κ graded", "Krippendorff α", "Kendall τ", "τ 95% interval",
-                      "τ_AP", "τ_AP 95% interval", "Compat τ", "more lenient", "stricter"]
+COMPARISON_COLUMNS = [
+    "label set",
+    "pairs",
+    "κ binary",
+    "κ graded",
+    "Krippendorff α",
+    "Kendall τ",
+    "τ 95% interval",
+    "τ_AP",
+    "τ_AP 95% interval",
+    "Compat τ",
+    "more lenient",
+    "stricter",
+]
 
 
 def comparison_row(row: Mapping[str, Any]) -> dict[str, Cell]:
     return {
-        "label set": row["qrels"], "pairs": row.get("pairs"),
-        "κ binary": statistic(row.get("kappa_binary")), "κ graded": statistic(row.get("kappa_graded")),
+        "label set": row["qrels"],
+        "pairs": row.get("pairs"),
+        "κ binary": statistic(row.get("kappa_binary")),
+        "κ graded": statistic(row.get("kappa_graded")),
         "Krippendorff α": statistic(row.get("krippendorff_alpha")),
         "Kendall τ": statistic(row.get("kendall_tau")),
         "τ 95% interval": Interval(statistic(row.get("kendall_tau_low")), statistic(row.get("kendall_tau_high"))),
         "τ_AP": statistic(row.get("tau_ap")),
         "τ_AP 95% interval": Interval(statistic(row.get("tau_ap_low")), statistic(row.get("tau_ap_high"))),
         "Compat τ": statistic(row.get("compat_tau")),
-        "more lenient": statistic(row.get("more_lenient")), "stricter": statistic(row.get("stricter")),
+        "more lenient": statistic(row.get("more_lenient")),
+        "stricter": statistic(row.get("stricter")),
     }
 
 
-def comparison_table(comparisons: Mapping[str, Mapping[str, Any]], others: list[str], reference: str, measure: str,
-                     resamples: int) -> Section:
+def comparison_table(
+    comparisons: Mapping[str, Mapping[str, Any]], others: list[str], reference: str, measure: str, resamples: int
+) -> Section:
     rows = [comparison_row(comparisons[name]) for name in others if name in comparisons]
     return Section(
-        "comparison", "Comparison with the reference",
+        "comparison",
+        "Comparison with the reference",
         f"How each label set agrees with {reference}: label agreement on the pairs both labelled (Cohen's κ at the "
         f"relevance threshold and on the grades, Krippendorff's ordinal α; the shares it grades higher or lower) "
         f"and how well its {measure} leaderboard reproduces the reference's (Kendall τ-b, τ_AP and τ of the "
         f"Compat leaderboards; intervals: bootstrap over topics, {resamples:,} resamples).",
-        [Table("Agreement and rank correlation", COMPARISON_COLUMNS, rows, empty="no other label set to compare")])
+        [Table("Agreement and rank correlation", COMPARISON_COLUMNS, rows, empty="no other label set to compare")],
+    )
 
 
 # -- 4. alignment -----------------------------------------------------------------------------
 
 
-def alignment_section(comparisons: Mapping[str, Mapping[str, Any]], others: list[str], reference: str,
-                      names: FigureNames) -> Section:
+def alignment_section(
+    comparisons: Mapping[str, Mapping[str, Any]], others: list[str], reference: str, names: FigureNames
+) -> Section:
     rows: list[dict[str, Cell]] = []
     figures: list[Figure] = []
     for name in others:
         alignment = (comparisons.get(name) or {}).get("alignment") or {}
         for pair in sorted(alignment, key=_pair_order):
             bucket = alignment[pair]
-            rows.append({"label set": name, "category pair": pair.replace("_vs_", " vs "),
-                         "pairs": bucket.get("pairs"), "agree": statistic(bucket.get("agree")),
-                         "tie": statistic(bucket.get("tie")), "disagree": statistic(bucket.get("disagree"))})
+            rows.append(
+                {
+                    "label set": name,
+                    "category pair": pair.replace("_vs_", " vs "),
+                    "pairs": bucket.get("pairs"),
+                    "agree": statistic(bucket.get("agree")),
+                    "tie": statistic(bucket.get("tie")),
+                    "disagree": statistic(bucket.get("disagree")),
+                }
+            )
         if alignment:
-            figures.append(alignment_bars(
-                names("alignment", name), f"{name}: agree / tie / disagree with the order of {reference}'s "
-                "Best, Acceptable and Unacceptable documents", name, alignment))
+            figures.append(
+                alignment_bars(
+                    names("alignment", name),
+                    f"{name}: agree / tie / disagree with the order of {reference}'s "
+                    "Best, Acceptable and Unacceptable documents",
+                    name,
+                    alignment,
+                )
+            )
     return Section(
-        "alignment", "Alignment with the reference order",
+        "alignment",
+        "Alignment with the reference order",
         f"Per topic, {reference}'s grades sort documents into Best, Acceptable and Unacceptable; for every pair of "
         "documents from two categories, a label set agrees (orders them the same way), ties or disagrees.",
-        [Table("Agree / tie / disagree shares", ["label set", "category pair", "pairs", "agree", "tie", "disagree"],
-               rows, empty="no other label set to compare")], figures)
+        [
+            Table(
+                "Agree / tie / disagree shares",
+                ["label set", "category pair", "pairs", "agree", "tie", "disagree"],
+                rows,
+                empty="no other label set to compare",
+            )
+        ],
+        figures,
+    )
 
 
 def _pair_order(key: str) -> tuple[int, str]:
@@ -102,26 +146,46 @@ def _pair_order(key: str) -> tuple[int, str]:
 # -- 5. τ scatter plots -----------------------------------------------------------------------
 
 
-def scatter_section(boards: Mapping[str, Mapping[str, float | None]], comparisons: Mapping[str, Mapping[str, Any]],
-                    others: list[str], reference: str, measure: str, names: FigureNames) -> Section:
+def scatter_section(
+    boards: Mapping[str, Mapping[str, float | None]],
+    comparisons: Mapping[str, Mapping[str, Any]],
+    others: list[str],
+    reference: str,
+    measure: str,
+    names: FigureNames,
+) -> Section:
     figures = []
     for name in others:
         points = [(run, value, boards[name].get(run)) for run, value in sorted(boards[reference].items())]
         tau = statistic((comparisons.get(name) or {}).get("kendall_tau"))
-        figures.append(tau_scatter(
-            names("tau", name), f"{measure} of each run under {reference} (x) and {name} (y)",
-            reference, name, measure, points, tau))
+        figures.append(
+            tau_scatter(
+                names("tau", name),
+                f"{measure} of each run under {reference} (x) and {name} (y)",
+                reference,
+                name,
+                measure,
+                points,
+                tau,
+            )
+        )
     notes = [] if others else ["There is no other label set to plot against the reference."]
-    return Section("scatter", "Run scores against the reference",
-                   f"Each run at its {measure} under {reference} and under the audited label set; points on a "
-                   "rising line mean the same order (the title gives Kendall τ-b).", figures=figures, notes=notes)
+    return Section(
+        "scatter",
+        "Run scores against the reference",
+        f"Each run at its {measure} under {reference} and under the audited label set; points on a "
+        "rising line mean the same order (the title gives Kendall τ-b).",
+        figures=figures,
+        notes=notes,
+    )
 
 
 # -- 6. topic subsampling ---------------------------------------------------------------------
 
 
-def subsampling_section(engine: EvaluationEngine, others: list[str], reference: str, measure: str,
-                        names: FigureNames) -> Section:
+def subsampling_section(
+    engine: EvaluationEngine, others: list[str], reference: str, measure: str, names: FigureNames
+) -> Section:
     m = measure_of(measure)
     percent = [f"{f:.0%}" for f in SUBSAMPLING_FRACTIONS]
     rows: list[dict[str, Cell]] = []
@@ -138,13 +202,32 @@ def subsampling_section(engine: EvaluationEngine, others: list[str], reference: 
             spreads.append(Spread(statistic(found["mean"]), statistic(found["std"])))
         curves[name] = [(f, s.mean, s.std) for f, s in zip(SUBSAMPLING_FRACTIONS, spreads, strict=True)]
         rows.append({"label set": name, "topics": topics, **dict(zip(percent, spreads, strict=True))})
-    figures = [subsampling_curves(
-        names("subsampling"), f"Kendall τ against {reference} on a random share of the topics (mean ± std over "
-        f"{SUBSAMPLE_TRIALS} trials)", reference, curves)] if curves else []
+    figures = (
+        [
+            subsampling_curves(
+                names("subsampling"),
+                f"Kendall τ against {reference} on a random share of the topics (mean ± std over "
+                f"{SUBSAMPLE_TRIALS} trials)",
+                reference,
+                curves,
+            )
+        ]
+        if curves
+        else []
+    )
     return Section(
-        "subsampling", "Topic subsampling",
+        "subsampling",
+        "Topic subsampling",
         f"Kendall τ against {reference} when both {measure} leaderboards are built on a random share of the topics "
         f"both label sets labelled (mean ± standard deviation over {SUBSAMPLE_TRIALS} draws): how many topics a "
         "label set needs before its ranking settles.",
-        [Table("Kendall τ by share of the topics", ["label set", "topics", *percent], rows,
-               empty="no other label set to compare")], figures)
+        [
+            Table(
+                "Kendall τ by share of the topics",
+                ["label set", "topics", *percent],
+                rows,
+                empty="no other label set to compare",
+            )
+        ],
+        figures,
+    )

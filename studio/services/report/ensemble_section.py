@@ -14,13 +14,33 @@ def ensemble_section(project: Project, reference: str, measure: str) -> list[Sec
     found = all_ensemble_scores(project.engine, reference, measure)
     if not found:
         return []
-    tables = [Table(title=f"{made['ensemble']}: {made['how']} of its members, against {reference}",
-                    columns=["label set", "role", "pairs", "κ graded", "κ binary", f"τ ({measure})"],
-                    rows=[{"label set": row["qrels"], "role": row["role"], "pairs": row["pairs"],
-                           "κ graded": statistic(row["kappa_graded"]), "κ binary": statistic(row["kappa_binary"]),
-                           f"τ ({measure})": statistic(row["kendall_tau"])} for row in made["rows"]])
-              for made in found]
-    return [Section(key="ensembles", title="Ensembles",
-                    text=("Each ensemble combines its members' grades pair by pair (`studio ensemble`); "
-                          f"Cohen's κ of its labels and Kendall τ-b of its leaderboard against {reference}, "
-                          "beside its members'."), tables=tables)]
+    tables = [
+        Table(
+            title=f"{made['ensemble']}: {made['how']} of its members, against {reference}",
+            columns=["label set", "role", "pairs", "κ graded", "κ binary", f"τ ({measure})"],
+            rows=[
+                {
+                    "label set": row["qrels"],
+                    "role": row["role"],
+                    "pairs": row["pairs"],
+                    "κ graded": statistic(row["kappa_graded"]),
+                    "κ binary": statistic(row["kappa_binary"]),
+                    f"τ ({measure})": statistic(row["kendall_tau"]),
+                }
+                for row in made["rows"]
+            ],
+        )
+        for made in found
+    ]
+    return [
+        Section(
+            key="ensembles",
+            title="Ensembles",
+            text=(
+                "Each ensemble combines its members' grades pair by pair (`studio ensemble`); "
+                f"Cohen's κ of its labels and Kendall τ-b of its leaderboard against {reference}, "
+                "beside its members'."
+            ),
+            tables=tables,
+        )
+    ]

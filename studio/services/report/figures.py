@@ -44,8 +44,9 @@ def _pair_label(key: str) -> str:
     return key.replace("_vs_", " vs ").replace("_", " ")
 
 
-def alignment_bars(name: str, caption: str, label_set: str,
-                   alignment: Mapping[str, Mapping[str, float | int | None]]) -> Figure:
+def alignment_bars(
+    name: str, caption: str, label_set: str, alignment: Mapping[str, Mapping[str, float | int | None]]
+) -> Figure:
     """Agree / tie / disagree shares of the cross-category pairs, one stacked bar per category pair."""
     keys = [k for k in CATEGORY_PAIRS if k in alignment] + sorted(set(alignment) - set(CATEGORY_PAIRS))
     with style.context("default"):
@@ -58,17 +59,25 @@ def alignment_bars(name: str, caption: str, label_set: str,
                 share = bucket.get(part)
                 if share is None:
                     continue
-                ax.barh(row, float(share), left=left, color=colour, height=0.6,
-                        label=part if row == 0 else None)
+                ax.barh(row, float(share), left=left, color=colour, height=0.6, label=part if row == 0 else None)
                 if share >= 0.06:
-                    ax.text(left + float(share) / 2, row, f"{float(share):.0%}", ha="center", va="center",
-                            fontsize=9, color="white" if part != "tie" else "black")
+                    ax.text(
+                        left + float(share) / 2,
+                        row,
+                        f"{float(share):.0%}",
+                        ha="center",
+                        va="center",
+                        fontsize=9,
+                        color="white" if part != "tie" else "black",
+                    )
                 left += float(share)
             if bucket.get("agree") is None:
                 ax.text(0.01, row, "no pairs", va="center", fontsize=9, color="#5b6573")
-        ax.set_yticks(range(len(keys)),
-                      [f"{_pair_label(k)}\n({int(alignment[k].get('pairs') or 0):,} pairs)" for k in reversed(keys)],
-                      fontsize=9)
+        ax.set_yticks(
+            range(len(keys)),
+            [f"{_pair_label(k)}\n({int(alignment[k].get('pairs') or 0):,} pairs)" for k in reversed(keys)],
+            fontsize=9,
+        )
         ax.set_xlim(0, 1)
         ax.set_ylim(-0.5, len(keys) - 0.5)
         ax.xaxis.set_major_formatter(PercentFormatter(1.0))
@@ -78,8 +87,15 @@ def alignment_bars(name: str, caption: str, label_set: str,
         return _png(figure, name, caption, ALIGNMENT_SIZE)
 
 
-def tau_scatter(name: str, caption: str, ref: str, label_set: str, measure: str,
-                points: Sequence[tuple[str, float | None, float | None]], tau: float | None) -> Figure:
+def tau_scatter(
+    name: str,
+    caption: str,
+    ref: str,
+    label_set: str,
+    measure: str,
+    points: Sequence[tuple[str, float | None, float | None]],
+    tau: float | None,
+) -> Figure:
     """Each run at (score under `ref`, score under `label_set`), named; τ in the title."""
     shown = sorted((run, float(x), float(y)) for run, x, y in points if x is not None and y is not None)
     with style.context("default"):
@@ -104,8 +120,9 @@ def tau_scatter(name: str, caption: str, ref: str, label_set: str, measure: str,
         return _png(figure, name, caption, SCATTER_SIZE)
 
 
-def subsampling_curves(name: str, caption: str, ref: str,
-                       curves: Mapping[str, Sequence[tuple[float, float | None, float | None]]]) -> Figure:
+def subsampling_curves(
+    name: str, caption: str, ref: str, curves: Mapping[str, Sequence[tuple[float, float | None, float | None]]]
+) -> Figure:
     """Mean Kendall τ (± one standard deviation) against the share of topics, one line per label set."""
     with style.context("default"):
         figure = _canvas(SUBSAMPLING_SIZE)
@@ -116,8 +133,13 @@ def subsampling_curves(name: str, caption: str, ref: str,
             means = [p[1] for p in points]
             stds = [p[2] for p in points]
             (line,) = ax.plot(fractions, means, marker="o", markersize=4, label=label_set)
-            ax.fill_between(fractions, [m - s for m, s in zip(means, stds, strict=True)],
-                            [m + s for m, s in zip(means, stds, strict=True)], color=line.get_color(), alpha=0.15)
+            ax.fill_between(
+                fractions,
+                [m - s for m, s in zip(means, stds, strict=True)],
+                [m + s for m, s in zip(means, stds, strict=True)],
+                color=line.get_color(),
+                alpha=0.15,
+            )
         ax.set_xlim(0, 1.02)
         ax.set_ylim(-1.05, 1.05)
         ax.axhline(0, color="#b9bec6", linewidth=0.8)

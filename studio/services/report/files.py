@@ -31,8 +31,10 @@ class WrittenReport:
     sections: int
 
     def summary(self) -> str:
-        return (f"wrote a report of {self.sections} sections to {self.folder}: {HTML_NAME}, {MARKDOWN_NAME} and "
-                f"{self.figures} figures in {FIGURE_DIR}/")
+        return (
+            f"wrote a report of {self.sections} sections to {self.folder}: {HTML_NAME}, {MARKDOWN_NAME} and "
+            f"{self.figures} figures in {FIGURE_DIR}/"
+        )
 
 
 def report_files(report: Report) -> dict[str, bytes]:

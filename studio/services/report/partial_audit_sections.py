@@ -18,11 +18,25 @@ def estimate_sections(project: Project, measure: str) -> list[Section]:
     if not audits:
         return []
     design_rows: list[dict[str, Cell]] = [
-        {"audit": a["audit"], "label set": a["qrels"], "design": a["design"], "strata": a["strata"] or "–",
-         "sample": a["total"], "graded": a["done"], "population": a["population"], "seed": a["seed"]}
-        for a in audits]
-    tables = [Table(title="Audits", columns=["audit", "label set", "design", "strata", "sample", "graded",
-                                             "population", "seed"], rows=design_rows)]
+        {
+            "audit": a["audit"],
+            "label set": a["qrels"],
+            "design": a["design"],
+            "strata": a["strata"] or "–",
+            "sample": a["total"],
+            "graded": a["done"],
+            "population": a["population"],
+            "seed": a["seed"],
+        }
+        for a in audits
+    ]
+    tables = [
+        Table(
+            title="Audits",
+            columns=["audit", "label set", "design", "strata", "sample", "graded", "population", "seed"],
+            rows=design_rows,
+        )
+    ]
     notes: list[str] = []
     for audit in audits:
         design = "topics" if audit["design"] == "topics" else "pairs"
@@ -31,28 +45,55 @@ def estimate_sections(project: Project, measure: str) -> list[Section]:
             notes.append(f"{audit['audit']}: no estimate ({view.error})")
             continue
         notes.append(f"{audit['audit']} ({design}): {view.headline()}")
-        tables.append(Table(
-            title=f"{audit['audit']}: estimated {view.measure} under full human judging",
-            columns=["run", "estimate", "interval", audit["qrels"], "gold alone"],
-            rows=[{"run": r["run"], "estimate": statistic(r["estimate"]),
-                   "interval": Interval(statistic(r["low"]), statistic(r["high"])),
-                   audit["qrels"]: statistic(r["llm"]),
-                   "gold alone": Interval(statistic(r["gold_low"]), statistic(r["gold_high"]))} for r in view.runs]))
+        tables.append(
+            Table(
+                title=f"{audit['audit']}: estimated {view.measure} under full human judging",
+                columns=["run", "estimate", "interval", audit["qrels"], "gold alone"],
+                rows=[
+                    {
+                        "run": r["run"],
+                        "estimate": statistic(r["estimate"]),
+                        "interval": Interval(statistic(r["low"]), statistic(r["high"])),
+                        audit["qrels"]: statistic(r["llm"]),
+                        "gold alone": Interval(statistic(r["gold_low"]), statistic(r["gold_high"])),
+                    }
+                    for r in view.runs
+                ],
+            )
+        )
         settled = [p for p in view.run_pairs if p["settled"]][:SETTLED_SHOWN]
-        tables.append(Table(
-            title=f"{audit['audit']}: settled run orderings ({view.settled} of {view.pairs}; the "
-                  f"{min(view.settled, SETTLED_SHOWN)} largest shown)",
-            columns=["above", "below", "difference", "interval"],
-            rows=[{"above": p["run_a"], "below": p["run_b"], "difference": statistic(p["difference"]),
-                   "interval": Interval(statistic(p["low"]), statistic(p["high"]))} for p in settled],
-            empty="no run ordering is settled yet"))
-    return [Section(key="estimates", title="What the audits prove",
-                    text=("Each audit is a random sample of its label set's pool with known inclusion "
-                          "probabilities (`studio audit plan`). From the sample's gold grades and the label "
-                          "set's grades, each run's score under full human judging of this project's topics and "
-                          "pools is estimated with a prediction-powered interval (`studio estimate`); a run "
-                          "ordering is settled when the interval of the difference excludes 0."),
-                    tables=tables, notes=notes)]
+        tables.append(
+            Table(
+                title=f"{audit['audit']}: settled run orderings ({view.settled} of {view.pairs}; the "
+                f"{min(view.settled, SETTLED_SHOWN)} largest shown)",
+                columns=["above", "below", "difference", "interval"],
+                rows=[
+                    {
+                        "above": p["run_a"],
+                        "below": p["run_b"],
+                        "difference": statistic(p["difference"]),
+                        "interval": Interval(statistic(p["low"]), statistic(p["high"])),
+                    }
+                    for p in settled
+                ],
+                empty="no run ordering is settled yet",
+            )
+        )
+    return [
+        Section(
+            key="estimates",
+            title="What the audits prove",
+            text=(
+                "Each audit is a random sample of its label set's pool with known inclusion "
+                "probabilities (`studio audit plan`). From the sample's gold grades and the label "
+                "set's grades, each run's score under full human judging of this project's topics and "
+                "pools is estimated with a prediction-powered interval (`studio estimate`); a run "
+                "ordering is settled when the interval of the difference excludes 0."
+            ),
+            tables=tables,
+            notes=notes,
+        )
+    ]
 
 
 def calibration_sections(project: Project) -> list[Section]:
@@ -63,23 +104,53 @@ def calibration_sections(project: Project) -> list[Section]:
         if view is None:
             continue
         f = view.figures
-        tables.append(Table(
-            title=f"{view.name}: {view.source} calibrated to {view.gold} ({view.method}, held-out gold pairs)",
-            columns=["figure", "raw", "calibrated"],
-            rows=[{"figure": label, "raw": statistic(f.get(f"{key}_raw")),
-                   "calibrated": statistic(f.get(f"{key}_calibrated"))}
-                  for label, key in (("graded κ", "kappa"), ("linear κ", "kappa_linear"), ("leaderboard τ", "tau"),
-                                     ("mean grade", "mean"))]))
-        tables.append(Table(
-            title=f"{view.name}: calibration curve",
-            columns=["LLM value", "pairs", "mean LLM", "mean people", "map"],
-            rows=[{"LLM value": f"{b['low']:.2f}–{b['high']:.2f}", "pairs": b["pairs"],
-                   "mean LLM": statistic(b["mean_llm"]), "mean people": statistic(b["mean_gold"]),
-                   "map": statistic(b["fitted"])} for b in view.curve]))
+        tables.append(
+            Table(
+                title=f"{view.name}: {view.source} calibrated to {view.gold} ({view.method}, held-out gold pairs)",
+                columns=["figure", "raw", "calibrated"],
+                rows=[
+                    {
+                        "figure": label,
+                        "raw": statistic(f.get(f"{key}_raw")),
+                        "calibrated": statistic(f.get(f"{key}_calibrated")),
+                    }
+                    for label, key in (
+                        ("graded κ", "kappa"),
+                        ("linear κ", "kappa_linear"),
+                        ("leaderboard τ", "tau"),
+                        ("mean grade", "mean"),
+                    )
+                ],
+            )
+        )
+        tables.append(
+            Table(
+                title=f"{view.name}: calibration curve",
+                columns=["LLM value", "pairs", "mean LLM", "mean people", "map"],
+                rows=[
+                    {
+                        "LLM value": f"{b['low']:.2f}–{b['high']:.2f}",
+                        "pairs": b["pairs"],
+                        "mean LLM": statistic(b["mean_llm"]),
+                        "mean people": statistic(b["mean_gold"]),
+                        "map": statistic(b["fitted"]),
+                    }
+                    for b in view.curve
+                ],
+            )
+        )
     if not tables:
         return []
-    return [Section(key="calibration", title="Calibrated label sets",
-                    text=("A calibrated label set maps an LLM's grades (its expected grade where the judge gave a "
-                          "label distribution) to people's (`studio calibrate`); κ and τ are cross-fitted: "
-                          "measured on gold pairs the map was not fitted on, beside the raw set's on the same "
-                          "pairs."), tables=tables)]
+    return [
+        Section(
+            key="calibration",
+            title="Calibrated label sets",
+            text=(
+                "A calibrated label set maps an LLM's grades (its expected grade where the judge gave a "
+                "label distribution) to people's (`studio calibrate`); κ and τ are cross-fitted: "
+                "measured on gold pairs the map was not fitted on, beside the raw set's on the same "
+                "pairs."
+            ),
+            tables=tables,
+        )
+    ]

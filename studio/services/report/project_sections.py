@@ -22,8 +22,15 @@ TOP_SPURIOUS = 5
 LATEST_EDITS = 20
 FD_DEPTH = 10
 # The review log's actions (review_decisions.action) and how the report heads their columns.
-REVIEW_ACTIONS = {"grade": "graded", "accept": "accepted", "reference": "kept reference", "skip": "skipped",
-                  "flag": "flagged", "note": "noted", "undo": "undone"}
+REVIEW_ACTIONS = {
+    "grade": "graded",
+    "accept": "accepted",
+    "reference": "kept reference",
+    "skip": "skipped",
+    "flag": "flagged",
+    "note": "noted",
+    "undo": "undone",
+}
 
 
 # -- 1. data summary --------------------------------------------------------------------------
@@ -33,31 +40,90 @@ def data_summary(project: Project, label_sets: list[dict[str, Any]]) -> Section:
     counts = project.counts()
     tables = [
         Table("Counts", ["what", "count"], [{"what": k.replace("_", " "), "count": v} for k, v in counts.items()]),
-        Table("Label sets", ["label set", "kind", "topics", "pairs", "events", "source"],
-              [{"label set": r["name"], "kind": r["kind"], "topics": r["topics"], "pairs": r["pairs"],
-                "events": r["events"], "source": source_name(r["source"])} for r in label_sets]),
-        Table("Runs", ["run", "topics", "rows"],
-              [{"run": r["name"], "topics": r["topics"], "rows": r["rows"]} for r in project.runs()],
-              empty="no runs loaded"),
-        Table("Test banks", ["bank", "topics", "items", "questions", "nuggets", "vital", "okay", "source"],
-              [{"bank": r["name"], **{k: r[k] for k in ("topics", "items", "questions", "nuggets", "vital", "okay")},
-                "source": source_name(r["source"])} for r in project.banks()],
-              empty="no test bank loaded"),
-        Table("Generated answers", ["system", "topics", "mean characters"],
-              [{"system": r["system"], "topics": r["topics"], "mean characters": r["mean_chars"]}
-               for r in project.responses()],
-              empty="no generated answers loaded"),
-        Table("Judge runs", ["run", "label set", "method", "backend", "model", "prompt", "pool", "pairs", "calls",
-                             "cache hits", "failures"],
-              [{"run": r["run"], "label set": r["label_set"], "method": r["method"], "backend": r["backend"],
-                "model": r["model"], "prompt": r["prompt"], "pool": r["pool"], "pairs": r["pairs"],
-                "calls": r["calls"], "cache hits": r["cache_hits"], "failures": r["failures"]}
-               for r in project.judge_runs()],
-              empty="no judge has run"),
+        Table(
+            "Label sets",
+            ["label set", "kind", "topics", "pairs", "events", "source"],
+            [
+                {
+                    "label set": r["name"],
+                    "kind": r["kind"],
+                    "topics": r["topics"],
+                    "pairs": r["pairs"],
+                    "events": r["events"],
+                    "source": source_name(r["source"]),
+                }
+                for r in label_sets
+            ],
+        ),
+        Table(
+            "Runs",
+            ["run", "topics", "rows"],
+            [{"run": r["name"], "topics": r["topics"], "rows": r["rows"]} for r in project.runs()],
+            empty="no runs loaded",
+        ),
+        Table(
+            "Test banks",
+            ["bank", "topics", "items", "questions", "nuggets", "vital", "okay", "source"],
+            [
+                {
+                    "bank": r["name"],
+                    **{k: r[k] for k in ("topics", "items", "questions", "nuggets", "vital", "okay")},
+                    "source": source_name(r["source"]),
+                }
+                for r in project.banks()
+            ],
+            empty="no test bank loaded",
+        ),
+        Table(
+            "Generated answers",
+            ["system", "topics", "mean characters"],
+            [
+                {"system": r["system"], "topics": r["topics"], "mean characters": r["mean_chars"]}
+                for r in project.responses()
+            ],
+            empty="no generated answers loaded",
+        ),
+        Table(
+            "Judge runs",
+            [
+                "run",
+                "label set",
+                "method",
+                "backend",
+                "model",
+                "prompt",
+                "pool",
+                "pairs",
+                "calls",
+                "cache hits",
+                "failures",
+            ],
+            [
+                {
+                    "run": r["run"],
+                    "label set": r["label_set"],
+                    "method": r["method"],
+                    "backend": r["backend"],
+                    "model": r["model"],
+                    "prompt": r["prompt"],
+                    "pool": r["pool"],
+                    "pairs": r["pairs"],
+                    "calls": r["calls"],
+                    "cache hits": r["cache_hits"],
+                    "failures": r["failures"],
+                }
+                for r in project.judge_runs()
+            ],
+            empty="no judge has run",
+        ),
     ]
-    return Section("data", "Data summary",
-                   "What the project file holds: topics, documents, label sets, runs, test banks, generated "
-                   "answers and the judge runs that made LLM label sets.", tables)
+    return Section(
+        "data",
+        "Data summary",
+        "What the project file holds: topics, documents, label sets, runs, test banks, generated "
+        "answers and the judge runs that made LLM label sets.",
+        tables,
+    )
 
 
 # -- 7. test banks ----------------------------------------------------------------------------
@@ -74,29 +140,59 @@ def bank_section(project: Project, reference: str, measure: str) -> Section:
             try:
                 found = bank_report(project.engine, bank["name"], source, ref=reference, measure=measure)
             except UsageError as error:
-                summary.append({"bank": bank["name"], "rubric label set": f"{source}: {error}",
-                                "items": bank["items"]})
+                summary.append({"bank": bank["name"], "rubric label set": f"{source}: {error}", "items": bank["items"]})
                 continue
-            summary.append({
-                "bank": bank["name"], "rubric label set": source, "items": len(found["items"]),
-                "spurious items": len(found["spurious"]), "uncovered relevant": len(found["uncovered_relevant"]),
-                "stale cells": _stale_cells(project, source), "Exam-Binary τ": statistic(found["tau_all_items"]),
-            })
-            spurious.extend({"bank": bank["name"], "rubric label set": source, "topic": item["qid"],
-                             "item": item["text"], "covered": item["covered"],
-                             "non-relevant covered": item["covered_nonrelevant"]}
-                            for item in found["spurious"][:TOP_SPURIOUS])
+            summary.append(
+                {
+                    "bank": bank["name"],
+                    "rubric label set": source,
+                    "items": len(found["items"]),
+                    "spurious items": len(found["spurious"]),
+                    "uncovered relevant": len(found["uncovered_relevant"]),
+                    "stale cells": _stale_cells(project, source),
+                    "Exam-Binary τ": statistic(found["tau_all_items"]),
+                }
+            )
+            spurious.extend(
+                {
+                    "bank": bank["name"],
+                    "rubric label set": source,
+                    "topic": item["qid"],
+                    "item": item["text"],
+                    "covered": item["covered"],
+                    "non-relevant covered": item["covered_nonrelevant"],
+                }
+                for item in found["spurious"][:TOP_SPURIOUS]
+            )
     return Section(
-        "banks", "Test-bank diagnostics",
+        "banks",
+        "Test-bank diagnostics",
         f"For each test bank and each rubric judge that graded with it: items, spurious items (covered mostly by "
         f"documents {reference} finds non-relevant), relevant documents no item covers, cells that bank edits made "
         f"stale, and Kendall τ of the Exam-Binary {measure} leaderboard.",
-        [Table("Banks and their rubric judges", ["bank", "rubric label set", "items", "spurious items",
-                                                "uncovered relevant", "stale cells", "Exam-Binary τ"],
-               summary, empty="no test bank loaded"),
-         Table(f"Most spurious items (up to {TOP_SPURIOUS} per bank and judge)",
-               ["bank", "rubric label set", "topic", "item", "covered", "non-relevant covered"],
-               spurious, empty="no spurious item")])
+        [
+            Table(
+                "Banks and their rubric judges",
+                [
+                    "bank",
+                    "rubric label set",
+                    "items",
+                    "spurious items",
+                    "uncovered relevant",
+                    "stale cells",
+                    "Exam-Binary τ",
+                ],
+                summary,
+                empty="no test bank loaded",
+            ),
+            Table(
+                f"Most spurious items (up to {TOP_SPURIOUS} per bank and judge)",
+                ["bank", "rubric label set", "topic", "item", "covered", "non-relevant covered"],
+                spurious,
+                empty="no spurious item",
+            ),
+        ],
+    )
 
 
 def _stale_cells(project: Project, source: str) -> int | None:
@@ -108,57 +204,86 @@ def _stale_cells(project: Project, source: str) -> int | None:
 
 # -- 8. robustness probes ---------------------------------------------------------------------
 
-PROBE_COLUMNS = {"label set": "label_set", "method": "method", "model": "model", "documents": "documents",
-                 "failures": "failures", "mean original": "mean_original", "mean perturbed": "mean_perturbed",
-                 "mean shift": "mean_shift", "share moved up": "moved_up", "share became relevant": "became_relevant"}
+PROBE_COLUMNS = {
+    "label set": "label_set",
+    "method": "method",
+    "model": "model",
+    "documents": "documents",
+    "failures": "failures",
+    "mean original": "mean_original",
+    "mean perturbed": "mean_perturbed",
+    "mean shift": "mean_shift",
+    "share moved up": "moved_up",
+    "share became relevant": "became_relevant",
+}
 
 
 def probe_section(project: Project) -> Section:
-    rows = [{column: cell(row.get(key)) for column, key in PROBE_COLUMNS.items()}
-            for row in probe_summary(project.db)]
+    rows = [{column: cell(row.get(key)) for column, key in PROBE_COLUMNS.items()} for row in probe_summary(project.db)]
     rows.sort(key=lambda r: tuple(str(r[c] or "") for c in ("label set", "method", "model")))
     return Section(
-        "probes", "Robustness probes",
+        "probes",
+        "Robustness probes",
         "How far each judge's labels move when a passage the reference finds non-relevant is stuffed with the "
         "query's words and a claim of relevance: mean label before and after, and the shares of documents that "
         "moved up or became relevant (newest probe per label set).",
-        [Table("Probe results", list(PROBE_COLUMNS), rows, empty="no robustness probe has run yet")])
+        [Table("Probe results", list(PROBE_COLUMNS), rows, empty="no robustness probe has run yet")],
+    )
 
 
 # -- 9. embeddings ----------------------------------------------------------------------------
 
 
-def embedding_section(project: Project, label_sets: list[str], reference: str, measure: str,
-                      embedder: TextEmbedder | None = None) -> Section:
+def embedding_section(
+    project: Project, label_sets: list[str], reference: str, measure: str, embedder: TextEmbedder | None = None
+) -> Section:
     model = embedder or Embedder()  # one model for every label set (torch loads on its first encode)
-    boards = {name: project.fd_leaderboard(name, k=FD_DEPTH, embedder=model, ref_measure=measure)
-              for name in label_sets}
+    boards = {
+        name: project.fd_leaderboard(name, k=FD_DEPTH, embedder=model, ref_measure=measure) for name in label_sets
+    }
     ref_scores = project.leaderboard(reference, measure)
     values = {name: {row["run"]: statistic(row["value"]) for row in board["rows"]} for name, board in boards.items()}
     ref_fd = values[reference]
     # Closest to the reference's relevant documents first, as a leaderboard reads.
     runs = sorted(ref_scores, key=lambda run: (ref_fd.get(run) is None, ref_fd.get(run) or 0.0, run))
-    rows: list[dict[str, Cell]] = [{"run": run, **{name: values[name].get(run) for name in label_sets}}
-                                   for run in runs]
+    rows: list[dict[str, Cell]] = [{"run": run, **{name: values[name].get(run) for name in label_sets}} for run in runs]
     taus: list[dict[str, Cell]] = []
     for name, board in boards.items():
         defined = [run for run in runs if values[name].get(run) is not None]
         # Lower FD is better: −FD ranks runs the way the measure does.
-        against_ref = kendall_tau_b(np.array([ref_scores[run] for run in defined]),
-                                    -np.array([values[name][run] for run in defined], dtype=np.float64))
-        taus.append({"label set": name, "relevant documents": board.get("relevant_documents"),
-                     f"τ against its own {measure}": statistic(board.get("kendall_tau")),
-                     f"τ against {reference}'s {measure}": statistic(against_ref)})
+        against_ref = kendall_tau_b(
+            np.array([ref_scores[run] for run in defined]),
+            -np.array([values[name][run] for run in defined], dtype=np.float64),
+        )
+        taus.append(
+            {
+                "label set": name,
+                "relevant documents": board.get("relevant_documents"),
+                f"τ against its own {measure}": statistic(board.get("kendall_tau")),
+                f"τ against {reference}'s {measure}": statistic(against_ref),
+            }
+        )
     model_name = next(iter(boards.values()))["model"] if boards else model.name
     return Section(
-        "embeddings", f"Fréchet distance FD@{FD_DEPTH}",
+        "embeddings",
+        f"Fréchet distance FD@{FD_DEPTH}",
         f"The Fréchet distance between the embeddings ({model_name}) of each run's top {FD_DEPTH} documents and "
         "those of the documents a label set finds relevant (lower is closer): an evaluation that needs no label "
         "on the retrieved documents themselves.",
-        [Table(f"FD@{FD_DEPTH} per run and label set", ["run", *label_sets], rows, empty="no runs loaded"),
-         Table("Kendall τ of the FD leaderboards (runs ordered by −FD)",
-               ["label set", "relevant documents", f"τ against its own {measure}",
-                f"τ against {reference}'s {measure}"], taus)])
+        [
+            Table(f"FD@{FD_DEPTH} per run and label set", ["run", *label_sets], rows, empty="no runs loaded"),
+            Table(
+                "Kendall τ of the FD leaderboards (runs ordered by −FD)",
+                [
+                    "label set",
+                    "relevant documents",
+                    f"τ against its own {measure}",
+                    f"τ against {reference}'s {measure}",
+                ],
+                taus,
+            ),
+        ],
+    )
 
 
 # -- 10. audit history ------------------------------------------------------------------------
@@ -167,24 +292,52 @@ def embedding_section(project: Project, label_sets: list[str], reference: str, m
 def audit_section(project: Project) -> Section:
     con = project.db.cursor()
     per_person: list[dict[str, Cell]] = [
-        {"person": r["person"], "label set": r["qrels"], "edits": r["edits"], "undos": r["undos"],
-         "pairs": r["pairs"], "first": r["first"], "last": r["last"]}
-        for r in report_store.label_edit_counts(con)]
+        {
+            "person": r["person"],
+            "label set": r["qrels"],
+            "edits": r["edits"],
+            "undos": r["undos"],
+            "pairs": r["pairs"],
+            "first": r["first"],
+            "last": r["last"],
+        }
+        for r in report_store.label_edit_counts(con)
+    ]
     latest: list[dict[str, Cell]] = [
-        {"time": r["time"], "label set": r["qrels"], "topic": r["qid"], "document": r["docid"],
-         "previous": grade_text(r["previous"]), "grade": grade_text(r["grade"]), "origin": r["origin"],
-         "person": r["source"], "note": r["note"]}
-        for r in project.label_history(None, LATEST_EDITS)]
+        {
+            "time": r["time"],
+            "label set": r["qrels"],
+            "topic": r["qid"],
+            "document": r["docid"],
+            "previous": grade_text(r["previous"]),
+            "grade": grade_text(r["grade"]),
+            "origin": r["origin"],
+            "person": r["source"],
+            "note": r["note"],
+        }
+        for r in project.label_history(None, LATEST_EDITS)
+    ]
     return Section(
-        "audit", "Audit history",
+        "audit",
+        "Audit history",
         "Who changed which labels: audited edits and undos per person and label set, the newest edits, and the "
         "review log (every decision of the Review screen, skips, flags and notes included).",
-        [Table("Edits per person", ["person", "label set", "edits", "undos", "pairs", "first", "last"], per_person,
-               empty="no label has been edited"),
-         Table(f"Latest edits (newest first, up to {LATEST_EDITS})",
-               ["time", "label set", "topic", "document", "previous", "grade", "origin", "person", "note"],
-               latest, empty="no label has been edited"),
-         review_table(report_store.review_action_counts(con))])
+        [
+            Table(
+                "Edits per person",
+                ["person", "label set", "edits", "undos", "pairs", "first", "last"],
+                per_person,
+                empty="no label has been edited",
+            ),
+            Table(
+                f"Latest edits (newest first, up to {LATEST_EDITS})",
+                ["time", "label set", "topic", "document", "previous", "grade", "origin", "person", "note"],
+                latest,
+                empty="no label has been edited",
+            ),
+            review_table(report_store.review_action_counts(con)),
+        ],
+    )
 
 
 def review_table(counts: list[dict[str, Any]]) -> Table:
@@ -195,11 +348,21 @@ def review_table(counts: list[dict[str, Any]]) -> Table:
     totals: dict[tuple[str, str, str | None], int] = {}
     for r in counts:
         key = (r["ref"], r["qrels"], r["person"])
-        row = rows.setdefault(key, {"reference set": r["ref"], "audited set": r["qrels"], "person": r["person"],
-                                    **dict.fromkeys(headers.values(), 0)})
+        row = rows.setdefault(
+            key,
+            {
+                "reference set": r["ref"],
+                "audited set": r["qrels"],
+                "person": r["person"],
+                **dict.fromkeys(headers.values(), 0),
+            },
+        )
         row[headers[r["action"]]] = int(r["decisions"])
         totals[key] = totals.get(key, 0) + int(r["decisions"])
         row["total"] = totals[key]
-    return Table("Review log: decisions per review and person",
-                 ["reference set", "audited set", "person", *headers.values(), "total"],
-                 list(rows.values()), empty="no review decision yet")
+    return Table(
+        "Review log: decisions per review and person",
+        ["reference set", "audited set", "person", *headers.values(), "total"],
+        list(rows.values()),
+        empty="no review decision yet",
+    )

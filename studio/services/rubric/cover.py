@@ -14,8 +14,15 @@ from studio.services.rubric.derive import rubric_grades
 
 
 def cover_leaderboard(
-    engine: EvaluationEngine, source: str, bank: str, *, k: int = 10, min_grade: float = DEFAULT_MIN_GRADE,
-    normalise: bool = False, ref: str | None = "human", measure: str = "nDCG@10",
+    engine: EvaluationEngine,
+    source: str,
+    bank: str,
+    *,
+    k: int = 10,
+    min_grade: float = DEFAULT_MIN_GRADE,
+    normalise: bool = False,
+    ref: str | None = "human",
+    measure: str = "nDCG@10",
 ) -> dict[str, Any]:
     """Mean Rubric-Cover@k per run over the bank's topics, and its Kendall τ against `ref`'s leaderboard."""
     grades, items = rubric_grades(engine.db, source, bank)
@@ -31,9 +38,11 @@ def cover_leaderboard(
         values.append(mean_over_topics(per_topic, qids))
     board = np.array(values)
     result: dict[str, Any] = {
-        "measure": f"Rubric-Cover@{k}" + (" (normalised)" if normalise else ""), "source": source, "bank": bank,
-        "topics": len(qids), "leaderboard": [{"run": run, "value": float(v)}
-                                             for run, v in zip(rankings.runs, board, strict=True)],
+        "measure": f"Rubric-Cover@{k}" + (" (normalised)" if normalise else ""),
+        "source": source,
+        "bank": bank,
+        "topics": len(qids),
+        "leaderboard": [{"run": run, "value": float(v)} for run, v in zip(rankings.runs, board, strict=True)],
     }
     if ref is not None:
         reference = engine.evaluator(ref).means(measure_of(measure))

@@ -42,8 +42,11 @@ SCORES: dict[str, Callable[..., Any]] = {
     "rubric-graded": lambda g, items, t: derived.rubric_graded_qrels(g, items),
     # Subtopic grades are 0/1: the fraction of the topic's subtopics the document satisfies.
     "subtopic": lambda g, items, t: derived.exam_binary(g, items, 1),
-    **{f"nugget-{variant}{'-strict' if strict else ''}": _nuggets(variant, strict)
-       for variant in ("all", "vital", "weighted") for strict in (False, True)},
+    **{
+        f"nugget-{variant}{'-strict' if strict else ''}": _nuggets(variant, strict)
+        for variant in ("all", "vital", "weighted")
+        for strict in (False, True)
+    },
 }
 
 
@@ -68,8 +71,16 @@ def rubric_grades(db: Database, source: str, bank: str) -> tuple[derived.ItemGra
     return grades, bank_store.current_items(con, bank_id)
 
 
-def derive_label_set(db: Database, source: str, bank: str, score: str, name: str, *,
-                     min_grade: float = derived.DEFAULT_MIN_GRADE, replace: bool = False) -> dict[str, Any]:
+def derive_label_set(
+    db: Database,
+    source: str,
+    bank: str,
+    score: str,
+    name: str,
+    *,
+    min_grade: float = derived.DEFAULT_MIN_GRADE,
+    replace: bool = False,
+) -> dict[str, Any]:
     """Write label set `name` with `score` of the item grades of `source`'s newest rubric judge run."""
     if score not in SCORES:
         raise UsageError(f"unknown score {score!r} (known: {', '.join(SCORES)})")
@@ -81,11 +92,26 @@ def derive_label_set(db: Database, source: str, bank: str, score: str, name: str
         raise UsageError(f"label set {name!r} already exists (use --replace)")
     rows = derived.to_qrels_rows(scores)
     events = label_store.write_derived_set(
-        db, name, existing, rows, command="derive", batch_source=f"{score} of {source} with {bank}",
-        source=f"{score} of {source}", described=f"{score}({source}, {bank}, min_grade={min_grade:g})",
-        record=lambda tx, set_id: label_store.record_derivation(tx, set_id, source, bank, score, min_grade))
-    return {"label_set": name, "score": score, "source": source, "bank": bank, "min_grade": min_grade,
-            "topics": len(scores), "labels": len(rows), "events": events}
+        db,
+        name,
+        existing,
+        rows,
+        command="derive",
+        batch_source=f"{score} of {source} with {bank}",
+        source=f"{score} of {source}",
+        described=f"{score}({source}, {bank}, min_grade={min_grade:g})",
+        record=lambda tx, set_id: label_store.record_derivation(tx, set_id, source, bank, score, min_grade),
+    )
+    return {
+        "label_set": name,
+        "score": score,
+        "source": source,
+        "bank": bank,
+        "min_grade": min_grade,
+        "topics": len(scores),
+        "labels": len(rows),
+        "events": events,
+    }
 
 
 def refresh_derived(db: Database, source: str) -> list[str]:

@@ -23,8 +23,15 @@ SPURIOUS_MIN_DOCS = 2
 
 
 def bank_report(
-    engine: EvaluationEngine, bank: str, source: str, *, ref: str = "human", min_grade: float = DEFAULT_MIN_GRADE,
-    relevant: float | None = None, measure: str = "nDCG@10", topics: list[str] | None = None,
+    engine: EvaluationEngine,
+    bank: str,
+    source: str,
+    *,
+    ref: str = "human",
+    min_grade: float = DEFAULT_MIN_GRADE,
+    relevant: float | None = None,
+    measure: str = "nDCG@10",
+    topics: list[str] | None = None,
 ) -> dict[str, Any]:
     """Coverage per item, spurious items, uncovered relevant documents, the doc × item grid and each
     item's leaderboard effect (Kendall τ against the reference with the item left out)."""
@@ -33,17 +40,25 @@ def bank_report(
     reference = {q: t.judged for q, t in engine.evaluator(ref).labels.items()}
     threshold = relevant if relevant is not None else _default_relevant(reference)
     coverage = _coverage(items, grades, reference, min_grade, threshold)
-    spurious = [c for c in coverage if c["covered"] >= SPURIOUS_MIN_DOCS
-                and c["covered_nonrelevant"] >= SPURIOUS_SHARE * c["covered"]]
+    spurious = [
+        c
+        for c in coverage
+        if c["covered"] >= SPURIOUS_MIN_DOCS and c["covered_nonrelevant"] >= SPURIOUS_SHARE * c["covered"]
+    ]
     spurious.sort(key=lambda c: (-c["covered_nonrelevant"], c["item_id"]))
     return {
-        "bank": bank, "source": source, "ref": ref, "min_grade": min_grade, "relevant_at": threshold,
+        "bank": bank,
+        "source": source,
+        "ref": ref,
+        "min_grade": min_grade,
+        "relevant_at": threshold,
         "items": coverage,
         "spurious": spurious,
         "uncovered_relevant": _uncovered(items, grades, reference, min_grade, threshold),
         **_item_effects(engine, items, grades, ref, min_grade, measure),
-        "grid": {q: {d: dict(per) for d, per in docs.items()} for q, docs in grades.items()
-                 if topics is None or q in topics},
+        "grid": {
+            q: {d: dict(per) for d, per in docs.items()} for q, docs in grades.items() if topics is None or q in topics
+        },
     }
 
 
@@ -51,22 +66,34 @@ def _default_relevant(reference: dict[str, dict[str, float]]) -> float:
     return default_threshold(np.array([g for docs in reference.values() for g in docs.values()]))
 
 
-def _coverage(items: list[BankItem], grades: ItemGrades,
-              reference: dict[str, dict[str, float]], min_grade: float, relevant: float) -> list[dict[str, Any]]:
+def _coverage(
+    items: list[BankItem], grades: ItemGrades, reference: dict[str, dict[str, float]], min_grade: float, relevant: float
+) -> list[dict[str, Any]]:
     rows = []
     for item in items:
         covered = [d for d, per in grades.get(item.qid, {}).items() if per.get(item.item_id, -1) >= min_grade]
         ref = reference.get(item.qid, {})
         rel = [d for d in covered if ref.get(d, -1) >= relevant]
         nonrel = [d for d in covered if d in ref and ref[d] < relevant]
-        rows.append({"qid": item.qid, "item_id": item.item_id, "kind": item.kind, "importance": item.importance,
-                     "text": item.text, "covered": len(covered), "covered_relevant": len(rel),
-                     "covered_nonrelevant": len(nonrel), "nonrelevant_docs": sorted(nonrel)})
+        rows.append(
+            {
+                "qid": item.qid,
+                "item_id": item.item_id,
+                "kind": item.kind,
+                "importance": item.importance,
+                "text": item.text,
+                "covered": len(covered),
+                "covered_relevant": len(rel),
+                "covered_nonrelevant": len(nonrel),
+                "nonrelevant_docs": sorted(nonrel),
+            }
+        )
     return rows
 
 
-def _uncovered(items: list[BankItem], grades: ItemGrades,
-               reference: dict[str, dict[str, float]], min_grade: float, relevant: float) -> list[dict[str, Any]]:
+def _uncovered(
+    items: list[BankItem], grades: ItemGrades, reference: dict[str, dict[str, float]], min_grade: float, relevant: float
+) -> list[dict[str, Any]]:
     """Reference-relevant documents that were graded but that no item covers."""
     qids = {i.qid for i in items}
     rows = []
@@ -78,8 +105,9 @@ def _uncovered(items: list[BankItem], grades: ItemGrades,
     return rows
 
 
-def _item_effects(engine: EvaluationEngine, items: list[BankItem], grades: ItemGrades,
-                  ref: str, min_grade: float, measure: str) -> dict[str, Any]:
+def _item_effects(
+    engine: EvaluationEngine, items: list[BankItem], grades: ItemGrades, ref: str, min_grade: float, measure: str
+) -> dict[str, Any]:
     """τ between the reference leaderboard and the Exam-Binary one, with all items and with each left out."""
     m = measure_of(measure)
     reference = engine.evaluator(ref).means(m)
@@ -94,7 +122,14 @@ def _item_effects(engine: EvaluationEngine, items: list[BankItem], grades: ItemG
     for item in items:
         without = tau_with([i for i in items if i.item_id != item.item_id])
         change = None if np.isnan(without) or np.isnan(full) else without - full
-        rows.append({"qid": item.qid, "item_id": item.item_id, "text": item.text,
-                     "tau_without": None if np.isnan(without) else without, "tau_change": change})
+        rows.append(
+            {
+                "qid": item.qid,
+                "item_id": item.item_id,
+                "text": item.text,
+                "tau_without": None if np.isnan(without) else without,
+                "tau_change": change,
+            }
+        )
     rows.sort(key=lambda r: -float(r["tau_change"] or 0.0))
     return {"measure": str(m), "tau_all_items": None if np.isnan(full) else full, "item_effect": rows}

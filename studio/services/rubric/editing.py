@@ -37,8 +37,9 @@ class BankEditor:
     def _record(self, command: str, events: list[tuple[str, BankItem, int]], note: str | None) -> None:
         with self.db.transaction() as tx:
             batch = new_batch(tx, f"bank {command}", self.person)
-            bank_store.append_item_events(tx, self.bank, events, origin="person", source=self.person,
-                                          batch_id=batch, note=note)
+            bank_store.append_item_events(
+                tx, self.bank, events, origin="person", source=self.person, batch_id=batch, note=note
+            )
 
     def _next_position(self, qid: str) -> int:
         return 1 + max((pos for item, pos in self._items().values() if item.qid == qid), default=-1)
@@ -56,18 +57,23 @@ class BankEditor:
             raise UsageError(f"topic {qid} already has the item {text!r} ({item.item_id})")
         return item
 
-    def add(self, qid: str, text: str, *, kind: str = "nugget", importance: str | None = None,
-            note: str | None = None) -> BankItem:
+    def add(
+        self, qid: str, text: str, *, kind: str = "nugget", importance: str | None = None, note: str | None = None
+    ) -> BankItem:
         item = self._new_item(qid, text, kind, importance)
         self._record("add", [("add", item, self._next_position(qid))], note)
         return item
 
-    def edit(self, item_id: str, *, text: str | None = None, gold_answers: list[str] | None = None,
-             note: str | None = None) -> BankItem:
+    def edit(
+        self, item_id: str, *, text: str | None = None, gold_answers: list[str] | None = None, note: str | None = None
+    ) -> BankItem:
         """New wording (the item keeps its id, so its history stays one story)."""
         item, position = self._item(item_id)
-        changed = replace(item, text=text.strip() if text is not None else item.text,
-                          gold_answers=tuple(gold_answers) if gold_answers is not None else item.gold_answers)
+        changed = replace(
+            item,
+            text=text.strip() if text is not None else item.text,
+            gold_answers=tuple(gold_answers) if gold_answers is not None else item.gold_answers,
+        )
         if not changed.text:
             raise UsageError("an item needs a text")
         self._record("edit", [("edit", changed, position)], note)
@@ -97,8 +103,14 @@ class BankEditor:
         first = parts[0][0]
         importance = "vital" if any(item.importance == "vital" for item, _ in parts) else first.importance
         merged_text = (text or " ".join(item.text for item, _ in parts)).strip()
-        merged = BankItem(first.qid, rubric_item_id(first.qid, merged_text), first.kind, merged_text, importance,
-                          tuple(dict.fromkeys(g for item, _ in parts for g in item.gold_answers)))
+        merged = BankItem(
+            first.qid,
+            rubric_item_id(first.qid, merged_text),
+            first.kind,
+            merged_text,
+            importance,
+            tuple(dict.fromkeys(g for item, _ in parts for g in item.gold_answers)),
+        )
         events = [("delete", item, position) for item, position in parts if item.item_id != merged.item_id]
         events.append(("merge", merged, min(position for _, position in parts)))
         self._record("merge", events, note or f"merged {', '.join(item_ids)}")
@@ -109,8 +121,10 @@ class BankEditor:
         item, position = self._item(item_id)
         if len(texts) < 2:
             raise UsageError("split needs two or more texts")
-        parts = [BankItem(item.qid, rubric_item_id(item.qid, t.strip()), item.kind, t.strip(), item.importance)
-                 for t in texts]
+        parts = [
+            BankItem(item.qid, rubric_item_id(item.qid, t.strip()), item.kind, t.strip(), item.importance)
+            for t in texts
+        ]
         if len({p.item_id for p in parts}) != len(parts) or any(not p.text for p in parts):
             raise UsageError("split texts must be different and not empty")
         existing = self._items()
@@ -129,6 +143,15 @@ class BankEditor:
 
     def items(self, qid: str | None = None) -> list[dict[str, Any]]:
         rows = sorted(self._items().values(), key=lambda ip: (ip[0].qid.encode("utf-8"), ip[1], ip[0].item_id))
-        return [{"qid": item.qid, "item_id": item.item_id, "kind": item.kind, "text": item.text,
-                 "importance": item.importance, "position": position}
-                for item, position in rows if qid is None or item.qid == qid]
+        return [
+            {
+                "qid": item.qid,
+                "item_id": item.item_id,
+                "kind": item.kind,
+                "text": item.text,
+                "importance": item.importance,
+                "position": position,
+            }
+            for item, position in rows
+            if qid is None or item.qid == qid
+        ]

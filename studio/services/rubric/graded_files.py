@@ -52,8 +52,9 @@ def _newest_run(con: Connection, label_set: str) -> dict[str, Any]:
     return run
 
 
-def export_graded(db: Database, label_set: str, path: str | Path, *, ref: str | None = "human",
-                  min_grade: float = 4.0) -> ExportReport:
+def export_graded(
+    db: Database, label_set: str, path: str | Path, *, ref: str | None = "human", min_grade: float = 4.0
+) -> ExportReport:
     """The item grades of a rubric label set's newest judge run: a Rubric graded file for the
     exam and subtopic methods, nuggetizer assignments for `nugget-assign`."""
     con = db.cursor()
@@ -73,15 +74,26 @@ def export_graded(db: Database, label_set: str, path: str | Path, *, ref: str | 
         text = write_nugget_assignments(judgments, items, texts, queries)
     else:
         ref_id = label_store.label_set_id(con, ref) if ref else None
-        reference = {(r.qid, r.docid): r.grade for r in label_store.current_labels(con, ref_id)} \
-            if ref_id is not None else None
-        grader = Grader(run["method"], run["model"], run["backend"], run["prompt_name"], run["prompt_hash"],
-                        dict(run["params"].get("options") or {}))
+        reference = (
+            {(r.qid, r.docid): r.grade for r in label_store.current_labels(con, ref_id)} if ref_id is not None else None
+        )
+        grader = Grader(
+            run["method"],
+            run["model"],
+            run["backend"],
+            run["prompt_name"],
+            run["prompt_hash"],
+            dict(run["params"].get("options") or {}),
+        )
         text = write_rubric_graded(grader, judgments, texts, reference, min_grade)
     target = deliver(text, path)
     failures = sum(j.grade is None for j in judgments)
-    return ExportReport(f"{fmt} grades of", label_set, target,
-                        {"documents": len(pairs), "grades": len(judgments) - failures, "failures": failures})
+    return ExportReport(
+        f"{fmt} grades of",
+        label_set,
+        target,
+        {"documents": len(pairs), "grades": len(judgments) - failures, "failures": failures},
+    )
 
 
 def _read(path: Path, llm: str | None) -> GradedFile:
@@ -107,13 +119,17 @@ def _bank_for(con: Connection, graded: GradedFile, bank: str, source: str, batch
     known = {(item.qid, item.item_id) for item in items}
     unknown = sorted({(j.qid, j.item_id) for j in graded.judgments} - known)
     if unknown:
-        raise InputError(source, None, f"item {unknown[0][1]!r} of topic {unknown[0][0]!r} is not in bank {bank!r}"
-                                       f" ({len(unknown)} unknown items)")
+        raise InputError(
+            source,
+            None,
+            f"item {unknown[0][1]!r} of topic {unknown[0][0]!r} is not in bank {bank!r} ({len(unknown)} unknown items)",
+        )
     return items
 
 
-def import_graded(db: Database, path: Path, *, name: str, bank: str, llm: str | None = None,
-                  replace: bool = False) -> ImportReport:
+def import_graded(
+    db: Database, path: Path, *, name: str, bank: str, llm: str | None = None, replace: bool = False
+) -> ImportReport:
     """A graded file into label set `name` (one transaction: a bad file changes nothing)."""
     graded = _read(path, llm)
     method = get_method(graded.grader.method)
@@ -127,23 +143,56 @@ def import_graded(db: Database, path: Path, *, name: str, bank: str, llm: str | 
         items = _bank_for(tx, graded, bank, source, batch)
         texts = {(item.qid, item.item_id): item.text for item in items}
         set_id = label_store.label_set_id(tx, name) or label_store.create_label_set(
-            tx, name, LabelSetKind.LLM.value, f"import:{path.name}")
+            tx, name, LabelSetKind.LLM.value, f"import:{path.name}"
+        )
         run = judge_store.create_judge_run(
-            tx, set_id, method=method.name, backend=graded.grader.backend or "import", model=graded.grader.model,
-            prompt_name=graded.grader.prompt_name or method.prompt.name, prompt_hash=graded.grader.prompt_hash,
-            params={"source": source, "options": graded.grader.options, "config": config}, pool="import")
+            tx,
+            set_id,
+            method=method.name,
+            backend=graded.grader.backend or "import",
+            model=graded.grader.model,
+            prompt_name=graded.grader.prompt_name or method.prompt.name,
+            prompt_hash=graded.grader.prompt_hash,
+            params={"source": source, "options": graded.grader.options, "config": config},
+            pool="import",
+        )
         for cell in graded.judgments:
-            key = "" if cell.output is None else store_imported_call(
-                tx, graded.grader.model, (cell.qid, cell.docid, cell.item_id), cell.output)
-            judge_store.add_judgment(tx, run, cell.qid, cell.docid, None, key, label=cell.grade,
-                                     parse_error=cell.error, expected=None, confidence=None, item_id=cell.item_id,
-                                     item_hash=item_text_hash(texts[(cell.qid, cell.item_id)]))
-        write_own_scores(tx, method, run, set_id, batch, f"import of {path.name}",
-                         [item for item in items if item.kind == method.item_kind])
+            key = (
+                ""
+                if cell.output is None
+                else store_imported_call(tx, graded.grader.model, (cell.qid, cell.docid, cell.item_id), cell.output)
+            )
+            judge_store.add_judgment(
+                tx,
+                run,
+                cell.qid,
+                cell.docid,
+                None,
+                key,
+                label=cell.grade,
+                parse_error=cell.error,
+                expected=None,
+                confidence=None,
+                item_id=cell.item_id,
+                item_hash=item_text_hash(texts[(cell.qid, cell.item_id)]),
+            )
+        write_own_scores(
+            tx,
+            method,
+            run,
+            set_id,
+            batch,
+            f"import of {path.name}",
+            [item for item in items if item.kind == method.item_kind],
+        )
         failures = sum(cell.grade is None for cell in graded.judgments)
         pairs = len({(cell.qid, cell.docid) for cell in graded.judgments})
         judge_store.finish_judge_run(tx, run, pairs=pairs, calls=0, cache_hits=0, failures=failures)
     derived = refresh_derived(db, name)
-    return ImportReport("graded file", [source], [name],
-                        {"documents": pairs, "grades": len(graded.judgments) - failures, "failures": failures},
-                        [f"derived label sets updated: {', '.join(derived)}"] if derived else [])
+    return ImportReport(
+        "graded file",
+        [source],
+        [name],
+        {"documents": pairs, "grades": len(graded.judgments) - failures, "failures": failures},
+        [f"derived label sets updated: {', '.join(derived)}"] if derived else [],
+    )

@@ -46,15 +46,30 @@ class _CachedCaller:
         result: ChatResult = next(iter(self.backend.complete([request])))[1]
         self.calls += 1
         with self.db.transaction() as tx:
-            judge_store.store_call(tx, key, self.backend.name, self.backend.model, self.params, request.as_json(),
-                                   output=result.text, error=result.error, label_probs=None,
-                                   prompt_tokens=result.prompt_tokens, completion_tokens=result.completion_tokens,
-                                   seconds=result.seconds, cost=result.cost)
+            judge_store.store_call(
+                tx,
+                key,
+                self.backend.name,
+                self.backend.model,
+                self.params,
+                request.as_json(),
+                output=result.text,
+                error=result.error,
+                label_probs=None,
+                prompt_tokens=result.prompt_tokens,
+                completion_tokens=result.completion_tokens,
+                seconds=result.seconds,
+                cost=result.cost,
+            )
         return result.text
 
 
 def nuggetize(
-    db: Database, config: JudgeConfig, *, relevant: float = 2.0, replace: bool = False,
+    db: Database,
+    config: JudgeConfig,
+    *,
+    relevant: float = 2.0,
+    replace: bool = False,
     backend: Backend | None = None,
 ) -> Iterator[dict[str, Any]]:
     """Build bank `config.name` from the documents `config.ref` grades ≥ `relevant`; yields a
@@ -66,8 +81,11 @@ def nuggetize(
     ref_id = label_store.label_set_id(con, config.ref)
     if ref_id is None:
         raise UsageError(f"no reference label set {config.ref!r}")
-    relevant_pairs = [(q, d) for q, d in pools.labelled_pairs(con, ref_id)
-                      if (label_store.current_grade(con, ref_id, q, d) or 0) >= relevant]
+    relevant_pairs = [
+        (q, d)
+        for q, d in pools.labelled_pairs(con, ref_id)
+        if (label_store.current_grade(con, ref_id, q, d) or 0) >= relevant
+    ]
     if config.topics:
         relevant_pairs = [p for p in relevant_pairs if p[0] in config.topics]
     queries = pools.topic_texts(con, [q for q, _ in relevant_pairs])
@@ -86,9 +104,20 @@ def nuggetize(
         for start in range(0, len(passages), DOCS_PER_WINDOW):
             window = passages[start : start + DOCS_PER_WINDOW]
             context = "\n".join(f"[{i + 1}] {text}" for i, text in enumerate(window))
-            request = ChatRequest(tuple(create.render(
-                query=queries[qid], context=context, nuggets=repr(nuggets), nuggets_length=str(len(nuggets)),
-                max_nuggets=str(MAX_NUGGETS))), max_tokens=600, subject=(qid,), unit="generate")
+            request = ChatRequest(
+                tuple(
+                    create.render(
+                        query=queries[qid],
+                        context=context,
+                        nuggets=repr(nuggets),
+                        nuggets_length=str(len(nuggets)),
+                        max_nuggets=str(MAX_NUGGETS),
+                    )
+                ),
+                max_tokens=600,
+                subject=(qid,),
+                unit="generate",
+            )
             updated = parse_python_list(call(request) or "")
             if updated is None:
                 failures += 1
@@ -97,9 +126,12 @@ def nuggetize(
         importance: dict[str, str | None] = {}
         for start in range(0, len(nuggets), NUGGETS_PER_SCORING):
             window = nuggets[start : start + NUGGETS_PER_SCORING]
-            request = ChatRequest(tuple(score.render(query=queries[qid], nuggets=repr(window),
-                                                     num_nuggets=str(len(window)))),
-                                  max_tokens=200, subject=(qid,), unit="generate")
+            request = ChatRequest(
+                tuple(score.render(query=queries[qid], nuggets=repr(window), num_nuggets=str(len(window)))),
+                max_tokens=200,
+                subject=(qid,),
+                unit="generate",
+            )
             labels = parse_python_list(call(request) or "")
             if labels is None or len(labels) != len(window):
                 failures += 1
@@ -108,12 +140,22 @@ def nuggetize(
                 importance[nugget] = label.lower() if label.lower() in ("vital", "okay") else None
         ranked = sorted(nuggets, key=lambda n: 0 if importance.get(n) == "vital" else 1)[:KEEP]
         items += [BankItem(qid, rubric_item_id(qid, n), "nugget", n, importance.get(n)) for n in ranked]
-        yield {"topic": qid, "documents": len(passages), "nuggets": len(ranked), "calls": call.calls,
-               "cache_hits": call.hits}
+        yield {
+            "topic": qid,
+            "documents": len(passages),
+            "nuggets": len(ranked),
+            "calls": call.calls,
+            "cache_hits": call.hits,
+        }
     with db.transaction() as tx:
         batch = new_batch(tx, "nuggetize", f"{backend.name}:{backend.model}")
-        bank = existing if existing is not None else bank_store.create_bank(
-            tx, config.name, f"AutoNuggetizer by {backend.name}:{backend.model} from {config.ref}")
+        bank = (
+            existing
+            if existing is not None
+            else bank_store.create_bank(
+                tx, config.name, f"AutoNuggetizer by {backend.name}:{backend.model} from {config.ref}"
+            )
+        )
         current = {i.item_id: i for i in bank_store.current_items(tx, bank)}
         wanted = {i.item_id for i in items}
         events = [("delete", item, 0) for item_id, item in current.items() if item_id not in wanted]
@@ -122,7 +164,20 @@ def nuggetize(
             positions[item.qid] = positions.get(item.qid, -1) + 1
             if current.get(item.item_id) != item:
                 events.append(("add" if item.item_id not in current else "edit", item, positions[item.qid]))
-        bank_store.append_item_events(tx, bank, events, origin="generate", source=f"{backend.name}:{backend.model}",
-                                      batch_id=batch, note="AutoNuggetizer")
-    yield {"bank": config.name, "topics": len(by_topic), "items": len(items), "calls": call.calls,
-           "cache_hits": call.hits, "failures": failures}
+        bank_store.append_item_events(
+            tx,
+            bank,
+            events,
+            origin="generate",
+            source=f"{backend.name}:{backend.model}",
+            batch_id=batch,
+            note="AutoNuggetizer",
+        )
+    yield {
+        "bank": config.name,
+        "topics": len(by_topic),
+        "items": len(items),
+        "calls": call.calls,
+        "cache_hits": call.hits,
+        "failures": failures,
+    }

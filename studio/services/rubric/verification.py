@@ -54,21 +54,27 @@ def extract_answers(
     answers = yield from ask(db, backend, [w[3] for w in work])
     with db.transaction() as tx:
         for (qid, docid, item_id, _), key in zip(work, answers.keys, strict=True):
-            tx.execute("UPDATE judgments SET answer_key = ? WHERE judge_run_id = ? AND qid = ? AND docid = ?"
-                       " AND item_id = ?", [key, run, qid, docid, item_id])
+            tx.execute(
+                "UPDATE judgments SET answer_key = ? WHERE judge_run_id = ? AND qid = ? AND docid = ? AND item_id = ?",
+                [key, run, qid, docid, item_id],
+            )
     yield {"judgments": len(work), "calls": answers.made, "cache_hits": answers.cached}
 
 
 def verification(db: Database, label_set: str, item_id: str | None = None) -> list[dict[str, Any]]:
     """Per item, the documents by grade (highest first) with the answer extracted from each."""
     run = _newest_run(db, label_set)
-    rows = db.cursor().execute(
-        """
+    rows = (
+        db.cursor()
+        .execute(
+            """
         SELECT g.item_id, g.qid, g.docid, g.label AS grade, c.output AS answer
         FROM judgments g LEFT JOIN calls c ON c.key = g.answer_key
         WHERE g.judge_run_id = ? AND g.item_id IS NOT NULL AND (? IS NULL OR g.item_id = ?)
         ORDER BY g.item_id, g.label DESC NULLS LAST, g.docid
         """,
-        [run, item_id, item_id],
-    ).fetchall()
+            [run, item_id, item_id],
+        )
+        .fetchall()
+    )
     return [{"item_id": i, "qid": q, "docid": d, "grade": g, "answer": a} for i, q, d, g, a in rows]

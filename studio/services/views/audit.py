@@ -82,9 +82,15 @@ class AuditSession:
             return None
         qid, docid, stratum = pair
         con = self.project.db.cursor()
-        return AuditPairView(qid, docid, topic_texts(con, [qid]).get(qid, ""),
-                             passage_texts(con, [(qid, docid)]).get((qid, docid), ""), stratum, self.position,
-                             len(self.pairs))
+        return AuditPairView(
+            qid,
+            docid,
+            topic_texts(con, [qid]).get(qid, ""),
+            passage_texts(con, [(qid, docid)]).get((qid, docid), ""),
+            stratum,
+            self.position,
+            len(self.pairs),
+        )
 
     # -- grading ---------------------------------------------------------------------------------
 
@@ -97,8 +103,14 @@ class AuditSession:
         qid, docid, _ = pair
         audit_id = int(self.record["audit_id"])
         self.project.engine.set_label(
-            self.audit, qid, docid, grade, note=f"audit {self.audit}", person=self.person,
-            also=lambda tx, event: audit_store.add_grade(tx, audit_id, qid, docid, int(str(event["event"]))))
+            self.audit,
+            qid,
+            docid,
+            grade,
+            note=f"audit {self.audit}",
+            person=self.person,
+            also=lambda tx, event: audit_store.add_grade(tx, audit_id, qid, docid, int(str(event["event"]))),
+        )
         self.done.add((qid, docid))
         self.skipped.discard((qid, docid))
         self.graded_now += 1

@@ -55,13 +55,16 @@ def graders_of(project: Project, bank: str) -> list[str]:
     return judge_store.label_sets_graded_with(project.db.cursor(), bank)
 
 
-def bank_view(project: Project, bank: str, topic: str | None, source: str | None, *, ref: str = "human",
-              measure: str = "nDCG@10") -> BankView:
+def bank_view(
+    project: Project, bank: str, topic: str | None, source: str | None, *, ref: str = "human", measure: str = "nDCG@10"
+) -> BankView:
     """Items of `bank` (one topic, or all); with a `source`, coverage counts from its grades,
     spurious items, uncovered relevant documents, stale cells per item and τ of the graded
     leaderboards. A grader that cannot be read leaves its columns blank and says why."""
-    rows = [BankRow(item["qid"], item["item_id"], item["kind"], item["importance"], item["text"])
-            for item in BankEditor(project.db, bank).items(topic)]
+    rows = [
+        BankRow(item["qid"], item["item_id"], item["kind"], item["importance"], item["text"])
+        for item in BankEditor(project.db, bank).items(topic)
+    ]
     view = BankView(bank, topic, source, rows, graders=graders_of(project, bank))
     if source is None:
         return view
@@ -79,8 +82,9 @@ def bank_view(project: Project, bank: str, topic: str | None, source: str | None
 
 
 def _coverage(project: Project, view: BankView, source: str, ref: str, measure: str) -> None:
-    report = bank_report(project.engine, view.bank, source, ref=ref, measure=measure,
-                         topics=[view.topic] if view.topic else None)
+    report = bank_report(
+        project.engine, view.bank, source, ref=ref, measure=measure, topics=[view.topic] if view.topic else None
+    )
     coverage = {row["item_id"]: row for row in report["items"]}
     spurious = {row["item_id"] for row in report["spurious"]}
     for row in view.items:

@@ -32,8 +32,10 @@ class EstimateView:
         if self.error is not None:
             return f"No estimate: {self.error}"
         tau = "–" if self.kendall_tau_vs_llm is None else f"{self.kendall_tau_vs_llm:.3f}"
-        return (f"{self.gold_units} of {self.units} {self.design} audited · {self.settled} of {self.pairs} run "
-                f"orderings settled · τ vs {self.qrels} alone {tau}. {self.covers}")
+        return (
+            f"{self.gold_units} of {self.units} {self.design} audited · {self.settled} of {self.pairs} run "
+            f"orderings settled · τ vs {self.qrels} alone {tau}. {self.covers}"
+        )
 
 
 def estimate_view(project: Project, qrels: str, gold: str, measure: str) -> EstimateView:
@@ -43,10 +45,20 @@ def estimate_view(project: Project, qrels: str, gold: str, measure: str) -> Esti
     except StudioError as error:
         return EstimateView(qrels, gold, measure, error=str(error))
     pairs = found["pairs"]
-    return EstimateView(qrels, gold, found["measure"], covers=found["covers"], design=found["design"],
-                        gold_units=found["gold_units"], units=found["units"], runs=found["runs"], run_pairs=pairs,
-                        settled=sum(1 for pair in pairs if pair["settled"]), pairs=len(pairs),
-                        kendall_tau_vs_llm=found["kendall_tau_vs_llm"])
+    return EstimateView(
+        qrels,
+        gold,
+        found["measure"],
+        covers=found["covers"],
+        design=found["design"],
+        gold_units=found["gold_units"],
+        units=found["units"],
+        runs=found["runs"],
+        run_pairs=pairs,
+        settled=sum(1 for pair in pairs if pair["settled"]),
+        pairs=len(pairs),
+        kendall_tau_vs_llm=found["kendall_tau_vs_llm"],
+    )
 
 
 @dataclass(frozen=True)
@@ -68,5 +80,6 @@ def calibration_view(project: Project, label_set: str) -> CalibrationView | None
     if not found:
         return None
     chosen = found[-1]
-    return CalibrationView(chosen["name"], chosen["source"], chosen["gold"], chosen["method"],
-                           chosen["figures"], chosen["curve"])
+    return CalibrationView(
+        chosen["name"], chosen["source"], chosen["gold"], chosen["method"], chosen["figures"], chosen["curve"]
+    )

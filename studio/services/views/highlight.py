@@ -9,9 +9,40 @@ import re
 from collections.abc import Iterable
 
 STOPWORDS = frozenset(
-    ["a", "an", "and", "are", "as", "at", "be", "by", "does", "do", "for", "from", "how", "in", "is", "it",
-     "of", "on", "or", "the", "this", "that", "to", "was", "were", "what", "when", "where", "which", "who",
-     "why", "with"]
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "does",
+        "do",
+        "for",
+        "from",
+        "how",
+        "in",
+        "is",
+        "it",
+        "of",
+        "on",
+        "or",
+        "the",
+        "this",
+        "that",
+        "to",
+        "was",
+        "were",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "why",
+        "with",
+    ]
 )
 _WORD = re.compile(r"\w+", re.UNICODE)
 

@@ -56,13 +56,26 @@ def leaderboard_view(engine: EvaluationEngine, ref: str, qrels: str, measure: st
     y = engine.evaluator(qrels).means(m)
     swapped = {pair[key] for pair in corr.swapped_pairs(runs, x, y) for key in ("above_in_ref", "below_in_ref")}
     ref_ranks, aud_ranks = ranks(runs, x.tolist()), ranks(runs, y.tolist())
-    rows = [RankedRun(run, float(a), ref_ranks[run], float(b), aud_ranks[run], run in swapped)
-            for run, a, b in zip(runs, x, y, strict=True)]
+    rows = [
+        RankedRun(run, float(a), ref_ranks[run], float(b), aud_ranks[run], run in swapped)
+        for run, a, b in zip(runs, x, y, strict=True)
+    ]
     rows.sort(key=lambda row: row.ref_rank)
     try:
         labels = agreement(engine, ref, qrels)
         kappa, shared = labels["kappa_graded"], labels["pairs"]
     except ValueError:  # nothing shared to agree on
         kappa, shared = None, None
-    return LeaderboardView(ref, qrels, str(m), rows, stats["kendall_tau"], stats["spearman_rho"], stats["tau_ap"],
-                           stats["rbo"], stats["swaps"], kappa, shared)
+    return LeaderboardView(
+        ref,
+        qrels,
+        str(m),
+        rows,
+        stats["kendall_tau"],
+        stats["spearman_rho"],
+        stats["tau_ap"],
+        stats["rbo"],
+        stats["swaps"],
+        kappa,
+        shared,
+    )

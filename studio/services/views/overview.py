@@ -55,5 +55,8 @@ class ProjectNames:
 
 
 def project_names(project: Project) -> ProjectNames:
-    return ProjectNames([row["name"] for row in project.label_sets()], [row["name"] for row in project.banks()],
-                        [(row["qid"], row["text"]) for row in project.topics()])
+    return ProjectNames(
+        [row["name"] for row in project.label_sets()],
+        [row["name"] for row in project.banks()],
+        [(row["qid"], row["text"]) for row in project.topics()],
+    )

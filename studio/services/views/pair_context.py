@@ -49,8 +49,9 @@ def retrieved_by(rankings: Rankings, qid: str, docid: str, labelled: TopicLabels
     return sorted(found, key=lambda f: (f.rank, f.run))
 
 
-def leaderboard_moves(engine: EvaluationEngine, qrels: str, measure: str, qid: str, docid: str,
-                      grade: float | None) -> list[RankMove]:
+def leaderboard_moves(
+    engine: EvaluationEngine, qrels: str, measure: str, qid: str, docid: str, grade: float | None
+) -> list[RankMove]:
     """The runs whose place under `qrels` would change if the pair had `grade`, largest move first.
 
     The label is changed on the cached evaluator and put back at once (one topic recomputed each
@@ -70,6 +71,9 @@ def leaderboard_moves(engine: EvaluationEngine, qrels: str, measure: str, qid: s
         evaluator.set_label(qid, docid, current)
     runs = evaluator.runs
     before, after = ranks(runs, now), ranks(runs, then)
-    moves = [RankMove(run, before[run], after[run], a, b)
-             for run, a, b in zip(runs, now, then, strict=True) if before[run] != after[run]]
+    moves = [
+        RankMove(run, before[run], after[run], a, b)
+        for run, a, b in zip(runs, now, then, strict=True)
+        if before[run] != after[run]
+    ]
     return sorted(moves, key=lambda move: (-abs(move.rank_now - move.rank_then), move.rank_now))

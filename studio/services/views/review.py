@@ -61,9 +61,11 @@ class ReviewFilters:
         raise UsageError("filter: topic Q, run R, or two grades (reference, audited)")
 
     def describe(self) -> str:
-        parts = [f"topic {self.topic}" if self.topic else "", f"run {self.run}" if self.run else "",
-                 f"{_g(self.ref_grade)} vs {_g(self.grade)}" if self.ref_grade is not None or self.grade is not None
-                 else ""]
+        parts = [
+            f"topic {self.topic}" if self.topic else "",
+            f"run {self.run}" if self.run else "",
+            f"{_g(self.ref_grade)} vs {_g(self.grade)}" if self.ref_grade is not None or self.grade is not None else "",
+        ]
         described = ", ".join(p for p in parts if p) or "all disagreements"
         return described + (", by spread" if self.order == "spread" else "")
 
@@ -101,8 +103,16 @@ class PairView:
 
 
 class ReviewSession:
-    def __init__(self, project: Project, ref: str, qrels: str, *, measure: str = "nDCG@10",
-                 filters: ReviewFilters | None = None, person: str | None = None) -> None:
+    def __init__(
+        self,
+        project: Project,
+        ref: str,
+        qrels: str,
+        *,
+        measure: str = "nDCG@10",
+        filters: ReviewFilters | None = None,
+        person: str | None = None,
+    ) -> None:
         if ref == qrels:
             raise UsageError("review two different label sets")
         self.project, self.ref, self.qrels, self.measure = project, ref, qrels, measure
@@ -148,14 +158,20 @@ class ReviewSession:
 
     def _wanted(self, pair: dict[str, Any]) -> bool:
         f = self.filters
-        return ((f.topic is None or pair["qid"] == f.topic)
-                and (f.ref_grade is None or pair["ref_grade"] == f.ref_grade)
-                and (f.grade is None or pair["grade"] == f.grade))
+        return (
+            (f.topic is None or pair["qid"] == f.topic)
+            and (f.ref_grade is None or pair["ref_grade"] == f.ref_grade)
+            and (f.grade is None or pair["grade"] == f.grade)
+        )
 
     def _retrieved_by(self, run: str) -> set[tuple[str, str]]:
-        rows = self.project.db.cursor().execute(
-            "SELECT DISTINCT r.qid, r.docid FROM run_rows r JOIN runs USING (run_id) WHERE runs.name = ?",
-            [run]).fetchall()
+        rows = (
+            self.project.db.cursor()
+            .execute(
+                "SELECT DISTINCT r.qid, r.docid FROM run_rows r JOIN runs USING (run_id) WHERE runs.name = ?", [run]
+            )
+            .fetchall()
+        )
         if not rows:
             raise UsageError(f"no run named {run!r}")
         return {(q, d) for q, d in rows}
@@ -181,11 +197,18 @@ class ReviewSession:
         ref_grade = ref_topic.judged.get(docid) if ref_topic else None
         outputs, item_grades = review_store.pair_judgments(con, qid, docid)
         return PairView(
-            qid, docid, topic_texts(con, [qid]).get(qid, ""),
+            qid,
+            docid,
+            topic_texts(con, [qid]).get(qid, ""),
             passage_texts(con, [(qid, docid)]).get((qid, docid), ""),
-            ref_grade, topic.judged.get(docid) if topic else None,
-            pair["delta_tau"], outputs, item_grades,
-            self.decided.get((qid, docid)), (qid, docid) in self.flagged, self.notes.get((qid, docid), []),
+            ref_grade,
+            topic.judged.get(docid) if topic else None,
+            pair["delta_tau"],
+            outputs,
+            item_grades,
+            self.decided.get((qid, docid)),
+            (qid, docid) in self.flagged,
+            self.notes.get((qid, docid), []),
             retrieved_by(engine.rankings(), qid, docid, engine.evaluator(self.qrels).labels.get(qid)),
             leaderboard_moves(engine, self.qrels, self.measure, qid, docid, ref_grade),
         )
@@ -257,8 +280,9 @@ class ReviewSession:
     def undo(self) -> dict[str, Any] | None:
         """Revert the newest decision of this review that moved the queue; show its pair again."""
         con = self.project.db.cursor()
-        last = next((d for d in review_store.decisions(con, self.ref, self.qrels) if d["action"] in QUEUE_ACTIONS),
-                    None)
+        last = next(
+            (d for d in review_store.decisions(con, self.ref, self.qrels) if d["action"] in QUEUE_ACTIONS), None
+        )
         if last is None:
             return None
         pair = {"qid": last["qid"], "docid": last["docid"]}
@@ -266,8 +290,10 @@ class ReviewSession:
         if last["label_event"] is not None:
             # The revert and its log entry in one transaction: never a reverted grade the log misses.
             reverted = self.project.engine.revert(
-                int(last["label_event"]), person=self.person,
-                also=lambda tx, _: self._decision(tx, pair, "undo", undoes=int(last["decision"])))
+                int(last["label_event"]),
+                person=self.person,
+                also=lambda tx, _: self._decision(tx, pair, "undo", undoes=int(last["decision"])),
+            )
         if reverted is None:  # no grade to revert (a skip), or it was reverted elsewhere already
             self._log(pair, "undo", undoes=int(last["decision"]))
         self.decided.pop((last["qid"], last["docid"]), None)
@@ -292,9 +318,16 @@ class ReviewSession:
                 return
         ref = self.project.engine.evaluator(self.ref).labels.get(pair[0])
         aud = self.project.engine.evaluator(self.qrels).labels.get(pair[0])
-        self.queue.insert(self.position, {
-            "qid": pair[0], "docid": pair[1], "delta_tau": 0.0,
-            "ref_grade": ref.judged.get(pair[1]) if ref else None, "grade": aud.judged.get(pair[1]) if aud else None})
+        self.queue.insert(
+            self.position,
+            {
+                "qid": pair[0],
+                "docid": pair[1],
+                "delta_tau": 0.0,
+                "ref_grade": ref.judged.get(pair[1]) if ref else None,
+                "grade": aud.judged.get(pair[1]) if aud else None,
+            },
+        )
 
     def _require_pair(self) -> dict[str, Any]:
         pair = self.current()
@@ -315,9 +348,16 @@ class ReviewSession:
         # The grade and its log entry in one transaction: a review killed at any point never
         # leaves an edit the log misses (the pair would come back as undecided).
         self.project.engine.set_label(
-            self.qrels, pair["qid"], pair["docid"], grade, note=note, person=self.person,
+            self.qrels,
+            pair["qid"],
+            pair["docid"],
+            grade,
+            note=note,
+            person=self.person,
             also=lambda tx, event: logged.append(
-                self._decision(tx, pair, action, grade=grade, label_event=int(event["event"]))))
+                self._decision(tx, pair, action, grade=grade, label_event=int(event["event"]))
+            ),
+        )
         decision = logged[0]
         self.decided[(pair["qid"], pair["docid"])] = decision
         self.decisions_made += 1
@@ -329,8 +369,9 @@ class ReviewSession:
             return self._decision(tx, pair, action, **fields)
 
     def _decision(self, tx: Connection, pair: dict[str, Any], action: str, **fields: Any) -> dict[str, Any]:
-        decision_id = review_store.add_decision(tx, self.ref, self.qrels, pair["qid"], pair["docid"], action,
-                                                person=self.person, **fields)
+        decision_id = review_store.add_decision(
+            tx, self.ref, self.qrels, pair["qid"], pair["docid"], action, person=self.person, **fields
+        )
         return {"decision": decision_id, "qid": pair["qid"], "docid": pair["docid"], "action": action, **fields}
 
 

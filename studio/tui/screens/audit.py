@@ -31,16 +31,20 @@ a pair for later. Reopening the audit starts at the first pair not graded."""
 def status_line(session: AuditSession) -> str:
     done, total = session.progress()
     where = "every pair graded" if session.finished else f"pair {(session.position or 0) + 1} of {total}"
-    return (f"[b]audit {session.audit}[/b] of {session.qrels} · {session.record['design']} · {where} · "
-            f"{done}/{total} graded ({session.graded_now} now)")
+    return (
+        f"[b]audit {session.audit}[/b] of {session.qrels} · {session.record['design']} · {where} · "
+        f"{done}/{total} graded ({session.graded_now} now)"
+    )
 
 
 def reveal_line(reveal: Reveal | None, qrels: str) -> str:
     if reveal is None:
         return ""
     agree = "agrees" if reveal.llm == reveal.gold else "differs"
-    return (f"{reveal.qid} {reveal.docid}: you gave [b]{grade_text(reveal.gold)}[/b]; "
-            f"{qrels} had given [b]{grade_text(reveal.llm)}[/b] ({agree})")
+    return (
+        f"{reveal.qid} {reveal.docid}: you gave [b]{grade_text(reveal.gold)}[/b]; "
+        f"{qrels} had given [b]{grade_text(reveal.llm)}[/b] ({agree})"
+    )
 
 
 def passage(view: AuditPairView) -> Text:
@@ -148,8 +152,11 @@ class AuditPicker(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static("Blind audit: choose an audit (`studio audit plan` draws one)" if self.audits else
-                         "No audit yet: `studio audit plan --qrels L --budget B --name A` draws one.")
+            yield Static(
+                "Blind audit: choose an audit (`studio audit plan` draws one)"
+                if self.audits
+                else "No audit yet: `studio audit plan --qrels L --budget B --name A` draws one."
+            )
             yield OptionList(*(Option(name, id=name) for name in self.audits), id="audit-choices")
 
     @on(OptionList.OptionSelected)

@@ -45,14 +45,17 @@ def status_line(view: BankView) -> str:
     head = f"[b]{view.bank}[/b] · topic {view.topic} · {len(view.items)} items"
     if view.source is None:
         method = "exam-question" if view.items and view.items[0].kind == "question" else "exam-nugget"
-        hint = ("choose a grader above to see coverage" if view.graders else
-                f"no rubric judge has graded it yet (studio judge --method {method} --bank {view.bank})")
+        hint = (
+            "choose a grader above to see coverage"
+            if view.graders
+            else f"no rubric judge has graded it yet (studio judge --method {method} --bank {view.bank})"
+        )
         return f"{head} · {hint}"
-    taus = " · ".join(f"τ {name} {value:.3f}" if value is not None else f"τ {name} –"
-                      for name, value in view.taus.items())
+    taus = " · ".join(
+        f"τ {name} {value:.3f}" if value is not None else f"τ {name} –" for name, value in view.taus.items()
+    )
     problem = f" · [yellow]{view.problem}[/yellow]" if view.problem else ""
-    return (f"{head} · graded by {view.source} · {view.stale_cells} stale cells{' · ' + taus if taus else ''}"
-            f"{problem}")
+    return f"{head} · graded by {view.source} · {view.stale_cells} stale cells{' · ' + taus if taus else ''}{problem}"
 
 
 class BankScreen(StudioScreen):
@@ -65,8 +68,13 @@ class BankScreen(StudioScreen):
         Binding("v", "weight", "Vital/okay", id="bank.weight", tooltip="Switch the nugget between vital and okay"),
         Binding("space", "mark", "Mark", id="bank.mark", tooltip="Mark the item for merging"),
         Binding("m", "merge", "Merge", id="bank.merge", tooltip="Merge the marked items into one"),
-        Binding("g", "regrade", "Re-grade stale", id="bank.regrade",
-                tooltip="Grade the stale cells again with the judge that graded the bank"),
+        Binding(
+            "g",
+            "regrade",
+            "Re-grade stale",
+            id="bank.regrade",
+            tooltip="Grade the stale cells again with the judge that graded the bank",
+        ),
         Binding("r", "reload", "Reload", id="bank.reload", tooltip="Read the bank again"),
     ]
 
@@ -110,7 +118,8 @@ class BankScreen(StudioScreen):
         names = message.names
         if not names.banks:
             self.query_one("#bank-status", Static).update(
-                "No test bank in the project: import one (studio import bank) or generate one (studio bank generate).")
+                "No test bank in the project: import one (studio import bank) or generate one (studio bank generate)."
+            )
             return
         bank, topic = self.query_one("#bank", Select), self.query_one("#topic", Select)
         with bank.prevent(Select.Changed), topic.prevent(Select.Changed):
@@ -174,20 +183,33 @@ class BankScreen(StudioScreen):
         for item in view.items:
             spurious = Text("✗ ", style="red") if item.spurious else Text("")
             stale = Text(str(item.stale), style="bold yellow") if item.stale else Text("0" if view.source else "")
-            table.add_row("●" if item.item_id in self.marked else "", item.item_id.rsplit("/", 1)[-1][:8], item.kind,
-                          item.importance or "", _count(item.covered_relevant), _count(item.covered_nonrelevant),
-                          stale, spurious + Text(item.text), key=item.item_id)
+            table.add_row(
+                "●" if item.item_id in self.marked else "",
+                item.item_id.rsplit("/", 1)[-1][:8],
+                item.kind,
+                item.importance or "",
+                _count(item.covered_relevant),
+                _count(item.covered_nonrelevant),
+                stale,
+                spurious + Text(item.text),
+                key=item.item_id,
+            )
         if view.items:
             table.move_cursor(row=min(row, len(view.items) - 1))
         self.query_one("#bank-status", Static).update(status_line(view))
         if view.source is None:
             self.query_one("#lists", Static).update("")
             return
-        uncovered = ", ".join(f"{r['docid']} (ref {r['ref_grade']:g}, best item {r['best_item_grade']:g})"
-                              for r in view.uncovered[:8]) or "none"
+        uncovered = (
+            ", ".join(
+                f"{r['docid']} (ref {r['ref_grade']:g}, best item {r['best_item_grade']:g})" for r in view.uncovered[:8]
+            )
+            or "none"
+        )
         misleading = ", ".join(r["item_id"].rsplit("/", 1)[-1][:8] for r in view.spurious) or "none"
         self.query_one("#lists", Static).update(
-            f"[b]Spurious items:[/b] {misleading}\n[b]Relevant documents no item covers:[/b] {uncovered}")
+            f"[b]Spurious items:[/b] {misleading}\n[b]Relevant documents no item covers:[/b] {uncovered}"
+        )
 
     # -- edits -----------------------------------------------------------------------------------
 
@@ -281,8 +303,9 @@ class BankScreen(StudioScreen):
 
     @on(JudgeProgressed)
     def progressed(self, message: JudgeProgressed) -> None:
-        self.query_one("#regrade-progress", ProgressBar).update(total=message.progress.total,
-                                                               progress=message.progress.done)
+        self.query_one("#regrade-progress", ProgressBar).update(
+            total=message.progress.total, progress=message.progress.done
+        )
 
     @on(JudgeFinished)
     def regraded(self, message: JudgeFinished) -> None:

@@ -55,5 +55,15 @@ class StudioScreen(Screen[None]):
 def grade_bindings(screen: str, tooltip: str) -> list[Binding]:
     """The keys 0–3, each giving its grade (`tooltip` with {grade}); one footer entry ("0–3 Grade")
     stands for the four."""
-    return [Binding(str(g), f"grade({g})", "Grade" if g == 0 else f"Grade {g}", id=f"{screen}.grade{g}", show=g == 0,
-                    key_display="0–3" if g == 0 else None, tooltip=tooltip.format(grade=g)) for g in range(4)]
+    return [
+        Binding(
+            str(g),
+            f"grade({g})",
+            "Grade" if g == 0 else f"Grade {g}",
+            id=f"{screen}.grade{g}",
+            show=g == 0,
+            key_display="0–3" if g == 0 else None,
+            tooltip=tooltip.format(grade=g),
+        )
+        for g in range(4)
+    ]

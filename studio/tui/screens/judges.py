@@ -45,8 +45,9 @@ class JudgesScreen(StudioScreen):
     TITLE = "Judges"
     HELP = HELP
     BINDINGS = [
-        Binding("ctrl+s", "start", "Start / resume", id="judges.start",
-                tooltip="Run the judge (cached calls are free)"),
+        Binding(
+            "ctrl+s", "start", "Start / resume", id="judges.start", tooltip="Run the judge (cached calls are free)"
+        ),
         Binding("ctrl+x", "cancel", "Cancel", id="judges.cancel", tooltip="Stop; finished judgments stay saved"),
         Binding("ctrl+f", "failures", "Failures", id="judges.failures", tooltip="List the newest run's failures"),
     ]
@@ -62,11 +63,11 @@ class JudgesScreen(StudioScreen):
         with Vertical(id="form"):
             with Horizontal():
                 yield Label("Method")
-                yield Select([(m, m) for m in METHODS], value=JudgeMethod.umbrela.value, id="method",
-                             allow_blank=False)
+                yield Select([(m, m) for m in METHODS], value=JudgeMethod.umbrela.value, id="method", allow_blank=False)
                 yield Label("Backend")
-                yield Select([(b, b) for b in BACKENDS], value=BackendName.simulated.value, id="backend",
-                             allow_blank=False)
+                yield Select(
+                    [(b, b) for b in BACKENDS], value=BackendName.simulated.value, id="backend", allow_blank=False
+                )
             with Horizontal():
                 yield Label("Model")
                 yield Input(placeholder="GGUF path or model name (default: bundled SmolLM2)", id="model")
@@ -102,10 +103,15 @@ class JudgesScreen(StudioScreen):
         return None if select.is_blank() else str(select.value)
 
     def _config(self) -> JudgeConfig:
-        return JudgeConfig(method=self._choice("method") or JudgeMethod.umbrela.value,
-                           backend=self._choice("backend") or BackendName.simulated.value,
-                           name=self._text("name") or "judge", pool=self._text("pool") or "qrels:human",
-                           model=self._text("model"), bank=self._choice("bank"), ref=self.selection.ref or "human")
+        return JudgeConfig(
+            method=self._choice("method") or JudgeMethod.umbrela.value,
+            backend=self._choice("backend") or BackendName.simulated.value,
+            name=self._text("name") or "judge",
+            pool=self._text("pool") or "qrels:human",
+            model=self._text("model"),
+            bank=self._choice("bank"),
+            ref=self.selection.ref or "human",
+        )
 
     @on(Select.Changed, "#method, #backend")
     def suggest_name(self) -> None:
@@ -143,7 +149,8 @@ class JudgesScreen(StudioScreen):
         self.query_one("#judge-progress", ProgressBar).update(total=p.total, progress=p.done)
         self.query_one("#judge-status", Static).update(
             f"{p.done} of {p.total} · {p.rate:.1f}/s · left {_eta(p.eta)} · "
-            f"{p.calls} calls · {p.cache_hits} cached · {p.failures} failures")
+            f"{p.calls} calls · {p.cache_hits} cached · {p.failures} failures"
+        )
 
     @on(JudgeFinished)
     def ended(self, message: JudgeFinished) -> None:
@@ -159,8 +166,10 @@ class JudgesScreen(StudioScreen):
             status.update(f"Cancelled after {done}: finished judgments are saved; ctrl+s resumes.")
         else:
             s = message.summary
-            status.update(f"Done: {s.pairs} pairs into [b]{s.label_set}[/b] · {s.calls} calls · "
-                          f"{s.cache_hits} cached · {s.failures} failures · {_eta(s.seconds)}")
+            status.update(
+                f"Done: {s.pairs} pairs into [b]{s.label_set}[/b] · {s.calls} calls · "
+                f"{s.cache_hits} cached · {s.failures} failures · {_eta(s.seconds)}"
+            )
         self.action_failures()
 
     # -- failures --------------------------------------------------------------------------------
@@ -178,5 +187,9 @@ class JudgesScreen(StudioScreen):
         table.clear()
         for row in message.failures:
             output = row["output"] if row["output"] is not None else row["call_error"] or ""
-            table.add_row(row["qid"], row["docid"] + (f" / {row['docid_b']}" if row["docid_b"] else ""),
-                          row["reason"] or "", " ".join(str(output).split())[:100])
+            table.add_row(
+                row["qid"],
+                row["docid"] + (f" / {row['docid_b']}" if row["docid_b"] else ""),
+                row["reason"] or "",
+                " ".join(str(output).split())[:100],
+            )

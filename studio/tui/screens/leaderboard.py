@@ -42,19 +42,34 @@ def _fmt(value: float | None, digits: int = 3) -> str:
 
 def stats_line(view: LeaderboardView) -> str:
     shared = f" over {view.shared_labels} shared labels" if view.shared_labels is not None else ""
-    return (f"τ {_fmt(view.kendall_tau)} · ρ {_fmt(view.spearman_rho)} · τ_AP {_fmt(view.tau_ap)} · "
-            f"RBO {_fmt(view.rbo)} · {view.swaps} swapped pairs · κ {_fmt(view.kappa)}{shared}")
+    return (
+        f"τ {_fmt(view.kendall_tau)} · ρ {_fmt(view.spearman_rho)} · τ_AP {_fmt(view.tau_ap)} · "
+        f"RBO {_fmt(view.rbo)} · {view.swaps} swapped pairs · κ {_fmt(view.kappa)}{shared}"
+    )
 
 
 class LeaderboardScreen(StudioScreen):
     TITLE = "Leaderboard"
     HELP = HELP
-    BINDINGS = [Binding("r", "recompute", "Recompute", id="leaderboard.recompute",
-                        tooltip="Read the labels again and recompute"),
-                Binding("e", "toggle_estimate", "Estimate", id="leaderboard.estimate",
-                        tooltip="The leaderboard full human judging would give, from the gold sample"),
-                Binding("c", "calibration", "Calibration", id="leaderboard.calibration",
-                        tooltip="The audited set's calibration curve")]
+    BINDINGS = [
+        Binding(
+            "r", "recompute", "Recompute", id="leaderboard.recompute", tooltip="Read the labels again and recompute"
+        ),
+        Binding(
+            "e",
+            "toggle_estimate",
+            "Estimate",
+            id="leaderboard.estimate",
+            tooltip="The leaderboard full human judging would give, from the gold sample",
+        ),
+        Binding(
+            "c",
+            "calibration",
+            "Calibration",
+            id="leaderboard.calibration",
+            tooltip="The audited set's calibration curve",
+        ),
+    ]
 
     def __init__(self) -> None:
         super().__init__()
@@ -140,8 +155,13 @@ class LeaderboardScreen(StudioScreen):
         table = self.query_one("#estimates", DataTable)
         table.clear()
         for row in view.runs:
-            table.add_row(row["run"], _fmt(row["estimate"], 4), f"[{_fmt(row['low'], 4)}, {_fmt(row['high'], 4)}]",
-                          _fmt(row["llm"], 4), f"[{_fmt(row['gold_low'], 4)}, {_fmt(row['gold_high'], 4)}]")
+            table.add_row(
+                row["run"],
+                _fmt(row["estimate"], 4),
+                f"[{_fmt(row['low'], 4)}, {_fmt(row['high'], 4)}]",
+                _fmt(row["llm"], 4),
+                f"[{_fmt(row['gold_low'], 4)}, {_fmt(row['gold_high'], 4)}]",
+            )
 
     def project_changed(self) -> None:
         super().project_changed()
@@ -161,8 +181,14 @@ class LeaderboardScreen(StudioScreen):
         table.clear()
         for row in view.runs:
             style = "red" if row.swapped else ""
-            table.add_row(Text(row.run, style=style), f"{row.ref_score:.4f}", str(row.ref_rank), f"{row.score:.4f}",
-                          str(row.rank), Text(f"{row.moved:+d}" if row.moved else "=", style=style))
+            table.add_row(
+                Text(row.run, style=style),
+                f"{row.ref_score:.4f}",
+                str(row.ref_rank),
+                f"{row.score:.4f}",
+                str(row.rank),
+                Text(f"{row.moved:+d}" if row.moved else "=", style=style),
+            )
         plot = self.query_one("#scatter", PlotextPlot)
         plt = plot.plt
         plt.clear_data()

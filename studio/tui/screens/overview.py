@@ -18,19 +18,49 @@ from studio.tui.widgets.table import Table
 
 # Columns shown per table: (record key, heading).
 TABLES: dict[str, tuple[str, list[tuple[str, str]]]] = {
-    "label_sets": ("Label sets", [("name", "Name"), ("kind", "Kind"), ("topics", "Topics"),
-                                  ("pairs", "Pairs"), ("relevant", "Relevant"), ("events", "Events"),
-                                  ("source", "Source")]),
+    "label_sets": (
+        "Label sets",
+        [
+            ("name", "Name"),
+            ("kind", "Kind"),
+            ("topics", "Topics"),
+            ("pairs", "Pairs"),
+            ("relevant", "Relevant"),
+            ("events", "Events"),
+            ("source", "Source"),
+        ],
+    ),
     "runs": ("Runs", [("name", "Name"), ("topics", "Topics"), ("rows", "Rows"), ("source", "Source")]),
-    "topics": ("Topics", [("qid", "Qid"), ("text", "Query"), ("docs", "Pooled docs"),
-                          ("judged", "Judged")]),
-    "banks": ("Banks", [("name", "Name"), ("topics", "Topics"), ("items", "Items"),
-                        ("questions", "Questions"), ("nuggets", "Nuggets"), ("vital", "Vital"),
-                        ("okay", "Okay")]),
+    "topics": ("Topics", [("qid", "Qid"), ("text", "Query"), ("docs", "Pooled docs"), ("judged", "Judged")]),
+    "banks": (
+        "Banks",
+        [
+            ("name", "Name"),
+            ("topics", "Topics"),
+            ("items", "Items"),
+            ("questions", "Questions"),
+            ("nuggets", "Nuggets"),
+            ("vital", "Vital"),
+            ("okay", "Okay"),
+        ],
+    ),
     "responses": ("Answers", [("system", "System"), ("topics", "Topics"), ("mean_chars", "Mean chars")]),
-    "judges": ("Judge runs", [("run", "Run"), ("label_set", "Label set"), ("state", "State"), ("method", "Method"),
-                              ("backend", "Backend"), ("model", "Model"), ("pairs", "Pairs"), ("calls", "Calls"),
-                              ("cache_hits", "Cached"), ("failures", "Failures"), ("prompt_hash", "Prompt")]),
+    "judges": (
+        "Judge runs",
+        [
+            ("run", "Run"),
+            ("label_set", "Label set"),
+            ("state", "State"),
+            ("method", "Method"),
+            ("backend", "Backend"),
+            ("model", "Model"),
+            ("pairs", "Pairs"),
+            ("calls", "Calls"),
+            ("cache_hits", "Cached"),
+            ("failures", "Failures"),
+            ("prompt_hash", "Prompt"),
+        ],
+    ),
 }
 
 HELP = """The Overview lists what the project file holds: the topics with their pooled and judged
@@ -63,8 +93,7 @@ class OverviewScreen(StudioScreen):
     TITLE = "Overview"
     HELP = HELP
     BINDINGS = [
-        Binding("r", "refresh_overview", "Refresh", id="overview.refresh",
-                tooltip="Read the project file again"),
+        Binding("r", "refresh_overview", "Refresh", id="overview.refresh", tooltip="Read the project file again"),
         Binding("1", "show_tab('label_sets')", "Label sets", id="overview.label_sets", show=False),
         Binding("2", "show_tab('runs')", "Runs", id="overview.runs", show=False),
         Binding("3", "show_tab('topics')", "Topics", id="overview.topics", show=False),
@@ -83,9 +112,7 @@ class OverviewScreen(StudioScreen):
         with TabbedContent(id="tables"):
             for key, (title, columns) in TABLES.items():
                 with TabPane(title, id=key):
-                    table: DataTable[str] = Table(
-                        id=f"table-{key}", cursor_type="row", zebra_stripes=True
-                    )
+                    table: DataTable[str] = Table(id=f"table-{key}", cursor_type="row", zebra_stripes=True)
                     table.add_columns(*(heading for _, heading in columns))
                     yield table
         yield Footer(compact=True)
@@ -113,8 +140,12 @@ class OverviewScreen(StudioScreen):
         view = self.shown = message.overview
         self.query_one("#summary", Static).update(summary_line(view))
         records: dict[str, Sequence[dict[str, Any]]] = {
-            "label_sets": view.label_sets, "runs": view.runs, "topics": view.topics,
-            "banks": view.banks, "responses": view.responses, "judges": view.judges,
+            "label_sets": view.label_sets,
+            "runs": view.runs,
+            "topics": view.topics,
+            "banks": view.banks,
+            "responses": view.responses,
+            "judges": view.judges,
         }
         for key, (_, columns) in TABLES.items():
             table = self.query_one(f"#table-{key}", DataTable)

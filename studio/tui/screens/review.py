@@ -42,9 +42,11 @@ def _signed(value: float | None) -> str:
 def status_line(session: ReviewSession, stats: Stats) -> str:
     total = len(session.queue)
     where = "queue done" if session.done else f"pair {session.position + 1} of {total}"
-    return (f"[b]{session.qrels}[/b] against [b]{session.ref}[/b] · {session.filters.describe()} · {where} · "
-            f"{session.decisions_made} decided · τ {number(stats.tau)}{_signed(stats.tau_change)} · "
-            f"κ {number(stats.kappa)}{_signed(stats.kappa_change)}")
+    return (
+        f"[b]{session.qrels}[/b] against [b]{session.ref}[/b] · {session.filters.describe()} · {where} · "
+        f"{session.decisions_made} decided · τ {number(stats.tau)}{_signed(stats.tau_change)} · "
+        f"κ {number(stats.kappa)}{_signed(stats.kappa_change)}"
+    )
 
 
 class ReviewScreen(StudioScreen):
@@ -53,20 +55,35 @@ class ReviewScreen(StudioScreen):
     BINDINGS = [
         *grade_bindings("review", "Set grade {grade} in the audited label set and go on"),
         Binding("a", "accept", "Accept LLM", id="review.accept", tooltip="Keep the audited (LLM) label and go on"),
-        Binding("h", "keep_reference", "Keep human", id="review.reference",
-                tooltip="Give the audited set the reference grade and go on"),
+        Binding(
+            "h",
+            "keep_reference",
+            "Keep human",
+            id="review.reference",
+            tooltip="Give the audited set the reference grade and go on",
+        ),
         Binding("s", "skip", "Skip", id="review.skip", tooltip="Decide later (skipped pairs come last)"),
         Binding("f", "flag", "Flag", id="review.flag", tooltip="Mark the pair for a second look"),
         Binding("n", "note", "Note", id="review.note", tooltip="Write a note on the pair"),
         Binding("u", "undo", "Undo", id="review.undo", tooltip="Revert the last decision and show its pair"),
-        Binding("left_square_bracket", "go(-1)", "Previous", id="review.previous", tooltip="Previous pair",
-                show=False),
+        Binding("left_square_bracket", "go(-1)", "Previous", id="review.previous", tooltip="Previous pair", show=False),
         Binding("right_square_bracket", "go(1)", "Next", id="review.next", tooltip="Next pair", show=False),
-        Binding("slash", "filter", "Filter", id="review.filter",
-                tooltip="Narrow the queue: topic Q, run R, or a grade pair such as 3 0"),
+        Binding(
+            "slash",
+            "filter",
+            "Filter",
+            id="review.filter",
+            tooltip="Narrow the queue: topic Q, run R, or a grade pair such as 3 0",
+        ),
         # Off the footer, which is full; F1 and the palette list it.
-        Binding("b", "blind_audit", "Blind audit", id="review.audit", show=False,
-                tooltip="Grade an audit's sample in its random order, the LLM's grade hidden"),
+        Binding(
+            "b",
+            "blind_audit",
+            "Blind audit",
+            id="review.audit",
+            show=False,
+            tooltip="Grade an audit's sample in its random order, the LLM's grade hidden",
+        ),
     ]
 
     def __init__(self) -> None:
@@ -92,7 +109,10 @@ class ReviewScreen(StudioScreen):
     def on_screen_resume(self) -> None:
         selection = self.selection
         if self.session is not None and (self.session.ref, self.session.qrels, self.session.measure) != (
-                selection.ref, selection.qrels, selection.measure):
+            selection.ref,
+            selection.qrels,
+            selection.measure,
+        ):
             self.reload()
 
     # -- loading ---------------------------------------------------------------------------------
@@ -102,10 +122,17 @@ class ReviewScreen(StudioScreen):
         self.loaded = False
         if selection.ref is None or selection.qrels is None:
             self.query_one("#status", Static).update(
-                "Review needs two label sets: import or judge one, then choose them on the Leaderboard (F3).")
+                "Review needs two label sets: import or judge one, then choose them on the Leaderboard (F3)."
+            )
             return
-        self.session = ReviewSession(self.project, selection.ref, selection.qrels, measure=selection.measure,
-                                     filters=filters, person=self.state.person)
+        self.session = ReviewSession(
+            self.project,
+            selection.ref,
+            selection.qrels,
+            measure=selection.measure,
+            filters=filters,
+            person=self.state.person,
+        )
         self.query_one("#status", Static).update("Building the review queue…")
         self.build_queue(self.session)
 
@@ -144,8 +171,11 @@ class ReviewScreen(StudioScreen):
         table.clear()
         for decision in history:
             grade = f" {decision['grade']:g}" if decision["grade"] is not None else ""
-            table.add_row(f"{decision['qid']} {decision['docid']}", f"{decision['action']}{grade}",
-                          key=f"{decision['decision']}|{decision['qid']}|{decision['docid']}")
+            table.add_row(
+                f"{decision['qid']} {decision['docid']}",
+                f"{decision['action']}{grade}",
+                key=f"{decision['decision']}|{decision['qid']}|{decision['docid']}",
+            )
 
     # -- decisions -------------------------------------------------------------------------------
 

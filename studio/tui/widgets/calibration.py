@@ -20,7 +20,9 @@ def calibration_markdown(view: CalibrationView) -> str:
     f = view.figures
     rows = "\n".join(
         f"| {b['low']:.2f}–{b['high']:.2f} | {b['pairs']} | {b['mean_llm']:.2f} | {b['mean_gold']:.2f} | "
-        f"{b['fitted']:.2f} |" for b in view.curve)
+        f"{b['fitted']:.2f} |"
+        for b in view.curve
+    )
     return (
         f"# Calibration of {view.source} to {view.gold}\n\n"
         f"`{view.name}` ({view.method}, cross-fitted over {f.get('folds')} folds of "

@@ -72,31 +72,51 @@ class PairPanel(VerticalScroll):
         head.update(
             f"[b]{view.qid}[/b] {view.query}\n[b]{view.docid}[/b] · {ref} [b]{grade_text(view.ref_grade)}[/b] · "
             f"{qrels} [b]{grade_text(view.grade)}[/b] · Δτ if it took the {ref} grade "
-            f"{view.delta_tau:+.3f}{decided}{flag}{notes}")
+            f"{view.delta_tau:+.3f}{decided}{flag}{notes}"
+        )
         self.query_one("#passage", Static).update(passage_text(view))
         for row in view.judges:
             output = row["output"] if row["output"] is not None else f"failed: {row['parse_error']}"
             if row["label"] is None and row["parse_error"]:
                 output = f"{row['parse_error']}: {row['output'] or ''}"
-            tables["judges"].add_row(row["label_set"], grade_text(row["label"]), number(row["confidence"], 2),
-                                     one_line(output, 90))
+            tables["judges"].add_row(
+                row["label_set"], grade_text(row["label"]), number(row["confidence"], 2), one_line(output, 90)
+            )
         tables["items"].display = bool(view.items)  # rubric judges only
         for row in view.items:
-            tables["items"].add_row(row["label_set"], one_line(row["text"] or row["item_id"], 48),
-                                    grade_text(row["grade"]), one_line(row["answer"] or "", 40))
+            tables["items"].add_row(
+                row["label_set"],
+                one_line(row["text"] or row["item_id"], 48),
+                grade_text(row["grade"]),
+                one_line(row["answer"] or "", 40),
+            )
         self._show_why(view, ref, qrels)
 
     def _show_why(self, view: PairView, ref: str, qrels: str) -> None:
         runs = len(view.retrieved)
-        retrieved = (f"Retrieved by {runs} run{'' if runs == 1 else 's'}" if runs else
-                     "Retrieved by no run (judged, never ranked)")
+        retrieved = (
+            f"Retrieved by {runs} run{'' if runs == 1 else 's'}"
+            if runs
+            else "Retrieved by no run (judged, never ranked)"
+        )
         moving = f"{len(view.moves)} run{'' if len(view.moves) == 1 else 's'} move" if view.moves else "no run moves"
-        self.query_one("#retrieved", Static).update(columns(
-            retrieved, ("Run", "Rank"), [(hit.run, str(hit.rank)) for hit in view.retrieved]))
-        self.query_one("#moves", Static).update(columns(
-            f"If {qrels} took {ref}'s grade {grade_text(view.ref_grade)}: {moving}", ("Run", "Place", "Score"),
-            [(move.run, f"{move.rank_now} → {move.rank_then}",
-              f"{number(move.score_now, 4)} → {number(move.score_then, 4)}") for move in view.moves]))
+        self.query_one("#retrieved", Static).update(
+            columns(retrieved, ("Run", "Rank"), [(hit.run, str(hit.rank)) for hit in view.retrieved])
+        )
+        self.query_one("#moves", Static).update(
+            columns(
+                f"If {qrels} took {ref}'s grade {grade_text(view.ref_grade)}: {moving}",
+                ("Run", "Place", "Score"),
+                [
+                    (
+                        move.run,
+                        f"{move.rank_now} → {move.rank_then}",
+                        f"{number(move.score_now, 4)} → {number(move.score_then, 4)}",
+                    )
+                    for move in view.moves
+                ],
+            )
+        )
 
 
 LIST_ROWS = 10  # rows a why-list shows; a project of a hundred runs gets the first ten and a count

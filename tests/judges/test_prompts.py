@@ -1,45 +1,37 @@
-"""The bundled prompt templates reproduce the published prompts (PROMPTS.md) character for
-character, their hashes identify that text, and rendering fills only named placeholders."""
+"""The bundled prompt templates reproduce the published prompts character for character (checked
+against the pins in tests/published/prompts, and the pins against PROMPTS.md when it is here),
+their hashes identify that text, and rendering fills only named placeholders."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
-import re
+import shutil
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from judges.prompt_pins import (
+    BUNDLED,
+    PINS_FILE,
+    PROMPTS_MD,
+    STUDIO_WRITTEN,
+    TEMPLATE_PARTS,
+    Verbatim,
+    code_blocks,
+    load_pins,
+    pin_of,
+    published_texts,
+    template_problems,
+    verbatim_problems,
+)
 
 from studio.domain.errors import UsageError
 from studio.judges.prompts import PromptTemplate, load_prompt, prompts_dir
 
-REPO = Path(__file__).resolve().parents[2]
-PROMPTS_MD = REPO.parent / "shared" / "PROMPTS.md"
-BUNDLED = REPO / "assets" / "prompts"
-PAIRWISE_SYSTEM = "You are a highly experienced and accurate assessor for TREC."
-
-_FENCE = re.compile(r"^```\n(.*?)\n```$", re.MULTILINE | re.DOTALL)
-
-
-def published_blocks() -> list[tuple[str, str, str]]:
-    """(section heading, text just before the block, block text) of every fenced code block."""
-    if not PROMPTS_MD.is_file():
-        pytest.skip(f"the published prompts are not here: {PROMPTS_MD}")
-    text = PROMPTS_MD.read_text(encoding="utf-8")
-    blocks = []
-    for match in _FENCE.finditer(text):
-        before = text[: match.start()]
-        headings = re.findall(r"^## (.+)$", before, re.MULTILINE)
-        blocks.append((headings[-1] if headings else "", before[-200:], match.group(1)))
-    return blocks
-
-
-def published(section_start: str, lead_in: str = "") -> str:
-    """The first block of the section whose heading starts with `section_start` (and whose
-    preceding text contains `lead_in`)."""
-    found = [b for h, pre, b in published_blocks() if h.startswith(section_start) and lead_in in pre]
-    assert found, f"no code block under '## {section_start}…' in {PROMPTS_MD}"
-    return found[0]
+SENSITIVITY = ["binary-human", "binary-llm", "graded-human", "graded-llm"]
 
 
 def raw(relative: str) -> str:
@@ -54,39 +46,120 @@ def documented_hash(system: str | None, user: str) -> str:
 # -- verbatim ----------------------------------------------------------------------------------
 
 
-def test_umbrela_user_prompt_is_the_published_text() -> None:
-    assert raw("umbrela/v1/user.txt") == published("UMBRELA")
+def test_every_bundled_template_is_its_published_text() -> None:
+    assert verbatim_problems() == []
+
+
+def test_every_bundled_prompt_file_is_pinned_or_written_for_the_studio() -> None:
+    files = {str(p.relative_to(BUNDLED)) for p in BUNDLED.glob("*/v*/*.txt")}
+    assert files == set(TEMPLATE_PARTS) | STUDIO_WRITTEN
+    assert not set(TEMPLATE_PARTS) & STUDIO_WRITTEN
+
+
+def test_the_unpinned_prompts_say_they_were_written_for_the_studio() -> None:
+    for relative in STUDIO_WRITTEN:
+        meta = json.loads((BUNDLED / relative).with_name("meta.json").read_text(encoding="utf-8"))
+        assert meta["source"].startswith("written for the studio"), relative
+
+
+def test_every_pin_is_used_and_named_in_the_readme() -> None:
+    used = {part.pin for parts in TEMPLATE_PARTS.values() for part in parts if isinstance(part, Verbatim)}
+    readme = (PINS_FILE.parent / "README.md").read_text(encoding="utf-8")
+    assert used == set(load_pins())
+    assert [pin for pin in load_pins() if f"`{pin}`" not in readme] == []
+
+
+def test_pins_are_the_hashes_of_the_published_texts() -> None:
+    if not PROMPTS_MD.is_file():
+        pytest.skip(f"the published prompts are not here: {PROMPTS_MD}")
+    markdown = PROMPTS_MD.read_text(encoding="utf-8")
+    texts = published_texts(markdown)
+    pins = load_pins()
+    fresh = {pin_id: pin_of(pin_id, pins[pin_id].source if pin_id in pins else "?", t) for pin_id, t in texts.items()}
+    stale = [
+        json.dumps(dataclasses.asdict(pin), ensure_ascii=False) for pin in fresh.values() if pins.get(pin.id) != pin
+    ]
+    assert set(pins) == set(fresh), f"pins without a text in {PROMPTS_MD} or texts without a pin"
+    assert stale == [], "pins that are not the published text; now:\n" + "\n".join(stale)
+    # Every code block of PROMPTS.md is a text some template reproduces.
+    assert [block[:60] for _, _, block in code_blocks(markdown) if block not in texts.values()] == []
+
+
+def test_a_changed_first_line_of_the_umbrela_prompt_fails_the_check(tmp_path: Path) -> None:
+    copy = tmp_path / "prompts"
+    shutil.copytree(BUNDLED, copy)
+    user = copy / "umbrela" / "v1" / "user.txt"
+    original = raw("umbrela/v1/user.txt")
+    user.write_bytes(original.replace("integer scale", "integer-scale", 1).encode("utf-8"))
+    problems = verbatim_problems(copy)
+    assert len(problems) == 1
+    assert problems[0].startswith("umbrela/v1/user.txt: at character 0, not the published text 'umbrela'")
+    changed_at = original.index("integer scale") + len("integer")
+    assert changed_at < original.index("\n")
+    assert f"the first line differs at character {changed_at}: " in problems[0]
+    assert "characters where it has" not in problems[0]  # same length: only the first line tells
+
+
+def test_a_lost_trailing_space_of_the_umbrela_prompt_fails_the_check(tmp_path: Path) -> None:
+    copy = tmp_path / "prompts"
+    shutil.copytree(BUNDLED, copy)
+    user = copy / "umbrela" / "v1" / "user.txt"
+    original = raw("umbrela/v1/user.txt")
+    user.write_bytes(original.replace(" \n", "\n", 1).encode("utf-8"))
+    assert verbatim_problems(copy) == [
+        "umbrela/v1/user.txt: at character 0, not the published text 'umbrela' "
+        f"({load_pins()['umbrela'].source}): {len(original) - 1} characters where it has {len(original)}; "
+        "the first line is as published, so the change is further on"
+    ]
+
+
+def test_changed_framing_around_a_published_text_fails_the_check() -> None:
+    text = raw("exam-question/v1/user.txt").replace("\nContext:", "\nPassage:")
+    assert template_problems("exam-question/v1/user.txt", text, load_pins()) != []
+
+
+def test_the_nugget_generation_prompt_must_swap_every_question_for_a_nugget() -> None:
+    text = raw("generate-nuggets/v1/user.txt").replace('"nuggets"', '"questions"')
+    assert template_problems("generate-nuggets/v1/user.txt", text, load_pins()) == [
+        "generate-nuggets/v1/user.txt: 'question' left in the text where the studio says 'nugget'"
+    ]
+
+
+_PINNED = sorted(TEMPLATE_PARTS)
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    relative=st.sampled_from(_PINNED),
+    where=st.floats(min_value=0, max_value=1, exclude_max=True),
+    kind=st.sampled_from(["replace", "delete", "insert"]),
+    character=st.characters(codec="utf-8"),
+)
+def test_any_changed_character_of_a_pinned_prompt_fails_the_check(
+    relative: str, where: float, kind: str, character: str
+) -> None:
+    text = raw(relative)
+    at = int(where * (len(text) + (kind == "insert")))
+    if kind != "insert" and not text:
+        kind = "insert"  # the empty UMBRELA system message can only grow
+    if kind == "replace":
+        changed = text[:at] + (character if character != text[at] else chr(ord(character) ^ 1)) + text[at + 1 :]
+    elif kind == "delete":
+        changed = text[:at] + text[at + 1 :]
+    else:
+        changed = text[:at] + character + text[at:]
+    assert template_problems(relative, changed, load_pins()) != []
 
 
 def test_umbrela_keeps_the_trailing_spaces_of_lines_two_to_four() -> None:
     lines = raw("umbrela/v1/user.txt").split("\n")
     assert [line.endswith(" ") for line in lines[:5]] == [False, True, True, True, False]
-    assert published("UMBRELA").split("\n")[1:4] == lines[1:4]
 
 
 def test_umbrela_sends_an_empty_system_message() -> None:
     template = load_prompt("umbrela")
     assert template.system == ""
     assert template.render(query="q", passage="p")[0] == ("system", "")
-
-
-def test_binary_prompt_is_the_published_text() -> None:
-    assert raw("binary/v1/user.txt") == published("Binary", "Binary (Faggioli")
-
-
-def test_thomas_prompt_is_the_published_text() -> None:
-    assert raw("thomas/v1/user.txt") == published("Binary", "`Thomas` (0–2)")
-
-
-def test_pairwise_user_prompt_is_the_published_text() -> None:
-    assert raw("pairwise/v1/user.txt") == published("Pairwise")
-
-
-def test_pairwise_system_prompt_is_the_published_text() -> None:
-    section = PROMPTS_MD.read_text(encoding="utf-8") if PROMPTS_MD.is_file() else pytest.skip("no PROMPTS.md")
-    quoted = re.search(r"## Pairwise.*?\nSystem: `([^`]+)`", section, re.DOTALL)
-    assert quoted is not None
-    assert raw("pairwise/v1/system.txt") == quoted.group(1) == PAIRWISE_SYSTEM
 
 
 def test_templates_end_without_a_newline_the_published_text_lacks() -> None:
@@ -108,6 +181,13 @@ def test_every_bundled_template_names_its_source() -> None:
         assert meta.get("source"), folder
 
 
+@pytest.mark.parametrize("name", SENSITIVITY)
+def test_prompt_sensitivity_templates_fill_query_and_passage(name: str) -> None:
+    template = load_prompt(name)
+    assert template.system
+    assert template.placeholders() == {"query", "passage"}
+
+
 # -- hashes ----------------------------------------------------------------------------------
 
 
@@ -116,12 +196,6 @@ def test_template_hash_follows_the_documented_rule(name: str) -> None:
     system_file = BUNDLED / name / "v1" / "system.txt"
     system = raw(f"{name}/v1/system.txt") if system_file.exists() else None
     assert load_prompt(name).sha256 == documented_hash(system, raw(f"{name}/v1/user.txt"))
-
-
-def test_published_texts_hash_to_the_bundled_hashes() -> None:
-    assert load_prompt("umbrela").sha256 == documented_hash("", published("UMBRELA"))
-    assert load_prompt("binary").sha256 == documented_hash(None, published("Binary", "Binary (Faggioli"))
-    assert load_prompt("pairwise").sha256 == documented_hash(PAIRWISE_SYSTEM, published("Pairwise"))
 
 
 def test_hash_changes_with_one_trailing_space() -> None:
@@ -225,29 +299,3 @@ def test_unknown_prompt_version_is_a_usage_error() -> None:
 
 def test_bundled_templates_are_found_in_the_checkout() -> None:
     assert prompts_dir().resolve() == BUNDLED.resolve()
-
-
-def _thesis_prompts() -> dict[str, tuple[str, str]]:
-    """(system, user) of the four prompt-sensitivity examples of PROMPTS.md, `\\n` unescaped."""
-    if not PROMPTS_MD.is_file():
-        pytest.skip(f"the published prompts are not here: {PROMPTS_MD}")
-    found: dict[str, tuple[str, str]] = {}
-    # A bullet continues on indented lines: join them first.
-    text = re.sub(r"\n  (?=\S)", "", PROMPTS_MD.read_text(encoding="utf-8"))
-    for line in text.splitlines():
-        match = re.match(r"^\* (Binary|Graded), (human|LLM)-written — (.*)$", line)
-        if not match:
-            continue
-        quoted = [q.replace("\\n", "\n") for q in re.findall(r"`([^`]*)`", match.group(3))]
-        # "system as above": the human-written binary prompt's system message.
-        system, user = (found["binary-human"][0], quoted[0]) if "system as above" in match.group(3) else quoted[:2]
-        found[f"{match.group(1).lower()}-{match.group(2).lower()}"] = (system, user)
-    return found
-
-
-@pytest.mark.parametrize("name", ["binary-human", "binary-llm", "graded-human", "graded-llm"])
-def test_prompt_sensitivity_templates_are_the_published_text(name: str) -> None:
-    system, user = _thesis_prompts()[name]
-    template = load_prompt(name)
-    assert (template.system, template.user) == (system, user)
-    assert template.placeholders() == {"query", "passage"}

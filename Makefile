@@ -1,10 +1,10 @@
-# The two commands of the README: `make demo` and `make test`.
+# The two commands of the README: `make demo` and `make check` (what CI and a reviewer run).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo test install lint bench bench-banks bench-scale clean
+.PHONY: demo check test install lint bench bench-banks bench-scale clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "the studio needs Python 3.11"'
@@ -21,11 +21,20 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/studio demo
 
+# Everything a change must pass, cheapest first so a lint error fails in seconds, not minutes.
+check: $(STAMP)
+	$(BIN)/ruff check studio tests benchmarks
+	$(BIN)/ruff format --check studio tests benchmarks
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -n 2
+
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2
 
+# The static part of `check`.
 lint: $(STAMP)
 	$(BIN)/ruff check studio tests benchmarks
+	$(BIN)/ruff format --check studio tests benchmarks
 	$(BIN)/mypy
 
 bench: $(STAMP)

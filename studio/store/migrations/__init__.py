@@ -1,0 +1,56 @@
+"""The project file's schema, as an ordered list of migrations: one module per version.
+
+A migration is applied once, inside the transaction that opens an older file, and recorded in
+`schema_version`. Never edit a released migration (project files in the wild were migrated by its
+SQL as it was): add the next version, in a module `vNN_what_it_does.py` holding `VERSION` and
+`SQL`, and list it below. The versions run from 1 to `LATEST_VERSION` without a gap.
+
+Labels and bank items are append-only event tables; the current state is a view over them,
+so every edit keeps its provenance and can be undone by appending its inverse.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+from studio.store.migrations import (
+    v01_base,
+    v02_judge_calls,
+    v03_rubric_item_ids,
+    v04_answer_keys,
+    v05_item_hashes_and_derivations,
+    v06_review_decisions,
+    v07_embeddings,
+    v08_robustness_probes,
+    v09_bank_layouts,
+    v10_stored_rankings,
+    v11_judge_run_owners,
+    v12_change_counter,
+    v13_audits,
+    v14_skipped,
+    v15_calibrations,
+    v16_ensembles_and_spreads,
+)
+
+MIGRATION_MODULES: tuple[ModuleType, ...] = (
+    v01_base,
+    v02_judge_calls,
+    v03_rubric_item_ids,
+    v04_answer_keys,
+    v05_item_hashes_and_derivations,
+    v06_review_decisions,
+    v07_embeddings,
+    v08_robustness_probes,
+    v09_bank_layouts,
+    v10_stored_rankings,
+    v11_judge_run_owners,
+    v12_change_counter,
+    v13_audits,
+    v14_skipped,
+    v15_calibrations,
+    v16_ensembles_and_spreads,
+)
+
+MIGRATIONS: list[tuple[int, str]] = [(module.VERSION, module.SQL) for module in MIGRATION_MODULES]
+
+LATEST_VERSION = MIGRATIONS[-1][0]

@@ -3,6 +3,7 @@ each file named for its number, and a file at a version past a skipped number le
 
 from __future__ import annotations
 
+import hashlib
 import pkgutil
 import re
 from pathlib import Path
@@ -16,10 +17,36 @@ from studio.store.migrations import LATEST_VERSION, MIGRATION_MODULES, MIGRATION
 
 MODULE_NAME = re.compile(r"v(\d{2})_[a-z0-9_]+")
 
+# The sha256 of each released migration's SQL: project files in the wild were migrated by exactly
+# these statements, so a change to one is a change to the past (add a new version instead).
+RELEASED_SQL = {
+    1: "4955f1ef2c79ba972786144346892b4167386d4cdb7c30312144a7899c04900b",
+    2: "f0435febc9088bb5981b4762d577021bf965476d348b3c69bfbc7859eaad2510",
+    3: "fd6f25684879f7cc8019e47ea109d8b51f132bd9df1058ba2714e7d2484c6bea",
+    4: "7b78d71d8c2b3aa6c78625948518e844f4cfa6815833b9f9c17d653b672c24dc",
+    5: "1f01cfab2e127e744eafeac4e71c3e73539a733858eee44670fc9a8fe80d6d1d",
+    6: "5ed788a67ac5de0d1389ce84c99b33ca32ecac0c0cc9a28d8b5a8c15090bb364",
+    7: "f3222c5a8b880109f746613489c82b7465c9c5aa57569e92ea2cb48c7679f5d0",
+    8: "f1ecdd43ab6975d31f13f19224a268c065797808ec7d39031015ac64c6e060cf",
+    9: "2ede0d2d7fc83e7c2c95c30a4587036e02d5e7e2164731e91f0e49ecca398da1",
+    10: "03278dda1bf22af99806778e556787c04d8d34851e2f648d0d9e818b46e7404f",
+    11: "50b042a294aa70320f424c9c3b2794fc4294927abd3fd686eef0e5592805d5db",
+    12: "81eb19d624edc9e954b61483eb1fb09afe6a4b588f63130696c4f2f7274bb938",
+    13: "b9c91449e305427116200030dbe67985fea05ae05b59da144b248733db710a1d",
+    14: "adedd1f62cbc4ce69c967f607ec0cddee8f0ef221f4669f7a70d744ea69f8d4e",
+    15: "39c300756319bfbf91331ae96c741de94103c404798418f0e9bb48d550182bbe",
+    16: "1ee3bd3463e7b71bc411ab115b19e563452b57146a735cbc998c5aebac89914c",
+}
+
 
 def test_versions_run_from_1_to_the_latest_without_gaps_or_repeats() -> None:
     versions = [version for version, _ in MIGRATIONS]
     assert versions == list(range(1, LATEST_VERSION + 1))
+
+
+def test_released_migrations_are_unchanged() -> None:
+    digests = {version: hashlib.sha256(statements.encode()).hexdigest() for version, statements in MIGRATIONS}
+    assert {version: digests.get(version) for version in RELEASED_SQL} == RELEASED_SQL
 
 
 def test_each_module_is_named_for_its_version() -> None:

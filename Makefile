@@ -37,6 +37,12 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check studio tests benchmarks
 	$(BIN)/mypy
 
+# docs/cli.md, written from the command tree (tests/cli/test_reference.py fails when it is stale).
+.PHONY: docs
+docs: $(STAMP)
+	$(BIN)/python -m studio.cli.reference > docs/cli.md.tmp
+	mv docs/cli.md.tmp docs/cli.md
+
 bench: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_import
 	$(BIN)/python -m benchmarks.bench_eval

@@ -143,6 +143,99 @@ def test_swapped_pairs_equal_brute_force(data: Pair) -> None:
     assert gaps == sorted(gaps, reverse=True)
 
 
+def swapped_pairs_loop(runs: list[str], reference: np.ndarray, audited: np.ndarray) -> list[dict[str, object]]:
+    """The plain definition, pair by pair in the order of itertools.combinations, then a stable
+    sort by the reference gap: what `swapped_pairs` must return, item for item."""
+    swaps: list[tuple[float, dict[str, object]]] = []  # (reference gap, pair)
+    for i, j in combinations(range(len(runs)), 2):
+        if (reference[i] - reference[j]) * (audited[i] - audited[j]) < 0:
+            hi, lo = (i, j) if reference[i] > reference[j] else (j, i)
+            pair: dict[str, object] = {
+                "above_in_ref": runs[hi],
+                "below_in_ref": runs[lo],
+                "ref": [float(reference[hi]), float(reference[lo])],
+                "qrels": [float(audited[hi]), float(audited[lo])],
+            }
+            swaps.append((float(reference[hi]) - float(reference[lo]), pair))
+    return [pair for _, pair in sorted(swaps, key=lambda swap: -swap[0])]
+
+
+# Any finite values, subnormal ones included (their products underflow to zero: no swap), and
+# magnitudes kept where the products cannot overflow.
+FINITE = st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=2, max_size=40)
+
+
+@st.composite
+def paired_finite(draw: st.DrawFn) -> Pair:
+    x = draw(FINITE)
+    y = draw(st.lists(st.floats(-1e6, 1e6, allow_nan=False), min_size=len(x), max_size=len(x)))
+    return np.array(x), np.array(y)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(paired(), paired_finite()))
+def test_swapped_pairs_equal_the_plain_loop_item_for_item(data: Pair) -> None:
+    reference, audited = data
+    runs = [f"r{i}" for i in range(len(reference))]
+    expected = swapped_pairs_loop(runs, reference, audited)
+    assert corr.swapped_pairs(runs, reference, audited) == expected
+    assert corr.swap_count(reference, audited) == len(expected)
+
+
+def test_swapped_pairs_hand_worked() -> None:
+    runs = ["a", "b", "c", "d"]
+    reference = np.array([0.4, 0.3, 0.2, 0.1])  # a > b > c > d
+    audited = np.array([0.1, 0.3, 0.3, 0.2])  # d above a, b and c tie: (a, b), (a, c), (a, d) swap
+    assert corr.swapped_pairs(runs, reference, audited) == [
+        {"above_in_ref": "a", "below_in_ref": "d", "ref": [0.4, 0.1], "qrels": [0.1, 0.2]},
+        {"above_in_ref": "a", "below_in_ref": "c", "ref": [0.4, 0.2], "qrels": [0.1, 0.3]},
+        {"above_in_ref": "a", "below_in_ref": "b", "ref": [0.4, 0.3], "qrels": [0.1, 0.3]},
+    ]
+    assert corr.swap_count(reference, audited) == 3
+    swaps = corr.swapped_pairs(runs, reference, audited)
+    assert all(type(value) is float for swap in swaps for value in [*swap["ref"], *swap["qrels"]])  # JSON-ready
+    assert corr.swapped_pairs(runs, reference, reference) == []
+    assert corr.swap_count(reference, reference) == 0
+
+
+def test_swapped_pairs_of_a_single_run_or_none_are_empty() -> None:
+    assert corr.swapped_pairs(["a"], np.array([0.5]), np.array([0.1])) == []
+    assert corr.swapped_pairs([], np.array([]), np.array([])) == []
+    assert corr.swap_count(np.array([]), np.array([])) == 0
+
+
+def tau_ap_loop(reference: np.ndarray, audited: np.ndarray) -> float:
+    """τ_AP with ties (half a pair), item by item in the audited order, the sum left to right."""
+    n = len(reference)
+    order = np.lexsort((np.arange(n), -audited))
+    ref = reference[order]
+    total = 0.0
+    for i in range(1, n):
+        above = ref[:i]
+        correct = (above > ref[i]).sum() + 0.5 * (above == ref[i]).sum()
+        total += correct / i
+    return float(2.0 * total / (n - 1) - 1.0)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(paired(), paired_finite()))
+def test_tau_ap_with_ties_equals_the_plain_loop_to_the_last_bit(data: Pair) -> None:
+    reference, audited = data
+    assert corr.tau_ap(reference, audited) == tau_ap_loop(reference, audited)
+
+
+def test_tau_ap_counts_a_tie_in_the_reference_as_half_a_correct_pair() -> None:
+    # Audited order a, b, c; the reference ties a and b and puts c last: C = 0.5, 2 -> 2/2·(0.5 + 1) − 1
+    assert corr.tau_ap(np.array([1.0, 1.0, 0.0]), np.array([3.0, 2.0, 1.0])) == pytest.approx(0.5)
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.one_of(TIED, FINITE))
+def test_average_ranks_equal_scipy_rankdata(values: list[float]) -> None:
+    array = np.array(values)
+    assert np.array_equal(corr.average_ranks(array), stats.rankdata(array, method="average"))
+
+
 def correlated_matrices(topics: int = 40, runs: int = 8, seed: int = 7) -> tuple[np.ndarray, np.ndarray]:
     """Per-topic scores of runs of clearly different quality, measured twice with a little noise."""
     rng = np.random.default_rng(seed)

@@ -53,10 +53,11 @@ def correlation(
         "tau_ap": _finite(corr.tau_ap(x, y)),
         "rbo": _finite(corr.rbo(corr.ranking(runs, x), corr.ranking(runs, y), p=0.9)),
     }
+    if not details:  # the live view after an edit: the count, not the pairs
+        result["swaps"] = corr.swap_count(x, y)
+        return result
     swaps = corr.swapped_pairs(runs, x, y)
     result["swaps"] = len(swaps)
-    if not details:
-        return result
     ref_matrix, aud_matrix = aligned_matrices(ref_eval, aud_eval, m)
     interval = corr.bootstrap_tau(ref_matrix, aud_matrix, resamples=resamples, seed=seed)
     result.update(

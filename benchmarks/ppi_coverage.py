@@ -11,7 +11,8 @@ budget.
 
     python -m benchmarks.ppi_coverage [--trials 1000] [--folder DIR]
 
-prints JSON (one object per cell) and then a markdown table.
+prints JSON (one object per cell) and then the markdown table of docs/statistics.md
+("Estimates from a partial audit"), to paste there.
 """
 
 from __future__ import annotations

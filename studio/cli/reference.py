@@ -210,10 +210,11 @@ PREAMBLE = """\
 `studio [--db PATH] [--wait SECONDS] COMMAND …`. The project file is `--db`, else `$STUDIO_DB`,
 else `studio.duckdb` in the current folder, created when missing (only `studio demo` builds its
 own, in the user data folder). Results go to stdout, messages and progress to stderr. Commands
-that print results take `--format table|json|csv|tsv`; a table never drops a column or cuts a
-value. Exit codes: 0 ok, 1 runtime error, 2 bad usage or bad input (the message names the file,
-the line and what is wrong; the project file is left as it was). Several studio processes can
-work on one project at once: see [project.md](project.md)."""
+that print results take `--format table|json|csv|tsv` ([formats.md](formats.md) has the JSON);
+a table never drops a column or cuts a value: piped it prints at full width, on a terminal long
+values wrap within their column. Exit codes: 0 ok, 1 runtime error, 2 bad usage or bad input
+(the message names the file, the line and what is wrong; the project file is left as it was).
+Several studio processes can work on one project at once ([project.md](project.md))."""
 
 TYPE_NAMES = {str: "text", int: "integer", float: "number", bool: "flag", Path: "path"}
 CODE_SPAN = re.compile(r"(`[^`]*`)")

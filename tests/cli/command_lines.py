@@ -4,8 +4,8 @@ How the docs' notation becomes command lines:
 * `$ ` before a line is a prompt, `VAR=value` before `studio` sets the environment, `> FILE`
   after it redirects, `# …` after it is a comment: left out. A line ending in `\\` goes on.
 * `[--option value]` is an optional part: kept, so its option is checked too.
-* `name[-suffix]` inside a word stands for both words; `a|b|c` (written `a\\|b\\|c` in a table)
-  for each alternative: every combination is checked.
+* `name[-suffix]` inside a word stands for both words; `a|b|c` for each alternative: every
+  combination is checked.
 * Placeholders in capitals (ITEM, Q, M, FOLDER) are ordinary values and parse as written.
 * A command line still holding `…` abbreviates what it omits and cannot be parsed as written:
   `expand` refuses it.
@@ -22,7 +22,6 @@ import typer
 
 from studio.cli.app import app
 
-CODE_SPAN = re.compile(r"`([^`]+)`")
 ENVIRONMENT = re.compile(r"^[A-Z_][A-Z0-9_]*=")
 INNER_OPTIONAL = re.compile(r"^(.*?)\[([^\[\]]+)\](.*)$")
 COMMAND_LINE = re.compile(r"^([A-Z_][A-Z0-9_]*=\S*\s+)*studio(\s|$)")
@@ -37,16 +36,11 @@ def code_blocks(text: str) -> list[str]:
     return lines
 
 
-def table_spans(text: str) -> list[str]:
-    """The code spans of every table row, `\\|` read as `|`."""
-    rows = [line for line in text.splitlines() if line.startswith("|")]
-    return [span.replace("\\|", "|") for row in rows for span in CODE_SPAN.findall(row)]
-
-
 def written_commands(text: str) -> list[str]:
-    """Every `studio …` command line of a Markdown text: code-block lines and table code spans."""
+    """Every `studio …` command line of a Markdown text: the lines of its code blocks. (Prose and
+    tables name commands in passing, `studio check`, without the arguments they need.)"""
     lines = [line.strip().removeprefix("$ ").split("#", 1)[0].strip() for line in code_blocks(text)]
-    return [c for c in lines + table_spans(text) if COMMAND_LINE.match(c)]
+    return [c for c in lines if COMMAND_LINE.match(c)]
 
 
 def word_variants(word: str) -> list[str]:

@@ -23,7 +23,6 @@ from typing import Any
 from studio.services.judging.config import JudgeConfig, JudgeSummary
 from studio.services.judging.run import run_judge
 from studio.services.project import Project
-from studio.services.rubric.derive import derive_label_set
 from studio.services.rubric.editing import BankEditor
 from studio.services.rubric.generation import generate_bank
 from studio.services.sample_project import build_sample_project
@@ -108,10 +107,7 @@ def main() -> None:
             # The published threshold is 4; lower ones show what a weaker grader still separates.
             for threshold in (4, 3, 2, 1):
                 derived = f"rubric-qrels-of-{name}" + ("" if threshold == 4 else f"-t{threshold}")
-                derive_label_set(
-                    project.db, name, banks[name], "rubric-qrels", derived, min_grade=threshold, replace=True
-                )
-                project.engine.forget_labels(derived)
+                project.derive(name, banks[name], "rubric-qrels", derived, min_grade=threshold, replace=True)
                 figures["tau_against_human"][derived] = tau(project, derived)
                 cover = project.cover_leaderboard(name, banks[name], k=10, ref="human", min_grade=threshold)
                 figures["tau_against_human"][f"rubric-cover@10-of-{name}-t{threshold}"] = cover.get("kendall_tau")

@@ -1,4 +1,5 @@
-"""`studio check`: is the project file whole? Exit 0 when it is, 1 when a check found problems."""
+"""`studio check`: is the project file whole? Exit 0 when it is, 1 when a check found problems.
+`studio refresh`: derive the derived label sets afresh from their sources."""
 
 from __future__ import annotations
 
@@ -52,4 +53,24 @@ def check_command(
         emit_records([{k: v for k, v in c.as_dict().items() if k != "examples"} for c in report.checks], fmt)
     if not report.ok:
         stderr_console().print(f"{report.problems:,} problems found", highlight=False)
+        raise typer.Exit(ExitCode.RUNTIME_ERROR)
+
+
+@commands.command("refresh")
+@handles_errors
+def refresh_command(
+    ctx: typer.Context,
+    fmt: Annotated[
+        OutputFormat, typer.Option("--format", "-f", help="How to print what changed.")
+    ] = OutputFormat.table,
+) -> None:
+    """Derive every derived label set (ensembles, calibrations, bank scores) afresh from its sources.
+
+    Edits, imports and judges keep them current as they write; this catches up what another
+    program wrote, or what a judge killed before its end left behind. Exit 1 when a set cannot be
+    derived from its sources now (it keeps its last labels)."""
+    with open_project(ctx) as project:
+        followed = project.refresh_derived()
+    emit_object({"changed": followed.changed, "blocked": followed.blocked}, fmt, title="Derived label sets")
+    if followed.blocked:
         raise typer.Exit(ExitCode.RUNTIME_ERROR)

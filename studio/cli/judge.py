@@ -21,7 +21,6 @@ from studio.cli.progress import progress_bar
 from studio.domain.choices import BackendName, ConstrainMode, DerivedScore, JudgeMethod
 from studio.domain.errors import UsageError
 from studio.services.judging.config import JudgeConfig, JudgeSummary, last_config
-from studio.services.judging.run import run_judge
 from studio.services.project import Project
 
 commands = typer.Typer()
@@ -129,20 +128,9 @@ def judge(
         if export_batch or import_batch:
             _older_batch(project, config, export_batch, import_batch, fmt)
             return
-        if method is JudgeMethod.embedding:
-            if samples > 1:
-                raise UsageError("--samples works with the LLM methods, not with embedding similarity")
-            from studio.services.meta.embeddings import embedding_judge
-
-            summary = embedding_judge(project.db, config)
-        else:
-            summary = _run_with_progress(project, config, stale_only=stale)
-        for changed in [
-            label_set,
-            *summary.extra.get("derived_updated", []),
-            *summary.extra.get("ensembles_updated", []),
-        ]:
-            project.engine.forget_labels(changed)
+        if method is JudgeMethod.embedding and samples > 1:
+            raise UsageError("--samples works with the LLM methods, not with embedding similarity")
+        summary = _run_with_progress(project, config, stale_only=stale)
     emit_object(summary.as_dict(), fmt, title=f"Judged into {label_set}")
 
 
@@ -183,7 +171,7 @@ def _older_batch(
 
 
 def _run_with_progress(project: Project, config: JudgeConfig, *, stale_only: bool = False) -> JudgeSummary:
-    summary = progress_bar(run_judge(project.db, config, stale_only=stale_only), f"{config.method} → {config.name}")
+    summary = progress_bar(project.judge(config, stale_only=stale_only), f"{config.method} → {config.name}")
     assert isinstance(summary, JudgeSummary)
     if not stderr_console().is_terminal:
         stderr_console().print(
@@ -208,12 +196,7 @@ def derive(
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
 ) -> None:
     """A derived label set from item grades: Exam-Binary, Exam-Graded max/mean, Rubric-Qrels."""
-    from studio.services.rubric.derive import derive_label_set
-
     label_set = name or f"{score.value}-of-{source}"
     with open_project(ctx) as project:
-        result = derive_label_set(
-            project.db, source, bank, score.value, label_set, min_grade=min_grade, replace=replace
-        )
-        project.engine.forget_labels(label_set)
+        result = project.derive(source, bank, score.value, label_set, min_grade=min_grade, replace=replace)
     emit_object(result, fmt, title=f"Derived {label_set}")

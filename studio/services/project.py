@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
 from studio.domain.models import LabelSetKind
 from studio.formats.trec import OnDuplicate, OnDuplicateGrade
+from studio.judges.backend import Backend
 from studio.services.audit import estimates as audit_estimates
 from studio.services.audit import gold as audit_gold
 from studio.services.audit import planner as audit_planner
 from studio.services.audit import samples as audit_samples
 from studio.services.audit import simulation as audit_simulation
-from studio.services.calibration.calibrate import calibrate, calibrated_sets
-from studio.services.calibration.follow import refresh_derived
-from studio.services.ensembles.build import build_ensemble, refresh_ensembles
+from studio.services.calibration.calibrate import calibrated_sets
+from studio.services.derived.follow import Followed
+from studio.services.derived.make import make_bank_score, make_calibration, make_ensemble
 from studio.services.ensembles.scores import ensemble_scores
 from studio.services.evaluation.answers import system_leaderboard
 from studio.services.evaluation.changes import ChangeWatcher
@@ -26,14 +27,16 @@ from studio.services.imports import trec as import_trec
 from studio.services.imports.report import ImportReport
 from studio.services.integrity.check import check_project
 from studio.services.integrity.report import CheckReport
-from studio.services.judging.config import last_config
+from studio.services.judging.config import JudgeConfig, JudgeProgress, JudgeSummary, last_config
 from studio.services.judging.reparse import reparse
+from studio.services.judging.run import run_judge
 from studio.services.judging.stale import stale_plan
 from studio.services.meta import comparison, scale
 from studio.services.meta.embeddings import fd_leaderboard
 from studio.services.rubric.cover import cover_leaderboard
 from studio.services.rubric.diagnostics import bank_report
 from studio.services.rubric.graded_files import import_graded
+from studio.services.writes.label_writes import LabelWrites
 from studio.store import Database, listing
 from studio.store import judging as judge_store
 from studio.store import labels as label_store
@@ -60,6 +63,7 @@ class Project:
     def __init__(self, database: Database) -> None:
         self.db = database
         self.engine = EvaluationEngine(database)
+        self.writes = LabelWrites(self.engine)  # the one door through which labels change
 
     @classmethod
     def open(cls, path: PathLike, *, wait: float = DEFAULT_WAIT_SECONDS, notice: WaitNotice | None = None) -> Project:
@@ -74,12 +78,12 @@ class Project:
         """What other processes write from now on, applied to this project's leaderboards on `poll()`."""
         return ChangeWatcher(self.engine)
 
-    def _changed(self, label_set: str) -> None:
-        """A label set was written anew: forget its leaderboards, recompute the ensembles it is in."""
-        self.engine.forget_labels(label_set)
-        self.engine.forget_followers()  # it may be an ensemble made of others
-        for ensemble in refresh_ensembles(self.db, label_set):
-            self.engine.forget_labels(ensemble)
+    @staticmethod
+    def _followed(report: ImportReport, followed: Followed) -> ImportReport:
+        if followed.changed:
+            report.warnings.append(f"derived label sets updated: {', '.join(followed.changed)}")
+        report.warnings.extend(followed.warnings())
+        return report
 
     def release(self) -> None:
         """Let other processes have the file until the next call needs it (what is in memory stays)."""
@@ -139,28 +143,21 @@ class Project:
             on_duplicate=OnDuplicateGrade(on_duplicate),
             replace=replace,
         )
-        for label_set in report.names:
-            self._changed(label_set)
-            self._follow(label_set)
-        return report
+        return self._followed(report, self.writes.written(report.names))
 
     def import_judgments(
         self, files: PathLike | Sequence[PathLike], *, name: str | None = None, replace: bool = False
     ) -> ImportReport:
         """UMBRELA-style judgment JSONL into an LLM label set."""
         report = import_trec.import_judgments(self.db, _paths(files), name=name, replace=replace)
-        for label_set in report.names:
-            self._changed(label_set)
-            self._follow(label_set)
-        return report
+        return self._followed(report, self.writes.written(report.names))
 
     def import_graded(
         self, file: PathLike, *, name: str, bank: str, llm: str | None = None, replace: bool = False
     ) -> ImportReport:
         """A Rubric-workbench graded file or nuggetizer assignments into a rubric label set."""
         report = import_graded(self.db, Path(file), name=name, bank=bank, llm=llm, replace=replace)
-        self.engine.forget_labels(name)
-        return report
+        return self._followed(report, self.writes.written([name], item_grades=[name]))
 
     def import_responses(
         self, files: PathLike | Sequence[PathLike], *, system: str | None = None, replace: bool = False
@@ -175,7 +172,9 @@ class Project:
         kind: str | None = None,
         replace: bool = False,
     ) -> ImportReport:
-        return import_catalog.import_bank(self.db, _paths(files), name=name, kind=kind, replace=replace)
+        """Test banks; a bank imported again with `replace` moves the bank scores made with it."""
+        report = import_catalog.import_bank(self.db, _paths(files), name=name, kind=kind, replace=replace)
+        return self._followed(report, self.writes.written(banks=report.names))
 
     # -- what is loaded --------------------------------------------------------------------
 
@@ -272,9 +271,7 @@ class Project:
     def ensemble(self, members: Sequence[str], how: str, name: str, *, replace: bool = False) -> dict[str, Any]:
         """A derived label set combining `members` pair by pair (majority, mean or median), with
         each pair's spread; it follows its members."""
-        made = build_ensemble(self.db, list(members), how, name, replace=replace)
-        self._changed(name)
-        return made
+        return make_ensemble(self.engine, list(members), how, name, replace=replace)
 
     def ensemble_scores(self, name: str, ref: str = "human", measure: str = "nDCG@10") -> dict[str, Any]:
         """κ and Kendall τ against `ref` of each member of an ensemble and of the ensemble."""
@@ -290,17 +287,13 @@ class Project:
         *,
         person: str | None = None,
     ) -> dict[str, Any]:
-        """One audited label edit (None removes the label); leaderboards follow incrementally."""
-        event = self.engine.set_label(qrels, qid, docid, grade, note=note, person=person)
-        self._follow(qrels)
-        return event
+        """One audited label edit (None removes the label); leaderboards follow incrementally, and
+        so do the derived label sets made from `qrels`. A derived set itself is not edited."""
+        return self.writes.edit(qrels, qid, docid, grade, note=note, person=person)
 
     def undo(self, qrels: str | None = None) -> dict[str, Any] | None:
         """Revert the newest audited edit not yet undone; None when there is nothing to undo."""
-        event = self.engine.undo(qrels)
-        if event is not None:
-            self._follow(str(event["qrels"]))
-        return event
+        return self.writes.undo(qrels)
 
     # -- calibration ------------------------------------------------------------------------
 
@@ -318,22 +311,25 @@ class Project:
     ) -> dict[str, Any]:
         """Label set `name`: `qrels` mapped to `gold`'s grades (isotonic or ordinal) with κ and τ
         cross-fitted by topic beside the raw set's; it follows both sources."""
-        made = calibrate(
+        return make_calibration(
             self.engine, qrels, gold, name, method=method, folds=folds, seed=seed, measure=measure, replace=replace
         )
-        self.engine.forget_followers()
-        return made
 
     def calibrations(self) -> list[dict[str, Any]]:
         """Every calibrated label set: sources, method, fitted map, cross-fitted figures, curve."""
         return calibrated_sets(self.db)
 
-    def _follow(self, label_set: str) -> None:
-        """The derived label sets made from `label_set` are computed again (its grades changed)."""
-        if label_set not in self.engine.followed():
-            return
-        for name in refresh_derived(self.db, label_set, self.engine):
-            self.engine.forget_labels(name)
+    def derive(
+        self, source: str, bank: str, score: str, name: str, *, min_grade: float = 4.0, replace: bool = False
+    ) -> dict[str, Any]:
+        """Label set `name`: `score` (exam-binary, nugget-all, …) of the item grades of `source`'s newest
+        rubric judge run with `bank`'s items; it follows both."""
+        return make_bank_score(self.engine, source, bank, score, name, min_grade=min_grade, replace=replace)
+
+    def refresh_derived(self) -> Followed:
+        """Derive every derived label set afresh from its sources (after a judge run was killed, or
+        another program wrote to the file): those whose labels changed, and those that cannot be."""
+        return self.writes.refresh_all()
 
     def label_history(self, qrels: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
         return self.engine.history(qrels, limit)
@@ -360,7 +356,7 @@ class Project:
     def import_audit(self, audit: str, file: PathLike) -> dict[str, Any]:
         """Gold labels made elsewhere for the audit's sample (a pair outside it refuses the file)."""
         done = audit_gold.import_gold(self.db, audit, Path(file))
-        self.engine.forget_labels(audit)
+        self.writes.written([audit])
         return done
 
     def audits(self) -> list[dict[str, Any]]:
@@ -425,6 +421,21 @@ class Project:
 
     # -- judges -----------------------------------------------------------------------------
 
+    def judge(
+        self, config: JudgeConfig, *, stale_only: bool = False, backend: Backend | None = None
+    ) -> Iterator[JudgeProgress | JudgeSummary]:
+        """Run a judge into `config.name`: progress as calls are answered, the summary last. Every
+        call is cached; the derived sets made from the label set follow it at the end."""
+        if config.method == "embedding":
+            # Imported when used: the embedding judge needs the optional sentence-transformers.
+            from studio.services.meta.embeddings import embedding_judge
+
+            summary = embedding_judge(self.db, config)
+            self.writes.written([config.name])
+            yield summary
+            return
+        yield from run_judge(self.db, config, backend, stale_only=stale_only, writes=self.writes)
+
     def judge_runs(self) -> list[dict[str, Any]]:
         """Every judge run with its configuration, prompt hash and counts."""
         return judge_store.list_judge_runs(self.db.cursor())
@@ -433,13 +444,12 @@ class Project:
         """Whether the project file is whole: current labels and bank items are the replay of their
         events, no row names a missing one, keys are held once, judge runs agree with their
         judgments (see `studio check`)."""
-        return check_project(self.db)
+        return check_project(self.engine)
 
     def reparse_judge(self, label_set: str) -> dict[str, int]:
         """Parse the newest judge run's stored outputs again with the current parser (no calls)."""
         counts = reparse(self.db, label_set)
-        self._changed(label_set)
-        self._follow(label_set)
+        self.writes.written([label_set], item_grades=[label_set])
         return counts
 
     def judge_failures(self, label_set: str, limit: int = 50) -> list[dict[str, Any]]:

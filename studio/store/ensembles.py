@@ -53,13 +53,14 @@ def ensembles_with_member(con: Connection, member: str) -> list[tuple[str, list[
 
 
 def pair_grades(con: Connection, names: list[str], qid: str, docid: str) -> list[float]:
-    """The current grades of one pair in the named label sets (those that label it)."""
+    """The current grades of one pair in the named label sets (those that label it), in the order
+    of `names`: a mean sums them in the order the whole set's combination does, to the last bit."""
     return [
         float(g)
         for (g,) in con.execute(
             "SELECT grade FROM labels JOIN label_sets USING (label_set_id)"
-            " WHERE list_contains(?, name) AND qid = ? AND docid = ?",
-            [names, qid, docid],
+            " WHERE list_contains(?, name) AND qid = ? AND docid = ? ORDER BY list_position(?, name)",
+            [names, qid, docid, names],
         ).fetchall()
     ]
 

@@ -15,7 +15,7 @@ from typing import NamedTuple
 import duckdb
 
 from studio.domain.models import LabelSetKind, QrelsRow
-from studio.store.database import Connection, Database, new_batch, records
+from studio.store.database import Connection, records
 from studio.store.fast_path import QRELS_LINE, FastPathRefused, checked, lone_cr_line_ends, odd_line, split_lines
 
 
@@ -284,6 +284,16 @@ def record_derivation(con: Connection, label_set: int, source: str, bank: str, s
     )
 
 
+def derivation(con: Connection, name: str) -> tuple[str, str, str, float] | None:
+    """(source, bank, score, min_grade) of the bank-score label set `name`, or None when it is not one."""
+    row = con.execute(
+        "SELECT d.source, d.bank, d.score, d.min_grade FROM derivations d JOIN label_sets l USING (label_set_id)"
+        " WHERE l.name = ?",
+        [name],
+    ).fetchone()
+    return None if row is None else (str(row[0]), str(row[1]), str(row[2]), float(row[3]))
+
+
 def derivations_of(con: Connection, source: str) -> list[tuple[str, str, str, float]]:
     """(name, bank, score, min_grade) of the label sets derived from `source`."""
     return [
@@ -299,36 +309,44 @@ def derivations_of(con: Connection, source: str) -> list[tuple[str, str, str, fl
 DERIVED = LabelSetKind.DERIVED.value
 
 
-def write_derived_set(
-    db: Database,
-    name: str,
-    existing: int | None,
-    rows: Sequence[QrelsRow],
-    *,
-    command: str,
-    batch_source: str,
-    source: str,
-    described: str,
-    record: Callable[[Connection, int], None],
+def write_exact_labels(
+    con: Connection, label_set: int, rows: Sequence[QrelsRow], *, source: str, batch: Callable[[], int]
 ) -> int:
-    """Write a derived label set's labels in one transaction: created as `derived` when new (its
-    source column `described`), else brought to exactly `rows` (labels not in them removed), as
-    events from `source` in one batch of `command` (`batch_source`). `record(tx, label_set)`
-    stores how it was made in the same transaction. Returns the number of events written."""
-    con = db.cursor()
+    """Inside the caller's transaction, bring a derived label set to exactly `rows` (labels not in
+    them removed) with events of origin `derived` from `source`; `batch()` makes their batch, only
+    when some label changes. Returns the number of events written."""
     create_label_staging(con)
     try:
         stage_labels(con, 0, rows)
-        with db.transaction() as tx:
-            batch = new_batch(tx, command, batch_source)
-            set_id = existing if existing is not None else create_label_set(tx, name, DERIVED, described)
-            events = apply_staged_labels(
-                tx, set_id, 0, origin="derived", source=source, batch_id=batch, remove_missing=True
-            )
-            record(tx, set_id)
+        if not _staged_differ(con, label_set):
+            return 0
+        return apply_staged_labels(
+            con, label_set, 0, origin="derived", source=source, batch_id=batch(), remove_missing=True
+        )
     finally:
         drop_label_staging(con)
-    return events
+
+
+def _staged_differ(con: Connection, label_set: int) -> bool:
+    row = con.execute(
+        """
+        SELECT 1 FROM (SELECT qid, docid, grade FROM staged_labels WHERE file_index = 0) AS s
+        FULL JOIN (SELECT qid, docid, grade FROM labels WHERE label_set_id = ?) AS c USING (qid, docid)
+        WHERE s.grade IS DISTINCT FROM c.grade LIMIT 1
+        """,
+        [label_set],
+    ).fetchone()
+    return row is not None
+
+
+def derived_set_names(con: Connection) -> frozenset[str]:
+    """The label sets made from others: bank scores, ensembles, calibrations."""
+    rows = con.execute(
+        "SELECT name FROM label_sets WHERE label_set_id IN"
+        " (SELECT label_set_id FROM derivations UNION SELECT label_set_id FROM ensembles"
+        " UNION SELECT label_set_id FROM calibrations)"
+    ).fetchall()
+    return frozenset(str(name) for (name,) in rows)
 
 
 def followed_sets(con: Connection) -> frozenset[str]:

@@ -54,9 +54,7 @@ def test_report_finds_the_spurious_item_and_the_uncovered_relevant_documents(tmp
         items, reference = grade_with_a_spurious_item(project)
         report = project.bank_report("nuggets", "nug", topics=[TOPIC])
         # the τ of all items is the τ of the Exam-Binary label set derived from the same grades
-        from studio.services.rubric.derive import derive_label_set
-
-        derive_label_set(project.db, "nug", "nuggets", "exam-binary", "eb")
+        project.derive("nug", "nuggets", "exam-binary", "eb")
         assert report["tau_all_items"] == project.correlation("human", "eb", "nDCG@10", details=False)["kendall_tau"]
 
     assert report["relevant_at"] == 2.0

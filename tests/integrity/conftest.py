@@ -12,7 +12,6 @@ from helpers import copy_project, judge_all
 
 from studio import Project
 from studio.services.judging.config import JudgeConfig
-from studio.services.rubric.derive import derive_label_set
 from studio.services.rubric.editing import BankEditor
 from studio.services.views.review import ReviewSession
 
@@ -50,7 +49,7 @@ def healthy_template(simulated_sample_template: Path, tmp_path_factory: pytest.T
                 method="exam-nugget", backend="simulated", name="exam-sim", bank="nuggets", topics=["1003", "1004"]
             ),
         )
-        derive_label_set(project.db, "exam-sim", "nuggets", "exam-binary", "exam-bin")
+        project.derive("exam-sim", "nuggets", "exam-binary", "exam-bin")
     return path
 
 

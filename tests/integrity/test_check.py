@@ -99,6 +99,17 @@ DAMAGES: dict[str, tuple[str, str]] = {
     ),
     "a finish half written": ("UPDATE judge_runs SET finished_at = NULL WHERE backend = 'simulated'", "judge-runs"),
     "a finished run without its counts": ("UPDATE judge_runs SET calls = NULL", "judge-runs"),
+    "a derived label set edited behind the studio's back": (
+        "INSERT INTO label_events (event_id, label_set_id, qid, docid, grade, previous, origin, source, batch_id)"
+        " SELECT nextval('label_event_ids'), label_set_id, qid, docid, grade + 0.25, grade, 'derived', 'another"
+        " program', (SELECT min(batch_id) FROM batches) FROM labels WHERE label_set_id ="
+        " (SELECT label_set_id FROM label_sets WHERE name = 'exam-bin') LIMIT 2",
+        "derived",
+    ),
+    "item grades changed under a bank score": (
+        "UPDATE judgments SET label = 5 - label WHERE item_id IS NOT NULL AND label IS NOT NULL",
+        "derived",
+    ),
 }
 
 
@@ -143,7 +154,7 @@ def test_the_text_report_names_every_check(healthy: Path) -> None:
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert lines[0] == f"project {healthy}"
-    assert sum(line.startswith("ok ") for line in lines) == 9
+    assert sum(line.startswith("ok ") for line in lines) == 10
     assert "judge runs: 3 finished" in result.stdout
 
 
@@ -189,3 +200,18 @@ def test_the_python_api_gives_the_same_report(healthy: Path) -> None:
         report = project.check()
     assert report.ok
     assert report.as_dict() == check(healthy)[1]
+
+
+def test_studio_refresh_derives_a_stale_set_afresh(healthy: Path) -> None:
+    damage(healthy, DAMAGES["item grades changed under a bank score"][0])
+    _, report = check(healthy)
+    derived = next(c for c in report["checks"] if c["check"] == "derived")
+    assert derived["examples"][0].startswith("exam-bin (bank score: exam-binary of exam-sim's item grades")
+    assert "`studio refresh`" in derived["examples"][0]
+    refreshed = cli(healthy, "refresh", "--format", "json")
+    assert refreshed.exit_code == 0, refreshed.stderr
+    assert json.loads(refreshed.stdout) == {"changed": ["exam-bin"], "blocked": {}}
+    code, report = check(healthy)
+    assert code == 0, failed(report)
+    again = cli(healthy, "refresh", "--format", "json")
+    assert json.loads(again.stdout) == {"changed": [], "blocked": {}}

@@ -14,6 +14,7 @@ relevant to P@10 and a category of its own to κ. The fractional map is kept in 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -25,7 +26,7 @@ from studio.metrics import calibration as cal
 from studio.metrics.correlation import kendall_tau_b
 from studio.metrics.evaluator import Evaluator
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
-from studio.store import Database
+from studio.store import Connection, Database
 from studio.store import calibrations as cal_store
 from studio.store import labels as label_store
 
@@ -76,29 +77,78 @@ def _tau(
     return cal.finite(kendall_tau_b(reference, means))
 
 
-def calibrate(
+@dataclass(frozen=True)
+class Calibration:
+    """A calibrated label set as its sources make it now: its labels (in the order they are
+    written), the map fitted on every gold pair, its cross-fitted figures and its curve."""
+
+    qrels: str
+    gold: str
+    method: str
+    folds: int
+    seed: int
+    measure: str
+    rows: list[QrelsRow]
+    fitted: dict[str, Any]
+    figures: dict[str, Any]
+    curve: list[dict[str, Any]]
+
+    def record(self, con: Connection, label_set: int) -> None:
+        """Store how the set was made, so that it follows its sources and the screens show its figures."""
+        cal_store.record_calibration(
+            con,
+            label_set,
+            source=self.qrels,
+            gold=self.gold,
+            method=self.method,
+            folds=self.folds,
+            seed=self.seed,
+            measure=self.measure,
+            fitted=self.fitted,
+            figures=self.figures,
+            curve=self.curve,
+        )
+
+    def summary(self, name: str) -> dict[str, Any]:
+        """What `studio calibrate` prints."""
+        return {
+            "label_set": name,
+            "qrels": self.qrels,
+            "gold": self.gold,
+            "method": self.method,
+            "seed": self.seed,
+            "measure": self.measure,
+            **self.figures,
+            "curve": self.curve,
+            "map": self.fitted,
+        }
+
+
+def check_calibration(con: Connection, qrels: str, gold: str, name: str, method: str, *, replace: bool) -> None:
+    """Refuse a calibration that cannot be made, or that would write over a set that is not one."""
+    if method not in cal.METHODS:
+        raise UsageError(f"unknown method {method!r} (known: {', '.join(cal.METHODS)})")
+    if name in (qrels, gold):
+        raise UsageError("the calibrated label set needs a name of its own")
+    existing = label_store.label_set_id(con, name)
+    if existing is not None and cal_store.calibration(con, name) is None:
+        raise UsageError(f"label set {name!r} already exists and is not a calibrated set")
+    if existing is not None and not replace:
+        raise UsageError(f"label set {name!r} already exists (use --replace)")
+
+
+def calibration_of(
     engine: EvaluationEngine,
     qrels: str,
     gold: str,
-    name: str,
     *,
     method: str = "isotonic",
     folds: int = 5,
     seed: int = 0,
     measure: str = "nDCG@10",
-    replace: bool = False,
-) -> dict[str, Any]:
-    """Write label set `name`: `qrels` calibrated to `gold` with `method`; its cross-fitted figures."""
-    if method not in cal.METHODS:
-        raise UsageError(f"unknown method {method!r} (known: {', '.join(cal.METHODS)})")
-    if name in (qrels, gold):
-        raise UsageError("the calibrated label set needs a name of its own")
+) -> Calibration:
+    """`qrels` calibrated to `gold` with `method`, as the two label sets are now; nothing is written."""
     db = engine.db
-    existing = label_store.label_set_id(db.cursor(), name)
-    if existing is not None and cal_store.calibration(db.cursor(), name) is None:
-        raise UsageError(f"label set {name!r} already exists and is not a calibrated set")
-    if existing is not None and not replace:
-        raise UsageError(f"label set {name!r} already exists (use --replace)")
     grades, values, expected = llm_values(db, qrels)
     people = _gold(db, gold)
     shared = sorted(p for p in values if p in people)
@@ -138,99 +188,7 @@ def calibrate(
         "mean_raw": round(float(raw.mean()), 4),
         "mean_calibrated": round(float(held_out.mean()), 4),
     }
-    curve = cal.curve(x, y, fitted)
-    _write(
-        db,
-        name,
-        existing,
-        rows,
-        qrels=qrels,
-        gold=gold,
-        method=method,
-        folds=k,
-        seed=seed,
-        measure=measure,
-        fitted=fitted.as_dict(),
-        figures=figures,
-        curve=curve,
-    )
-    engine.forget_labels(name)
-    return {
-        "label_set": name,
-        "qrels": qrels,
-        "gold": gold,
-        "method": method,
-        "seed": seed,
-        "measure": measure,
-        **figures,
-        "curve": curve,
-        "map": fitted.as_dict(),
-    }
-
-
-def _write(
-    db: Database,
-    name: str,
-    existing: int | None,
-    rows: list[QrelsRow],
-    *,
-    qrels: str,
-    gold: str,
-    method: str,
-    folds: int,
-    seed: int,
-    measure: str,
-    fitted: dict[str, Any],
-    figures: dict[str, Any],
-    curve: list[dict[str, Any]],
-) -> None:
-    label_store.write_derived_set(
-        db,
-        name,
-        existing,
-        rows,
-        command="calibrate",
-        batch_source=f"{method} of {qrels} to {gold}",
-        source=f"{method} of {qrels}",
-        described=f"calibrate:{method}({qrels} -> {gold}, folds={folds})",
-        record=lambda tx, set_id: cal_store.record_calibration(
-            tx,
-            set_id,
-            source=qrels,
-            gold=gold,
-            method=method,
-            folds=folds,
-            seed=seed,
-            measure=measure,
-            fitted=fitted,
-            figures=figures,
-            curve=curve,
-        ),
-    )
-
-
-def refresh_calibrations(engine: EvaluationEngine, source: str) -> list[str]:
-    """Recompute every calibrated set made from `source` (as LLM or gold labels); their names."""
-    con = engine.db.cursor()
-    if not cal_store.any_following(con, source):
-        return []
-    refreshed = []
-    for found in cal_store.calibrations_following(con, source):
-        engine.forget_labels(found["source"])
-        engine.forget_labels(found["gold"])
-        calibrate(
-            engine,
-            found["source"],
-            found["gold"],
-            found["name"],
-            method=found["method"],
-            folds=found["folds"],
-            seed=found["seed"],
-            measure=found["measure"],
-            replace=True,
-        )
-        refreshed.append(str(found["name"]))
-    return refreshed
+    return Calibration(qrels, gold, method, k, seed, measure, rows, fitted.as_dict(), figures, cal.curve(x, y, fitted))
 
 
 def calibrated_sets(db: Database) -> list[dict[str, Any]]:

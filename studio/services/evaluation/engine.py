@@ -8,7 +8,7 @@ which recomputes only that topic.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from functools import partial
 from typing import Any
 
@@ -18,16 +18,12 @@ from studio.domain.errors import UsageError
 from studio.metrics.evaluator import Evaluator
 from studio.metrics.names import Measure, parse_measure
 from studio.metrics.rankings import Rankings, ordered_rows, rankings_from_stored
-from studio.services.ensembles.build import follow_edit
 from studio.store import Connection, Database, new_batch
 from studio.store import labels as label_store
 from studio.store import rankings as ranking_store
 from studio.store.changes import OutsideEvent
 
 DEFAULT_MEASURES = ("nDCG@10", "AP", "P@10", "RR", "R@100")
-
-# What a caller writes with a label edit, in the same transaction: (transaction, the new event).
-WithEdit = Callable[[Connection, dict[str, Any]], object]
 
 
 def measure_of(text: str | Measure) -> Measure:
@@ -45,6 +41,7 @@ class EvaluationEngine:
         self._rankings: Rankings | None = None
         self._reference_orders: dict[tuple[int, int], np.ndarray] | None = None
         self._followed: frozenset[str] | None = None  # label sets others are made from (read once)
+        self._derived: frozenset[str] | None = None  # label sets made from others (read once)
         self._evaluators: dict[str, Evaluator] = {}
         self._set_ids: dict[str, int] = {}  # label set ids by name (a replaced set gets a new one: forgotten)
         # The label event sequence value each cached evaluator is known current at; None once an
@@ -112,9 +109,16 @@ class EvaluationEngine:
             self._followed = label_store.followed_sets(self.db.cursor())
         return self._followed
 
+    def derived_sets(self) -> frozenset[str]:
+        """The label sets made from others (ensembles, calibrations, bank scores), read once."""
+        if self._derived is None:
+            self._derived = label_store.derived_set_names(self.db.cursor())
+        return self._derived
+
     def forget_followers(self) -> None:
         """A derived, ensemble or calibrated set was made (here or in another process)."""
         self._followed = None
+        self._derived = None
 
     def forget_runs(self) -> None:
         self._rankings = None
@@ -125,6 +129,7 @@ class EvaluationEngine:
     def forget_labels(self, name: str | None = None) -> None:
         if name is None:
             self._followed = None
+            self._derived = None
             self._evaluators.clear()
             self._set_ids.clear()
             self._as_of.clear()
@@ -198,39 +203,9 @@ class EvaluationEngine:
                 )
         return rows
 
-    # -- audited edits -----------------------------------------------------------------------
+    # -- what the write path needs (studio.services.writes) -----------------------------------
 
-    def set_label(
-        self,
-        qrels: str,
-        qid: str,
-        docid: str,
-        grade: float | None,
-        *,
-        note: str | None = None,
-        person: str | None = None,
-        also: WithEdit | None = None,
-    ) -> dict[str, Any]:
-        """Record one audited label edit and update the cached leaderboards of that label set.
-        `also` writes what belongs with the edit (a review decision) in the edit's transaction."""
-        set_id = self.label_set_id(qrels)
-        known = self._known_grade(qrels, qid, docid)
-        with self.db.transaction(counted=False) as tx:  # its label event tells the others
-            batch = self._batch(tx, "label", person)
-            event = label_store.append_label_event(
-                tx, set_id, qid, docid, grade, origin="person", source=person, batch_id=batch, note=note, known=known
-            )
-            if also is not None:
-                also(tx, event)
-            # The ensembles of the set, in the same transaction.
-            followed = follow_edit(tx, qrels, qid, docid) if qrels in self.followed() else []
-        self._batches[("label", person)] = batch  # kept once its first edit is committed
-        self._applied(qrels, qid, docid, grade, known, event["event"])
-        for name in followed:
-            self.forget_labels(name)
-        return {"qrels": qrels, **event}
-
-    def _known_grade(self, name: str, qid: str, docid: str) -> label_store.KnownGrade | None:
+    def known_grade(self, name: str, qid: str, docid: str) -> label_store.KnownGrade | None:
         """The pair's grade as the cached evaluator has it, when the cache is known current."""
         evaluator, as_of = self._evaluators.get(name), self._as_of.get(name)
         if evaluator is None or as_of is None:
@@ -238,67 +213,25 @@ class EvaluationEngine:
         topic = evaluator.labels.get(qid)
         return label_store.KnownGrade(as_of, topic.judged.get(docid) if topic is not None else None)
 
-    def _applied(
-        self, name: str, qid: str, docid: str, grade: float | None, known: label_store.KnownGrade | None, event: object
+    def applied(
+        self, name: str, qid: str, docid: str, grade: float | None, known: label_store.KnownGrade | None, event: int
     ) -> None:
         """Apply one's own new event to the cached evaluator; it stays known current only when
         that event directly followed what it had seen."""
-        assert isinstance(event, int)
         evaluator = self._evaluators.get(name)
         if evaluator is None:
             return
         evaluator.set_label(qid, docid, grade)
         self._as_of[name] = event if known is not None and event == known.as_of + 1 else None
 
-    def undo(self, qrels: str | None = None, *, person: str | None = None) -> dict[str, Any] | None:
-        """Revert the newest person edit not yet undone (of one label set, or of any)."""
-        set_id = self.label_set_id(qrels) if qrels is not None else None
-        return self._revert(label_store.last_undoable_event(self.db.cursor(), set_id), person)
-
-    def revert(
-        self, event_id: int, *, person: str | None = None, also: WithEdit | None = None
-    ) -> dict[str, Any] | None:
-        """Undo one particular person edit (None when it does not exist or was undone already);
-        `also` as for `set_label`."""
-        return self._revert(label_store.undoable_event(self.db.cursor(), event_id), person, also)
-
-    def _revert(
-        self, found: label_store.UndoableEvent | None, person: str | None, also: WithEdit | None = None
-    ) -> dict[str, Any] | None:
-        if found is None:
-            return None
-        con = self.db.cursor()
-        event_id, label_set, qid, docid, previous = found
-        name_row = con.execute("SELECT name FROM label_sets WHERE label_set_id = ?", [label_set]).fetchone()
-        assert name_row is not None
-        name = str(name_row[0])
-        known = self._known_grade(name, qid, docid)
-        with self.db.transaction(counted=False) as tx:  # its label event tells the others
-            batch = self._batch(tx, "undo", person)
-            event = label_store.append_label_event(
-                tx,
-                label_set,
-                qid,
-                docid,
-                previous,
-                origin="undo",
-                source=person,
-                batch_id=batch,
-                undoes=event_id,
-                known=known,
-            )
-            if also is not None:
-                also(tx, event)
-            followed = follow_edit(tx, name, qid, docid) if name in self.followed() else []
-        self._batches[("undo", person)] = batch
-        self._applied(name, qid, docid, previous, known, event["event"])
-        for ensemble in followed:
-            self.forget_labels(ensemble)
-        return {"qrels": name, **event}
-
-    def _batch(self, tx: Connection, command: str, person: str | None) -> int:
+    def batch(self, tx: Connection, command: str, person: str | None) -> int:
+        """The batch of this open project's edits of one command by one person (new the first time)."""
         found = self._batches.get((command, person))
         return found if found is not None else new_batch(tx, command, person)
+
+    def keep_batch(self, command: str, person: str | None, batch: int) -> None:
+        """Remember a batch once its first edit is committed."""
+        self._batches[(command, person)] = batch
 
     def history(self, qrels: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
         set_id = self.label_set_id(qrels) if qrels is not None else None

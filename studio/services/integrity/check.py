@@ -2,20 +2,23 @@
 
 Current labels and bank items must be the replay of their events, every reference between
 tables must lead to a row, keys must be held once (one call-cache entry per key), stored rankings
-must be well formed, and judge runs must have a state and counts that agree with their judgments.
+must be well formed, judge runs must have a state and counts that agree with their judgments,
+and every derived label set must equal what its sources make of it now.
 """
 
 from __future__ import annotations
 
+from studio.services.derived.freshness import freshness
+from studio.services.evaluation.engine import EvaluationEngine
 from studio.services.integrity.judge_runs import check_judge_runs
 from studio.services.integrity.replay import compare_bank, compare_labels, replay_bank, replay_labels
 from studio.services.integrity.report import CheckReport, CheckResult
-from studio.store import Database
 from studio.store import integrity as facts
 
 
-def check_project(db: Database) -> CheckReport:
+def check_project(engine: EvaluationEngine) -> CheckReport:
     """Every check on the project file; nothing is written."""
+    db = engine.db
     con = db.cursor()
     sets, banks = facts.names(con, "label_sets"), facts.names(con, "banks")
 
@@ -60,7 +63,16 @@ def check_project(db: Database) -> CheckReport:
     runs = CheckResult("judge-runs", "judge runs have a state; a finished run's counts agree with its judgments")
     states, notes = check_judge_runs(facts.judge_run_facts(con), runs)
 
-    checks = [labels, label_history, items, bank_history, references, review, keys, rankings, runs]
+    derived = CheckResult("derived", "each derived label set equals a fresh derivation from its sources")
+    fresh = freshness(engine)
+    derived.checked = fresh.checked
+    for stale in fresh.stale:
+        said = f"{stale.name} ({stale.made_of}) differs from its sources on {stale.differing:,} labels"
+        derived.found(stale.differing, [f"{said} (`studio refresh` derives it afresh)", *stale.examples])
+    for name, why in fresh.blocked.items():
+        derived.problem(f"{name} cannot be derived from its sources now and keeps its last labels: {why}")
+
+    checks = [labels, label_history, items, bank_history, references, review, keys, rankings, runs, derived]
     return CheckReport(db.path, checks, states, notes)
 
 

@@ -16,8 +16,7 @@ from studio.domain.models import LabelSetKind
 from studio.judges.backend import Backend, call_key
 from studio.judges.methods import Method, get_method
 from studio.judges.parsing import Parsed
-from studio.services.calibration.follow import refresh_derived
-from studio.services.ensembles.build import refresh_ensembles
+from studio.services.evaluation.engine import EvaluationEngine
 from studio.services.judging.backends import make_backend
 from studio.services.judging.config import JudgeConfig, JudgeProgress, JudgeSummary, rerunnable
 from studio.services.judging.label_writers import write_own_scores, write_preference_labels
@@ -27,6 +26,7 @@ from studio.services.judging.samples import SelfConsistency
 from studio.services.judging.stale import stale_plan
 from studio.services.judging.timed_batches import timed_batches
 from studio.services.judging.units import Unit, bank_items, build_units
+from studio.services.writes.label_writes import LabelWrites
 from studio.store import Database, new_batch
 from studio.store import judging as judge_store
 from studio.store import labels as label_store
@@ -62,9 +62,16 @@ def _outcome(
 
 @lets_go_when_given_up
 def run_judge(
-    db: Database, config: JudgeConfig, backend: Backend | None = None, *, stale_only: bool = False
+    db: Database,
+    config: JudgeConfig,
+    backend: Backend | None = None,
+    *,
+    stale_only: bool = False,
+    writes: LabelWrites | None = None,
 ) -> Generator[JudgeProgress | JudgeSummary, None, None]:
-    """Judge every pair of the pool, yielding progress after each call and a summary last.
+    """Judge every pair of the pool, yielding progress after each call and a summary last; the
+    derived label sets made from the judged set follow it at the end (through `writes`, the open
+    project's write path, when given).
 
     With `stale_only` (a rubric judge after bank edits), only the stale cells are graded; every
     other grade of the newest run is carried over, so the new run is complete and the calls it
@@ -233,8 +240,11 @@ def run_judge(
         if method.own_score is not None:
             with db.transaction() as tx:
                 write_own_scores(tx, method, run, set_id, batch, source, bank_items(db, method, config.bank))
-        # Bank scores and calibrations made from this label set follow its new grades.
-        followers = refresh_derived(db, config.name)
+        # The derived sets made from this label set (or its item grades) follow its new grades.
+        writes = writes if writes is not None else LabelWrites(EvaluationEngine(db))
+        followed = writes.written([config.name], item_grades=[config.name])
+        kinds = writes.derived_kinds(followed.changed)
+        followers = [name for name, kind in kinds.items() if kind != "ensemble"]
         if method.own_score is not None or followers:
             extra["derived_updated"] = followers
         if plan is not None:
@@ -244,8 +254,10 @@ def run_judge(
                 "kept_cells": len(plan.kept),
             }
         extra |= consistency.summary()
-        if ensembles := refresh_ensembles(db, config.name):
+        if ensembles := [name for name, kind in kinds.items() if kind == "ensemble"]:
             extra["ensembles_updated"] = ensembles
+        if followed.blocked:
+            extra["derived_blocked"] = followed.blocked
         if config.price_input or config.price_output:
             extra["cost"] = round(cost, 6)
         with db.transaction() as tx:

@@ -11,9 +11,9 @@ from typing import Any
 
 from studio.banks import derived
 from studio.domain.errors import UsageError
-from studio.domain.models import BankItem
+from studio.domain.models import BankItem, QrelsRow
 from studio.judges.parsing import assignments_from_grades
-from studio.store import Database
+from studio.store import Connection, Database
 from studio.store import banks as bank_store
 from studio.store import judging as judge_store
 from studio.store import labels as label_store
@@ -71,53 +71,20 @@ def rubric_grades(db: Database, source: str, bank: str) -> tuple[derived.ItemGra
     return grades, bank_store.current_items(con, bank_id)
 
 
-def derive_label_set(
-    db: Database,
-    source: str,
-    bank: str,
-    score: str,
-    name: str,
-    *,
-    min_grade: float = derived.DEFAULT_MIN_GRADE,
-    replace: bool = False,
-) -> dict[str, Any]:
-    """Write label set `name` with `score` of the item grades of `source`'s newest rubric judge run."""
+def check_bank_score(con: Connection, score: str, name: str, *, replace: bool) -> None:
+    """Refuse an unknown score, or a name held by a label set other than a bank-score one (unless replaced)."""
     if score not in SCORES:
         raise UsageError(f"unknown score {score!r} (known: {', '.join(SCORES)})")
-    grades, items = rubric_grades(db, source, bank)
-    con = db.cursor()
-    scores = scores_of(score, grades, items, min_grade)
     existing = label_store.label_set_id(con, name)
     if existing is not None and not replace:
         raise UsageError(f"label set {name!r} already exists (use --replace)")
-    rows = derived.to_qrels_rows(scores)
-    events = label_store.write_derived_set(
-        db,
-        name,
-        existing,
-        rows,
-        command="derive",
-        batch_source=f"{score} of {source} with {bank}",
-        source=f"{score} of {source}",
-        described=f"{score}({source}, {bank}, min_grade={min_grade:g})",
-        record=lambda tx, set_id: label_store.record_derivation(tx, set_id, source, bank, score, min_grade),
-    )
-    return {
-        "label_set": name,
-        "score": score,
-        "source": source,
-        "bank": bank,
-        "min_grade": min_grade,
-        "topics": len(scores),
-        "labels": len(rows),
-        "events": events,
-    }
+    if existing is not None and label_store.derivation(con, name) is None:
+        raise UsageError(f"label set {name!r} already exists and is not derived from item grades")
 
 
-def refresh_derived(db: Database, source: str) -> list[str]:
-    """Recompute every label set derived from `source` (after its grades changed); their names."""
-    refreshed = []
-    for name, bank, score, min_grade in label_store.derivations_of(db.cursor(), source):
-        derive_label_set(db, source, bank, score, name, min_grade=min_grade, replace=True)
-        refreshed.append(name)
-    return refreshed
+def bank_score_rows(db: Database, source: str, bank: str, score: str, min_grade: float) -> tuple[list[QrelsRow], int]:
+    """The label set `score` makes of the item grades of `source`'s newest rubric judge run with
+    `bank`'s current items, in (qid, docid) order, and how many topics it covers."""
+    grades, items = rubric_grades(db, source, bank)
+    scores = scores_of(score, grades, items, min_grade)
+    return derived.to_qrels_rows(scores), len(scores)

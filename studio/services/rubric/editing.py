@@ -12,6 +12,8 @@ from typing import Any
 
 from studio.domain.errors import UsageError
 from studio.domain.models import IMPORTANCE_LEVELS, ITEM_KINDS, BankItem, rubric_item_id
+from studio.services.evaluation.engine import EvaluationEngine
+from studio.services.writes.label_writes import LabelWrites
 from studio.store import Database, new_batch
 from studio.store import banks as bank_store
 
@@ -19,11 +21,15 @@ from studio.store import banks as bank_store
 class BankEditor:
     """The edits of one bank, each recorded as `person` with an optional note."""
 
-    def __init__(self, db: Database, bank: str, person: str | None = None) -> None:
+    def __init__(
+        self, db: Database, bank: str, person: str | None = None, *, writes: LabelWrites | None = None
+    ) -> None:
         found = bank_store.bank_id(db.cursor(), bank)
         if found is None:
             raise UsageError(f"no bank named {bank!r} (see `studio list banks`)")
         self.db, self.name, self.bank, self.person = db, bank, found, person
+        # Bank scores made with this bank follow each edit, in its transaction.
+        self.writes = writes if writes is not None else LabelWrites(EvaluationEngine(db))
 
     def _items(self) -> dict[str, tuple[BankItem, int]]:
         return bank_store.item_positions(self.db.cursor(), self.bank)
@@ -35,7 +41,7 @@ class BankEditor:
         return found
 
     def _record(self, command: str, events: list[tuple[str, BankItem, int]], note: str | None) -> None:
-        with self.db.transaction() as tx:
+        with self.writes.bank_edit(self.name) as tx:
             batch = new_batch(tx, f"bank {command}", self.person)
             bank_store.append_item_events(
                 tx, self.bank, events, origin="person", source=self.person, batch_id=batch, note=note

@@ -24,7 +24,6 @@ from studio.formats.graded import (
 )
 from studio.formats.text_input import read_text
 from studio.judges.methods import get_method
-from studio.services.calibration.follow import refresh_derived
 from studio.services.exports.delivery import ExportReport, deliver
 from studio.services.imports.judgments import store_imported_call
 from studio.services.imports.report import ImportReport
@@ -188,11 +187,9 @@ def import_graded(
         failures = sum(cell.grade is None for cell in graded.judgments)
         pairs = len({(cell.qid, cell.docid) for cell in graded.judgments})
         judge_store.finish_judge_run(tx, run, pairs=pairs, calls=0, cache_hits=0, failures=failures)
-    derived = refresh_derived(db, name)
     return ImportReport(
         "graded file",
         [source],
         [name],
         {"documents": pairs, "grades": len(graded.judgments) - failures, "failures": failures},
-        [f"derived label sets updated: {', '.join(derived)}"] if derived else [],
     )

@@ -102,7 +102,7 @@ class AuditSession:
             raise UsageError("every pair of the audit is graded")
         qid, docid, _ = pair
         audit_id = int(self.record["audit_id"])
-        self.project.engine.set_label(
+        self.project.writes.edit(
             self.audit,
             qid,
             docid,
@@ -132,7 +132,7 @@ class AuditSession:
         last = audit_store.last_live_grade(self.project.db.cursor(), int(self.record["audit_id"]))
         if last is None:
             return None
-        self.project.engine.revert(int(last["label_event"]), person=self.person)
+        self.project.writes.revert(int(last["label_event"]), person=self.person)
         pair = (str(last["qid"]), str(last["docid"]))
         self.done.discard(pair)
         self.graded_now = max(0, self.graded_now - 1)

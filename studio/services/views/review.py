@@ -289,7 +289,7 @@ class ReviewSession:
         reverted = None
         if last["label_event"] is not None:
             # The revert and its log entry in one transaction: never a reverted grade the log misses.
-            reverted = self.project.engine.revert(
+            reverted = self.project.writes.revert(
                 int(last["label_event"]),
                 person=self.person,
                 also=lambda tx, _: self._decision(tx, pair, "undo", undoes=int(last["decision"])),
@@ -347,7 +347,7 @@ class ReviewSession:
         logged: list[dict[str, Any]] = []
         # The grade and its log entry in one transaction: a review killed at any point never
         # leaves an edit the log misses (the pair would come back as undecided).
-        self.project.engine.set_label(
+        self.project.writes.edit(
             self.qrels,
             pair["qid"],
             pair["docid"],

@@ -1,0 +1,187 @@
+"""The example command lines of docs/cli.md, by command path (`studio.cli.reference` writes the rest
+from the command tree)."""
+
+from __future__ import annotations
+
+# Example command lines per command path; `# …` after a line says what it shows. Placeholders in
+# capitals (ITEM, FOLDER) stand for values of the reader's own project.
+EXAMPLES: dict[str, list[str]] = {
+    "studio": [
+        "studio --db trec-dl.duckdb list",
+        "STUDIO_DB=trec-dl.duckdb studio eval --qrels human",
+        "studio --db trec-dl.duckdb --wait 120 export qrels umbrela-smol --out umbrela-smol.qrels",
+    ],
+    "studio demo": [
+        "studio demo                                # build once, then open the studio on Review",
+        "studio demo --db /tmp/demo.duckdb --no-tui # build it there and print the overview",
+        "studio demo --rebuild                      # start afresh, dropping edits",
+    ],
+    "studio tui": [
+        "studio --db trec-dl.duckdb tui",
+        "studio tui --screen review --ref human --qrels umbrela-smol --person alice",
+        "studio tui --audit gold                    # grade an audit's sample blind",
+    ],
+    "studio import topics": ["studio import topics topics.dl20.txt"],
+    "studio import docs": [
+        "studio import docs passages.tsv",
+        "studio import docs passages.jsonl.gz --on-duplicate first  # a docid repeated with another text",
+    ],
+    "studio import qrels": [
+        "studio import qrels qrels.dl20-passage.txt --name human",
+        "studio import qrels gpt4.qrels --name gpt4 --kind llm --on-duplicate highest",
+        "studio import qrels qrels-fixed.txt --name human --replace",
+    ],
+    "studio import run": [
+        "studio import run runs/*.gz                # names default to the tag column",
+        "studio import run bm25.txt --name lexical-bm25 --replace",
+    ],
+    "studio import responses": [
+        "studio import responses rag24-answers.jsonl",
+        "studio import responses answers.jsonl --system my-rag --replace",
+    ],
+    "studio import bank": [
+        "studio import bank questions.jsonl.gz --name exam   # the layout is read from the content",
+        "studio import bank nuggets.tsv --name nuggets --kind nugget",
+    ],
+    "studio import judgments": ["studio import judgments umbrela-smol.jsonl --name copy"],
+    "studio import graded": [
+        "studio import graded graded.jsonl.gz --name copy --bank questions",
+        "studio import graded graded.jsonl.gz --name copy-gpt4 --bank questions --llm gpt-4  # one grader of several",
+    ],
+    "studio list": [
+        "studio list                                # the overview",
+        "studio list topics --format json",
+        "studio list qrels",
+        "studio list judges -f tsv",
+    ],
+    "studio check": ["studio check", "studio --db demo.duckdb check --format json"],
+    "studio refresh": ["studio refresh  # after a judge was killed, or another program wrote to the file"],
+    "studio eval": [
+        'studio eval --qrels human -m nDCG@10 -m "P(rel=2)@10"',
+        "studio eval --qrels human --per-topic --complete -f tsv   # --complete: trec_eval -c",
+    ],
+    "studio answers": [
+        "studio answers --qrels answers-smol  # a label set of the answers: studio judge --pool responses",
+    ],
+    "studio correlate": ["studio correlate --ref human --qrels umbrela -m nDCG@10"],
+    "studio agree": [
+        "studio agree --ref human --qrels umbrela",
+        "studio agree --ref human --qrels umbrela --ref-threshold 2 --threshold 2",
+    ],
+    "studio disagreements": [
+        "studio disagreements --ref human --qrels umbrela --limit 20",
+        "studio disagreements --ref human --qrels ens --order spread --limit 20  # where the judges disagree most",
+    ],
+    "studio label": [
+        'studio label --qrels umbrela 1001 p1001-07 2 --note "answers the question"',
+        "studio label --qrels umbrela 1001 p1001-07 none --person alice   # none removes the label",
+    ],
+    "studio undo": ["studio undo", "studio undo --qrels umbrela"],
+    "studio history": ["studio history --qrels umbrela"],
+    "studio fd": [
+        "studio fd --qrels human -k 10 -f json",
+        "studio fd --qrels human -k 10 --unjudged-only --relevant 2 --ref-measure nDCG@10 --model FOLDER",
+    ],
+    "studio judge": [
+        "studio judge --method umbrela --backend llamacpp --name umbrela-smol   # the bundled SmolLM2 model",
+        "studio judge --method umbrela --backend llamacpp --model qwen2.5-7b.gguf --threads 8 --name umbrela-qwen",
+        "OPENAI_API_KEY=sk-example studio judge --method umbrela --backend openai "
+        "--base-url http://localhost:8000/v1 --model Qwen2.5-7B-Instruct --concurrency 16 --name umbrela-qwen",
+        "studio judge --method umbrela --backend simulated --kappa 0.4 --name sim-k04  # a noisy copy of --ref",
+        "studio judge --backend simulated --kappa 0.5 --samples 5 --name sim-k5         # 5 seeded answers per pair",
+        "studio judge --method pairwise --backend llamacpp --name prefs --topic 1001",
+        "studio judge --method umbrela --pool runs:10 --name umbrela-top10   # also holes:10, responses",
+        "studio judge --method exam-question --bank questions --name exam-smol",
+        "studio judge --method nugget-assign --bank nuggets --name assign",
+        "studio judge --method subtopic --bank facets --name sub",
+        "studio judge --method embedding --name emb --topic 1001",
+        "studio judge --name exam-smol --stale        # re-grade only what a bank edit made stale",
+        "studio judge --failures --name umbrela-smol  # older spelling of studio judges failures",
+        "studio judge --backend openai --model Qwen2.5-7B-Instruct --name umbrela-qwen --export-batch pending.jsonl",
+    ],
+    "studio derive": [
+        "studio derive --from exam-smol --bank questions --score exam-binary --min-grade 4 --name exam-binary",
+        "studio derive --from assign --bank nuggets --score nugget-weighted-strict --name nuggets-strict",
+    ],
+    "studio ensemble": [
+        "studio ensemble --qrels umbrela-smol --qrels sim1 --qrels sim2 --how majority --name ens --ref human",
+    ],
+    "studio calibrate": [
+        "studio calibrate --qrels umbrela-smol --gold human --name smol-cal",
+        "studio calibrate --qrels umbrela-smol --gold human --name smol-ord --method ordinal --folds 5 --seed 0",
+    ],
+    "studio judges list": ["studio judges list --format json"],
+    "studio judges failures": ["studio judges failures umbrela-smol"],
+    "studio judges reparse": ["studio judges reparse umbrela-smol"],
+    "studio judges extract-answers": ["studio judges extract-answers exam-smol"],
+    "studio judges verify": ["studio judges verify exam-smol"],
+    "studio judges export-batch": [
+        "studio judges export-batch umbrela-qwen --out pending.jsonl --model Qwen2.5-7B-Instruct --pool runs:100",
+    ],
+    "studio judges import-batch": [
+        "studio judges import-batch umbrela-qwen results.jsonl --model Qwen2.5-7B-Instruct --pool runs:100",
+    ],
+    "studio compare": ["studio compare --ref human --qrels sim --qrels umbrela-smol -m nDCG@10 --resamples 1000"],
+    "studio sensitivity": [
+        "studio sensitivity --method binary --prompt binary --prompt binary-human --prompt binary-llm --name sens",
+        "studio sensitivity --method graded --prompt graded-human --prompt graded-llm --name sens-graded",
+    ],
+    "studio probe": ["studio probe --qrels umbrela-smol --qrels sim --limit 40"],
+    "studio estimate": [
+        "studio estimate --qrels umbrela-smol --gold gold -m nDCG@10 --design topics --level 0.95",
+        "studio estimate --qrels umbrela-smol --gold gold --power-tuning --format json",
+    ],
+    "studio report": [
+        "studio report --out report/",
+        "studio report --out report/ --ref human -m nDCG@10 --resamples 1000 --with-embeddings",
+    ],
+    "studio export qrels": ["studio export qrels umbrela-smol --out umbrela-smol.qrels"],
+    "studio export judgments": ["studio export judgments umbrela-smol --out umbrela-smol.jsonl"],
+    "studio export graded": [
+        "studio export graded exam-smol --out graded.jsonl.gz",
+        "studio export graded exam-smol --out graded.jsonl.gz --ref human --min-grade 4",
+    ],
+    "studio export bank": [
+        "studio export bank nuggets --out nuggets.jsonl.gz --as rubric",
+        "studio export bank nuggets --out nuggets.tsv  # TSV by the name; else the layout it came in",
+    ],
+    "studio export leaderboard": [
+        "studio export leaderboard --qrels human -m nDCG@10 --out board.tsv",
+        "studio export leaderboard --qrels human --out -   # to stdout",
+    ],
+    "studio bank list": ["studio bank list nuggets --topic 1003"],
+    "studio bank add": [
+        'studio bank add nuggets 1003 "Jaguars reach 80 km/h in short bursts" --importance vital --note "p1003-02"',
+    ],
+    "studio bank edit": ['studio bank edit nuggets ITEM "new wording"'],
+    "studio bank weight": ["studio bank weight nuggets ITEM okay"],
+    "studio bank delete": ["studio bank delete nuggets ITEM"],
+    "studio bank merge": ['studio bank merge nuggets ITEM ITEM --text "merged wording"'],
+    "studio bank split": ['studio bank split nuggets ITEM "part one" "part two"'],
+    "studio bank history": ["studio bank history nuggets"],
+    "studio bank report": [
+        "studio bank report nuggets --from exam-smol",
+        "studio bank report nuggets --from exam-smol --ref human --min-grade 4 --topic 1003 -f json",
+    ],
+    "studio bank stale": ["studio bank stale --from exam-smol"],
+    "studio bank generate": [
+        "studio bank generate exam-gen --kind question",
+        "studio bank generate facets --kind subtopic --topic 1003 --backend openai --model Qwen2.5-7B-Instruct",
+    ],
+    "studio bank cover": [
+        "studio bank cover questions --from exam-smol -k 10",
+        "studio bank cover questions --from exam-smol -k 10 --normalise",
+    ],
+    "studio bank nuggetize": ["studio bank nuggetize auto-nuggets --ref human --relevant 2"],
+    "studio audit plan": [
+        "studio audit plan --qrels umbrela-smol --budget 40 --design stratified --strata grade --seed 1 --name gold",
+        "studio audit plan --qrels umbrela-smol --pilot human --target-width 0.1 -m nDCG@10 --format json",
+    ],
+    "studio audit import": ["studio audit import gold graded-elsewhere.qrels"],
+    "studio audit list": ["studio audit list"],
+    "studio audit show": ["studio audit show gold"],
+    "studio audit pairs": ["studio audit pairs gold --remaining --format tsv > to-grade.tsv"],
+    "studio audit simulate": [
+        "studio audit simulate --ref human --qrels umbrela-smol --budget 5 --design topics --trials 1000 --seed 0",
+    ],
+}

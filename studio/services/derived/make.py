@@ -1,0 +1,94 @@
+"""Making a derived label set (or making it again with `replace`): checked, derived from its
+sources, written in one transaction with how it was made, and followed by the sets made from it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from studio.domain.errors import UsageError
+from studio.domain.models import LabelSetKind
+from studio.services.calibration.calibrate import check_calibration
+from studio.services.derived.follow import follow
+from studio.services.derived.fresh import fresh_labels
+from studio.services.derived.registry import labels_of
+from studio.services.ensembles.build import checked_members
+from studio.services.evaluation.engine import EvaluationEngine
+from studio.services.rubric.derive import check_bank_score
+from studio.store import ensembles as ensemble_store
+from studio.store import labels as label_store
+from studio.store import new_batch
+from studio.store.derivations import BankScoreRecord, CalibrationRecord, DerivationRecord, EnsembleRecord
+
+
+def make_ensemble(
+    engine: EvaluationEngine, members: list[str], how: str, name: str, *, replace: bool = False
+) -> dict[str, Any]:
+    """Label set `name`: each pair's `how` (majority, mean, median) of the grades the members give
+    it, with the spread of those grades."""
+    con = engine.db.cursor()
+    members = checked_members(con, members, how, name)
+    if label_store.label_set_id(con, name) is not None:
+        if not replace:
+            raise UsageError(f"label set {name!r} already exists (use --replace)")
+        if ensemble_store.ensemble(con, name) is None:
+            raise UsageError(f"label set {name!r} already exists and is not an ensemble")
+    events, figures = _make(engine, EnsembleRecord(name, tuple(members), how))
+    return {
+        "label_set": name,
+        "how": how,
+        "members": members,
+        "topics": figures["topics"],
+        "labels": figures["labels"],
+        "events": events,
+        "pairs_members_disagree": figures["pairs_members_disagree"],
+    }
+
+
+def make_calibration(
+    engine: EvaluationEngine,
+    qrels: str,
+    gold: str,
+    name: str,
+    *,
+    method: str = "isotonic",
+    folds: int = 5,
+    seed: int = 0,
+    measure: str = "nDCG@10",
+    replace: bool = False,
+) -> dict[str, Any]:
+    """Label set `name`: `qrels` mapped to `gold`'s grades, with its cross-fitted figures."""
+    check_calibration(engine.db.cursor(), qrels, gold, name, method, replace=replace)
+    _, figures = _make(engine, CalibrationRecord(name, qrels, gold, method, folds, seed, measure))
+    return figures
+
+
+def make_bank_score(
+    engine: EvaluationEngine, source: str, bank: str, score: str, name: str, *, min_grade: float, replace: bool = False
+) -> dict[str, Any]:
+    """Label set `name`: `score` of the item grades of `source`'s newest rubric judge run with `bank`."""
+    check_bank_score(engine.db.cursor(), score, name, replace=replace)
+    events, figures = _make(engine, BankScoreRecord(name, source, bank, score, min_grade))
+    return {"label_set": name, **figures, "events": events}
+
+
+def _make(engine: EvaluationEngine, record: DerivationRecord) -> tuple[int, dict[str, Any]]:
+    fresh = fresh_labels(engine, record)
+    if fresh is None:
+        raise UsageError(f"{record.name} is made from a label set that does not exist (see `studio list qrels`)")
+    kind = LabelSetKind.DERIVED.value
+    with engine.db.transaction() as tx:
+        existing = label_store.label_set_id(tx, record.name)
+        set_id = (
+            existing if existing is not None else label_store.create_label_set(tx, record.name, kind, fresh.described)
+        )
+        events = label_store.write_exact_labels(
+            tx, set_id, fresh.rows, source=fresh.source, batch=lambda: new_batch(tx, *fresh.batch)
+        )
+        fresh.record(tx, set_id)
+        followers = (
+            follow(engine, tx, {labels_of(record.name): None}).changed if existing is not None and events else []
+        )
+    for name in [record.name, *followers]:
+        engine.forget_labels(name)
+    engine.forget_followers()  # its sources are followed from now on
+    return events, fresh.figures

@@ -1,0 +1,168 @@
+"""`LabelWrites`: the one door through which labels change.
+
+A person's edit (`studio label`, a Review decision, a blind-audit grade) and its undo are written
+here as one audited label event; a bulk write made elsewhere (an import with --replace, a judge
+run, a re-parse, gold labels of an audit, a bank edit) tells it what it rewrote. Either way the
+engine's cached leaderboards are brought up to date and every derived label set made from what
+changed (ensembles, calibrations, bank scores) follows, through the one follow mechanism of
+`studio.services.derived.follow`: for an edit, inside the edit's own transaction, so that a crash
+never leaves a derived set behind its sources.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from studio.domain.errors import UsageError
+from studio.services.derived.follow import Changes, Followed, follow
+from studio.services.derived.registry import bank_items, derivations, item_grades_of, labels_of, reached
+from studio.services.evaluation.engine import EvaluationEngine
+from studio.store import Connection
+from studio.store import labels as label_store
+
+# What a caller writes with an edit, in the edit's transaction: (transaction, the new event).
+WithEdit = Callable[[Connection, dict[str, Any]], object]
+
+
+class LabelWrites:
+    """Every change to the labels of one open project."""
+
+    def __init__(self, engine: EvaluationEngine) -> None:
+        self.engine = engine
+        self.bank_followed = Followed()  # what the last bank edit did to the bank scores made with it
+
+    # -- a person's edits --------------------------------------------------------------------------
+
+    def edit(
+        self,
+        qrels: str,
+        qid: str,
+        docid: str,
+        grade: float | None,
+        *,
+        note: str | None = None,
+        person: str | None = None,
+        also: WithEdit | None = None,
+    ) -> dict[str, Any]:
+        """One audited edit (None removes the label); `also` writes what belongs with it (a review
+        decision, an audit's record) in the same transaction."""
+        if qrels in self.engine.derived_sets():
+            made = next(d for d in derivations(self.engine.db.cursor()) if d.name == qrels)
+            raise UsageError(f"{qrels} is derived ({made.describe()}): its labels follow its sources; edit those")
+        return self._write(
+            qrels, qid, docid, grade, command="label", origin="person", person=person, note=note, also=also
+        )
+
+    def undo(self, qrels: str | None = None, *, person: str | None = None) -> dict[str, Any] | None:
+        """Revert the newest person edit not yet undone (of one label set, or of any); None when there is none."""
+        set_id = self.engine.label_set_id(qrels) if qrels is not None else None
+        return self._revert(label_store.last_undoable_event(self.engine.db.cursor(), set_id), person, None)
+
+    def revert(
+        self, event_id: int, *, person: str | None = None, also: WithEdit | None = None
+    ) -> dict[str, Any] | None:
+        """Undo one particular person edit (None when it does not exist or was undone already)."""
+        return self._revert(label_store.undoable_event(self.engine.db.cursor(), event_id), person, also)
+
+    def _revert(
+        self, found: label_store.UndoableEvent | None, person: str | None, also: WithEdit | None
+    ) -> dict[str, Any] | None:
+        if found is None:
+            return None
+        event_id, set_id, qid, docid, previous = found
+        row = self.engine.db.cursor().execute("SELECT name FROM label_sets WHERE label_set_id = ?", [set_id]).fetchone()
+        assert row is not None
+        return self._write(
+            str(row[0]), qid, docid, previous, command="undo", origin="undo", person=person, undoes=event_id, also=also
+        )
+
+    def _write(
+        self,
+        name: str,
+        qid: str,
+        docid: str,
+        grade: float | None,
+        *,
+        command: str,
+        origin: str,
+        person: str | None,
+        note: str | None = None,
+        undoes: int | None = None,
+        also: WithEdit | None = None,
+    ) -> dict[str, Any]:
+        engine = self.engine
+        set_id = engine.label_set_id(name)
+        known = engine.known_grade(name, qid, docid)
+        followers = name in engine.followed()
+        followed = Followed()
+        try:
+            with engine.db.transaction(counted=False) as tx:  # its label events tell the other processes
+                batch = engine.batch(tx, command, person)
+                event = label_store.append_label_event(
+                    tx,
+                    set_id,
+                    qid,
+                    docid,
+                    grade,
+                    origin=origin,
+                    source=person,
+                    batch_id=batch,
+                    note=note,
+                    undoes=undoes,
+                    known=known,
+                )
+                if also is not None:
+                    also(tx, event)
+                # The cached leaderboards take the edit before the followers are derived from them.
+                engine.applied(name, qid, docid, grade, known, int(str(event["event"])))
+                if followers:
+                    followed = follow(engine, tx, {labels_of(name): frozenset({(qid, docid)})})
+        except BaseException:
+            engine.forget_labels(name)  # the cache took an edit that was rolled back
+            raise
+        engine.keep_batch(command, person, batch)
+        return {"qrels": name, **event, **({"derived_blocked": followed.blocked} if followed.blocked else {})}
+
+    # -- writes made elsewhere -------------------------------------------------------------------
+
+    def written(
+        self, names: Iterable[str] = (), *, item_grades: Iterable[str] = (), banks: Iterable[str] = ()
+    ) -> Followed:
+        """Label sets (their grades, their item grades) or banks rewritten by a committed write: the
+        cached leaderboards forgotten, the derived sets made from them derived afresh in one
+        transaction."""
+        names = list(names)
+        for name in names:
+            self.engine.forget_labels(name)
+        changes: Changes = {
+            **{labels_of(n): None for n in names},
+            **{item_grades_of(n): None for n in item_grades},
+            **{bank_items(b): None for b in banks},
+        }
+        if not reached(derivations(self.engine.db.cursor()), changes):
+            return Followed()
+        with self.engine.db.transaction() as tx:
+            return follow(self.engine, tx, changes)
+
+    def refresh_all(self) -> Followed:
+        """Every derived set derived afresh from its sources, in dependency order."""
+        every = derivations(self.engine.db.cursor())
+        if not every:
+            return Followed()
+        with self.engine.db.transaction() as tx:
+            return follow(self.engine, tx, {source: None for d in every for source in d.inputs})
+
+    @contextmanager
+    def bank_edit(self, bank: str) -> Iterator[Connection]:
+        """A transaction that edits `bank`'s items: the bank scores made with it follow before it
+        commits (what they did is kept in `bank_followed`)."""
+        with self.engine.db.transaction() as tx:
+            yield tx
+            self.bank_followed = follow(self.engine, tx, {bank_items(bank): None})
+
+    def derived_kinds(self, names: Iterable[str]) -> dict[str, str]:
+        """The kind of each derived set named (ensemble, calibration, bank score)."""
+        kinds = {d.name: d.kind for d in derivations(self.engine.db.cursor())}
+        return {name: kinds[name] for name in names if name in kinds}

@@ -20,12 +20,11 @@ import time
 from pathlib import Path
 from typing import Any
 
-from studio.services.judging.config import JudgeConfig, JudgeSummary
+from studio.domain.judging import JudgeConfig, JudgeSummary
 from studio.services.judging.run import run_judge
 from studio.services.project import Project
 from studio.services.rubric.editing import BankEditor
 from studio.services.rubric.generation import generate_bank
-from studio.services.sample_project import build_sample_project
 
 MEASURE = "nDCG@10"
 GRADING = (
@@ -76,7 +75,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         path = args.db or Path(scratch) / "banks.duckdb"
-        project = build_sample_project(path) if not path.exists() else Project.open(path)
+        project = Project.sample(path) if not path.exists() else Project.open(path)
         figures: dict[str, Any] = {
             "benchmark": "banks",
             "measure": MEASURE,

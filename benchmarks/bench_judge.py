@@ -21,15 +21,15 @@ import tempfile
 import time
 from pathlib import Path
 
+from studio import Project
+from studio.domain.judging import JudgeConfig, JudgeSummary
 from studio.judges.backend import ChatRequest
 from studio.judges.llamacpp_backend import LlamaCppBackend
 from studio.judges.methods import get_method
 from studio.judges.openai_backend import OpenAIBackend
-from studio.services.judging.config import JudgeConfig, JudgeSummary
 from studio.services.judging.pools import pool_pairs
 from studio.services.judging.run import run_judge
 from studio.services.judging.units import build_units
-from studio.services.sample_project import build_sample_project
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
 from fake_openai_server import FakeOpenAIServer
@@ -44,7 +44,7 @@ def judge_once(project, config: JudgeConfig, backend) -> JudgeSummary:  # type: 
 
 
 def local(folder: Path, pairs: int) -> dict[str, object]:
-    project = build_sample_project(folder / "bench.duckdb", rebuild=True)
+    project = Project.sample(folder / "bench.duckdb", rebuild=True)
     config = JudgeConfig(method="umbrela", backend="llamacpp", name="bench", limit=pairs)
     backend = LlamaCppBackend()
     engine_before = backend.engine_seconds()

@@ -181,12 +181,11 @@ async def anchor_latency() -> list[float]:
 
 
 def main() -> None:
-    from studio.services.sample_project import build_sample_project
 
     figures: dict[str, Any] = {"benchmark": "tui", "size": list(SIZE)}
     with tempfile.TemporaryDirectory() as scratch:
         path = Path(scratch) / "sample.duckdb"
-        build_sample_project(path).close()
+        Project.sample(path).close()
         studio_start = startup(STARTUP_STUDIO, str(path))
         anchor_start = startup(STARTUP_ANCHOR)
         figures["startup"] = {

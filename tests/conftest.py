@@ -12,15 +12,15 @@ import pytest
 from helpers import copy_project, judge_all
 from terminal_helpers import Terminal
 
-from studio.services.judging.config import JudgeConfig
-from studio.services.sample_project import build_sample_project
+from studio import Project
+from studio.domain.judging import JudgeConfig
 
 
 @pytest.fixture(scope="session")
 def sample_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sample project as `studio demo` builds it; built once."""
     path = tmp_path_factory.mktemp("sample") / "sample.duckdb"
-    build_sample_project(path).close()
+    Project.sample(path).close()
     return path
 
 
@@ -33,7 +33,7 @@ def sample(sample_template: Path, tmp_path: Path) -> Path:
 def simulated_sample_template(sample_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The sample project plus `sim`, a simulated judge (κ 0.4) of every human pair; built once."""
     path = copy_project(sample_template, tmp_path_factory.mktemp("simulated-sample"), "sample.duckdb")
-    with build_sample_project(path) as project:
+    with Project.sample(path) as project:
         judge_all(project.db, JudgeConfig(method="umbrela", backend="simulated", name="sim", kappa=0.4))
     return path
 

@@ -11,8 +11,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 from typer.testing import CliRunner, Result
 
 from studio.cli.app import app
+from studio.domain.judging import JudgeConfig, JudgeProgress, JudgeSummary
 from studio.judges.backend import Backend
-from studio.services.judging.config import JudgeConfig, JudgeProgress, JudgeSummary
 from studio.services.judging.run import run_judge
 from studio.store import Database
 

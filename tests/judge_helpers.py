@@ -14,9 +14,9 @@ from typing import Any
 import duckdb
 from helpers import judge_all
 
+from studio import Project
+from studio.domain.judging import JudgeConfig, JudgeProgress, JudgeSummary
 from studio.judges.backend import Backend
-from studio.services.judging.config import JudgeConfig, JudgeProgress, JudgeSummary
-from studio.services.sample_project import build_sample_project
 from studio.store import Database
 
 REPO = Path(__file__).resolve().parents[1]
@@ -44,7 +44,7 @@ def sample_copy(folder: Path, name: str = "project.duckdb") -> Path:
     if _template is None:
         scratch = Path(tempfile.mkdtemp(prefix="judge-template-"))
         atexit.register(shutil.rmtree, scratch, True)
-        build_sample_project(scratch / "sample.duckdb").close()
+        Project.sample(scratch / "sample.duckdb").close()
         _template = scratch / "sample.duckdb"
     target = folder / name
     shutil.copyfile(_template, target)

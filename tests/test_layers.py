@@ -124,29 +124,35 @@ def test_every_studio_module_keeps_its_layer_rules() -> None:
     assert not found, "layer rules broken:\n" + "\n".join(found) + f"\n\nrules: {allowed_table()}"
 
 
-# The `Project` facade sits on top of the services: only the view modules, the report, the sample
-# project and the front ends may import it; every other service takes an engine or a database.
+# The `Project` facade (services/project.py) is the front ends' only door to the services. It is
+# put together from `services/facade/` (ProjectCore and one module per subject), which the view
+# and report modules and the sample project build on; every other service takes an engine or a
+# database.
 FACADE = "studio.services.project"
-FACADE_USERS = (
+FACADE_IMPORTERS = ("studio.cli.", "studio.tui.")
+FACADE_EXCEPTIONS = {"studio.__init__": "the package's face: `from studio import Project`"}  # module -> why
+CORE = "studio.services.facade"
+CORE_IMPORTERS = (
+    FACADE,
+    "studio.services.facade.",
     "studio.services.views.",
     "studio.services.report.",
     "studio.services.sample_project",
-    "studio.cli.",
-    "studio.tui.",
 )
-FACADE_EXCEPTIONS = {"studio.__init__": "the package's face: `from studio import Project`"}  # module -> why
 
 
 def facade_violations(module: str, source: str) -> list[str]:
-    if module == FACADE or module.startswith(FACADE_USERS) or module in FACADE_EXCEPTIONS:
-        return []
     names = imported_names(source, module)
-    if FACADE in names:
-        return [f"{module} imports {FACADE}: services below the facade take an engine or a database"]
-    return []
+    found = []
+    if FACADE in names and not module.startswith(FACADE_IMPORTERS) and module not in FACADE_EXCEPTIONS:
+        found.append(f"{module} imports {FACADE}: only the front ends use the facade")
+    core = sorted(n for n in names if n == CORE or n.startswith(CORE + "."))
+    if core and module != FACADE and not module.startswith(CORE_IMPORTERS):
+        found.append(f"{module} imports {core[0]}: services below the facade take an engine or a database")
+    return found
 
 
-def test_only_views_and_front_ends_import_the_project_facade() -> None:
+def test_only_the_front_ends_import_the_facade_and_only_views_its_core() -> None:
     found = [v for module, path in studio_modules() for v in facade_violations(module, path.read_text("utf-8"))]
     assert not found, "\n".join(found)
 
@@ -154,9 +160,70 @@ def test_only_views_and_front_ends_import_the_project_facade() -> None:
 def test_the_facade_rule_counts_imports_inside_functions() -> None:
     lazy = "def later():\n    from studio.services.project import Project\n"
     assert facade_violations("studio.services.meta.embeddings", lazy)
-    assert not facade_violations("studio.services.views.review", lazy)
+    assert facade_violations("studio.services.views.review", lazy)
     assert not facade_violations("studio.cli.context", lazy)
     assert facade_violations("studio.services.rubric.cover", "from studio.services import project\n")
+    assert facade_violations("studio.services.rubric.cover", "from studio.services.facade.core import ProjectCore\n")
+    assert not facade_violations(
+        "studio.services.views.review", "from studio.services.facade.core import ProjectCore\n"
+    )
+
+
+# What a front end may import of the studio: the facade, the domain's types, the package's root
+# (its version) and its own layer; the command line also opens the TUI.
+FRONT_END_IMPORTS = {
+    "cli": ("studio.cli", "studio.tui.app"),
+    "tui": ("studio.tui",),
+}
+FRONT_END_SHARED = (FACADE, "studio.domain")
+
+
+def front_end_violations(module: str, source: str) -> list[str]:
+    layer = layer_of(module)
+    if layer not in FRONT_END_IMPORTS:
+        return []
+    allowed = (*FRONT_END_SHARED, *FRONT_END_IMPORTS[layer])
+    found = []
+    tree = ast.parse(source)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").startswith("studio"):
+            target = node.module or ""
+            if target != "studio" and not any(target == a or target.startswith(a + ".") for a in allowed):
+                found.append(f"{module} imports {target}: a front end uses the facade and the domain's types only")
+        elif isinstance(node, ast.Import):
+            found += [f"{module} imports {a.name}" for a in node.names if a.name.startswith("studio.")]
+        elif isinstance(node, ast.Attribute) and node.attr in ("db", "engine"):
+            found.append(f"{module} line {node.lineno} reaches .{node.attr}: ask the project instead")
+    return found
+
+
+def test_front_ends_use_the_facade_and_domain_types_only() -> None:
+    found = [v for module, path in studio_modules() for v in front_end_violations(module, path.read_text("utf-8"))]
+    assert not found, "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    ("module", "source"),
+    [
+        ("studio.cli.bank", "from studio.services.rubric.editing import BankEditor\n"),
+        ("studio.tui.screens.review", "def later():\n    from studio.store import labels\n"),
+        ("studio.cli.export", "from studio.formats.bank_writers import encode\n"),
+        ("studio.tui.app", "def f(project):\n    return project.db.cursor()\n"),
+        ("studio.cli.judge", "def f(project):\n    project.engine.forget_labels('x')\n"),
+        ("studio.tui.app", "import studio.services.views.review\n"),
+    ],
+)
+def test_the_front_end_rule_flags_a_back_door(module: str, source: str) -> None:
+    assert front_end_violations(module, source)
+
+
+def test_the_front_end_rule_accepts_the_facade_and_the_domain() -> None:
+    assert not front_end_violations(
+        "studio.cli.evaluate",
+        "from studio import __version__\nfrom studio.services.project import Project\n"
+        "from studio.domain.choices import DEFAULT_MEASURES\nfrom studio.cli.output import emit_object\n",
+    )
+    assert not front_end_violations("studio.cli.launch", "def f():\n    from studio.tui.app import run_studio\n")
 
 
 def import_graph() -> dict[str, set[str]]:

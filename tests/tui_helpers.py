@@ -13,7 +13,7 @@ from textual.message import Message
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Static
 
-from studio.services.judging.config import JudgeConfig
+from studio.domain.judging import JudgeConfig
 from studio.services.project import Project
 from studio.tui.app import StudioApp
 

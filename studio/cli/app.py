@@ -33,7 +33,7 @@ from studio.cli import (
     report,
 )
 from studio.cli.context import Options
-from studio.store.database import DEFAULT_WAIT_SECONDS
+from studio.domain.project_file import DEFAULT_WAIT_SECONDS
 
 app = typer.Typer(
     name="studio",
@@ -92,7 +92,7 @@ def main(
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
     ] = False,
 ) -> None:
-    ctx.obj = Options(db=db, wait=wait)
+    ctx.obj = Options(project_file=db, wait=wait)
 
 
 def run() -> None:

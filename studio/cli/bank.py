@@ -11,8 +11,8 @@ from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import OutputFormat, emit_object, emit_records
 from studio.domain.choices import Importance, ItemKind, ModelBackend
+from studio.domain.judging import JudgeConfig
 from studio.domain.models import BankItem
-from studio.services.rubric.editing import BankEditor
 
 commands = typer.Typer(
     name="bank", help="Read and edit a test bank (every edit is an audited event).", no_args_is_help=True
@@ -39,7 +39,7 @@ def list_items(
 ) -> None:
     """The bank's current items."""
     with open_project(ctx) as project:
-        emit_records(BankEditor(project.db, bank).items(topic), fmt, title=f"Bank {bank}")
+        emit_records(project.bank_editor(bank).items(topic), fmt, title=f"Bank {bank}")
 
 
 @commands.command("add")
@@ -59,7 +59,7 @@ def add(
     level = None if importance is None else importance.value
     with open_project(ctx) as project:
         _item(
-            BankEditor(project.db, bank, person).add(qid, text, kind=kind.value, importance=level, note=note),
+            project.bank_editor(bank, person).add(qid, text, kind=kind.value, importance=level, note=note),
             fmt,
             "Added",
         )
@@ -78,7 +78,7 @@ def edit(
 ) -> None:
     """Reword an item (it keeps its id)."""
     with open_project(ctx) as project:
-        _item(BankEditor(project.db, bank, person).edit(item, text=text, note=note), fmt, "Edited")
+        _item(project.bank_editor(bank, person).edit(item, text=text, note=note), fmt, "Edited")
 
 
 @commands.command("weight")
@@ -94,7 +94,7 @@ def weight(
 ) -> None:
     """Mark an item vital or okay."""
     with open_project(ctx) as project:
-        _item(BankEditor(project.db, bank, person).weight(item, importance.value, note=note), fmt, "Re-weighted")
+        _item(project.bank_editor(bank, person).weight(item, importance.value, note=note), fmt, "Re-weighted")
 
 
 @commands.command("delete")
@@ -109,7 +109,7 @@ def delete(
 ) -> None:
     """Retire an item (its history stays)."""
     with open_project(ctx) as project:
-        _item(BankEditor(project.db, bank, person).delete(item, note=note), fmt, "Deleted")
+        _item(project.bank_editor(bank, person).delete(item, note=note), fmt, "Deleted")
 
 
 @commands.command("merge")
@@ -125,7 +125,7 @@ def merge(
 ) -> None:
     """Replace several items of one topic by one."""
     with open_project(ctx) as project:
-        _item(BankEditor(project.db, bank, person).merge(items, text=text, note=note), fmt, "Merged")
+        _item(project.bank_editor(bank, person).merge(items, text=text, note=note), fmt, "Merged")
 
 
 @commands.command("split")
@@ -141,7 +141,7 @@ def split(
 ) -> None:
     """Replace one item by several."""
     with open_project(ctx) as project:
-        parts = BankEditor(project.db, bank, person).split(item, texts, note=note)
+        parts = project.bank_editor(bank, person).split(item, texts, note=note)
     emit_records(
         [{"qid": p.qid, "item_id": p.item_id, "text": p.text, "importance": p.importance} for p in parts],
         fmt,
@@ -159,7 +159,7 @@ def history(
 ) -> None:
     """The bank's item events, newest first (imports, edits, who and why)."""
     with open_project(ctx) as project:
-        emit_records(BankEditor(project.db, bank).history(limit), fmt, title=f"History of {bank}")
+        emit_records(project.bank_editor(bank).history(limit), fmt, title=f"History of {bank}")
 
 
 @commands.command("report")
@@ -230,9 +230,6 @@ def generate(
     fmt: Format = OutputFormat.table,
 ) -> None:
     """Generate ~10 exam questions or nuggets per topic from the query alone (Rubric/EXAM prompts)."""
-    from studio.services.judging.config import JudgeConfig
-    from studio.services.rubric.generation import generate_bank
-
     config = JudgeConfig(
         method="generate",
         backend=backend.value,
@@ -245,7 +242,7 @@ def generate(
     )
     with open_project(ctx) as project:
         summary: dict[str, object] = {}
-        for event in generate_bank(project.db, config, kind.value, max_items=max_items, replace=replace):
+        for event in project.generate_bank(config, kind.value, max_items=max_items, replace=replace):
             if isinstance(event, dict):
                 summary = event
     emit_object(summary, fmt, title=f"Generated {name}")
@@ -290,9 +287,6 @@ def nuggetize_command(
     fmt: Format = OutputFormat.table,
 ) -> None:
     """AutoNuggetizer: nuggets from judged-relevant documents (windows of 10), vital/okay, top 20 per topic."""
-    from studio.services.judging.config import JudgeConfig
-    from studio.services.rubric.nuggetizer import nuggetize
-
     config = JudgeConfig(
         method="nuggetize",
         backend=backend.value,
@@ -305,6 +299,6 @@ def nuggetize_command(
     )
     with open_project(ctx) as project:
         summary: dict[str, object] = {}
-        for event in nuggetize(project.db, config, relevant=relevant, replace=replace):
+        for event in project.nuggetize(config, relevant=relevant, replace=replace):
             summary = event
     emit_object(summary, fmt, title=f"Nuggetized {name}")

@@ -10,7 +10,7 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import ExitCode, handles_errors
 from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console
-from studio.services.integrity.report import CheckReport
+from studio.domain.check_report import CheckReport
 
 commands = typer.Typer()
 

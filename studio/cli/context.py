@@ -8,15 +8,13 @@ from pathlib import Path
 import typer
 
 from studio.cli.output import stderr_console
-from studio.services.locations import project_path
+from studio.domain.project_file import DEFAULT_WAIT_SECONDS, LockHolder
 from studio.services.project import Project
-from studio.store.database import DEFAULT_WAIT_SECONDS
-from studio.store.file_lock import LockHolder
 
 
 @dataclass
 class Options:
-    db: Path | None = None
+    project_file: Path | None = None  # --db
     wait: float = DEFAULT_WAIT_SECONDS
 
 
@@ -27,7 +25,7 @@ def options(ctx: typer.Context) -> Options:
 
 def open_project(ctx: typer.Context) -> Project:
     chosen = options(ctx)
-    path = project_path(chosen.db)
+    path = Project.locate(chosen.project_file)
 
     def tell(holder: LockHolder) -> None:
         stderr_console().print(

@@ -9,8 +9,7 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import Format, OutputFormat, emit_object, emit_records, stderr_console, warn_about_scale
-from studio.domain.choices import QueueOrder
-from studio.services.evaluation.engine import DEFAULT_MEASURES
+from studio.domain.choices import DEFAULT_MEASURES, QueueOrder
 
 Ref = Annotated[str, typer.Option("--ref", help="Reference label set (e.g. the human one).")]
 Qrels = Annotated[str, typer.Option("--qrels", help="Label set to evaluate with or to audit.")]

@@ -9,14 +9,8 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import stderr_console
-from studio.formats.bank_writers import BankFormat
-from studio.services.exports.banks import export_bank as write_bank
-from studio.services.exports.delivery import ExportReport
-from studio.services.exports.labels import export_judgments as write_judgments
-from studio.services.exports.labels import export_qrels as write_qrels
-from studio.services.exports.leaderboard import TableFormat
-from studio.services.exports.leaderboard import export_leaderboard as write_leaderboard
-from studio.services.rubric.graded_files import export_graded as write_graded
+from studio.domain.choices import BankFormat, TableFormat
+from studio.domain.export_report import ExportReport
 
 commands = typer.Typer(
     name="export",
@@ -45,7 +39,7 @@ def export_qrels(
 ) -> None:
     """A label set as TREC qrels `qid 0 docid grade` (fractional grades written exactly)."""
     with open_project(ctx) as project:
-        _report(write_qrels(project.db, name, out))
+        _report(project.export_qrels(name, out))
 
 
 @commands.command("judgments")
@@ -57,7 +51,7 @@ def export_judgments(
 ) -> None:
     """A judge's newest run as UMBRELA-style judgment JSONL (prompt, raw output, judgment)."""
     with open_project(ctx) as project:
-        _report(write_judgments(project.db, name, out))
+        _report(project.export_judgments(name, out))
 
 
 @commands.command("graded")
@@ -71,7 +65,7 @@ def export_graded(
 ) -> None:
     """Item grades: a Rubric-workbench graded file (exam, subtopic) or nuggetizer assignments (nugget-assign)."""
     with open_project(ctx) as project:
-        _report(write_graded(project.db, name, out, ref=ref, min_grade=min_grade))
+        _report(project.export_graded(name, out, ref=ref, min_grade=min_grade))
 
 
 @commands.command("bank")
@@ -93,7 +87,7 @@ def export_bank(
     """A test bank as Rubric-workbench JSONL (`items`, or the older `questions` as rubric-questions),
     nuggetizer JSONL or TSV qid_n<TAB>text<TAB>importance."""
     with open_project(ctx) as project:
-        _report(write_bank(project.db, name, out, fmt))
+        _report(project.export_bank(name, out, fmt))
 
 
 @commands.command("leaderboard")
@@ -117,4 +111,4 @@ def export_leaderboard(
 ) -> None:
     """The rows of `studio eval` (run, measure, value, topics) as JSON, TSV or CSV."""
     with open_project(ctx) as project:
-        _report(write_leaderboard(project.engine, qrels, measure, out, fmt, per_topic=per_topic, complete=complete))
+        _report(project.export_leaderboard(qrels, measure, out, fmt, per_topic=per_topic, complete=complete))

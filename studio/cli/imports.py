@@ -10,10 +10,9 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import Format, OutputFormat, emit_object, stderr_console
-from studio.domain.choices import ItemKind
+from studio.domain.choices import ItemKind, OnDuplicate, OnDuplicateGrade
+from studio.domain.import_report import ImportReport
 from studio.domain.models import LabelSetKind
-from studio.formats.trec import OnDuplicate, OnDuplicateGrade
-from studio.services.imports.report import ImportReport
 
 commands = typer.Typer(
     name="import", help="Load data into the project (each command all or nothing).", no_args_is_help=True

@@ -20,7 +20,7 @@ from studio.cli.output import OutputFormat, emit_object, stderr_console
 from studio.cli.progress import progress_bar
 from studio.domain.choices import BackendName, ConstrainMode, DerivedScore, JudgeMethod
 from studio.domain.errors import UsageError
-from studio.services.judging.config import JudgeConfig, JudgeSummary, last_config
+from studio.domain.judging import JudgeConfig, JudgeSummary
 from studio.services.project import Project
 
 commands = typer.Typer()
@@ -124,7 +124,7 @@ def judge(
             temperature=temperature,
         )
         if stale:
-            config = last_config(project.db, label_set)
+            config = project.judge_config(label_set)
         if export_batch or import_batch:
             _older_batch(project, config, export_batch, import_batch, fmt)
             return

@@ -8,9 +8,8 @@ same functions below so both spellings print the same thing.
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -19,8 +18,8 @@ from studio.cli.errors import handles_errors
 from studio.cli.listing import Listing, emit_listing
 from studio.cli.output import Format, OutputFormat, emit_object, emit_records
 from studio.cli.progress import progress_bar
-from studio.domain.choices import BackendName, ConstrainMode, JudgeMethod
-from studio.services.judging.config import JudgeConfig, last_config
+from studio.domain.choices import ConstrainMode, JudgeMethod
+from studio.domain.judging import JudgeConfig
 from studio.services.project import Project
 
 commands = typer.Typer(name="judges", help="Inspect and manage judge runs.", no_args_is_help=True)
@@ -42,30 +41,21 @@ def show_reparse(project: Project, label_set: str, fmt: OutputFormat) -> None:
 
 
 def show_extracted_answers(project: Project, label_set: str, fmt: OutputFormat) -> None:
-    # Imported here, as before: only the rubric commands load the extraction prompts.
-    from studio.services.rubric import verification
-
-    counts = progress_bar(verification.extract_answers(project.db, label_set), f"answers of {label_set}")
+    counts = progress_bar(project.extract_answers(label_set), f"answers of {label_set}")
     emit_object(counts, fmt, title=f"Answers of {label_set}")
 
 
 def show_verification(project: Project, label_set: str, fmt: OutputFormat) -> None:
-    from studio.services.rubric import verification
-
-    emit_records(verification.verification(project.db, label_set), fmt, title=f"Verification of {label_set}")
+    emit_records(project.verification(label_set), fmt, title=f"Verification of {label_set}")
 
 
 def write_batch(project: Project, config: JudgeConfig, path: Path, fmt: OutputFormat) -> None:
-    from studio.services.judging import batch
-
-    written = batch.export_batch(project.db, config, path)
+    written = project.export_batch(config, path)
     emit_object({"file": str(path), "requests": written}, fmt, title="Exported")
 
 
 def read_batch(project: Project, config: JudgeConfig, path: Path, fmt: OutputFormat) -> None:
-    from studio.services.judging import batch
-
-    counts = batch.import_batch(project.db, config, path)
+    counts = project.import_batch(config, path)
     emit_object({"file": str(path), **counts}, fmt, title="Imported")
 
 
@@ -133,23 +123,6 @@ Constrain = Annotated[
 ]
 
 
-def batch_config(project: Project, label_set: str, given: dict[str, Any]) -> JudgeConfig:
-    """The judge a batch file is for: the label set's newest judge run as it was configured, or a
-    new openai judge when no judge has written it yet; the options given replace either's."""
-    judged = any(run["label_set"] == label_set for run in project.judge_runs())
-    base = (
-        last_config(project.db, label_set)
-        if judged
-        else JudgeConfig(method=JudgeMethod.umbrela.value, backend=BackendName.openai.value, name=label_set)
-    )
-    chosen: dict[str, Any] = {
-        key: value.value if isinstance(value, JudgeMethod | ConstrainMode) else value
-        for key, value in given.items()
-        if value is not None
-    }
-    return replace(base, **chosen)
-
-
 @commands.command("export-batch")
 @handles_errors
 def export_batch(
@@ -192,7 +165,7 @@ def export_batch(
         constrain=constrain,
     )
     with open_project(ctx) as project:
-        write_batch(project, batch_config(project, name, given), out, fmt)
+        write_batch(project, project.batch_config(name, **given), out, fmt)
 
 
 @commands.command("import-batch")
@@ -234,4 +207,4 @@ def import_batch(
         constrain=constrain,
     )
     with open_project(ctx) as project:
-        read_batch(project, batch_config(project, name, given), file, fmt)
+        read_batch(project, project.batch_config(name, **given), file, fmt)

@@ -12,10 +12,7 @@ from studio.cli.errors import handles_errors
 from studio.cli.listing import print_overview
 from studio.cli.output import OutputFormat, stderr_console
 from studio.domain.choices import ScreenName
-from studio.services.locations import demo_project_path
 from studio.services.project import Project
-from studio.services.sample_project import build_sample_project
-from studio.services.views.overview import overview
 
 commands = typer.Typer()
 
@@ -30,13 +27,13 @@ def demo(
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
 ) -> None:
     """Build the bundled sample project (once) and open the studio on it."""
-    path = demo_project_path(db or options(ctx).db)
+    path = Project.demo_path(db or options(ctx).project_file)
     fresh = rebuild or not path.exists()
-    project = build_sample_project(path, rebuild=rebuild)
+    project = Project.sample(path, rebuild=rebuild)
     stderr_console().print(f"{'built' if fresh else 'opened'} the sample project at {path}")
     if no_tui:
         with project:
-            print_overview(overview(project), fmt)
+            print_overview(project.overview(), fmt)
         return
     _run_tui(project, screen=ScreenName.review)
 

@@ -10,8 +10,8 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import OutputFormat, emit_object, emit_records
+from studio.domain.views import Overview
 from studio.services.project import Project
-from studio.services.views.overview import Overview, overview
 
 
 class Listing(StrEnum):
@@ -96,7 +96,7 @@ def list_command(
     pool, times and process, which JSON, CSV and TSV give."""
     with open_project(ctx) as project:
         if what is None:
-            print_overview(overview(project), fmt)
+            print_overview(project.overview(), fmt)
         else:
             emit_listing(project, what, fmt)
 

@@ -11,7 +11,7 @@ from studio.cli.errors import handles_errors
 from studio.cli.output import Format, OutputFormat, emit_object, emit_records, warn_about_scale
 from studio.cli.progress import progress_bar
 from studio.domain.choices import BackendName, SensitivityMethod
-from studio.services.judging.config import JudgeConfig
+from studio.domain.judging import JudgeConfig
 
 Ref = Annotated[str, typer.Option("--ref", help="Reference label set (e.g. the human one).")]
 
@@ -125,8 +125,6 @@ def sensitivity(
     fmt: Format = OutputFormat.table,
 ) -> None:
     """Run one method with several prompts: κ per prompt, mean and variance, α between prompts."""
-    from studio.services.meta.sensitivity import prompt_sensitivity
-
     config = JudgeConfig(
         method=method.value,
         backend=backend.value,
@@ -140,9 +138,7 @@ def sensitivity(
         seed=seed,
     )
     with open_project(ctx) as project:
-        result = progress_bar(
-            prompt_sensitivity(project.engine, config, prompt), f"{method.value} × {len(prompt)} prompts"
-        )
+        result = progress_bar(project.prompt_sensitivity(config, prompt), f"{method.value} × {len(prompt)} prompts")
     if fmt is OutputFormat.json:
         emit_object(result, fmt)
         return
@@ -170,12 +166,10 @@ def probe(
 ) -> None:
     """Stuff reference-non-relevant passages with the query and a claim of relevance; see how far
     each judge's labels move (Alaofi et al. 2024)."""
-    from studio.services.meta.probes import run_probe
-
     rows = []
     with open_project(ctx) as project:
         for name in qrels:
-            rows.append(progress_bar(run_probe(project.engine, name, ref=ref, limit=limit, seed=seed), f"probe {name}"))
+            rows.append(progress_bar(project.probe(name, ref=ref, limit=limit, seed=seed), f"probe {name}"))
     if fmt is not OutputFormat.table:
         emit_records(rows, fmt)
         return

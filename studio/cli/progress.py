@@ -8,7 +8,7 @@ from typing import TypeVar
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from studio.cli.output import stderr_console
-from studio.services.judging.config import JudgeProgress
+from studio.domain.judging import JudgeProgress
 
 T = TypeVar("T")
 

@@ -33,10 +33,8 @@ def report(
 
     report.html is self-contained (inline CSS, figures as data URIs); report.md has the same tables and figures/*.png.
     """
-    # Imported here: matplotlib is loaded only by the command that draws.
-    from studio.services.report.build import build_report
-    from studio.services.report.files import write_report
-
     with open_project(ctx) as project:
-        built = build_report(project, ref=ref, measure=measure, resamples=resamples, with_embeddings=with_embeddings)
-    stderr_console().print(write_report(built, out).summary(), markup=False)
+        written = project.write_report(
+            out, ref=ref, measure=measure, resamples=resamples, with_embeddings=with_embeddings
+        )
+    stderr_console().print(written.summary(), markup=False)

@@ -128,3 +128,37 @@ class QueueOrder(StrEnum):
 
     delta_tau = "delta-tau"  # the most leaderboard-changing first
     spread = "spread"  # where the judges (an ensemble's members, a judge's samples) disagree most first
+
+
+class OnDuplicate(StrEnum):
+    """What to do with a document listed twice with different texts."""
+
+    ERROR = "error"
+    FIRST = "first"
+    LAST = "last"
+
+
+class OnDuplicateGrade(StrEnum):
+    """What to do with a qrels pair listed twice with different grades: refuse the file, as
+    trec_eval does, or keep one grade (`highest`: as Clarke's compatibility.py reads qrels)."""
+
+    ERROR = "error"
+    FIRST = "first"
+    LAST = "last"
+    HIGHEST = "highest"
+
+
+class BankFormat(StrEnum):
+    rubric = "rubric"
+    rubric_questions = "rubric-questions"  # the Rubric workbench's older question banks
+    nuggetizer = "nuggetizer"
+    tsv = "tsv"
+
+
+class TableFormat(StrEnum):
+    json = "json"
+    tsv = "tsv"
+    csv = "csv"
+
+
+DEFAULT_MEASURES = ("nDCG@10", "AP", "P@10", "RR", "R@100")

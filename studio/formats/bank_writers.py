@@ -14,19 +14,11 @@ from __future__ import annotations
 import gzip
 import json
 from collections.abc import Iterable, Mapping, Sequence
-from enum import StrEnum
 from typing import Any
 
+from studio.domain.choices import BankFormat
 from studio.domain.errors import UsageError
 from studio.domain.models import BankItem, rubric_item_id
-
-
-class BankFormat(StrEnum):
-    rubric = "rubric"
-    rubric_questions = "rubric-questions"  # the Rubric workbench's older question banks
-    nuggetizer = "nuggetizer"
-    tsv = "tsv"
-
 
 JSON_FORMATS = (BankFormat.rubric, BankFormat.rubric_questions, BankFormat.nuggetizer)
 

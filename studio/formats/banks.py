@@ -21,9 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from studio.domain.choices import BankFormat
 from studio.domain.errors import InputError
 from studio.domain.models import IMPORTANCE_LEVELS, ITEM_KINDS, BankItem, rubric_item_id
-from studio.formats.bank_writers import BankFormat
 from studio.formats.jsonl import first_field, json_objects, looks_like_jsonl
 from studio.formats.text_input import numbered_lines
 

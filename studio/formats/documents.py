@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from studio.domain.choices import OnDuplicate
 from studio.domain.errors import InputError
 from studio.domain.models import Document
 from studio.formats.jsonl import first_field, json_objects, looks_like_jsonl
 from studio.formats.text_input import numbered_lines
-from studio.formats.trec import OnDuplicate
 
 DOCID_FIELDS = ("docid", "id", "pid", "doc_id", "_id")
 TEXT_FIELDS = ("text", "contents", "segment", "body")

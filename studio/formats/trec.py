@@ -15,33 +15,15 @@ from __future__ import annotations
 import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
-from enum import StrEnum
 from typing import TextIO
 
+from studio.domain.choices import OnDuplicateGrade
 from studio.domain.errors import InputError
 from studio.domain.models import QrelsRow, RunRow
 from studio.formats.text_input import numbered_lines
 
 RUN_COLUMNS = 6  # qid Q0 docid rank score tag
 QRELS_COLUMNS = 4  # qid iter docid grade
-
-
-class OnDuplicate(StrEnum):
-    """What to do with a document listed twice with different texts."""
-
-    ERROR = "error"
-    FIRST = "first"
-    LAST = "last"
-
-
-class OnDuplicateGrade(StrEnum):
-    """What to do with a qrels pair listed twice with different grades: refuse the file, as
-    trec_eval does, or keep one grade (`highest`: as Clarke's compatibility.py reads qrels)."""
-
-    ERROR = "error"
-    FIRST = "first"
-    LAST = "last"
-    HIGHEST = "highest"
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from studio.services.facade.core import ProjectCore
 from studio.services.locations import sample_data_dir
-from studio.services.project import Project
 
 HUMAN_LABEL_SET = "human"
 # UMBRELA grades of every human-judged pair by the bundled SmolLM2-135M (a real run, saved), so
@@ -15,20 +15,20 @@ HUMAN_LABEL_SET = "human"
 LLM_LABEL_SET = "umbrela-smol"
 
 
-def build_sample_project(path: Path, *, rebuild: bool = False, source: Path | None = None) -> Project:
-    """Open the sample project at `path`, building it first when missing (or when `rebuild`).
+def build_sample_file(path: Path, *, rebuild: bool = False, source: Path | None = None) -> Path:
+    """The sample project's file at `path`, built first when missing (or when `rebuild`).
 
     The build writes a temporary file and renames it into place, so an interrupted build
     never leaves a half-built project behind.
     """
     if path.exists() and not rebuild:
-        return Project.open(path)
+        return path
     data = source or sample_data_dir()
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".building")
     for leftover in (partial, Path(str(partial) + ".wal")):
         leftover.unlink(missing_ok=True)
-    with Project.open(partial) as project:
+    with ProjectCore.open(partial) as project:
         project.import_topics(data / "topics.tsv")
         project.import_docs(data / "documents.jsonl")
         project.import_qrels(data / "qrels" / "human.txt", name=HUMAN_LABEL_SET)
@@ -41,4 +41,4 @@ def build_sample_project(path: Path, *, rebuild: bool = False, source: Path | No
     for turn_taking in (".lock", ".lock.wanted"):  # the temporary file's turn-taking files
         Path(str(partial) + turn_taking).unlink(missing_ok=True)
     os.replace(partial, path)
-    return Project.open(path)
+    return path

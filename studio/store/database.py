@@ -21,11 +21,11 @@ from typing import Any
 import duckdb
 
 from studio.domain.errors import ProjectBusy, ProjectError
-from studio.store.file_lock import POLL_SECONDS, ProjectLock, WaitNotice, busy, holder_from_duckdb, wanted_since
+from studio.domain.project_file import DEFAULT_WAIT_SECONDS, WaitNotice
+from studio.store.file_lock import POLL_SECONDS, ProjectLock, busy, holder_from_duckdb, wanted_since
 from studio.store.migrations import LATEST_VERSION, MIGRATIONS
 
 Connection = duckdb.DuckDBPyConnection
-DEFAULT_WAIT_SECONDS = 30.0
 CLOSE_ATTEMPTS = 200  # 2 s for a query still running on another thread to notice its interruption
 
 

@@ -18,32 +18,14 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Callable
-from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 
 from studio.domain.errors import ProjectBusy
+from studio.domain.project_file import LockHolder, WaitNotice
 
 POLL_SECONDS = 0.05
 _DUCKDB_HOLDER = re.compile(r"Conflicting lock is held in (?P<program>.*?) \(PID (?P<pid>\d+)\)")
-
-
-@dataclass(frozen=True)
-class LockHolder:
-    """Who holds a project file, as its lock-info record says (or DuckDB's message, for a program
-    that is not the studio)."""
-
-    pid: int | None
-    command: str
-    since: str | None = None
-
-    def describe(self) -> str:
-        who = f"PID {self.pid}" if self.pid is not None else "another process"
-        return f"{who} ({self.command})" if self.command else who
-
-
-WaitNotice = Callable[[LockHolder], None]
 
 
 def lock_path(project: str) -> Path:

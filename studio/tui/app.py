@@ -3,14 +3,13 @@
 Long work (reading the overview, building the review queue, leaderboards, judges, re-grading)
 runs in thread workers that post messages; handlers on the main thread own every widget. The
 evaluation engine's cached evaluators are shared, so whoever uses them holds the engine lock
-(`StudioScreen.engine()`).
+(`StudioScreen.locked()`).
 """
 
 from __future__ import annotations
 
 import getpass
 import os
-import time
 from pathlib import Path
 
 from textual import on
@@ -86,9 +85,8 @@ class StudioApp(StateApp):
     def on_mount(self) -> None:
         # The project file is given up whenever the studio is idle, so that headless commands
         # and judges in other terminals work meanwhile; what they write is noticed and shown.
-        self.state.project.db.defer_release = True
         # A screen waits at most a few seconds for another process's write, then says so.
-        self.state.project.db.wait = min(self.state.project.db.wait, TUI_WAIT_SECONDS)
+        self.state.project.share_when_idle(TUI_WAIT_SECONDS)
         self.watcher = self.state.project.watch_changes()
         self.set_interval(IDLE_SECONDS, self.share_the_file)
         if self.start_screen != self.DEFAULT_MODE:
@@ -100,8 +98,7 @@ class StudioApp(StateApp):
         """Release the file when another process asks for it (or after a while idle) and no work but
         a long job's is under way, and show others' writes. Keeping it otherwise spares the next
         keypress the reopening of the file."""
-        db = self.state.project.db
-        if db.held and not db.wanted() and time.monotonic() - db.last_used < IDLE_RELEASE_SECONDS:
+        if not self.state.project.sharing_due(IDLE_RELEASE_SECONDS):
             return
         if any(not worker.is_finished and worker.group not in LONG_JOBS for worker in self.workers):
             return

@@ -9,7 +9,7 @@ from typing import Any
 from textual.message import Message
 from textual.worker import get_current_worker
 
-from studio.services.judging.config import JudgeProgress, JudgeSummary
+from studio.domain.judging import JudgeProgress, JudgeSummary
 from studio.tui.messages import JudgeFinished, JudgeProgressed
 
 JudgeEvents = Generator[JudgeProgress | JudgeSummary, None, None]

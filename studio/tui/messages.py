@@ -12,12 +12,9 @@ from typing import Any
 
 from textual.message import Message
 
-from studio.services.judging.config import JudgeProgress, JudgeSummary
-from studio.services.views.bank import BankView
-from studio.services.views.estimates import EstimateView
-from studio.services.views.leaderboard import LeaderboardView
-from studio.services.views.overview import Overview, ProjectNames
-from studio.services.views.review import ReviewSession, Stats
+from studio.domain.judging import JudgeProgress, JudgeSummary
+from studio.domain.views import BankView, EstimateView, LeaderboardView, Overview, ProjectNames, Stats
+from studio.services.project import ReviewSession
 
 
 @dataclass

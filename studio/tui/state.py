@@ -4,7 +4,7 @@ lock on the evaluation engine's cached evaluators (worker threads and the UI thr
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from textual.app import App
 
@@ -40,7 +40,11 @@ class StudioState:
     project: Project
     selection: Selection
     person: str | None = None
-    engine_lock: threading.RLock = field(default_factory=threading.RLock)
+
+    @property
+    def engine_lock(self) -> threading.RLock:
+        """The project's lock: the UI thread, the workers and the write path take turns with it."""
+        return self.project.lock
 
 
 class StateApp(App[None]):

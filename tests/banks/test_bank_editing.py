@@ -13,12 +13,11 @@ from helpers import cli
 from studio import Project
 from studio.domain.errors import UsageError
 from studio.services.rubric.editing import BankEditor
-from studio.services.sample_project import build_sample_project
 
 
 @pytest.fixture()
 def project(tmp_path: Path) -> Iterator[Project]:
-    with build_sample_project(tmp_path / "p.duckdb") as opened:
+    with Project.sample(tmp_path / "p.duckdb") as opened:
         yield opened
 
 
@@ -103,7 +102,7 @@ def test_bad_edits_are_refused_and_change_nothing(project: Project, call: Callab
 
 def test_cli_edits_show_in_list_and_history(tmp_path: Path) -> None:
     db = tmp_path / "p.duckdb"
-    build_sample_project(db).close()
+    Project.sample(db).close()
 
     def studio(*args: str) -> str:
         result = cli(db, *args)

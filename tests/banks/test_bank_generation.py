@@ -12,13 +12,12 @@ from fakes import ScriptedBackend
 
 from studio import Project
 from studio.domain.errors import UsageError
+from studio.domain.judging import JudgeConfig
 from studio.judges.backend import ChatRequest
 from studio.judges.parsing import parse_generated_items
 from studio.judges.prompts import load_prompt
-from studio.services.judging.config import JudgeConfig
 from studio.services.rubric.editing import BankEditor
 from studio.services.rubric.generation import generate_bank
-from studio.services.sample_project import build_sample_project
 
 
 @pytest.mark.parametrize(
@@ -65,7 +64,7 @@ def run(project: Project, backend: ScriptedBackend, *, replace: bool = False) ->
 
 
 def test_generated_items_become_a_bank_with_rubric_ids_and_cached_calls(tmp_path: Path) -> None:
-    with build_sample_project(tmp_path / "p.duckdb") as project:
+    with Project.sample(tmp_path / "p.duckdb") as project:
         writer = ScriptedBackend(write_questions, name="writer", model="writer")
         summary = run(project, writer)
         assert summary["items"] == 4 and summary["calls"] == 3 and summary["topics_without_items"] == ["1002"]

@@ -10,10 +10,9 @@ from fakes import ScriptedBackend
 from helpers import cli, judge_all
 
 from studio import Project
+from studio.domain.judging import JudgeConfig
 from studio.domain.models import BankItem
 from studio.judges.backend import ChatRequest
-from studio.services.judging.config import JudgeConfig
-from studio.services.sample_project import build_sample_project
 from studio.store import banks as bank_store
 
 TOPIC = "1007"
@@ -50,7 +49,7 @@ def grade_with_a_spurious_item(project: Project) -> tuple[list[BankItem], dict[s
 
 def test_report_finds_the_spurious_item_and_the_uncovered_relevant_documents(tmp_path: Path) -> None:
     db = tmp_path / "p.duckdb"
-    with build_sample_project(db) as project:
+    with Project.sample(db) as project:
         items, reference = grade_with_a_spurious_item(project)
         report = project.bank_report("nuggets", "nug", topics=[TOPIC])
         # the τ of all items is the τ of the Exam-Binary label set derived from the same grades
@@ -74,7 +73,7 @@ def test_report_finds_the_spurious_item_and_the_uncovered_relevant_documents(tmp
 
 def test_report_needs_item_grades(tmp_path: Path) -> None:
     db = tmp_path / "p.duckdb"
-    build_sample_project(db).close()
+    Project.sample(db).close()
     result = cli(db, "bank", "report", "nuggets", "--from", "human")
     assert result.exit_code == 2 and "no item grades" in result.stderr
     with Project.open(db) as project:
@@ -85,7 +84,7 @@ def test_cover_leaderboard_counts_items_covered_in_the_top_k(tmp_path: Path) -> 
     """With the scripted grades, an item is covered by every document (the spurious one) or by the
     documents graded 3: Cover@k of a run is computed here from the run file itself."""
     db = tmp_path / "p.duckdb"
-    with build_sample_project(db) as project:
+    with Project.sample(db) as project:
         items, reference = grade_with_a_spurious_item(project)
         con = project.db.cursor()
         bank = bank_store.bank_id(con, "nuggets")

@@ -12,11 +12,10 @@ from helpers import cli, judge_all
 
 from studio import Project
 from studio.banks.derived import nugget_scores
+from studio.domain.judging import JudgeConfig
 from studio.judges.backend import ChatRequest
 from studio.judges.methods import get_method
 from studio.judges.parsing import parse_assignments
-from studio.services.judging.config import JudgeConfig
-from studio.services.sample_project import build_sample_project
 from studio.store import banks as bank_store
 
 TOPIC = "1004"  # 11 nuggets: two windows per document
@@ -59,7 +58,7 @@ def assign(request: ChatRequest) -> str:
 
 def test_windows_item_labels_and_nugget_scores(tmp_path: Path) -> None:
     db = tmp_path / "p.duckdb"
-    with build_sample_project(db) as project:
+    with Project.sample(db) as project:
         backend = ScriptedBackend(assign, name="assigner", model="assigner")
         config = JudgeConfig(
             method="nugget-assign", backend="assigner", name="assign", bank="nuggets", topics=[TOPIC], limit=3
@@ -109,7 +108,7 @@ def test_windows_item_labels_and_nugget_scores(tmp_path: Path) -> None:
 
 def test_nugget_scores_refuse_exam_grades(tmp_path: Path) -> None:
     db = tmp_path / "p.duckdb"
-    with build_sample_project(db) as project:
+    with Project.sample(db) as project:
         config = JudgeConfig(
             method="exam-nugget", backend="simulated", name="exam", bank="nuggets", topics=[TOPIC], limit=2
         )

@@ -8,12 +8,12 @@ from pathlib import Path
 from fakes import ScriptedBackend, prompt_of
 from helpers import scalar
 
+from studio import Project
+from studio.domain.judging import JudgeConfig
 from studio.judges.backend import ChatRequest
 from studio.judges.parsing import parse_python_list
-from studio.services.judging.config import JudgeConfig
 from studio.services.rubric.editing import BankEditor
 from studio.services.rubric.nuggetizer import nuggetize
-from studio.services.sample_project import build_sample_project
 
 
 def test_parse_python_list() -> None:
@@ -37,7 +37,7 @@ def nuggetize_by_script(request: ChatRequest) -> str:
 
 
 def test_nuggets_from_relevant_documents(tmp_path: Path) -> None:
-    with build_sample_project(tmp_path / "p.duckdb") as project:
+    with Project.sample(tmp_path / "p.duckdb") as project:
         backend = ScriptedBackend(nuggetize_by_script, name="nuggetizer", model="scripted")
         config = JudgeConfig(method="nuggetize", backend="nuggetizer", name="auto", topics=["1001", "1003"])
         events = list(nuggetize(project.db, config, relevant=2, backend=backend))

@@ -11,16 +11,15 @@ from helpers import cli, judge_all, scalar
 
 from studio import Project
 from studio.banks.derived import exam_binary
+from studio.domain.judging import JudgeConfig
 from studio.judges.parsing import parse_rating
-from studio.services.judging.config import JudgeConfig
-from studio.services.sample_project import build_sample_project
 from studio.store import banks as bank_store
 
 
 @pytest.fixture()
 def db(tmp_path: Path) -> Path:
     path = tmp_path / "p.duckdb"
-    build_sample_project(path).close()
+    Project.sample(path).close()
     return path
 
 

@@ -13,17 +13,16 @@ from helpers import cli, judge_all, scalar
 
 from studio import Project
 from studio.banks.stale import StaleCell, kept_cells, stale_cells
+from studio.domain.judging import JudgeConfig
 from studio.domain.models import BankItem, item_text_hash
 from studio.judges.backend import ChatRequest
-from studio.services.judging.config import JudgeConfig
 from studio.services.rubric.editing import BankEditor
-from studio.services.sample_project import build_sample_project
 
 
 @pytest.fixture()
 def db(tmp_path: Path) -> Path:
     path = tmp_path / "p.duckdb"
-    build_sample_project(path).close()
+    Project.sample(path).close()
     return path
 
 

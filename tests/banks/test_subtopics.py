@@ -13,16 +13,16 @@ from helpers import judge_all
 
 from studio import Project
 from studio.banks.derived import exam_binary
+from studio.domain.choices import BankFormat
+from studio.domain.judging import JudgeConfig
 from studio.domain.models import BankItem
-from studio.formats.bank_writers import BankFormat, losses, render_bank
+from studio.formats.bank_writers import losses, render_bank
 from studio.formats.banks import parse_bank
 from studio.judges.backend import ChatRequest
 from studio.judges.methods import get_method
 from studio.judges.prompts import load_prompt
-from studio.services.judging.config import JudgeConfig
 from studio.services.rubric.editing import BankEditor
 from studio.services.rubric.generation import generate_bank
-from studio.services.sample_project import build_sample_project
 from studio.store import judging as judge_store
 
 
@@ -40,7 +40,7 @@ def write_facets(request: ChatRequest) -> str:
 
 @pytest.fixture()
 def project(tmp_path: Path) -> Iterator[Project]:
-    with build_sample_project(tmp_path / "p.duckdb") as opened:
+    with Project.sample(tmp_path / "p.duckdb") as opened:
         yield opened
 
 

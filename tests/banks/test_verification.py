@@ -9,10 +9,9 @@ from fakes import ScriptedBackend, passage_number, prompt_of
 from helpers import cli, judge_all
 
 from studio import Project
+from studio.domain.judging import JudgeConfig
 from studio.judges.backend import ChatRequest
-from studio.services.judging.config import JudgeConfig
 from studio.services.rubric.verification import extract_answers, verification
-from studio.services.sample_project import build_sample_project
 
 EXTRACTION = "provide a complete and concise answer"
 
@@ -33,7 +32,7 @@ def extractions(backend: ScriptedBackend) -> int:
 def test_answers_are_extracted_once_and_listed_by_grade(tmp_path: Path) -> None:
     db = tmp_path / "p.duckdb"
     examiner = ScriptedBackend(examine, name="examiner", model="examiner")
-    with build_sample_project(db) as project:
+    with Project.sample(db) as project:
         config = JudgeConfig(
             method="exam-question", backend="examiner", name="exam", bank="questions", topics=["1009"], limit=4
         )

@@ -18,8 +18,8 @@ from fakes import ScriptedBackend, passage_number
 from helpers import cli, judge_all
 
 from studio import Project
+from studio.domain.judging import JudgeConfig
 from studio.judges.backend import ChatRequest
-from studio.services.judging.config import JudgeConfig
 
 
 def half_readable(request: ChatRequest) -> str:

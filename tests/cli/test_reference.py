@@ -18,7 +18,8 @@ from cli.command_lines import expand, parse
 from typer.core import TyperGroup
 
 from studio.cli import reference
-from studio.cli.reference import EXAMPLES, command_tree, commands
+from studio.cli.reference import command_tree, commands
+from studio.cli.reference_examples import EXAMPLES
 
 CLI_REFERENCE = Path(__file__).resolve().parents[2] / "docs" / "cli.md"
 

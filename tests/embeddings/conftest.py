@@ -10,9 +10,9 @@ import pytest
 from embedding_helpers import LookupEmbedder, document_texts
 from helpers import copy_project
 
+from studio import Project
 from studio.judges.embedder import Embedder
 from studio.services.meta.embeddings import embed
-from studio.services.sample_project import build_sample_project
 
 
 @pytest.fixture(scope="session")
@@ -40,7 +40,7 @@ def cached_sample_template(
     shutil.copyfile(sample_template, path)
     texts = document_texts()
     lookup = LookupEmbedder(embedder.name, {texts[d]: v for d, v in document_vectors.items()})
-    with build_sample_project(path) as project:
+    with Project.sample(path) as project:
         embed(project.db, lookup, list(texts.values()))
     return path
 

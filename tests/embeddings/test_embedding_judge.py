@@ -15,8 +15,8 @@ from helpers import scalar
 
 from studio import Project
 from studio.domain.errors import UsageError
+from studio.domain.judging import JudgeConfig, JudgeSummary
 from studio.judges.embedder import Embedder
-from studio.services.judging.config import JudgeConfig, JudgeSummary
 from studio.services.meta.embeddings import embedding_judge
 
 TOPICS = ["1001", "1003"]

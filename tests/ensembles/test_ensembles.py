@@ -13,12 +13,13 @@ from helpers import cli, judge_all, scalar
 
 from studio import Project
 from studio.domain.errors import UsageError
+from studio.domain.judging import JudgeConfig
+from studio.domain.views import ReviewFilters
 from studio.metrics import agreement as agree
 from studio.metrics.correlation import kendall_tau_b
 from studio.metrics.ensembles import combine, combine_sets, distribution_spread, majority, spread
-from studio.services.judging.config import JudgeConfig
 from studio.services.report.build import build_report
-from studio.services.views.review import ReviewFilters, ReviewSession
+from studio.services.views.review import ReviewSession
 from studio.store import ensembles as ensemble_store
 
 

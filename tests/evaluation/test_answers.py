@@ -10,10 +10,9 @@ from fakes import ScriptedBackend
 from helpers import cli, judge_all
 
 from studio import Project
+from studio.domain.judging import JudgeConfig
 from studio.judges.backend import ChatRequest
 from studio.metrics.answers import answer_leaderboard
-from studio.services.judging.config import JudgeConfig
-from studio.services.sample_project import build_sample_project
 
 
 def test_means_and_bootstrap_intervals() -> None:
@@ -45,7 +44,7 @@ def grade_by_system(request: ChatRequest) -> str:
 
 def test_answers_command_ranks_the_systems_of_the_sample(tmp_path: Path) -> None:
     db = tmp_path / "p.duckdb"
-    with build_sample_project(db) as project:
+    with Project.sample(db) as project:
         config = JudgeConfig(method="umbrela", backend="by-system", name="answers", pool="responses")
         judge_all(project.db, config, ScriptedBackend(grade_by_system, name="by-system", model="by-system"))
     result = cli(db, "answers", "--qrels", "answers", "-f", "json")
@@ -73,7 +72,7 @@ def assign_by_system(request: ChatRequest) -> str:
 
 def test_nugget_assignment_of_generated_answers_ranks_the_systems(tmp_path: Path) -> None:
     db = tmp_path / "p.duckdb"
-    with build_sample_project(db) as project:
+    with Project.sample(db) as project:
         config = JudgeConfig(
             method="nugget-assign", backend="assign-by-system", name="assign", pool="responses", bank="nuggets"
         )

@@ -18,10 +18,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from studio import Project
+from studio.domain.choices import BankFormat
 from studio.domain.errors import UsageError
 from studio.domain.models import BankItem
 from studio.formats.bank_writers import (
-    BankFormat,
     encode,
     format_for_name,
     losses,
@@ -32,7 +33,6 @@ from studio.formats.bank_writers import (
     tsv,
 )
 from studio.formats.banks import parse_bank
-from studio.services.sample_project import build_sample_project
 from studio.store import banks as bank_store
 from studio.store.pools import topic_texts
 
@@ -69,7 +69,7 @@ SampleBanks = dict[str, tuple[list[BankItem], dict[str, str]]]
 def sample_banks(tmp_path_factory: pytest.TempPathFactory) -> SampleBanks:
     """{bank: (current items, topic texts)} of the sample project."""
     path = tmp_path_factory.mktemp("sample") / "sample.duckdb"
-    with build_sample_project(path) as project:
+    with Project.sample(path) as project:
         con = project.db.cursor()
         found: SampleBanks = {}
         for name in ("questions", "nuggets"):

@@ -18,7 +18,6 @@ from typer.testing import Result
 from studio import Project
 from studio.domain.models import BankItem, QrelsRow
 from studio.services.exports import labels as exports
-from studio.services.sample_project import build_sample_project
 from studio.store import banks as bank_store
 from studio.store import labels as label_store
 
@@ -26,7 +25,7 @@ from studio.store import labels as label_store
 @pytest.fixture(scope="module")
 def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("sample") / "sample.duckdb"
-    build_sample_project(path).close()
+    Project.sample(path).close()
     return path
 
 

@@ -15,7 +15,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from typer.testing import Result
 
+from studio import Project
 from studio.domain.errors import InputError
+from studio.domain.judging import JudgeConfig
 from studio.formats.graded import (
     Grader,
     ItemJudgment,
@@ -25,8 +27,6 @@ from studio.formats.graded import (
     write_rubric_graded,
 )
 from studio.judges.backend import ChatRequest
-from studio.services.judging.config import JudgeConfig
-from studio.services.sample_project import build_sample_project
 
 
 def sometimes_rambling() -> ScriptedBackend:
@@ -47,7 +47,7 @@ def sometimes_rambling() -> ScriptedBackend:
 @pytest.fixture()
 def db(tmp_path: Path) -> Path:
     path = tmp_path / "p.duckdb"
-    with build_sample_project(path) as project:
+    with Project.sample(path) as project:
         for method, bank, name in (("exam-question", "questions", "exam"), ("nugget-assign", "nuggets", "assign")):
             config = JudgeConfig(method=method, backend="rambler", name=name, bank=bank, topics=["1001", "1004"])
             judge_all(project.db, config, sometimes_rambling())

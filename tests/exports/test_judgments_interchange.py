@@ -9,9 +9,8 @@ from fakes import ScriptedBackend, passage_number
 from helpers import cli, judge_all
 
 from studio import Project
+from studio.domain.judging import JudgeConfig
 from studio.judges.backend import ChatRequest
-from studio.services.judging.config import JudgeConfig
-from studio.services.sample_project import build_sample_project
 
 
 def half_readable(request: ChatRequest) -> str:
@@ -22,7 +21,7 @@ def half_readable(request: ChatRequest) -> str:
 
 def test_judgments_round_trip_into_an_identical_label_set(tmp_path: Path) -> None:
     db = tmp_path / "p.duckdb"
-    with build_sample_project(db) as project:
+    with Project.sample(db) as project:
         config = JudgeConfig(method="umbrela", backend="half", name="half", topics=["1001"])
         judge_all(project.db, config, ScriptedBackend(half_readable, name="half", model="half"))
     out = tmp_path / "half.jsonl"
@@ -66,7 +65,7 @@ def test_judgments_round_trip_into_an_identical_label_set(tmp_path: Path) -> Non
 
 def test_bad_judgment_files_are_refused_with_the_line(tmp_path: Path) -> None:
     db = tmp_path / "p.duckdb"
-    build_sample_project(db).close()
+    Project.sample(db).close()
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"qid": "1", "docid": "a", "judgment": 2}\n{"qid": "1", "docid": "a", "judgment": 1}\n')
     result = cli(db, "import", "judgments", bad)

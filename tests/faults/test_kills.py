@@ -29,10 +29,10 @@ from faults.tmux_terminal import Terminal
 from helpers import cli, copy_project, judge_all
 
 from studio import Project
+from studio.domain.check_report import CheckResult
+from studio.domain.judging import JudgeConfig
 from studio.judges.methods import get_method
 from studio.services.integrity.replay import replay_bank
-from studio.services.integrity.report import CheckResult
-from studio.services.judging.config import JudgeConfig
 from studio.store import integrity as integrity_store
 
 pytestmark = pytest.mark.slow

@@ -15,13 +15,13 @@ from typing import Any
 
 import pytest
 
+from studio.domain.choices import BankFormat, OnDuplicate
 from studio.domain.errors import InputError
 from studio.domain.models import BankItem, Document
-from studio.formats.bank_writers import BankFormat, rubric_questions_jsonl
+from studio.formats.bank_writers import rubric_questions_jsonl
 from studio.formats.banks import read_bank
 from studio.formats.documents import DocumentSet, parse_documents
 from studio.formats.text_input import read_text
-from studio.formats.trec import OnDuplicate
 
 PUBLISHED = Path(__file__).resolve().parents[1] / "published"
 

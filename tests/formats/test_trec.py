@@ -10,9 +10,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from studio.domain.choices import OnDuplicateGrade
 from studio.domain.errors import InputError
 from studio.domain.models import QrelsRow, RunRow
-from studio.formats.trec import OnDuplicateGrade, parse_qrels, parse_run, write_qrels, write_run
+from studio.formats.trec import parse_qrels, parse_run, write_qrels, write_run
 
 
 def refused(parse: Callable[..., object], text: str, *args: object) -> InputError:

@@ -11,7 +11,7 @@ import pytest
 from helpers import copy_project, judge_all
 
 from studio import Project
-from studio.services.judging.config import JudgeConfig
+from studio.domain.judging import JudgeConfig
 from studio.services.rubric.editing import BankEditor
 from studio.services.views.review import ReviewSession
 

@@ -20,8 +20,8 @@ from helpers import cli, judge_all, scalar
 
 from studio import Project
 from studio.domain.choices import JudgeRunState
+from studio.domain.judging import JudgeConfig, JudgeProgress
 from studio.judges.backend import ChatRequest
-from studio.services.judging.config import JudgeConfig, JudgeProgress
 from studio.services.judging.run import run_judge
 from studio.store.processes import is_alive, process_start, run_state, this_process
 

@@ -17,9 +17,8 @@ from fake_openai_server import FakeOpenAIServer, completion
 from helpers import cli
 
 from studio import Project
+from studio.domain.judging import JudgeConfig
 from studio.services.judging.batch import export_batch, import_batch
-from studio.services.judging.config import JudgeConfig
-from studio.services.sample_project import build_sample_project
 from studio.store import labels as label_store
 from studio.store.evaluation import load_labels
 
@@ -37,7 +36,7 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
 @pytest.fixture
 def db(tmp_path: Path) -> Path:
     path = tmp_path / "project.duckdb"
-    build_sample_project(path).close()
+    Project.sample(path).close()
     return path
 
 

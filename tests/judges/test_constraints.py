@@ -17,11 +17,12 @@ from helpers import cli
 
 from studio import Project
 from studio.domain.choices import ConstrainMode
+from studio.domain.judging import JudgeConfig
 from studio.judges.backend import ChatRequest, call_key
 from studio.judges.constraints import CONSTRAIN_MODES, constraint_fields, gbnf_grammar, guided_regex, mode_for_server
 from studio.judges.methods import get_method
 from studio.judges.openai_backend import OpenAIBackend, label_probs
-from studio.services.judging.config import JudgeConfig, last_config
+from studio.services.judging.config import last_config
 
 LABELS = ("0", "1", "2", "3")
 PREFIX = "##final score: "

@@ -33,11 +33,11 @@ from helpers import judge_all
 from judge_helpers import sample_copy
 
 from studio import Project
+from studio.domain.judging import JudgeConfig, JudgeSummary
 from studio.judges.backend import ChatRequest
 from studio.judges.methods import get_method
 from studio.judges.openai_backend import OpenAIBackend
 from studio.judges.parsing import parse_assignments
-from studio.services.judging.config import JudgeConfig, JudgeSummary
 from studio.store import pools
 
 if TYPE_CHECKING:

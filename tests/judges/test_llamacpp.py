@@ -15,9 +15,9 @@ from fakes import ScriptedBackend
 from judge_helpers import human_qrels, judge, labels_of, sample_copy
 
 from studio import Project
+from studio.domain.judging import JudgeSummary
 from studio.judges.backend import ChatRequest, ChatResult
 from studio.judges.methods import get_method
-from studio.services.judging.config import JudgeSummary
 from studio.store import pools
 
 if TYPE_CHECKING:  # imported in the fixture: loading llama.cpp is for the slow tests only

@@ -20,9 +20,9 @@ import pytest
 from fake_openai_server import FakeOpenAIServer, Fault, grade_of
 from helpers import cli
 
+from studio import Project
 from studio.judges.backend import ChatRequest, ChatResult
 from studio.judges.openai_backend import OpenAIBackend, label_probs
-from studio.services.sample_project import build_sample_project
 
 SECRET = "sk-test-SECRET-123"
 LABELS = ("0", "1", "2", "3")
@@ -250,7 +250,7 @@ def all_text(db: Path) -> str:
 @pytest.mark.slow
 def test_studio_judge_through_the_openai_backend(tmp_path: Path, server: FakeOpenAIServer) -> None:
     db = tmp_path / "project.duckdb"
-    build_sample_project(db).close()
+    Project.sample(db).close()
     server.script(Fault.error(400, "context too long"), Fault.error(401, "Incorrect API key", echo_key=True))
     first = judge(db, server.base_url, "--concurrency", "2")
     keys = {

@@ -15,9 +15,9 @@ from judge_helpers import SUMMARY_KEYS, human_qrels, judge, labels_of, response_
 
 from studio import Project
 from studio.domain.errors import UsageError
+from studio.domain.judging import JudgeConfig
 from studio.judges.backend import ChatRequest, ChatResult
 from studio.judges.prompts import load_prompt
-from studio.services.judging.config import JudgeConfig
 from studio.services.judging.pools import pool_pairs
 
 LIST_JUDGES_KEYS = {

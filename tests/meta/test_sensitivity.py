@@ -15,11 +15,11 @@ from helpers import cli
 
 from studio import Project
 from studio.domain.errors import UsageError
+from studio.domain.judging import JudgeConfig
 from studio.judges.backend import ChatRequest
 from studio.judges.methods import get_method
 from studio.metrics.agreement import cohen_kappa
 from studio.metrics.reliability import krippendorff_alpha
-from studio.services.judging.config import JudgeConfig
 from studio.services.meta.sensitivity import expand_prompts, label_set_name, prompt_sensitivity
 
 PROMPTS = ["binary", "binary-human", "binary-llm"]

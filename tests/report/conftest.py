@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 from helpers import judge_all
 
-from studio.services.judging.config import JudgeConfig
+from studio import Project
+from studio.domain.judging import JudgeConfig
 from studio.services.meta.probes import run_probe
-from studio.services.sample_project import build_sample_project
 from studio.services.views.review import ReviewSession
 
 # Two topics are enough for the bank section and keep the rubric judge to a few seconds.
@@ -24,7 +24,7 @@ def report_project_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
     simulated exam-question judge of the `questions` bank), a review of `sim` by ana (a grade, an
     accepted label, a skip, an undone grade and a flag) and a robustness probe of `sim`."""
     path = tmp_path_factory.mktemp("report-project") / "sample.duckdb"
-    with build_sample_project(path) as project:
+    with Project.sample(path) as project:
         for config in (
             JudgeConfig(method="umbrela", backend="simulated", name="sim", kappa=0.5),
             JudgeConfig(

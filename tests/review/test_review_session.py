@@ -10,10 +10,11 @@ import pytest
 from helpers import judge_all
 
 from studio import Project
+from studio.domain.judging import JudgeConfig
+from studio.domain.views import ReviewFilters
 from studio.metrics.agreement import cohen_kappa
-from studio.services.judging.config import JudgeConfig
 from studio.services.meta.comparison import disagreements
-from studio.services.views.review import ReviewFilters, ReviewSession
+from studio.services.views.review import ReviewSession
 
 
 @pytest.fixture()

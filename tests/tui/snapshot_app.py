@@ -15,7 +15,6 @@ import tempfile
 from pathlib import Path
 
 from studio.services.project import Project
-from studio.services.sample_project import build_sample_project
 from studio.tui.app import StudioApp
 
 REPO = Path(__file__).resolve().parents[2]
@@ -24,6 +23,6 @@ folder = Path(tempfile.mkdtemp(prefix="studio-snapshot-"))
 atexit.register(shutil.rmtree, folder, ignore_errors=True)
 project_file = folder / "sample.duckdb"
 with contextlib.chdir(REPO):
-    build_sample_project(project_file, source=Path("sample_data")).close()
+    Project.sample(project_file, source=Path("sample_data")).close()
 
 app = StudioApp(Project.open(project_file))

@@ -14,9 +14,9 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Input, Select
 from tui_helpers import Messages, drive, settle, until
 
+from studio.domain.judging import JudgeConfig
 from studio.judges.backend import ChatRequest, ChatResult
 from studio.judges.simulated import SimulatedBackend
-from studio.services.judging.config import JudgeConfig
 from studio.services.project import Project
 from studio.tui.app import StudioApp
 from studio.tui.messages import JudgeFinished, JudgeProgressed

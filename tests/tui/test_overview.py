@@ -19,7 +19,6 @@ from textual.widgets import DataTable, Markdown, Static, TabbedContent
 from tui_helpers import SIZE, Messages, drive, settle_picture, tables_settled
 
 from studio.services.project import Project
-from studio.services.sample_project import build_sample_project
 from studio.tui.app import StudioApp
 from studio.tui.screens.overview import OverviewScreen
 from studio.tui.widgets.help import HelpScreen
@@ -37,7 +36,7 @@ TABLES: dict[str, tuple[Callable[[Project], list[dict[str, Any]]], str]] = {
 @pytest.fixture(scope="module")
 def sample_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
     path = tmp_path_factory.mktemp("tui") / "sample.duckdb"
-    build_sample_project(path).close()
+    Project.sample(path).close()
     return path
 
 

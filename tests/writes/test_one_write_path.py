@@ -24,8 +24,8 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 
 from studio import Project
 from studio.domain.errors import UsageError
+from studio.domain.judging import JudgeConfig, JudgeSummary
 from studio.services.derived.freshness import freshness
-from studio.services.judging.config import JudgeConfig, JudgeSummary
 from studio.services.rubric.editing import BankEditor
 from studio.services.views.audit import AuditSession
 from studio.services.views.review import ReviewSession

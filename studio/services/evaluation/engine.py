@@ -8,6 +8,7 @@ which recomputes only that topic.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Sequence
 from functools import partial
 from typing import Any
@@ -23,8 +24,6 @@ from studio.store import labels as label_store
 from studio.store import rankings as ranking_store
 from studio.store.changes import OutsideEvent
 
-DEFAULT_MEASURES = ("nDCG@10", "AP", "P@10", "RR", "R@100")
-
 
 def measure_of(text: str | Measure) -> Measure:
     if isinstance(text, Measure):
@@ -38,6 +37,9 @@ def measure_of(text: str | Measure) -> Measure:
 class EvaluationEngine:
     def __init__(self, db: Database) -> None:
         self.db = db
+        # Held by whoever reads or changes the cached evaluators from a thread that is not the
+        # only one using them (a front end's workers and its UI thread, a judge's last writes).
+        self.lock = threading.RLock()
         self._rankings: Rankings | None = None
         self._reference_orders: dict[tuple[int, int], np.ndarray] | None = None
         self._followed: frozenset[str] | None = None  # label sets others are made from (read once)

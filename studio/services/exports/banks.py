@@ -4,9 +4,11 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from studio.domain.choices import BankFormat
 from studio.domain.errors import UsageError
-from studio.formats.bank_writers import BankFormat, format_for_name, losses, render_bank
-from studio.services.exports.delivery import ExportReport, deliver
+from studio.domain.export_report import ExportReport
+from studio.formats.bank_writers import format_for_name, losses, render_bank
+from studio.services.exports.delivery import deliver
 from studio.store import Database
 from studio.store import banks as bank_store
 from studio.store.pools import topic_texts

@@ -7,28 +7,12 @@ from __future__ import annotations
 import os
 import sys
 import tempfile
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from studio.domain.errors import UsageError
 from studio.formats.bank_writers import encode
 
 STDOUT = "-"
-
-
-@dataclass
-class ExportReport:
-    """What was written where, and what the format could not carry."""
-
-    what: str
-    name: str
-    target: str
-    counts: dict[str, int] = field(default_factory=dict)
-    warnings: list[str] = field(default_factory=list)
-
-    def summary(self) -> str:
-        counted = ", ".join(f"{value:,} {key}" for key, value in self.counts.items())
-        return f"exported {self.what} {self.name} to {self.target}: {counted}"
 
 
 def deliver(text: str, target: str | Path) -> str:

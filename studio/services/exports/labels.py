@@ -8,9 +8,10 @@ from pathlib import Path
 from typing import Any
 
 from studio.domain.errors import UsageError
+from studio.domain.export_report import ExportReport
 from studio.formats.judgments import write_judgments
 from studio.formats.trec import write_qrels
-from studio.services.exports.delivery import ExportReport, deliver
+from studio.services.exports.delivery import deliver
 from studio.store import Database
 from studio.store import labels as label_store
 

@@ -6,19 +6,14 @@ import csv
 import io
 import json
 from collections.abc import Sequence
-from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
+from studio.domain.choices import DEFAULT_MEASURES, TableFormat
 from studio.domain.errors import UsageError
-from studio.services.evaluation.engine import DEFAULT_MEASURES, EvaluationEngine
-from studio.services.exports.delivery import ExportReport, deliver
-
-
-class TableFormat(StrEnum):
-    json = "json"
-    tsv = "tsv"
-    csv = "csv"
+from studio.domain.export_report import ExportReport
+from studio.services.evaluation.engine import EvaluationEngine
+from studio.services.exports.delivery import deliver
 
 
 def table_format_for_name(name: str) -> TableFormat:

@@ -5,15 +5,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
+from studio.domain.choices import OnDuplicate
 from studio.domain.errors import InputError, UsageError
+from studio.domain.import_report import ImportReport
 from studio.domain.models import BankItem, Response, Topic
 from studio.formats.banks import ParsedBank, read_bank
 from studio.formats.documents import DocumentSet
 from studio.formats.responses import parse_responses
 from studio.formats.text_input import read_text
 from studio.formats.topics import parse_topics
-from studio.formats.trec import OnDuplicate
-from studio.services.imports.report import ImportReport
 from studio.services.imports.trec import default_name, names_for_files, require_files
 from studio.store import Connection, Database, catalog, new_batch
 from studio.store import banks as bank_store

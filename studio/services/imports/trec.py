@@ -10,13 +10,14 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from studio.domain.choices import OnDuplicateGrade
 from studio.domain.errors import InputError, UsageError
+from studio.domain.import_report import ImportReport
 from studio.domain.models import LabelSetKind
 from studio.formats.judgments import ParsedJudgments, parse_judgments
 from studio.formats.text_input import first_line, read_text
-from studio.formats.trec import RUN_COLUMNS, OnDuplicateGrade, parse_qrels, parse_run
+from studio.formats.trec import RUN_COLUMNS, parse_qrels, parse_run
 from studio.services.imports.judgments import record_imported_judgments
-from studio.services.imports.report import ImportReport
 from studio.store import Connection, Database, FastPathRefused, new_batch
 from studio.store import labels as label_store
 from studio.store import runs as run_store

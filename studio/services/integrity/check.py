@@ -8,11 +8,11 @@ and every derived label set must equal what its sources make of it now.
 
 from __future__ import annotations
 
+from studio.domain.check_report import CheckReport, CheckResult
 from studio.services.derived.freshness import freshness
 from studio.services.evaluation.engine import EvaluationEngine
 from studio.services.integrity.judge_runs import check_judge_runs
 from studio.services.integrity.replay import compare_bank, compare_labels, replay_bank, replay_labels
-from studio.services.integrity.report import CheckReport, CheckResult
 from studio.store import integrity as facts
 
 

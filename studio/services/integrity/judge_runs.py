@@ -11,10 +11,10 @@ from __future__ import annotations
 from functools import cache
 from typing import Any
 
+from studio.domain.check_report import CheckResult
 from studio.domain.choices import JudgeMethod, JudgeRunState
 from studio.domain.errors import UsageError
 from studio.judges.methods import get_method
-from studio.services.integrity.report import CheckResult
 from studio.store.processes import run_state
 
 COUNTS = ("pairs", "calls", "cache_hits", "failures")

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from studio.services.integrity.report import CheckResult
+from studio.domain.check_report import CheckResult
 
 LabelKey = tuple[int, str, str]
 LabelEvent = tuple[int, int, str, str, float | None, float | None, str, int | None]

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from studio.domain.errors import UsageError
+from studio.domain.judging import JudgeConfig
 from studio.judges.backend import Backend
 from studio.judges.simulated import SimulatedBackend
-from studio.services.judging.config import JudgeConfig
 from studio.store import Database
 from studio.store import labels as label_store
 from studio.store.evaluation import load_labels

@@ -14,11 +14,11 @@ from pathlib import Path
 from typing import Any
 
 from studio.domain.errors import InputError, UsageError
+from studio.domain.judging import JudgeConfig
 from studio.judges.backend import ChatRequest, ChatResult, call_key
 from studio.judges.methods import get_method
 from studio.judges.openai_backend import CallError, OpenAIBackend
 from studio.services.judging.backends import make_backend
-from studio.services.judging.config import JudgeConfig
 from studio.services.judging.pools import pool_pairs
 from studio.services.judging.units import build_units
 from studio.store import Database

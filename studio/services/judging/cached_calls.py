@@ -12,8 +12,8 @@ from collections.abc import Generator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from studio.domain.judging import JudgeProgress
 from studio.judges.backend import Backend, ChatRequest, call_key
-from studio.services.judging.config import JudgeProgress
 from studio.services.judging.timed_batches import timed_batches
 from studio.store import Database
 from studio.store import judging as judge_store

@@ -3,79 +3,13 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
 from typing import Any
 
 from studio.domain.errors import UsageError
+from studio.domain.judging import JudgeConfig
 from studio.store import Connection, Database
 from studio.store import judging as judge_store
 from studio.store import labels as label_store
-
-
-@dataclass
-class JudgeConfig:
-    method: str
-    backend: str
-    name: str
-    pool: str = "qrels:human"
-    model: str | None = None
-    prompt: str | None = None
-    topics: list[str] | None = None
-    limit: int | None = None
-    ref: str = "human"
-    kappa: float = 0.6
-    seed: int = 0
-    threads: int | None = None
-    base_url: str | None = None
-    api_key_env: str = "OPENAI_API_KEY"
-    concurrency: int = 4
-    timeout: float = 60.0
-    retries: int = 5
-    price_input: float | None = None
-    price_output: float | None = None
-    bank: str | None = None  # the test bank a rubric method grades with
-    constrain: str = "auto"  # how the openai backend constrains answers (judges.constraints)
-    samples: int = 1  # answers per pair (self-consistency, services.judging.samples)
-    temperature: float | None = None  # of the sampled answers (None: samples.DEFAULT_TEMPERATURE)
-
-
-@dataclass
-class JudgeProgress:
-    done: int
-    total: int
-    calls: int
-    cache_hits: int
-    failures: int
-    seconds: float
-
-    @property
-    def rate(self) -> float:
-        return self.done / self.seconds if self.seconds > 0 else 0.0
-
-    @property
-    def eta(self) -> float | None:
-        return (self.total - self.done) / self.rate if self.rate > 0 else None
-
-
-@dataclass
-class JudgeSummary:
-    label_set: str
-    method: str
-    backend: str
-    model: str
-    pairs: int
-    calls: int
-    cache_hits: int
-    failures: int
-    seconds: float
-    prompt_tokens: int
-    completion_tokens: int
-    judge_run: int = 0
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if k != "extra"} | self.extra
-
 
 # What `--stale` needs to run a judge again as it was: everything but secrets and the name.
 RERUN_FIELDS = (

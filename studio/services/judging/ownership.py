@@ -12,7 +12,7 @@ from collections.abc import Callable, Generator, Iterator
 from functools import wraps
 from typing import Concatenate, ParamSpec, TypeVar
 
-from studio.services.judging.config import JudgeSummary
+from studio.domain.judging import JudgeSummary
 from studio.store import Database
 from studio.store import judging as judge_store
 

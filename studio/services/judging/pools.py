@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from studio.domain.errors import UsageError
-from studio.services.judging.config import JudgeConfig
+from studio.domain.judging import JudgeConfig
 from studio.store import Database, pools
 from studio.store import labels as label_store
 

@@ -12,13 +12,14 @@ from collections.abc import Generator
 from typing import Any
 
 from studio.domain.errors import UsageError
+from studio.domain.judging import JudgeConfig, JudgeProgress, JudgeSummary
 from studio.domain.models import LabelSetKind
 from studio.judges.backend import Backend, call_key
 from studio.judges.methods import Method, get_method
 from studio.judges.parsing import Parsed
 from studio.services.evaluation.engine import EvaluationEngine
 from studio.services.judging.backends import make_backend
-from studio.services.judging.config import JudgeConfig, JudgeProgress, JudgeSummary, rerunnable
+from studio.services.judging.config import rerunnable
 from studio.services.judging.label_writers import write_own_scores, write_preference_labels
 from studio.services.judging.ownership import lets_go_when_given_up
 from studio.services.judging.pools import pool_pairs

@@ -16,10 +16,10 @@ from dataclasses import replace
 from typing import Any
 
 from studio.domain.errors import UsageError
+from studio.domain.judging import JudgeConfig
 from studio.judges.backend import Backend
 from studio.judges.methods import Method
 from studio.metrics import ensembles as combining
-from studio.services.judging.config import JudgeConfig
 from studio.services.judging.units import Unit
 from studio.store import Connection
 from studio.store import ensembles as ensemble_store

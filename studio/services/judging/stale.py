@@ -6,8 +6,9 @@ from dataclasses import dataclass
 
 from studio.banks.stale import Cell, StaleCell, kept_cells, stale_cells
 from studio.domain.errors import UsageError
+from studio.domain.judging import JudgeConfig
 from studio.judges.methods import get_method
-from studio.services.judging.config import JudgeConfig, newest_run
+from studio.services.judging.config import newest_run
 from studio.services.judging.pools import pool_pairs
 from studio.services.judging.units import bank_items
 from studio.store import Database

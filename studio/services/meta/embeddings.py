@@ -18,12 +18,13 @@ from typing import Any
 import numpy as np
 
 from studio.domain.errors import UsageError
+from studio.domain.judging import JudgeConfig, JudgeSummary
 from studio.judges.embedder import Embedder, TextEmbedder
 from studio.metrics.correlation import kendall_tau_b
 from studio.metrics.frechet import frechet_distance
 from studio.metrics.rankings import UNRANKED
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
-from studio.services.judging.config import JudgeConfig, JudgeSummary, rerunnable
+from studio.services.judging.config import rerunnable
 from studio.services.judging.pools import pool_pairs
 from studio.services.judging.run import judge_label_set
 from studio.services.meta.comparison import default_threshold

@@ -17,12 +17,13 @@ from typing import Any
 import numpy as np
 
 from studio.domain.errors import UsageError
+from studio.domain.judging import JudgeProgress
 from studio.judges.backend import Backend
 from studio.judges.methods import get_method
 from studio.services.evaluation.engine import EvaluationEngine
 from studio.services.judging.backends import make_backend
 from studio.services.judging.cached_calls import ask
-from studio.services.judging.config import JudgeProgress, last_config
+from studio.services.judging.config import last_config
 from studio.services.meta.comparison import default_threshold
 from studio.store import Database, pools
 from studio.store import probes as probe_store

@@ -19,13 +19,13 @@ from typing import Any
 import numpy as np
 
 from studio.domain.errors import UsageError
+from studio.domain.judging import JudgeConfig, JudgeProgress, JudgeSummary
 from studio.judges.backend import Backend
 from studio.judges.methods import get_method
 from studio.judges.prompts import load_prompt
 from studio.metrics.reliability import Level, krippendorff_alpha, spread
 from studio.services.evaluation.engine import EvaluationEngine
 from studio.services.judging.backends import make_backend
-from studio.services.judging.config import JudgeConfig, JudgeProgress, JudgeSummary
 from studio.services.judging.run import run_judge
 from studio.services.meta.comparison import agreement
 

@@ -16,8 +16,8 @@ from studio.domain.report import Report
 from studio.judges.embedder import TextEmbedder
 from studio.metrics.names import Measure
 from studio.services.evaluation.engine import measure_of
+from studio.services.facade.core import ProjectCore
 from studio.services.meta.comparison import compare
-from studio.services.project import Project
 from studio.services.report.cells import FigureNames, statistic
 from studio.services.report.comparison_sections import (
     SEED,
@@ -70,7 +70,7 @@ def conventions(measure: Measure) -> list[tuple[str, str]]:
 
 
 def build_report(
-    project: Project,
+    project: ProjectCore,
     *,
     ref: str | None = None,
     measure: str = "nDCG@10",

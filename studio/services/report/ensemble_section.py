@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from studio.domain.report import Section, Table
 from studio.services.ensembles.scores import all_ensemble_scores
-from studio.services.project import Project
+from studio.services.facade.core import ProjectCore
 from studio.services.report.cells import statistic
 
 
-def ensemble_section(project: Project, reference: str, measure: str) -> list[Section]:
+def ensemble_section(project: ProjectCore, reference: str, measure: str) -> list[Section]:
     """One section when the project has ensembles, none otherwise."""
     found = all_ensemble_scores(project.engine, reference, measure)
     if not found:

@@ -5,14 +5,14 @@ cross-fitted figures and calibration curve. Present only when the project has th
 from __future__ import annotations
 
 from studio.domain.report import Cell, Interval, Section, Table
-from studio.services.project import Project
+from studio.services.facade.core import ProjectCore
 from studio.services.report.cells import statistic
 from studio.services.views.estimates import calibration_view, estimate_view
 
 SETTLED_SHOWN = 20  # the settled run pairs listed, largest difference first
 
 
-def estimate_sections(project: Project, measure: str) -> list[Section]:
+def estimate_sections(project: ProjectCore, measure: str) -> list[Section]:
     """One section for all audits (none when the project has none)."""
     audits = project.audits()
     if not audits:
@@ -96,7 +96,7 @@ def estimate_sections(project: Project, measure: str) -> list[Section]:
     ]
 
 
-def calibration_sections(project: Project) -> list[Section]:
+def calibration_sections(project: ProjectCore) -> list[Section]:
     """One section for all calibrated label sets (none when the project has none)."""
     tables: list[Table] = []
     for made in project.calibrations():

@@ -11,8 +11,8 @@ from studio.domain.errors import UsageError
 from studio.domain.report import Cell, Section, Table
 from studio.judges.embedder import Embedder, TextEmbedder
 from studio.metrics.correlation import kendall_tau_b
+from studio.services.facade.core import ProjectCore
 from studio.services.meta.probes import probe_summary
-from studio.services.project import Project
 from studio.services.report.cells import cell, grade_text, source_name, statistic
 from studio.services.rubric.diagnostics import bank_report
 from studio.services.views.bank import graders_of
@@ -36,7 +36,7 @@ REVIEW_ACTIONS = {
 # -- 1. data summary --------------------------------------------------------------------------
 
 
-def data_summary(project: Project, label_sets: list[dict[str, Any]]) -> Section:
+def data_summary(project: ProjectCore, label_sets: list[dict[str, Any]]) -> Section:
     counts = project.counts()
     tables = [
         Table("Counts", ["what", "count"], [{"what": k.replace("_", " "), "count": v} for k, v in counts.items()]),
@@ -129,7 +129,7 @@ def data_summary(project: Project, label_sets: list[dict[str, Any]]) -> Section:
 # -- 7. test banks ----------------------------------------------------------------------------
 
 
-def bank_section(project: Project, reference: str, measure: str) -> Section:
+def bank_section(project: ProjectCore, reference: str, measure: str) -> Section:
     summary: list[dict[str, Cell]] = []
     spurious: list[dict[str, Cell]] = []
     for bank in project.banks():
@@ -195,7 +195,7 @@ def bank_section(project: Project, reference: str, measure: str) -> Section:
     )
 
 
-def _stale_cells(project: Project, source: str) -> int | None:
+def _stale_cells(project: ProjectCore, source: str) -> int | None:
     try:
         return len(project.stale_cells(source))
     except UsageError:  # imported grades: no judge configuration to compare the bank against
@@ -218,7 +218,7 @@ PROBE_COLUMNS = {
 }
 
 
-def probe_section(project: Project) -> Section:
+def probe_section(project: ProjectCore) -> Section:
     rows = [{column: cell(row.get(key)) for column, key in PROBE_COLUMNS.items()} for row in probe_summary(project.db)]
     rows.sort(key=lambda r: tuple(str(r[c] or "") for c in ("label set", "method", "model")))
     return Section(
@@ -235,7 +235,7 @@ def probe_section(project: Project) -> Section:
 
 
 def embedding_section(
-    project: Project, label_sets: list[str], reference: str, measure: str, embedder: TextEmbedder | None = None
+    project: ProjectCore, label_sets: list[str], reference: str, measure: str, embedder: TextEmbedder | None = None
 ) -> Section:
     model = embedder or Embedder()  # one model for every label set (torch loads on its first encode)
     boards = {
@@ -289,7 +289,7 @@ def embedding_section(
 # -- 10. audit history ------------------------------------------------------------------------
 
 
-def audit_section(project: Project) -> Section:
+def audit_section(project: ProjectCore) -> Section:
     con = project.db.cursor()
     per_person: list[dict[str, Cell]] = [
         {

@@ -12,13 +12,13 @@ from collections.abc import Iterator
 from typing import Any
 
 from studio.domain.errors import UsageError
+from studio.domain.judging import JudgeConfig, JudgeProgress
 from studio.domain.models import BankItem, rubric_item_id
 from studio.judges.backend import Backend, ChatRequest
 from studio.judges.parsing import parse_generated_items
 from studio.judges.prompts import load_prompt
 from studio.services.judging.backends import make_backend
 from studio.services.judging.cached_calls import ask
-from studio.services.judging.config import JudgeConfig, JudgeProgress
 from studio.store import Database, new_batch, pools
 from studio.store import banks as bank_store
 

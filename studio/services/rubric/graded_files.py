@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any
 
 from studio.domain.errors import InputError, UsageError
+from studio.domain.export_report import ExportReport
+from studio.domain.import_report import ImportReport
 from studio.domain.models import BankItem, LabelSetKind, item_text_hash
 from studio.formats.graded import (
     GradedFile,
@@ -24,9 +26,8 @@ from studio.formats.graded import (
 )
 from studio.formats.text_input import read_text
 from studio.judges.methods import get_method
-from studio.services.exports.delivery import ExportReport, deliver
+from studio.services.exports.delivery import deliver
 from studio.services.imports.judgments import store_imported_call
-from studio.services.imports.report import ImportReport
 from studio.services.judging.config import newest_run
 from studio.services.judging.label_writers import write_own_scores
 from studio.store import Connection, Database, new_batch, pools

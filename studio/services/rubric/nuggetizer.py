@@ -13,12 +13,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from studio.domain.errors import UsageError
+from studio.domain.judging import JudgeConfig
 from studio.domain.models import BankItem, rubric_item_id
 from studio.judges.backend import Backend, ChatRequest, ChatResult, call_key
 from studio.judges.parsing import parse_python_list
 from studio.judges.prompts import load_prompt
 from studio.services.judging.backends import make_backend
-from studio.services.judging.config import JudgeConfig
 from studio.store import Database, new_batch, pools
 from studio.store import banks as bank_store
 from studio.store import judging as judge_store

@@ -11,11 +11,12 @@ from collections.abc import Iterator
 from typing import Any
 
 from studio.domain.errors import UsageError
+from studio.domain.judging import JudgeProgress
 from studio.judges.backend import Backend, ChatRequest
 from studio.judges.prompts import load_prompt
 from studio.services.judging.backends import make_backend
 from studio.services.judging.cached_calls import ask
-from studio.services.judging.config import JudgeProgress, last_config, newest_run
+from studio.services.judging.config import last_config, newest_run
 from studio.store import Database, pools
 from studio.store import banks as bank_store
 

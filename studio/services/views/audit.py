@@ -10,41 +10,18 @@ the unit in one transaction; reopening the audit starts at the first pair not gr
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 from studio.domain.errors import UsageError
+from studio.domain.views import AuditPairView, Reveal
 from studio.services.audit.samples import audit_pairs
-from studio.services.project import Project
+from studio.services.facade.core import ProjectCore
 from studio.store import audits as audit_store
 from studio.store.pools import passage_texts, topic_texts
 
 
-@dataclass(frozen=True)
-class AuditPairView:
-    """What the auditor sees before grading: the query and the passage, nothing of the LLM's."""
-
-    qid: str
-    docid: str
-    query: str
-    passage: str
-    stratum: str | None
-    index: int  # place in the audit's order, from 0
-    total: int
-
-
-@dataclass(frozen=True)
-class Reveal:
-    """A pair just graded, with what the LLM had said of it."""
-
-    qid: str
-    docid: str
-    gold: float
-    llm: float | None
-
-
 class AuditSession:
-    def __init__(self, project: Project, audit: str, *, person: str | None = None) -> None:
+    def __init__(self, project: ProjectCore, audit: str, *, person: str | None = None) -> None:
         self.project, self.audit, self.person = project, audit, person
         found = audit_store.audit(project.db.cursor(), audit)
         if found is None:

@@ -4,59 +4,29 @@ the reference."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
 from studio.domain.errors import UsageError
+from studio.domain.views import BankRow, BankView
+from studio.services.facade.core import ProjectCore
 from studio.services.meta.comparison import correlation
-from studio.services.project import Project
 from studio.services.rubric.diagnostics import bank_report
 from studio.services.rubric.editing import BankEditor
 from studio.store import judging as judge_store
 from studio.store import labels as label_store
 
 
-@dataclass
-class BankRow:
-    """One item with what its grader says of it (None until a grader is chosen)."""
-
-    qid: str
-    item_id: str
-    kind: str
-    importance: str | None
-    text: str
-    covered_relevant: int | None = None
-    covered_nonrelevant: int | None = None
-    stale: int = 0
-    spurious: bool = False
-
-
-@dataclass
-class BankView:
-    bank: str
-    topic: str | None
-    source: str | None  # the rubric label set whose grades give the coverage
-    items: list[BankRow]
-    spurious: list[dict[str, Any]] = field(default_factory=list)
-    uncovered: list[dict[str, Any]] = field(default_factory=list)
-    stale: list[dict[str, Any]] = field(default_factory=list)
-    taus: dict[str, float | None] = field(default_factory=dict)
-    problem: str | None = None  # why the grader's columns are blank although one was chosen
-    graders: list[str] = field(default_factory=list)  # the rubric label sets graded with the bank
-
-    @property
-    def stale_cells(self) -> int:
-        """Cells to grade again (deleted items' cells are only dropped)."""
-        return sum(1 for cell in self.stale if cell["reason"] != "deleted")
-
-
-def graders_of(project: Project, bank: str) -> list[str]:
+def graders_of(project: ProjectCore, bank: str) -> list[str]:
     """Rubric label sets graded with `bank` (newest judge run), the sources of coverage."""
     return judge_store.label_sets_graded_with(project.db.cursor(), bank)
 
 
 def bank_view(
-    project: Project, bank: str, topic: str | None, source: str | None, *, ref: str = "human", measure: str = "nDCG@10"
+    project: ProjectCore,
+    bank: str,
+    topic: str | None,
+    source: str | None,
+    *,
+    ref: str = "human",
+    measure: str = "nDCG@10",
 ) -> BankView:
     """Items of `bank` (one topic, or all); with a `source`, coverage counts from its grades,
     spurious items, uncovered relevant documents, stale cells per item and τ of the graded
@@ -81,7 +51,7 @@ def bank_view(
     return view
 
 
-def _coverage(project: Project, view: BankView, source: str, ref: str, measure: str) -> None:
+def _coverage(project: ProjectCore, view: BankView, source: str, ref: str, measure: str) -> None:
     report = bank_report(
         project.engine, view.bank, source, ref=ref, measure=measure, topics=[view.topic] if view.topic else None
     )
@@ -98,7 +68,7 @@ def _coverage(project: Project, view: BankView, source: str, ref: str, measure: 
         view.taus[name] = correlation(project.engine, ref, name, measure, details=False)["kendall_tau"]
 
 
-def _stale(project: Project, view: BankView, source: str) -> None:
+def _stale(project: ProjectCore, view: BankView, source: str) -> None:
     view.stale = [c for c in project.stale_cells(source) if view.topic is None or c["qid"] == view.topic]
     counts: dict[str, int] = {}
     for cell in view.stale:

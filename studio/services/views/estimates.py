@@ -3,42 +3,12 @@ with its intervals and settled run pairs, and the calibration curve of a calibra
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
 from studio.domain.errors import StudioError
-from studio.services.project import Project
+from studio.domain.views import CalibrationView, EstimateView
+from studio.services.facade.core import ProjectCore
 
 
-@dataclass(frozen=True)
-class EstimateView:
-    """The leaderboard full human judging would give, estimated from `qrels` and the gold set."""
-
-    qrels: str
-    gold: str
-    measure: str
-    covers: str = ""
-    design: str = "topics"
-    gold_units: int = 0
-    units: int = 0
-    runs: list[dict[str, Any]] = field(default_factory=list)  # estimate, low, high, llm, gold_low, gold_high
-    run_pairs: list[dict[str, Any]] = field(default_factory=list)  # difference, low, high, settled
-    settled: int = 0
-    pairs: int = 0
-    kendall_tau_vs_llm: float | None = None
-    error: str | None = None  # why there is no estimate (too few gold units, a measure the design refuses)
-
-    def headline(self) -> str:
-        if self.error is not None:
-            return f"No estimate: {self.error}"
-        tau = "–" if self.kendall_tau_vs_llm is None else f"{self.kendall_tau_vs_llm:.3f}"
-        return (
-            f"{self.gold_units} of {self.units} {self.design} audited · {self.settled} of {self.pairs} run "
-            f"orderings settled · τ vs {self.qrels} alone {tau}. {self.covers}"
-        )
-
-
-def estimate_view(project: Project, qrels: str, gold: str, measure: str) -> EstimateView:
+def estimate_view(project: ProjectCore, qrels: str, gold: str, measure: str) -> EstimateView:
     """The estimate, or a view that says why there is none."""
     try:
         found = project.estimate(qrels, gold, measure)
@@ -61,19 +31,7 @@ def estimate_view(project: Project, qrels: str, gold: str, measure: str) -> Esti
     )
 
 
-@dataclass(frozen=True)
-class CalibrationView:
-    """A calibrated label set: how the LLM's values map to people's grades, and what it gained."""
-
-    name: str
-    source: str
-    gold: str
-    method: str
-    figures: dict[str, Any]
-    curve: list[dict[str, Any]]
-
-
-def calibration_view(project: Project, label_set: str) -> CalibrationView | None:
+def calibration_view(project: ProjectCore, label_set: str) -> CalibrationView | None:
     """The calibration of `label_set` (a calibrated set, or the newest one made from it), if any."""
     made = project.calibrations()
     found = [c for c in made if c["name"] == label_set] or [c for c in made if c["source"] == label_set]

@@ -3,43 +3,12 @@ correlation of the two leaderboards and the agreement of their shared labels."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from studio.domain.views import LeaderboardView, RankedRun
 from studio.metrics import correlation as corr
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
 from studio.services.meta.comparison import agreement, correlation
-
-
-@dataclass(frozen=True)
-class RankedRun:
-    run: str
-    ref_score: float
-    ref_rank: int
-    score: float
-    rank: int
-    swapped: bool  # in a pair of runs the two leaderboards order oppositely
-
-    @property
-    def moved(self) -> int:
-        """Places gained under the audited label set (negative: lost)."""
-        return self.ref_rank - self.rank
-
-
-@dataclass(frozen=True)
-class LeaderboardView:
-    ref: str
-    qrels: str
-    measure: str
-    runs: list[RankedRun]  # best reference score first
-    kendall_tau: float | None
-    spearman_rho: float | None
-    tau_ap: float | None
-    rbo: float | None
-    swaps: int
-    kappa: float | None  # graded Cohen's κ of the shared labels
-    shared_labels: int | None
 
 
 def ranks(runs: list[str], scores: list[float]) -> dict[str, int]:

@@ -3,28 +3,12 @@ whose place in the audited leaderboard a different grade would change."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
+from studio.domain.views import RankMove, Retrieval
 from studio.metrics.rankings import Rankings, TopicLabels
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
 from studio.services.views.leaderboard import ranks
-
-
-@dataclass(frozen=True)
-class Retrieval:
-    run: str
-    rank: int  # 1-based, in trec_eval's order of the run's ranking of the topic
-
-
-@dataclass(frozen=True)
-class RankMove:
-    run: str
-    rank_now: int
-    rank_then: int
-    score_now: float
-    score_then: float
 
 
 def retrieved_by(rankings: Rankings, qid: str, docid: str, labelled: TopicLabels | None = None) -> list[Retrieval]:

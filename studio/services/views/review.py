@@ -10,18 +10,18 @@ and Cohen's κ are current after every key; every decision is also written to th
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
 from typing import Any
 
 import numpy as np
 
 from studio.domain.errors import UsageError
+from studio.domain.views import PairView, ReviewFilters, Stats
 from studio.metrics import agreement as agree
 from studio.metrics.correlation import kendall_tau_b
 from studio.services.evaluation.engine import measure_of
+from studio.services.facade.core import ProjectCore
 from studio.services.meta.comparison import disagreements
-from studio.services.project import Project
-from studio.services.views.pair_context import RankMove, Retrieval, leaderboard_moves, retrieved_by
+from studio.services.views.pair_context import leaderboard_moves, retrieved_by
 from studio.store import Connection
 from studio.store import review as review_store
 from studio.store.pools import passage_texts, topic_texts
@@ -30,82 +30,10 @@ LABEL_ACTIONS = ("grade", "accept", "reference")  # decisions that write a label
 QUEUE_ACTIONS = (*LABEL_ACTIONS, "skip")  # decisions that take a pair out of the queue
 
 
-@dataclass(frozen=True)
-class ReviewFilters:
-    """A slice of the queue: one topic, pairs one run retrieved, one (reference, audited) grade pair."""
-
-    topic: str | None = None
-    run: str | None = None
-    ref_grade: float | None = None
-    grade: float | None = None
-    order: str = "delta-tau"  # or "spread": where the judges disagree most first
-
-    @classmethod
-    def parse(cls, text: str | None) -> ReviewFilters:
-        """`topic Q`, `run R` or two grades `REF AUDITED` (e.g. `3 0`); empty means everything.
-        A leading `spread` orders the slice by the judges' spread (`spread`, `spread topic Q`)."""
-        words = (text or "").split()
-        if words and words[0] == "spread":
-            return replace(cls.parse(" ".join(words[1:])), order="spread")
-        if not words:
-            return cls()
-        if len(words) == 2 and words[0] == "topic":
-            return cls(topic=words[1])
-        if len(words) == 2 and words[0] == "run":
-            return cls(run=words[1])
-        if len(words) == 2:
-            try:
-                return cls(ref_grade=float(words[0]), grade=float(words[1]))
-            except ValueError:
-                raise UsageError("a grade pair is two numbers, e.g. 3 0") from None
-        raise UsageError("filter: topic Q, run R, or two grades (reference, audited)")
-
-    def describe(self) -> str:
-        parts = [
-            f"topic {self.topic}" if self.topic else "",
-            f"run {self.run}" if self.run else "",
-            f"{_g(self.ref_grade)} vs {_g(self.grade)}" if self.ref_grade is not None or self.grade is not None else "",
-        ]
-        described = ", ".join(p for p in parts if p) or "all disagreements"
-        return described + (", by spread" if self.order == "spread" else "")
-
-
-def _g(value: float | None) -> str:
-    return "any" if value is None else f"{value:g}"
-
-
-@dataclass
-class Stats:
-    tau: float | None
-    kappa: float | None
-    tau_change: float | None = None
-    kappa_change: float | None = None
-
-
-@dataclass
-class PairView:
-    """Everything the Review screen shows about one pair."""
-
-    qid: str
-    docid: str
-    query: str
-    passage: str
-    ref_grade: float | None
-    grade: float | None
-    delta_tau: float
-    judges: list[dict[str, Any]] = field(default_factory=list)
-    items: list[dict[str, Any]] = field(default_factory=list)
-    decision: dict[str, Any] | None = None
-    flagged: bool = False
-    notes: list[str] = field(default_factory=list)
-    retrieved: list[Retrieval] = field(default_factory=list)  # the runs that retrieved the document
-    moves: list[RankMove] = field(default_factory=list)  # audited leaderboard places the reference grade moves
-
-
 class ReviewSession:
     def __init__(
         self,
-        project: Project,
+        project: ProjectCore,
         ref: str,
         qrels: str,
         *,

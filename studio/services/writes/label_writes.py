@@ -93,6 +93,35 @@ class LabelWrites:
         also: WithEdit | None = None,
     ) -> dict[str, Any]:
         engine = self.engine
+        with engine.lock:
+            return self._write_locked(
+                name,
+                qid,
+                docid,
+                grade,
+                command=command,
+                origin=origin,
+                person=person,
+                note=note,
+                undoes=undoes,
+                also=also,
+            )
+
+    def _write_locked(
+        self,
+        name: str,
+        qid: str,
+        docid: str,
+        grade: float | None,
+        *,
+        command: str,
+        origin: str,
+        person: str | None,
+        note: str | None,
+        undoes: int | None,
+        also: WithEdit | None,
+    ) -> dict[str, Any]:
+        engine = self.engine
         set_id = engine.label_set_id(name)
         known = engine.known_grade(name, qid, docid)
         followers = name in engine.followed()
@@ -134,6 +163,10 @@ class LabelWrites:
         cached leaderboards forgotten, the derived sets made from them derived afresh in one
         transaction."""
         names = list(names)
+        with self.engine.lock:
+            return self._written(names, item_grades, banks)
+
+    def _written(self, names: list[str], item_grades: Iterable[str], banks: Iterable[str]) -> Followed:
         for name in names:
             self.engine.forget_labels(name)
         changes: Changes = {
@@ -151,14 +184,14 @@ class LabelWrites:
         every = derivations(self.engine.db.cursor())
         if not every:
             return Followed()
-        with self.engine.db.transaction() as tx:
+        with self.engine.lock, self.engine.db.transaction() as tx:
             return follow(self.engine, tx, {source: None for d in every for source in d.inputs})
 
     @contextmanager
     def bank_edit(self, bank: str) -> Iterator[Connection]:
         """A transaction that edits `bank`'s items: the bank scores made with it follow before it
         commits (what they did is kept in `bank_followed`)."""
-        with self.engine.db.transaction() as tx:
+        with self.engine.lock, self.engine.db.transaction() as tx:
             yield tx
             self.bank_followed = follow(self.engine, tx, {bank_items(bank): None})
 

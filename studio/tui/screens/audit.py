@@ -15,8 +15,9 @@ from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
 from studio.domain.errors import ProjectBusy, UsageError
-from studio.services.views.audit import AuditPairView, AuditSession, Reveal
-from studio.services.views.highlight import highlight_spans
+from studio.domain.highlight import highlight_spans
+from studio.domain.views import AuditPairView, Reveal
+from studio.services.project import AuditSession
 from studio.tui.screens.base import StudioScreen, grade_bindings
 from studio.tui.widgets.pair_panel import grade_text
 
@@ -80,8 +81,8 @@ class AuditScreen(StudioScreen):
 
     def on_mount(self) -> None:
         try:
-            with self.engine():
-                session = AuditSession(self.project, self.audit, person=self.state.person)
+            with self.locked():
+                session = self.project.blind_audit(self.audit, person=self.state.person)
                 session.load()
         except UsageError as error:
             self.query_one("#status", Static).update(str(error))
@@ -93,7 +94,7 @@ class AuditScreen(StudioScreen):
         session = self.session
         if session is None:
             return
-        with self.engine():
+        with self.locked():
             view = session.view()
         self.query_one("#status", Static).update(status_line(session))
         head, body = self.query_one("#audit-head", Static), self.query_one("#audit-passage", Static)
@@ -114,7 +115,7 @@ class AuditScreen(StudioScreen):
         if session is None:
             return
         try:
-            with self.engine():
+            with self.locked():
                 act(session)
         except UsageError as error:
             self.notify(str(error), severity="warning")

@@ -14,10 +14,8 @@ from textual.widgets import DataTable, Footer, Header, ProgressBar, Select, Stat
 
 from studio.domain.choices import Importance, ItemKind
 from studio.domain.errors import UsageError
-from studio.services.judging.config import last_config
-from studio.services.judging.run import run_judge
-from studio.services.rubric.editing import BankEditor
-from studio.services.views.bank import BankRow, BankView, bank_view, graders_of
+from studio.domain.views import BankRow, BankView
+from studio.services.project import BankEditor
 from studio.tui.judge_worker import stream_judge
 from studio.tui.messages import BankEdited, BankLoaded, GradersLoaded, JudgeFinished, JudgeProgressed, NamesLoaded
 from studio.tui.screens.base import StudioScreen
@@ -132,7 +130,7 @@ class BankScreen(StudioScreen):
 
     @work(thread=True, exclusive=True, group="graders", exit_on_error=False)
     def load_graders(self, bank: str) -> None:
-        self.post_message(GradersLoaded(bank, graders_of(self.project, bank)))
+        self.post_message(GradersLoaded(bank, self.project.graders_of(bank)))
 
     @on(GradersLoaded)
     def offer_graders(self, message: GradersLoaded) -> None:
@@ -170,8 +168,8 @@ class BankScreen(StudioScreen):
     def load(self, choice: Choice, ref: str) -> None:
         bank, topic, source = choice
         assert bank is not None
-        with self.engine() as project:
-            view = bank_view(project, bank, topic, source, ref=ref)
+        with self.locked() as project:
+            view = project.bank_view(bank, topic, source, ref=ref)
         self.post_message(BankLoaded(view))
 
     @on(BankLoaded)
@@ -224,7 +222,7 @@ class BankScreen(StudioScreen):
         if bank is None:
             return
         try:
-            change(BankEditor(self.project.db, bank, person=self.state.person))
+            change(self.project.bank_editor(bank, person=self.state.person))
         except (UsageError, ValueError) as error:
             self.notify(str(error), severity="warning")
             return
@@ -298,8 +296,8 @@ class BankScreen(StudioScreen):
 
     @work(thread=True, exclusive=True, group="regrade", exit_on_error=False)
     def regrade(self, source: str) -> None:
-        db = self.project.db
-        stream_judge(self.post_message, lambda: run_judge(db, last_config(db, source), stale_only=True), source)
+        project = self.project
+        stream_judge(self.post_message, lambda: project.judge(project.judge_config(source), stale_only=True), source)
 
     @on(JudgeProgressed)
     def progressed(self, message: JudgeProgressed) -> None:
@@ -315,8 +313,5 @@ class BankScreen(StudioScreen):
             self.notify(f"re-grading stopped: {message.error}", severity="error")
         summary = message.summary
         if summary is not None:
-            with self.engine() as project:
-                for name in [message.label_set, *summary.extra.get("derived_updated", [])]:
-                    project.engine.forget_labels(name)
             self.notify(f"re-graded {summary.extra.get('stale_cells', 0)} stale cells with {summary.calls} calls")
         self.action_reload()

@@ -11,7 +11,6 @@ from textual.binding import Binding
 from textual.screen import Screen
 
 from studio.services.project import Project
-from studio.services.views.overview import project_names
 from studio.tui.messages import NamesLoaded
 from studio.tui.state import Selection, StateApp, StudioState
 
@@ -36,7 +35,7 @@ class StudioScreen(Screen[None]):
         return self.state.selection
 
     @contextmanager
-    def engine(self) -> Iterator[Project]:
+    def locked(self) -> Iterator[Project]:
         """The project with its evaluation engine to oneself: the lock every thread takes."""
         with self.state.engine_lock:
             yield self.state.project
@@ -49,7 +48,7 @@ class StudioScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="names", exit_on_error=False)
     def load_names(self) -> None:
         """Read the names the selectors offer off the UI thread; `NamesLoaded` brings them."""
-        self.post_message(NamesLoaded(project_names(self.project)))
+        self.post_message(NamesLoaded(self.project.names()))
 
 
 def grade_bindings(screen: str, tooltip: str) -> list[Binding]:

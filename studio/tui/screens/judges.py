@@ -12,8 +12,7 @@ from textual.widgets import DataTable, Footer, Header, Input, Label, ProgressBar
 from textual.worker import Worker
 
 from studio.domain.choices import BackendName, JudgeMethod
-from studio.services.judging.config import JudgeConfig
-from studio.services.judging.run import run_judge
+from studio.domain.judging import JudgeConfig
 from studio.tui.judge_worker import stream_judge
 from studio.tui.messages import FailuresLoaded, JudgeFinished, JudgeProgressed, NamesLoaded
 from studio.tui.screens.base import StudioScreen
@@ -139,8 +138,8 @@ class JudgesScreen(StudioScreen):
 
     @work(thread=True, exclusive=True, group="judge", exit_on_error=False)
     def judge(self, config: JudgeConfig) -> None:
-        db = self.project.db
-        stream_judge(self.post_message, lambda: run_judge(db, config), config.name)
+        project = self.project
+        stream_judge(self.post_message, lambda: project.judge(config), config.name)
 
     @on(JudgeProgressed)
     def progressed(self, message: JudgeProgressed) -> None:
@@ -155,8 +154,6 @@ class JudgesScreen(StudioScreen):
     @on(JudgeFinished)
     def ended(self, message: JudgeFinished) -> None:
         self.finished = message
-        with self.engine() as project:
-            project.engine.forget_labels(message.label_set)
         self.query_one("#judge-progress", ProgressBar).display = False
         status = self.query_one("#judge-status", Static)
         if message.error is not None:

@@ -12,8 +12,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Select, Static
 from textual_plotext import PlotextPlot
 
-from studio.services.views.estimates import EstimateView, calibration_view, estimate_view
-from studio.services.views.leaderboard import LeaderboardView, leaderboard_view
+from studio.domain.views import EstimateView, LeaderboardView
 from studio.tui.messages import EstimateComputed, LeaderboardComputed, NamesLoaded
 from studio.tui.screens.base import StudioScreen
 from studio.tui.widgets.calibration import CalibrationScreen
@@ -136,7 +135,7 @@ class LeaderboardScreen(StudioScreen):
 
     def action_calibration(self) -> None:
         qrels = self.selection.qrels
-        view = calibration_view(self.project, qrels) if qrels is not None else None
+        view = self.project.calibration_view(qrels) if qrels is not None else None
         if view is None:
             self.notify(f"{qrels} is not calibrated: studio calibrate --qrels {qrels} --gold GOLD --name NAME")
             return
@@ -144,8 +143,8 @@ class LeaderboardScreen(StudioScreen):
 
     @work(thread=True, exclusive=True, group="leaderboard", exit_on_error=False)
     def estimate(self, gold: str, qrels: str, measure: str) -> None:
-        with self.engine() as project:
-            view = estimate_view(project, qrels, gold, measure)
+        with self.locked() as project:
+            view = project.estimate_view(qrels, gold, measure)
         self.post_message(EstimateComputed(view))
 
     @on(EstimateComputed)
@@ -169,8 +168,8 @@ class LeaderboardScreen(StudioScreen):
 
     @work(thread=True, exclusive=True, group="leaderboard", exit_on_error=False)
     def compute(self, ref: str, qrels: str, measure: str) -> None:
-        with self.engine() as project:
-            view = leaderboard_view(project.engine, ref, qrels, measure)
+        with self.locked() as project:
+            view = project.leaderboard_view(ref, qrels, measure)
         self.post_message(LeaderboardComputed(view))
 
     @on(LeaderboardComputed)

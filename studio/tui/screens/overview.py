@@ -11,7 +11,7 @@ from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
 
-from studio.services.views.overview import Overview, overview
+from studio.domain.views import Overview
 from studio.tui.messages import OverviewLoaded
 from studio.tui.screens.base import StudioScreen
 from studio.tui.widgets.table import Table
@@ -133,7 +133,7 @@ class OverviewScreen(StudioScreen):
     @work(thread=True, exclusive=True, group="overview", exit_on_error=False)
     def load_overview(self) -> None:
         # Runs in a worker thread: reads through that thread's own DuckDB cursor, touches no widget.
-        self.post_message(OverviewLoaded(overview(self.project)))
+        self.post_message(OverviewLoaded(self.project.overview()))
 
     @on(OverviewLoaded)
     def show_overview(self, message: OverviewLoaded) -> None:

@@ -11,7 +11,8 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Static
 
 from studio.domain.errors import ProjectBusy, UsageError
-from studio.services.views.review import ReviewFilters, ReviewSession, Stats
+from studio.domain.views import ReviewFilters, Stats
+from studio.services.project import ReviewSession
 from studio.tui.messages import ReviewDecided, ReviewLoaded
 from studio.tui.screens.audit import AuditPicker, AuditScreen
 from studio.tui.screens.base import StudioScreen, grade_bindings
@@ -125,8 +126,7 @@ class ReviewScreen(StudioScreen):
                 "Review needs two label sets: import or judge one, then choose them on the Leaderboard (F3)."
             )
             return
-        self.session = ReviewSession(
-            self.project,
+        self.session = self.project.review(
             selection.ref,
             selection.qrels,
             measure=selection.measure,
@@ -140,7 +140,7 @@ class ReviewScreen(StudioScreen):
     def build_queue(self, session: ReviewSession) -> None:
         # The queue's Δτ per pair needs many leaderboard updates: off the main thread, under the
         # engine lock so that no other worker touches the same evaluators meanwhile.
-        with self.engine():
+        with self.locked():
             session.load()
         self.post_message(ReviewLoaded(session))
 
@@ -161,7 +161,7 @@ class ReviewScreen(StudioScreen):
         session = self.session
         if session is None:
             return
-        with self.engine():
+        with self.locked():
             stats = stats or session.stats()
             view = session.view()
             history = session.history()
@@ -185,7 +185,7 @@ class ReviewScreen(StudioScreen):
         if not self.loaded or session is None:
             return
         try:
-            with self.engine():
+            with self.locked():
                 act(session)
                 stats = session.stats()
         except UsageError as error:
@@ -249,7 +249,7 @@ class ReviewScreen(StudioScreen):
             if name:
                 self.app.push_screen(AuditScreen(name))
 
-        with self.engine():
+        with self.locked():
             names = [str(row["audit"]) for row in self.project.audits()]
         self.app.push_screen(AuditPicker(names), open_audit)
 

@@ -9,7 +9,7 @@ from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
-from studio.services.views.estimates import CalibrationView
+from studio.domain.views import CalibrationView
 
 
 def _fmt(value: object) -> str:

@@ -11,8 +11,8 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Static
 
-from studio.services.views.highlight import highlight_spans
-from studio.services.views.review import PairView
+from studio.domain.highlight import highlight_spans
+from studio.domain.views import PairView
 from studio.tui.widgets.table import Table
 
 STYLES = {"term": "bold yellow", "answer": "underline green"}

@@ -1,0 +1,1 @@
+"""The `Project` facade, one subject per module, put together in `services/project.py`."""

@@ -1,0 +1,59 @@
+"""Test banks: editing, generating, diagnostics, Rubric-Cover and stale cells."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from studio.domain.judging import JudgeConfig, JudgeProgress
+from studio.services.facade.base import ProjectBase
+from studio.services.judging.config import last_config
+from studio.services.judging.stale import stale_plan
+from studio.services.rubric.cover import cover_leaderboard
+from studio.services.rubric.diagnostics import bank_report
+from studio.services.rubric.editing import BankEditor
+from studio.store import judging as judge_store
+
+
+class BanksMixin(ProjectBase):
+    """Test banks and what rubric judges made of them."""
+
+    def bank_report(self, bank: str, source: str, **options: Any) -> dict[str, Any]:
+        """Diagnostics of a test bank from a rubric judge's item grades (see `studio bank report`)."""
+        return bank_report(self.engine, bank, source, **options)
+
+    def cover_leaderboard(self, source: str, bank: str, **options: Any) -> dict[str, Any]:
+        """Rubric-Cover@k of every run from a rubric judge's item grades (see `studio bank cover`)."""
+        return cover_leaderboard(self.engine, source, bank, **options)
+
+    def stale_cells(self, label_set: str) -> list[dict[str, Any]]:
+        """The cells of a rubric judge's label set that bank edits made stale (edited, new, deleted)."""
+        plan = stale_plan(self.db, last_config(self.db, label_set))
+        return [{"qid": c.qid, "docid": c.docid, "item_id": c.item_id, "reason": c.reason} for c in plan.stale]
+
+    def bank_editor(self, bank: str, person: str | None = None) -> BankEditor:
+        """Audited edits of a bank by `person`; the bank scores made with it follow each edit."""
+        return BankEditor(self.db, bank, person, writes=self.writes)
+
+    def graders_of(self, bank: str) -> list[str]:
+        """The rubric label sets graded with a bank."""
+        return judge_store.label_sets_graded_with(self.db.cursor(), bank)
+
+    def generate_bank(
+        self, config: JudgeConfig, kind: str, *, max_items: int = 10, replace: bool = False
+    ) -> Iterator[JudgeProgress | dict[str, Any]]:
+        """~10 exam questions or nuggets per topic from the query alone, into bank `config.name`
+        (a summary last); a bank made again moves the bank scores made with it."""
+        from studio.services.rubric.generation import generate_bank  # loads the generation prompts
+
+        yield from generate_bank(self.db, config, kind, max_items=max_items, replace=replace)
+        self.writes.written(banks=[config.name])
+
+    def nuggetize(
+        self, config: JudgeConfig, *, relevant: float = 2.0, replace: bool = False
+    ) -> Iterator[dict[str, Any]]:
+        """AutoNuggetizer: nuggets from the documents `config.ref` grades ≥ `relevant` (a summary last)."""
+        from studio.services.rubric.nuggetizer import nuggetize
+
+        yield from nuggetize(self.db, config, relevant=relevant, replace=replace)
+        self.writes.written(banks=[config.name])

@@ -1,0 +1,139 @@
+"""The project itself: opening and closing its file, sharing it with other processes, what it holds."""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+
+from studio.domain.check_report import CheckReport
+from studio.domain.import_report import ImportReport
+from studio.domain.project_file import DEFAULT_WAIT_SECONDS, WaitNotice
+from studio.services.derived.follow import Followed
+from studio.services.evaluation.changes import ChangeWatcher
+from studio.services.evaluation.engine import EvaluationEngine
+from studio.services.integrity.check import check_project
+from studio.services.locations import project_path
+from studio.services.writes.label_writes import LabelWrites
+from studio.store import Database, listing
+from studio.store import judging as judge_store
+
+PathLike = str | Path
+
+
+def paths(files: PathLike | Sequence[PathLike]) -> list[Path]:
+    """One path or several, as a list."""
+    if isinstance(files, str | Path):
+        return [Path(files)]
+    return [Path(f) for f in files]
+
+
+class ProjectBase:
+    """A project file: what is loaded into it and what can be asked of it.
+
+    `db` (the file), `engine` (the cached leaderboards) and `writes` (the one door through which
+    labels change) are the services' business; the front ends ask the project."""
+
+    def __init__(self, database: Database) -> None:
+        self.db = database
+        self.engine = EvaluationEngine(database)
+        self.writes = LabelWrites(self.engine)  # the one door through which labels change
+
+    @classmethod
+    def open(cls, path: PathLike, *, wait: float = DEFAULT_WAIT_SECONDS, notice: WaitNotice | None = None) -> Self:
+        """Open (creating and migrating as needed) the project file at `path` (":memory:" allowed).
+
+        Another process may be writing to it: this one waits up to `wait` seconds for its turn
+        (`notice` hears whom it waits for) and raises ProjectBusy after that.
+        """
+        return cls(Database(path, wait=wait, notice=notice))
+
+    def watch_changes(self) -> ChangeWatcher:
+        """What other processes write from now on, applied to this project's leaderboards on `poll()`."""
+        return ChangeWatcher(self.engine)
+
+    @staticmethod
+    def _followed(report: ImportReport, followed: Followed) -> ImportReport:
+        if followed.changed:
+            report.warnings.append(f"derived label sets updated: {', '.join(followed.changed)}")
+        report.warnings.extend(followed.warnings())
+        return report
+
+    @staticmethod
+    def locate(path: str | Path | None = None) -> Path:
+        """The project file a command means: `path`, else $STUDIO_DB, else ./studio.duckdb."""
+        return project_path(path)
+
+    def release(self) -> None:
+        """Let other processes have the file until the next call needs it (what is in memory stays)."""
+        self.db.release()
+
+    def share_when_idle(self, wait: float) -> None:
+        """Keep the file between uses and give it up only on `release()` (a front end that knows
+        when it is idle); a use waits at most `wait` seconds for another process's write."""
+        self.db.defer_release = True
+        self.db.wait = min(self.db.wait, wait)
+
+    def sharing_due(self, idle_seconds: float) -> bool:
+        """Is it time to give the file up and look for others' writes: not held now, or another
+        process asked for it, or nobody used it for `idle_seconds`."""
+        db = self.db
+        return not db.held or db.wanted() or time.monotonic() - db.last_used >= idle_seconds
+
+    @property
+    def lock(self) -> threading.RLock:
+        """Held by a thread that works with the project while others may too (a front end's
+        workers); the write path takes it itself."""
+        return self.engine.lock
+
+    @property
+    def path(self) -> str:
+        return self.db.path
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        trace: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def counts(self) -> dict[str, int]:
+        return listing.counts(self.db.cursor())
+
+    def topics(self) -> list[dict[str, Any]]:
+        return listing.list_topics(self.db.cursor())
+
+    def documents(self) -> list[dict[str, Any]]:
+        return listing.list_documents(self.db.cursor())
+
+    def runs(self) -> list[dict[str, Any]]:
+        return listing.list_runs(self.db.cursor())
+
+    def label_sets(self) -> list[dict[str, Any]]:
+        return listing.list_label_sets(self.db.cursor())
+
+    def banks(self) -> list[dict[str, Any]]:
+        return listing.list_banks(self.db.cursor())
+
+    def responses(self) -> list[dict[str, Any]]:
+        return listing.list_responses(self.db.cursor())
+
+    def judge_runs(self) -> list[dict[str, Any]]:
+        """Every judge run with its configuration, prompt hash and counts."""
+        return judge_store.list_judge_runs(self.db.cursor())
+
+    def check(self) -> CheckReport:
+        """Whether the project file is whole: current labels and bank items are the replay of their
+        events, no row names a missing one, keys are held once, judge runs agree with their
+        judgments (see `studio check`)."""
+        return check_project(self.engine)

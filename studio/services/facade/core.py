@@ -1,0 +1,17 @@
+"""`ProjectCore`: the project with every subject but the screens' views (`services/project.py` adds
+those). The view and report modules take a `ProjectCore`; the facade that builds them on top
+imports them, never the other way round."""
+
+from __future__ import annotations
+
+from studio.services.facade.audits import AuditsMixin
+from studio.services.facade.banks import BanksMixin
+from studio.services.facade.evaluation import EvaluationMixin
+from studio.services.facade.exports import ExportsMixin
+from studio.services.facade.imports import ImportsMixin
+from studio.services.facade.judges import JudgesMixin
+from studio.services.facade.labels import LabelsMixin
+
+
+class ProjectCore(ImportsMixin, EvaluationMixin, LabelsMixin, AuditsMixin, JudgesMixin, BanksMixin, ExportsMixin):
+    """A project file and everything that can be asked of it headless."""

@@ -1,0 +1,98 @@
+"""Leaderboards, their correlation, label agreement and the review queue."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from studio.domain.choices import DEFAULT_MEASURES
+from studio.services.ensembles.scores import ensemble_scores
+from studio.services.evaluation.answers import system_leaderboard
+from studio.services.facade.base import ProjectBase
+from studio.services.meta import comparison, scale
+from studio.services.meta.embeddings import fd_leaderboard
+
+
+class EvaluationMixin(ProjectBase):
+    """What the project computes from runs and label sets."""
+
+    def leaderboard(self, qrels: str, measure: str = "nDCG@10", *, complete: bool = False) -> dict[str, float]:
+        """{run: mean value} under a label set, as trec_eval computes it."""
+        return self.engine.leaderboard(qrels, measure, complete=complete)
+
+    def evaluate(
+        self,
+        qrels: str,
+        measures: Sequence[str] = DEFAULT_MEASURES,
+        *,
+        per_topic: bool = False,
+        complete: bool = False,
+    ) -> list[dict[str, Any]]:
+        """Rows of `studio eval`: {"run", "measure", "value", "topics"} (and "topic")."""
+        return self.engine.eval_rows(qrels, list(measures), per_topic=per_topic, complete=complete)
+
+    def correlation(
+        self,
+        ref: str,
+        qrels: str,
+        measure: str = "nDCG@10",
+        *,
+        complete: bool = False,
+        details: bool = True,
+        seed: int = 0,
+    ) -> dict[str, Any]:
+        """Kendall τ (τ-b), τ-a, Spearman ρ, τ_AP, RBO, swaps and topic intervals of two leaderboards."""
+        return comparison.correlation(self.engine, ref, qrels, measure, complete=complete, details=details, seed=seed)
+
+    def agreement(self, ref: str, qrels: str, *, clip: bool = False, **thresholds: Any) -> dict[str, Any]:
+        """κ, Krippendorff's α, confusion matrix and alignment of two label sets (`clip`: the
+        audited grades clipped into the reference's range)."""
+        return comparison.agreement(
+            self.engine, ref, scale.clipped(self.engine, ref, qrels) if clip else qrels, **thresholds
+        )
+
+    def compare(
+        self,
+        ref: str,
+        qrels: list[str],
+        measure: str = "nDCG@10",
+        *,
+        resamples: int = 1000,
+        seed: int = 0,
+        clip: bool = False,
+    ) -> list[dict[str, Any]]:
+        """One row per label set: κ, α, alignment, leniency, τ and τ_AP with bootstrap intervals,
+        and the τ of its compatibility leaderboard against the reference's nDCG@10 leaderboard."""
+        names = [scale.clipped(self.engine, ref, name) for name in qrels] if clip else qrels
+        return comparison.compare(self.engine, ref, names, measure, resamples=resamples, seed=seed)
+
+    def scale_warnings(self, ref: str, qrels: list[str]) -> list[str]:
+        """A warning per label set holding grades outside the reference's range."""
+        return scale.outside_scale(self.engine, ref, qrels)
+
+    def disagreements(
+        self,
+        ref: str,
+        qrels: str,
+        measure: str = "nDCG@10",
+        *,
+        limit: int | None = None,
+        order: str = "delta-tau",
+    ) -> list[dict[str, Any]]:
+        """The review queue: differently graded pairs, the most τ-changing first (`order="spread"`:
+        those whose judges disagree most first)."""
+        return comparison.disagreements(self.engine, ref, qrels, measure, limit=limit, order=order)
+
+    def ensemble_scores(self, name: str, ref: str = "human", measure: str = "nDCG@10") -> dict[str, Any]:
+        """κ and Kendall τ against `ref` of each member of an ensemble and of the ensemble."""
+        return ensemble_scores(self.engine, name, ref, measure)
+
+    def answer_leaderboard(self, qrels: str, *, resamples: int = 1000, seed: int = 0) -> list[dict[str, Any]]:
+        """Generative systems ranked by the mean grade a label set gives their answers (judged with
+        `--pool responses`), with a 95% bootstrap interval over topics."""
+        return system_leaderboard(self.engine, qrels, resamples=resamples, seed=seed)
+
+    def fd_leaderboard(self, qrels: str, **options: Any) -> dict[str, Any]:
+        """FD@k of every run: Fréchet distance between its top-k embeddings and the relevant ones
+        (lower is better), with Kendall τ against the label set's leaderboard (see `studio fd`)."""
+        return fd_leaderboard(self.engine, qrels, **options)

@@ -1,0 +1,85 @@
+"""Loading topics, documents, runs, label sets, answers and banks into the project."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from studio.domain.choices import OnDuplicate, OnDuplicateGrade
+from studio.domain.import_report import ImportReport
+from studio.domain.models import LabelSetKind
+from studio.services.facade.base import PathLike, ProjectBase, paths
+from studio.services.imports import catalog as import_catalog
+from studio.services.imports import trec as import_trec
+from studio.services.rubric.graded_files import import_graded
+
+
+class ImportsMixin(ProjectBase):
+    """What the project loads."""
+
+    def import_topics(self, files: PathLike | Sequence[PathLike]) -> ImportReport:
+        return import_catalog.import_topics(self.db, paths(files))
+
+    def import_docs(
+        self, files: PathLike | Sequence[PathLike], *, on_duplicate: OnDuplicate | str = OnDuplicate.ERROR
+    ) -> ImportReport:
+        """Documents; a docid repeated with the same text loads once, with another text it is refused
+        unless `on_duplicate` is first or last."""
+        return import_catalog.import_documents(self.db, paths(files), on_duplicate=OnDuplicate(on_duplicate))
+
+    def import_runs(
+        self, files: PathLike | Sequence[PathLike], *, name: str | None = None, replace: bool = False
+    ) -> ImportReport:
+        report = import_trec.import_runs(self.db, paths(files), name=name, replace=replace)
+        self.engine.forget_runs()
+        return report
+
+    def import_qrels(
+        self,
+        files: PathLike | Sequence[PathLike],
+        *,
+        name: str | None = None,
+        kind: LabelSetKind | str = LabelSetKind.HUMAN,
+        on_duplicate: OnDuplicateGrade | str = OnDuplicateGrade.ERROR,
+        replace: bool = False,
+    ) -> ImportReport:
+        report = import_trec.import_qrels(
+            self.db,
+            paths(files),
+            name=name,
+            kind=LabelSetKind(kind),
+            on_duplicate=OnDuplicateGrade(on_duplicate),
+            replace=replace,
+        )
+        return self._followed(report, self.writes.written(report.names))
+
+    def import_judgments(
+        self, files: PathLike | Sequence[PathLike], *, name: str | None = None, replace: bool = False
+    ) -> ImportReport:
+        """UMBRELA-style judgment JSONL into an LLM label set."""
+        report = import_trec.import_judgments(self.db, paths(files), name=name, replace=replace)
+        return self._followed(report, self.writes.written(report.names))
+
+    def import_graded(
+        self, file: PathLike, *, name: str, bank: str, llm: str | None = None, replace: bool = False
+    ) -> ImportReport:
+        """A Rubric-workbench graded file or nuggetizer assignments into a rubric label set."""
+        report = import_graded(self.db, Path(file), name=name, bank=bank, llm=llm, replace=replace)
+        return self._followed(report, self.writes.written([name], item_grades=[name]))
+
+    def import_responses(
+        self, files: PathLike | Sequence[PathLike], *, system: str | None = None, replace: bool = False
+    ) -> ImportReport:
+        return import_catalog.import_responses(self.db, paths(files), system=system, replace=replace)
+
+    def import_bank(
+        self,
+        files: PathLike | Sequence[PathLike],
+        *,
+        name: str | None = None,
+        kind: str | None = None,
+        replace: bool = False,
+    ) -> ImportReport:
+        """Test banks; a bank imported again with `replace` moves the bank scores made with it."""
+        report = import_catalog.import_bank(self.db, paths(files), name=name, kind=kind, replace=replace)
+        return self._followed(report, self.writes.written(banks=report.names))

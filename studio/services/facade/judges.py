@@ -1,0 +1,113 @@
+"""LLM judges: running them, their failures, re-parsing, Batch files, prompts and probes."""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Iterator
+from dataclasses import replace
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from studio.domain.choices import BackendName, JudgeMethod
+from studio.domain.judging import JudgeConfig, JudgeProgress, JudgeSummary
+from studio.judges.backend import Backend
+from studio.services.facade.base import ProjectBase
+from studio.services.judging.config import last_config
+from studio.services.judging.reparse import reparse
+from studio.services.judging.run import run_judge
+from studio.store import judging as judge_store
+from studio.store import labels as label_store
+
+
+class JudgesMixin(ProjectBase):
+    """What judges do to the project."""
+
+    def judge(
+        self, config: JudgeConfig, *, stale_only: bool = False, backend: Backend | None = None
+    ) -> Generator[JudgeProgress | JudgeSummary, None, None]:
+        """Run a judge into `config.name`: progress as calls are answered, the summary last. Every
+        call is cached; the derived sets made from the label set follow it at the end."""
+        if config.method == "embedding":
+            # Imported when used: the embedding judge needs the optional sentence-transformers.
+            from studio.services.meta.embeddings import embedding_judge
+
+            summary = embedding_judge(self.db, config)
+            self.writes.written([config.name])
+            yield summary
+            return
+        yield from run_judge(self.db, config, backend, stale_only=stale_only, writes=self.writes)
+
+    def reparse_judge(self, label_set: str) -> dict[str, int]:
+        """Parse the newest judge run's stored outputs again with the current parser (no calls)."""
+        counts = reparse(self.db, label_set)
+        self.writes.written([label_set], item_grades=[label_set])
+        return counts
+
+    def judge_failures(self, label_set: str, limit: int = 50) -> list[dict[str, Any]]:
+        """The newest judge run's recorded failures, with the raw model output."""
+        set_id = label_store.label_set_id(self.db.cursor(), label_set)
+        if set_id is None:
+            return []
+        return judge_store.failures(self.db.cursor(), set_id, limit)
+
+    def judge_config(self, label_set: str) -> JudgeConfig:
+        """The configuration of the label set's newest judge run, to run it again as it was."""
+        return last_config(self.db, label_set)
+
+    def batch_config(self, label_set: str, **given: Any) -> JudgeConfig:
+        """The judge an OpenAI Batch file is for: the label set's newest judge run as it was
+        configured, or a new openai UMBRELA judge when none wrote it yet; the options given (not
+        None) replace either's."""
+        judged = any(run["label_set"] == label_set for run in self.judge_runs())
+        base = (
+            last_config(self.db, label_set)
+            if judged
+            else JudgeConfig(method=JudgeMethod.umbrela.value, backend=BackendName.openai.value, name=label_set)
+        )
+        chosen: dict[str, Any] = {
+            key: value.value if isinstance(value, StrEnum) else value
+            for key, value in given.items()
+            if value is not None
+        }
+        return replace(base, **chosen)
+
+    def export_batch(self, config: JudgeConfig, out: Path) -> int:
+        """The requests the call cache has no answer for, as an OpenAI Batch input file (no call);
+        how many were written."""
+        from studio.services.judging import batch  # what only Batch files need
+
+        return batch.export_batch(self.db, config, out)
+
+    def import_batch(self, config: JudgeConfig, file: Path) -> dict[str, int]:
+        """The answers of an OpenAI Batch output file, into the call cache (one transaction)."""
+        from studio.services.judging import batch
+
+        return batch.import_batch(self.db, config, file)
+
+    def extract_answers(self, label_set: str) -> Iterator[JudgeProgress | dict[str, int]]:
+        """Each document's answer to each item of a rubric judge's bank (calls cached)."""
+        # Imported when used: only the rubric commands load the extraction prompts.
+        from studio.services.rubric import verification
+
+        return verification.extract_answers(self.db, label_set)
+
+    def verification(self, label_set: str) -> list[dict[str, Any]]:
+        """Per item, the documents by grade with the answers extracted from them."""
+        from studio.services.rubric import verification
+
+        return verification.verification(self.db, label_set)
+
+    def prompt_sensitivity(self, config: JudgeConfig, prompts: list[str]) -> Iterator[JudgeProgress | dict[str, Any]]:
+        """One method judged with several prompts: κ per prompt, its spread, α between prompts."""
+        from studio.services.meta.sensitivity import prompt_sensitivity
+
+        return prompt_sensitivity(self.engine, config, prompts)
+
+    def probe(
+        self, label_set: str, *, ref: str = "human", limit: int = 40, seed: int = 0
+    ) -> Iterator[JudgeProgress | dict[str, Any]]:
+        """How far the judge of `label_set` moves when reference-non-relevant passages are stuffed
+        with the query and a claim of relevance (Alaofi et al. 2024)."""
+        from studio.services.meta.probes import run_probe
+
+        return run_probe(self.engine, label_set, ref=ref, limit=limit, seed=seed)

@@ -1,0 +1,75 @@
+"""Changing labels (audited edits and their undo) and making label sets from others."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from studio.services.calibration.calibrate import calibrated_sets
+from studio.services.derived.follow import Followed
+from studio.services.derived.make import make_bank_score, make_calibration, make_ensemble
+from studio.services.facade.base import ProjectBase
+
+
+class LabelsMixin(ProjectBase):
+    """Audited edits and derived label sets."""
+
+    def set_label(
+        self,
+        qrels: str,
+        qid: str,
+        docid: str,
+        grade: float | None,
+        note: str | None = None,
+        *,
+        person: str | None = None,
+    ) -> dict[str, Any]:
+        """One audited label edit (None removes the label); leaderboards follow incrementally, and
+        so do the derived label sets made from `qrels`. A derived set itself is not edited."""
+        return self.writes.edit(qrels, qid, docid, grade, note=note, person=person)
+
+    def undo(self, qrels: str | None = None) -> dict[str, Any] | None:
+        """Revert the newest audited edit not yet undone; None when there is nothing to undo."""
+        return self.writes.undo(qrels)
+
+    def label_history(self, qrels: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
+        return self.engine.history(qrels, limit)
+
+    def ensemble(self, members: Sequence[str], how: str, name: str, *, replace: bool = False) -> dict[str, Any]:
+        """A derived label set combining `members` pair by pair (majority, mean or median), with
+        each pair's spread; it follows its members."""
+        return make_ensemble(self.engine, list(members), how, name, replace=replace)
+
+    def calibrate(
+        self,
+        qrels: str,
+        gold: str,
+        name: str,
+        *,
+        method: str = "isotonic",
+        folds: int = 5,
+        seed: int = 0,
+        measure: str = "nDCG@10",
+        replace: bool = False,
+    ) -> dict[str, Any]:
+        """Label set `name`: `qrels` mapped to `gold`'s grades (isotonic or ordinal) with κ and τ
+        cross-fitted by topic beside the raw set's; it follows both sources."""
+        return make_calibration(
+            self.engine, qrels, gold, name, method=method, folds=folds, seed=seed, measure=measure, replace=replace
+        )
+
+    def calibrations(self) -> list[dict[str, Any]]:
+        """Every calibrated label set: sources, method, fitted map, cross-fitted figures, curve."""
+        return calibrated_sets(self.db)
+
+    def derive(
+        self, source: str, bank: str, score: str, name: str, *, min_grade: float = 4.0, replace: bool = False
+    ) -> dict[str, Any]:
+        """Label set `name`: `score` (exam-binary, nugget-all, …) of the item grades of `source`'s newest
+        rubric judge run with `bank`'s items; it follows both."""
+        return make_bank_score(self.engine, source, bank, score, name, min_grade=min_grade, replace=replace)
+
+    def refresh_derived(self) -> Followed:
+        """Derive every derived label set afresh from its sources (after a judge run was killed, or
+        another program wrote to the file): those whose labels changed, and those that cannot be."""
+        return self.writes.refresh_all()

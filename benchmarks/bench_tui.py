@@ -181,6 +181,7 @@ async def anchor_latency() -> list[float]:
 
 
 def main() -> None:
+    from studio.services.project import Project
 
     figures: dict[str, Any] = {"benchmark": "tui", "size": list(SIZE)}
     with tempfile.TemporaryDirectory() as scratch:

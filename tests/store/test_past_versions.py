@@ -1,0 +1,106 @@
+"""Project files written by the studio at every past schema version (tests/store/past_versions/,
+made by make_fixtures.py with each version's own code) open with the current studio, are upgraded
+to LATEST_VERSION, pass `studio check`, still hold what they held, and give the same leaderboards."""
+
+from __future__ import annotations
+
+import gzip
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pytest
+from store.past_versions.holdings import holdings, schema_versions
+
+from studio.services.project import Project
+from studio.store.migrations import LATEST_VERSION, v14_skipped
+
+FIXTURES = Path(__file__).resolve().parent / "past_versions"
+MANIFEST: dict[str, dict[str, Any]] = json.loads((FIXTURES / "manifest.json").read_text("utf-8"))
+
+
+def fixture_file(name: str, folder: Path) -> Path:
+    """The fixture's project file, decompressed into `folder` (the committed file is never opened)."""
+    path = folder / f"{name}.duckdb"
+    path.write_bytes(gzip.decompress((FIXTURES / MANIFEST[name]["file"]).read_bytes()))
+    return path
+
+
+@pytest.fixture(scope="module", params=sorted(MANIFEST))
+def past(
+    request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory
+) -> Iterator[tuple[dict[str, Any], Project]]:
+    """A past version's manifest entry and its project file opened (so migrated) by the studio,
+    once for the tests that only read it."""
+    name: str = request.param
+    with Project.open(fixture_file(name, tmp_path_factory.mktemp(name))) as project:
+        yield MANIFEST[name], project
+
+
+def test_every_past_version_has_a_fixture() -> None:
+    # 14 was never used, so no studio ever wrote a file at it.
+    made = sorted(entry["version"] for entry in MANIFEST.values())
+    assert made == [version for version in range(1, LATEST_VERSION + 1) if version != v14_skipped.VERSION]
+
+
+def test_the_fixture_is_the_file_the_manifest_describes(tmp_path: Path) -> None:
+    for name, entry in MANIFEST.items():
+        with duckdb.connect(str(fixture_file(name, tmp_path)), read_only=True) as con:
+            assert schema_versions(con) == entry["schema_versions"]
+            assert max(entry["schema_versions"]) == entry["version"]
+            assert holdings(con) == {"counts": entry["counts"], "digests": entry["digests"]}, name
+
+
+def test_opening_upgrades_to_the_latest_version_applying_only_what_is_newer(
+    past: tuple[dict[str, Any], Project],
+) -> None:
+    entry, project = past
+    assert project.db.schema_version() == LATEST_VERSION
+    written = entry["schema_versions"]
+    applied = project.db.cursor().execute("SELECT version FROM schema_version ORDER BY version").fetchall()
+    assert [row[0] for row in applied] == [*written, *range(max(written) + 1, LATEST_VERSION + 1)]
+
+
+def test_the_upgraded_file_passes_the_check(past: tuple[dict[str, Any], Project]) -> None:
+    _, project = past
+    report = project.check()
+    assert report.ok, [check.as_dict() for check in report.checks if not check.ok]
+
+
+def test_the_upgraded_file_holds_what_it_held(past: tuple[dict[str, Any], Project]) -> None:
+    entry, project = past
+    now = holdings(project.db.cursor())
+    assert {name: now["counts"].get(name) for name in entry["counts"]} == entry["counts"]
+    assert {name: now["digests"].get(name) for name in entry["digests"]} == entry["digests"]
+
+
+def test_the_listing_agrees_with_the_manifest(past: tuple[dict[str, Any], Project]) -> None:
+    entry, project = past
+    counts = project.counts()
+    for name in ("topics", "documents", "runs", "run_rows", "label_sets", "labels", "banks", "bank_items"):
+        assert counts[name] == entry["counts"][name], name
+    assert len(project.judge_runs()) == entry["counts"].get("judge_runs", 0)
+
+
+def test_leaderboards_are_those_the_old_studio_computed(past: tuple[dict[str, Any], Project]) -> None:
+    entry, project = past
+    for measure, boards in entry["leaderboards"].items():
+        for label_set, board in boards.items():
+            assert project.leaderboard(label_set, measure) == pytest.approx(board, rel=1e-12, abs=1e-15)
+
+
+def test_a_file_at_13_gets_the_skipped_number_on_its_way(tmp_path: Path) -> None:
+    (name,) = [name for name, entry in MANIFEST.items() if entry["version"] == 13]
+    with Project.open(fixture_file(name, tmp_path)) as project:
+        versions = schema_versions(project.db.cursor())
+    assert versions[12:] == list(range(13, LATEST_VERSION + 1))
+
+
+def test_a_file_past_the_skipped_number_is_not_given_it(tmp_path: Path) -> None:
+    later = [name for name, entry in MANIFEST.items() if entry["version"] > v14_skipped.VERSION]
+    assert later
+    for name in later:
+        with Project.open(fixture_file(name, tmp_path)) as project:
+            assert v14_skipped.VERSION not in schema_versions(project.db.cursor())

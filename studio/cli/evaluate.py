@@ -141,7 +141,10 @@ def disagreements(
     ] = QueueOrder.delta_tau,
     fmt: Format = OutputFormat.table,
 ) -> None:
-    """The review queue: pairs graded differently, the most leaderboard-changing first."""
+    """The review queue: pairs graded differently, the most leaderboard-changing first.
+
+    `decided` names what a review of the two label sets already did with a pair (accept, grade,
+    reference or skip); Review leaves decided pairs out of its queue and puts skipped ones last."""
     with open_project(ctx) as project:
         rows = project.disagreements(ref, qrels, measure, limit=limit, order=order.value)
     spread = ["spread", "spread_range"] if order is QueueOrder.spread else []
@@ -149,7 +152,7 @@ def disagreements(
         rows,
         fmt,
         title=f"Disagreements of {qrels} with {ref} ({measure})",
-        columns=["qid", "docid", "ref_grade", "grade", "delta_tau", "distance", *spread],
+        columns=["qid", "docid", "ref_grade", "grade", "delta_tau", "distance", *spread, "decided"],
     )
 
 

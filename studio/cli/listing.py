@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping, Sequence
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -24,7 +25,7 @@ class Listing(StrEnum):
     judges = "judges"
 
 
-LISTINGS = {
+LISTINGS: dict[Listing, Callable[[Project], Sequence[Mapping[str, Any]]]] = {
     Listing.topics: Project.topics,
     Listing.docs: Project.documents,
     Listing.qrels: Project.label_sets,

@@ -7,18 +7,29 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from studio.domain.errors import UsageError
+from studio.domain.rows import (
+    BankInfo,
+    Decision,
+    ItemGrade,
+    JudgeOutput,
+    JudgeRunRow,
+    LabelSetRow,
+    ResponseRow,
+    RunInfo,
+    TopicRow,
+)
 
 
 @dataclass(frozen=True)
 class Overview:
     path: str
     counts: dict[str, int]
-    topics: list[dict[str, Any]]
-    runs: list[dict[str, Any]]
-    label_sets: list[dict[str, Any]]
-    banks: list[dict[str, Any]]
-    responses: list[dict[str, Any]]
-    judges: list[dict[str, Any]]
+    topics: list[TopicRow]
+    runs: list[RunInfo]
+    label_sets: list[LabelSetRow]
+    banks: list[BankInfo]
+    responses: list[ResponseRow]
+    judges: list[JudgeRunRow]
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -224,9 +235,9 @@ class PairView:
     ref_grade: float | None
     grade: float | None
     delta_tau: float
-    judges: list[dict[str, Any]] = field(default_factory=list)
-    items: list[dict[str, Any]] = field(default_factory=list)
-    decision: dict[str, Any] | None = None
+    judges: list[JudgeOutput] = field(default_factory=list)
+    items: list[ItemGrade] = field(default_factory=list)
+    decision: Decision | None = None
     flagged: bool = False
     notes: list[str] = field(default_factory=list)
     retrieved: list[Retrieval] = field(default_factory=list)  # the runs that retrieved the document

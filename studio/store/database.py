@@ -16,7 +16,7 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar, cast
 
 import duckdb
 
@@ -26,6 +26,7 @@ from studio.store.file_lock import POLL_SECONDS, ProjectLock, busy, holder_from_
 from studio.store.migrations import LATEST_VERSION, MIGRATIONS
 
 Connection = duckdb.DuckDBPyConnection
+Row = TypeVar("Row")
 CLOSE_ATTEMPTS = 200  # 2 s for a query still running on another thread to notice its interruption
 
 
@@ -287,6 +288,17 @@ def new_batch(con: Connection, command: str, source: str | None) -> int:
     ).fetchone()
     assert row is not None
     return int(row[0])
+
+
+def typed_records(cursor: Connection, row: type[Row]) -> list[Row]:
+    """The rows of an executed query as the TypedDict `row`, whose keys must be the query's column
+    names (checked: a renamed column fails here, not as a missing key in a front end)."""
+    names = {column[0] for column in cursor.description}
+    declared = vars(row)  # a TypedDict class keeps its keys here
+    required, optional = declared["__required_keys__"], declared["__optional_keys__"]
+    if not required <= names <= required | optional:
+        raise ProjectError(f"query columns {sorted(names)} are not those of {row.__name__}: {sorted(required)}")
+    return cast(list[Row], records(cursor))
 
 
 def records(cursor: Connection) -> list[dict[str, Any]]:

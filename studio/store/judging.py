@@ -7,7 +7,8 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
-from studio.store.database import Connection, records
+from studio.domain.rows import FailureRow, JudgeRunRow
+from studio.store.database import Connection, records, typed_records
 from studio.store.processes import run_state, this_process
 
 CALL_COLUMNS = ("key", "output", "error", "label_probs", "prompt_tokens", "completion_tokens", "seconds", "cost")
@@ -226,31 +227,65 @@ def item_grades(con: Connection, run: int) -> dict[str, dict[str, dict[str, floa
     return grades
 
 
-def list_judge_runs(con: Connection) -> list[dict[str, Any]]:
+def list_judge_runs(con: Connection) -> list[JudgeRunRow]:
     """Every judge run with its state (finished, running, interrupted, running? elsewhere) and
     the process that ran it as pid@host."""
-    cursor = con.execute(
+    rows = con.execute(
         """
-        SELECT j.judge_run_id AS run, s.name AS label_set, j.method, j.backend, j.model,
-               j.prompt_name AS prompt, substr(j.prompt_hash, 1, 12) AS prompt_hash, j.pool,
-               j.pairs, j.calls, j.cache_hits, j.failures,
-               strftime(j.started_at, '%Y-%m-%d %H:%M:%S') AS started,
-               strftime(j.finished_at, '%Y-%m-%d %H:%M:%S') AS finished,
-               j.finished_at IS NOT NULL AS is_finished, j.stopped_at IS NOT NULL AS is_stopped,
-               j.owner_pid, j.owner_host, j.owner_started
+        SELECT j.judge_run_id, s.name, j.method, j.backend, j.model, j.prompt_name,
+               substr(j.prompt_hash, 1, 12), j.pool, j.pairs, j.calls, j.cache_hits, j.failures,
+               strftime(j.started_at, '%Y-%m-%d %H:%M:%S'), strftime(j.finished_at, '%Y-%m-%d %H:%M:%S'),
+               j.finished_at IS NOT NULL, j.stopped_at IS NOT NULL, j.owner_pid, j.owner_host, j.owner_started
         FROM judge_runs j JOIN label_sets s USING (label_set_id)
         ORDER BY j.judge_run_id
         """
-    )
-    found = []
-    for row in records(cursor):
-        pid, host, started = row.pop("owner_pid"), row.pop("owner_host"), row.pop("owner_started")
-        state = run_state(row.pop("is_finished"), row.pop("is_stopped"), pid, host, started)
-        found.append(row | {"state": state.value, "owner": None if pid is None else f"{pid}@{host}"})
+    ).fetchall()
+    found: list[JudgeRunRow] = []
+    for (
+        run,
+        label_set,
+        method,
+        backend,
+        model,
+        prompt,
+        prompt_hash,
+        pool,
+        pairs,
+        calls,
+        hits,
+        failures,
+        started,
+        finished,
+        is_finished,
+        is_stopped,
+        pid,
+        host,
+        since,
+    ) in rows:
+        found.append(
+            JudgeRunRow(
+                run=run,
+                label_set=label_set,
+                method=method,
+                backend=backend,
+                model=model,
+                prompt=prompt,
+                prompt_hash=prompt_hash,
+                pool=pool,
+                pairs=pairs,
+                calls=calls,
+                cache_hits=hits,
+                failures=failures,
+                started=started,
+                finished=finished,
+                state=run_state(is_finished, is_stopped, pid, host, since).value,
+                owner=None if pid is None else f"{pid}@{host}",
+            )
+        )
     return found
 
 
-def failures(con: Connection, label_set: int, limit: int = 50) -> list[dict[str, Any]]:
+def failures(con: Connection, label_set: int, limit: int = 50) -> list[FailureRow]:
     """Recorded failures of a label set's newest judge run, with the raw output (none when
     no call was made, e.g. the document's text is missing)."""
     cursor = con.execute(
@@ -263,7 +298,7 @@ def failures(con: Connection, label_set: int, limit: int = 50) -> list[dict[str,
         """,
         [label_set, limit],
     )
-    return records(cursor)
+    return typed_records(cursor, FailureRow)
 
 
 def judge_run(con: Connection, run: int) -> dict[str, Any]:

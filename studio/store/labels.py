@@ -15,7 +15,8 @@ from typing import NamedTuple
 import duckdb
 
 from studio.domain.models import LabelSetKind, QrelsRow
-from studio.store.database import Connection, records
+from studio.domain.rows import LabelEvent, StoredEvent
+from studio.store.database import Connection, typed_records
 from studio.store.fast_path import QRELS_LINE, FastPathRefused, checked, lone_cr_line_ends, odd_line, split_lines
 
 
@@ -180,7 +181,7 @@ def append_label_event(
     note: str | None = None,
     undoes: int | None = None,
     known: KnownGrade | None = None,
-) -> dict[str, object]:
+) -> StoredEvent:
     """Append one event with the grade it replaces; returns it.
 
     The replaced grade is read in the same statement, unless the caller `known`s it: then it is
@@ -217,18 +218,18 @@ def append_label_event(
             [label_set, qid, docid, event_id, event_id],
         ).fetchone()
         previous = corrected[0] if corrected else None
-    return {
-        "event": event_id,
-        "qid": qid,
-        "docid": docid,
-        "grade": grade,
-        "previous": None if previous is None else float(previous),
-        "origin": origin,
-        "source": source,
-        "note": note,
-        "undoes": undoes,
-        "time": row[2].isoformat(sep=" ", timespec="seconds"),
-    }
+    return StoredEvent(
+        event=event_id,
+        qid=qid,
+        docid=docid,
+        grade=grade,
+        previous=None if previous is None else float(previous),
+        origin=origin,
+        source=source,
+        note=note,
+        undoes=undoes,
+        time=row[2].isoformat(sep=" ", timespec="seconds"),
+    )
 
 
 UndoableEvent = tuple[int, int, str, str, float | None]
@@ -261,7 +262,7 @@ def undoable_event(con: Connection, event_id: int) -> UndoableEvent | None:
     return None if row is None else (int(row[0]), int(row[1]), row[2], row[3], row[4])
 
 
-def label_history(con: Connection, label_set: int | None, limit: int) -> list[dict[str, object]]:
+def label_history(con: Connection, label_set: int | None, limit: int) -> list[LabelEvent]:
     """Person edits and undos, newest first."""
     cursor = con.execute(
         """
@@ -273,7 +274,7 @@ def label_history(con: Connection, label_set: int | None, limit: int) -> list[di
         """,
         [label_set, label_set, limit],
     )
-    return records(cursor)
+    return typed_records(cursor, LabelEvent)
 
 
 def record_derivation(con: Connection, label_set: int, source: str, bank: str, score: str, min_grade: float) -> None:

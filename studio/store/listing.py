@@ -2,19 +2,19 @@
 
 from __future__ import annotations
 
-from typing import Any
-
-from studio.store.database import Connection, records
-
-
-def _records(con: Connection, sql: str, params: list[Any] | None = None) -> list[dict[str, Any]]:
-    return records(con.execute(sql, params or []))
+from studio.domain.rows import BankInfo, DocumentRow, LabelSetRow, ResponseRow, RunInfo, TopicRow
+from studio.store.database import Connection, Row, typed_records
 
 
-def list_topics(con: Connection) -> list[dict[str, Any]]:
+def _rows(con: Connection, row: type[Row], sql: str) -> list[Row]:
+    return typed_records(con.execute(sql), row)
+
+
+def list_topics(con: Connection) -> list[TopicRow]:
     """Every topic known from topics, runs or labels; docs = pooled documents, judged = labelled."""
-    return _records(
+    return _rows(
         con,
+        TopicRow,
         """
         WITH ranked AS (  -- the stored rankings' document numbers, turned into docids once each
             SELECT t.qid, d.docid
@@ -35,16 +35,18 @@ def list_topics(con: Connection) -> list[dict[str, Any]]:
     )
 
 
-def list_documents(con: Connection) -> list[dict[str, Any]]:
-    return _records(
+def list_documents(con: Connection) -> list[DocumentRow]:
+    return _rows(
         con,
+        DocumentRow,
         "SELECT docid, title, length(text) AS chars FROM documents ORDER BY docid",
     )
 
 
-def list_runs(con: Connection) -> list[dict[str, Any]]:
-    return _records(
+def list_runs(con: Connection) -> list[RunInfo]:
+    return _rows(
         con,
+        RunInfo,
         """
         SELECT r.name, coalesce(s.topics, 0) AS topics, coalesce(s.rows, 0) AS rows,
                r.source_file AS source
@@ -57,9 +59,10 @@ def list_runs(con: Connection) -> list[dict[str, Any]]:
     )
 
 
-def list_label_sets(con: Connection) -> list[dict[str, Any]]:
-    return _records(
+def list_label_sets(con: Connection) -> list[LabelSetRow]:
+    return _rows(
         con,
+        LabelSetRow,
         """
         SELECT ls.name, ls.kind,
                coalesce(l.topics, 0) AS topics, coalesce(l.pairs, 0) AS pairs,
@@ -79,9 +82,10 @@ def list_label_sets(con: Connection) -> list[dict[str, Any]]:
     )
 
 
-def list_banks(con: Connection) -> list[dict[str, Any]]:
-    return _records(
+def list_banks(con: Connection) -> list[BankInfo]:
+    return _rows(
         con,
+        BankInfo,
         """
         SELECT b.name, coalesce(i.topics, 0) AS topics, coalesce(i.items, 0) AS items,
                coalesce(i.questions, 0) AS questions, coalesce(i.nuggets, 0) AS nuggets,
@@ -99,9 +103,10 @@ def list_banks(con: Connection) -> list[dict[str, Any]]:
     )
 
 
-def list_responses(con: Connection) -> list[dict[str, Any]]:
-    return _records(
+def list_responses(con: Connection) -> list[ResponseRow]:
+    return _rows(
         con,
+        ResponseRow,
         """
         SELECT system, count(*) AS topics, sum(length(text)) // count(*) AS mean_chars
         FROM responses GROUP BY system ORDER BY system

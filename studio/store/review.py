@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
-from studio.store.database import Connection, records
+from studio.domain.rows import Decision, ItemGrade, JudgeOutput
+from studio.store.database import Connection, records, typed_records
 
 LIVE = "NOT EXISTS (SELECT 1 FROM review_decisions u WHERE u.undoes = d.decision_id)"
 
@@ -23,20 +23,32 @@ def add_decision(
     note: str | None = None,
     person: str | None = None,
     undoes: int | None = None,
-) -> int:
+) -> Decision:
+    """Log one decision; the entry as `decisions` lists it."""
     row = con.execute(
         """
         INSERT INTO review_decisions (decision_id, ref, qrels, qid, docid, action, grade, label_event, note,
                                       person, undoes)
-        VALUES (nextval('review_decision_ids'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING decision_id
+        VALUES (nextval('review_decision_ids'), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        RETURNING decision_id, strftime(created_at, '%Y-%m-%d %H:%M:%S')
         """,
         [ref, qrels, qid, docid, action, grade, label_event, note, person, undoes],
     ).fetchone()
     assert row is not None
-    return int(row[0])
+    return Decision(
+        decision=int(row[0]),
+        qid=qid,
+        docid=docid,
+        action=action,
+        grade=grade,
+        label_event=label_event,
+        note=note,
+        person=person,
+        time=str(row[1]),
+    )
 
 
-def decisions(con: Connection, ref: str, qrels: str, limit: int | None = None) -> list[dict[str, Any]]:
+def decisions(con: Connection, ref: str, qrels: str, limit: int | None = None) -> list[Decision]:
     """Live decisions of one review (not undone, undo rows left out), newest first."""
     cursor = con.execute(
         f"""
@@ -48,10 +60,10 @@ def decisions(con: Connection, ref: str, qrels: str, limit: int | None = None) -
         """,
         [ref, qrels],
     )
-    return records(cursor)
+    return typed_records(cursor, Decision)
 
 
-def pair_judgments(con: Connection, qid: str, docid: str) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def pair_judgments(con: Connection, qid: str, docid: str) -> tuple[list[JudgeOutput], list[ItemGrade]]:
     """What each judge-made label set's newest run said of the pair, read at once (the Review
     screen asks at every decision): its judgments of the pair (label, confidence, raw output),
     and its rubric grades of the pair with the item text."""
@@ -69,36 +81,33 @@ def pair_judgments(con: Connection, qid: str, docid: str) -> tuple[list[dict[str
         """,
         [qid, docid],
     )
-    outputs: list[dict[str, Any]] = []
-    items: list[dict[str, Any]] = []
+    outputs: list[JudgeOutput] = []
+    items: list[ItemGrade] = []
     for row in records(cursor):
         if row["item_id"] is None:
             outputs.append(
-                {
-                    key: row[key]
-                    for key in (
-                        "label_set",
-                        "method",
-                        "backend",
-                        "model",
-                        "label",
-                        "confidence",
-                        "expected",
-                        "parse_error",
-                        "output",
-                    )
-                }
-                | {"label_probs": json.loads(row["label_probs"]) if row["label_probs"] else None}
+                JudgeOutput(
+                    label_set=row["label_set"],
+                    method=row["method"],
+                    backend=row["backend"],
+                    model=row["model"],
+                    label=row["label"],
+                    confidence=row["confidence"],
+                    expected=row["expected"],
+                    parse_error=row["parse_error"],
+                    output=row["output"],
+                    label_probs=json.loads(row["label_probs"]) if row["label_probs"] else None,
+                )
             )
         else:
             items.append(
-                {
-                    "label_set": row["label_set"],
-                    "method": row["method"],
-                    "item_id": row["item_id"],
-                    "grade": row["label"],
-                    "answer": row["answer"],
-                }
+                ItemGrade(
+                    label_set=row["label_set"],
+                    method=row["method"],
+                    item_id=row["item_id"],
+                    grade=row["label"],
+                    answer=row["answer"],
+                )
             )
     if items:  # most pairs: no rubric judge graded them, and the bank view need not be read
         ids = sorted({row["item_id"] for row in items})
@@ -110,6 +119,6 @@ def pair_judgments(con: Connection, qid: str, docid: str) -> tuple[list[dict[str
                 [qid, *ids],
             ).fetchall()
         }
-        for row in items:
-            row["kind"], row["text"] = texts.get(row["item_id"], (None, None))
+        for item in items:
+            item["kind"], item["text"] = texts.get(item["item_id"], (None, None))
     return outputs, items

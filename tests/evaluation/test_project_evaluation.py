@@ -250,7 +250,9 @@ def test_disagreements_are_exactly_the_pairs_graded_differently(project: Project
     assert {(e["qid"], e["docid"], e["ref_grade"], e["grade"]) for e in queue} == expected
     assert len(queue) == len(expected)
     for entry in queue:
-        assert entry["distance"] == abs(entry["ref_grade"] - entry["grade"])
+        ref_grade, grade = entry["ref_grade"], entry["grade"]
+        assert ref_grade is not None and grade is not None
+        assert entry["distance"] == abs(ref_grade - grade)
 
 
 def test_disagreements_put_the_largest_tau_change_first_then_the_largest_distance(project: Project) -> None:

@@ -272,8 +272,6 @@ def test_studio_judge_through_the_openai_backend(tmp_path: Path, server: FakeOpe
     assert isinstance(first["prompt_tokens"], int) and first["prompt_tokens"] > 0
     assert all(r.headers.get("Authorization") == f"Bearer {SECRET}" for r in server.requests)
 
-    from studio import Project
-
     with Project.open(db) as project:
         failures = project.judge_failures("fake-judge")
         labels = (

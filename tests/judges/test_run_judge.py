@@ -332,7 +332,7 @@ def test_failed_call_is_a_failure_not_a_zero(project: Project) -> None:
     summary, _ = judge(project.db, name="down", topics=["1003"], limit=3, backend_object=backend)
     assert summary.failures == 3
     assert labels_of(project, "down") == {}
-    assert all("HTTP 500" in f["reason"] for f in project.judge_failures("down"))
+    assert all("HTTP 500" in (f["reason"] or "") for f in project.judge_failures("down"))
 
 
 def test_failed_call_is_asked_again_on_the_next_run(project: Project) -> None:

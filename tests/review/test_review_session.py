@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import judge_all
+from helpers import cli, judge_all
 
 from studio import Project
 from studio.domain.judging import JudgeConfig
@@ -49,7 +49,7 @@ def test_a_grade_is_an_audited_edit_and_the_statistics_follow(db: Path) -> None:
         assert label(project, "sim", first["qid"], first["docid"]) == 3.0
         assert review.position == 1 and review.decisions_made == 1
         history = project.label_history("sim")
-        assert history[0]["grade"] == 3.0 and history[0]["source"] == "ana" and "review" in history[0]["note"]
+        assert history[0]["grade"] == 3.0 and history[0]["source"] == "ana" and "review" in (history[0]["note"] or "")
         after = review.stats()
         assert after.tau == project.correlation("human", "sim")["kendall_tau"]
         a, b = [], []
@@ -135,5 +135,22 @@ def test_the_pair_view_shows_every_judge_and_the_item_grades(db: Path) -> None:
         assert view is not None and view.query and view.passage
         # Every judge of the pair (the rubric judge grades items, not the pair).
         assert {j["label_set"] for j in view.judges} == {"sim", "umbrela-smol"}
-        assert next(j for j in view.judges if j["label_set"] == "sim")["output"].startswith("##final score:")
+        assert (next(j for j in view.judges if j["label_set"] == "sim")["output"] or "").startswith("##final score:")
         assert view.items and all(i["label_set"] == "exam" and i["text"] for i in view.items)
+
+
+def test_studio_disagreements_marks_the_pairs_a_review_decided(db: Path) -> None:
+    with Project.open(db) as project:
+        review = session(project)
+        first, second = review.queue[0], review.queue[1]
+        review.accept()  # the LLM's grade kept: the pair still disagrees
+        review.skip()
+        queue = {(p["qid"], p["docid"]): p for p in project.disagreements("human", "sim")}
+        assert queue[(first["qid"], first["docid"])]["decided"] == "accept"
+        assert queue[(second["qid"], second["docid"])]["decided"] == "skip"
+        assert sum(p["decided"] is None for p in queue.values()) == len(queue) - 2
+        review.undo()  # the skip taken back
+        queue = {(p["qid"], p["docid"]): p for p in project.disagreements("human", "sim")}
+        assert queue[(second["qid"], second["docid"])]["decided"] is None
+    table = cli(db, "disagreements", "--ref", "human", "--qrels", "sim", "--limit", "3")
+    assert table.exit_code == 0 and "decided" in table.stdout

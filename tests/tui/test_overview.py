@@ -9,7 +9,7 @@ and look at the new SVG before committing it.
 from __future__ import annotations
 
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -24,7 +24,7 @@ from studio.tui.screens.overview import OverviewScreen
 from studio.tui.widgets.help import HelpScreen
 
 # Table id -> (the Project listing it shows, the record key of its first column).
-TABLES: dict[str, tuple[Callable[[Project], list[dict[str, Any]]], str]] = {
+TABLES: dict[str, tuple[Callable[[Project], Sequence[Mapping[str, Any]]], str]] = {
     "label_sets": (Project.label_sets, "name"),
     "runs": (Project.runs, "name"),
     "topics": (Project.topics, "qid"),

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from studio.domain.errors import UsageError
+from studio.domain.rows import LabelEvent
 from studio.metrics.evaluator import Evaluator
 from studio.metrics.names import Measure, parse_measure
 from studio.metrics.rankings import Rankings, ordered_rows, rankings_from_stored
@@ -235,6 +236,6 @@ class EvaluationEngine:
         """Remember a batch once its first edit is committed."""
         self._batches[(command, person)] = batch
 
-    def history(self, qrels: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
+    def history(self, qrels: str | None = None, limit: int = 20) -> list[LabelEvent]:
         set_id = self.label_set_id(qrels) if qrels is not None else None
         return label_store.label_history(self.db.cursor(), set_id, limit)

@@ -7,11 +7,12 @@ import time
 from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
+from typing import Self
 
 from studio.domain.check_report import CheckReport
 from studio.domain.import_report import ImportReport
 from studio.domain.project_file import DEFAULT_WAIT_SECONDS, WaitNotice
+from studio.domain.rows import BankInfo, DocumentRow, JudgeRunRow, LabelSetRow, ResponseRow, RunInfo, TopicRow
 from studio.services.derived.follow import Followed
 from studio.services.evaluation.changes import ChangeWatcher
 from studio.services.evaluation.engine import EvaluationEngine
@@ -110,25 +111,25 @@ class ProjectBase:
     def counts(self) -> dict[str, int]:
         return listing.counts(self.db.cursor())
 
-    def topics(self) -> list[dict[str, Any]]:
+    def topics(self) -> list[TopicRow]:
         return listing.list_topics(self.db.cursor())
 
-    def documents(self) -> list[dict[str, Any]]:
+    def documents(self) -> list[DocumentRow]:
         return listing.list_documents(self.db.cursor())
 
-    def runs(self) -> list[dict[str, Any]]:
+    def runs(self) -> list[RunInfo]:
         return listing.list_runs(self.db.cursor())
 
-    def label_sets(self) -> list[dict[str, Any]]:
+    def label_sets(self) -> list[LabelSetRow]:
         return listing.list_label_sets(self.db.cursor())
 
-    def banks(self) -> list[dict[str, Any]]:
+    def banks(self) -> list[BankInfo]:
         return listing.list_banks(self.db.cursor())
 
-    def responses(self) -> list[dict[str, Any]]:
+    def responses(self) -> list[ResponseRow]:
         return listing.list_responses(self.db.cursor())
 
-    def judge_runs(self) -> list[dict[str, Any]]:
+    def judge_runs(self) -> list[JudgeRunRow]:
         """Every judge run with its configuration, prompt hash and counts."""
         return judge_store.list_judge_runs(self.db.cursor())
 

@@ -6,11 +6,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from studio.domain.choices import DEFAULT_MEASURES
+from studio.domain.rows import QUEUE_ACTIONS, Disagreement
 from studio.services.ensembles.scores import ensemble_scores
 from studio.services.evaluation.answers import system_leaderboard
 from studio.services.facade.base import ProjectBase
 from studio.services.meta import comparison, scale
 from studio.services.meta.embeddings import fd_leaderboard
+from studio.store import review as review_store
 
 
 class EvaluationMixin(ProjectBase):
@@ -78,10 +80,18 @@ class EvaluationMixin(ProjectBase):
         *,
         limit: int | None = None,
         order: str = "delta-tau",
-    ) -> list[dict[str, Any]]:
+    ) -> list[Disagreement]:
         """The review queue: differently graded pairs, the most τ-changing first (`order="spread"`:
-        those whose judges disagree most first)."""
-        return comparison.disagreements(self.engine, ref, qrels, measure, limit=limit, order=order)
+        those whose judges disagree most first). Each says what a review of the two label sets
+        already decided of it (`decided`: accept, grade, reference or skip; None: nothing yet)."""
+        queue = comparison.disagreements(self.engine, ref, qrels, measure, limit=limit, order=order)
+        decided: dict[tuple[str, str], str] = {}
+        for decision in reversed(review_store.decisions(self.db.cursor(), ref, qrels)):  # the newest wins
+            if decision["action"] in QUEUE_ACTIONS:
+                decided[(decision["qid"], decision["docid"])] = decision["action"]
+        for pair in queue:
+            pair["decided"] = decided.get((pair["qid"], pair["docid"]))
+        return queue
 
     def ensemble_scores(self, name: str, ref: str = "human", measure: str = "nDCG@10") -> dict[str, Any]:
         """κ and Kendall τ against `ref` of each member of an ensemble and of the ensemble."""

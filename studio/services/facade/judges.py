@@ -10,6 +10,7 @@ from typing import Any
 
 from studio.domain.choices import BackendName, JudgeMethod
 from studio.domain.judging import JudgeConfig, JudgeProgress, JudgeSummary
+from studio.domain.rows import FailureRow
 from studio.judges.backend import Backend
 from studio.services.facade.base import ProjectBase
 from studio.services.judging.config import last_config
@@ -43,7 +44,7 @@ class JudgesMixin(ProjectBase):
         self.writes.written([label_set], item_grades=[label_set])
         return counts
 
-    def judge_failures(self, label_set: str, limit: int = 50) -> list[dict[str, Any]]:
+    def judge_failures(self, label_set: str, limit: int = 50) -> list[FailureRow]:
         """The newest judge run's recorded failures, with the raw model output."""
         set_id = label_store.label_set_id(self.db.cursor(), label_set)
         if set_id is None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from studio.domain.rows import LabelEvent
 from studio.services.calibration.calibrate import calibrated_sets
 from studio.services.derived.follow import Followed
 from studio.services.derived.make import make_bank_score, make_calibration, make_ensemble
@@ -23,16 +24,17 @@ class LabelsMixin(ProjectBase):
         note: str | None = None,
         *,
         person: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> LabelEvent:
         """One audited label edit (None removes the label); leaderboards follow incrementally, and
         so do the derived label sets made from `qrels`. A derived set itself is not edited."""
         return self.writes.edit(qrels, qid, docid, grade, note=note, person=person)
 
-    def undo(self, qrels: str | None = None) -> dict[str, Any] | None:
+    def undo(self, qrels: str | None = None) -> LabelEvent | None:
         """Revert the newest audited edit not yet undone; None when there is nothing to undo."""
         return self.writes.undo(qrels)
 
-    def label_history(self, qrels: str | None = None, limit: int = 20) -> list[dict[str, Any]]:
+    def label_history(self, qrels: str | None = None, limit: int = 20) -> list[LabelEvent]:
+        """Person edits and undos (of one label set, or of all), newest first."""
         return self.engine.history(qrels, limit)
 
     def ensemble(self, members: Sequence[str], how: str, name: str, *, replace: bool = False) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from typing import Any
 import numpy as np
 
 from studio.domain.errors import UsageError
+from studio.domain.rows import Disagreement
 from studio.metrics import agreement as agree
 from studio.metrics import correlation as corr
 from studio.metrics.names import Measure
@@ -170,7 +171,7 @@ def disagreements(
     *,
     limit: int | None = None,
     order: str = "delta-tau",
-) -> list[dict[str, Any]]:
+) -> list[Disagreement]:
     """Pairs the two label sets grade differently, the most leaderboard-changing first (`order`
     "spread": those whose judges disagree most first, see `by_spread`).
 
@@ -199,7 +200,7 @@ def disagreements(
     matrix = scratch.per_topic(m)  # updated in place by set_label
     filled = ~np.isnan(matrix)
     totals, counts = np.where(filled, matrix, 0.0).sum(axis=0), filled.sum(axis=0)
-    queue: list[dict[str, Any]] = []
+    queue: list[Disagreement] = []
     for qid, pairs in by_topic.items():
         row = matrix[scratch.row[qid]]
         other_totals = totals - np.where(np.isnan(row), 0.0, row)
@@ -216,16 +217,16 @@ def disagreements(
         for (docid, ref_grade, grade), tau in zip(pairs, after, strict=True):
             delta = (tau - before) if not (np.isnan(tau) or np.isnan(before)) else 0.0
             queue.append(
-                {
-                    "qid": qid,
-                    "docid": docid,
-                    "ref_grade": ref_grade,
-                    "grade": grade,
-                    "delta_tau": float(delta),
-                    "distance": abs(ref_grade - grade),
-                }
+                Disagreement(
+                    qid=qid,
+                    docid=docid,
+                    ref_grade=ref_grade,
+                    grade=grade,
+                    delta_tau=float(delta),
+                    distance=abs(ref_grade - grade),
+                )
             )
-    queue.sort(key=lambda d: (-abs(d["delta_tau"]), -d["distance"], d["qid"], d["docid"]))
+    queue.sort(key=lambda d: (-abs(d["delta_tau"]), -(d["distance"] or 0.0), d["qid"], d["docid"]))
     if order == "spread":
         queue = by_spread(engine, [ref, qrels], queue)
     elif order != "delta-tau":
@@ -233,7 +234,7 @@ def disagreements(
     return queue[:limit] if limit is not None else queue
 
 
-def by_spread(engine: EvaluationEngine, label_sets: list[str], queue: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def by_spread(engine: EvaluationEngine, label_sets: list[str], queue: list[Disagreement]) -> list[Disagreement]:
     """The queue with the pairs whose judges disagree most first: by the spread (standard deviation,
     then range) stored with the audited set's labels (an ensemble or a judge's samples), or else
     the reference's; pairs without a spread last, each group in its τ order."""
@@ -241,17 +242,17 @@ def by_spread(engine: EvaluationEngine, label_sets: list[str], queue: list[dict[
     spreads: dict[tuple[str, str], ensemble_store.SpreadRow] = {}
     for name in reversed(label_sets):
         spreads = spreads or ensemble_store.spreads(con, engine.label_set_id(name))
-    rows = []
+    rows: list[Disagreement] = []
     for row in queue:
         found = spreads.get((row["qid"], row["docid"]))
-        rows.append(
-            row
-            | {
-                "spread": None if found is None else round(found.std, 6),
-                "spread_range": None if found is None else found.high - found.low,
-            }
-        )
-    return sorted(rows, key=lambda d: (d["spread"] is None, -(d["spread"] or 0.0), -(d["spread_range"] or 0.0)))
+        spread = None if found is None else round(found.std, 6)
+        spread_range = None if found is None else found.high - found.low
+        with_spread = Disagreement(**row)
+        with_spread["spread"], with_spread["spread_range"] = spread, spread_range
+        rows.append(with_spread)
+    return sorted(
+        rows, key=lambda d: (d.get("spread") is None, -(d.get("spread") or 0.0), -(d.get("spread_range") or 0.0))
+    )
 
 
 COMPAT_MEASURE = "Compat(p=0.9)"

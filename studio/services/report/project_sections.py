@@ -9,6 +9,7 @@ import numpy as np
 
 from studio.domain.errors import UsageError
 from studio.domain.report import Cell, Section, Table
+from studio.domain.rows import LabelSetRow
 from studio.judges.embedder import Embedder, TextEmbedder
 from studio.metrics.correlation import kendall_tau_b
 from studio.services.facade.core import ProjectCore
@@ -36,7 +37,7 @@ REVIEW_ACTIONS = {
 # -- 1. data summary --------------------------------------------------------------------------
 
 
-def data_summary(project: ProjectCore, label_sets: list[dict[str, Any]]) -> Section:
+def data_summary(project: ProjectCore, label_sets: list[LabelSetRow]) -> Section:
     counts = project.counts()
     tables = [
         Table("Counts", ["what", "count"], [{"what": k.replace("_", " "), "count": v} for k, v in counts.items()]),

@@ -23,5 +23,5 @@ def project_names(project: ProjectCore) -> ProjectNames:
     return ProjectNames(
         [row["name"] for row in project.label_sets()],
         [row["name"] for row in project.banks()],
-        [(row["qid"], row["text"]) for row in project.topics()],
+        [(row["qid"], row["text"] or "") for row in project.topics()],
     )

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from studio.domain.errors import UsageError
+from studio.domain.rows import LabelEvent, StoredEvent
 from studio.services.derived.follow import Changes, Followed, follow
 from studio.services.derived.registry import bank_items, derivations, item_grades_of, labels_of, reached
 from studio.services.evaluation.engine import EvaluationEngine
@@ -23,7 +23,7 @@ from studio.store import Connection
 from studio.store import labels as label_store
 
 # What a caller writes with an edit, in the edit's transaction: (transaction, the new event).
-WithEdit = Callable[[Connection, dict[str, Any]], object]
+WithEdit = Callable[[Connection, StoredEvent], object]
 
 
 class LabelWrites:
@@ -45,7 +45,7 @@ class LabelWrites:
         note: str | None = None,
         person: str | None = None,
         also: WithEdit | None = None,
-    ) -> dict[str, Any]:
+    ) -> LabelEvent:
         """One audited edit (None removes the label); `also` writes what belongs with it (a review
         decision, an audit's record) in the same transaction."""
         if qrels in self.engine.derived_sets():
@@ -55,20 +55,18 @@ class LabelWrites:
             qrels, qid, docid, grade, command="label", origin="person", person=person, note=note, also=also
         )
 
-    def undo(self, qrels: str | None = None, *, person: str | None = None) -> dict[str, Any] | None:
+    def undo(self, qrels: str | None = None, *, person: str | None = None) -> LabelEvent | None:
         """Revert the newest person edit not yet undone (of one label set, or of any); None when there is none."""
         set_id = self.engine.label_set_id(qrels) if qrels is not None else None
         return self._revert(label_store.last_undoable_event(self.engine.db.cursor(), set_id), person, None)
 
-    def revert(
-        self, event_id: int, *, person: str | None = None, also: WithEdit | None = None
-    ) -> dict[str, Any] | None:
+    def revert(self, event_id: int, *, person: str | None = None, also: WithEdit | None = None) -> LabelEvent | None:
         """Undo one particular person edit (None when it does not exist or was undone already)."""
         return self._revert(label_store.undoable_event(self.engine.db.cursor(), event_id), person, also)
 
     def _revert(
         self, found: label_store.UndoableEvent | None, person: str | None, also: WithEdit | None
-    ) -> dict[str, Any] | None:
+    ) -> LabelEvent | None:
         if found is None:
             return None
         event_id, set_id, qid, docid, previous = found
@@ -91,7 +89,7 @@ class LabelWrites:
         note: str | None = None,
         undoes: int | None = None,
         also: WithEdit | None = None,
-    ) -> dict[str, Any]:
+    ) -> LabelEvent:
         engine = self.engine
         with engine.lock:
             return self._write_locked(
@@ -120,7 +118,7 @@ class LabelWrites:
         note: str | None,
         undoes: int | None,
         also: WithEdit | None,
-    ) -> dict[str, Any]:
+    ) -> LabelEvent:
         engine = self.engine
         set_id = engine.label_set_id(name)
         known = engine.known_grade(name, qid, docid)
@@ -152,7 +150,22 @@ class LabelWrites:
             engine.forget_labels(name)  # the cache took an edit that was rolled back
             raise
         engine.keep_batch(command, person, batch)
-        return {"qrels": name, **event, **({"derived_blocked": followed.blocked} if followed.blocked else {})}
+        written = LabelEvent(
+            qrels=name,
+            event=event["event"],
+            qid=event["qid"],
+            docid=event["docid"],
+            grade=event["grade"],
+            previous=event["previous"],
+            origin=event["origin"],
+            source=event["source"],
+            note=event["note"],
+            undoes=event["undoes"],
+            time=event["time"],
+        )
+        if followed.blocked:
+            written["derived_blocked"] = followed.blocked
+        return written
 
     # -- writes made elsewhere -------------------------------------------------------------------
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -139,7 +139,7 @@ class OverviewScreen(StudioScreen):
     def show_overview(self, message: OverviewLoaded) -> None:
         view = self.shown = message.overview
         self.query_one("#summary", Static).update(summary_line(view))
-        records: dict[str, Sequence[dict[str, Any]]] = {
+        records: dict[str, Sequence[Mapping[str, Any]]] = {
             "label_sets": view.label_sets,
             "runs": view.runs,
             "topics": view.topics,

@@ -28,7 +28,7 @@ def grade_text(value: float | None) -> str:
 
 def passage_text(view: PairView) -> Text:
     text = Text(view.passage)
-    answers = [row["answer"] for row in view.items if row.get("answer")]
+    answers = [item["answer"] for item in view.items if item["answer"]]
     for start, end, kind in highlight_spans(view.passage, view.query, answers):
         text.stylize(STYLES[kind], start, end)
     return text
@@ -83,12 +83,12 @@ class PairPanel(VerticalScroll):
                 row["label_set"], grade_text(row["label"]), number(row["confidence"], 2), one_line(output, 90)
             )
         tables["items"].display = bool(view.items)  # rubric judges only
-        for row in view.items:
+        for item in view.items:
             tables["items"].add_row(
-                row["label_set"],
-                one_line(row["text"] or row["item_id"], 48),
-                grade_text(row["grade"]),
-                one_line(row["answer"] or "", 40),
+                item["label_set"],
+                one_line(item.get("text") or item["item_id"], 48),
+                grade_text(item["grade"]),
+                one_line(item["answer"] or "", 40),
             )
         self._show_why(view, ref, qrels)
 

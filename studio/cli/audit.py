@@ -115,7 +115,7 @@ def list_command(ctx: typer.Context, fmt: Format = OutputFormat.table) -> None:
 def show_command(ctx: typer.Context, audit: AuditName, fmt: Format = OutputFormat.table) -> None:
     """An audit's design and progress: pairs graded of the sample, per stratum."""
     with open_project(ctx) as project:
-        found: dict[str, Any] = project.audit(audit)
+        found: dict[str, Any] = dict(project.audit(audit))
     if fmt is OutputFormat.json:
         emit_object(found, fmt)
         return

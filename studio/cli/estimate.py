@@ -10,6 +10,7 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import Format, OutputFormat, emit_object, emit_records
+from studio.domain.rows import EstimateRun
 
 commands = typer.Typer()
 
@@ -62,7 +63,7 @@ def estimate(
         typer.echo(result["advice"])
 
 
-def _run_row(row: dict[str, Any]) -> dict[str, Any]:
+def _run_row(row: EstimateRun) -> dict[str, Any]:
     def num(value: float | None) -> str:
         return "n/a" if value is None else f"{value:.4f}"
 

@@ -10,12 +10,14 @@ from studio.domain.errors import UsageError
 from studio.domain.rows import (
     BankInfo,
     Decision,
+    EstimateRun,
     ItemGrade,
     JudgeOutput,
     JudgeRunRow,
     LabelSetRow,
     ResponseRow,
     RunInfo,
+    RunPairEstimate,
     TopicRow,
 )
 
@@ -94,8 +96,8 @@ class EstimateView:
     design: str = "topics"
     gold_units: int = 0
     units: int = 0
-    runs: list[dict[str, Any]] = field(default_factory=list)  # estimate, low, high, llm, gold_low, gold_high
-    run_pairs: list[dict[str, Any]] = field(default_factory=list)  # difference, low, high, settled
+    runs: list[EstimateRun] = field(default_factory=list)
+    run_pairs: list[RunPairEstimate] = field(default_factory=list)
     settled: int = 0
     pairs: int = 0
     kendall_tau_vs_llm: float | None = None

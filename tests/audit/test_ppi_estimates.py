@@ -11,6 +11,7 @@ import pytest
 from helpers import cli
 from scipy import stats
 
+from studio.domain.rows import EstimateRun
 from studio.metrics.names import parse_measure
 from studio.services.audit.estimates import advice, within_range
 from studio.services.project import Project
@@ -204,9 +205,29 @@ def test_an_audit_brings_its_design_and_inclusion_probabilities(sample: Path, tm
 
 
 def test_intervals_stay_in_the_measures_range_and_a_worse_than_gold_judge_is_named() -> None:
-    rows: list[dict[str, float | None]] = [
-        {"run": None, "estimate": 1.03, "low": 0.81, "high": 1.25, "gold": 0.99, "gold_low": 0.95, "gold_high": 1.02},
-        {"run": None, "estimate": 0.40, "low": -0.05, "high": 0.85, "gold": 0.4, "gold_low": 0.3, "gold_high": 0.5},
+    rows: list[EstimateRun] = [
+        {
+            "run": "a",
+            "estimate": 1.03,
+            "low": 0.81,
+            "high": 1.25,
+            "llm": 1.1,
+            "gold": 0.99,
+            "gold_low": 0.95,
+            "gold_high": 1.02,
+            "lambda": 1.0,
+        },
+        {
+            "run": "b",
+            "estimate": 0.40,
+            "low": -0.05,
+            "high": 0.85,
+            "llm": 0.5,
+            "gold": 0.4,
+            "gold_low": 0.3,
+            "gold_high": 0.5,
+            "lambda": 1.0,
+        },
     ]
     within_range(rows)
     assert [(r["estimate"], r["low"], r["high"], r["gold_high"]) for r in rows] == [
@@ -215,5 +236,5 @@ def test_intervals_stay_in_the_measures_range_and_a_worse_than_gold_judge_is_nam
     ]
     said = advice(rows, "umbrela-smol")
     assert said is not None and said.startswith("umbrela-smol's labels widen the intervals here")
-    narrow = [{**r, "low": r["gold_low"], "high": r["gold_high"]} for r in rows]
+    narrow: list[EstimateRun] = [{**r, "low": r["gold_low"], "high": r["gold_high"]} for r in rows]
     assert advice(narrow, "umbrela-smol") is None

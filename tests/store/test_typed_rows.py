@@ -37,8 +37,9 @@ def test_not_required_keys_stay_optional_at_run_time() -> None:
     assert Disagreement.__optional_keys__ == {"decided", "spread", "spread_range"}
     # Every TypedDict of the module: a key is required unless declared NotRequired.
     for value in vars(rows).values():
-        if isinstance(value, type) and hasattr(value, "__required_keys__"):
-            assert value.__required_keys__ | value.__optional_keys__ == set(value.__annotations__), value
+        keys = vars(value) if isinstance(value, type) else {}
+        if "__required_keys__" in keys:
+            assert keys["__required_keys__"] | keys["__optional_keys__"] == set(value.__annotations__), value
 
 
 def test_every_listing_of_a_project_is_read_through_its_row_type() -> None:

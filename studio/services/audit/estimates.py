@@ -3,11 +3,10 @@ set and a partial gold audit, with intervals; the run pairs whose order the audi
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from studio.domain.errors import UsageError
+from studio.domain.rows import Estimate, EstimateRun, RunPairEstimate
 from studio.metrics import correlation as corr
 from studio.metrics import ppi
 from studio.services.audit.units import (
@@ -50,7 +49,7 @@ def estimate(
     design: str = "topics",
     level: float = 0.95,
     tuned: bool = False,
-) -> dict[str, Any]:
+) -> Estimate:
     """Estimated leaderboard with intervals beside the LLM-only values and the gold-only intervals."""
     if not 0 < level < 1:
         raise UsageError(f"--level must lie between 0 and 1, not {level}")
@@ -65,62 +64,70 @@ def estimate(
     gold_runs = ppi.estimate_totals(mask, units.a, None, pi, level=level)
     llm = units.b.sum(axis=0)
     est = ppi_runs.estimate[0]
-    rows = [
-        {
-            "run": run,
-            "estimate": _num(est[r]),
-            "low": _num(ppi_runs.low[0, r]),
-            "high": _num(ppi_runs.high[0, r]),
-            "llm": _num(llm[r]),
-            "gold": _num(gold_runs.estimate[0, r]),
-            "gold_low": _num(gold_runs.low[0, r]),
-            "gold_high": _num(gold_runs.high[0, r]),
-            "lambda": _num(ppi_runs.lam[0, r]),
-        }
-        for r, run in enumerate(units.runs)
-    ]
+    rows: list[EstimateRun] = []
+    for r, run in enumerate(units.runs):
+        rows.append(
+            {
+                "run": run,
+                "estimate": _num(est[r]),
+                "low": _num(ppi_runs.low[0, r]),
+                "high": _num(ppi_runs.high[0, r]),
+                "llm": _num(llm[r]),
+                "gold": _num(gold_runs.estimate[0, r]),
+                "gold_low": _num(gold_runs.low[0, r]),
+                "gold_high": _num(gold_runs.high[0, r]),
+                "lambda": _num(ppi_runs.lam[0, r]),
+            }
+        )
     rows.sort(key=_by_estimate)
     within_range(rows)
     tau = corr.kendall_tau_b(est, llm) if len(units.runs) > 1 else float("nan")
     m = str(measure_of(measure))
-    return {
-        "advice": advice(rows, qrels),
-        "qrels": qrels,
-        "gold": gold,
-        "measure": m,
-        "design": design,
-        "level": level,
-        "power_tuning": tuned,
-        "units": total,
-        "gold_units": n,
-        "covers": covers(design, level, qrels, gold, m),
-        "runs": rows,
-        "pairs": run_pairs(units, pi, level=level, tuned=tuned),
-        "kendall_tau_vs_llm": _num(tau),
-    }
+    return Estimate(
+        advice=advice(rows, qrels),
+        qrels=qrels,
+        gold=gold,
+        measure=m,
+        design=design,
+        level=level,
+        power_tuning=tuned,
+        units=total,
+        gold_units=n,
+        covers=covers(design, level, qrels, gold, m),
+        runs=rows,
+        pairs=run_pairs(units, pi, level=level, tuned=tuned),
+        kendall_tau_vs_llm=_num(tau),
+    )
 
 
 MEASURE_RANGE = (0.0, 1.0)  # every measure the studio computes is a mean of per-topic values in [0, 1]
 
 
-def within_range(rows: list[dict[str, Any]]) -> None:
+def within_range(rows: list[EstimateRun]) -> None:
     """Clip estimates and intervals to the measure's range: the rectified estimate can leave it
     (an LLM far off), and the true value cannot, so the clipped interval covers it as often."""
-    low_end, high_end = MEASURE_RANGE
     for row in rows:
-        for key in ("estimate", "low", "high", "gold", "gold_low", "gold_high"):
-            if row.get(key) is not None:
-                row[key] = min(max(row[key], low_end), high_end)
+        row["estimate"], row["low"], row["high"] = _clip(row["estimate"]), _clip(row["low"]), _clip(row["high"])
+        row["gold"], row["gold_low"], row["gold_high"] = (
+            _clip(row["gold"]),
+            _clip(row["gold_low"]),
+            _clip(row["gold_high"]),
+        )
 
 
-def advice(rows: list[dict[str, Any]], qrels: str) -> str | None:
+def _clip(value: float | None) -> float | None:
+    low_end, high_end = MEASURE_RANGE
+    return None if value is None else min(max(value, low_end), high_end)
+
+
+def advice(rows: list[EstimateRun], qrels: str) -> str | None:
     """A word when the LLM labels make the intervals wider than the gold sample's alone (their
     per-topic errors vary more than the people's scores do): then the gold-only ones are better."""
-    widths = [
-        (r["high"] - r["low"], r["gold_high"] - r["gold_low"])
-        for r in rows
-        if None not in (r["low"], r["high"], r["gold_low"], r["gold_high"])
-    ]
+    widths = []
+    for r in rows:
+        low, high, gold_low, gold_high = r["low"], r["high"], r["gold_low"], r["gold_high"]
+        if low is not None and high is not None and gold_low is not None and gold_high is not None:
+            widths.append((high - low, gold_high - gold_low))
     if not widths:
         return None
     ppi_width = sum(w for w, _ in widths) / len(widths)
@@ -134,7 +141,7 @@ def advice(rows: list[dict[str, Any]], qrels: str) -> str | None:
     )
 
 
-def run_pairs(units: Units, pi: np.ndarray, *, level: float, tuned: bool) -> list[dict[str, Any]]:
+def run_pairs(units: Units, pi: np.ndarray, *, level: float, tuned: bool) -> list[RunPairEstimate]:
     """Every pair of runs, the higher estimate first: the difference, its interval, settled when
     the interval excludes 0."""
     if len(units.runs) < 2:
@@ -148,26 +155,26 @@ def run_pairs(units: Units, pi: np.ndarray, *, level: float, tuned: bool) -> lis
         level=level,
         tuned=tuned,
     )
-    rows = []
+    rows: list[RunPairEstimate] = []
     for c, (first, second) in enumerate(zip(i.tolist(), j.tolist(), strict=True)):
         diff, low, high = found.estimate[0, c], found.low[0, c], found.high[0, c]
         if diff < 0:  # the run estimated higher goes first
             first, second, diff, low, high = second, first, -diff, -high, -low
         rows.append(
-            {
-                "run_a": units.runs[first],
-                "run_b": units.runs[second],
-                "difference": _num(diff),
-                "low": _num(low),
-                "high": _num(high),
-                "settled": bool(low > 0 or high < 0),
-            }
+            RunPairEstimate(
+                run_a=units.runs[first],
+                run_b=units.runs[second],
+                difference=_num(diff),
+                low=_num(low),
+                high=_num(high),
+                settled=bool(low > 0 or high < 0),
+            )
         )
     rows.sort(key=lambda row: -(row["difference"] or 0.0))
     return rows
 
 
-def _by_estimate(row: dict[str, Any]) -> float:
+def _by_estimate(row: EstimateRun) -> float:
     value = row["estimate"]
     return -float(value) if value is not None else np.inf
 

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.domain.errors import InputError, UsageError
+from studio.domain.rows import AuditPair, AuditProgress, AuditRow, StratumProgress
 from studio.formats.text_input import numbered_lines, read_text
 from studio.formats.trec import parse_qrels
 from studio.services.audit.samples import audit_pairs
@@ -86,58 +87,59 @@ def progress_totals(db: Database, audit: str) -> dict[str, int]:
     return {"done": sum((q, d) in done for q, d, _ in pairs), "total": len(pairs)}
 
 
-def list_audits(db: Database) -> list[dict[str, Any]]:
+def list_audits(db: Database) -> list[AuditRow]:
+    """Every audit with its design and how far its sample is graded."""
     rows = []
     for found in audit_store.audits(db.cursor()):
         totals = progress_totals(db, str(found["name"]))
         rows.append(
-            {
-                "audit": found["name"],
-                "qrels": found["label_set"],
-                "design": found["design"],
-                "strata": found["strata"],
-                "units": found["budget"],
-                "population": found["population"],
-                "seed": found["seed"],
-                "done": totals["done"],
-                "total": totals["total"],
-                "created": found["created"],
-            }
+            AuditRow(
+                audit=found["name"],
+                qrels=found["label_set"],
+                design=found["design"],
+                strata=found["strata"],
+                units=found["budget"],
+                population=found["population"],
+                seed=found["seed"],
+                done=totals["done"],
+                total=totals["total"],
+                created=found["created"],
+            )
         )
     return rows
 
 
-def show_audit(db: Database, audit: str) -> dict[str, Any]:
+def show_audit(db: Database, audit: str) -> AuditProgress:
     """The audit's record with its progress in pairs graded, overall and per stratum."""
     found = _audit(db, audit)
     pairs = audit_pairs(db.cursor(), audit)
     done = _done(db, found)
     units = audit_store.units(db.cursor(), int(found["audit_id"]))
     inclusion = {u["stratum"]: u["inclusion"] for u in units}
-    strata: dict[str, dict[str, Any]] = {}
+    strata: dict[str, StratumProgress] = {}
     for qid, docid, stratum in pairs:
         key = stratum or "all"
-        row = strata.setdefault(key, {"stratum": key, "inclusion": inclusion.get(stratum), "done": 0, "total": 0})
+        row = strata.setdefault(key, StratumProgress(stratum=key, inclusion=inclusion.get(stratum), done=0, total=0))
         row["total"] += 1
         row["done"] += (qid, docid) in done
-    return {
-        "audit": found["name"],
-        "qrels": found["label_set"],
-        "design": found["design"],
-        "strata": found["strata"],
-        "allocation": found["allocation"],
-        "pilot": found["pilot"],
-        "units": found["budget"],
-        "population": found["population"],
-        "seed": found["seed"],
-        "created": found["created"],
-        "done": sum(r["done"] for r in strata.values()),
-        "total": len(pairs),
-        "per_stratum": [strata[k] for k in sorted(strata)],
-    }
+    return AuditProgress(
+        audit=found["name"],
+        qrels=found["label_set"],
+        design=found["design"],
+        strata=found["strata"],
+        allocation=found["allocation"],
+        pilot=found["pilot"],
+        units=found["budget"],
+        population=found["population"],
+        seed=found["seed"],
+        created=found["created"],
+        done=sum(r["done"] for r in strata.values()),
+        total=len(pairs),
+        per_stratum=[strata[k] for k in sorted(strata)],
+    )
 
 
-def sample_pairs(db: Database, audit: str, *, remaining: bool = False) -> list[dict[str, Any]]:
+def sample_pairs(db: Database, audit: str, *, remaining: bool = False) -> list[AuditPair]:
     """The audit's pairs in the order it is walked in, each with its stratum, inclusion probability
     and gold grade (None until graded): the list to hand to assessors who grade elsewhere (`remaining`:
     the pairs not graded yet)."""
@@ -146,18 +148,18 @@ def sample_pairs(db: Database, audit: str, *, remaining: bool = False) -> list[d
     inclusion = {(u["qid"], u["docid"]): float(u["inclusion"]) for u in audit_store.units(con, int(found["audit_id"]))}
     done = _done(db, found)
     gold = {(q, d): g for q, d, g in audit_store.pool(con, audit)}
-    rows = []
+    rows: list[AuditPair] = []
     for qid, docid, stratum in audit_pairs(con, audit):
         graded = (qid, docid) in done
         if remaining and graded:
             continue
         rows.append(
-            {
-                "qid": qid,
-                "docid": docid,
-                "stratum": stratum or "all",
-                "inclusion": inclusion.get((qid, docid), inclusion.get((qid, None))),
-                "gold": gold.get((qid, docid)) if graded else None,
-            }
+            AuditPair(
+                qid=qid,
+                docid=docid,
+                stratum=stratum or "all",
+                inclusion=inclusion.get((qid, docid), inclusion.get((qid, None))),
+                gold=gold.get((qid, docid)) if graded else None,
+            )
         )
     return rows

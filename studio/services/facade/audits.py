@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from studio.domain.rows import AuditPair, AuditProgress, AuditRow, Estimate
 from studio.services.audit import estimates as audit_estimates
 from studio.services.audit import gold as audit_gold
 from studio.services.audit import planner as audit_planner
@@ -39,7 +40,8 @@ class AuditsMixin(ProjectBase):
         self.writes.written([audit])
         return done
 
-    def audits(self) -> list[dict[str, Any]]:
+    def audits(self) -> list[AuditRow]:
+        """Every audit with its design and how far its sample is graded."""
         return audit_gold.list_audits(self.db)
 
     def audit_budget(
@@ -49,11 +51,11 @@ class AuditsMixin(ProjectBase):
         and the Neyman allocation over strata."""
         return audit_planner.budget_plan(self.engine, qrels, pilot, width, measure=measure, strata=strata)
 
-    def audit_pairs(self, name: str, *, remaining: bool = False) -> list[dict[str, Any]]:
+    def audit_pairs(self, name: str, *, remaining: bool = False) -> list[AuditPair]:
         """The audit's sampled pairs in walk order with stratum, inclusion probability and gold grade."""
         return audit_gold.sample_pairs(self.db, name, remaining=remaining)
 
-    def audit(self, name: str) -> dict[str, Any]:
+    def audit(self, name: str) -> AuditProgress:
         """An audit's design and progress (pairs graded of the sample, per stratum)."""
         return audit_gold.show_audit(self.db, name)
 
@@ -66,7 +68,7 @@ class AuditsMixin(ProjectBase):
         design: str = "topics",
         level: float = 0.95,
         tuned: bool = False,
-    ) -> dict[str, Any]:
+    ) -> Estimate:
         """Each run's measure under full human judging, estimated from the LLM label set `qrels` and
         the partial gold set `gold` (prediction-powered), with intervals, settled run pairs and τ."""
         return audit_estimates.estimate(self.engine, qrels, gold, measure, design=design, level=level, tuned=tuned)

@@ -11,6 +11,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
+from studio import Project
 from studio.store import migrations
 from studio.store.database import Database
 from studio.store.migrations import LATEST_VERSION, MIGRATION_MODULES, MIGRATIONS, v14_skipped
@@ -97,3 +98,19 @@ def test_a_file_past_the_skipped_number_is_never_given_it(tmp_path: Path, newest
     file_at(path, written)
     Database(path).close()
     assert recorded_versions(path) == [*written, *range(newest + 1, LATEST_VERSION + 1)]
+
+
+def test_a_file_of_the_early_version_16_is_repaired(tmp_path: Path) -> None:
+    """Written when 16 came before 15 and before it added judgments.sample: 16 recorded, 15 never."""
+    path = tmp_path / "early16.duckdb"
+    early_16 = dict(MIGRATIONS)[16].replace("ALTER TABLE judgments ADD COLUMN sample INTEGER;", "")
+    file_at(path, list(range(1, 14)))
+    with duckdb.connect(str(path)) as con:
+        con.execute(early_16)
+        con.execute("INSERT INTO schema_version (version) VALUES (16)")
+    Database(path).close()
+    with duckdb.connect(str(path), read_only=True) as con:
+        assert con.execute("SELECT count(*) FROM calibrations").fetchone() == (0,)
+        assert "sample" in {row[0] for row in con.execute("DESCRIBE judgments").fetchall()}
+    with Project.open(path) as project:
+        assert project.check().ok

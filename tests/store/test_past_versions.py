@@ -40,9 +40,11 @@ def past(
 
 
 def test_every_past_version_has_a_fixture() -> None:
-    # 14 was never used, so no studio ever wrote a file at it.
-    made = sorted(entry["version"] for entry in MANIFEST.values())
-    assert made == [version for version in range(1, LATEST_VERSION + 1) if version != v14_skipped.VERSION]
+    # 14 was never used, so no studio ever wrote a file at it; the newest version is what the studio
+    # writes now, and needs a fixture once a later version comes.
+    made = {entry["version"] for entry in MANIFEST.values()}
+    past = set(range(1, LATEST_VERSION)) - {v14_skipped.VERSION}
+    assert past <= made <= past | {LATEST_VERSION}
 
 
 def test_the_fixture_is_the_file_the_manifest_describes(tmp_path: Path) -> None:

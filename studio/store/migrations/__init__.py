@@ -30,6 +30,7 @@ from studio.store.migrations import (
     v14_skipped,
     v15_calibrations,
     v16_ensembles_and_spreads,
+    v17_repair_early_ensemble_files,
 )
 
 MIGRATION_MODULES: tuple[ModuleType, ...] = (
@@ -49,6 +50,7 @@ MIGRATION_MODULES: tuple[ModuleType, ...] = (
     v14_skipped,
     v15_calibrations,
     v16_ensembles_and_spreads,
+    v17_repair_early_ensemble_files,
 )
 
 MIGRATIONS: list[tuple[int, str]] = [(module.VERSION, module.SQL) for module in MIGRATION_MODULES]

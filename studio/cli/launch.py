@@ -1,9 +1,16 @@
-"""`studio demo | tui`: open the studio (the Textual app) on the sample project or on a project."""
+"""`studio demo | tui`: open the studio (the Textual app) on the sample project or on a project.
+
+What the command line names (the label sets, the audit) is checked before the app starts: a name
+the project lacks is refused at once with exit status 2 and the names there are, instead of a
+screen that waits forever or a selector that fails when opened. The app needs a terminal to read
+keys from and draw on; without one it is refused too.
+"""
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, TextIO
 
 import typer
 
@@ -12,6 +19,7 @@ from studio.cli.errors import handles_errors
 from studio.cli.listing import print_overview
 from studio.cli.output import OutputFormat, stderr_console
 from studio.domain.choices import ScreenName
+from studio.domain.errors import UsageError
 from studio.services.project import Project
 
 commands = typer.Typer()
@@ -63,7 +71,42 @@ def _run_tui(
     person: str | None = None,
     audit: str | None = None,
 ) -> None:
+    try:
+        check_choices(project, ref=ref, qrels=qrels, audit=audit)
+        check_terminal(sys.stdin, sys.stderr)
+    except BaseException:
+        project.close()
+        raise
     # Imported here so that headless commands never load Textual.
     from studio.tui.app import run_studio
 
-    run_studio(project, screen=screen.value, ref=ref, qrels=qrels, person=person, audit=audit)
+    status = run_studio(project, screen=screen.value, ref=ref, qrels=qrels, person=person, audit=audit)
+    if status:
+        raise typer.Exit(status)
+
+
+def check_choices(project: Project, *, ref: str | None, qrels: str | None, audit: str | None) -> None:
+    """Refuse a label set or an audit the project lacks, naming the ones it has (UsageError: exit 2)."""
+    names = [str(row["name"]) for row in project.label_sets()]
+    known = ", ".join(names) if names else "none yet (studio import qrels FILE)"
+    for option, name in (("--ref", ref), ("--qrels", qrels)):
+        if name is not None and name not in names:
+            raise UsageError(f"{option} {name}: the project has no such label set; its label sets: {known}")
+    if ref is not None and ref == qrels:
+        raise UsageError(f"--ref and --qrels both name {ref}: Review compares two label sets; its label sets: {known}")
+    if audit is not None:
+        audits = [str(row["audit"]) for row in project.audits()]
+        if audit not in audits:
+            have = ", ".join(audits) if audits else "none yet (studio audit plan --qrels LABELS --budget N --name NAME)"
+            raise UsageError(f"--audit {audit}: the project has no such audit; its audits: {have}")
+
+
+def check_terminal(keys: TextIO, screen: TextIO) -> None:
+    """The studio reads keys from stdin and draws on stderr, as Textual does: both must be terminals
+    (without one it would draw into a file or wait for keys that never come)."""
+    for name, stream in (("stdin", keys), ("stderr", screen)):
+        if not stream.isatty():
+            raise UsageError(
+                f"the studio needs a terminal and {name} is not one; "
+                "`studio demo --no-tui` and the other commands work without one"
+            )

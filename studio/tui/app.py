@@ -1,9 +1,14 @@
 """The studio's Textual app: five screens (Textual modes), each with its own keys.
 
-Long work (reading the overview, building the review queue, leaderboards, judges, re-grading)
-runs in thread workers that post messages; handlers on the main thread own every widget. The
-evaluation engine's cached evaluators are shared, so whoever uses them holds the engine lock
-(`StudioScreen.locked()`).
+No work with the project file runs on the UI thread: every read and write (names, the overview,
+the review queue and its pairs, decisions, leaderboards, bank edits, judges, giving the file up
+and noticing others' writes) runs in a thread worker that posts messages; handlers on the UI thread
+own every widget. Another process may hold the file for seconds: a worker waits for it, the screen
+does not. The evaluation engine's cached evaluators are shared, so a worker holds the project's
+lock while it uses the project (`StudioScreen.locked()`); the UI thread never takes it.
+
+A worker's failure that is meant for a person (a `StudioError`) opens a dialog; anything else is a
+bug and ends the app with exit status 1, its traceback written to a file named on stderr.
 """
 
 from __future__ import annotations
@@ -11,14 +16,17 @@ from __future__ import annotations
 import getpass
 import os
 from pathlib import Path
+from typing import Protocol
 
-from textual import on
+from textual import on, work
 from textual.binding import Binding
 from textual.worker import Worker, WorkerState
 
 from studio.domain.choices import ScreenName
 from studio.services.project import Project
-from studio.tui.commands import ScreenActions
+from studio.tui.commands import ScreenActions, studio_keys
+from studio.tui.crash import report_crash
+from studio.tui.messages import ChangesNoticed
 from studio.tui.screens.audit import AuditScreen
 from studio.tui.screens.bank import BankScreen
 from studio.tui.screens.base import StudioScreen
@@ -34,14 +42,29 @@ IDLE_SECONDS = 0.5
 IDLE_RELEASE_SECONDS = 5.0  # unasked, the file is given up after this long without use
 TUI_WAIT_SECONDS = 5.0
 # Workers that hold the file only inside their own transactions (judges, re-grading) and so do
-# not keep the studio from releasing it while they run.
-LONG_JOBS = frozenset({"judge", "regrade"})
+# not keep the studio from releasing it while they run; and the worker that releases it.
+LONG_JOBS = frozenset({"judge", "regrade", "share"})
+# Workers that save what a person decided: quitting waits for them.
+SAVING = frozenset({"review-writes", "audit-writes", "bank-edits"})
+QUIT_POLL_SECONDS = 0.1
+
+
+class Described(Protocol):
+    def describe(self) -> str: ...
+
+
+class ChangeWatch(Protocol):
+    """What `Project.watch_changes()` returns: polled for others' writes."""
+
+    def poll(self) -> Described | None: ...
 
 
 class StudioApp(StateApp):
     TITLE = "Relevance Assessment Studio"
     CSS_PATH = "studio.tcss"
-    COMMANDS = StateApp.COMMANDS | {ScreenActions}
+    # Only the studio's own commands (and the theme): not Textual's screenshot, keys panel and the
+    # scrolling keys of whatever widget has the focus.
+    COMMANDS = {ScreenActions}
     MODES = {
         ScreenName.overview: OverviewScreen,
         ScreenName.leaderboard: LeaderboardScreen,
@@ -81,54 +104,88 @@ class StudioApp(StateApp):
         self.sub_title = Path(project.path).name
         self.start_screen = ScreenName.review if audit is not None else ScreenName(screen)
         self.start_audit = audit
+        self.watcher: ChangeWatch | None = None
+        self.quitting = False
 
     def on_mount(self) -> None:
         # The project file is given up whenever the studio is idle, so that headless commands
         # and judges in other terminals work meanwhile; what they write is noticed and shown.
-        # A screen waits at most a few seconds for another process's write, then says so.
+        # A worker waits at most a few seconds for another process's write, then says so.
         self.state.project.share_when_idle(TUI_WAIT_SECONDS)
-        self.watcher = self.state.project.watch_changes()
+        self.start_watching()
         self.set_interval(IDLE_SECONDS, self.share_the_file)
         if self.start_screen != self.DEFAULT_MODE:
             self.switch_mode(self.start_screen)
         if self.start_audit is not None:  # a blind audit opens over Review, where escape leads
             self.push_screen(AuditScreen(self.start_audit))
 
+    @work(thread=True, group="share", exit_on_error=False)
+    def start_watching(self) -> None:
+        """Note how far the project file is now, to tell later what others wrote."""
+        with self.state.engine_lock:
+            self.watcher = self.state.project.watch_changes()
+
     def share_the_file(self) -> None:
         """Release the file when another process asks for it (or after a while idle) and no work but
-        a long job's is under way, and show others' writes. Keeping it otherwise spares the next
-        keypress the reopening of the file."""
-        if not self.state.project.sharing_due(IDLE_RELEASE_SECONDS):
+        a long job's is under way, and look for others' writes, both in a worker. Keeping the file
+        otherwise spares the next keypress the reopening of it."""
+        if self.watcher is None or not self.state.project.sharing_due(IDLE_RELEASE_SECONDS):
             return
         if any(not worker.is_finished and worker.group not in LONG_JOBS for worker in self.workers):
             return
-        if not self.state.engine_lock.acquire(blocking=False):
+        if any(not worker.is_finished and worker.group == "share" for worker in self.workers):
+            return
+        self.share(self.watcher)
+
+    @work(thread=True, group="share", exit_on_error=False)
+    def share(self, watcher: ChangeWatch) -> None:
+        project = self.state.project
+        # Not waiting: a worker that holds the lock is using the file, and sharing can wait a tick.
+        if not project.lock.acquire(blocking=False):
             return
         try:
-            self.state.project.release()  # a long job's writes and reads are waited for
-            changes = self.watcher.poll()
+            project.release()  # a long job's writes and reads are waited for
+            changes = watcher.poll()
         finally:
-            self.state.engine_lock.release()
+            project.lock.release()
         if changes is not None:
-            self.notify(changes.describe(), title="Written elsewhere", timeout=6)
-            screen = self.screen
-            if isinstance(screen, StudioScreen):
-                screen.project_changed()
+            self.post_message(ChangesNoticed(changes.describe()))
+
+    @on(ChangesNoticed)
+    def show_changes(self, message: ChangesNoticed) -> None:
+        self.notify(message.description, title="Written elsewhere", timeout=6)
+        screen = self.screen
+        if isinstance(screen, StudioScreen):
+            screen.project_changed()
 
     def action_context_help(self) -> None:
         screen = self.screen
-        keys = [
-            (self.get_key_display(active.binding), active.binding.description)
-            for active in self.active_bindings.values()
-            if active.enabled and active.binding.description
-        ]
+        keys = [(key.key, key.title) for key in studio_keys(screen)]
         title, text = (screen.TITLE, screen.HELP) if isinstance(screen, StudioScreen) else (self.TITLE, "")
         self.push_screen(HelpScreen(title, text, keys))
 
+    async def action_quit(self) -> None:
+        """Leave, once the decisions still being saved are saved (each waits a few seconds at most)."""
+        if not self.saving():
+            self.exit()
+            return
+        if not self.quitting:
+            self.quitting = True
+            self.notify("Saving the last decisions; the studio closes when they are saved.", title="Quitting")
+            self.set_interval(QUIT_POLL_SECONDS, self._quit_when_saved)
+
+    def _quit_when_saved(self) -> None:
+        if not self.saving():
+            self.exit()
+
+    def saving(self) -> bool:
+        return any(not worker.is_finished and worker.group in SAVING for worker in self.workers)
+
     @on(Worker.StateChanged)
     def report_worker_error(self, event: Worker.StateChanged) -> None:
+        """The app's own workers; a screen's report through `StudioScreen` (the event does not bubble)."""
         if event.state is WorkerState.ERROR and event.worker.error is not None:
-            self.notify(str(event.worker.error), title="Background work failed", severity="error", timeout=10)
+            self.report_error(event.worker.error)
 
 
 def run_studio(
@@ -139,8 +196,18 @@ def run_studio(
     qrels: str | None = None,
     person: str | None = None,
     audit: str | None = None,
-) -> None:
-    """Open the studio on `project` (on a blind audit with `audit`) and return, closing it, when the user quits."""
+) -> int:
+    """Open the studio on `project` (on a blind audit with `audit`) and return, closing it, when the
+    user quits: the exit status (1 after an unexpected error, its traceback in a file named on stderr)."""
     who = person or os.environ.get("STUDIO_PERSON") or getpass.getuser()
     with project:
-        StudioApp(project, screen=screen, ref=ref, qrels=qrels, person=who, audit=audit).run()
+        app = StudioApp(project, screen=screen, ref=ref, qrels=qrels, person=who, audit=audit)
+        app.run()
+    return exit_status(app)
+
+
+def exit_status(app: StudioApp) -> int:
+    """How a finished app ends the process: 0, Textual's own status, or a crash report's."""
+    if app.crash is not None:
+        return report_crash(app.crash)
+    return app.return_code or 0

@@ -7,14 +7,29 @@ collapses into one repaint.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
 from textual.message import Message
 
-from studio.domain.judging import JudgeProgress, JudgeSummary
-from studio.domain.views import BankView, EstimateView, LeaderboardView, Overview, ProjectNames, Stats
-from studio.services.project import ReviewSession
+from studio.domain.judging import JudgeConfig, JudgeProgress, JudgeSummary
+from studio.domain.rows import Decision, FailureRow, JudgeRunRow
+from studio.domain.steps import AuditStep, ReviewStep
+from studio.domain.views import (
+    AuditPairView,
+    BankView,
+    CalibrationView,
+    EstimateView,
+    LeaderboardView,
+    Overview,
+    PairView,
+    ProjectNames,
+    Reveal,
+    Stats,
+)
+from studio.services.project import AuditSession, ReviewSession
+
+Pair = tuple[str, str]  # (qid, docid)
 
 
 @dataclass
@@ -40,9 +55,55 @@ class LeaderboardComputed(Message):
 
 @dataclass
 class ReviewLoaded(Message):
-    """The review queue was built (or rebuilt after a filter change)."""
+    """The review queue was built (or rebuilt after a filter change), with τ, κ, the last decisions
+    and the views of the first pairs."""
 
     session: ReviewSession
+    stats: Stats
+    history: Sequence[Decision]
+    views: list[PairView]
+
+
+@dataclass
+class ReviewRefreshed(Message):
+    """τ, κ and the last decisions read again (another process wrote to the project)."""
+
+    session: ReviewSession
+    stats: Stats
+    history: Sequence[Decision]
+
+
+@dataclass
+class PairRead(Message):
+    """What Review shows of one pair, read off the UI thread (or why it could not be read)."""
+
+    session: ReviewSession
+    pair: Pair
+    view: PairView | None
+    error: str | None = None
+    generation: int = 0  # the screen's count of label changes when it was asked for
+
+
+@dataclass
+class ReviewWritten(Message):
+    """A Review decision was saved: what the log recorded (for an undo, the decision it reverted;
+    None when there was nothing to undo), and τ, κ and the last decisions after it."""
+
+    session: ReviewSession
+    step: ReviewStep
+    written: Decision | None
+    stats: Stats
+    history: Sequence[Decision]
+
+
+@dataclass
+class ReviewWriteFailed(Message):
+    """A Review decision could not be saved; `steps` holds it first, then the ones queued after it,
+    which were cancelled: the screen takes them back."""
+
+    session: ReviewSession
+    steps: list[ReviewStep]
+    error: str
 
 
 @dataclass
@@ -84,7 +145,7 @@ class FailuresLoaded(Message):
     """The newest judge run's recorded failures of a label set, with the raw outputs."""
 
     label_set: str
-    failures: list[dict[str, Any]]
+    failures: list[FailureRow]
 
 
 @dataclass
@@ -97,10 +158,86 @@ class GradersLoaded(Message):
 
 @dataclass
 class BankEdited(Message):
-    """An audited edit of a bank was saved (`what`: add, edit, delete, weight, merge)."""
+    """An audited edit of a bank was saved (`what`: add, edit, delete, weight, merge), or why not."""
 
     bank: str
     what: str
+    error: str | None = None
+
+
+@dataclass
+class AuditOpened(Message):
+    """A blind audit's sample and the grades it has were read, and the first pairs' texts."""
+
+    session: AuditSession
+    views: list[AuditPairView]
+
+
+@dataclass
+class AuditPairRead(Message):
+    """The query and passage of one audit pair, read off the UI thread (or why they could not be)."""
+
+    session: AuditSession
+    pair: Pair
+    view: AuditPairView | None
+    error: str | None = None
+
+
+@dataclass
+class AuditWritten(Message):
+    """A blind-audit grade (with what the LLM had said) or its undo (the pair it reverted) was saved."""
+
+    session: AuditSession
+    step: AuditStep
+    reveal: Reveal | None
+    undone: Pair | None
+
+
+@dataclass
+class AuditWriteFailed(Message):
+    """A blind-audit grade or undo could not be saved; `steps` as in ReviewWriteFailed."""
+
+    session: AuditSession
+    steps: list[AuditStep]
+    error: str
+
+
+@dataclass
+class AuditsListed(Message):
+    """The project's audits, for `b` on Review to choose from (or to say there is none)."""
+
+    audits: list[str]
+
+
+@dataclass
+class CalibrationRead(Message):
+    """The calibration curve of the audited label set, or None when it is not calibrated."""
+
+    qrels: str
+    view: CalibrationView | None
+
+
+@dataclass
+class JudgeRunsLoaded(Message):
+    """Every judge run of the project, oldest first."""
+
+    runs: list[JudgeRunRow]
+
+
+@dataclass
+class JudgeRunChosen(Message):
+    """A past judge run was chosen: its label set's configuration, to fill the form, and its failures."""
+
+    label_set: str
+    config: JudgeConfig
+    failures: list[FailureRow]
+
+
+@dataclass
+class ChangesNoticed(Message):
+    """Another process wrote to the project; the leaderboards in memory are already up to date."""
+
+    description: str
 
 
 @dataclass

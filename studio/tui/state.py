@@ -1,5 +1,6 @@
-"""What every screen of the studio shares: the project, the chosen label sets, who works, and the
-lock on the evaluation engine's cached evaluators (worker threads and the UI thread share them)."""
+"""What every screen of the studio shares: the project, the chosen label sets, who works, the lock
+on the evaluation engine's cached evaluators (the workers take turns with it), and how failures
+are told (a dialog, or the end of the app for a bug)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from dataclasses import dataclass
 
 from textual.app import App
 
+from studio.domain.errors import StudioError
 from studio.services.project import Project
+from studio.tui.widgets.dialog import MessageDialog
 
 
 @dataclass
@@ -43,13 +46,35 @@ class StudioState:
 
     @property
     def engine_lock(self) -> threading.RLock:
-        """The project's lock: the UI thread, the workers and the write path take turns with it."""
+        """The project's lock: the workers and the write path take turns with it (never the UI thread)."""
         return self.project.lock
 
 
 class StateApp(App[None]):
-    """An app that holds the studio's state; every studio screen runs in one."""
+    """An app that holds the studio's state, and tells of failures; every studio screen runs in one."""
 
     def __init__(self, state: StudioState) -> None:
         super().__init__()
         self.state = state
+        self.crash: Exception | None = None  # the bug that ended the app, if one did
+
+    def show_message(self, title: str, text: str, *, error: bool = True) -> None:
+        """A dialog that closes on a key; a message with the same title as the open one joins it."""
+        top = self.screen
+        if isinstance(top, MessageDialog) and top.title_text == title:
+            top.add(text)
+            return
+        self.push_screen(MessageDialog(title, text, error=error))
+
+    def report_error(self, error: BaseException, title: str = "Background work failed") -> None:
+        """An error meant for a person opens a dialog; any other is a bug and ends the app."""
+        if isinstance(error, StudioError):
+            self.show_message(title, str(error))
+        else:
+            self._handle_exception(error if isinstance(error, Exception) else RuntimeError(repr(error)))
+
+    def _handle_exception(self, error: Exception) -> None:
+        # Textual's one door for an exception nothing handled: kept for the crash report.
+        if self.crash is None:
+            self.crash = error
+        super()._handle_exception(error)

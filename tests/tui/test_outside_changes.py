@@ -12,10 +12,11 @@ from typing import Any
 
 from terminal_helpers import STUDIO
 from textual.pilot import Pilot
-from tui_helpers import Messages, drive, until
+from tui_helpers import Messages, drive, text_of, until
 
 from studio.tui.app import IDLE_RELEASE_SECONDS, StudioApp
 from studio.tui.screens.review import ReviewScreen
+from studio.tui.widgets.dialog import MessageDialog
 
 
 def test_an_edit_from_another_process_reaches_the_open_studio(sample: Path) -> None:
@@ -86,11 +87,20 @@ def test_a_decision_while_another_process_keeps_the_file_is_refused_with_the_rea
             screen = app.screen
             assert isinstance(screen, ReviewScreen) and screen.session is not None
             decided = len(screen.session.decided)
-            await pilot.press("2")
-            await until(pilot, lambda: any("not saved" in str(n.message) for n in app._notifications))
-            [note] = [str(n.message) for n in app._notifications if "not saved" in str(n.message)]
-            assert f"in use by PID {holder.pid}" in note and "changed nothing" in note
-            assert len(screen.session.decided) == decided
+            first = screen.session.current()
+            assert first is not None and "pair 1 of" in text_of(app, "#status")
+            await pilot.press("2", "s")  # shown at once, saved behind: the next pairs come up
+            assert "pair 3 of" in text_of(app, "#status") and "2 saving" in text_of(app, "#status")
+            await until(pilot, lambda: isinstance(app.screen, MessageDialog))
+            dialog = app.screen
+            assert isinstance(dialog, MessageDialog) and dialog.title_text == "Not saved"
+            assert f"in use by PID {holder.pid}" in dialog.text and "changed nothing" in dialog.text
+            assert "1 decision typed after it were not saved either" in dialog.text
+            await pilot.press("escape")
+            await until(pilot, lambda: app.screen is screen)
+            # Both taken back: the first pair is current again, nothing was decided.
+            assert screen.session.current() == first and "pair 1 of" in text_of(app, "#status")
+            assert "saving" not in text_of(app, "#status") and len(screen.session.decided) == decided
         finally:
             holder.wait(timeout=30)
 

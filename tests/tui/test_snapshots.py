@@ -23,12 +23,27 @@ from studio.tui.screens.judges import JudgesScreen
 Steps = Callable[[Pilot[Any]], Awaitable[None]]
 
 
+# Judge runs are listed with when they ran: the snapshots show them at one fixed time.
+JUDGED_AT = "2026-01-05 09:30:00"
+
+
 def named_copy(template: Path, folder: Path) -> Path:
-    """A copy named `sample.duckdb` (the header shows the name) in a folder of its own."""
+    """A copy named `sample.duckdb` (the header shows the name) in a folder of its own, its judge
+    runs dated JUDGED_AT."""
     target = folder / f"copy-{len(list(folder.iterdir()))}" / "sample.duckdb"
     target.parent.mkdir()
     shutil.copyfile(template, target)
+    with Project.open(target) as project:
+        date_judge_runs(project)
     return target
+
+
+def date_judge_runs(project: Project) -> None:
+    project.db.cursor().execute(
+        "UPDATE judge_runs SET started_at = ?::TIMESTAMP,"
+        " finished_at = CASE WHEN finished_at IS NULL THEN NULL ELSE ?::TIMESTAMP END",
+        [JUDGED_AT, JUDGED_AT],
+    )
 
 
 @pytest.fixture()
@@ -114,6 +129,10 @@ def test_judges_after_a_finished_judge(project_file: Path, tmp_path: Path, snap_
         screen.query_one("#name", Input).value = "sim-three"
         await pilot.press("ctrl+s")
         await settle(pilot, lambda: screen.finished is not None and ready(pilot.app))
+        with screen.locked() as project:
+            date_judge_runs(project)
+        screen.load_runs()
+        await settle(pilot)
 
     assert snapshot(path, "judges", snap_compare, judge)
 

@@ -6,6 +6,10 @@ early leaves a random subsample and nothing about the LLM's label steers what is
 The LLM's grade of a pair is told only once the pair is graded. A grade is an audited label edit
 of the audit's gold label set (origin person, undoable), written with the audit's own record of
 the unit in one transaction; reopening the audit starts at the first pair not graded.
+
+As in Review, a grade is two steps: `decide()` makes the next pair current at once, in memory;
+`write()` saves it (off a front end's UI thread), then `settle()` or, when it failed, `roll_back()`.
+`grade()` and `undo()` take the steps at once.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from studio.domain.errors import UsageError
+from studio.domain.steps import AuditStep
 from studio.domain.views import AuditPairView, Reveal
 from studio.services.audit.samples import audit_pairs
 from studio.services.facade.core import ProjectCore
@@ -34,6 +39,7 @@ class AuditSession:
         self.position: int | None = None
         self.revealed: Reveal | None = None
         self.graded_now = 0
+        self.graded: list[AuditStep] = []  # this sitting's grades, oldest first (undone at once)
 
     def load(self) -> None:
         con = self.project.db.cursor()
@@ -53,10 +59,15 @@ class AuditSession:
     def current(self) -> tuple[str, str, str | None] | None:
         return None if self.position is None else self.pairs[self.position]
 
-    def view(self) -> AuditPairView | None:
-        pair = self.current()
-        if pair is None or self.position is None:
-            return None
+    def upcoming(self, count: int) -> list[tuple[str, str, str | None]]:
+        """The current pair and the next ones not graded, `count` in all (what a front end reads ahead)."""
+        if self.position is None:
+            return []
+        later = [p for p in self.pairs[self.position + 1 :] if (p[0], p[1]) not in self.done]
+        return [self.pairs[self.position], *later][:count]
+
+    def pair_view(self, pair: tuple[str, str, str | None]) -> AuditPairView:
+        """The query and the passage of `pair`, read from the file; nothing of the LLM's."""
         qid, docid, stratum = pair
         con = self.project.db.cursor()
         return AuditPairView(
@@ -65,19 +76,85 @@ class AuditSession:
             topic_texts(con, [qid]).get(qid, ""),
             passage_texts(con, [(qid, docid)]).get((qid, docid), ""),
             stratum,
-            self.position,
+            self.pairs.index(pair),
             len(self.pairs),
         )
 
-    # -- grading ---------------------------------------------------------------------------------
+    def view(self) -> AuditPairView | None:
+        pair = self.current()
+        return None if pair is None else self.pair_view(pair)
+
+    # -- grading at once -------------------------------------------------------------------------
 
     def grade(self, grade: float) -> Reveal:
         """The gold grade of the current pair; then the LLM's grade of it may be told, and the next
         pair not graded comes up."""
+        step = self.decide(grade)
+        try:
+            reveal = self.write(step)
+        except BaseException:
+            self.roll_back(step)
+            raise
+        assert isinstance(reveal, Reveal)
+        self.settle(step, reveal)
+        return reveal
+
+    def skip(self) -> None:
+        """Grade this pair later (after the other pairs not graded); nothing is written."""
         pair = self.current()
         if pair is None:
+            return
+        self.skipped.add((pair[0], pair[1]))
+        self.revealed = None
+        self.position = self._next_undone()
+
+    def undo(self) -> tuple[str, str] | None:
+        """Revert the audit's newest grade still standing and show its pair again."""
+        step = self.undo_step()
+        try:
+            undone = self.write(step)
+        except BaseException:
+            self.roll_back(step)
+            raise
+        self.settle(step, undone)
+        return undone if isinstance(undone, tuple) else None
+
+    # -- grading in two steps --------------------------------------------------------------------
+
+    def decide(self, grade: float) -> AuditStep:
+        """Grade the current pair in memory: the next pair not graded is current at once."""
+        pair = self.current()
+        if pair is None or self.position is None:
             raise UsageError("every pair of the audit is graded")
-        qid, docid, _ = pair
+        key = (pair[0], pair[1])
+        step = AuditStep(
+            "grade", key[0], key[1], self.position, grade, key in self.done, was_skipped=key in self.skipped
+        )
+        self.done.add(key)
+        self.skipped.discard(key)
+        self.revealed = None
+        self.position = self._next_undone()
+        self.graded.append(step)
+        return step
+
+    def undo_step(self) -> AuditStep:
+        """The undo of the newest grade: its pair is current at once when this sitting graded it."""
+        before = self.position
+        if not self.graded:
+            return AuditStep("undo", "", "", before)
+        last = self.graded.pop()
+        self.revealed = None
+        self.position = self._index((last.qid, last.docid))
+        return AuditStep("undo", last.qid, last.docid, before, reverts=last)
+
+    def write(self, step: AuditStep) -> Reveal | tuple[str, str] | None:
+        """Save a step: a grade gives what the LLM had said of the pair; an undo the pair it
+        reverted (None when no grade stands)."""
+        if step.action == "undo":
+            return self._write_undo()
+        if step.grade is None:
+            raise UsageError("a gold grade needs the grade")
+        qid, docid, grade = step.qid, step.docid, step.grade
         audit_id = int(self.record["audit_id"])
         self.project.writes.edit(
             self.audit,
@@ -88,36 +165,48 @@ class AuditSession:
             person=self.person,
             also=lambda tx, event: audit_store.add_grade(tx, audit_id, qid, docid, int(str(event["event"]))),
         )
-        self.done.add((qid, docid))
-        self.skipped.discard((qid, docid))
-        self.graded_now += 1
-        self.revealed = Reveal(qid, docid, grade, self._llm_grade(qid, docid))
-        self.position = self._next_undone()
-        return self.revealed
+        with self.project.lock:
+            return Reveal(qid, docid, grade, self._llm_grade(qid, docid))
 
-    def skip(self) -> None:
-        """Grade this pair later (after the other pairs not graded)."""
-        pair = self.current()
-        if pair is None:
-            return
-        self.skipped.add((pair[0], pair[1]))
+    def settle(self, step: AuditStep, written: Reveal | tuple[str, str] | None) -> None:
+        """Record in memory what `write(step)` saved."""
+        if isinstance(written, Reveal):
+            self.done.add((written.qid, written.docid))  # again: an undo before it may have settled since
+            self.graded_now += 1
+            self.revealed = written
+        elif isinstance(written, tuple):
+            self.done.discard(written)
+            self.graded_now = max(0, self.graded_now - 1)
+            if written != (step.qid, step.docid):  # not the pair shown at once
+                self.revealed = None
+                self.position = self._index(written)
+
+    def roll_back(self, step: AuditStep) -> None:
+        """Take back a step whose write failed (steps made after it first): its pair is current again."""
+        key = (step.qid, step.docid)
+        if step.action == "grade":
+            if self.graded and self.graded[-1] is step:
+                self.graded.pop()
+            if not step.was_done:
+                self.done.discard(key)
+            if step.was_skipped:
+                self.skipped.add(key)
+        elif step.reverts is not None:
+            self.graded.append(step.reverts)
         self.revealed = None
-        self.position = self._next_undone()
+        self.position = step.position
 
-    def undo(self) -> tuple[str, str] | None:
-        """Revert the audit's newest grade still standing and show its pair again."""
+    # -- helpers ---------------------------------------------------------------------------------
+
+    def _write_undo(self) -> tuple[str, str] | None:
         last = audit_store.last_live_grade(self.project.db.cursor(), int(self.record["audit_id"]))
         if last is None:
             return None
         self.project.writes.revert(int(last["label_event"]), person=self.person)
-        pair = (str(last["qid"]), str(last["docid"]))
-        self.done.discard(pair)
-        self.graded_now = max(0, self.graded_now - 1)
-        self.revealed = None
-        self.position = next((i for i, (q, d, _) in enumerate(self.pairs) if (q, d) == pair), self._next_undone())
-        return pair
+        return str(last["qid"]), str(last["docid"])
 
-    # -- helpers ---------------------------------------------------------------------------------
+    def _index(self, pair: tuple[str, str]) -> int | None:
+        return next((i for i, (q, d, _) in enumerate(self.pairs) if (q, d) == pair), self._next_undone())
 
     def _next_undone(self) -> int | None:
         """The first pair in the audit's order not graded, pairs skipped in this sitting last."""

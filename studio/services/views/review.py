@@ -6,28 +6,33 @@ pairs first), narrowed by filters; pairs decided in an earlier sitting are left 
 skipped go last, so reopening a review resumes where it stopped. A decision that sets a grade
 is an audited label edit of the audited set, made through the evaluation engine, so Kendall τ
 and Cohen's κ are current after every key; every decision is also written to the review log.
+
+A decision is two steps. `decide()` (or `undo_step()`) applies it to the queue in memory, at once:
+the next pair is current before anything is written. `write()` saves it — a grade's label edit and
+its log entry in one transaction — and `settle()` records what was written, or `roll_back()` puts
+the queue back when the write failed. A front end that must not wait for the project file writes
+off its UI thread, one step after another in the order they were made; `set_grade()`, `accept()`
+and the others take the three steps at once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
-import numpy as np
-
 from studio.domain.errors import UsageError
+from studio.domain.rows import LABEL_ACTIONS, QUEUE_ACTIONS, Decision, Disagreement
+from studio.domain.steps import ReviewStep
 from studio.domain.views import PairView, ReviewFilters, Stats
-from studio.metrics import agreement as agree
-from studio.metrics.correlation import kendall_tau_b
-from studio.services.evaluation.engine import measure_of
+from studio.services.derived.registry import derivations
 from studio.services.facade.core import ProjectCore
 from studio.services.meta.comparison import disagreements
 from studio.services.views.pair_context import leaderboard_moves, retrieved_by
+from studio.services.views.review_stats import tau_and_kappa
 from studio.store import Connection
 from studio.store import review as review_store
 from studio.store.pools import passage_texts, topic_texts
-
-LABEL_ACTIONS = ("grade", "accept", "reference")  # decisions that write a label event
-QUEUE_ACTIONS = (*LABEL_ACTIONS, "skip")  # decisions that take a pair out of the queue
 
 
 class ReviewSession:
@@ -46,13 +51,15 @@ class ReviewSession:
         self.project, self.ref, self.qrels, self.measure = project, ref, qrels, measure
         self.filters = filters or ReviewFilters()
         self.person = person
-        self.queue: list[dict[str, Any]] = []
+        self.queue: list[Disagreement] = []
         self.position = 0
-        self.decided: dict[tuple[str, str], dict[str, Any]] = {}
+        self.decided: dict[tuple[str, str], Decision] = {}
         self.flagged: set[tuple[str, str]] = set()
         self.notes: dict[tuple[str, str], list[str]] = {}
         self.start = Stats(None, None)
         self.decisions_made = 0
+        self.derived: str | None = None  # how the audited set is made, when it is derived (not edited)
+        self.moves: list[ReviewStep] = []  # this sitting's steps that moved the queue, oldest first
 
     # -- loading ---------------------------------------------------------------------------------
 
@@ -82,9 +89,10 @@ class ReviewSession:
         fresh = [p for p in pairs if (p["qid"], p["docid"]) not in done | skipped]
         later = [p for p in pairs if (p["qid"], p["docid"]) in skipped - done]
         self.queue, self.position = fresh + later, 0
+        self.derived = next((d.describe() for d in derivations(con) if d.name == self.qrels), None)
         self.start = self.stats()
 
-    def _wanted(self, pair: dict[str, Any]) -> bool:
+    def _wanted(self, pair: Disagreement) -> bool:
         f = self.filters
         return (
             (f.topic is None or pair["qid"] == f.topic)
@@ -110,13 +118,16 @@ class ReviewSession:
     def done(self) -> bool:
         return self.position >= len(self.queue)
 
-    def current(self) -> dict[str, Any] | None:
+    def current(self) -> Disagreement | None:
         return None if self.done else self.queue[self.position]
 
-    def view(self) -> PairView | None:
-        pair = self.current()
-        if pair is None:
-            return None
+    def upcoming(self, count: int) -> list[Disagreement]:
+        """The current pair and the ones after it, `count` in all (what a front end reads ahead)."""
+        return self.queue[self.position : self.position + count]
+
+    def pair_view(self, pair: Mapping[str, Any]) -> PairView:
+        """What is shown of `pair` (a queue entry), read from the file and the leaderboards, without
+        this sitting's marks (`marked` adds them); the caller holds the project's lock."""
         qid, docid = pair["qid"], pair["docid"]
         con = self.project.db.cursor()
         engine = self.project.engine
@@ -134,79 +145,166 @@ class ReviewSession:
             pair["delta_tau"],
             outputs,
             item_grades,
-            self.decided.get((qid, docid)),
-            (qid, docid) in self.flagged,
-            self.notes.get((qid, docid), []),
-            retrieved_by(engine.rankings(), qid, docid, engine.evaluator(self.qrels).labels.get(qid)),
-            leaderboard_moves(engine, self.qrels, self.measure, qid, docid, ref_grade),
+            retrieved=retrieved_by(engine.rankings(), qid, docid, topic),
+            moves=leaderboard_moves(engine, self.qrels, self.measure, qid, docid, ref_grade),
         )
+
+    def marked(self, view: PairView) -> PairView:
+        """`view` with what this review knows of its pair: the decision, the flag, the notes."""
+        pair = (view.qid, view.docid)
+        return replace(
+            view, decision=self.decided.get(pair), flagged=pair in self.flagged, notes=list(self.notes.get(pair, []))
+        )
+
+    def view(self) -> PairView | None:
+        pair = self.current()
+        return None if pair is None else self.marked(self.pair_view(pair))
 
     def stats(self) -> Stats:
         """Kendall τ of the two leaderboards and graded Cohen's κ of the shared labels, now."""
-        engine = self.project.engine
-        measure = measure_of(self.measure)
-        ref_eval, aud_eval = engine.evaluator(self.ref), engine.evaluator(self.qrels)
-        tau_value = kendall_tau_b(ref_eval.means(measure), aud_eval.means(measure))  # `correlate`'s τ, alone
-        tau = None if np.isnan(tau_value) else float(tau_value)
-        ref_labels, aud_labels = ref_eval.labels, aud_eval.labels
-        a: list[float] = []
-        b: list[float] = []
-        for qid, topic in ref_labels.items():
-            other = aud_labels.get(qid)
-            if other is None:
-                continue
-            for docid, grade in topic.judged.items():
-                if docid in other.judged:
-                    a.append(grade)
-                    b.append(other.judged[docid])
-        kappa = agree.cohen_kappa(np.array(a), np.array(b)) if a else float("nan")
-        kappa_value = None if np.isnan(kappa) else float(kappa)
+        tau, kappa = tau_and_kappa(self.project.engine, self.ref, self.qrels, self.measure)
         if self.start.tau is None and self.start.kappa is None:
-            return Stats(tau, kappa_value)
-        return Stats(tau, kappa_value, _change(tau, self.start.tau), _change(kappa_value, self.start.kappa))
+            return Stats(tau, kappa)
+        return Stats(tau, kappa, _change(tau, self.start.tau), _change(kappa, self.start.kappa))
 
-    def history(self, limit: int = 12) -> list[dict[str, Any]]:
+    def history(self, limit: int = 12) -> list[Decision]:
         return review_store.decisions(self.project.db.cursor(), self.ref, self.qrels, limit)
 
-    # -- decisions -------------------------------------------------------------------------------
+    @property
+    def read_only(self) -> str | None:
+        """Why decisions that set a grade are refused, when they are: the audited set is derived."""
+        if self.derived is None:
+            return None
+        return f"{self.qrels} is derived ({self.derived}): its labels follow their sources and are not edited here"
 
-    def set_grade(self, grade: float) -> dict[str, Any]:
+    # -- decisions, at once ----------------------------------------------------------------------
+
+    def set_grade(self, grade: float) -> Decision:
         """The auditor's grade for the audited label set, then the next pair."""
-        return self._label("grade", grade)
+        return self._taken(self.decide("grade", grade=grade))
 
-    def accept(self) -> dict[str, Any]:
+    def accept(self) -> Decision:
         """Keep the audited (LLM) label, confirmed by a person, then the next pair."""
-        view = self._require()
-        if view.grade is None:
-            raise UsageError("the audited label set has no label for this pair")
-        return self._label("accept", view.grade)
+        return self._taken(self.decide("accept"))
 
-    def keep_reference(self) -> dict[str, Any]:
+    def keep_reference(self) -> Decision:
         """Give the audited label set the reference grade, then the next pair."""
-        view = self._require()
-        if view.ref_grade is None:
-            raise UsageError("the reference has no label for this pair")
-        return self._label("reference", view.ref_grade)
+        return self._taken(self.decide("reference"))
 
-    def skip(self) -> dict[str, Any]:
-        pair = self._require_pair()
-        decision = self._log(pair, "skip")
-        self.position += 1
-        return decision
+    def skip(self) -> Decision:
+        return self._taken(self.decide("skip"))
 
-    def flag(self) -> dict[str, Any]:
+    def flag(self) -> Decision:
         """Mark the pair for a second look (the queue stays where it is)."""
-        pair = self._require_pair()
-        self.flagged.add((pair["qid"], pair["docid"]))
-        return self._log(pair, "flag")
+        return self._taken(self.decide("flag"))
 
-    def note(self, text: str) -> dict[str, Any]:
-        pair = self._require_pair()
-        self.notes.setdefault((pair["qid"], pair["docid"]), []).append(text)
-        return self._log(pair, "note", note=text)
+    def note(self, text: str) -> Decision:
+        return self._taken(self.decide("note", note=text))
 
-    def undo(self) -> dict[str, Any] | None:
+    def undo(self) -> Decision | None:
         """Revert the newest decision of this review that moved the queue; show its pair again."""
+        step = self.undo_step()
+        try:
+            written = self.write(step)
+        except BaseException:
+            self.roll_back(step)
+            raise
+        self.settle(step, written)
+        return written
+
+    def _taken(self, step: ReviewStep) -> Decision:
+        try:
+            written = self.write(step)
+        except BaseException:
+            self.roll_back(step)
+            raise
+        assert written is not None  # only an undo may find nothing to write
+        self.settle(step, written)
+        return written
+
+    # -- decisions in two steps ------------------------------------------------------------------
+
+    def decide(self, action: str, *, grade: float | None = None, note: str | None = None) -> ReviewStep:
+        """Apply a decision on the current pair to the queue, in memory: a grade, accept, reference
+        or skip makes the next pair current; flag and note stay. Nothing is written yet."""
+        pair = self._require_pair()
+        if action in LABEL_ACTIONS and self.read_only is not None:
+            raise UsageError(f"{self.read_only}; skip, flag and note still work")
+        step = ReviewStep(action, pair["qid"], pair["docid"], self.position, grade=grade, note=note)
+        if action in QUEUE_ACTIONS:
+            self.position += 1
+            self.moves.append(step)
+        return step
+
+    def undo_step(self) -> ReviewStep:
+        """The undo of the newest decision, applied to the queue at once when this sitting made that
+        decision (its pair is current again); otherwise the write finds it in the log."""
+        before = self.position
+        if not self.moves:
+            return ReviewStep("undo", "", "", before)
+        last = self.moves.pop()
+        self._show((last.qid, last.docid))
+        return ReviewStep("undo", last.qid, last.docid, before, reverts=last)
+
+    def write(self, step: ReviewStep) -> Decision | None:
+        """Save a step: the decision as logged (for an undo, the decision it reverted; None when
+        there was none). Raises UsageError for a grade the pair lacks; nothing is written then."""
+        if step.action == "undo":
+            return self._write_undo()
+        pair = {"qid": step.qid, "docid": step.docid}
+        if step.action in LABEL_ACTIONS:
+            return self._label(pair, step.action, self._grade_of(step))
+        if step.action not in ("skip", "flag", "note"):
+            raise UsageError(f"no review decision {step.action!r}")
+        return self._log(pair, step.action, **({"note": step.note} if step.action == "note" else {}))
+
+    def settle(self, step: ReviewStep, written: Decision | None) -> None:
+        """Record in memory what `write(step)` saved."""
+        pair = (step.qid, step.docid)
+        if step.action in LABEL_ACTIONS and written is not None:
+            self.decided[pair] = written
+            self.decisions_made += 1
+        elif step.action == "flag":
+            self.flagged.add(pair)
+        elif step.action == "note" and step.note:
+            self.notes.setdefault(pair, []).append(step.note)
+        elif step.action == "undo" and written is not None:
+            undone = (written["qid"], written["docid"])
+            self.decided.pop(undone, None)
+            self.decisions_made = max(0, self.decisions_made - 1)
+            if undone != pair:  # not the pair shown at once (another sitting's decision)
+                self._show(undone)
+
+    def roll_back(self, step: ReviewStep) -> None:
+        """Take back a step whose write failed (steps made after it first): its pair is current again."""
+        if step.action in QUEUE_ACTIONS and self.moves and self.moves[-1] is step:
+            self.moves.pop()
+        if step.reverts is not None:
+            self.moves.append(step.reverts)
+        self.position = min(step.position, len(self.queue))
+
+    def _grade_of(self, step: ReviewStep) -> float:
+        if step.action == "grade":
+            if step.grade is None:
+                raise UsageError("a grade decision needs the grade")
+            return step.grade
+        with self.project.lock:
+            ref_grade, grade = self._grades(step.qid, step.docid)
+        if step.action == "accept":
+            if grade is None:
+                raise UsageError("the audited label set has no label for this pair")
+            return grade
+        if ref_grade is None:
+            raise UsageError("the reference has no label for this pair")
+        return ref_grade
+
+    def _grades(self, qid: str, docid: str) -> tuple[float | None, float | None]:
+        """The pair's reference grade and audited grade now."""
+        ref = self.project.engine.evaluator(self.ref).labels.get(qid)
+        aud = self.project.engine.evaluator(self.qrels).labels.get(qid)
+        return (ref.judged.get(docid) if ref else None), (aud.judged.get(docid) if aud else None)
+
+    def _write_undo(self) -> Decision | None:
         con = self.project.db.cursor()
         last = next(
             (d for d in review_store.decisions(con, self.ref, self.qrels) if d["action"] in QUEUE_ACTIONS), None
@@ -224,9 +322,6 @@ class ReviewSession:
             )
         if reverted is None:  # no grade to revert (a skip), or it was reverted elsewhere already
             self._log(pair, "undo", undoes=int(last["decision"]))
-        self.decided.pop((last["qid"], last["docid"]), None)
-        self.decisions_made = max(0, self.decisions_made - 1)
-        self._show((last["qid"], last["docid"]))
         return last
 
     def go(self, step: int) -> None:
@@ -240,39 +335,23 @@ class ReviewSession:
     # -- helpers ---------------------------------------------------------------------------------
 
     def _show(self, pair: tuple[str, str]) -> None:
+        """Make `pair` current: its place in the queue, or a new place here (its grades then come
+        with its view: this runs on a front end's UI thread and reads nothing)."""
         for index, item in enumerate(self.queue):
             if (item["qid"], item["docid"]) == pair:
                 self.position = index
                 return
-        ref = self.project.engine.evaluator(self.ref).labels.get(pair[0])
-        aud = self.project.engine.evaluator(self.qrels).labels.get(pair[0])
-        self.queue.insert(
-            self.position,
-            {
-                "qid": pair[0],
-                "docid": pair[1],
-                "delta_tau": 0.0,
-                "ref_grade": ref.judged.get(pair[1]) if ref else None,
-                "grade": aud.judged.get(pair[1]) if aud else None,
-            },
-        )
+        entry = Disagreement(qid=pair[0], docid=pair[1], ref_grade=None, grade=None, delta_tau=0.0, distance=None)
+        self.queue.insert(self.position, entry)
 
-    def _require_pair(self) -> dict[str, Any]:
+    def _require_pair(self) -> Disagreement:
         pair = self.current()
         if pair is None:
             raise UsageError("the queue is done")
         return pair
 
-    def _require(self) -> PairView:
-        view = self.view()
-        if view is None:
-            raise UsageError("the queue is done")
-        return view
-
-    def _label(self, action: str, grade: float) -> dict[str, Any]:
-        pair = self._require_pair()
-        note = f"review against {self.ref}: {action}"
-        logged: list[dict[str, Any]] = []
+    def _label(self, pair: Mapping[str, Any], action: str, grade: float) -> Decision:
+        logged: list[Decision] = []
         # The grade and its log entry in one transaction: a review killed at any point never
         # leaves an edit the log misses (the pair would come back as undecided).
         self.project.writes.edit(
@@ -280,27 +359,22 @@ class ReviewSession:
             pair["qid"],
             pair["docid"],
             grade,
-            note=note,
+            note=f"review against {self.ref}: {action}",
             person=self.person,
             also=lambda tx, event: logged.append(
                 self._decision(tx, pair, action, grade=grade, label_event=int(event["event"]))
             ),
         )
-        decision = logged[0]
-        self.decided[(pair["qid"], pair["docid"])] = decision
-        self.decisions_made += 1
-        self.position += 1
-        return decision
+        return logged[0]
 
-    def _log(self, pair: dict[str, Any], action: str, **fields: Any) -> dict[str, Any]:
+    def _log(self, pair: Mapping[str, Any], action: str, **fields: Any) -> Decision:
         with self.project.db.transaction() as tx:
             return self._decision(tx, pair, action, **fields)
 
-    def _decision(self, tx: Connection, pair: dict[str, Any], action: str, **fields: Any) -> dict[str, Any]:
-        decision_id = review_store.add_decision(
+    def _decision(self, tx: Connection, pair: Mapping[str, Any], action: str, **fields: Any) -> Decision:
+        return review_store.add_decision(
             tx, self.ref, self.qrels, pair["qid"], pair["docid"], action, person=self.person, **fields
         )
-        return {"decision": decision_id, "qid": pair["qid"], "docid": pair["docid"], "action": action, **fields}
 
 
 def _change(now: float | None, then: float | None) -> float | None:

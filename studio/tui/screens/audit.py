@@ -1,12 +1,12 @@
 """Blind audit: an audit's sample in its stored random order, the LLM's grade hidden until the
-pair is graded; each grade is saved at once as the pair's gold label."""
+pair is graded; each grade is saved as the pair's gold label, in a worker behind the key (the next
+pair shows at once, as in Review)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
+from rich.markup import escape
 from rich.text import Text
-from textual import on
+from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical, VerticalScroll
@@ -14,10 +14,13 @@ from textual.screen import ModalScreen
 from textual.widgets import Footer, Header, OptionList, Static
 from textual.widgets.option_list import Option
 
-from studio.domain.errors import ProjectBusy, UsageError
+from studio.domain.errors import StudioError, UsageError
 from studio.domain.highlight import highlight_spans
+from studio.domain.steps import AuditStep
 from studio.domain.views import AuditPairView, Reveal
 from studio.services.project import AuditSession
+from studio.tui.in_order import InOrder
+from studio.tui.messages import AuditOpened, AuditPairRead, AuditWriteFailed, AuditWritten, Pair
 from studio.tui.screens.base import StudioScreen, grade_bindings
 from studio.tui.widgets.pair_panel import grade_text
 
@@ -28,13 +31,16 @@ they cannot sway the gold label. `0`–`3` saves your grade as the pair's gold l
 named like the audit, undoable with `u` or `studio undo`) and tells what the LLM said; `s` leaves
 a pair for later. Reopening the audit starts at the first pair not graded."""
 
+READ_AHEAD = 3  # pairs whose texts are read before they are current
 
-def status_line(session: AuditSession) -> str:
+
+def status_line(session: AuditSession, saving: int = 0) -> str:
     done, total = session.progress()
     where = "every pair graded" if session.finished else f"pair {(session.position or 0) + 1} of {total}"
+    pending = f", {saving} saving…" if saving else ""
     return (
         f"[b]audit {session.audit}[/b] of {session.qrels} · {session.record['design']} · {where} · "
-        f"{done}/{total} graded ({session.graded_now} now)"
+        f"{done}/{total} graded ({session.graded_now} now{pending})"
     )
 
 
@@ -69,6 +75,12 @@ class AuditScreen(StudioScreen):
         super().__init__()
         self.audit = audit
         self.session: AuditSession | None = None
+        self.views: dict[Pair, AuditPairView] = {}  # the texts do not change: read once, ahead
+        self.unread: dict[Pair, str] = {}
+        self.asked: set[Pair] = set()
+        self.pending: list[AuditStep] = []  # graded, not saved yet, oldest first
+        self.writes: InOrder[tuple[AuditSession, AuditStep]] = InOrder()
+        self.leaving = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -80,66 +92,180 @@ class AuditScreen(StudioScreen):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        try:
-            with self.locked():
-                session = self.project.blind_audit(self.audit, person=self.state.person)
-                session.load()
-        except UsageError as error:
-            self.query_one("#status", Static).update(str(error))
-            return
-        self.session = session
-        self.refresh_view()
+        self.open_audit()
 
-    def refresh_view(self) -> None:
+    @work(thread=True, exclusive=True, group="audit", exit_on_error=False)
+    def open_audit(self) -> None:
+        with self.locked() as project:
+            session = project.blind_audit(self.audit, person=self.state.person)
+            session.load()
+            views = [session.pair_view(pair) for pair in session.upcoming(READ_AHEAD)]
+        self.post_message(AuditOpened(session, views))
+
+    def work_failed(self, group: str, error: BaseException) -> None:
+        if group == "audit":
+            self.query_one("#status", Static).update(f"[red]Cannot open the audit:[/red] {escape(str(error))}")
+
+    @on(AuditOpened)
+    def opened(self, message: AuditOpened) -> None:
+        self.session = message.session
+        self.views.update(((view.qid, view.docid), view) for view in message.views)
+        self.repaint()
+
+    # -- reading pairs ahead ---------------------------------------------------------------------
+
+    def read_ahead(self) -> None:
         session = self.session
         if session is None:
             return
-        with self.locked():
-            view = session.view()
-        self.query_one("#status", Static).update(status_line(session))
+        known = self.views.keys() | self.asked
+        wanted = [pair for pair in session.upcoming(READ_AHEAD) if (pair[0], pair[1]) not in known]
+        if wanted:
+            self.asked.update((pair[0], pair[1]) for pair in wanted)
+            self.read_views(session, wanted)
+
+    @work(thread=True, group="audit-views", exit_on_error=False)
+    def read_views(self, session: AuditSession, pairs: list[tuple[str, str, str | None]]) -> None:
+        for pair in pairs:
+            try:
+                with self.locked():
+                    view = session.pair_view(pair)
+            except StudioError as error:  # the file is kept elsewhere: said on the screen, asked again later
+                self.post_message(AuditPairRead(session, (pair[0], pair[1]), None, str(error)))
+                return
+            self.post_message(AuditPairRead(session, (pair[0], pair[1]), view))
+
+    @on(AuditPairRead)
+    def pair_read(self, message: AuditPairRead) -> None:
+        if message.session is not self.session:
+            return
+        self.asked.discard(message.pair)
+        if message.view is not None:
+            self.views[message.pair] = message.view
+            self.unread.pop(message.pair, None)
+        elif message.error is not None:
+            self.unread[message.pair] = message.error
+        self.repaint()
+
+    # -- rendering -------------------------------------------------------------------------------
+
+    def repaint(self) -> None:
+        """The current pair, the progress and what the LLM had said of the last grade, from memory."""
+        session = self.session
+        if session is None:
+            return
+        self.query_one("#status", Static).update(status_line(session, len(self.pending)))
         head, body = self.query_one("#audit-head", Static), self.query_one("#audit-passage", Static)
-        if view is None:
+        current = session.current()
+        view = self.views.get((current[0], current[1])) if current is not None else None
+        if current is None:
             head.update("[b]Every pair of the audit is graded.[/b] `u` undoes the last grade.")
+            body.update("")
+        elif view is None:
+            error = self.unread.get((current[0], current[1]))
+            reading = f"[red]not read yet:[/red] {escape(error)}" if error else "[dim]reading the pair…[/dim]"
+            head.update(f"[b]{current[0]}[/b]\n[b]{current[1]}[/b] · {reading}")
             body.update("")
         else:
             stratum = f" · stratum {view.stratum}" if view.stratum else ""
             head.update(f"[b]{view.qid}[/b] {view.query}\n[b]{view.docid}[/b]{stratum} · your grade: 0–3")
             body.update(passage(view))
-        self.query_one("#reveal", Static).update(reveal_line(session.revealed, session.qrels))
+        last = self.pending[-1] if self.pending else None
+        if last is not None and last.action == "grade" and last.grade is not None:
+            reveal = f"{last.qid} {last.docid}: you gave [b]{last.grade:g}[/b] · saving…"
+        else:
+            reveal = reveal_line(session.revealed, session.qrels)
+        self.query_one("#reveal", Static).update(reveal)
+        self.read_ahead()
 
     def project_changed(self) -> None:
-        self.refresh_view()
+        self.repaint()
 
-    def _act(self, act: Callable[[AuditSession], object]) -> None:
+    # -- grading ---------------------------------------------------------------------------------
+
+    def action_grade(self, grade: int) -> None:
         session = self.session
         if session is None:
             return
         try:
-            with self.locked():
-                act(session)
+            step = session.decide(float(grade))
         except UsageError as error:
             self.notify(str(error), severity="warning")
             return
-        except ProjectBusy as error:
-            self.notify(f"not saved: {error}", severity="error", timeout=10)
-            return
-        self.refresh_view()
-
-    def action_grade(self, grade: int) -> None:
-        self._act(lambda s: s.grade(float(grade)))
+        self._save(session, step)
 
     def action_skip(self) -> None:
-        self._act(AuditSession.skip)
+        if self.session is not None:
+            self.session.skip()  # nothing to write: a skip lasts this sitting only
+            self.repaint()
 
     def action_undo(self) -> None:
-        def undo(session: AuditSession) -> None:
-            if session.undo() is None:
-                self.notify("nothing to undo in this audit")
+        if self.session is not None:
+            self._save(self.session, self.session.undo_step())
 
-        self._act(undo)
+    def _save(self, session: AuditSession, step: AuditStep) -> None:
+        self.pending.append(step)
+        if self.writes.add((session, step)):
+            self.write_grades()
+        self.repaint()
+
+    @work(thread=True, group="audit-writes", exit_on_error=False)
+    def write_grades(self) -> None:
+        try:
+            while (item := self.writes.take()) is not None:
+                session, step = item
+                try:
+                    with self.locked():
+                        written = session.write(step)
+                except StudioError as error:  # nothing of it was written; the later ones are not tried
+                    dropped = [later for _, later in self.writes.drop()]
+                    self.post_message(AuditWriteFailed(session, [step, *dropped], str(error)))
+                    continue
+                reveal = written if isinstance(written, Reveal) else None
+                self.post_message(AuditWritten(session, step, reveal, written if isinstance(written, tuple) else None))
+        except BaseException:
+            self.writes.abandon()
+            raise
+
+    @on(AuditWritten)
+    def saved(self, message: AuditWritten) -> None:
+        if message.step in self.pending:
+            self.pending.remove(message.step)
+        message.session.settle(message.step, message.reveal or message.undone)
+        if message.step.action == "undo" and message.undone is None:
+            self.notify("nothing to undo in this audit")
+        self.repaint()
+        if self.leaving and not self.pending:
+            self.app.pop_screen()
+
+    @on(AuditWriteFailed)
+    def not_saved(self, message: AuditWriteFailed) -> None:
+        for step in reversed(message.steps):  # the newest first: each puts back what it moved
+            message.session.roll_back(step)
+            if step in self.pending:
+                self.pending.remove(step)
+        later = len(message.steps) - 1
+        also = f"\n\n{later} grade{'s' if later != 1 else ''} given after it were not saved either." if later else ""
+        self.studio.show_message("Not saved", f"not saved: {message.error}{also}")
+        self.leaving = False
+        self.repaint()
 
     def action_leave(self) -> None:
+        if self.pending:  # leave once the grades typed are saved (or one fails, and is shown)
+            self.leaving = True
+            self.notify("Saving the last grades, then back to Review.")
+            return
         self.app.pop_screen()
+
+
+def no_audit_text(qrels: str | None) -> str:
+    """What `b` says when the project has no audit: how to draw one."""
+    llm = qrels or "LLM"
+    return (
+        "The project has no audit yet. A blind audit grades a random sample of an LLM label set's pairs, "
+        f"the LLM's grade hidden. Draw one with\n\n  studio audit plan --qrels {llm} --budget 50 --name {llm}-audit"
+        f"\n\nthen press b again (or open it with `studio tui --audit {llm}-audit`)."
+    )
 
 
 class AuditPicker(ModalScreen[str | None]):
@@ -153,11 +279,7 @@ class AuditPicker(ModalScreen[str | None]):
 
     def compose(self) -> ComposeResult:
         with Vertical():
-            yield Static(
-                "Blind audit: choose an audit (`studio audit plan` draws one)"
-                if self.audits
-                else "No audit yet: `studio audit plan --qrels L --budget B --name A` draws one."
-            )
+            yield Static("Blind audit: choose an audit (`studio audit plan` draws another)")
             yield OptionList(*(Option(name, id=name) for name in self.audits), id="audit-choices")
 
     @on(OptionList.OptionSelected)

@@ -13,9 +13,10 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, ProgressBar, Select, Static
 
 from studio.domain.choices import Importance, ItemKind
-from studio.domain.errors import UsageError
+from studio.domain.errors import StudioError
 from studio.domain.views import BankRow, BankView
 from studio.services.project import BankEditor
+from studio.tui.in_order import InOrder
 from studio.tui.judge_worker import stream_judge
 from studio.tui.messages import BankEdited, BankLoaded, GradersLoaded, JudgeFinished, JudgeProgressed, NamesLoaded
 from studio.tui.screens.base import StudioScreen
@@ -82,6 +83,7 @@ class BankScreen(StudioScreen):
         self.marked: set[str] = set()
         self.regrading = False
         self.requested: Choice | None = None  # the (bank, topic, grader) last asked for
+        self.edits: InOrder[tuple[str, str, Callable[[BankEditor], object]]] = InOrder()
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -123,14 +125,16 @@ class BankScreen(StudioScreen):
         with bank.prevent(Select.Changed), topic.prevent(Select.Changed):
             bank.set_options([(b, b) for b in names.banks])
             bank.value = names.banks[0]
-            topic.set_options([(f"{qid} {text[:20]}", qid) for qid, text in names.topics])
+            topic.set_options([(f"{qid} {text}", qid) for qid, text in names.topics])
             if names.topics:
                 topic.value = names.topics[0][0]
         self.load_graders(names.banks[0])
 
     @work(thread=True, exclusive=True, group="graders", exit_on_error=False)
     def load_graders(self, bank: str) -> None:
-        self.post_message(GradersLoaded(bank, self.project.graders_of(bank)))
+        with self.locked() as project:
+            graders = project.graders_of(bank)
+        self.post_message(GradersLoaded(bank, graders))
 
     @on(GradersLoaded)
     def offer_graders(self, message: GradersLoaded) -> None:
@@ -218,18 +222,34 @@ class BankScreen(StudioScreen):
         return self.view.items[min(table.cursor_row, len(self.view.items) - 1)]
 
     def _apply(self, what: str, change: Callable[[BankEditor], object]) -> None:
+        """Save an edit in a worker, after the ones before it; the items are read again after it."""
         bank = self._value("bank")
         if bank is None:
             return
+        if self.edits.add((bank, what, change)):
+            self.write_edits()
+
+    @work(thread=True, group="bank-edits", exit_on_error=False)
+    def write_edits(self) -> None:
         try:
-            change(self.project.bank_editor(bank, person=self.state.person))
-        except (UsageError, ValueError) as error:
-            self.notify(str(error), severity="warning")
-            return
-        self.post_message(BankEdited(bank, what))
+            while (item := self.edits.take()) is not None:
+                bank, what, change = item
+                try:
+                    with self.locked() as project:
+                        change(project.bank_editor(bank, person=self.state.person))
+                except (StudioError, ValueError) as error:  # the edits queued after it are not tried
+                    self.edits.drop()
+                    self.post_message(BankEdited(bank, what, str(error)))
+                    continue
+                self.post_message(BankEdited(bank, what))
+        except BaseException:
+            self.edits.abandon()
+            raise
 
     @on(BankEdited)
-    def edited(self) -> None:
+    def edited(self, message: BankEdited) -> None:
+        if message.error is not None:
+            self.studio.show_message("Not saved", f"the {message.what} was not saved: {message.error}")
         self.action_reload()
 
     def action_add(self) -> None:
@@ -296,8 +316,14 @@ class BankScreen(StudioScreen):
 
     @work(thread=True, exclusive=True, group="regrade", exit_on_error=False)
     def regrade(self, source: str) -> None:
-        project = self.project
-        stream_judge(self.post_message, lambda: project.judge(project.judge_config(source), stale_only=True), source)
+        with self.locked() as project:
+            config = project.judge_config(source)
+        stream_judge(self.post_message, lambda: project.judge(config, stale_only=True), source)
+
+    def work_failed(self, group: str, error: BaseException) -> None:
+        if group == "regrade":  # before the judge started (its own failures end in JudgeFinished)
+            self.regrading = False
+            self.query_one("#regrade-progress", ProgressBar).display = False
 
     @on(JudgeProgressed)
     def progressed(self, message: JudgeProgressed) -> None:
@@ -309,9 +335,7 @@ class BankScreen(StudioScreen):
     def regraded(self, message: JudgeFinished) -> None:
         self.regrading = False
         self.query_one("#regrade-progress", ProgressBar).display = False
-        if message.error is not None:
-            self.notify(f"re-grading stopped: {message.error}", severity="error")
-        summary = message.summary
+        summary = message.summary  # an error is shown by the app's dialog
         if summary is not None:
             self.notify(f"re-graded {summary.extra.get('stale_cells', 0)} stale cells with {summary.calls} calls")
         self.action_reload()

@@ -1,4 +1,5 @@
-"""The studio's screens share a base: typed access to the studio's state, a title and a help text."""
+"""The studio's screens share a base: typed access to the studio's state, a title and a help text,
+the lock workers take turns with, and the report of a worker that failed."""
 
 from __future__ import annotations
 
@@ -6,9 +7,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import ClassVar
 
-from textual import work
+from textual import on, work
 from textual.binding import Binding
 from textual.screen import Screen
+from textual.worker import Worker, WorkerState
 
 from studio.services.project import Project
 from studio.tui.messages import NamesLoaded
@@ -20,11 +22,15 @@ class StudioScreen(Screen[None]):
     HELP: ClassVar[str] = ""
 
     @property
-    def state(self) -> StudioState:
+    def studio(self) -> StateApp:
         app = self.app
         if not isinstance(app, StateApp):
             raise TypeError(f"{type(self).__name__} runs in the studio app, not in {type(app).__name__}")
-        return app.state
+        return app
+
+    @property
+    def state(self) -> StudioState:
+        return self.studio.state
 
     @property
     def project(self) -> Project:
@@ -36,9 +42,21 @@ class StudioScreen(Screen[None]):
 
     @contextmanager
     def locked(self) -> Iterator[Project]:
-        """The project with its evaluation engine to oneself: the lock every thread takes."""
+        """The project with its evaluation engine to oneself: the lock every worker takes while it
+        uses the project (never the UI thread, which must not wait)."""
         with self.state.engine_lock:
             yield self.state.project
+
+    @on(Worker.StateChanged)
+    def report_failed_work(self, event: Worker.StateChanged) -> None:
+        # A worker's state changes reach its own node only: the app hears of a screen's failure here.
+        error = event.worker.error
+        if event.state is WorkerState.ERROR and error is not None:
+            self.work_failed(event.worker.group, error)
+            self.studio.report_error(error)
+
+    def work_failed(self, group: str, error: BaseException) -> None:
+        """A worker of `group` failed (the app shows the error): say on the screen what is missing."""
 
     def project_changed(self) -> None:
         """Another process wrote to the project (the leaderboards in memory are already updated):
@@ -48,7 +66,9 @@ class StudioScreen(Screen[None]):
     @work(thread=True, exclusive=True, group="names", exit_on_error=False)
     def load_names(self) -> None:
         """Read the names the selectors offer off the UI thread; `NamesLoaded` brings them."""
-        self.post_message(NamesLoaded(self.project.names()))
+        with self.locked() as project:
+            names = project.names()
+        self.post_message(NamesLoaded(names))
 
 
 def grade_bindings(screen: str, tooltip: str) -> list[Binding]:

@@ -1,9 +1,12 @@
-"""Judges: configure and run an LLM judge, watch it, cancel it, resume it, read its failures."""
+"""Judges: configure and run an LLM judge, watch it, cancel it, resume it, read its failures; the
+project's past judge runs, one of which fills the form."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -13,8 +16,16 @@ from textual.worker import Worker
 
 from studio.domain.choices import BackendName, JudgeMethod
 from studio.domain.judging import JudgeConfig
+from studio.domain.rows import JudgeRunRow
 from studio.tui.judge_worker import stream_judge
-from studio.tui.messages import FailuresLoaded, JudgeFinished, JudgeProgressed, NamesLoaded
+from studio.tui.messages import (
+    FailuresLoaded,
+    JudgeFinished,
+    JudgeProgressed,
+    JudgeRunChosen,
+    JudgeRunsLoaded,
+    NamesLoaded,
+)
 from studio.tui.screens.base import StudioScreen
 from studio.tui.widgets.table import Table
 
@@ -25,11 +36,14 @@ OPENAI_API_KEY), the pool of pairs (`qrels:human`, `runs:10`, `holes:10`, `respo
 set's name and, for rubric methods, the test bank. `ctrl+s` starts; the bar shows the rate, the
 time left, the cache hits and the failures. `ctrl+x` cancels: every finished judgment is already
 saved, so starting again resumes where it stopped (answered calls come from the cache). Below:
-the newest run's failures with the model's raw output — a failure is never read as grade 0."""
+the project's past judge runs, newest first — `enter` on one fills the form with its label set's
+configuration (to run it again or resume it) and lists its failures —, then the failures with the
+model's raw output: a failure is never read as grade 0."""
 
 # The embedding judge is not an LLM call loop: it runs from `studio judge --method embedding`.
 METHODS = [method.value for method in JudgeMethod if method is not JudgeMethod.embedding]
 BACKENDS = [BackendName.simulated.value, BackendName.llamacpp.value, BackendName.openai.value]
+MODEL_WIDTH = 24
 
 
 def _eta(seconds: float | None) -> str:
@@ -38,6 +52,23 @@ def _eta(seconds: float | None) -> str:
     if seconds < 1:
         return "<1 s"
     return f"{seconds:.0f} s" if seconds < 120 else f"{seconds / 60:.1f} min"
+
+
+def run_cells(run: JudgeRunRow) -> tuple[str, ...]:
+    """A past run's row: label set, method, backend, model, pairs, calls, cached, failures, when."""
+    when = run["finished"] or f"{run['state']} (started {run['started']})"
+    counts = (run["pairs"], run["calls"], run["cache_hits"], run["failures"])
+    model = Path(run["model"]).name if run["model"] else ""
+    if len(model) > MODEL_WIDTH:  # a GGUF file's name: the table must fit 120 columns
+        model = model[: MODEL_WIDTH - 1] + "…"
+    return (
+        run["label_set"],
+        run["method"],
+        run["backend"],
+        model,
+        *("–" if n is None else f"{n:,}" for n in counts),
+        when,
+    )
 
 
 class JudgesScreen(StudioScreen):
@@ -56,6 +87,7 @@ class JudgesScreen(StudioScreen):
         self.running: Worker[None] | None = None
         self.last: JudgeProgressed | None = None
         self.finished: JudgeFinished | None = None  # the newest run's end, once one ended
+        self.banks: list[str] = []  # the bank selector's choices
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -79,6 +111,10 @@ class JudgesScreen(StudioScreen):
                 yield Input("umbrela-simulated", id="name")
         yield Static("Ready. ctrl+s starts the judge.", id="judge-status")
         yield ProgressBar(id="judge-progress", show_eta=False)
+        yield Static("[b]Past judge runs[/b] (enter: fill the form, list the failures)", id="runs-title")
+        runs: DataTable[str] = Table(id="runs", cursor_type="row", zebra_stripes=True)
+        runs.add_columns("Label set", "Method", "Backend", "Model", "Pairs", "Calls", "Cached", "Failures", "When")
+        yield runs
         yield Static("[b]Failures of the newest run[/b] (ctrl+f reads them again)", id="failures-title")
         table: DataTable[Any] = Table(id="failures", cursor_type="row", zebra_stripes=True)
         table.add_columns("Topic", "Document", "Reason", "Raw output")
@@ -90,9 +126,63 @@ class JudgesScreen(StudioScreen):
         self.load_names()
         self.action_failures()
 
+    def on_screen_resume(self) -> None:
+        self.load_runs()  # a judge may have run elsewhere (the command line) meanwhile
+
+    def project_changed(self) -> None:
+        super().project_changed()
+        self.load_runs()
+
+    # -- past runs -------------------------------------------------------------------------------
+
+    @work(thread=True, exclusive=True, group="judge-runs", exit_on_error=False)
+    def load_runs(self) -> None:
+        with self.locked() as project:
+            runs = project.judge_runs()
+        self.post_message(JudgeRunsLoaded(runs))
+
+    @on(JudgeRunsLoaded)
+    def show_runs(self, message: JudgeRunsLoaded) -> None:
+        table = self.query_one("#runs", DataTable)
+        table.clear()
+        for run in reversed(message.runs):
+            table.add_row(*run_cells(run), key=run["label_set"] + "|" + str(run["run"]))
+
+    @on(DataTable.RowSelected, "#runs")
+    def choose_run(self, event: DataTable.RowSelected) -> None:
+        if event.row_key.value is not None:
+            self.read_run(event.row_key.value.rsplit("|", 1)[0])
+
+    @work(thread=True, exclusive=True, group="judge-run", exit_on_error=False)
+    def read_run(self, label_set: str) -> None:
+        with self.locked() as project:
+            config = project.judge_config(label_set)
+            failures = project.judge_failures(label_set, limit=200)
+        self.post_message(JudgeRunChosen(label_set, config, failures))
+
+    @on(JudgeRunChosen)
+    def fill_form(self, message: JudgeRunChosen) -> None:
+        """The form as the label set's newest run was configured: starting it again resumes that run."""
+        config = message.config
+        offered = {"method": METHODS, "backend": BACKENDS, "bank": self.banks}
+        for widget_id, value in (("method", config.method), ("backend", config.backend), ("bank", config.bank)):
+            select = self.query_one(f"#{widget_id}", Select)
+            with select.prevent(Select.Changed):
+                if value is None and widget_id == "bank":
+                    select.clear()
+                elif value in offered[widget_id]:
+                    select.value = value
+        self.query_one("#model", Input).value = config.model or ""
+        self.query_one("#pool", Input).value = config.pool
+        self.query_one("#name", Input).value = message.label_set
+        if config.method not in METHODS:
+            self.notify(f"{config.method} runs from the command line: studio judge --method {config.method}")
+        self.show_failures(FailuresLoaded(message.label_set, message.failures))
+
     @on(NamesLoaded)
     def offer_banks(self, message: NamesLoaded) -> None:
-        self.query_one("#bank", Select).set_options([(b, b) for b in message.names.banks])
+        self.banks = message.names.banks
+        self.query_one("#bank", Select).set_options([(b, b) for b in self.banks])
 
     def _text(self, widget_id: str) -> str | None:
         return self.query_one(f"#{widget_id}", Input).value.strip() or None
@@ -168,6 +258,7 @@ class JudgesScreen(StudioScreen):
                 f"{s.cache_hits} cached · {s.failures} failures · {_eta(s.seconds)}"
             )
         self.action_failures()
+        self.load_runs()
 
     # -- failures --------------------------------------------------------------------------------
 
@@ -176,10 +267,16 @@ class JudgesScreen(StudioScreen):
 
     @work(thread=True, exclusive=True, group="failures", exit_on_error=False)
     def load_failures(self, label_set: str) -> None:
-        self.post_message(FailuresLoaded(label_set, self.project.judge_failures(label_set, limit=200)))
+        with self.locked() as project:
+            failures = project.judge_failures(label_set, limit=200)
+        self.post_message(FailuresLoaded(label_set, failures))
 
     @on(FailuresLoaded)
     def show_failures(self, message: FailuresLoaded) -> None:
+        count = len(message.failures) or "none"
+        self.query_one("#failures-title", Static).update(
+            f"[b]Failures of {escape(message.label_set)}'s newest run[/b] ({count}; ctrl+f reads them again)"
+        )
         table = self.query_one("#failures", DataTable)
         table.clear()
         for row in message.failures:

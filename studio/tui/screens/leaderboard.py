@@ -13,7 +13,7 @@ from textual.widgets import DataTable, Footer, Header, Select, Static
 from textual_plotext import PlotextPlot
 
 from studio.domain.views import EstimateView, LeaderboardView
-from studio.tui.messages import EstimateComputed, LeaderboardComputed, NamesLoaded
+from studio.tui.messages import CalibrationRead, EstimateComputed, LeaderboardComputed, NamesLoaded
 from studio.tui.screens.base import StudioScreen
 from studio.tui.widgets.calibration import CalibrationScreen
 from studio.tui.widgets.table import Table
@@ -99,13 +99,13 @@ class LeaderboardScreen(StudioScreen):
 
     @on(NamesLoaded)
     def offer_names(self, message: NamesLoaded) -> None:
-        options = [(name, name) for name in message.names.label_sets]
+        names = message.names.label_sets
         for key in ("ref", "qrels"):
             select = self.query_one(f"#{key}", Select)
             with select.prevent(Select.Changed):
-                select.set_options(options)
+                select.set_options([(name, name) for name in names])
                 chosen = getattr(self.selection, key)
-                if chosen is not None:
+                if chosen in names:  # a name no longer in the project (dropped elsewhere) stays unchosen
                     select.value = chosen
         self.named = True
 
@@ -135,11 +135,22 @@ class LeaderboardScreen(StudioScreen):
 
     def action_calibration(self) -> None:
         qrels = self.selection.qrels
-        view = self.project.calibration_view(qrels) if qrels is not None else None
-        if view is None:
+        if qrels is not None:
+            self.read_calibration(qrels)
+
+    @work(thread=True, exclusive=True, group="calibration", exit_on_error=False)
+    def read_calibration(self, qrels: str) -> None:
+        with self.locked() as project:
+            view = project.calibration_view(qrels)
+        self.post_message(CalibrationRead(qrels, view))
+
+    @on(CalibrationRead)
+    def show_calibration(self, message: CalibrationRead) -> None:
+        if message.view is None:
+            qrels = message.qrels
             self.notify(f"{qrels} is not calibrated: studio calibrate --qrels {qrels} --gold GOLD --name NAME")
             return
-        self.app.push_screen(CalibrationScreen(view))
+        self.app.push_screen(CalibrationScreen(message.view))
 
     @work(thread=True, exclusive=True, group="leaderboard", exit_on_error=False)
     def estimate(self, gold: str, qrels: str, measure: str) -> None:

@@ -1,96 +1,71 @@
-"""Review: one disagreement at a time; a key decides, saves and moves on."""
+"""Review: one disagreement at a time; a key decides, the next pair shows at once, and the decision
+is saved behind it.
+
+A key never waits for the project file. It is applied to the session's queue on the UI thread
+(the next pair shows, the history lists the decision as saving), and the write runs in a worker,
+one decision after another in the order of the keys (`InOrder`). When a write lands, τ, κ and the
+history come from the worker; when it fails, the dialog says why and the screen takes the decision
+back (and the ones typed after it), so the pair shows again. What is shown of a pair (texts, the
+judges' outputs, the runs it moves) is read ahead in a worker too.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Mapping, Sequence
+from typing import Any
 
+from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Static
 
-from studio.domain.errors import ProjectBusy, UsageError
-from studio.domain.views import ReviewFilters, Stats
+from studio.domain.errors import StudioError, UsageError
+from studio.domain.rows import Decision
+from studio.domain.steps import ReviewStep
+from studio.domain.views import PairView, ReviewFilters, Stats
 from studio.services.project import ReviewSession
-from studio.tui.messages import ReviewDecided, ReviewLoaded
-from studio.tui.screens.audit import AuditPicker, AuditScreen
-from studio.tui.screens.base import StudioScreen, grade_bindings
-from studio.tui.widgets.pair_panel import PairPanel, number
+from studio.tui.in_order import InOrder
+from studio.tui.messages import (
+    AuditsListed,
+    Pair,
+    PairRead,
+    ReviewDecided,
+    ReviewLoaded,
+    ReviewRefreshed,
+    ReviewWriteFailed,
+    ReviewWritten,
+)
+from studio.tui.screens.audit import AuditPicker, AuditScreen, no_audit_text
+from studio.tui.screens.base import StudioScreen
+from studio.tui.screens.review_text import FILTER_HINT, HELP, READ_AHEAD, REVIEW_KEYS, status_line
+from studio.tui.widgets.pair_panel import PairPanel
+from studio.tui.widgets.review_history import history_rows
 from studio.tui.widgets.table import Table
 from studio.tui.widgets.text_prompt import TextPrompt
 
-HELP = """Review steps through the pairs the audited label set (an LLM's) and the reference (the
-human one) grade differently, the pairs that move the leaderboard most first. A key decides and
-moves on; every decision is saved at once as an audited label edit of the audited set, so the
-Kendall τ between the two leaderboards and Cohen's κ in the header are current after every key
-(their change since the review opened is in brackets).
 
-The passage shows the query's terms in bold and the answers extracted for test-bank items
-underlined. Below it: every judge's grade of the pair with its confidence and raw output, the
-item grades, and why the pair matters: the runs that retrieved the passage (with its rank in
-each) and the runs whose place in the audited leaderboard would change if the pair took the
-reference grade (place now → then). The sidebar lists the last decisions: select one and press `enter` to decide it
-again. Choose the label sets and the measure on the Leaderboard screen (`F3`); `/` narrows the
-queue to a topic, a run or a grade pair (e.g. `topic 1003`, `run lexical-bm25`, `3 0`). `b` opens a
-blind audit: an audit sample's pairs in their random order, the LLM's grade hidden until graded."""
-
-
-def _signed(value: float | None) -> str:
-    return "" if value is None else f" ({value:+.3f})"
-
-
-def status_line(session: ReviewSession, stats: Stats) -> str:
-    total = len(session.queue)
-    where = "queue done" if session.done else f"pair {session.position + 1} of {total}"
-    return (
-        f"[b]{session.qrels}[/b] against [b]{session.ref}[/b] · {session.filters.describe()} · {where} · "
-        f"{session.decisions_made} decided · τ {number(stats.tau)}{_signed(stats.tau_change)} · "
-        f"κ {number(stats.kappa)}{_signed(stats.kappa_change)}"
-    )
+def key_of(pair: Mapping[str, Any]) -> Pair:
+    return str(pair["qid"]), str(pair["docid"])
 
 
 class ReviewScreen(StudioScreen):
     TITLE = "Review"
     HELP = HELP
-    BINDINGS = [
-        *grade_bindings("review", "Set grade {grade} in the audited label set and go on"),
-        Binding("a", "accept", "Accept LLM", id="review.accept", tooltip="Keep the audited (LLM) label and go on"),
-        Binding(
-            "h",
-            "keep_reference",
-            "Keep human",
-            id="review.reference",
-            tooltip="Give the audited set the reference grade and go on",
-        ),
-        Binding("s", "skip", "Skip", id="review.skip", tooltip="Decide later (skipped pairs come last)"),
-        Binding("f", "flag", "Flag", id="review.flag", tooltip="Mark the pair for a second look"),
-        Binding("n", "note", "Note", id="review.note", tooltip="Write a note on the pair"),
-        Binding("u", "undo", "Undo", id="review.undo", tooltip="Revert the last decision and show its pair"),
-        Binding("left_square_bracket", "go(-1)", "Previous", id="review.previous", tooltip="Previous pair", show=False),
-        Binding("right_square_bracket", "go(1)", "Next", id="review.next", tooltip="Next pair", show=False),
-        Binding(
-            "slash",
-            "filter",
-            "Filter",
-            id="review.filter",
-            tooltip="Narrow the queue: topic Q, run R, or a grade pair such as 3 0",
-        ),
-        # Off the footer, which is full; F1 and the palette list it.
-        Binding(
-            "b",
-            "blind_audit",
-            "Blind audit",
-            id="review.audit",
-            show=False,
-            tooltip="Grade an audit's sample in its random order, the LLM's grade hidden",
-        ),
-    ]
+    BINDINGS = [*REVIEW_KEYS]
 
     def __init__(self) -> None:
         super().__init__()
         self.session: ReviewSession | None = None
         self.loaded = False
+        self.stats = Stats(None, None)
+        self.history: Sequence[Decision] = []
+        self.pending: list[ReviewStep] = []  # decided, not saved yet, oldest first
+        self.writes: InOrder[tuple[ReviewSession, ReviewStep]] = InOrder()
+        self.views: dict[Pair, PairView] = {}  # read ahead; read again once the labels changed
+        self.unread: dict[Pair, str] = {}  # why a pair could not be read
+        self.asked: set[Pair] = set()
+        self.generation = 0  # counts the times the labels changed under the views read
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -108,13 +83,15 @@ class ReviewScreen(StudioScreen):
         self.reload()
 
     def on_screen_resume(self) -> None:
-        selection = self.selection
-        if self.session is not None and (self.session.ref, self.session.qrels, self.session.measure) != (
+        selection, session = self.selection, self.session
+        if session is None or (session.ref, session.qrels, session.measure) != (
             selection.ref,
             selection.qrels,
             selection.measure,
         ):
             self.reload()
+        elif self.loaded:
+            self.refresh_figures(session)  # labels may have changed elsewhere (a judge, a bank edit)
 
     # -- loading ---------------------------------------------------------------------------------
 
@@ -126,110 +103,244 @@ class ReviewScreen(StudioScreen):
                 "Review needs two label sets: import or judge one, then choose them on the Leaderboard (F3)."
             )
             return
-        self.session = self.project.review(
-            selection.ref,
-            selection.qrels,
-            measure=selection.measure,
-            filters=filters,
-            person=self.state.person,
-        )
+        try:
+            session = self.project.review(
+                selection.ref, selection.qrels, measure=selection.measure, filters=filters, person=self.state.person
+            )
+        except UsageError as error:
+            self.query_one("#status", Static).update(f"{escape(str(error))}: choose them on the Leaderboard (F3).")
+            return
+        self.session = session
+        self.views.clear()
+        self.unread.clear()
+        self.asked.clear()
+        self.generation += 1
         self.query_one("#status", Static).update("Building the review queue…")
-        self.build_queue(self.session)
+        self.build_queue(session)
 
     @work(thread=True, exclusive=True, group="review", exit_on_error=False)
     def build_queue(self, session: ReviewSession) -> None:
-        # The queue's Δτ per pair needs many leaderboard updates: off the main thread, under the
-        # engine lock so that no other worker touches the same evaluators meanwhile.
+        # The queue's Δτ per pair needs many leaderboard updates: off the UI thread, under the lock
+        # so that no other worker touches the same evaluators meanwhile. Decisions still being
+        # saved are in the log first, so that the new queue leaves them out.
+        self.writes.wait_until_done()
         with self.locked():
             session.load()
-        self.post_message(ReviewLoaded(session))
+            stats, history = session.stats(), session.history()
+            views = [session.pair_view(pair) for pair in session.upcoming(READ_AHEAD)]
+        self.post_message(ReviewLoaded(session, stats, history, views))
+
+    def work_failed(self, group: str, error: BaseException) -> None:
+        if group == "review":
+            self.query_one("#status", Static).update(f"[red]No review queue:[/red] {escape(str(error))}")
 
     @on(ReviewLoaded)
     def show_queue(self, message: ReviewLoaded) -> None:
         if message.session is not self.session:
             return  # a queue built for choices that changed meanwhile
         self.loaded = True
-        self.refresh_view()
+        self.stats, self.history = message.stats, message.history
+        self.views.update(((view.qid, view.docid), view) for view in message.views)
+        self.repaint()
+
+    @work(thread=True, group="review-figures", exit_on_error=False)
+    def refresh_figures(self, session: ReviewSession) -> None:
+        with self.locked():
+            stats, history = session.stats(), session.history()
+        self.post_message(ReviewRefreshed(session, stats, history))
+
+    @on(ReviewRefreshed)
+    def show_figures(self, message: ReviewRefreshed) -> None:
+        if message.session is self.session:
+            self.stats, self.history = message.stats, message.history
+            self.forget_views()
+            self.repaint()
+
+    def project_changed(self) -> None:
+        if self.session is not None and self.loaded:
+            self.refresh_figures(self.session)
+
+    # -- reading pairs ahead ---------------------------------------------------------------------
+
+    def read_ahead(self) -> None:
+        session = self.session
+        if session is None or not self.loaded:
+            return
+        wanted = [
+            p for p in session.upcoming(READ_AHEAD) if key_of(p) not in self.views and key_of(p) not in self.asked
+        ]
+        if wanted:
+            self.asked.update(key_of(p) for p in wanted)
+            self.read_views(session, wanted, self.generation)
+
+    @work(thread=True, group="review-views", exit_on_error=False)
+    def read_views(self, session: ReviewSession, pairs: Sequence[Mapping[str, Any]], generation: int) -> None:
+        for pair in pairs:
+            try:
+                with self.locked():
+                    view = session.pair_view(pair)
+            except StudioError as error:  # the file is kept elsewhere: said on the panel, asked again later
+                self.post_message(PairRead(session, key_of(pair), None, str(error), generation))
+                return
+            self.post_message(PairRead(session, key_of(pair), view, generation=generation))
+
+    @on(PairRead)
+    def pair_read(self, message: PairRead) -> None:
+        if message.session is not self.session or message.generation != self.generation:
+            return
+        self.asked.discard(message.pair)
+        if message.view is not None:
+            self.views[message.pair] = message.view
+            self.unread.pop(message.pair, None)
+        elif message.error is not None:
+            self.unread[message.pair] = message.error
+        current = self.session.current()
+        if current is not None and key_of(current) == message.pair:
+            self.show_pair()
+
+    def forget_views(self) -> None:
+        """The labels changed: grades and rank moves are read again (the old view shows meanwhile)."""
+        session = self.session
+        self.generation += 1  # views read before now are stale when they arrive
+        self.asked.clear()
+        stale, self.views = self.views, {}
+        if session is None:
+            return
+        current = session.current()
+        if current is not None and key_of(current) in stale:
+            self.views[key_of(current)] = stale[key_of(current)]
+            self.asked.add(key_of(current))
+            self.read_views(session, [current], self.generation)
+        self.read_ahead()
 
     # -- rendering -------------------------------------------------------------------------------
 
-    def project_changed(self) -> None:
-        self.refresh_view()  # the statistics follow the leaderboards already brought up to date
-
-    def refresh_view(self, stats: Stats | None = None) -> None:
-        """Show the session's current pair, history and statistics (`stats` when just computed)."""
+    def repaint(self) -> None:
+        """Show the session's current pair, the history and the statistics, from memory only."""
         session = self.session
         if session is None:
             return
-        with self.locked():
-            stats = stats or session.stats()
-            view = session.view()
-            history = session.history()
-        self.query_one("#status", Static).update(status_line(session, stats))
-        self.query_one(PairPanel).show(view, session.ref, session.qrels)
+        self.query_one("#status", Static).update(status_line(session, self.stats, len(self.pending)))
+        self.show_pair()
         table = self.query_one("#history", DataTable)
         table.clear()
-        for decision in history:
-            grade = f" {decision['grade']:g}" if decision["grade"] is not None else ""
-            table.add_row(
-                f"{decision['qid']} {decision['docid']}",
-                f"{decision['action']}{grade}",
-                key=f"{decision['decision']}|{decision['qid']}|{decision['docid']}",
-            )
+        for pair, decision, key in history_rows(self.pending, self.history):
+            table.add_row(pair, decision, key=key)
+        self.read_ahead()
+
+    def show_pair(self) -> None:
+        session = self.session
+        if session is None:
+            return
+        panel = self.query_one(PairPanel)
+        current = session.current()
+        if current is None:
+            panel.show(None, session.ref, session.qrels)
+            return
+        view = self.views.get(key_of(current))
+        if view is not None:
+            panel.show(session.marked(view), session.ref, session.qrels)
+        else:
+            panel.show_reading(current, session.ref, session.qrels, self.unread.get(key_of(current)))
 
     # -- decisions -------------------------------------------------------------------------------
 
-    def _decide(self, action: str | None, act: Callable[[ReviewSession], object]) -> None:
-        """Apply `act` to the session (saved at once), repaint, and tell who listens (`ReviewDecided`)."""
+    def _decide(self, action: str, *, grade: float | None = None, note: str | None = None) -> None:
+        """Apply a decision to the queue and repaint at once; the write follows in order."""
         session = self.session
         if not self.loaded or session is None:
             return
         try:
-            with self.locked():
-                act(session)
-                stats = session.stats()
+            step = session.decide(action, grade=grade, note=note)
         except UsageError as error:
             self.notify(str(error), severity="warning")
             return
-        except ProjectBusy as error:  # another process kept the file longer than the studio waits
-            self.notify(f"not saved: {error}", severity="error", timeout=10)
+        self._save(session, step)
+
+    def _save(self, session: ReviewSession, step: ReviewStep) -> None:
+        self.pending.append(step)
+        if self.writes.add((session, step)):
+            self.write_decisions()
+        self.repaint()
+
+    @work(thread=True, group="review-writes", exit_on_error=False)
+    def write_decisions(self) -> None:
+        try:
+            while (item := self.writes.take()) is not None:
+                session, step = item
+                try:
+                    with self.locked():
+                        written = session.write(step)
+                        stats, history = session.stats(), session.history()
+                except StudioError as error:  # nothing of it was written; the later ones are not tried
+                    dropped = [later for _, later in self.writes.drop()]
+                    self.post_message(ReviewWriteFailed(session, [step, *dropped], str(error)))
+                    continue
+                self.post_message(ReviewWritten(session, step, written, stats, history))
+        except BaseException:
+            self.writes.abandon()
+            raise
+
+    @on(ReviewWritten)
+    def saved(self, message: ReviewWritten) -> None:
+        session = message.session
+        if message.step in self.pending:
+            self.pending.remove(message.step)
+        session.settle(message.step, message.written)
+        if session is not self.session:
             return
-        self.refresh_view(stats)
-        self.post_message(ReviewDecided(action, stats))
+        self.stats, self.history = message.stats, message.history
+        if message.step.action == "undo" and message.written is None:
+            self.notify("nothing to undo in this review")
+        if not self.pending and message.step.action not in ("flag", "note"):
+            self.forget_views()  # the labels moved: grades and rank moves are read again
+        self.repaint()
+        self.post_message(ReviewDecided(message.step.action, message.stats))
+
+    @on(ReviewWriteFailed)
+    def not_saved(self, message: ReviewWriteFailed) -> None:
+        for step in reversed(message.steps):  # the newest first: each puts back what it moved
+            message.session.roll_back(step)
+            if step in self.pending:
+                self.pending.remove(step)
+        later = len(message.steps) - 1
+        also = f"\n\n{later} decision{'s' if later != 1 else ''} typed after it were not saved either." if later else ""
+        self.studio.show_message("Not saved", f"not saved: {message.error}{also}")
+        if message.session is self.session:
+            self.repaint()
 
     def action_grade(self, grade: int) -> None:
-        self._decide("grade", lambda s: s.set_grade(float(grade)))
+        self._decide("grade", grade=float(grade))
 
     def action_accept(self) -> None:
-        self._decide("accept", ReviewSession.accept)
+        self._decide("accept")
 
     def action_keep_reference(self) -> None:
-        self._decide("reference", ReviewSession.keep_reference)
+        self._decide("reference")
 
     def action_skip(self) -> None:
-        self._decide("skip", ReviewSession.skip)
+        self._decide("skip")
 
     def action_flag(self) -> None:
-        self._decide("flag", ReviewSession.flag)
+        self._decide("flag")
 
     def action_undo(self) -> None:
-        def undo(session: ReviewSession) -> None:
-            if session.undo() is None:
-                self.notify("nothing to undo in this review")
-
-        self._decide("undo", undo)
+        if self.loaded and self.session is not None:
+            self._save(self.session, self.session.undo_step())
 
     def action_go(self, step: int) -> None:
-        self._decide(None, lambda s: s.go(step))
+        if self.loaded and self.session is not None:
+            self.session.go(step)
+            self.repaint()
 
     def action_note(self) -> None:
-        pair = self.session.current() if self.session is not None else None
+        pair = self.session.current() if self.session is not None and self.loaded else None
         if pair is None:
             return
 
         def save(text: str | None) -> None:
             if text:
-                self._decide("note", lambda s: s.note(text))
+                self._decide("note", note=text)
 
         self.app.push_screen(TextPrompt(f"Note on {pair['qid']} {pair['docid']}"), save)
 
@@ -242,22 +353,36 @@ class ReviewScreen(StudioScreen):
                 return
             self.reload(filters)
 
-        self.app.push_screen(TextPrompt("Filter: topic Q · run R · REF AUDITED (empty: everything)"), apply)
+        self.app.push_screen(TextPrompt(FILTER_HINT), apply)
 
     def action_blind_audit(self) -> None:
+        self.list_audits()
+
+    @work(thread=True, exclusive=True, group="audits", exit_on_error=False)
+    def list_audits(self) -> None:
+        with self.locked() as project:
+            names = [str(row["audit"]) for row in project.audits()]
+        self.post_message(AuditsListed(names))
+
+    @on(AuditsListed)
+    def pick_audit(self, message: AuditsListed) -> None:
+        if not message.audits:
+            self.studio.show_message("No audit yet", no_audit_text(self.selection.qrels), error=False)
+            return
+
         def open_audit(name: str | None) -> None:
             if name:
                 self.app.push_screen(AuditScreen(name))
 
-        with self.locked():
-            names = [str(row["audit"]) for row in self.project.audits()]
-        self.app.push_screen(AuditPicker(names), open_audit)
+        self.app.push_screen(AuditPicker(message.audits), open_audit)
 
     @on(DataTable.RowSelected, "#history")
     def decide_again(self, event: DataTable.RowSelected) -> None:
         if self.session is None or event.row_key.value is None:
             return
         _, qid, docid = event.row_key.value.split("|", 2)
+        if not qid:
+            return  # an undo not saved yet: its pair is not known
         self.session.revisit(qid, docid)
         self.query_one(PairPanel).focus()
-        self.refresh_view()
+        self.repaint()

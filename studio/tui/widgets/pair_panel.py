@@ -4,8 +4,10 @@ and the leaderboard places its grade decides."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
+from rich.markup import escape
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
@@ -91,6 +93,18 @@ class PairPanel(VerticalScroll):
                 one_line(item["answer"] or "", 40),
             )
         self._show_why(view, ref, qrels)
+
+    def show_reading(self, pair: Mapping[str, Any], ref: str, qrels: str, error: str | None = None) -> None:
+        """The pair's head from the queue while its view is read (or why it could not be)."""
+        for name in ("judges", "items"):
+            self.query_one(f"#{name}", DataTable).clear()
+        self.query_one("#why").display = False
+        reading = f"[red]not read yet:[/red] {escape(error)}" if error else "[dim]reading the pair…[/dim]"
+        self.query_one("#pair-head", Static).update(
+            f"[b]{pair['qid']}[/b]\n[b]{pair['docid']}[/b] · {ref} [b]{grade_text(pair['ref_grade'])}[/b] · "
+            f"{qrels} [b]{grade_text(pair['grade'])}[/b] · {reading}"
+        )
+        self.query_one("#passage", Static).update("")
 
     def _show_why(self, view: PairView, ref: str, qrels: str) -> None:
         runs = len(view.retrieved)

@@ -1,0 +1,40 @@
+"""A person's decision in a session (Review, the blind audit) as two steps: applied to the session's
+queue at once, in memory, so that the next pair shows without waiting for the project file, then
+written. Each step remembers where the queue stood, so that a write that fails can be undone on
+the screen."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, eq=False)  # compared by identity: two equal keys are two decisions
+class ReviewStep:
+    """One Review key: grade, accept, reference, skip, flag, note or undo of pair (qid, docid)."""
+
+    action: str
+    qid: str
+    docid: str
+    position: int  # the queue's place before the step
+    grade: float | None = None  # the auditor's grade (action "grade")
+    note: str | None = None
+    reverts: ReviewStep | None = None  # the step an undo took back on the screen, when it knew it
+
+    @property
+    def known(self) -> bool:
+        """Whether the step names its pair (an undo that did not know the decision it reverts does not)."""
+        return bool(self.qid)
+
+
+@dataclass(frozen=True, eq=False)
+class AuditStep:
+    """One blind-audit key: a gold grade of pair (qid, docid), or the undo of the newest grade."""
+
+    action: str  # grade or undo
+    qid: str
+    docid: str
+    position: int | None  # the audit's place before the step
+    grade: float | None = None
+    was_done: bool = False  # the pair was graded already (shown again by an undo)
+    was_skipped: bool = False  # the pair had been left for later in this sitting
+    reverts: AuditStep | None = None

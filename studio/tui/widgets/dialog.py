@@ -1,0 +1,46 @@
+"""A modal that says something the person must read (a write that failed, a step they cannot take
+yet and how to take it) and closes on a key; nothing to fill in."""
+
+from __future__ import annotations
+
+from rich.markup import escape
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen
+from textual.widgets import Static
+
+CLOSE_HINT = "[dim]enter or escape closes[/dim]"
+
+
+class MessageDialog(ModalScreen[None]):
+    """A titled message; `error` styles it as a failure. Messages that arrive while it is open are
+    added to it, so a burst of failures is one dialog to close, not one per failure."""
+
+    BINDINGS = [Binding("escape,enter,q", "dismiss", "Close", id="dialog.close", tooltip="Back to the screen")]
+
+    def __init__(self, title: str, text: str, *, error: bool = True) -> None:
+        super().__init__(classes="error" if error else "info")
+        self.title_text = title
+        self.messages = [text]
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(f"[b]{escape(self.title_text)}[/b]", id="dialog-title")
+            yield Static(self._body(), id="dialog-text")
+            yield Static(CLOSE_HINT, id="dialog-hint")
+
+    def add(self, text: str) -> None:
+        """Say one more thing in the open dialog (not twice the same)."""
+        if text in self.messages:
+            return
+        self.messages.append(text)
+        if self.is_mounted:
+            self.query_one("#dialog-text", Static).update(self._body())
+
+    @property
+    def text(self) -> str:
+        return "\n\n".join(self.messages)
+
+    def _body(self) -> str:
+        return escape(self.text)

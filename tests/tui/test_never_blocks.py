@@ -1,0 +1,158 @@
+"""The UI thread never waits for the project file: while another process keeps it, Review keys
+repaint at once and the decisions land, in order, once the file is free; no read or write of the
+file runs on the UI thread, on any screen."""
+
+from __future__ import annotations
+
+import asyncio
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import DataTable
+from tui_helpers import SIZE, Messages, drive, settle, text_of, until
+
+from studio.services.project import Project
+from studio.store.database import Database
+from studio.tui.app import StudioApp
+from studio.tui.screens.review import ReviewScreen
+
+LLM = "umbrela-smol"
+KEYS = "320132"  # six grades
+# A key handled and its screen repainted, as the test driver waits for it (about 0.1 s here on a
+# machine busy with the holder and the workers); a UI thread that waited for the file would take
+# the holder's 4 s, or the file's wait (TUI_WAIT_SECONDS, 5 s).
+FRAME_BUDGET = 0.5
+
+HOLD = """
+import sys, time
+from studio.store.database import Database
+held = Database(sys.argv[1])
+print("held", flush=True)
+time.sleep(float(sys.argv[2]))
+held.close()
+"""
+
+
+def review_ready(app: StudioApp) -> bool:
+    return isinstance(app.screen, ReviewScreen) and app.screen.loaded
+
+
+def person_grades(path: Path) -> list[tuple[str, str, float]]:
+    with Project.open(path) as project:
+        rows = (
+            project.db.cursor()
+            .execute(
+                "SELECT e.qid, e.docid, e.grade FROM label_events e JOIN label_sets s USING (label_set_id)"
+                " WHERE s.name = ? AND e.origin = 'person' ORDER BY e.event_id",
+                [LLM],
+            )
+            .fetchall()
+        )
+    return [(q, d, float(g)) for q, d, g in rows]
+
+
+def test_keys_repaint_at_once_while_another_process_keeps_the_file(sample: Path) -> None:
+    shown: dict[str, Any] = {}
+
+    async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen) and screen.session is not None
+        session = screen.session
+        shown["pairs"] = [(p["qid"], p["docid"]) for p in session.queue[: len(KEYS)]]
+        app.state.project.db.wait = 60.0  # the writes wait for the holder (people wait TUI_WAIT_SECONDS)
+        holder = subprocess.Popen([sys.executable, "-c", HOLD, str(sample), "4"], stdout=subprocess.PIPE, text=True)
+        try:
+            assert holder.stdout is not None
+            assert (await asyncio.to_thread(holder.stdout.readline)).strip() == "held"  # the studio let go
+            took = []
+            for n, key in enumerate(KEYS, start=1):
+                start = time.perf_counter()
+                await pilot.press(key)
+                took.append(time.perf_counter() - start)
+                assert f"pair {n + 1} of" in text_of(app, "#status")  # the next pair, before any write
+            assert holder.poll() is None, "the keys were pressed while the file was held"
+            assert f"0 decided ({len(KEYS)} saving…)" in text_of(app, "#status")
+            history = screen.query_one("#history", DataTable)
+            assert [str(history.get_row_at(n)[1]) for n in range(history.row_count)] == [
+                f"grade {key} · saving…" for key in reversed(KEYS)
+            ]
+            shown["took"] = took
+            await until(pilot, lambda: not screen.pending, 60)
+            assert holder.poll() is not None  # they landed once the holder had let the file go
+            assert f"{len(KEYS)} decided" in text_of(app, "#status") and "saving" not in text_of(app, "#status")
+        finally:
+            holder.wait(timeout=30)
+
+    drive(sample, steps, screen="review", qrels=LLM, ready=review_ready)
+    assert max(shown["took"]) < FRAME_BUDGET, shown["took"]
+    assert person_grades(sample) == [(q, d, float(g)) for (q, d), g in zip(shown["pairs"], KEYS, strict=True)]
+
+
+class FileUse:
+    """Records which threads open, read and write the project file (Database's doors to DuckDB)."""
+
+    def __init__(self) -> None:
+        self.on: bool = False
+        self.calls: list[tuple[str, str]] = []  # (door, thread name)
+
+    def wrap(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        for name in ("cursor", "transaction", "busy", "release", "change_counter"):
+            monkeypatch.setattr(Database, name, self._recording(name, getattr(Database, name)))
+        connection = Database.connection
+        assert isinstance(connection, property) and connection.fget is not None
+        monkeypatch.setattr(Database, "connection", property(self._recording("connection", connection.fget)))
+
+    def _recording(self, name: str, door: Callable[..., Any]) -> Callable[..., Any]:
+        def recorded(database: Database, *args: Any, **kwargs: Any) -> Any:
+            if self.on:
+                self.calls.append((name, threading.current_thread().name))
+            return door(database, *args, **kwargs)
+
+        return recorded
+
+    def on_ui_thread(self) -> list[str]:
+        main = threading.main_thread().name
+        return [door for door, thread in self.calls if thread == main]
+
+
+@pytest.fixture()
+def file_use(monkeypatch: pytest.MonkeyPatch) -> Iterator[FileUse]:
+    use = FileUse()
+    use.wrap(monkeypatch)
+    yield use
+
+
+def test_no_read_or_write_of_the_project_file_runs_on_the_ui_thread(sample: Path, file_use: FileUse) -> None:
+    async def main() -> None:
+        with Project.open(sample) as project:
+            app = StudioApp(project, screen="review", ref="human", qrels=LLM, person="tester")
+            file_use.on = True  # from the app's start to its end: every screen, every key
+            async with app.run_test(size=SIZE) as pilot:
+                await settle(pilot, lambda: review_ready(app))
+                for key in KEYS:  # six decisions, then an undo, a note and a filter
+                    await pilot.press(key)
+                await pilot.press("u", "f", "n")
+                await pilot.pause()
+                await pilot.press(*"why", "enter", "slash")
+                await pilot.pause()
+                await pilot.press(*"topic 1003", "enter")
+                await settle(pilot, lambda: review_ready(app))
+                for key in ("f3", "e", "e", "c", "f2", "r", "f5", "f6", "ctrl+f", "f4", "b"):
+                    await pilot.press(key)
+                    await pilot.pause(0.1)
+                await settle(pilot)
+                await pilot.pause(1.2)  # the idle tick gives the file up and looks for others' writes
+                await settle(pilot)
+            file_use.on = False
+
+    asyncio.run(main())
+    assert len(file_use.calls) > 100  # the file was used all along, by workers
+    assert file_use.on_ui_thread() == []
+    assert len(person_grades(sample)) == len(KEYS)  # six grades (the undo's revert is an undo event)

@@ -29,9 +29,11 @@ Changes = Mapping[Input, frozenset[Pair] | None]
 
 @dataclass(frozen=True)
 class Followed:
-    """What a change did to the derived sets: those whose labels changed, and those that cannot be
-    derived from their sources as they are now (each with the reason), which keep their last labels."""
+    """What a change did to the derived sets: those derived again (`followed`), those of them whose
+    labels changed, and those that cannot be derived from their sources as they are now (each with
+    the reason), which keep their last labels."""
 
+    followed: list[str] = field(default_factory=list)
     changed: list[str] = field(default_factory=list)
     blocked: dict[str, str] = field(default_factory=dict)
 
@@ -58,6 +60,7 @@ def follow(engine: EvaluationEngine, tx: Connection, changes: Changes) -> Follow
         except UsageError as error:
             followed.blocked[derivation.name] = f"{derivation.describe()}: {error}"
             continue
+        followed.followed.append(derivation.name)
         if moved is None or moved:
             output = labels_of(derivation.name)
             earlier = pending.get(output, frozenset())

@@ -58,8 +58,8 @@ class ProjectBase:
 
     @staticmethod
     def _followed(report: ImportReport, followed: Followed) -> ImportReport:
-        if followed.changed:
-            report.warnings.append(f"derived label sets updated: {', '.join(followed.changed)}")
+        if followed.followed:
+            report.warnings.append(f"derived label sets updated: {', '.join(followed.followed)}")
         report.warnings.extend(followed.warnings())
         return report
 

@@ -244,7 +244,7 @@ def run_judge(
         # The derived sets made from this label set (or its item grades) follow its new grades.
         writes = writes if writes is not None else LabelWrites(EvaluationEngine(db))
         followed = writes.written([config.name], item_grades=[config.name])
-        kinds = writes.derived_kinds(followed.changed)
+        kinds = writes.derived_kinds(followed.followed)
         followers = [name for name, kind in kinds.items() if kind != "ensemble"]
         if method.own_score is not None or followers:
             extra["derived_updated"] = followers

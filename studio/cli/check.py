@@ -42,7 +42,8 @@ def check_command(
     ] = OutputFormat.table,
 ) -> None:
     """Check the project file: labels and bank items against their events, orphan rows, keys held
-    twice, stored rankings, judge runs' states and counts. Exit 1 when a problem is found."""
+    twice, stored rankings, judge runs' states and counts, derived label sets against a fresh
+    derivation. Exit 1 when a problem is found."""
     with open_project(ctx) as project:
         report = project.check()
     if fmt is OutputFormat.json:

@@ -182,7 +182,7 @@ def reference(root: Command | None = None) -> str:
     lines = ["# Command reference", ""]
     lines += [
         "<!-- Written by `make docs` (python -m studio.cli.reference > docs/cli.md) from the command tree:",
-        "     change the commands' help, or the examples in studio/cli/reference.py, then run it. -->",
+        "     change the commands' help, or the examples in studio/cli/reference_examples.py, then run it. -->",
         "",
         PREAMBLE,
         "",

@@ -173,6 +173,10 @@ def label(
     with open_project(ctx) as project:
         event = project.set_label(qrels, qid, docid, value, note, person=person)
     emit_object(event, fmt, title="Label event")
+    for name, why in event.get("derived_blocked", {}).items():
+        stderr_console().print(
+            f"warning: {name} cannot follow this edit and keeps its last labels: {why}", markup=False, highlight=False
+        )
 
 
 def _grade(text: str) -> float:

@@ -70,8 +70,8 @@ class StateApp(App[None]):
         """An error meant for a person opens a dialog; any other is a bug and ends the app."""
         if isinstance(error, StudioError):
             self.show_message(title, str(error))
-        else:
-            self._handle_exception(error if isinstance(error, Exception) else RuntimeError(repr(error)))
+        else:  # raised again in a handler: Textual ends the app with it, as with any handler's bug
+            raise error
 
     def _handle_exception(self, error: Exception) -> None:
         # Textual's one door for an exception nothing handled: kept for the crash report.

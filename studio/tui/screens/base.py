@@ -20,6 +20,7 @@ from studio.tui.state import Selection, StateApp, StudioState
 class StudioScreen(Screen[None]):
     TITLE: ClassVar[str] = ""
     HELP: ClassVar[str] = ""
+    failed = False  # a worker of the screen failed and a dialog says so
 
     @property
     def studio(self) -> StateApp:
@@ -47,11 +48,21 @@ class StudioScreen(Screen[None]):
         with self.state.engine_lock:
             yield self.state.project
 
+    def on_screen_resume(self) -> None:
+        if self.failed:  # back from the dialog that told of a failure: not tried again on its own
+            self.failed = False
+            return
+        self.resumed()
+
+    def resumed(self) -> None:
+        """The screen shows (the first time, or again): read what may have changed meanwhile."""
+
     @on(Worker.StateChanged)
     def report_failed_work(self, event: Worker.StateChanged) -> None:
         # A worker's state changes reach its own node only: the app hears of a screen's failure here.
         error = event.worker.error
         if event.state is WorkerState.ERROR and error is not None:
+            self.failed = True
             self.work_failed(event.worker.group, error)
             self.studio.report_error(error)
 

@@ -126,7 +126,7 @@ class JudgesScreen(StudioScreen):
         self.load_names()
         self.action_failures()
 
-    def on_screen_resume(self) -> None:
+    def resumed(self) -> None:
         self.load_runs()  # a judge may have run elsewhere (the command line) meanwhile
 
     def project_changed(self) -> None:

@@ -116,7 +116,7 @@ class LeaderboardScreen(StudioScreen):
         setattr(self.selection, str(event.select.id), str(event.value))
         self.action_recompute()
 
-    def on_screen_resume(self) -> None:
+    def resumed(self) -> None:
         self.action_recompute()  # on first showing, and because labels may have changed in Review
 
     def action_recompute(self) -> None:

@@ -67,7 +67,8 @@ HELP = """The Overview lists what the project file holds: the topics with their 
 documents, the runs, every label set (human, LLM, derived) with its number of label events,
 the test banks, the generated answers and every judge run (state: finished, running or
 interrupted; method, backend, model, prompt hash, calls, cache hits, failures). Switch tables
-with `1`–`6` or the tab keys; the data is read in the background and refreshed with `r`."""
+with `1`–`6` or the tab keys; the data is read in the background each time the screen shows, and
+again with `r`."""
 
 
 def _count(n: int, noun: str) -> str:
@@ -117,8 +118,9 @@ class OverviewScreen(StudioScreen):
                     yield table
         yield Footer(compact=True)
 
-    def on_mount(self) -> None:
-        self.action_refresh_overview()
+    def resumed(self) -> None:
+        # On first showing, and on every return: decisions on Review (or a judge) changed the counts.
+        self.load_overview()
 
     def action_refresh_overview(self) -> None:
         self.load_overview()
@@ -133,7 +135,9 @@ class OverviewScreen(StudioScreen):
     @work(thread=True, exclusive=True, group="overview", exit_on_error=False)
     def load_overview(self) -> None:
         # Runs in a worker thread: reads through that thread's own DuckDB cursor, touches no widget.
-        self.post_message(OverviewLoaded(self.project.overview()))
+        with self.locked() as project:
+            view = project.overview()
+        self.post_message(OverviewLoaded(view))
 
     @on(OverviewLoaded)
     def show_overview(self, message: OverviewLoaded) -> None:

@@ -82,7 +82,7 @@ class ReviewScreen(StudioScreen):
     def on_mount(self) -> None:
         self.reload()
 
-    def on_screen_resume(self) -> None:
+    def resumed(self) -> None:
         selection, session = self.selection, self.session
         if session is None or (session.ref, session.qrels, session.measure) != (
             selection.ref,

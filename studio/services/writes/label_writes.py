@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 
 from studio.domain.errors import UsageError
 from studio.domain.rows import LabelEvent, StoredEvent
@@ -24,6 +25,21 @@ from studio.store import labels as label_store
 
 # What a caller writes with an edit, in the edit's transaction: (transaction, the new event).
 WithEdit = Callable[[Connection, StoredEvent], object]
+
+
+@dataclass(frozen=True)
+class _Edit:
+    """One audited event to write: a person's edit (command label, origin person) or an undo."""
+
+    name: str
+    qid: str
+    docid: str
+    grade: float | None
+    command: str
+    origin: str
+    person: str | None
+    note: str | None = None
+    undoes: int | None = None
 
 
 class LabelWrites:
@@ -51,9 +67,7 @@ class LabelWrites:
         if qrels in self.engine.derived_sets():
             made = next(d for d in derivations(self.engine.db.cursor()) if d.name == qrels)
             raise UsageError(f"{qrels} is derived ({made.describe()}): its labels follow its sources; edit those")
-        return self._write(
-            qrels, qid, docid, grade, command="label", origin="person", person=person, note=note, also=also
-        )
+        return self._write(_Edit(qrels, qid, docid, grade, "label", "person", person, note), also)
 
     def undo(self, qrels: str | None = None, *, person: str | None = None) -> LabelEvent | None:
         """Revert the newest person edit not yet undone (of one label set, or of any); None when there is none."""
@@ -72,86 +86,14 @@ class LabelWrites:
         event_id, set_id, qid, docid, previous = found
         row = self.engine.db.cursor().execute("SELECT name FROM label_sets WHERE label_set_id = ?", [set_id]).fetchone()
         assert row is not None
-        return self._write(
-            str(row[0]), qid, docid, previous, command="undo", origin="undo", person=person, undoes=event_id, also=also
-        )
+        return self._write(_Edit(str(row[0]), qid, docid, previous, "undo", "undo", person, undoes=event_id), also)
 
-    def _write(
-        self,
-        name: str,
-        qid: str,
-        docid: str,
-        grade: float | None,
-        *,
-        command: str,
-        origin: str,
-        person: str | None,
-        note: str | None = None,
-        undoes: int | None = None,
-        also: WithEdit | None = None,
-    ) -> LabelEvent:
-        engine = self.engine
-        with engine.lock:
-            return self._write_locked(
-                name,
-                qid,
-                docid,
-                grade,
-                command=command,
-                origin=origin,
-                person=person,
-                note=note,
-                undoes=undoes,
-                also=also,
-            )
-
-    def _write_locked(
-        self,
-        name: str,
-        qid: str,
-        docid: str,
-        grade: float | None,
-        *,
-        command: str,
-        origin: str,
-        person: str | None,
-        note: str | None,
-        undoes: int | None,
-        also: WithEdit | None,
-    ) -> LabelEvent:
-        engine = self.engine
-        set_id = engine.label_set_id(name)
-        known = engine.known_grade(name, qid, docid)
-        followers = name in engine.followed()
-        followed = Followed()
-        try:
-            with engine.db.transaction(counted=False) as tx:  # its label events tell the other processes
-                batch = engine.batch(tx, command, person)
-                event = label_store.append_label_event(
-                    tx,
-                    set_id,
-                    qid,
-                    docid,
-                    grade,
-                    origin=origin,
-                    source=person,
-                    batch_id=batch,
-                    note=note,
-                    undoes=undoes,
-                    known=known,
-                )
-                if also is not None:
-                    also(tx, event)
-                # The cached leaderboards take the edit before the followers are derived from them.
-                engine.applied(name, qid, docid, grade, known, int(str(event["event"])))
-                if followers:
-                    followed = follow(engine, tx, {labels_of(name): frozenset({(qid, docid)})})
-        except BaseException:
-            engine.forget_labels(name)  # the cache took an edit that was rolled back
-            raise
-        engine.keep_batch(command, person, batch)
+    def _write(self, edit: _Edit, also: WithEdit | None) -> LabelEvent:
+        # One writer at a time in this process: the TUI's workers and its UI thread share the engine.
+        with self.engine.lock:
+            event, followed = self._append(edit, also)
         written = LabelEvent(
-            qrels=name,
+            qrels=edit.name,
             event=event["event"],
             qid=event["qid"],
             docid=event["docid"],
@@ -166,6 +108,48 @@ class LabelWrites:
         if followed.blocked:
             written["derived_blocked"] = followed.blocked
         return written
+
+    def _append(self, edit: _Edit, also: WithEdit | None) -> tuple[StoredEvent, Followed]:
+        name, qid, docid, grade, command, person = (
+            edit.name,
+            edit.qid,
+            edit.docid,
+            edit.grade,
+            edit.command,
+            edit.person,
+        )
+        engine = self.engine
+        set_id = engine.label_set_id(name)
+        known = engine.known_grade(name, qid, docid)
+        followers = name in engine.followed()
+        followed = Followed()
+        try:
+            with engine.db.transaction(counted=False) as tx:  # its label events tell the other processes
+                batch = engine.batch(tx, command, person)
+                event = label_store.append_label_event(
+                    tx,
+                    set_id,
+                    qid,
+                    docid,
+                    grade,
+                    origin=edit.origin,
+                    source=person,
+                    batch_id=batch,
+                    note=edit.note,
+                    undoes=edit.undoes,
+                    known=known,
+                )
+                if also is not None:
+                    also(tx, event)
+                # The cached leaderboards take the edit before the followers are derived from them.
+                engine.applied(name, qid, docid, grade, known, int(str(event["event"])))
+                if followers:
+                    followed = follow(engine, tx, {labels_of(name): frozenset({(qid, docid)})})
+        except BaseException:
+            engine.forget_labels(name)  # the cache took an edit that was rolled back
+            raise
+        engine.keep_batch(command, person, batch)
+        return event, followed
 
     # -- writes made elsewhere -------------------------------------------------------------------
 

@@ -160,7 +160,8 @@ def tau_ap(reference: np.ndarray, audited: np.ndarray) -> float:
         return float("nan")
     order = np.lexsort((np.arange(n), -audited))
     ref = reference[order]
-    # Row i, column k < i: the item k places above i. The bootstrap asks this of 1,000 samples.
+    # Row i, columns k < i: the items the audited leaderboard puts above item i. One matrix, not a
+    # loop over the runs: the live view asks τ_AP after every edit, the bootstrap of 1,000 samples.
     earlier = np.tri(n, k=-1, dtype=bool)
     greater = np.count_nonzero(earlier & (ref[None, :] > ref[:, None]), axis=1)[1:]
     equal = np.count_nonzero(earlier & (ref[None, :] == ref[:, None]), axis=1)[1:]
@@ -221,15 +222,21 @@ def swapped_pairs(runs: list[str], reference: np.ndarray, audited: np.ndarray) -
     ref, aud = np.asarray(reference), np.asarray(audited)
     i, j = _opposite_pairs(ref, aud, len(runs))
     i_above = ref[i] > ref[j]
-    hi, lo = np.where(i_above, i, j), np.where(i_above, j, i)
-    ref_hi, ref_lo = ref[hi].astype(np.float64), ref[lo].astype(np.float64)
-    order = np.argsort(-(ref_hi - ref_lo), kind="stable")
-    hi, lo = hi[order].tolist(), lo[order].tolist()
-    ref_hi, ref_lo = ref_hi[order].tolist(), ref_lo[order].tolist()
-    aud_hi, aud_lo = aud[hi].astype(np.float64).tolist(), aud[lo].astype(np.float64).tolist()
+    above, below = np.where(i_above, i, j), np.where(i_above, j, i)
+    ref_above, ref_below = ref[above].astype(np.float64), ref[below].astype(np.float64)
+    order = np.argsort(-(ref_above - ref_below), kind="stable")  # a stable sort, as list.sort
+    above, below = above[order], below[order]
     return [
-        {"above_in_ref": runs[h], "below_in_ref": runs[low], "ref": [rh, rl], "qrels": [ah, al]}
-        for h, low, rh, rl, ah, al in zip(hi, lo, ref_hi, ref_lo, aud_hi, aud_lo, strict=True)
+        {"above_in_ref": runs[a], "below_in_ref": runs[b], "ref": [ref_a, ref_b], "qrels": [aud_a, aud_b]}
+        for a, b, ref_a, ref_b, aud_a, aud_b in zip(
+            above.tolist(),
+            below.tolist(),
+            ref_above[order].tolist(),
+            ref_below[order].tolist(),
+            aud[above].astype(np.float64).tolist(),
+            aud[below].astype(np.float64).tolist(),
+            strict=True,
+        )
     ]
 
 

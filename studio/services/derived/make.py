@@ -72,23 +72,25 @@ def make_bank_score(
 
 
 def _make(engine: EvaluationEngine, record: DerivationRecord) -> tuple[int, dict[str, Any]]:
-    fresh = fresh_labels(engine, record)
-    if fresh is None:
-        raise UsageError(f"{record.name} is made from a label set that does not exist (see `studio list qrels`)")
-    kind = LabelSetKind.DERIVED.value
-    with engine.db.transaction() as tx:
-        existing = label_store.label_set_id(tx, record.name)
-        set_id = (
-            existing if existing is not None else label_store.create_label_set(tx, record.name, kind, fresh.described)
-        )
-        events = label_store.write_exact_labels(
-            tx, set_id, fresh.rows, source=fresh.source, batch=lambda: new_batch(tx, *fresh.batch)
-        )
-        fresh.record(tx, set_id)
-        followers = (
-            follow(engine, tx, {labels_of(record.name): None}).changed if existing is not None and events else []
-        )
-    for name in [record.name, *followers]:
-        engine.forget_labels(name)
-    engine.forget_followers()  # its sources are followed from now on
+    with engine.lock:  # the cached leaderboards it reads and forgets are shared with other threads
+        fresh = fresh_labels(engine, record)
+        if fresh is None:
+            raise UsageError(f"{record.name} is made from a label set that does not exist (see `studio list qrels`)")
+        with engine.db.transaction() as tx:
+            existing = label_store.label_set_id(tx, record.name)
+            set_id = (
+                existing
+                if existing is not None
+                else label_store.create_label_set(tx, record.name, LabelSetKind.DERIVED.value, fresh.described)
+            )
+            events = label_store.write_exact_labels(
+                tx, set_id, fresh.rows, source=fresh.source, batch=lambda: new_batch(tx, *fresh.batch)
+            )
+            fresh.record(tx, set_id)
+            # Made again, it moves the sets made from it in turn.
+            remade = existing is not None and events > 0
+            followers = follow(engine, tx, {labels_of(record.name): None}).changed if remade else []
+        for name in [record.name, *followers]:
+            engine.forget_labels(name)
+        engine.forget_followers()  # its sources are followed from now on
     return events, fresh.figures

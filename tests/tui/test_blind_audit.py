@@ -18,7 +18,8 @@ from studio.services.audit.samples import audit_pairs
 from studio.services.meta.comparison import disagreements
 from studio.services.project import Project
 from studio.tui.app import StudioApp
-from studio.tui.screens.audit import AuditPicker, AuditScreen
+from studio.tui.screens.audit import AuditScreen
+from studio.tui.screens.audit_picker import AuditPicker
 from studio.tui.screens.review import ReviewScreen
 
 LLM = "umbrela-smol"
@@ -126,7 +127,7 @@ def test_b_on_review_picks_an_audit(sample: Path) -> None:
     async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
         await settle(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.loaded)
         await pilot.press("b")
-        await settle(pilot, lambda: isinstance(app.screen, AuditPicker))
+        await settle(pilot, lambda: isinstance(app.screen, AuditPicker) and app.screen.audits is not None)
         options = app.screen.query_one(OptionList)
         assert [options.get_option_at_index(i).id for i in range(options.option_count)] == ["first", "second"]
         await pilot.press("down", "down", "enter")

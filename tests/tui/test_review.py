@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 from judge_helpers import run_files
 from textual.pilot import Pilot
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 from tui_helpers import Messages, drive, settle, text_of
 
 from studio.services.meta.comparison import disagreements
@@ -19,6 +19,7 @@ from studio.tui.app import StudioApp
 from studio.tui.messages import ReviewDecided
 from studio.tui.screens.review import ReviewScreen
 from studio.tui.widgets.pair_panel import columns
+from studio.tui.widgets.review_history import HistoryList
 
 LLM = "umbrela-smol"
 
@@ -62,8 +63,9 @@ def test_three_sets_the_grade_saves_it_and_moves_tau(sample: Path) -> None:
         assert shown_tau(app) == f"{after:.3f}"
         assert f"({after - before:+.3f})" in text_of(app, "#status")
         assert "pair 2 of" in text_of(app, "#status") and "1 decided" in text_of(app, "#status")
-        history = app.screen.query_one("#history", DataTable)
-        assert history.row_count == 1 and str(history.get_row_at(0)[1]) == "grade 3"
+        history = app.screen.query_one(HistoryList)
+        assert [line.split()[2:] for line in history.row_texts()] == [["grade", "3"]]
+        assert history.row_texts()[0].split()[:2] == [first["qid"], first["docid"]]
 
         await pilot.press("u")
         await settle(pilot)
@@ -128,8 +130,8 @@ def test_a_reopened_review_resumes_and_the_history_can_be_decided_again(sample: 
         assert isinstance(screen, ReviewScreen) and screen.session is not None
         queue = [(p["qid"], p["docid"]) for p in screen.session.queue]
         assert not set(decided) & set(queue)
-        history = screen.query_one("#history", DataTable)
-        assert history.row_count == 2  # the last decisions, newest first
+        history = screen.query_one(HistoryList)
+        assert len(history.row_texts()) == 2  # the last decisions, newest first
         history.focus()
         await pilot.press("down", "enter")  # the older decision: shown again
         await settle(pilot)

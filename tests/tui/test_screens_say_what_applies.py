@@ -18,11 +18,11 @@ from studio.domain.views import ReviewFilters
 from studio.services.project import Project
 from studio.tui.app import StudioApp
 from studio.tui.commands import command_title
+from studio.tui.screens.audit_picker import AuditPicker
 from studio.tui.screens.bank import BankScreen
 from studio.tui.screens.judges import JudgesScreen
 from studio.tui.screens.overview import OverviewScreen
 from studio.tui.screens.review import ReviewScreen
-from studio.tui.widgets.dialog import MessageDialog
 from studio.tui.widgets.help import HelpScreen
 from studio.tui.widgets.text_prompt import TextPrompt
 
@@ -151,11 +151,12 @@ def test_the_filter_prompt_gives_an_example_that_works(sample: Path) -> None:
 def test_b_without_an_audit_says_how_to_draw_one_and_asks_for_nothing(sample: Path) -> None:
     async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
         await pilot.press("b")
-        await until(pilot, lambda: isinstance(app.screen, MessageDialog))
-        dialog = app.screen
-        assert isinstance(dialog, MessageDialog) and dialog.title_text == "No audit yet"
-        assert f"studio audit plan --qrels {LLM} --budget" in dialog.text
-        assert not dialog.query(Input) and not dialog.query(OptionList)
+        await until(pilot, lambda: isinstance(app.screen, AuditPicker) and app.screen.audits is not None)
+        picker = app.screen
+        said = str(picker.query_one("#audit-title", Static).visual)
+        assert said.startswith("The project has no audit yet")
+        assert f"studio audit plan --qrels {LLM} --budget" in said
+        assert not picker.query(Input) and not any(widget.display for widget in picker.query(OptionList))
         await pilot.press("escape")
         await until(pilot, lambda: isinstance(app.screen, ReviewScreen))
 

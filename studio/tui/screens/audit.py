@@ -9,10 +9,8 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical, VerticalScroll
-from textual.screen import ModalScreen
-from textual.widgets import Footer, Header, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.containers import VerticalScroll
+from textual.widgets import Footer, Header, Static
 
 from studio.domain.errors import StudioError, UsageError
 from studio.domain.highlight import highlight_spans
@@ -80,6 +78,7 @@ class AuditScreen(StudioScreen):
         self.asked: set[Pair] = set()
         self.pending: list[AuditStep] = []  # graded, not saved yet, oldest first
         self.writes: InOrder[tuple[AuditSession, AuditStep]] = InOrder()
+        self.reads: InOrder[tuple[AuditSession, tuple[str, str, str | None]]] = InOrder()
         self.leaving = False
 
     def compose(self) -> ComposeResult:
@@ -120,20 +119,28 @@ class AuditScreen(StudioScreen):
             return
         known = self.views.keys() | self.asked
         wanted = [pair for pair in session.upcoming(READ_AHEAD) if (pair[0], pair[1]) not in known]
-        if wanted:
-            self.asked.update((pair[0], pair[1]) for pair in wanted)
-            self.read_views(session, wanted)
+        for pair in wanted:
+            self.asked.add((pair[0], pair[1]))
+            if self.reads.add((session, pair)):
+                self.read_views()
 
     @work(thread=True, group="audit-views", exit_on_error=False)
-    def read_views(self, session: AuditSession, pairs: list[tuple[str, str, str | None]]) -> None:
-        for pair in pairs:
-            try:
-                with self.locked():
-                    view = session.pair_view(pair)
-            except StudioError as error:  # the file is kept elsewhere: said on the screen, asked again later
-                self.post_message(AuditPairRead(session, (pair[0], pair[1]), None, str(error)))
-                return
-            self.post_message(AuditPairRead(session, (pair[0], pair[1]), view))
+    def read_views(self) -> None:
+        # One reader at a time: a reader per key waiting for the file could take every thread of
+        # the pool the workers share, the writer's too.
+        try:
+            while (item := self.reads.take()) is not None:
+                session, pair = item
+                try:
+                    with self.locked():
+                        view = session.pair_view(pair)
+                except StudioError as error:  # the file is kept elsewhere: said on the screen, asked again later
+                    self.post_message(AuditPairRead(session, (pair[0], pair[1]), None, str(error)))
+                    continue
+                self.post_message(AuditPairRead(session, (pair[0], pair[1]), view))
+        except BaseException:
+            self.reads.abandon()
+            raise
 
     @on(AuditPairRead)
     def pair_read(self, message: AuditPairRead) -> None:
@@ -256,35 +263,3 @@ class AuditScreen(StudioScreen):
             self.notify("Saving the last grades, then back to Review.")
             return
         self.app.pop_screen()
-
-
-def no_audit_text(qrels: str | None) -> str:
-    """What `b` says when the project has no audit: how to draw one."""
-    llm = qrels or "LLM"
-    return (
-        "The project has no audit yet. A blind audit grades a random sample of an LLM label set's pairs, "
-        f"the LLM's grade hidden. Draw one with\n\n  studio audit plan --qrels {llm} --budget 50 --name {llm}-audit"
-        f"\n\nthen press b again (or open it with `studio tui --audit {llm}-audit`)."
-    )
-
-
-class AuditPicker(ModalScreen[str | None]):
-    """Choose one of the project's audits (dismissed with its name, or None)."""
-
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="audit-picker.cancel", tooltip="Close")]
-
-    def __init__(self, audits: list[str]) -> None:
-        super().__init__()
-        self.audits = audits
-
-    def compose(self) -> ComposeResult:
-        with Vertical():
-            yield Static("Blind audit: choose an audit (`studio audit plan` draws another)")
-            yield OptionList(*(Option(name, id=name) for name in self.audits), id="audit-choices")
-
-    @on(OptionList.OptionSelected)
-    def chosen(self, event: OptionList.OptionSelected) -> None:
-        self.dismiss(event.option.id)
-
-    def action_cancel(self) -> None:
-        self.dismiss(None)

@@ -18,16 +18,15 @@ from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import Footer, Header, Static
 
 from studio.domain.errors import StudioError, UsageError
-from studio.domain.rows import Decision
+from studio.domain.rows import LABEL_ACTIONS, Decision
 from studio.domain.steps import ReviewStep
 from studio.domain.views import PairView, ReviewFilters, Stats
 from studio.services.project import ReviewSession
 from studio.tui.in_order import InOrder
 from studio.tui.messages import (
-    AuditsListed,
     Pair,
     PairRead,
     ReviewDecided,
@@ -36,12 +35,12 @@ from studio.tui.messages import (
     ReviewWriteFailed,
     ReviewWritten,
 )
-from studio.tui.screens.audit import AuditPicker, AuditScreen, no_audit_text
+from studio.tui.screens.audit import AuditScreen
+from studio.tui.screens.audit_picker import AuditPicker
 from studio.tui.screens.base import StudioScreen
 from studio.tui.screens.review_text import FILTER_HINT, HELP, READ_AHEAD, REVIEW_KEYS, status_line
 from studio.tui.widgets.pair_panel import PairPanel
-from studio.tui.widgets.review_history import history_rows
-from studio.tui.widgets.table import Table
+from studio.tui.widgets.review_history import HistoryList, history_rows
 from studio.tui.widgets.text_prompt import TextPrompt
 
 
@@ -62,10 +61,14 @@ class ReviewScreen(StudioScreen):
         self.history: Sequence[Decision] = []
         self.pending: list[ReviewStep] = []  # decided, not saved yet, oldest first
         self.writes: InOrder[tuple[ReviewSession, ReviewStep]] = InOrder()
-        self.views: dict[Pair, PairView] = {}  # read ahead; read again once the labels changed
+        self.reads: InOrder[tuple[ReviewSession, Mapping[str, Any], int]] = InOrder()
+        self.waiting: ReviewSession | None = None  # a queue to build once the decisions are saved
+        # Views read ahead, each with the labels' generation it was read at: the current pair's is
+        # read again when the labels changed since; the ones ahead when they become current.
+        self.views: dict[Pair, tuple[int, PairView]] = {}
         self.unread: dict[Pair, str] = {}  # why a pair could not be read
-        self.asked: set[Pair] = set()
-        self.generation = 0  # counts the times the labels changed under the views read
+        self.asked: dict[Pair, int] = {}  # pairs being read, at which generation
+        self.generation = 0  # counts the changes of the labels the views were read under
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -74,9 +77,7 @@ class ReviewScreen(StudioScreen):
             yield PairPanel(id="pair")
             with Vertical(id="sidebar"):
                 yield Static("[b]Last decisions[/b] (enter: decide again)")
-                history: DataTable[str] = Table(id="history", cursor_type="row")
-                history.add_columns("Pair", "Decision")
-                yield history
+                yield HistoryList(id="history")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
@@ -114,16 +115,22 @@ class ReviewScreen(StudioScreen):
         self.views.clear()
         self.unread.clear()
         self.asked.clear()
-        self.generation += 1
+        self.reads.drop()
         self.query_one("#status", Static).update("Building the review queue…")
-        self.build_queue(session)
+        if self.pending:  # decisions still being saved go into the log first: the new queue leaves them out
+            self.waiting = session
+        else:
+            self.build_queue(session)
+
+    def build_when_saved(self) -> None:
+        if self.waiting is not None and not self.pending:
+            session, self.waiting = self.waiting, None
+            self.build_queue(session)
 
     @work(thread=True, exclusive=True, group="review", exit_on_error=False)
     def build_queue(self, session: ReviewSession) -> None:
         # The queue's Δτ per pair needs many leaderboard updates: off the UI thread, under the lock
-        # so that no other worker touches the same evaluators meanwhile. Decisions still being
-        # saved are in the log first, so that the new queue leaves them out.
-        self.writes.wait_until_done()
+        # so that no other worker touches the same evaluators meanwhile.
         with self.locked():
             session.load()
             stats, history = session.stats(), session.history()
@@ -140,7 +147,7 @@ class ReviewScreen(StudioScreen):
             return  # a queue built for choices that changed meanwhile
         self.loaded = True
         self.stats, self.history = message.stats, message.history
-        self.views.update(((view.qid, view.docid), view) for view in message.views)
+        self.views.update(((view.qid, view.docid), (self.generation, view)) for view in message.views)
         self.repaint()
 
     @work(thread=True, group="review-figures", exit_on_error=False)
@@ -153,8 +160,8 @@ class ReviewScreen(StudioScreen):
     def show_figures(self, message: ReviewRefreshed) -> None:
         if message.session is self.session:
             self.stats, self.history = message.stats, message.history
-            self.forget_views()
             self.repaint()
+            self.labels_changed()
 
     def project_changed(self) -> None:
         if self.session is not None and self.loaded:
@@ -163,70 +170,82 @@ class ReviewScreen(StudioScreen):
     # -- reading pairs ahead ---------------------------------------------------------------------
 
     def read_ahead(self) -> None:
+        """Ask for the views the next keys will show: the current pair's as the labels are now,
+        the ones after it if never read."""
         session = self.session
         if session is None or not self.loaded:
             return
-        wanted = [
-            p for p in session.upcoming(READ_AHEAD) if key_of(p) not in self.views and key_of(p) not in self.asked
-        ]
-        if wanted:
-            self.asked.update(key_of(p) for p in wanted)
-            self.read_views(session, wanted, self.generation)
+        wanted = []
+        for place, pair in enumerate(session.upcoming(READ_AHEAD)):
+            key, have = key_of(pair), self.views.get(key_of(pair))
+            if (have is not None and (place > 0 or have[0] == self.generation)) or self.asked.get(key) == (
+                self.generation
+            ):
+                continue
+            self.asked[key] = self.generation
+            wanted.append(pair)
+        for pair in wanted:
+            if self.reads.add((session, pair, self.generation)):
+                self.read_views()
 
     @work(thread=True, group="review-views", exit_on_error=False)
-    def read_views(self, session: ReviewSession, pairs: Sequence[Mapping[str, Any]], generation: int) -> None:
-        for pair in pairs:
-            try:
-                with self.locked():
-                    view = session.pair_view(pair)
-            except StudioError as error:  # the file is kept elsewhere: said on the panel, asked again later
-                self.post_message(PairRead(session, key_of(pair), None, str(error), generation))
-                return
-            self.post_message(PairRead(session, key_of(pair), view, generation=generation))
+    def read_views(self) -> None:
+        # One reader at a time, as one writer: a worker waiting for the file holds a thread of the
+        # pool all workers share, and a reader per key could leave none for the writer.
+        try:
+            while (item := self.reads.take()) is not None:
+                session, pair, generation = item
+                if generation != self.generation:  # asked for before the labels changed again
+                    self.post_message(PairRead(session, key_of(pair), None, generation=generation))
+                    continue
+                try:
+                    with self.locked():
+                        view = session.pair_view(pair)
+                except StudioError as error:  # the file is kept elsewhere: said on the panel, asked again later
+                    self.post_message(PairRead(session, key_of(pair), None, str(error), generation))
+                    continue
+                self.post_message(PairRead(session, key_of(pair), view, generation=generation))
+        except BaseException:
+            self.reads.abandon()
+            raise
 
     @on(PairRead)
     def pair_read(self, message: PairRead) -> None:
-        if message.session is not self.session or message.generation != self.generation:
+        if message.session is not self.session:
             return
-        self.asked.discard(message.pair)
-        if message.view is not None:
-            self.views[message.pair] = message.view
-            self.unread.pop(message.pair, None)
+        pair = message.pair
+        if self.asked.get(pair) == message.generation:
+            del self.asked[pair]
+        have = self.views.get(pair)
+        if message.view is not None and (have is None or have[0] <= message.generation):
+            self.views[pair] = (message.generation, message.view)
+            self.unread.pop(pair, None)
         elif message.error is not None:
-            self.unread[message.pair] = message.error
+            self.unread[pair] = message.error
         current = self.session.current()
-        if current is not None and key_of(current) == message.pair:
+        if current is not None and key_of(current) == pair:
             self.show_pair()
 
-    def forget_views(self) -> None:
-        """The labels changed: grades and rank moves are read again (the old view shows meanwhile)."""
-        session = self.session
-        self.generation += 1  # views read before now are stale when they arrive
-        self.asked.clear()
-        stale, self.views = self.views, {}
-        if session is None:
-            return
-        current = session.current()
-        if current is not None and key_of(current) in stale:
-            self.views[key_of(current)] = stale[key_of(current)]
-            self.asked.add(key_of(current))
-            self.read_views(session, [current], self.generation)
+    def labels_changed(self) -> None:
+        """The views read so far are of labels that changed: the current pair's is read again."""
+        self.generation += 1
         self.read_ahead()
 
     # -- rendering -------------------------------------------------------------------------------
 
     def repaint(self) -> None:
         """Show the session's current pair, the history and the statistics, from memory only."""
-        session = self.session
-        if session is None:
-            return
-        self.query_one("#status", Static).update(status_line(session, self.stats, len(self.pending)))
+        self.show_status()
         self.show_pair()
-        table = self.query_one("#history", DataTable)
-        table.clear()
-        for pair, decision, key in history_rows(self.pending, self.history):
-            table.add_row(pair, decision, key=key)
+        self.show_history()
         self.read_ahead()
+
+    def show_status(self) -> None:
+        if self.session is not None:
+            self.query_one("#status", Static).update(status_line(self.session, self.stats, len(self.pending)))
+
+    def show_history(self) -> None:
+        self.query_one(HistoryList).show(history_rows(self.pending, self.history))
 
     def show_pair(self) -> None:
         session = self.session
@@ -237,9 +256,9 @@ class ReviewScreen(StudioScreen):
         if current is None:
             panel.show(None, session.ref, session.qrels)
             return
-        view = self.views.get(key_of(current))
-        if view is not None:
-            panel.show(session.marked(view), session.ref, session.qrels)
+        have = self.views.get(key_of(current))
+        if have is not None:
+            panel.show(session.marked(have[1]), session.ref, session.qrels)
         else:
             panel.show_reading(current, session.ref, session.qrels, self.unread.get(key_of(current)))
 
@@ -287,14 +306,18 @@ class ReviewScreen(StudioScreen):
         if message.step in self.pending:
             self.pending.remove(message.step)
         session.settle(message.step, message.written)
+        self.build_when_saved()
         if session is not self.session:
             return
         self.stats, self.history = message.stats, message.history
         if message.step.action == "undo" and message.written is None:
             self.notify("nothing to undo in this review")
-        if not self.pending and message.step.action not in ("flag", "note"):
-            self.forget_views()  # the labels moved: grades and rank moves are read again
-        self.repaint()
+        self.show_status()
+        self.show_history()
+        if message.step.action in ("flag", "note", "undo"):
+            self.show_pair()  # its marks, or (an undo) the pair it brought back
+        if message.step.action in (*LABEL_ACTIONS, "undo"):
+            self.labels_changed()  # grades and rank moves of the pair shown are read again
         self.post_message(ReviewDecided(message.step.action, message.stats))
 
     @on(ReviewWriteFailed)
@@ -303,6 +326,7 @@ class ReviewScreen(StudioScreen):
             message.session.roll_back(step)
             if step in self.pending:
                 self.pending.remove(step)
+        self.build_when_saved()
         later = len(message.steps) - 1
         also = f"\n\n{later} decision{'s' if later != 1 else ''} typed after it were not saved either." if later else ""
         self.studio.show_message("Not saved", f"not saved: {message.error}{also}")
@@ -356,31 +380,17 @@ class ReviewScreen(StudioScreen):
         self.app.push_screen(TextPrompt(FILTER_HINT), apply)
 
     def action_blind_audit(self) -> None:
-        self.list_audits()
-
-    @work(thread=True, exclusive=True, group="audits", exit_on_error=False)
-    def list_audits(self) -> None:
-        with self.locked() as project:
-            names = [str(row["audit"]) for row in project.audits()]
-        self.post_message(AuditsListed(names))
-
-    @on(AuditsListed)
-    def pick_audit(self, message: AuditsListed) -> None:
-        if not message.audits:
-            self.studio.show_message("No audit yet", no_audit_text(self.selection.qrels), error=False)
-            return
-
         def open_audit(name: str | None) -> None:
             if name:
                 self.app.push_screen(AuditScreen(name))
 
-        self.app.push_screen(AuditPicker(message.audits), open_audit)
+        self.app.push_screen(AuditPicker(self.selection.qrels), open_audit)
 
-    @on(DataTable.RowSelected, "#history")
-    def decide_again(self, event: DataTable.RowSelected) -> None:
-        if self.session is None or event.row_key.value is None:
+    @on(HistoryList.Chosen)
+    def decide_again(self, event: HistoryList.Chosen) -> None:
+        if self.session is None:
             return
-        _, qid, docid = event.row_key.value.split("|", 2)
+        _, qid, docid = event.key.split("|", 2)
         if not qid:
             return  # an undo not saved yet: its pair is not known
         self.session.revisit(qid, docid)

@@ -1,11 +1,23 @@
-"""Review's sidebar: the decisions still being saved on top, then the last ones the log holds."""
+"""Review's sidebar: the decisions still being saved on top, then the last ones the log holds.
+
+It is one text of a line per decision with a cursor of its own, not a table or an option list:
+it is redrawn on every key, and a DataTable (or an OptionList) drawing a dozen rows took a third
+of a keypress's time."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rich.text import Text
+from textual.binding import Binding
+from textual.message import Message
+from textual.widgets import Static
 
 from studio.domain.rows import Decision
 from studio.domain.steps import ReviewStep
+
+PAIR_WIDTH = 15  # "1004 p1004-16" and the like, so that the decisions line up
 
 SAVING = "saving…"
 
@@ -31,3 +43,55 @@ def history_rows(pending: Sequence[ReviewStep], logged: Sequence[Decision]) -> l
             )
         )
     return rows
+
+
+class HistoryList(Static, can_focus=True):
+    """The rows of `history_rows`, one line each, a cursor on one when focused; enter posts
+    `Chosen` with the row key."""
+
+    BINDINGS = [
+        Binding("up", "move(-1)", "Newer", id="history.up", show=False, tooltip="The decision above"),
+        Binding("down", "move(1)", "Older", id="history.down", show=False, tooltip="The decision below"),
+        Binding("enter", "choose", "Decide again", id="history.choose", show=False, tooltip="Show its pair again"),
+    ]
+
+    @dataclass
+    class Chosen(Message):
+        key: str  # `id|qid|docid`
+
+    def __init__(self, *, id: str | None = None) -> None:
+        super().__init__("", id=id)
+        self.rows: list[tuple[str, str, str]] = []
+        self.cursor = 0
+
+    def show(self, rows: Sequence[tuple[str, str, str]]) -> None:
+        self.rows = list(rows)
+        self.cursor = min(self.cursor, max(len(self.rows) - 1, 0))
+        self._draw()
+
+    def row_texts(self) -> list[str]:
+        """The lines shown, top first."""
+        return [f"{pair:<{PAIR_WIDTH}} {decision}" for pair, decision, _ in self.rows]
+
+    def action_move(self, step: int) -> None:
+        if self.rows:
+            self.cursor = min(max(self.cursor + step, 0), len(self.rows) - 1)
+            self._draw()
+
+    def action_choose(self) -> None:
+        if self.rows:
+            self.post_message(self.Chosen(self.rows[self.cursor][2]))
+
+    def on_focus(self) -> None:
+        self._draw()
+
+    def on_blur(self) -> None:
+        self._draw()
+
+    def _draw(self) -> None:
+        text = Text()
+        for number, line in enumerate(self.row_texts()):
+            style = "reverse" if self.has_focus and number == self.cursor else ""
+            text.append(line + "\n", style=style)
+        text.rstrip()
+        self.update(text)

@@ -78,7 +78,7 @@ def test_keys_repaint_at_once_while_another_process_keeps_the_file(sample: Path)
                 took.append(time.perf_counter() - start)
                 assert f"pair {n + 1} of" in text_of(app, "#status")  # the next pair, before any write
             assert holder.poll() is None, "the keys were pressed while the file was held"
-            assert f"0 decided ({len(KEYS)} saving…)" in text_of(app, "#status")
+            assert f"0 decided · {len(KEYS)} saving… · " in text_of(app, "#status")
             rows = screen.query_one(HistoryList).row_texts()
             assert [row.split(maxsplit=2)[2] for row in rows] == [f"grade {key} · saving…" for key in reversed(KEYS)]
             shown["took"] = took

@@ -98,7 +98,7 @@ class AuditScreen(StudioScreen):
         with self.locked() as project:
             session = project.blind_audit(self.audit, person=self.state.person)
             session.load()
-            views = [session.pair_view(pair) for pair in session.upcoming(READ_AHEAD)]
+            views = [session.pair_view(pair) for pair in session.upcoming(1)]  # the rest read ahead after
         self.post_message(AuditOpened(session, views))
 
     def work_failed(self, group: str, error: BaseException) -> None:

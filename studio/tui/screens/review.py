@@ -134,7 +134,7 @@ class ReviewScreen(StudioScreen):
         with self.locked():
             session.load()
             stats, history = session.stats(), session.history()
-            views = [session.pair_view(pair) for pair in session.upcoming(READ_AHEAD)]
+            views = [session.pair_view(pair) for pair in session.upcoming(1)]  # the rest read ahead after
         self.post_message(ReviewLoaded(session, stats, history, views))
 
     def work_failed(self, group: str, error: BaseException) -> None:

@@ -42,10 +42,10 @@ def _signed(value: float | None) -> str:
 def status_line(session: ReviewSession, stats: Stats, saving: int = 0) -> str:
     total = len(session.queue)
     where = "queue done" if session.done else f"pair {session.position + 1} of {total}"
-    pending = f" ({saving} saving…)" if saving else ""
+    pending = f"{saving} saving… · " if saving else ""  # apart from "N decided · ", the count of saved ones
     line = (
         f"[b]{session.qrels}[/b] against [b]{session.ref}[/b] · {session.filters.describe()} · {where} · "
-        f"{session.decisions_made} decided{pending} · τ {number(stats.tau)}{_signed(stats.tau_change)} · "
+        f"{session.decisions_made} decided · {pending}τ {number(stats.tau)}{_signed(stats.tau_change)} · "
         f"κ {number(stats.kappa)}{_signed(stats.kappa_change)}"
     )
     if session.read_only is not None:

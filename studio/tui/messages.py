@@ -7,8 +7,9 @@ collapses into one repaint.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from textual.message import Message
 
@@ -30,6 +31,11 @@ from studio.domain.views import (
 from studio.services.project import AuditSession, ReviewSession
 
 Pair = tuple[str, str]  # (qid, docid)
+
+
+def key_of(pair: Mapping[str, Any]) -> Pair:
+    """The (qid, docid) of a queue entry."""
+    return str(pair["qid"]), str(pair["docid"])
 
 
 @dataclass
@@ -71,6 +77,7 @@ class ReviewRefreshed(Message):
     session: ReviewSession
     stats: Stats
     history: Sequence[Decision]
+    landed: int  # the screen's count of saved decisions when they were asked for
 
 
 @dataclass

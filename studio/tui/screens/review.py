@@ -23,17 +23,17 @@ from textual.widgets import Footer, Header, Static
 from studio.domain.errors import StudioError, UsageError
 from studio.domain.rows import LABEL_ACTIONS, Decision
 from studio.domain.steps import ReviewStep
-from studio.domain.views import PairView, ReviewFilters, Stats
+from studio.domain.views import ReviewFilters, Stats
 from studio.services.project import ReviewSession
 from studio.tui.in_order import InOrder
 from studio.tui.messages import (
-    Pair,
     PairRead,
     ReviewDecided,
     ReviewLoaded,
     ReviewRefreshed,
     ReviewWriteFailed,
     ReviewWritten,
+    key_of,
 )
 from studio.tui.screens.audit import AuditScreen
 from studio.tui.screens.audit_picker import AuditPicker
@@ -42,10 +42,7 @@ from studio.tui.screens.review_text import FILTER_HINT, HELP, READ_AHEAD, REVIEW
 from studio.tui.widgets.pair_panel import PairPanel
 from studio.tui.widgets.review_history import HistoryList, history_rows
 from studio.tui.widgets.text_prompt import TextPrompt
-
-
-def key_of(pair: Mapping[str, Any]) -> Pair:
-    return str(pair["qid"]), str(pair["docid"])
+from studio.tui.widgets.view_cache import ViewCache
 
 
 class ReviewScreen(StudioScreen):
@@ -63,12 +60,8 @@ class ReviewScreen(StudioScreen):
         self.writes: InOrder[tuple[ReviewSession, ReviewStep]] = InOrder()
         self.reads: InOrder[tuple[ReviewSession, Mapping[str, Any], int]] = InOrder()
         self.waiting: ReviewSession | None = None  # a queue to build once the decisions are saved
-        # Views read ahead, each with the labels' generation it was read at: the current pair's is
-        # read again when the labels changed since; the ones ahead when they become current.
-        self.views: dict[Pair, tuple[int, PairView]] = {}
-        self.unread: dict[Pair, str] = {}  # why a pair could not be read
-        self.asked: dict[Pair, int] = {}  # pairs being read, at which generation
-        self.generation = 0  # counts the changes of the labels the views were read under
+        self.landed = 0  # decisions saved: figures read before the newest one are older than its own
+        self.views = ViewCache()
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -92,7 +85,7 @@ class ReviewScreen(StudioScreen):
         ):
             self.reload()
         elif self.loaded:
-            self.refresh_figures(session)  # labels may have changed elsewhere (a judge, a bank edit)
+            self.refresh_figures(session, self.landed)  # labels may have changed elsewhere (a judge, a bank edit)
 
     # -- loading ---------------------------------------------------------------------------------
 
@@ -113,8 +106,6 @@ class ReviewScreen(StudioScreen):
             return
         self.session = session
         self.views.clear()
-        self.unread.clear()
-        self.asked.clear()
         self.reads.drop()
         self.query_one("#status", Static).update("Building the review queue…")
         if self.pending:  # decisions still being saved go into the log first: the new queue leaves them out
@@ -147,25 +138,27 @@ class ReviewScreen(StudioScreen):
             return  # a queue built for choices that changed meanwhile
         self.loaded = True
         self.stats, self.history = message.stats, message.history
-        self.views.update(((view.qid, view.docid), (self.generation, view)) for view in message.views)
+        for view in message.views:
+            self.views.keep(view)
         self.repaint()
 
     @work(thread=True, group="review-figures", exit_on_error=False)
-    def refresh_figures(self, session: ReviewSession) -> None:
+    def refresh_figures(self, session: ReviewSession, landed: int) -> None:
         with self.locked():
             stats, history = session.stats(), session.history()
-        self.post_message(ReviewRefreshed(session, stats, history))
+        self.post_message(ReviewRefreshed(session, stats, history, landed))
 
     @on(ReviewRefreshed)
     def show_figures(self, message: ReviewRefreshed) -> None:
         if message.session is self.session:
-            self.stats, self.history = message.stats, message.history
+            if message.landed == self.landed and not self.pending:  # else a write's figures are newer
+                self.stats, self.history = message.stats, message.history
             self.repaint()
             self.labels_changed()
 
     def project_changed(self) -> None:
         if self.session is not None and self.loaded:
-            self.refresh_figures(self.session)
+            self.refresh_figures(self.session, self.landed)
 
     # -- reading pairs ahead ---------------------------------------------------------------------
 
@@ -175,17 +168,9 @@ class ReviewScreen(StudioScreen):
         session = self.session
         if session is None or not self.loaded:
             return
-        wanted = []
-        for place, pair in enumerate(session.upcoming(READ_AHEAD)):
-            key, have = key_of(pair), self.views.get(key_of(pair))
-            if (have is not None and (place > 0 or have[0] == self.generation)) or self.asked.get(key) == (
-                self.generation
-            ):
-                continue
-            self.asked[key] = self.generation
-            wanted.append(pair)
+        wanted = self.views.wanted(session.upcoming(READ_AHEAD))
         for pair in wanted:
-            if self.reads.add((session, pair, self.generation)):
+            if self.reads.add((session, pair, self.views.generation)):
                 self.read_views()
 
     @work(thread=True, group="review-views", exit_on_error=False)
@@ -195,7 +180,7 @@ class ReviewScreen(StudioScreen):
         try:
             while (item := self.reads.take()) is not None:
                 session, pair, generation = item
-                if generation != self.generation:  # asked for before the labels changed again
+                if generation != self.views.generation:  # asked for before the labels changed again
                     self.post_message(PairRead(session, key_of(pair), None, generation=generation))
                     continue
                 try:
@@ -213,22 +198,14 @@ class ReviewScreen(StudioScreen):
     def pair_read(self, message: PairRead) -> None:
         if message.session is not self.session:
             return
-        pair = message.pair
-        if self.asked.get(pair) == message.generation:
-            del self.asked[pair]
-        have = self.views.get(pair)
-        if message.view is not None and (have is None or have[0] <= message.generation):
-            self.views[pair] = (message.generation, message.view)
-            self.unread.pop(pair, None)
-        elif message.error is not None:
-            self.unread[pair] = message.error
+        self.views.take(message.pair, message.generation, message.view, message.error)
         current = self.session.current()
-        if current is not None and key_of(current) == pair:
+        if current is not None and key_of(current) == message.pair:
             self.show_pair()
 
     def labels_changed(self) -> None:
         """The views read so far are of labels that changed: the current pair's is read again."""
-        self.generation += 1
+        self.views.generation += 1
         self.read_ahead()
 
     # -- rendering -------------------------------------------------------------------------------
@@ -256,11 +233,11 @@ class ReviewScreen(StudioScreen):
         if current is None:
             panel.show(None, session.ref, session.qrels)
             return
-        have = self.views.get(key_of(current))
-        if have is not None:
-            panel.show(session.marked(have[1]), session.ref, session.qrels)
+        view = self.views.view(key_of(current))
+        if view is not None:
+            panel.show(session.marked(view), session.ref, session.qrels)
         else:
-            panel.show_reading(current, session.ref, session.qrels, self.unread.get(key_of(current)))
+            panel.show_reading(current, session.ref, session.qrels, self.views.unread.get(key_of(current)))
 
     # -- decisions -------------------------------------------------------------------------------
 
@@ -306,6 +283,7 @@ class ReviewScreen(StudioScreen):
         if message.step in self.pending:
             self.pending.remove(message.step)
         session.settle(message.step, message.written)
+        self.landed += 1
         self.build_when_saved()
         if session is not self.session:
             return

@@ -16,6 +16,7 @@ import pytest
 from helpers import cli
 from terminal_helpers import STUDIO
 from textual.pilot import Pilot
+from textual.widgets import Select
 from tui_helpers import SIZE, Messages, drive, until
 
 from studio.domain.errors import UsageError
@@ -131,3 +132,23 @@ def test_tui_without_a_terminal_is_refused_instead_of_spinning(sample: Path) -> 
         timeout=60,
     )
     assert done.returncode == 2 and "the studio needs a terminal and stdin is not one" in done.stderr
+
+
+def test_a_label_set_the_project_lacks_leaves_the_selector_blank_instead_of_crashing(sample: Path) -> None:
+    """The command line refuses such a name; the app given one anyway says so in a dialog."""
+
+    async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
+        await pilot.press("f3")
+        await until(pilot, lambda: isinstance(app.screen, MessageDialog))
+        dialog = app.screen
+        assert isinstance(dialog, MessageDialog) and "nope" in dialog.text
+        await pilot.press("escape")
+        await until(pilot, lambda: isinstance(app.screen, LeaderboardScreen))
+        await pilot.pause(0.3)
+        board = app.screen
+        assert isinstance(board, LeaderboardScreen) and board.named
+        assert board.query_one("#qrels", Select).is_blank() and board.query_one("#ref", Select).value == "human"
+        assert app.is_running
+
+    app = drive(sample, steps, qrels="nope")
+    assert app.crash is None

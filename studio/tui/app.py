@@ -100,9 +100,12 @@ class StudioApp(StateApp):
         person: str | None = None,
         audit: str | None = None,
     ) -> None:
+        # Started in the screen asked for, not switched to after the Overview has been built and
+        # has read the project (its reading would hold the project before the first screen's).
+        self.start_screen = ScreenName.review if audit is not None else ScreenName(screen)
+        self.DEFAULT_MODE = self.start_screen  # type: ignore[misc]  # Textual reads it per instance
         super().__init__(StudioState(project, default_selection(project, ref, qrels, measure), person))
         self.sub_title = Path(project.path).name
-        self.start_screen = ScreenName.review if audit is not None else ScreenName(screen)
         self.start_audit = audit
         self.watcher: ChangeWatch | None = None
         self.quitting = False
@@ -114,8 +117,6 @@ class StudioApp(StateApp):
         self.state.project.share_when_idle(TUI_WAIT_SECONDS)
         self.start_watching()
         self.set_interval(IDLE_SECONDS, self.share_the_file)
-        if self.start_screen != self.DEFAULT_MODE:
-            self.switch_mode(self.start_screen)
         if self.start_audit is not None:  # a blind audit opens over Review, where escape leads
             self.push_screen(AuditScreen(self.start_audit))
 

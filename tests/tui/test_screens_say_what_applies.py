@@ -148,6 +148,22 @@ def test_the_filter_prompt_gives_an_example_that_works(sample: Path) -> None:
     drive(sample, steps, screen="review", ready=on_review)
 
 
+def test_escape_on_the_filter_prompt_keeps_the_queue_where_it_was(sample: Path) -> None:
+    async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
+        screen = app.screen
+        assert isinstance(screen, ReviewScreen)
+        await pilot.press("s", "s")
+        session, position = screen.session, 2
+        assert session is not None and session.position == position
+        await pilot.press("slash")
+        await until(pilot, lambda: isinstance(app.screen, TextPrompt))
+        await pilot.press("escape")
+        await settle(pilot, lambda: on_review(app))
+        assert screen.session is session and session.position == position  # not rebuilt from its start
+
+    drive(sample, steps, screen="review", ready=on_review)
+
+
 def test_b_without_an_audit_says_how_to_draw_one_and_asks_for_nothing(sample: Path) -> None:
     async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
         await pilot.press("b")

@@ -348,6 +348,8 @@ class ReviewScreen(StudioScreen):
 
     def action_filter(self) -> None:
         def apply(text: str | None) -> None:
+            if text is None:
+                return  # cancelled: the queue stays as it is (empty: every disagreement)
             try:
                 filters = ReviewFilters.parse(text)
             except UsageError as error:

@@ -11,7 +11,7 @@ from textual.widgets import Input, Static
 
 
 class TextPrompt(ModalScreen[str | None]):
-    """Dismissed with the text entered (None when empty or cancelled)."""
+    """Dismissed with the text entered ("" when empty), or None when cancelled."""
 
     BINDINGS = [Binding("escape", "cancel", "Cancel", id="prompt.cancel", tooltip="Close without saving")]
 
@@ -27,7 +27,7 @@ class TextPrompt(ModalScreen[str | None]):
 
     @on(Input.Submitted)
     def save(self, event: Input.Submitted) -> None:
-        self.dismiss(event.value.strip() or None)
+        self.dismiss(event.value.strip())
 
     def action_cancel(self) -> None:
         self.dismiss(None)

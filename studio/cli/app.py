@@ -8,6 +8,7 @@ unnamed Typer's commands into its parent). The order below is the order of `stud
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Annotated
 
@@ -33,6 +34,7 @@ from studio.cli import (
     report,
 )
 from studio.cli.context import Options
+from studio.cli.errors import reported_errors
 from studio.domain.project_file import DEFAULT_WAIT_SECONDS
 
 app = typer.Typer(
@@ -96,4 +98,10 @@ def main(
 
 
 def run() -> None:
-    app()
+    """The `studio` program. Output refused outside a command (`--help`, `--version` into a full
+    disk) ends as it does inside one (see `cli/errors.py`)."""
+    try:
+        with reported_errors():
+            app()
+    except typer.Exit as done:
+        sys.exit(done.exit_code)

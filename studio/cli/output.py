@@ -5,14 +5,21 @@ terminal), it is printed at its full width. On a terminal too narrow for it, the
 are narrowed first and their values wrapped onto more lines, but no column gets narrower than its
 header; when even the headers do not fit, the table is printed at full width and the terminal
 wraps its lines.
+
+Writing stdout can fail: a full disk or a failing device (`> /dev/full`) is the studio's
+`OutputError` (one line on stderr, exit 1); a reader that closed the pipe (`| head -1`) raises
+BrokenPipeError, which `cli/errors.py` ends quietly, as Unix tools end on SIGPIPE.
 """
 
 from __future__ import annotations
 
 import csv
+import errno
 import json
+import os
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from enum import StrEnum
 from typing import Annotated, Any
 
@@ -21,6 +28,8 @@ from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
 from rich.text import Text
+
+from studio.domain.errors import WRITE_FAILURES, OutputError
 
 
 class OutputFormat(StrEnum):
@@ -36,6 +45,46 @@ Format = Annotated[OutputFormat, typer.Option("--format", "-f", help="How to pri
 
 def stderr_console() -> Console:
     return Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+class _DataConsole(Console):
+    """A console on stdout that lets a closed pipe reach `cli/errors.py` (rich would exit 1 itself)."""
+
+    def on_broken_pipe(self) -> None:
+        raise BrokenPipeError(errno.EPIPE, os.strerror(errno.EPIPE))
+
+
+@contextmanager
+def stdout_writes() -> Iterator[None]:
+    """Writes to stdout, a failing medium reported as the studio's error (a closed pipe passes)."""
+    try:
+        yield
+    except BrokenPipeError:
+        raise
+    except OSError as error:
+        if error.errno not in WRITE_FAILURES:
+            raise
+        raise OutputError(f"cannot write to stdout: {error.strerror or error}") from error
+
+
+def flush_stdout() -> None:
+    """Push out what stdout still buffers, so that a failure shows now and not at exit."""
+    with stdout_writes():
+        sys.stdout.flush()
+
+
+def silence_stdout() -> None:
+    """After stdout failed: send what it still buffers to /dev/null, so that Python's flush at exit
+    neither fails again nor changes the exit status (as the Python docs advise for SIGPIPE)."""
+    try:
+        descriptor = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):  # not a file (a test's capture): nothing buffered
+        return
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, descriptor)
+    finally:
+        os.close(null)
 
 
 def cell_text(value: Any) -> str:
@@ -58,20 +107,22 @@ def emit_records(
 ) -> None:
     """Print rows of a result in the chosen format (columns default to the first row's keys)."""
     names = list(columns) if columns is not None else (list(records[0]) if records else [])
-    if fmt is OutputFormat.json:
-        sys.stdout.write(json.dumps(list(records), ensure_ascii=False, indent=2) + "\n")
-    elif fmt in (OutputFormat.csv, OutputFormat.tsv):
-        writer = csv.writer(sys.stdout, delimiter="," if fmt is OutputFormat.csv else "\t", lineterminator="\n")
-        writer.writerow(names)
-        writer.writerows([[cell_text(r.get(n)) for n in names] for r in records])
-    else:
-        print_table(names, [[cell_text(r.get(n)) for n in names] for r in records], title)
+    with stdout_writes():
+        if fmt is OutputFormat.json:
+            sys.stdout.write(json.dumps(list(records), ensure_ascii=False, indent=2) + "\n")
+        elif fmt in (OutputFormat.csv, OutputFormat.tsv):
+            writer = csv.writer(sys.stdout, delimiter="," if fmt is OutputFormat.csv else "\t", lineterminator="\n")
+            writer.writerow(names)
+            writer.writerows([[cell_text(r.get(n)) for n in names] for r in records])
+        else:
+            print_table(names, [[cell_text(r.get(n)) for n in names] for r in records], title)
 
 
 def emit_object(value: Mapping[str, Any], fmt: OutputFormat, *, title: str | None = None) -> None:
     """Print one result object: key/value rows as a table, the object itself as JSON."""
     if fmt is OutputFormat.json:
-        sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+        with stdout_writes():
+            sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
     else:
         emit_records([{"key": k, "value": cell_text(v)} for k, v in value.items()], fmt, title=title)
 
@@ -79,20 +130,21 @@ def emit_object(value: Mapping[str, Any], fmt: OutputFormat, *, title: str | Non
 def print_table(names: Sequence[str], rows: Sequence[Sequence[str]], title: str | None = None) -> None:
     """A table on stdout that keeps every column and every value (see the module's docstring)."""
     natural = [max([_text_width(name), *(_text_width(row[i]) for row in rows)]) for i, name in enumerate(names)]
-    console = Console(highlight=False, soft_wrap=False)
+    console = _DataConsole(highlight=False, soft_wrap=False)
     widths = None
     if console.is_terminal:
         widths = fit_widths(natural, [_text_width(name) for name in names], console.width - _frame_width(len(names)))
     if widths is None:
         widths = natural
-        console = Console(highlight=False, soft_wrap=False, width=max(1, sum(natural) + _frame_width(len(names))))
+        console = _DataConsole(highlight=False, soft_wrap=False, width=max(1, sum(natural) + _frame_width(len(names))))
     # Text, not str: a value such as "[vital]" is data, never console markup.
     table = Table(title=title, title_justify="left", show_edge=False, padding=(0, 1))
     for name, width in zip(names, widths, strict=True):
         table.add_column(Text(name), width=width, overflow="fold")
     for row in rows:
         table.add_row(*(Text(cell) for cell in row))
-    console.print(table)
+    with stdout_writes():
+        console.print(table)
 
 
 def _text_width(text: str) -> int:

@@ -8,6 +8,13 @@ that catches those keeps working.
 
 from __future__ import annotations
 
+import errno
+
+# What a write can fail with although the request was right: the medium is full or failed, or the
+# file grew past what the system allows. (A closed pipe, EPIPE, is told apart: on stdout it is the
+# reader's choice, not a failure.)
+WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG})
+
 
 class StudioError(Exception):
     """An error meant for the person at the keyboard: its message says what is wrong and where."""
@@ -30,10 +37,31 @@ class UsageError(StudioError, ValueError):
 
 
 class ProjectError(StudioError, RuntimeError):
-    """A project file the studio cannot work with as it stands: it cannot be opened, or a newer
-    studio wrote it. The request may be fine; the file is the problem."""
+    """A project file the studio cannot work with as it stands: it cannot be opened or written (a
+    full disk), or a newer studio wrote it. The request may be fine; the file is the problem."""
 
 
 class ProjectBusy(ProjectError):
     """Another process held the project file for longer than this one would wait. Nothing was
     changed; asking again later (or waiting longer) fixes it."""
+
+
+class OutputError(StudioError, RuntimeError):
+    """Output the system would not take: a full disk, a device that failed, a pipe or FIFO whose
+    reader went away. The request was fine and nothing was left half-written; asking again where
+    there is room (or with a reader that stays) fixes it."""
+
+
+class NoProject(UsageError):
+    """The project file named does not exist, and the command only works on one that does (`studio
+    init`, the imports and `studio demo` create one). Naming the right file fixes it."""
+
+
+class NotAProject(UsageError):
+    """The file named is not a studio project: another program's DuckDB database, or not DuckDB at
+    all. The studio refused it without writing anything to it."""
+
+
+class ProjectReadOnly(ProjectError):
+    """A write to a project the studio opened read-only (the file or its folder is not writable,
+    or reading only was asked for). Nothing was written."""

@@ -154,7 +154,7 @@ def split(
 def history(
     ctx: typer.Context,
     bank: Bank,
-    limit: Annotated[int, typer.Option(help="How many.")] = 50,
+    limit: Annotated[int, typer.Option(min=1, help="How many.")] = 50,
     fmt: Format = OutputFormat.table,
 ) -> None:
     """The bank's item events, newest first (imports, edits, who and why)."""
@@ -223,7 +223,7 @@ def generate(
     model: Annotated[str | None, typer.Option(help="GGUF path (llamacpp) or model name (openai).")] = None,
     prompt: Annotated[str | None, typer.Option(help="A custom generation prompt.")] = None,
     topic: Annotated[list[str] | None, typer.Option(help="Only these topics (repeat).")] = None,
-    max_items: Annotated[int, typer.Option(help="Items kept per topic.")] = 10,
+    max_items: Annotated[int, typer.Option(min=1, help="Items kept per topic.")] = 10,
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
     api_key_env: Annotated[str, typer.Option(help="Variable holding the API key.")] = "OPENAI_API_KEY",
     replace: Annotated[bool, typer.Option("--replace", help="Regenerate an existing bank.")] = False,
@@ -254,7 +254,7 @@ def cover(
     ctx: typer.Context,
     bank: Bank,
     source: Annotated[str, typer.Option("--from", help="Label set of a rubric judge run with this bank.")],
-    k: Annotated[int, typer.Option("-k", help="Depth of each run's ranking.")] = 10,
+    k: Annotated[int, typer.Option("-k", min=1, help="Depth of each run's ranking.")] = 10,
     min_grade: Annotated[float, typer.Option(help="Covered at item grade ≥ this.")] = 4.0,
     normalise: Annotated[bool, typer.Option("--normalise", help="Divide by what any document covers.")] = False,
     ref: Annotated[str, typer.Option(help="Reference label set for Kendall τ.")] = "human",

@@ -131,7 +131,7 @@ def disagreements(
     ref: Ref,
     qrels: Qrels,
     measure: MeasureOption = "nDCG@10",
-    limit: Annotated[int | None, typer.Option(help="Show at most this many.")] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="Show at most this many.")] = None,
     order: Annotated[
         QueueOrder,
         typer.Option(
@@ -210,7 +210,7 @@ def undo(
 def history(
     ctx: typer.Context,
     qrels: Annotated[str | None, typer.Option("--qrels", help="Only edits of this label set.")] = None,
-    limit: Annotated[int, typer.Option(help="How many, newest first.")] = 20,
+    limit: Annotated[int, typer.Option(min=1, help="How many, newest first.")] = 20,
     fmt: Format = OutputFormat.table,
 ) -> None:
     """Audited label edits and undos, newest first."""

@@ -42,12 +42,12 @@ def judge(
     ] = None,
     prompt: Annotated[str | None, typer.Option(help="A custom prompt file or template folder.")] = None,
     topics: Annotated[list[str] | None, typer.Option("--topic", help="Only these topics (repeat).")] = None,
-    limit: Annotated[int | None, typer.Option(help="At most this many pairs.")] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="At most this many pairs.")] = None,
     ref: Annotated[
         str, typer.Option(help="Reference label set (holes pool, simulated judge, embedding exemplars).")
     ] = "human",
     bank: Annotated[str | None, typer.Option(help="Test bank the rubric methods grade with.")] = None,
-    kappa: Annotated[float, typer.Option(help="Target agreement of the simulated judge.")] = 0.6,
+    kappa: Annotated[float, typer.Option(min=0.0, max=1.0, help="Target agreement of the simulated judge.")] = 0.6,
     seed: Annotated[int, typer.Option(help="Seed of sampling and decoding.")] = 0,
     samples: Annotated[
         int,
@@ -62,14 +62,14 @@ def judge(
     temperature: Annotated[
         float | None, typer.Option(help="Temperature of the sampled answers (--samples K > 1; default 0.7).")
     ] = None,
-    threads: Annotated[int | None, typer.Option(help="CPU threads for llama.cpp.")] = None,
+    threads: Annotated[int | None, typer.Option(min=1, help="CPU threads for llama.cpp.")] = None,
     base_url: Annotated[
         str | None, typer.Option(help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1.")
     ] = None,
     api_key_env: Annotated[str, typer.Option(help="Environment variable holding the API key.")] = "OPENAI_API_KEY",
-    concurrency: Annotated[int, typer.Option(help="Requests in flight (openai).")] = 4,
+    concurrency: Annotated[int, typer.Option(min=1, help="Requests in flight (openai).")] = 4,
     timeout: Annotated[float, typer.Option(help="Seconds per request (openai).")] = 60.0,
-    retries: Annotated[int, typer.Option(help="Retries of a transient failure (openai).")] = 5,
+    retries: Annotated[int, typer.Option(min=0, help="Retries of a transient failure (openai).")] = 5,
     price_input: Annotated[float | None, typer.Option(help="Price per million input tokens (openai).")] = None,
     price_output: Annotated[float | None, typer.Option(help="Price per million output tokens (openai).")] = None,
     constrain: Annotated[

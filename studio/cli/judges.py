@@ -110,7 +110,7 @@ Method = Annotated[JudgeMethod | None, typer.Option(help="How the judge labels a
 Model = Annotated[str | None, typer.Option(help="Model name on the server.")]
 Pool = Annotated[str | None, typer.Option(help="qrels:NAME, runs:K, holes:K or responses.")]
 Topics = Annotated[list[str] | None, typer.Option("--topic", help="Only these topics (repeat).")]
-Limit = Annotated[int | None, typer.Option(help="At most this many pairs.")]
+Limit = Annotated[int | None, typer.Option(min=1, help="At most this many pairs.")]
 Ref = Annotated[str | None, typer.Option(help="Reference label set (holes pool).")]
 BaseUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1.")]
 ApiKeyEnv = Annotated[str | None, typer.Option(help="Environment variable holding the API key.")]

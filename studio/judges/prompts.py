@@ -110,13 +110,37 @@ def load_prompt(name_or_path: str | Path) -> PromptTemplate:
         label = f"{name}/{path.name}"
     else:
         label = str(path)
-    if path.is_file():
-        return PromptTemplate(label, path.read_text(encoding="utf-8"))
-    system_file = path / "system.txt"
-    meta_file = path / "meta.json"
+    if not path.is_dir():
+        return PromptTemplate(label, _read_text(path))
+    user_file, system_file, meta_file = path / "user.txt", path / "system.txt", path / "meta.json"
+    if not user_file.is_file():
+        raise UsageError(
+            f"prompt folder {path} has no user.txt (the user message; system.txt and meta.json are optional)"
+        )
     return PromptTemplate(
         label,
-        (path / "user.txt").read_text(encoding="utf-8"),
-        system_file.read_text(encoding="utf-8") if system_file.exists() else None,
-        json.loads(meta_file.read_text(encoding="utf-8")) if meta_file.exists() else {},
+        _read_text(user_file),
+        _read_text(system_file) if system_file.exists() else None,
+        _read_meta(meta_file) if meta_file.exists() else {},
     )
+
+
+def _read_text(path: Path) -> str:
+    """A prompt file's text; one that cannot be read or is not UTF-8 is refused with its path and why."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as error:
+        raise UsageError(f"prompt file {path} is not UTF-8 text (byte {error.start}: {error.reason})") from error
+    except OSError as error:
+        raise UsageError(f"cannot read prompt file {path}: {error.strerror or error}") from error
+
+
+def _read_meta(path: Path) -> dict[str, Any]:
+    """A template's meta.json: a JSON object, refused with its path and why when it is not one."""
+    try:
+        meta = json.loads(_read_text(path))
+    except json.JSONDecodeError as error:
+        raise UsageError(f"{path}:{error.lineno}: not JSON ({error.msg})") from error
+    if not isinstance(meta, dict):
+        raise UsageError(f"{path}: meta.json must hold a JSON object")
+    return meta

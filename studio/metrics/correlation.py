@@ -329,14 +329,17 @@ def bootstrap(
 def subsample_tau(
     reference: np.ndarray, audited: np.ndarray, fraction: float, *, trials: int = 100, seed: int = 0
 ) -> dict[str, float]:
-    """τ-b between leaderboards built on a random `fraction` of the topics (without replacement)."""
+    """τ-b between leaderboards built on a random `fraction` of the topics (without replacement);
+    undefined (NaN) without topics to draw from, as the bootstrap's interval is."""
     topics = reference.shape[0]
-    size = max(1, round(topics * fraction))
+    size = max(1, round(topics * fraction)) if topics else 0
     rng = np.random.default_rng(seed)
-    rows = np.array([rng.choice(topics, size=size, replace=False) for _ in range(trials)])
-    ref_means, aud_means = _sample_means(reference, rows), _sample_means(audited, rows)
-    taus = np.array([kendall_tau_b(r, a) for r, a in zip(ref_means, aud_means, strict=True)])
-    taus = taus[~np.isnan(taus)]
+    rows = np.array([rng.choice(topics, size=size, replace=False) for _ in range(trials)]) if topics else None
+    taus = np.empty(0)
+    if rows is not None:
+        ref_means, aud_means = _sample_means(reference, rows), _sample_means(audited, rows)
+        taus = np.array([kendall_tau_b(r, a) for r, a in zip(ref_means, aud_means, strict=True)])
+        taus = taus[~np.isnan(taus)]
     if len(taus) == 0:
         return {
             "fraction": fraction,

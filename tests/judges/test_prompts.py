@@ -299,3 +299,45 @@ def test_unknown_prompt_version_is_a_usage_error() -> None:
 
 def test_bundled_templates_are_found_in_the_checkout() -> None:
     assert prompts_dir().resolve() == BUNDLED.resolve()
+
+
+# -- custom prompts that cannot be used ------------------------------------------------------------
+
+
+def test_a_prompt_file_that_is_not_utf8_is_refused_with_its_path(tmp_path: Path) -> None:
+    prompt = tmp_path / "latin1.txt"
+    prompt.write_bytes("Query: {query}\nPassage: {passage}\nPertinence évaluée:".encode("latin-1"))
+    with pytest.raises(UsageError, match=rf"prompt file {prompt} is not UTF-8 text \(byte \d+"):
+        load_prompt(prompt)
+
+
+def test_a_prompt_folder_without_user_txt_is_refused_with_its_path(tmp_path: Path) -> None:
+    (tmp_path / "system.txt").write_text("You are an assessor.")
+    with pytest.raises(UsageError, match=rf"prompt folder {tmp_path} has no user.txt"):
+        load_prompt(tmp_path)
+
+
+def test_a_template_whose_system_txt_is_not_utf8_is_refused_with_that_file(tmp_path: Path) -> None:
+    (tmp_path / "user.txt").write_text("{query} {passage}")
+    (tmp_path / "system.txt").write_bytes(b"\xff\xfe assessor")
+    with pytest.raises(UsageError, match=f"prompt file {tmp_path / 'system.txt'} is not UTF-8"):
+        load_prompt(tmp_path)
+
+
+@pytest.mark.parametrize("meta", ["{placeholders: [query]}", "[1, 2]"])
+def test_a_meta_json_that_is_not_an_object_is_refused_with_its_path(tmp_path: Path, meta: str) -> None:
+    (tmp_path / "user.txt").write_text("{query} {passage}")
+    (tmp_path / "meta.json").write_text(meta)
+    with pytest.raises(UsageError, match=str(tmp_path / "meta.json")):
+        load_prompt(tmp_path)
+
+
+def test_a_usable_custom_folder_still_loads(tmp_path: Path) -> None:
+    (tmp_path / "user.txt").write_text("{query} {passage}")
+    (tmp_path / "meta.json").write_text('{"placeholders": ["query", "passage"]}')
+    template = load_prompt(tmp_path)
+    assert (template.user, template.system, template.meta["placeholders"]) == (
+        "{query} {passage}",
+        None,
+        ["query", "passage"],
+    )

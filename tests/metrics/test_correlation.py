@@ -268,6 +268,15 @@ def test_subsample_tau_uses_the_requested_number_of_topics(fraction: float, size
     assert result["min"] <= result["mean"] <= result["max"]
 
 
+@pytest.mark.parametrize("fraction", [1 / 3, 1.0])
+def test_subsample_without_topics_is_undefined_like_the_bootstrap(fraction: float) -> None:
+    reference, audited = np.empty((0, 5)), np.empty((0, 5))
+    result = corr.subsample_tau(reference, audited, fraction, trials=20, seed=0)
+    assert result["topics"] == 0
+    assert all(np.isnan(result[key]) for key in ("mean", "std", "min", "max"))
+    assert np.isnan(corr.bootstrap_tau(reference, audited, resamples=20).low)
+
+
 def test_subsample_of_every_topic_reproduces_the_full_tau() -> None:
     reference, audited = correlated_matrices(topics=12)
     full = corr.kendall_tau_b(reference.mean(axis=0), audited.mean(axis=0))

@@ -10,6 +10,8 @@ from studio.store import labels as label_store
 
 def pool_pairs(db: Database, config: JudgeConfig) -> list[tuple[str, str]]:
     """The pairs a pool names: qrels:NAME, runs:K, holes:K (top-K no reference label covers), responses."""
+    if config.limit is not None and config.limit < 1:
+        raise UsageError(f"limit {config.limit}: give at least 1 pair (or no limit)")
     con = db.cursor()
     kind, _, argument = config.pool.partition(":")
     if kind == "qrels":
@@ -22,6 +24,8 @@ def pool_pairs(db: Database, config: JudgeConfig) -> list[tuple[str, str]]:
             depth = int(argument)
         except ValueError:
             raise UsageError(f"pool {config.pool!r}: give a depth, e.g. {kind}:10") from None
+        if depth < 1:
+            raise UsageError(f"pool {config.pool!r}: the depth is how many of each run's top documents, at least 1")
         pairs = pools.top_ranked_pairs(con, depth)
         if kind == "holes":
             ref_id = label_store.label_set_id(con, config.ref)

@@ -42,6 +42,8 @@ def correlation(
     runs = ref_eval.runs
     x = ref_eval.means(m, complete=complete)
     y = aud_eval.means(m, complete=complete)
+    if not (_evaluates_a_topic(ref_eval, m) and _evaluates_a_topic(aud_eval, m)):
+        return _without_topics(ref, qrels, m, runs, x, y, details=details, resamples=resamples, seed=seed)
     result: dict[str, Any] = {
         "ref": ref,
         "qrels": qrels,
@@ -88,6 +90,49 @@ def correlation(
         }
     )
     return result
+
+
+def _evaluates_a_topic(evaluator: Any, measure: Measure) -> bool:
+    """Whether some run has a topic the label set labels: without one every run ties at 0."""
+    return bool((~np.isnan(evaluator.per_topic(measure))).any())
+
+
+def _without_topics(
+    ref: str,
+    qrels: str,
+    measure: Measure,
+    runs: list[str],
+    x: np.ndarray,
+    y: np.ndarray,
+    *,
+    details: bool,
+    resamples: int,
+    seed: int,
+) -> dict[str, Any]:
+    """`correlation`'s result when a label set gives no run a topic (an empty set, or one of
+    other topics): every statistic null, not the τ_AP or RBO of leaderboards tied at 0."""
+    result: dict[str, Any] = {
+        "ref": ref,
+        "qrels": qrels,
+        "measure": str(measure),
+        "runs": len(runs),
+        "kendall_tau": None,
+        "kendall_variant": "tau-b",
+        **dict.fromkeys(("kendall_tau_a", "spearman_rho", "tau_ap", "rbo")),
+        "swaps": 0,
+    }
+    if not details:
+        return result
+    nothing = dict.fromkeys(("mean", "std", "min", "max"))
+    return result | {
+        "swapped_pairs": [],
+        "per_topic_tau": None,
+        "pooled_tau": None,
+        "bootstrap": {"low": None, "high": None, "mean": None, "resamples": resamples, "seed": seed, "level": 0.95},
+        "subsampling": [{"fraction": f, "topics": 0} | nothing for f in SUBSAMPLE_FRACTIONS],
+        "topics": 0,
+        "leaderboard": [{"run": run, "ref": float(a), "qrels": float(b)} for run, a, b in zip(runs, x, y, strict=True)],
+    }
 
 
 def aligned_matrices(ref_eval: Any, aud_eval: Any, measure: Measure) -> tuple[np.ndarray, np.ndarray]:

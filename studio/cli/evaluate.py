@@ -10,6 +10,7 @@ from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import Format, OutputFormat, emit_object, emit_records, stderr_console, warn_about_scale
 from studio.domain.choices import DEFAULT_MEASURES, QueueOrder
+from studio.domain.numbers import read_decimal, why_not_decimal
 
 Ref = Annotated[str, typer.Option("--ref", help="Reference label set (e.g. the human one).")]
 Qrels = Annotated[str, typer.Option("--qrels", help="Label set to evaluate with or to audit.")]
@@ -180,12 +181,10 @@ def label(
 
 
 def _grade(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise typer.BadParameter(f"grade {text!r} is not a number (or 'none')") from None
-    if value != value or value in (float("inf"), float("-inf")):
-        raise typer.BadParameter(f"grade {text!r} must be finite")
+    """A grade as trec_eval reads one: finite ASCII decimal (`1_0`, `١` or `nan` are no grades)."""
+    value = read_decimal(text)
+    if value is None:
+        raise typer.BadParameter(f"grade {text!r} {why_not_decimal(text)} (or 'none')")
     return value
 
 

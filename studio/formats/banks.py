@@ -14,6 +14,7 @@ A JSONL file's layout is read from each line's content (`items`, `questions` wit
 `nuggets`); one file holds one layout. All become `BankItem`s; an item without an id gets the
 Rubric id `qid/md5(text)`. The vital/okay importance of Rubric items rides in their `info`;
 any other `facet_id` or `info` value has no place in the studio and is counted in a warning.
+Qids are checked as ids (`studio.domain.names`); an item's text must hold more than blanks.
 """
 
 from __future__ import annotations
@@ -24,7 +25,8 @@ from typing import Any
 from studio.domain.choices import BankFormat
 from studio.domain.errors import InputError
 from studio.domain.models import IMPORTANCE_LEVELS, ITEM_KINDS, BankItem, rubric_item_id
-from studio.formats.jsonl import first_field, json_objects, looks_like_jsonl
+from studio.formats.checks import checked_id
+from studio.formats.jsonl import first_field, id_field, json_objects, looks_like_jsonl
 from studio.formats.text_input import numbered_lines
 
 
@@ -100,9 +102,10 @@ def _tsv_items(text: str, source: str, kind: str | None) -> list[tuple[int, Bank
         fields = line.split("\t")
         if len(fields) not in (2, 3) or not fields[1].strip():
             raise InputError(source, number, "expected qid_n<TAB>text[<TAB>vital|okay]")
-        qid, underscore, ordinal = fields[0].strip().rpartition("_")
-        if not underscore or not qid or not ordinal.isdigit():
+        qid, underscore, ordinal = fields[0].strip(" ").rpartition("_")
+        if not underscore or not qid or not (ordinal.isascii() and ordinal.isdigit()):
             raise InputError(source, number, f"first column {fields[0]!r} is not of the form qid_n")
+        checked_id(qid, "qid", source, number)
         body = fields[1].strip()
         importance = _importance(fields[2].strip(), source, number) if len(fields) == 3 else None
         item_kind = kind or "nugget"
@@ -175,7 +178,7 @@ def _list_field(record: dict[str, Any], name: str, source: str, line: int) -> li
 
 
 def _rubric_items(record: dict[str, Any], source: str, line: int, unkept: _Unkept) -> tuple[str, list[BankItem]]:
-    qid = first_field(record, ("query_id", "qid"), source, line)
+    qid = id_field(record, ("query_id", "qid"), source, line)
     assert qid is not None
     unkept.note(record, importance_info=False)
     items = []
@@ -192,9 +195,7 @@ def _rubric_items(record: dict[str, Any], source: str, line: int, unkept: _Unkep
             kind, text_key, id_key = "subtopic", "subtopic_text", "subtopic_id"
         else:
             raise InputError(source, line, "an item needs question_text, nugget_text or subtopic_text")
-        body = first_field(entry, (text_key,), source, line)
-        assert body is not None
-        body = body.strip()
+        body = _item_text(first_field(entry, (text_key,), source, line), source, line)
         item_id = first_field(entry, (id_key,), source, line, required=False) or rubric_item_id(qid, body)
         items.append(
             BankItem(
@@ -202,6 +203,13 @@ def _rubric_items(record: dict[str, Any], source: str, line: int, unkept: _Unkep
             )
         )
     return qid, items
+
+
+def _item_text(text: str | None, source: str, line: int) -> str:
+    """An item's text without surrounding blanks; an item without text is refused."""
+    if text is None or not text.strip():
+        raise InputError(source, line, "an item's text is empty")
+    return text.strip()
 
 
 def _gold_answers(entry: dict[str, Any], source: str, line: int) -> tuple[str, ...]:
@@ -219,7 +227,7 @@ def _info_importance(entry: dict[str, Any], source: str, line: int) -> str | Non
 
 def _older_questions(record: dict[str, Any], source: str, line: int, unkept: _Unkept) -> tuple[str, list[BankItem]]:
     """A `QueryQuestionBank` line: questions that each repeat the line's `query_id`."""
-    qid = first_field(record, ("query_id",), source, line)
+    qid = id_field(record, ("query_id",), source, line)
     assert qid is not None
     unkept.note(record, importance_info=False)
     items = []
@@ -227,11 +235,9 @@ def _older_questions(record: dict[str, Any], source: str, line: int, unkept: _Un
         if not isinstance(entry, dict):
             raise InputError(source, line, "each question must be a JSON object")
         unkept.note(entry, importance_info=True)
-        body = first_field(entry, ("question_text",), source, line)
-        assert body is not None
-        body = body.strip()
+        body = _item_text(first_field(entry, ("question_text",), source, line), source, line)
         item_id = first_field(entry, ("question_id",), source, line, required=False) or rubric_item_id(qid, body)
-        own = first_field(entry, ("query_id",), source, line, required=False)
+        own = id_field(entry, ("query_id",), source, line, required=False)
         if own is not None and own != qid:
             raise InputError(
                 source, line, f"question {n} ({item_id!r}) has query_id {own!r}, but its line's query_id is {qid!r}"
@@ -250,16 +256,15 @@ def _older_questions(record: dict[str, Any], source: str, line: int, unkept: _Un
 
 
 def _nuggetizer_items(record: dict[str, Any], source: str, line: int) -> tuple[str, list[BankItem]]:
-    qid = first_field(record, ("qid", "query_id"), source, line)
+    qid = id_field(record, ("qid", "query_id"), source, line)
     assert qid is not None
     items = []
     for entry in _list_field(record, "nuggets", source, line):
         if isinstance(entry, str):
-            body, importance = entry.strip(), None
+            body, importance = _item_text(entry, source, line), None
         elif isinstance(entry, dict):
             text = first_field(entry, ("text",), source, line)
-            assert text is not None
-            body, importance = text.strip(), _importance(entry.get("importance"), source, line)
+            body, importance = _item_text(text, source, line), _importance(entry.get("importance"), source, line)
         else:
             raise InputError(source, line, "each nugget must be text or an object with 'text'")
         items.append(BankItem(qid, rubric_item_id(qid, body), "nugget", body, importance))

@@ -15,7 +15,8 @@ from dataclasses import dataclass, field
 from studio.domain.choices import OnDuplicate
 from studio.domain.errors import InputError
 from studio.domain.models import Document
-from studio.formats.jsonl import first_field, json_objects, looks_like_jsonl
+from studio.formats.checks import checked_id
+from studio.formats.jsonl import first_field, id_field, json_objects, looks_like_jsonl
 from studio.formats.text_input import numbered_lines
 
 DOCID_FIELDS = ("docid", "id", "pid", "doc_id", "_id")
@@ -93,14 +94,14 @@ def _tsv_documents(text: str, source: str) -> list[tuple[int, Document]]:
         docid, tab, body = line.partition("\t")
         if not tab or not docid.strip():
             raise InputError(source, number, "expected docid<TAB>text")
-        documents.append((number, Document(docid.strip(), body.strip())))
+        documents.append((number, Document(checked_id(docid.strip(" "), "docid", source, number), body.strip())))
     return documents
 
 
 def _jsonl_documents(text: str, source: str) -> list[tuple[int, Document]]:
     documents = []
     for number, record in json_objects(text, source):
-        docid = first_field(record, DOCID_FIELDS, source, number)
+        docid = id_field(record, DOCID_FIELDS, source, number)
         body = first_field(record, TEXT_FIELDS, source, number)
         title = first_field(record, ("title",), source, number, required=False)
         assert docid is not None and body is not None

@@ -23,7 +23,8 @@ from typing import Any
 
 from studio.domain.errors import InputError
 from studio.domain.models import ANSWER_PREFIX, BankItem, rubric_item_id
-from studio.formats.jsonl import first_field, json_objects
+from studio.formats.checks import checked_id
+from studio.formats.jsonl import id_field, json_objects, json_value
 from studio.formats.text_input import numbered_lines
 
 ASSIGNMENT_LABELS = {1.0: "support", 0.5: "partial_support", 0.0: "not_support"}
@@ -149,15 +150,12 @@ def write_rubric_graded(
 
 def _rubric_lines(text: str, source: str) -> Iterable[tuple[int, str, list[Any]]]:
     for number, line in numbered_lines(text):
-        try:
-            value = json.loads(line)
-        except json.JSONDecodeError as error:
-            raise InputError(source, number, f"invalid JSON: {error.msg}") from error
+        value = json_value(line, source, number)
         if not (
             isinstance(value, list) and len(value) == 2 and isinstance(value[0], str) and isinstance(value[1], list)
         ):
             raise InputError(source, number, "expected a graded line [query_id, [paragraph, …]]")
-        yield number, value[0], value[1]
+        yield number, checked_id(value[0], "query_id", source, number), value[1]
 
 
 def _grader_key(entry: Mapping[str, Any]) -> tuple[str, str]:
@@ -196,7 +194,7 @@ def parse_rubric_graded(text: str, source: str, llm: str | None = None) -> Grade
         for paragraph in paragraphs:
             if not isinstance(paragraph, dict) or not isinstance(paragraph.get("paragraph_id"), str):
                 raise InputError(source, number, "each paragraph needs a paragraph_id")
-            docid = paragraph["paragraph_id"]
+            docid = checked_id(paragraph["paragraph_id"], "paragraph_id", source, number)
             if (qid, docid) in seen:
                 raise InputError(source, number, f"paragraph {docid!r} of topic {qid!r} appears twice")
             seen.add((qid, docid))
@@ -295,11 +293,12 @@ def parse_nugget_assignments(text: str, source: str) -> GradedFile:
     items: dict[tuple[str, str], BankItem] = {}
     seen: set[tuple[str, str]] = set()
     for number, record in json_objects(text, source):
-        qid = first_field(record, ("qid", "query_id", "topic_id"), source, number)
+        qid = id_field(record, ("qid", "query_id", "topic_id"), source, number)
         assert qid is not None
         docid = record.get("docid") or (ANSWER_PREFIX + str(record["run_id"]) if record.get("run_id") else None)
         if not isinstance(docid, str) or not docid:
             raise InputError(source, number, "a record needs a docid or a run_id")
+        checked_id(docid, "docid", source, number)
         if (qid, docid) in seen:
             raise InputError(source, number, f"({qid}, {docid}) is assigned twice")
         seen.add((qid, docid))
@@ -310,6 +309,8 @@ def parse_nugget_assignments(text: str, source: str) -> GradedFile:
             if not isinstance(nugget, dict) or not isinstance(nugget.get("text"), str):
                 raise InputError(source, number, "each nugget needs a 'text'")
             body = nugget["text"].strip()
+            if not body:
+                raise InputError(source, number, "a nugget's text is empty")
             item_id = str(nugget.get("nugget_id") or rubric_item_id(qid, body))
             importance = nugget.get("importance")
             if importance not in (None, "vital", "okay"):

@@ -4,7 +4,8 @@ and the judgment (`result_status` 1 when a label was read, 0 for a recorded fail
 The studio writes `qid` and `docid` (and `docid_b` for preferences, `item_id` for rubric cells)
 beside UMBRELA's fields, plus the label distribution where the backend gave one, so the file can
 be read back into a label set with its judge run: raw outputs, failures and confidences included.
-Lines with `result_status` 0 carry no label.
+Lines with `result_status` 0 carry no label. Qids and docids are checked as ids (`studio.formats.jsonl`); the
+judgment, confidence, expected grade and each of `label_probs` must be finite numbers.
 """
 
 from __future__ import annotations
@@ -16,7 +17,8 @@ from typing import Any
 
 from studio.domain.errors import InputError
 from studio.domain.models import QrelsRow
-from studio.formats.jsonl import first_field, json_objects
+from studio.domain.numbers import finite_json_number
+from studio.formats.jsonl import first_field, id_field, json_objects
 
 
 def judgment_line(record: dict[str, Any]) -> str:
@@ -70,9 +72,31 @@ def _optional_number(record: dict[str, Any], key: str, source: str, line: int) -
     value = record.get(key)
     if value is None:
         return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise InputError(source, line, f"{key} {value!r} is not a number")
-    return float(value)
+    number = finite_json_number(value)
+    if number is None:
+        raise InputError(source, line, f"{key} {value!r} is not a finite number")
+    return number
+
+
+def _label_probs(record: dict[str, Any], source: str, line: int) -> dict[str, float] | None:
+    """The label distribution: an object of finite numbers (labels are the object's keys)."""
+    probs = record.get("label_probs")
+    if probs is None:
+        return None
+    if not isinstance(probs, dict):
+        raise InputError(source, line, "label_probs must be an object of numbers by label")
+    found = {}
+    for label, value in probs.items():
+        number = finite_json_number(value)
+        if number is None:
+            raise InputError(source, line, f"label_probs[{label!r}] {value!r} is not a finite number")
+        found[label] = number
+    return found
+
+
+def _text(record: dict[str, Any], key: str) -> str | None:
+    value = record.get(key)
+    return value if isinstance(value, str) else None
 
 
 def parse_judgments(text: str, source: str) -> ParsedJudgments:
@@ -80,10 +104,11 @@ def parse_judgments(text: str, source: str) -> ParsedJudgments:
     parsed = ParsedJudgments()
     first_line: dict[tuple[str, str, str | None, str | None], int] = {}
     for number, record in json_objects(text, source):
-        qid = first_field(record, ("qid", "query_id", "topic_id"), source, number)
-        docid = first_field(record, ("docid", "doc_id", "pid"), source, number)
+        qid = id_field(record, ("qid", "query_id", "topic_id"), source, number)
+        docid = id_field(record, ("docid", "doc_id", "pid"), source, number)
         assert qid is not None and docid is not None
-        docid_b, item_id = record.get("docid_b"), record.get("item_id")
+        docid_b = id_field(record, ("docid_b",), source, number, required=False)
+        item_id = first_field(record, ("item_id",), source, number, required=False)
         unit = (qid, docid, docid_b, item_id)
         if unit in first_line:
             what = ", ".join(str(part) for part in unit if part is not None)
@@ -91,7 +116,6 @@ def parse_judgments(text: str, source: str) -> ParsedJudgments:
         first_line[unit] = number
         failed = record.get("result_status", 1) == 0 or record.get("judgment") is None
         label = None if failed else _optional_number(record, "judgment", source, number)
-        probs = record.get("label_probs")
         prompt = record.get("prompt")
         parsed.records.append(
             JudgmentRecord(
@@ -100,15 +124,15 @@ def parse_judgments(text: str, source: str) -> ParsedJudgments:
                 label,
                 docid_b,
                 item_id,
-                prediction=record["prediction"] if isinstance(record.get("prediction"), str) else None,
+                prediction=_text(record, "prediction"),
                 prompt=prompt if isinstance(prompt, list) else None,
-                method=record.get("method") if isinstance(record.get("method"), str) else None,
-                model=record.get("model") if isinstance(record.get("model"), str) else None,
-                backend=record.get("backend") if isinstance(record.get("backend"), str) else None,
+                method=_text(record, "method"),
+                model=_text(record, "model"),
+                backend=_text(record, "backend"),
                 error=str(record["error"]) if record.get("error") else None,
                 confidence=_optional_number(record, "confidence", source, number),
                 expected=_optional_number(record, "expected", source, number),
-                label_probs={str(k): float(v) for k, v in probs.items()} if isinstance(probs, dict) else None,
+                label_probs=_label_probs(record, source, number),
             )
         )
     if not parsed.records:

@@ -1,7 +1,8 @@
 """Generated answers: `{"qid", "system", "text"}` JSONL and the TREC RAG 2024 answer format.
 
 TREC RAG 2024 records carry `run_id`, `topic_id`, `references` (docids) and
-`answer: [{"text", "citations"}]`, where citations index into `references`.
+`answer: [{"text", "citations"}]`, where citations index into `references`. Qids and cited
+docids are checked as ids, system names as names (`studio.domain.names`).
 """
 
 from __future__ import annotations
@@ -10,7 +11,8 @@ from typing import Any
 
 from studio.domain.errors import InputError
 from studio.domain.models import Response
-from studio.formats.jsonl import first_field, json_objects
+from studio.formats.checks import checked_name
+from studio.formats.jsonl import first_field, id_field, id_value, json_objects
 
 QID_FIELDS = ("qid", "topic_id", "query_id")
 SYSTEM_FIELDS = ("system", "run_id")
@@ -21,9 +23,10 @@ def parse_responses(text: str, source: str, system: str | None = None) -> list[R
     responses: list[Response] = []
     seen: dict[tuple[str, str], int] = {}
     for number, record in json_objects(text, source):
-        qid = first_field(record, QID_FIELDS, source, number)
+        qid = id_field(record, QID_FIELDS, source, number)
         name = system or first_field(record, SYSTEM_FIELDS, source, number)
         assert qid is not None and name is not None
+        checked_name(name, "system", source, number)
         if isinstance(record.get("answer"), list):
             body, citations = _rag24_answer(record, source, number)
         else:
@@ -63,9 +66,9 @@ def _citation_ids(citations: Any, references: list[Any], source: str, line: int)
         if isinstance(citation, int) and not isinstance(citation, bool):
             if not 0 <= citation < len(references):
                 raise InputError(source, line, f"citation {citation} points outside the {len(references)} references")
-            ids.append(str(references[citation]))
+            ids.append(id_value(references[citation], "cited docid", source, line))
         elif isinstance(citation, str):
-            ids.append(citation)
+            ids.append(id_value(citation, "cited docid", source, line))
         else:
             raise InputError(source, line, f"citation {citation!r} is neither an index nor a docid")
     return tuple(ids)

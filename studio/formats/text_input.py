@@ -56,9 +56,10 @@ def numbered_lines(text: str) -> Iterator[tuple[int, str]]:
             yield number, line
 
 
-def first_line(path: Path, comment: str | None = None) -> str:
-    """The first non-blank line of a (possibly gzipped) file, without reading all of it; with
-    `comment`, lines whose first non-blank characters are `comment` are skipped too."""
+def first_line(path: Path, comment: str | None = None) -> tuple[int, str]:
+    """(line number, line without its line end) of the first line of a (possibly gzipped) file
+    holding more than spaces and tabs, without reading all of it; with `comment`, lines whose
+    first characters after spaces and tabs are `comment` are skipped too."""
     try:
         with path.open("rb") as raw:
             compressed = raw.read(2) == GZIP_MAGIC
@@ -66,14 +67,14 @@ def first_line(path: Path, comment: str | None = None) -> str:
             for number, data in enumerate(stream, start=1):
                 if number == 1 and data.startswith(UTF8_BOM.encode()):
                     data = data[3:]
-                if data.strip():
+                if data.strip(b" \t\r\n"):
                     try:
-                        line = data.decode("utf-8").strip()
+                        line = data.decode("utf-8").rstrip("\r\n")
                     except UnicodeDecodeError as error:
                         byte = data[error.start]
                         raise InputError(str(path), number, f"invalid UTF-8 (byte 0x{byte:02x})") from error
-                    if line and not (comment and line.startswith(comment)):
-                        return line
+                    if not (comment and line.lstrip(" \t").startswith(comment)):
+                        return number, line
     except (OSError, EOFError, zlib.error) as error:
         raise InputError(str(path), None, f"cannot read the file: {error}") from error
     raise InputError(str(path), None, "the file is empty")

@@ -1,10 +1,14 @@
-"""Topics: `qid<TAB>text` lines, or JSONL with `qid|query_id|id` and `text|query|title`."""
+"""Topics: `qid<TAB>text` lines, or JSONL with `qid|query_id|id` and `text|query|title`.
+
+A qid is checked as an id (`studio.domain.names`); a topic's text must hold more than blanks.
+"""
 
 from __future__ import annotations
 
 from studio.domain.errors import InputError
 from studio.domain.models import Topic
-from studio.formats.jsonl import first_field, json_objects, looks_like_jsonl
+from studio.formats.checks import checked_id
+from studio.formats.jsonl import first_field, id_field, json_objects, looks_like_jsonl
 from studio.formats.text_input import numbered_lines
 
 QID_FIELDS = ("qid", "query_id", "id", "topic_id")
@@ -21,20 +25,27 @@ def _tsv_topics(text: str, source: str) -> list[tuple[int, Topic]]:
     topics = []
     for number, line in numbered_lines(text):
         qid, tab, query = line.partition("\t")
-        if not tab or not qid.strip() or not query.strip():
+        if not tab or not qid.strip():
             raise InputError(source, number, "expected qid<TAB>text")
-        topics.append((number, Topic(qid.strip(), query.strip())))
+        qid = checked_id(qid.strip(" "), "qid", source, number)
+        topics.append((number, Topic(qid, _checked_text(query, source, number).strip())))
     return topics
 
 
 def _jsonl_topics(text: str, source: str) -> list[tuple[int, Topic]]:
     topics = []
     for number, record in json_objects(text, source):
-        qid = first_field(record, QID_FIELDS, source, number)
+        qid = id_field(record, QID_FIELDS, source, number)
         query = first_field(record, TEXT_FIELDS, source, number)
         assert qid is not None and query is not None
-        topics.append((number, Topic(qid, query)))
+        topics.append((number, Topic(qid, _checked_text(query, source, number))))
     return topics
+
+
+def _checked_text(query: str, source: str, line: int) -> str:
+    if not query.strip():
+        raise InputError(source, line, "the topic's text is empty")
+    return query
 
 
 def _refuse_repeated_qids(qids: list[tuple[str, int]], source: str) -> None:

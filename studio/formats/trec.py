@@ -2,17 +2,20 @@
 
 This reader is the authority on what the formats mean; the bulk loader in `studio.store`
 is a fast path that must agree with it and hands any file it is unsure of back here.
-Rules follow trec_eval: columns separated by any whitespace (spaces, tabs, runs of them),
-columns after the sixth of a run ignored (trec_eval reads them as junk), exactly four in
-qrels (trec_eval refuses more), lines whose first non-blank character is `#` skipped as
-comments (trec_eval 10), blank lines skipped, a docid at most once per topic of a run, a
-(qid, docid) pair at most once in qrels. Lines end in LF or CRLF; a CR anywhere else is
-refused (trec_eval would read a file of bare-CR line ends as one line).
+Rules follow trec_eval: columns separated by ASCII blanks (spaces, tabs, runs of them; never a
+no-break space or any other character, which stays part of its column), columns after the sixth
+of a run ignored (trec_eval reads them as junk), exactly four in qrels (trec_eval refuses more),
+lines whose first column starts with `#` skipped as comments (trec_eval 10), blank lines
+skipped, a docid at most once per topic of a run, a (qid, docid) pair at most once in qrels.
+Numbers are read as trec_eval reads them (`studio.domain.numbers`: ASCII decimal, finite), qids
+and docids are checked as ids (`studio.domain.names`). A run file holds one run: its tag
+column names it, and a line with another tag is refused unless the caller names the run itself.
+Lines end in LF or CRLF; a CR anywhere else is refused (trec_eval would read a file of bare-CR
+line ends as one line).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from typing import TextIO
@@ -20,7 +23,8 @@ from typing import TextIO
 from studio.domain.choices import OnDuplicateGrade
 from studio.domain.errors import InputError
 from studio.domain.models import QrelsRow, RunRow
-from studio.formats.text_input import numbered_lines
+from studio.domain.numbers import read_decimal, read_integer, why_not_decimal, why_not_integer
+from studio.formats.checks import checked_id
 
 RUN_COLUMNS = 6  # qid Q0 docid rank score tag
 QRELS_COLUMNS = 4  # qid iter docid grade
@@ -28,9 +32,9 @@ QRELS_COLUMNS = 4  # qid iter docid grade
 
 @dataclass(frozen=True)
 class ParsedRun:
-    tag: str
+    tag: str  # the tag of the first row
     rows: list[RunRow]
-    other_tags: frozenset[str]  # tags other than the first one, when a file mixes them
+    other_tags: frozenset[str]  # tags other than the first one, when the caller let the file mix them
 
 
 @dataclass(frozen=True)
@@ -39,30 +43,28 @@ class ParsedQrels:
     repeated_pairs: int  # pairs listed more than once (same grade, or resolved by policy)
 
 
-def parse_number(text: str) -> float | None:
-    """A finite or infinite float as trec_eval's atof would read a well-formed one; NaN refused."""
-    try:
-        value = float(text)
-    except ValueError:
-        return None
-    return None if math.isnan(value) else value
+def split_columns(line: str) -> list[str]:
+    """The columns of a line, split on runs of spaces and tabs (and on nothing else)."""
+    columns = line.replace("\t", " ").split(" ")
+    return [column for column in columns if column] if "" in columns else columns
 
 
-def parse_integer(text: str) -> int | None:
-    try:
-        return int(text)
-    except ValueError:
-        return None
+def trec_lines(text: str) -> Iterator[tuple[int, list[str]]]:
+    """(line number, columns) of every line holding a column, comment lines included. A line end
+    is LF or CRLF; the CRs before it are dropped."""
+    for number, line in enumerate(text.split("\n"), start=1):
+        columns = split_columns(line.rstrip("\r"))
+        if columns:
+            yield number, columns
 
 
 def _rows(text: str, source: str, columns: int, what: str, *, extra: bool) -> Iterator[tuple[int, list[str]]]:
     """(line number, the first `columns` fields) of every line holding a row; with `extra`,
     fields after those are allowed and dropped. A file without rows is refused as empty."""
     comments = rows = 0
-    for number, line in numbered_lines(text):
-        if "\r" in line:
+    for number, fields in trec_lines(text):
+        if any("\r" in field for field in fields):
             raise InputError(source, number, "a carriage return (CR) inside the line: lines must end in LF or CRLF")
-        fields = line.split()
         if fields[0].startswith("#"):
             comments += 1
             continue
@@ -75,21 +77,26 @@ def _rows(text: str, source: str, columns: int, what: str, *, extra: bool) -> It
         raise InputError(source, None, "the file is empty" + (" (nothing but comments)" if comments else ""))
 
 
-def parse_run(text: str, source: str) -> ParsedRun:
-    """Parse a TREC run (`qid Q0 docid rank score tag [ignored …]`)."""
+def _check_ids(qid: str, docid: str, source: str, line: int) -> None:
+    checked_id(qid, "qid", source, line)
+    checked_id(docid, "docid", source, line)
+
+
+def parse_run(text: str, source: str, *, mixed_tags: bool = False) -> ParsedRun:
+    """Parse a TREC run (`qid Q0 docid rank score tag [ignored …]`). A line whose tag differs
+    from the first row's is refused unless `mixed_tags` (the caller names the run itself)."""
     rows: list[RunRow] = []
     seen: dict[tuple[str, str], int] = {}
-    tags: dict[str, None] = {}
+    tags: dict[str, int] = {}
     for number, fields in _rows(text, source, RUN_COLUMNS, "qid Q0 docid rank score tag", extra=True):
         qid, _, docid, rank_text, score_text, tag = fields
-        rank = parse_integer(rank_text)
+        _check_ids(qid, docid, source, number)
+        rank = read_integer(rank_text)
         if rank is None:
-            raise InputError(source, number, f"rank {rank_text!r} is not an integer")
-        if not -(2**63) <= rank < 2**63:
-            raise InputError(source, number, f"rank {rank_text!r} is out of range")
-        score = parse_number(score_text)
+            raise InputError(source, number, f"rank {rank_text!r} {why_not_integer(rank_text)}")
+        score = read_decimal(score_text)
         if score is None:
-            raise InputError(source, number, f"score {score_text!r} is not a number")
+            raise InputError(source, number, f"score {score_text!r} {why_not_decimal(score_text)}")
         first = seen.setdefault((qid, docid), number)
         if first != number:
             raise InputError(
@@ -98,7 +105,14 @@ def parse_run(text: str, source: str) -> ParsedRun:
                 f"docid {docid!r} is ranked twice for topic {qid!r} (first on line {first});"
                 " trec_eval refuses such runs",
             )
-        tags.setdefault(tag)
+        if tags.setdefault(tag, number) == number and len(tags) > 1 and not mixed_tags:
+            first_tag, first_line = next(iter(tags.items()))
+            raise InputError(
+                source,
+                number,
+                f"tag {tag!r} differs from the tag {first_tag!r} of line {first_line}: a run file holds one run"
+                " (give --name to import the file as one run under that name)",
+            )
         rows.append(RunRow(qid, docid, rank, score))
     first_tag, *others = tags
     return ParsedRun(first_tag, rows, frozenset(others))
@@ -110,9 +124,10 @@ def parse_qrels(text: str, source: str, on_duplicate: OnDuplicateGrade = OnDupli
     repeated = 0
     for number, fields in _rows(text, source, QRELS_COLUMNS, "qid iter docid grade", extra=False):
         qid, _, docid, grade_text = fields
-        grade = parse_number(grade_text)
-        if grade is None or math.isinf(grade):
-            raise InputError(source, number, f"grade {grade_text!r} is not a number")
+        _check_ids(qid, docid, source, number)
+        grade = read_decimal(grade_text)
+        if grade is None:
+            raise InputError(source, number, f"grade {grade_text!r} {why_not_decimal(grade_text)}")
         key = (qid, docid)
         if key in grades:
             repeated += 1

@@ -2,12 +2,14 @@
 
 Each line is read as one text column (`read_csv` in one parallel pass over many files) and split
 in SQL on runs of spaces and tabs, so space- and tab-separated files, runs of either, leading and
-trailing whitespace, CRLF line ends, a byte-order mark and gzip all take the same path. Blank
-lines and comment lines (the first field starts with `#`, as trec_eval 10 skips them) give no
-row. Whatever DuckDB might read otherwise than the precise parser in `studio.formats.trec` (any
-other whitespace `str.split()` cuts on, a number the two would read differently, a bare CR, a
-missing column) aborts the statement: the caller gets `FastPathRefused` and hands the file to
-the precise parser, which accepts it or names the offending line.
+trailing blanks, CRLF line ends, a byte-order mark and gzip all take the same path. Blank lines
+and comment lines (the first field starts with `#`, as trec_eval 10 skips them) give no row.
+Whatever DuckDB might read otherwise than the precise parser in `studio.formats.trec` (a number
+outside the grammar of `studio.domain.numbers`, an id the precise parser refuses, a bare CR, a
+missing column, another tag than the run's) aborts the statement: the caller gets
+`FastPathRefused` and hands the file to the precise parser, which accepts it or names the
+offending line. A path is read as that one file, never as a pattern: DuckDB expands `*`, `?` and
+`[…]` in the paths it is given, so a path holding such a character goes to the precise parser.
 """
 
 from __future__ import annotations
@@ -15,25 +17,29 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
-# Every character Python's str.split() separates columns on, but the space and the tab the fast
-# path splits on itself.
-OTHER_WHITESPACE = (
-    r"\n\x0b\x0c\r\x1c-\x1f\x{85}\x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}"
-    r"\x{202f}\x{205f}\x{3000}"
-)
-# What a field may hold, as regular expressions (RE2) over the text. A rank or score is converted
-# only where DuckDB and Python read it alike: DuckDB would take a rank of '1.6' for 2, and a
-# score of '0x1A' or 'nan' for a number.
-TEXT = rf"[^ \t{OTHER_WHITESPACE}]+"
-INTEGER = r"[+-]?[0-9]+"
-NUMBER = r"(?:[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?|[+-]?(?i:inf|infinity))"
-# `read_csv` needs a delimiter: the unit separator (chr(31)), one of the characters above. A line
-# holding it fails the read (strict mode), as a field holding it would be refused anyway; only
-# at the very end of a line is it dropped, where str.split() drops it too.
+from studio.domain.numbers import DECIMAL_PATTERN, INTEGER_PATTERN
+
+# What a field may hold, as regular expressions (RE2) over the text. An id (qid, docid) holds no
+# control character and none of Python's whitespace (`studio.domain.names.id_problem`; RE2 knows
+# the control characters, the rest are listed). A column the readers never look at holds
+# anything but the blanks that separate columns. A rank or score is converted only when it is
+# written as `studio.domain.numbers` reads it: DuckDB would take a rank of '1.6' for 2, and a
+# score of '0x1A', '1_0' or 'nan' for a number.
+ID = r"[^\p{Cc} \x{a0}\x{1680}\x{2000}-\x{200a}\x{2028}\x{2029}\x{202f}\x{205f}\x{3000}]+"
+UNREAD = r"[^ \t]+"
+INTEGER = INTEGER_PATTERN
+NUMBER = DECIMAL_PATTERN
+# `read_csv` needs a delimiter: the unit separator (chr(31)). A line holding it fails the read
+# (strict mode), and so does one ending in it: DuckDB would drop a delimiter at the end of a line
+# silently, but with a `nullstr` no field can equal (a line break) it reads it as an empty
+# second column and refuses the line. The precise parser reads such a line; the fast path never.
 LINES = (
     "read_csv(?, delim = chr(31), header = false, quote = '', escape = '', auto_detect = false,"
-    " strict_mode = true, filename = true, columns = {'line': 'VARCHAR'})"
+    " strict_mode = true, nullstr = chr(10), filename = true, columns = {'line': 'VARCHAR'})"
 )
+# Characters DuckDB reads as a pattern in a path (`{` too, for the versions that expand braces),
+# and the escape character of patterns.
+PATTERN_CHARACTERS = frozenset("*?[]{}\\")
 
 
 class FastPathRefused(Exception):
@@ -65,8 +71,17 @@ def line_pattern(*fields: str, rest: bool) -> str:
     return r"[ \t]*" + r"[ \t]+".join(fields) + (r"(?:[ \t].*)?" if rest else r"[ \t]*")
 
 
-RUN_LINE = line_pattern(TEXT, TEXT, TEXT, INTEGER, NUMBER, TEXT, rest=True)  # qid Q0 docid rank score tag …
-QRELS_LINE = line_pattern(TEXT, TEXT, TEXT, NUMBER, rest=False)  # qid iter docid grade
+RUN_LINE = line_pattern(ID, UNREAD, ID, INTEGER, NUMBER, UNREAD, rest=True)  # qid Q0 docid rank score tag …
+QRELS_LINE = line_pattern(ID, UNREAD, ID, NUMBER, rest=False)  # qid iter docid grade
+
+
+def literal_path(path: Path) -> str:
+    """The path to give DuckDB for `path`: absolute (DuckDB would read a leading `~` as the home
+    folder); refused when DuckDB would read it as a pattern."""
+    text = str(path.absolute())
+    if PATTERN_CHARACTERS.intersection(text):
+        raise FastPathRefused(f"{text} holds a character DuckDB reads as a pattern")
+    return text
 
 
 def odd_line(pattern: str) -> str:

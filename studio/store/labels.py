@@ -17,7 +17,15 @@ import duckdb
 from studio.domain.models import LabelSetKind, QrelsRow
 from studio.domain.rows import LabelEvent, StoredEvent
 from studio.store.database import Connection, typed_records
-from studio.store.fast_path import QRELS_LINE, FastPathRefused, checked, lone_cr_line_ends, odd_line, split_lines
+from studio.store.fast_path import (
+    QRELS_LINE,
+    FastPathRefused,
+    checked,
+    literal_path,
+    lone_cr_line_ends,
+    odd_line,
+    split_lines,
+)
 
 
 def label_set_id(con: Connection, name: str) -> int | None:
@@ -51,6 +59,7 @@ def stage_qrels_file(con: Connection, file_index: int, path: Path) -> None:
 
     Runs outside any transaction, like `stage_run_files`.
     """
+    source = literal_path(path)
     try:
         if lone_cr_line_ends(path):
             raise FastPathRefused("lines end in a bare CR")
@@ -60,7 +69,7 @@ def stage_qrels_file(con: Connection, file_index: int, path: Path) -> None:
             SELECT ?, {checked("f[1]", odd_line(QRELS_LINE))}, f[3], CAST(f[4] AS DOUBLE)
             FROM {split_lines()}
             """,
-            [file_index, str(path)],
+            [file_index, source],
         )
     except (duckdb.Error, OSError, EOFError, zlib.error) as error:
         raise FastPathRefused(str(error)) from error

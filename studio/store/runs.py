@@ -10,14 +10,22 @@ reader, which then names the offending line.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 import duckdb
 
 from studio.domain.models import RunRow
 from studio.store.database import Connection
-from studio.store.fast_path import RUN_LINE, FastPathRefused, checked, lone_cr_line_ends, odd_line, split_lines
+from studio.store.fast_path import (
+    RUN_LINE,
+    FastPathRefused,
+    checked,
+    literal_path,
+    lone_cr_line_ends,
+    odd_line,
+    split_lines,
+)
 from studio.store.rankings import delete_rankings, rank_staged_runs
 
 
@@ -43,9 +51,10 @@ def add_runs(con: Connection, runs: Sequence[tuple[str, str]], batch_id: int) ->
     return [ids[name] for name, _ in runs]
 
 
-def stage_run_files(con: Connection, files: Sequence[tuple[int, Path]]) -> None:
+def stage_run_files(con: Connection, files: Sequence[tuple[int, Path]], tags: Mapping[int, str] | None = None) -> None:
     """Read (file_index, path) pairs into the temporary staging table in one pass; columns
-    after the sixth are ignored, as trec_eval ignores them.
+    after the sixth are ignored, as trec_eval ignores them. With `tags` (file index -> the tag of
+    its first row), a row with another tag refuses the files: a run file holds one run.
 
     Runs outside any transaction: DuckDB aborts a transaction on the first failed
     statement, and a refused fast path must not cost the import its transaction.
@@ -54,8 +63,9 @@ def stage_run_files(con: Connection, files: Sequence[tuple[int, Path]]) -> None:
     """
     if not files:
         return
-    paths = [str(path) for _, path in files]
-    mapping = ", ".join(f"({index}, ?)" for index, _ in files)
+    paths = [literal_path(path) for _, path in files]
+    mapping = ", ".join(f"({index}, ?, CAST(? AS VARCHAR))" for index, _ in files)
+    expected = [(tags or {}).get(index) for index, _ in files]
     indexes = [index for index, _ in files]
     try:
         if any(lone_cr_line_ends(path) for _, path in files):
@@ -64,14 +74,14 @@ def stage_run_files(con: Connection, files: Sequence[tuple[int, Path]]) -> None:
             f"""
             INSERT INTO staged_run_rows
             SELECT m.file_index,
-                   {checked("f[1]", odd_line(RUN_LINE))},
+                   {checked("f[1]", odd_line(RUN_LINE) + " OR (m.tag IS NOT NULL AND f[6] <> m.tag)")},
                    f[3],
                    CAST(f[4] AS BIGINT),
                    CAST(f[5] AS DOUBLE)
             FROM {split_lines()} AS r
-            JOIN (VALUES {mapping}) AS m(file_index, filename) USING (filename)
+            JOIN (VALUES {mapping}) AS m(file_index, filename, tag) USING (filename)
             """,
-            [paths, *paths],
+            [paths, *(value for pair in zip(paths, expected, strict=True) for value in pair)],
         )
     except (duckdb.Error, OSError, EOFError, zlib.error) as error:
         raise FastPathRefused(str(error)) from error
@@ -92,7 +102,7 @@ def stage_run_files(con: Connection, files: Sequence[tuple[int, Path]]) -> None:
         """
         SELECT 1 FROM checked_pairs WHERE twice
         UNION ALL
-        SELECT 1 FROM staged_run_rows WHERE list_contains(?, file_index) AND isnan(score)
+        SELECT 1 FROM staged_run_rows WHERE list_contains(?, file_index) AND NOT isfinite(score)
         UNION ALL
         SELECT 1 FROM unnest(?::INTEGER[]) AS f(file_index)
         WHERE NOT EXISTS (SELECT 1 FROM staged_run_rows s WHERE s.file_index = f.file_index)
@@ -103,7 +113,7 @@ def stage_run_files(con: Connection, files: Sequence[tuple[int, Path]]) -> None:
     if problem is not None:
         con.execute("DELETE FROM staged_run_rows WHERE list_contains(?, file_index)", [indexes])
         con.execute("DROP TABLE checked_pairs")
-        raise FastPathRefused("a NaN score, a docid ranked twice or an empty file")
+        raise FastPathRefused("a score out of range, a docid ranked twice or an empty file")
     con.execute("INSERT INTO staged_pairs SELECT qid, docid FROM checked_pairs")
     con.execute("DROP TABLE checked_pairs")
 

@@ -95,13 +95,29 @@ def test_numbered_lines_skip_blanks_keep_numbers_and_drop_cr() -> None:
         (b"q1 Q0 d1 1 2 tag\nq1 Q0 d2 2 1 tag\n", True),
         (BOM + b"q1 Q0 d1 1 2 tag\r\n", False),
         (BOM + b"q1 Q0 d1 1 2 tag\r\n", True),
-        (b"\n  \r\nq1 Q0 d1 1 2 tag \n", False),
+        (b"\n  \r\n\tq1 Q0 d1 1 2 tag\n", False),
     ],
 )
 def test_first_line_is_the_first_non_blank_line(tmp_path: Path, data: bytes, compress: bool) -> None:
     path = tmp_path / "run"
     path.write_bytes(gzip.compress(data) if compress else data)
-    assert first_line(path) == "q1 Q0 d1 1 2 tag"
+    number, line = first_line(path)
+    assert line.strip(" \t") == "q1 Q0 d1 1 2 tag"
+    assert number == data.count(b"\n", 0, data.index(b"q1")) + 1
+
+
+@pytest.mark.parametrize("odd", ["\u00a0", "\x0b", "\x0c"])
+def test_first_line_counts_a_line_of_other_blanks_as_a_line(tmp_path: Path, odd: str) -> None:
+    # Only spaces and tabs separate TREC columns: a line of any other blank holds a column.
+    path = tmp_path / "run"
+    path.write_bytes(f" \n{odd}\nq1 Q0 d1 1 2 tag\n".encode())
+    assert first_line(path) == (2, odd)
+
+
+def test_first_line_skips_comment_lines_after_blanks(tmp_path: Path) -> None:
+    path = tmp_path / "run"
+    path.write_bytes(b"# header\n \t# indented\nq1 Q0 d1 1 2 tag\n")
+    assert first_line(path, comment="#") == (3, "q1 Q0 d1 1 2 tag")
 
 
 def test_first_line_of_an_empty_file_is_refused(tmp_path: Path) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import io
-import math
 from collections.abc import Callable
 
 import pytest
@@ -71,16 +70,31 @@ def test_a_file_of_nothing_but_comments_is_refused_as_empty(parse: Callable[...,
     assert error.line is None and "empty" in error.reason and "comments" in error.reason
 
 
-def test_run_mixing_tags_keeps_the_first_and_reports_the_others() -> None:
-    parsed = parse_run("q1 Q0 d1 1 2 a\nq1 Q0 d2 2 1 b\nq2 Q0 d1 1 1 c\n", "f.txt")
+def test_run_mixing_tags_is_refused_on_the_line_that_changes_the_tag() -> None:
+    error = refused(parse_run, "q1 Q0 d1 1 2 a\n# c\nq1 Q0 d2 2 1 a\nq2 Q0 d1 1 1 b\nq2 Q0 d2 2 1 c\n")
+    assert error.line == 4
+    assert "tag 'b' differs from the tag 'a' of line 1" in error.reason and "--name" in error.reason
+
+
+def test_run_mixing_tags_is_one_run_when_the_caller_names_it() -> None:
+    parsed = parse_run("q1 Q0 d1 1 2 a\nq1 Q0 d2 2 1 b\nq2 Q0 d1 1 1 c\n", "f.txt", mixed_tags=True)
     assert parsed.tag == "a"
     assert parsed.other_tags == {"b", "c"}
+    assert len(parsed.rows) == 3
 
 
-def test_run_scores_are_read_as_floats_in_any_spelling() -> None:
-    text = "".join(f"q1 Q0 d{i} {i} {score} t\n" for i, score in enumerate(["+1.5", ".5", "5.", "1E-3", "-0", "inf"]))
+def test_run_scores_are_read_in_every_spelling_of_ascii_decimal() -> None:
+    spellings = ["+1.5", ".5", "5.", "1E-3", "-0", "00.25", "-2.5e+2"]
+    text = "".join(f"q1 Q0 d{i} {i} {score} t\n" for i, score in enumerate(spellings))
     scores = [row.score for row in parse_run(text, "f.txt").rows]
-    assert scores == [1.5, 0.5, 5.0, 0.001, 0.0, math.inf]
+    assert scores == [1.5, 0.5, 5.0, 0.001, 0.0, 0.25, -250.0]
+
+
+def test_columns_split_on_spaces_and_tabs_only() -> None:
+    # A no-break space (or any other blank) stays inside its column: here it makes the score
+    # no number, where str.split() would have read a docid 'd1' and a score '2'.
+    error = refused(parse_run, "q1 Q0 d1 1 2\u00a0x t\n")
+    assert error.line == 1 and "score '2\\xa0x'" in error.reason
 
 
 def test_run_same_docid_in_two_topics_is_fine() -> None:
@@ -104,9 +118,17 @@ def test_run_docid_ranked_twice_names_the_second_line() -> None:
         ("q1 Q0 d2 2.0 1 t", "rank '2.0' is not an integer"),
         ("q1 Q0 d2 2 high t", "score 'high' is not a number"),
         ("q1 Q0 d2 2 1,5 t", "score '1,5' is not a number"),
-        ("q1 Q0 d2 2 nan t", "score 'nan' is not a number"),
-        ("q1 Q0 d2 2 NaN t", "score 'NaN' is not a number"),
+        ("q1 Q0 d2 2 nan t", "score 'nan' is not a finite number"),
+        ("q1 Q0 d2 2 NaN t", "score 'NaN' is not a finite number"),
+        ("q1 Q0 d2 2 -Infinity t", "score '-Infinity' is not a finite number"),
+        ("q1 Q0 d2 2 1e400 t", "score '1e400' is too large to be a finite number"),
+        ("q1 Q0 d2 2 1_0 t", "score '1_0' is not a number"),
+        ("q1 Q0 d2 2 \u0661 t", "score '\u0661' is not a number"),
+        ("q1 Q0 d2 \uff11 1 t", "rank '\uff11' is not an integer"),
+        ("q1 Q0 d2 1_0 1 t", "rank '1_0' is not an integer"),
         ("q1 Q0 d2 99999999999999999999 1 t", "out of range"),
+        ("q1 Q0 d\x1b[31m 2 1 t", "docid 'd\\x1b[31m' holds a control character (U+001B)"),
+        ("q\u00a01 Q0 d2 2 1 t", "qid 'q\\xa01' holds a blank (U+00A0)"),
     ],
 )
 def test_run_bad_line_is_refused_with_its_number(line: str, reason: str) -> None:
@@ -168,8 +190,13 @@ def test_qrels_identical_duplicate_is_collapsed_and_counted() -> None:
         ("q1 0 d2 1 x", "expected 4 columns (qid iter docid grade), found 5"),
         ("q1 0 d2 1\rq1 0 d3 1", "carriage return (CR) inside the line"),
         ("q1 0 d2 relevant", "grade 'relevant' is not a number"),
-        ("q1 0 d2 nan", "grade 'nan' is not a number"),
-        ("q1 0 d2 inf", "grade 'inf' is not a number"),
+        ("q1 0 d2 nan", "grade 'nan' is not a finite number"),
+        ("q1 0 d2 inf", "grade 'inf' is not a finite number"),
+        ("q1 0 d2 1_0", "grade '1_0' is not a number"),
+        ("q1 0 d2 \u0663", "grade '\u0663' is not a number"),
+        ("q1 0 d2 \uff12", "grade '\uff12' is not a number"),
+        ("q1 0 d2 1\u00a0", "grade '1\\xa0' is not a number"),
+        ("q1 0 d\x7f 1", "docid 'd\\x7f' holds a control character (U+007F)"),
     ],
 )
 def test_qrels_bad_line_is_refused_with_its_number(line: str, reason: str) -> None:
@@ -186,7 +213,7 @@ def test_qrels_without_rows_is_refused(text: str) -> None:
 
 # -- writers round-trip through the reader -------------------------------------------------------
 
-# Ids are what TREC files hold: non-empty text without any character str.split() cuts on.
+# Ids are what TREC files hold: non-empty text without whitespace or control characters.
 ids = st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zs", "Zl", "Zp")), min_size=1, max_size=12)
 # A line whose first field starts with `#` is a comment (trec_eval 10 reads it so too).
 qids = ids.filter(lambda qid: not qid.startswith("#"))
@@ -194,7 +221,7 @@ grades = st.one_of(
     st.integers(-1, 4).map(float),
     st.floats(allow_nan=False, allow_infinity=False),
 )
-scores = st.floats(allow_nan=False)
+scores = st.floats(allow_nan=False, allow_infinity=False)
 ranks = st.integers(-(2**63), 2**63 - 1)
 
 

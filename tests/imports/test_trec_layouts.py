@@ -48,7 +48,7 @@ QRELS = {
 REFUSED = {
     "five columns": ("run", "refuse-five-columns.run", 3, "expected at least 6 columns"),
     "rank not an integer": ("run", "refuse-rank-not-integer.run", 2, "rank '2.0' is not an integer"),
-    "NaN score": ("run", "refuse-nan-score.run", 6, "score 'nan' is not a number"),
+    "NaN score": ("run", "refuse-nan-score.run", 6, "score 'nan' is not a finite number"),
     "docid twice in a topic": (
         "run",
         "refuse-docid-twice.run",

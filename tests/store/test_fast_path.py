@@ -2,6 +2,8 @@
 
 Contract: when the fast path accepts a file, it stages exactly the rows `parse_run` /
 `parse_qrels` read; whenever the precise parser refuses a file, the fast path refuses it too.
+A run is read either as one run (the tag of its first row on every row, as an import without
+--name reads it) or with its tags mixed (as an import with --name reads it).
 """
 
 from __future__ import annotations
@@ -17,11 +19,12 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from studio.domain.errors import InputError
-from studio.formats.text_input import read_text
-from studio.formats.trec import parse_qrels, parse_run
+from studio.domain.names import id_problem
+from studio.formats.text_input import first_line, read_text
+from studio.formats.trec import parse_qrels, parse_run, split_columns
 from studio.store import labels, runs
 from studio.store.database import Connection
-from studio.store.fast_path import FastPathRefused
+from studio.store.fast_path import ID, FastPathRefused
 
 BOM = b"\xef\xbb\xbf"
 QIDS = ["1", "2", "999", "1000", "0999", "q_1", "Q0", "é"]
@@ -42,6 +45,10 @@ DOCIDS = [
     "\\",
     "[b]",
     "d,1",
+    "d\u200b",  # an invisible formatting character: no whitespace, no control character
+    "d\x01",  # control characters: refused by both readers
+    "d\x7f",
+    "\x1b[31mred",
 ]
 GOOD_SCORES = [
     "0",
@@ -59,17 +66,34 @@ GOOD_SCORES = [
     "-0",
     "12345678901234567890",
     "0.1000000000000000055511151231257827",
+    "1e-400",
+    "1.7976931348623157e308",
+]
+BAD_SCORES = [
+    "nan",
+    "NaN",
     "inf",
     "-Infinity",
     "1e400",
+    "abc",
+    "1,5",
+    "0x1A",
+    "1e",
+    "",
+    "1.2.3",
+    "--1",
+    "1_0",
+    "\u0661",
+    "\uff11.5",
+    "2\u00a0",
 ]
-BAD_SCORES = ["nan", "NaN", "abc", "1,5", "0x1A", "1e", "", "1.2.3", "--1", "1_0"]
-GOOD_RANKS = ["1", "2", "10", "0", "-1", "+3", "007"]
-BAD_RANKS = ["1.0", "1.6", "1e2", "x", "", "0x1"]
+GOOD_RANKS = ["1", "2", "10", "0", "-1", "+3", "007", "9223372036854775807"]
+BAD_RANKS = ["1.0", "1.6", "1e2", "x", "", "0x1", "1_0", "\uff13", "9223372036854775808"]
 SEPARATORS = [" "] * 12 + ["\t"] * 6 + ["  ", " \t", "\t\t", "\t "]
 COMMENTS = ["#", "# a comment", "#1 Q0 d1 1 2 run1", "  # indented", "#\u00a0odd space"]
 Row = tuple[Any, ...]  # a run or qrels row as a tuple of its columns
-AWKWARD_SPACE = ["\u00a0", "\x0b", "\x0c", "\x1c", "\u3000"]  # str.split() cuts on these, DuckDB does not
+# Characters str.split() would cut on, and a control character: they stay inside their column.
+AWKWARD_SPACE = ["\u00a0", "\x0b", "\x0c", "\x1c", "\u3000", "\x00"]
 
 
 def precise(parse: Callable[[str, str], list[Row]], path: Path) -> Counter[Row] | None:
@@ -161,6 +185,19 @@ def parsed_run(text: str, source: str) -> list[Row]:
     return [(r.qid, r.docid, r.rank, r.score) for r in parse_run(text, source).rows]
 
 
+def parsed_mixed_run(text: str, source: str) -> list[Row]:
+    return [(r.qid, r.docid, r.rank, r.score) for r in parse_run(text, source, mixed_tags=True).rows]
+
+
+def first_tag(path: Path) -> str | None:
+    """The tag of a run file's first row, as an import reads it to name the run."""
+    try:
+        columns = split_columns(first_line(path, comment="#")[1])
+    except InputError:
+        return None
+    return columns[5] if len(columns) >= 6 else None
+
+
 def parsed_qrels(text: str, source: str) -> list[Row]:
     return [(r.qid, r.docid, r.grade) for r in parse_qrels(text, source).rows]
 
@@ -170,28 +207,35 @@ CLEAN_QRELS = b"1 0 999 2\n1 0 1000 0\n2 Q0 999 0.5\n"
 
 
 @settings(max_examples=300, deadline=None)
-@given(files=st.lists(st.tuples(trec_file(run_columns), st.booleans()), min_size=1, max_size=2))
-@example(files=[(CLEAN_RUN, False)])
-@example(files=[(BOM + CLEAN_RUN.replace(b"\n", b"\r\n"), True), (CLEAN_RUN + b"\n\n", False)])
-@example(files=[(b"1 Q0 d1 1 2 run1\n1 Q0 d1 2 1 run1\n", False)])
-@example(files=[(b"1 Q0 d1 1.6 2 run1\n", False)])
-@example(files=[(b"1 Q0 d1  2 run1\n", False)])
-@example(files=[(b"1 Q0 d\xc2\xa01 1 2 run1\n", False)])
-@example(files=[(b"1 Q0 d1 1 2 run1\r1 Q0 d2 2 1 run1\r", False)])
-@example(files=[(b"1 Q0 d1 1 2 run1\n1 Q0 d2 2 1 run1\r1 Q0 d3 3 1 run1\n", False)])
-@example(files=[(b"1 Q0 d1 1 2 run1\r\n1 Q0 d2 2 1 run1 junk\r1 Q0 d3 3 1 run1\r\n", False)])
-@example(files=[(b"1\tQ0\td1\t1\t2\trun1\tjunk\xc2\xa0x\n# c\n\t1 Q0  d2\t2 1 run1 \n", True)])
-@example(files=[(b"1 Q0 d1 1 2 run1\x1f\n1 Q0 d2 2 1 run1\x1fx\n", False)])
-@example(files=[(b"# nothing\n  # but comments\n", False)])
-@example(files=[(b"", False)])
+@given(files=st.lists(st.tuples(trec_file(run_columns), st.booleans()), min_size=1, max_size=2), named=st.booleans())
+@example(files=[(CLEAN_RUN, False)], named=False)
+@example(files=[(BOM + CLEAN_RUN.replace(b"\n", b"\r\n"), True), (CLEAN_RUN + b"\n\n", False)], named=False)
+@example(files=[(b"1 Q0 d1 1 2 run1\n1 Q0 d1 2 1 run1\n", False)], named=False)
+@example(files=[(b"1 Q0 d1 1.6 2 run1\n", False)], named=False)
+@example(files=[(b"1 Q0 d1  2 run1\n", False)], named=False)
+@example(files=[(b"1 Q0 d\xc2\xa01 1 2 run1\n", False)], named=False)
+@example(files=[(b"1 Q0 d1 1 2 run1\r1 Q0 d2 2 1 run1\r", False)], named=False)
+@example(files=[(b"1 Q0 d1 1 2 run1\n1 Q0 d2 2 1 run1\r1 Q0 d3 3 1 run1\n", False)], named=False)
+@example(files=[(b"1 Q0 d1 1 2 run1\r\n1 Q0 d2 2 1 run1 junk\r1 Q0 d3 3 1 run1\r\n", False)], named=False)
+@example(files=[(b"1\tQ0\td1\t1\t2\trun1\tjunk\xc2\xa0x\n# c\n\t1 Q0  d2\t2 1 run1 \n", True)], named=False)
+@example(files=[(b"1 Q0 d1 1 2 run1\x1f\n1 Q0 d2 2 1 run1\x1fx\n", False)], named=False)
+@example(files=[(b"1 Q0 d1 1 2 run1\n1 Q0 d2 2 1 run1\x1f\n", False)], named=False)
+@example(files=[(b"1 Q0 d1 1 2 run1\n1 Q0 d2 2 1 run1\x1f\x1f\n", False)], named=False)
+@example(files=[(b"1 Q0 d1 1 2 run1\n1 Q0 d2 2 1 run1\x00\x00\n", False)], named=False)
+@example(files=[(b"1 Q0 d1 1 2 run1\n1 Q0 d2 2 1 run2\n", False)], named=False)
+@example(files=[(b"1 Q0 d1 1 2 run1\n1 Q0 d2 2 1 run2\n", False)], named=True)
+@example(files=[(b"1 Q0 d1 1 2 run1\n1 Q0 d2 2 1e999 run1\n", False)], named=False)
+@example(files=[(b"# nothing\n  # but comments\n", False)], named=False)
+@example(files=[(b"", False)], named=False)
 def test_fast_run_reader_agrees_with_the_precise_parser(
-    con: Connection, write_file: WriteFile, files: list[tuple[bytes, bool]]
+    con: Connection, write_file: WriteFile, files: list[tuple[bytes, bool]], named: bool
 ) -> None:
     paths = [write_file(data, compress) for data, compress in files]
-    expected = [precise(parsed_run, path) for path in paths]
+    expected = [precise(parsed_mixed_run if named else parsed_run, path) for path in paths]
+    tags = None if named else {index: first_tag(path) or "" for index, path in enumerate(paths)}
     runs.create_run_staging(con)
     try:
-        runs.stage_run_files(con, list(enumerate(paths)))
+        runs.stage_run_files(con, list(enumerate(paths)), tags)
     except FastPathRefused:
         return
     staged = con.execute("SELECT file_index, qid, docid, rank, score FROM staged_run_rows").fetchall()
@@ -293,9 +337,58 @@ def test_fast_path_splits_on_tabs_and_runs_of_whitespace_as_str_split_does(
     assert con.execute("SELECT qid, docid, rank, score FROM staged_run_rows").fetchall() == [("1", "d1", 1, 2.0)]
 
 
-@pytest.mark.parametrize("char", ["\x01", "\x7f", "é", "\u200b", "\ufeff", "🙂"])
+@pytest.mark.parametrize("char", ["é", "\u200b", "\ufeff", "🙂", "[", "*"])
 def test_fast_path_keeps_other_unusual_characters(con: Connection, write_file: WriteFile, char: str) -> None:
     path = write_file(f"1 Q0 d{char}z 1 2 run1\n".encode(), compress=False)
     runs.create_run_staging(con)
     runs.stage_run_files(con, [(0, path)])
     assert con.execute("SELECT docid FROM staged_run_rows").fetchall() == [(f"d{char}z",)]
+
+
+@pytest.mark.parametrize("char", ["\x00", "\x01", "\x1b", "\x7f", "\x85", "\x9f"])
+def test_fast_path_refuses_an_id_holding_a_control_character(con: Connection, write_file: WriteFile, char: str) -> None:
+    path = write_file(f"1 Q0 d{char}z 1 2 run1\n".encode(), compress=False)
+    runs.create_run_staging(con)
+    with pytest.raises(FastPathRefused):
+        runs.stage_run_files(con, [(0, path)])
+    assert precise(parsed_run, path) is None
+
+
+def test_the_fast_paths_pattern_of_an_id_is_the_validators_rule_on_every_code_point(con: Connection) -> None:
+    # DuckDB's regular expressions name the control characters but not Python's whitespace: the
+    # pattern lists the rest, and must agree with `id_problem` everywhere.
+    accepted = con.execute(
+        "SELECT list(i) FROM (SELECT * FROM range(1, 55296) UNION ALL SELECT * FROM range(57344, 1114112)) AS t(i)"
+        f" WHERE regexp_full_match('d' || chr(i::INTEGER) || 'z', '{ID}')"
+    ).fetchone()
+    assert accepted is not None
+    expected = [c for c in range(1, 0x110000) if not 0xD800 <= c <= 0xDFFF and id_problem(f"d{chr(c)}z") is None]
+    assert sorted(accepted[0]) == expected
+
+
+def test_a_row_with_another_tag_refuses_the_fast_path_unless_tags_may_mix(
+    con: Connection, write_file: WriteFile
+) -> None:
+    path = write_file(b"1 Q0 d1 1 2 run1\n1 Q0 d2 2 1 run2\n", compress=False)
+    runs.create_run_staging(con)
+    with pytest.raises(FastPathRefused):
+        runs.stage_run_files(con, [(0, path)], {0: "run1"})
+    runs.stage_run_files(con, [(0, path)])
+    assert con.execute("SELECT count(*) FROM staged_run_rows").fetchone() == (2,)
+
+
+@pytest.mark.parametrize("name", ["r[1].txt", "r*.txt", "r?.txt", "r{1,2}.txt", "r\\1.txt"])
+def test_a_path_holding_a_pattern_character_is_handed_to_the_precise_parser(
+    con: Connection, tmp_path: Path, name: str
+) -> None:
+    # DuckDB would read `r[1].txt` as the pattern matching r1.txt: such a path never reaches it.
+    (tmp_path / "r1.txt").write_bytes(b"9 Q0 other 1 1 run1\n")
+    path = tmp_path / name
+    path.write_bytes(CLEAN_RUN)
+    runs.create_run_staging(con)
+    with pytest.raises(FastPathRefused):
+        runs.stage_run_files(con, [(0, path)])
+    labels.create_label_staging(con)
+    path.write_bytes(CLEAN_QRELS)
+    with pytest.raises(FastPathRefused):
+        labels.stage_qrels_file(con, 0, path)

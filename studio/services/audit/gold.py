@@ -8,8 +8,8 @@ from typing import Any
 
 from studio.domain.errors import InputError, UsageError
 from studio.domain.rows import AuditPair, AuditProgress, AuditRow, StratumProgress
-from studio.formats.text_input import numbered_lines, read_text
-from studio.formats.trec import parse_qrels
+from studio.formats.text_input import read_text
+from studio.formats.trec import parse_qrels, trec_lines
 from studio.services.audit.samples import audit_pairs
 from studio.store import Database, new_batch
 from studio.store import audits as audit_store
@@ -69,8 +69,7 @@ def import_gold(db: Database, audit: str, path: Path) -> dict[str, Any]:
 
 
 def _line_of(text: str, qid: str, docid: str) -> int | None:
-    for number, line in numbered_lines(text):
-        fields = line.split()
+    for number, fields in trec_lines(text):
         if len(fields) >= 3 and fields[0] == qid and fields[2] == docid:
             return number
     return None

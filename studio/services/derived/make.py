@@ -7,6 +7,7 @@ from typing import Any
 
 from studio.domain.errors import UsageError
 from studio.domain.models import LabelSetKind
+from studio.domain.names import check_name
 from studio.services.calibration.calibrate import check_calibration
 from studio.services.derived.follow import follow
 from studio.services.derived.fresh import fresh_labels
@@ -25,6 +26,7 @@ def make_ensemble(
 ) -> dict[str, Any]:
     """Label set `name`: each pair's `how` (majority, mean, median) of the grades the members give
     it, with the spread of those grades."""
+    check_name(name, "label set")
     con = engine.db.cursor()
     members = checked_members(con, members, how, name)
     if label_store.label_set_id(con, name) is not None:
@@ -57,6 +59,7 @@ def make_calibration(
     replace: bool = False,
 ) -> dict[str, Any]:
     """Label set `name`: `qrels` mapped to `gold`'s grades, with its cross-fitted figures."""
+    check_name(name, "label set")
     check_calibration(engine.db.cursor(), qrels, gold, name, method, replace=replace)
     _, figures = _make(engine, CalibrationRecord(name, qrels, gold, method, folds, seed, measure))
     return figures
@@ -66,6 +69,7 @@ def make_bank_score(
     engine: EvaluationEngine, source: str, bank: str, score: str, name: str, *, min_grade: float, replace: bool = False
 ) -> dict[str, Any]:
     """Label set `name`: `score` of the item grades of `source`'s newest rubric judge run with `bank`."""
+    check_name(name, "label set")
     check_bank_score(engine.db.cursor(), score, name, replace=replace)
     events, figures = _make(engine, BankScoreRecord(name, source, bank, score, min_grade))
     return {"label_set": name, **figures, "events": events}

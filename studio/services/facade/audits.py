@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from studio.domain.names import check_name
 from studio.domain.rows import AuditPair, AuditProgress, AuditRow, Estimate
 from studio.services.audit import estimates as audit_estimates
 from studio.services.audit import gold as audit_gold
@@ -30,6 +31,7 @@ class AuditsMixin(ProjectBase):
     ) -> dict[str, Any]:
         """Draw a sample of `qrels`' pool (whole topics, pairs, or stratified pairs) with each unit's
         inclusion probability; its gold labels become the human label set `name`."""
+        check_name(name, "audit")
         return audit_samples.plan_audit(
             self.db, qrels, name=name, budget=budget, design=design, strata=strata, seed=seed, pilot=pilot
         )

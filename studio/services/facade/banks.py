@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from studio.domain.judging import JudgeConfig, JudgeProgress
+from studio.domain.names import check_name
 from studio.services.facade.base import ProjectBase
 from studio.services.judging.config import last_config
 from studio.services.judging.stale import stale_plan
@@ -44,6 +45,7 @@ class BanksMixin(ProjectBase):
     ) -> Iterator[JudgeProgress | dict[str, Any]]:
         """~10 exam questions or nuggets per topic from the query alone, into bank `config.name`
         (a summary last); a bank made again moves the bank scores made with it."""
+        check_name(config.name, "bank")
         from studio.services.rubric.generation import generate_bank  # loads the generation prompts
 
         yield from generate_bank(self.db, config, kind, max_items=max_items, replace=replace)
@@ -53,6 +55,7 @@ class BanksMixin(ProjectBase):
         self, config: JudgeConfig, *, relevant: float = 2.0, replace: bool = False
     ) -> Iterator[dict[str, Any]]:
         """AutoNuggetizer: nuggets from the documents `config.ref` grades ≥ `relevant` (a summary last)."""
+        check_name(config.name, "bank")
         from studio.services.rubric.nuggetizer import nuggetize
 
         yield from nuggetize(self.db, config, relevant=relevant, replace=replace)

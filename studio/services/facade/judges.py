@@ -10,6 +10,7 @@ from typing import Any
 
 from studio.domain.choices import BackendName, JudgeMethod
 from studio.domain.judging import JudgeConfig, JudgeProgress, JudgeSummary
+from studio.domain.names import check_name
 from studio.domain.rows import FailureRow
 from studio.judges.backend import Backend
 from studio.services.facade.base import ProjectBase
@@ -28,6 +29,7 @@ class JudgesMixin(ProjectBase):
     ) -> Generator[JudgeProgress | JudgeSummary, None, None]:
         """Run a judge into `config.name`: progress as calls are answered, the summary last. Every
         call is cached; the derived sets made from the label set follow it at the end."""
+        check_name(config.name, "label set")
         if config.method == "embedding":
             # Imported when used: the embedding judge needs the optional sentence-transformers.
             from studio.services.meta.embeddings import embedding_judge
@@ -100,6 +102,7 @@ class JudgesMixin(ProjectBase):
 
     def prompt_sensitivity(self, config: JudgeConfig, prompts: list[str]) -> Iterator[JudgeProgress | dict[str, Any]]:
         """One method judged with several prompts: κ per prompt, its spread, α between prompts."""
+        check_name(config.name, "label set")
         from studio.services.meta.sensitivity import prompt_sensitivity
 
         return prompt_sensitivity(self.engine, config, prompts)

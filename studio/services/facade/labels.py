@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from studio.domain.names import check_id
 from studio.domain.rows import LabelEvent
 from studio.services.calibration.calibrate import calibrated_sets
 from studio.services.derived.follow import Followed
@@ -27,6 +28,8 @@ class LabelsMixin(ProjectBase):
     ) -> LabelEvent:
         """One audited label edit (None removes the label); leaderboards follow incrementally, and
         so do the derived label sets made from `qrels`. A derived set itself is not edited."""
+        check_id(qid, "qid")
+        check_id(docid, "docid")
         return self.writes.edit(qrels, qid, docid, grade, note=note, person=person)
 
     def undo(self, qrels: str | None = None) -> LabelEvent | None:

@@ -9,12 +9,13 @@ from studio.domain.choices import OnDuplicate
 from studio.domain.errors import InputError, UsageError
 from studio.domain.import_report import ImportReport
 from studio.domain.models import BankItem, Response, Topic
+from studio.domain.names import check_name
 from studio.formats.banks import ParsedBank, read_bank
 from studio.formats.documents import DocumentSet
 from studio.formats.responses import parse_responses
 from studio.formats.text_input import read_text
 from studio.formats.topics import parse_topics
-from studio.services.imports.trec import default_name, names_for_files, require_files
+from studio.services.imports.trec import named_after_file, names_for_files, require_files
 from studio.store import Connection, Database, catalog, new_batch
 from studio.store import banks as bank_store
 from studio.store.pools import topic_texts
@@ -56,6 +57,8 @@ def import_responses(
 ) -> ImportReport:
     """Generated answers; a system already loaded is refused unless `replace`."""
     require_files(paths)
+    if system is not None:
+        check_name(system, "system")
     responses: list[Response] = []
     for path in paths:
         responses.extend(parse_responses(read_text(path), str(path), system))
@@ -89,7 +92,7 @@ def import_bank(
     Replacing a bank appends the differences as item events, so its history is kept.
     """
     require_files(paths)
-    (bank_name,) = names_for_files(paths[:1], name, default_name)
+    (bank_name,) = names_for_files(paths[:1], name, named_after_file("bank"), "bank")
     items: dict[str, BankItem] = {}
     files: list[ParsedBank] = []
     for path in paths:

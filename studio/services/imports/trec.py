@@ -2,7 +2,8 @@
 
 Files are staged outside the write transaction (DuckDB's fast path first, whichever whitespace
 separates the columns; the precise parser where the fast path is unsure), then moved into place
-in one transaction.
+in one transaction. Every name is checked (`studio.domain.names`) before anything is read: the
+one given, or the one taken from the file (its name, or a run's tag column).
 """
 
 from __future__ import annotations
@@ -14,9 +15,10 @@ from studio.domain.choices import OnDuplicateGrade
 from studio.domain.errors import InputError, UsageError
 from studio.domain.import_report import ImportReport
 from studio.domain.models import LabelSetKind
+from studio.domain.names import check_name, name_problem
 from studio.formats.judgments import ParsedJudgments, parse_judgments
 from studio.formats.text_input import first_line, read_text
-from studio.formats.trec import RUN_COLUMNS, parse_qrels, parse_run
+from studio.formats.trec import RUN_COLUMNS, parse_qrels, parse_run, split_columns
 from studio.services.imports.judgments import record_imported_judgments
 from studio.store import Connection, Database, FastPathRefused, new_batch
 from studio.store import labels as label_store
@@ -39,10 +41,12 @@ def require_files(paths: Sequence[Path]) -> None:
             raise InputError(str(path), None, "no such file")
 
 
-def names_for_files(paths: Sequence[Path], name: str | None, guess: Callable[[Path], str]) -> list[str]:
+def names_for_files(paths: Sequence[Path], name: str | None, guess: Callable[[Path], str], what: str) -> list[str]:
+    """The name of each file's `what` (label set, run, bank): `name` for the one file it names,
+    else `guess`ed from each file (the guess checks its own)."""
     if name is not None and len(paths) > 1:
         raise UsageError("--name names one file; give files one at a time to name each")
-    names = [name] if name is not None else [guess(path) for path in paths]
+    names = [check_name(name, what)] if name is not None else [guess(path) for path in paths]
     seen: dict[str, Path] = {}
     for path, chosen in zip(paths, names, strict=True):
         if chosen in seen:
@@ -51,21 +55,43 @@ def names_for_files(paths: Sequence[Path], name: str | None, guess: Callable[[Pa
     return names
 
 
+def named_after_file(what: str) -> Callable[[Path], str]:
+    """A guess for `names_for_files`: the file's name without its data suffixes, checked."""
+
+    def guess(path: Path) -> str:
+        name = default_name(path)
+        problem = name_problem(name)
+        if problem is not None:
+            raise InputError(str(path), None, f"{what} name {name!r} (the file's name) {problem}; give --name")
+        return name
+
+    return guess
+
+
 def _run_tag(path: Path) -> str:
     """Run names default to the tag column (the sixth) of the first line that is no comment."""
     try:
-        fields = first_line(path, comment="#").split()
+        number, line = first_line(path, comment="#")
+        fields = split_columns(line)
     except InputError:
-        fields = []
-    if len(fields) < RUN_COLUMNS:
-        parse_run(read_text(path), str(path))  # names the line, or the file without rows
+        number, line, fields = 0, "", []
+    if len(fields) < RUN_COLUMNS or "\r" in line:
+        parse_run(read_text(path), str(path), mixed_tags=True)  # names the line, or the file without rows
         raise InputError(str(path), None, f"expected at least {RUN_COLUMNS} columns (qid Q0 docid rank score tag)")
-    return fields[RUN_COLUMNS - 1]
+    tag = fields[RUN_COLUMNS - 1]
+    problem = name_problem(tag)
+    if problem is not None:
+        raise InputError(str(path), number, f"run name {tag!r} (the tag column) {problem}; give --name")
+    return tag
 
 
 def import_runs(db: Database, paths: Sequence[Path], *, name: str | None = None, replace: bool = False) -> ImportReport:
+    """Each file becomes one run, named after its tag column (every row must carry the same tag)
+    unless `name` names the one file given (then its rows are that run, whatever their tags)."""
     require_files(paths)
-    names = names_for_files(paths, name, _run_tag)
+    names = names_for_files(paths, name, _run_tag, "run")
+    mixed_tags = name is not None
+    tags = None if mixed_tags else dict(enumerate(names))
     con = db.cursor()
     taken = run_store.run_names(con) & set(names)
     if taken and not replace:
@@ -75,13 +101,13 @@ def import_runs(db: Database, paths: Sequence[Path], *, name: str | None = None,
     try:
         indexed = list(enumerate(paths))
         try:
-            run_store.stage_run_files(con, indexed)
+            run_store.stage_run_files(con, indexed, tags)
         except FastPathRefused:
             for index, path in indexed:
                 try:
-                    run_store.stage_run_files(con, [(index, path)])
+                    run_store.stage_run_files(con, [(index, path)], tags)
                 except FastPathRefused:
-                    parsed = parse_run(read_text(path), str(path))
+                    parsed = parse_run(read_text(path), str(path), mixed_tags=mixed_tags)
                     run_store.stage_run_rows(con, index, parsed.rows)
         with db.transaction() as tx:
             batch = new_batch(tx, "import run", ", ".join(report.files))
@@ -163,7 +189,7 @@ def _import_label_files(
     one transaction; a replaced label set keeps its history. `after` adds to each label set in
     the same transaction."""
     require_files(paths)
-    names = names_for_files(paths, name, default_name)
+    names = names_for_files(paths, name, named_after_file("label set"), "label set")
     con = db.cursor()
     existing = {n: label_store.label_set_id(con, n) for n in names}
     taken = sorted(n for n, found in existing.items() if found is not None)

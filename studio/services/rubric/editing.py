@@ -12,6 +12,7 @@ from typing import Any
 
 from studio.domain.errors import UsageError
 from studio.domain.models import IMPORTANCE_LEVELS, ITEM_KINDS, BankItem, rubric_item_id
+from studio.domain.names import check_id
 from studio.services.evaluation.engine import EvaluationEngine
 from studio.services.writes.label_writes import LabelWrites
 from studio.store import Database, new_batch
@@ -51,6 +52,7 @@ class BankEditor:
         return 1 + max((pos for item, pos in self._items().values() if item.qid == qid), default=-1)
 
     def _new_item(self, qid: str, text: str, kind: str, importance: str | None) -> BankItem:
+        check_id(qid, "qid")
         text = text.strip()
         if not text:
             raise UsageError("an item needs a text")

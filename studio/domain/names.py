@@ -1,0 +1,75 @@
+"""The rules for names and ids, checked wherever one enters the project.
+
+* Names (label sets, runs, banks, audits, answering systems) are shown in tables, terminals,
+  reports and file names: printable (no control characters, no line breaks, no invisible
+  formatting characters, no blank but the ASCII space), not empty, no blanks around them, and at
+  most `MAX_NAME_LENGTH` characters (the report's figure file names embed them).
+* Ids (qids, docids) are columns of whitespace-separated TREC files: not empty, and no whitespace
+  or control characters anywhere in them (a qrels file written with such an id could not be read
+  back).
+"""
+
+from __future__ import annotations
+
+import unicodedata
+
+from studio.domain.errors import UsageError
+
+MAX_NAME_LENGTH = 100
+
+
+def _character(char: str) -> str:
+    """A character a person can identify in a message, whatever it is."""
+    category = unicodedata.category(char)
+    code = f"U+{ord(char):04X}"
+    if char in "\n\r\u2028\u2029\x85":
+        return f"a line break ({code})"
+    if category == "Cc":
+        return f"a control character ({code})"
+    if char.isspace():
+        return f"a blank ({code})"
+    if category == "Cf":
+        return f"an invisible formatting character ({code})"
+    return f"an unprintable character ({code})"
+
+
+def name_problem(name: str) -> str | None:
+    """What is wrong with `name` as a name, as the end of a sentence naming it; None when nothing."""
+    if not name.strip():
+        return "is empty" if not name else "is blank"
+    odd = next((char for char in name if not char.isprintable()), None)
+    if odd is not None:
+        return f"holds {_character(odd)}"
+    if name != name.strip():
+        return "has blanks around it"
+    if len(name) > MAX_NAME_LENGTH:
+        return f"is {len(name)} characters long (at most {MAX_NAME_LENGTH})"
+    return None
+
+
+def id_problem(value: str) -> str | None:
+    """What is wrong with `value` as a qid or docid, as the end of a sentence naming it; None when
+    nothing."""
+    if value.isprintable() and " " not in value:  # the common case, at C speed
+        return None if value else "is empty"
+    odd = next((char for char in value if char.isspace() or unicodedata.category(char) == "Cc"), None)
+    if odd is not None:
+        return f"holds {_character(odd)}"
+    return None
+
+
+def check_name(name: str, what: str) -> str:
+    """`name` when it is a valid name; otherwise a `UsageError` naming `what` it names (a label
+    set, a run, …) and what is wrong."""
+    problem = name_problem(name)
+    if problem is not None:
+        raise UsageError(f"{what} name {name!r} {problem}")
+    return name
+
+
+def check_id(value: str, what: str) -> str:
+    """`value` when it is a valid id; otherwise a `UsageError` naming `what` (qid, docid)."""
+    problem = id_problem(value)
+    if problem is not None:
+        raise UsageError(f"{what} {value!r} {problem}")
+    return value

@@ -26,6 +26,7 @@ from studio.cli import (
     evaluate,
     export,
     imports,
+    init,
     judge,
     judges,
     launch,
@@ -47,6 +48,7 @@ app = typer.Typer(
 
 COMMAND_MODULES: tuple[typer.Typer, ...] = (
     launch.commands,  # demo, tui
+    init.commands,  # init
     imports.commands,  # import …
     listing.commands,  # list
     check.commands,  # check
@@ -90,11 +92,19 @@ def main(
             help="How long to wait for the project file while another studio process writes to it.",
         ),
     ] = DEFAULT_WAIT_SECONDS,
+    read_only: Annotated[
+        bool,
+        typer.Option(
+            "--read-only",
+            envvar="STUDIO_READ_ONLY",
+            help="Open the project file read-only (as when it or its folder cannot be written): writes are refused.",
+        ),
+    ] = False,
     version: Annotated[
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
     ] = False,
 ) -> None:
-    ctx.obj = Options(project_file=db, wait=wait)
+    ctx.obj = Options(project_file=db, wait=wait, read_only=read_only)
 
 
 def run() -> None:

@@ -16,6 +16,7 @@ from studio.services.project import Project
 class Options:
     project_file: Path | None = None  # --db
     wait: float = DEFAULT_WAIT_SECONDS
+    read_only: bool = False  # --read-only
 
 
 def options(ctx: typer.Context) -> Options:
@@ -23,9 +24,12 @@ def options(ctx: typer.Context) -> Options:
     return found if isinstance(found, Options) else Options()
 
 
-def open_project(ctx: typer.Context) -> Project:
+def open_project(ctx: typer.Context, *, create: bool = False, path: Path | None = None) -> Project:
+    """The project the command names (`path`, else --db, else $STUDIO_DB, else ./studio.duckdb).
+    Only the commands that create one pass `create` (`studio init`, the imports): any other exits
+    2 on a missing file instead of creating an empty project there."""
     chosen = options(ctx)
-    path = Project.locate(chosen.project_file)
+    path = Project.locate(path or chosen.project_file)
 
     def tell(holder: LockHolder) -> None:
         stderr_console().print(
@@ -34,4 +38,4 @@ def open_project(ctx: typer.Context) -> Project:
             highlight=False,
         )
 
-    return Project.open(path, wait=chosen.wait, notice=tell)
+    return Project.open(path, wait=chosen.wait, notice=tell, create=create, read_only=chosen.read_only)

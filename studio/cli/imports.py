@@ -35,7 +35,7 @@ def _report(report: ImportReport, fmt: OutputFormat) -> None:
 @handles_errors
 def import_topics(ctx: typer.Context, files: Files, fmt: Format = OutputFormat.table) -> None:
     """Topics: `qid<TAB>text` lines or JSONL (qid|query_id|id, text|query|title)."""
-    with open_project(ctx) as project:
+    with open_project(ctx, create=True) as project:
         _report(project.import_topics(files), fmt)
 
 
@@ -54,7 +54,7 @@ def import_docs(
 
     A docid listed again with the same text (a passage file with one line per judging topic)
     is loaded once and counted as repeated."""
-    with open_project(ctx) as project:
+    with open_project(ctx, create=True) as project:
         _report(project.import_docs(files, on_duplicate=on_duplicate), fmt)
 
 
@@ -76,7 +76,7 @@ def import_qrels(
     fmt: Format = OutputFormat.table,
 ) -> None:
     """TREC qrels `qid iter docid grade` (grades may be fractional); one label set per file."""
-    with open_project(ctx) as project:
+    with open_project(ctx, create=True) as project:
         report = project.import_qrels(files, name=name, kind=kind, on_duplicate=on_duplicate, replace=replace)
         _report(report, fmt)
 
@@ -91,7 +91,7 @@ def import_run(
     fmt: Format = OutputFormat.table,
 ) -> None:
     """TREC runs `qid Q0 docid rank score tag`; many files at once."""
-    with open_project(ctx) as project:
+    with open_project(ctx, create=True) as project:
         _report(project.import_runs(files, name=name, replace=replace), fmt)
 
 
@@ -105,7 +105,7 @@ def import_responses(
     fmt: Format = OutputFormat.table,
 ) -> None:
     """Generated answers: JSONL {qid, system, text} or the TREC RAG 2024 answer format."""
-    with open_project(ctx) as project:
+    with open_project(ctx, create=True) as project:
         _report(project.import_responses(files, system=system, replace=replace), fmt)
 
 
@@ -122,7 +122,7 @@ def import_bank(
     """Test banks: Rubric-workbench JSONL(.gz) (`items`, or the older `questions`), nuggetizer JSONL or TSV
     qid_n<TAB>text[<TAB>vital|okay]. Query texts of topics the project lacks become their topics."""
     item_kind = None if kind is None else kind.value
-    with open_project(ctx) as project:
+    with open_project(ctx, create=True) as project:
         _report(project.import_bank(files, name=name, kind=item_kind, replace=replace), fmt)
 
 
@@ -136,7 +136,7 @@ def import_judgments(
     fmt: Format = OutputFormat.table,
 ) -> None:
     """UMBRELA-style judgment JSONL {qid, docid, judgment, result_status, …} into an LLM label set."""
-    with open_project(ctx) as project:
+    with open_project(ctx, create=True) as project:
         _report(project.import_judgments(files, name=name, replace=replace), fmt)
 
 
@@ -154,5 +154,5 @@ def import_graded(
     fmt: Format = OutputFormat.table,
 ) -> None:
     """Item grades: a Rubric-workbench graded file or nuggetizer assignment JSONL."""
-    with open_project(ctx) as project:
+    with open_project(ctx, create=True) as project:
         _report(project.import_graded(file, name=name, bank=bank, llm=llm, replace=replace), fmt)

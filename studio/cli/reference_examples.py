@@ -10,6 +10,7 @@ EXAMPLES: dict[str, list[str]] = {
         "studio --db trec-dl.duckdb list",
         "STUDIO_DB=trec-dl.duckdb studio eval --qrels human",
         "studio --db trec-dl.duckdb --wait 120 export qrels umbrela-smol --out umbrela-smol.qrels",
+        "studio --db /archive/trec-dl.duckdb --read-only eval --qrels human  # writes are refused",
     ],
     "studio demo": [
         "studio demo                                # build once, then open the studio on Review",
@@ -20,6 +21,10 @@ EXAMPLES: dict[str, list[str]] = {
         "studio --db trec-dl.duckdb tui",
         "studio tui --screen review --ref human --qrels umbrela-smol --person alice",
         "studio tui --audit gold                    # grade an audit's sample blind",
+    ],
+    "studio init": [
+        "studio init trec-dl.duckdb                 # an empty project (the imports create one too)",
+        "studio --db trec-dl.duckdb init --format json",
     ],
     "studio import topics": ["studio import topics topics.dl20.txt"],
     "studio import docs": [

@@ -6,6 +6,10 @@ holder as `file_lock` says) and keeps it until `release()`, which a long job cal
 writes and the TUI calls when idle; the next use opens it again. Every write transaction also
 counts one change in the project, which tells a process that holds state in memory (the TUI)
 that another one wrote meanwhile.
+
+What a `Database` opens is the studio's (see `opening`): a file that is not a studio project is
+refused with nothing written to it, a missing one is created only when asked (`create`), and a
+file the process cannot write is opened read-only, its writes refused in a sentence.
 """
 
 from __future__ import annotations
@@ -20,10 +24,12 @@ from typing import Any, TypeVar, cast
 
 import duckdb
 
-from studio.domain.errors import ProjectBusy, ProjectError
+from studio.domain.errors import NoProject, NotAProject, ProjectBusy, ProjectError, ProjectReadOnly
 from studio.domain.project_file import DEFAULT_WAIT_SECONDS, WaitNotice
+from studio.store import opening
+from studio.store.file_access import Writable, can_write
 from studio.store.file_lock import POLL_SECONDS, ProjectLock, busy, holder_from_duckdb, wanted_since
-from studio.store.migrations import LATEST_VERSION, MIGRATIONS
+from studio.store.migrations import LATEST_VERSION, MIGRATIONS, readable_as_it_is
 
 Connection = duckdb.DuckDBPyConnection
 Row = TypeVar("Row")
@@ -41,12 +47,23 @@ class Database:
     """
 
     def __init__(
-        self, path: str | Path, *, wait: float = DEFAULT_WAIT_SECONDS, notice: WaitNotice | None = None
+        self,
+        path: str | Path,
+        *,
+        wait: float = DEFAULT_WAIT_SECONDS,
+        notice: WaitNotice | None = None,
+        create: bool = True,
+        read_only: bool = False,
+        writable: Writable = can_write,
     ) -> None:
         self.path = str(path)
         self.in_memory = self.path == ":memory:"
-        if not self.in_memory:
-            Path(self.path).parent.mkdir(parents=True, exist_ok=True)
+        self.create = create  # make the file when it is missing (else NoProject)
+        self.created = False  # this Database made the file
+        self.asked_read_only = read_only
+        self.read_only_reason: str | None = None  # why the file is open read-only (decided on first open)
+        self._writable = writable
+        self._admitted = self.in_memory  # the file was found to be the studio's (or made by it)
         self.wait = wait
         self.notice = notice
         self._lock = ProjectLock(self.path)
@@ -93,20 +110,62 @@ class Database:
 
     def _connect(self) -> Connection:
         if self.in_memory:
-            return duckdb.connect(self.path)
+            return opening.connect(self.path)
+        seen = None if self._admitted else self._admit()  # before the lock: a file refused here gets no lock file
         self._lock.acquire(self.wait, self.notice)
         try:
-            return self._connect_locked()
+            if not os.path.exists(self.path):
+                if seen is None or not self.create:  # gone since it was opened: never made anew unasked
+                    raise NoProject(opening.no_project(Path(self.path)))
+                opening.create_project_file(Path(self.path))
+                self.created = self._admitted = True
+            elif seen is not None and not seen.exists:
+                self._admit()  # another process made it meanwhile
+            return self._connect_admitted()
+        except NotAProject:
+            self._lock.release(discard=True)  # nor a lock file left beside another program's database
+            raise
         except BaseException:
             self._lock.release()
             raise
 
-    def _connect_locked(self) -> Connection:
+    def _admit(self) -> opening.Admission:
+        admission = opening.admit(
+            Path(self.path), create=self.create, asked_read_only=self.asked_read_only, writable=self._writable
+        )
+        self.read_only_reason = admission.read_only
+        return admission
+
+    def _connect_admitted(self) -> Connection:
+        if not self._admitted and self.read_only_reason is None and os.path.exists(self.path + ".wal"):
+            # Opened for writing, DuckDB would replay the log into the file: a foreign one is asked first.
+            probe = self._connect_locked(read_only=True, probe=True)
+            if probe is not None:
+                try:
+                    opening.refuse_foreign(probe, self.path)
+                finally:
+                    probe.close()
+        connection = self._connect_locked(read_only=self.read_only_reason is not None)
+        assert connection is not None
+        if not self._admitted:
+            try:
+                opening.refuse_foreign(connection, self.path)
+            except BaseException:
+                connection.close()
+                raise
+            self._admitted = True
+        return connection
+
+    def _connect_locked(self, *, read_only: bool, probe: bool = False) -> Connection | None:
         # With the studio's lock taken, only a program outside the studio can hold DuckDB's own.
         deadline, told = time.monotonic() + self.wait, False
         while True:
             try:
-                return duckdb.connect(self.path)
+                return opening.connect(self.path, read_only=read_only)
+            except duckdb.ConnectionException as error:
+                if probe:  # this process has the file open already (so it was admitted): no probe
+                    return None
+                raise ProjectError(f"cannot open project file {self.path}: {error}") from error
             except duckdb.IOException as error:
                 if "lock" not in str(error).lower():
                     raise ProjectError(f"cannot open project file {self.path}: {error}") from error
@@ -221,6 +280,11 @@ class Database:
             if count is not None:
                 self.outside_writes |= count != self.changes_seen + 1
                 self.changes_seen = count
+        except duckdb.Error as error:
+            refusal = opening.write_refused(self.path, self.read_only_reason, error)
+            if refusal is None:
+                raise
+            raise refusal from error
         finally:
             with self._guard:
                 self._transactions -= 1
@@ -243,7 +307,7 @@ class Database:
             self.release()
 
     def _count_change(self, con: Connection) -> int | None:
-        if self._migrating:
+        if self._migrating or self.read_only_reason is not None:  # read-only: nothing written, nothing to count
             return None
         row = con.execute("UPDATE project_changes SET counter = counter + 1 RETURNING counter").fetchone()
         return int(row[0]) if row else None
@@ -260,14 +324,18 @@ class Database:
     def _migrate(self) -> None:
         con = self._connection
         assert con is not None
-        con.execute(
-            "CREATE TABLE IF NOT EXISTS schema_version ("
-            " version INTEGER PRIMARY KEY,"
-            " applied_at TIMESTAMP NOT NULL DEFAULT current_timestamp)"
-        )
+        if self.in_memory:
+            con.execute(opening.SCHEMA_VERSION_TABLE)
         current = self.schema_version()
         if current > LATEST_VERSION:
             raise ProjectError(f"{self.path} was written by a newer studio (schema {current} > {LATEST_VERSION})")
+        if current == LATEST_VERSION or (self.read_only_reason is not None and readable_as_it_is(current)):
+            return
+        if self.read_only_reason is not None:
+            raise ProjectReadOnly(
+                f"{self.path} is read-only ({self.read_only_reason}) and needs an upgrade from schema {current} to "
+                f"{LATEST_VERSION} before this studio can read it; a writable copy is upgraded when opened"
+            )
         self._migrating = True
         try:
             for version, statements in MIGRATIONS:

@@ -6,11 +6,14 @@ process takes before it opens the file and gives back as soon as it closes it, s
 process is never refused by DuckDB. The holder writes who it is (pid, command line, since when)
 into the lock file, for the waiting ones to tell their user. Within one process every Database
 on the same file shares one lock: DuckDB shares the file between a process's connections.
+A lock file that cannot be written is opened to read (enough for `flock`); in a folder where none
+can be made (a read-only one, where the project is only read) the studio reads without one.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import fcntl
 import json
 import os
@@ -25,6 +28,7 @@ from studio.domain.errors import ProjectBusy
 from studio.domain.project_file import LockHolder, WaitNotice
 
 POLL_SECONDS = 0.05
+CANNOT_WRITE = frozenset({errno.EACCES, errno.EPERM, errno.EROFS, errno.ENOSPC, errno.EDQUOT})
 _DUCKDB_HOLDER = re.compile(r"Conflicting lock is held in (?P<program>.*?) \(PID (?P<pid>\d+)\)")
 
 
@@ -78,11 +82,71 @@ def holder_from_duckdb(message: str) -> LockHolder:
 
 
 class _Held:
-    """The process's hold on one project file: an open lock file and how many users share it."""
+    """The process's hold on one project file: its open lock file and how many users share it."""
 
-    def __init__(self, descriptor: int) -> None:
-        self.descriptor = descriptor
+    def __init__(self, lock_file: _LockFile) -> None:
+        self.lock_file = lock_file
         self.users = 0
+
+
+class _LockFile:
+    """The lock file as this process opened it (no descriptor: there is none and none could be made)."""
+
+    def __init__(self, path: Path, descriptor: int | None, *, writable: bool = True, created: bool = False) -> None:
+        self.path = path
+        self.descriptor = descriptor
+        self.writable = writable  # the holder's record can be written into it
+        self.created = created  # this process made it
+
+    @classmethod
+    def open(cls, project: str) -> _LockFile:
+        """Open (or make) the lock file. Where it cannot be written it is opened to read, which is all
+        `flock` needs; where it cannot be made either (a read-only folder: the project file is read,
+        never written, there), there is none."""
+        path = lock_path(project)
+        try:
+            return cls(path, os.open(path, os.O_RDWR | os.O_CREAT | os.O_EXCL, 0o644), created=True)
+        except FileExistsError:
+            pass
+        except OSError as error:
+            if error.errno not in CANNOT_WRITE:
+                raise
+        try:
+            return cls(path, os.open(path, os.O_RDWR))
+        except OSError as error:
+            if error.errno not in CANNOT_WRITE and error.errno != errno.ENOENT:
+                raise
+        try:
+            return cls(path, os.open(path, os.O_RDONLY), writable=False)
+        except FileNotFoundError:
+            return cls(path, None, writable=False)
+
+    def try_lock(self) -> bool:
+        """Take the lock without waiting (False: another process holds it)."""
+        if self.descriptor is None:
+            return True
+        try:
+            fcntl.flock(self.descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(self.descriptor)
+            return False
+        if self.writable:
+            with contextlib.suppress(OSError):  # a disk without room: the record only informs
+                _write_holder(self.descriptor)
+        return True
+
+    def close(self, *, discard: bool) -> None:
+        """Let go. `discard`: remove the lock file too if this process made it (it was made for
+        a file the studio then refused, which no studio process will ever take turns on)."""
+        if self.descriptor is None:
+            return
+        if discard and self.created:
+            self.path.unlink(missing_ok=True)
+        elif self.writable:
+            with contextlib.suppress(OSError):  # no stale record names a process that left
+                os.ftruncate(self.descriptor, 0)
+        fcntl.flock(self.descriptor, fcntl.LOCK_UN)
+        os.close(self.descriptor)
 
 
 _registry: dict[str, _Held] = {}
@@ -120,19 +184,16 @@ class ProjectLock:
         with _registry_lock:
             held = _registry.get(self.key)
             if held is None:
-                descriptor = os.open(lock_path(self.project), os.O_RDWR | os.O_CREAT, 0o644)
-                try:
-                    fcntl.flock(descriptor, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                except BlockingIOError:
-                    os.close(descriptor)
+                lock_file = _LockFile.open(self.project)
+                if not lock_file.try_lock():
                     return False
-                _write_holder(descriptor)
-                held = _registry[self.key] = _Held(descriptor)
+                held = _registry[self.key] = _Held(lock_file)
             held.users += 1
             self.held = True
             return True
 
-    def release(self) -> None:
+    def release(self, *, discard: bool = False) -> None:
+        """Give the turn back (`discard`: see `_LockFile.close`)."""
         if not self.held:
             return
         self.held = False
@@ -141,9 +202,7 @@ class ProjectLock:
             held.users -= 1
             if held.users == 0:
                 del _registry[self.key]
-                os.ftruncate(held.descriptor, 0)  # no stale record names a process that left
-                fcntl.flock(held.descriptor, fcntl.LOCK_UN)
-                os.close(held.descriptor)
+                held.lock_file.close(discard=discard)
 
 
 def _write_holder(descriptor: int) -> None:

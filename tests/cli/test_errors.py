@@ -98,6 +98,7 @@ def test_a_project_from_a_newer_studio_exits_1(tmp_path: Path) -> None:
 
 
 def test_an_unknown_label_set_exits_2(tmp_path: Path) -> None:
+    Database(tmp_path / "p.duckdb").close()
     result = CliRunner().invoke(app, ["--db", str(tmp_path / "p.duckdb"), "history", "--qrels", "nope"])
     assert result.exit_code == ExitCode.BAD_INPUT, result.stdout
-    assert result.stderr.startswith("error: ")
+    assert result.stderr.startswith("error: ") and "nope" in result.stderr

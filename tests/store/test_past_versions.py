@@ -101,7 +101,13 @@ def test_a_file_at_13_gets_the_skipped_number_on_its_way(tmp_path: Path) -> None
 
 
 def test_a_file_past_the_skipped_number_is_not_given_it(tmp_path: Path) -> None:
-    later = [name for name, entry in MANIFEST.items() if entry["version"] > v14_skipped.VERSION]
+    # Files written while 15 or 16 was the newest never recorded 14 (later studios record it).
+    skipped = v14_skipped.VERSION
+    later = [
+        name
+        for name, entry in MANIFEST.items()
+        if entry["version"] > skipped and skipped not in entry["schema_versions"]
+    ]
     assert later
     for name in later:
         with Project.open(fixture_file(name, tmp_path)) as project:

@@ -44,13 +44,24 @@ class ProjectBase:
         self.writes = LabelWrites(self.engine)  # the one door through which labels change
 
     @classmethod
-    def open(cls, path: PathLike, *, wait: float = DEFAULT_WAIT_SECONDS, notice: WaitNotice | None = None) -> Self:
+    def open(
+        cls,
+        path: PathLike,
+        *,
+        wait: float = DEFAULT_WAIT_SECONDS,
+        notice: WaitNotice | None = None,
+        create: bool = True,
+        read_only: bool = False,
+    ) -> Self:
         """Open (creating and migrating as needed) the project file at `path` (":memory:" allowed).
 
-        Another process may be writing to it: this one waits up to `wait` seconds for its turn
-        (`notice` hears whom it waits for) and raises ProjectBusy after that.
+        A file that is not a studio project raises NotAProject, untouched. `create=False` raises
+        NoProject when the file is missing instead of creating it. The file is opened read-only
+        when asked (`read_only`) or when it or its folder cannot be written: reads work and a
+        write raises ProjectReadOnly. Another process may be writing to it: this one waits up to
+        `wait` seconds for its turn (`notice` hears whom it waits for) and raises ProjectBusy after that.
         """
-        return cls(Database(path, wait=wait, notice=notice))
+        return cls(Database(path, wait=wait, notice=notice, create=create, read_only=read_only))
 
     def watch_changes(self) -> ChangeWatcher:
         """What other processes write from now on, applied to this project's leaderboards on `poll()`."""
@@ -93,6 +104,20 @@ class ProjectBase:
     @property
     def path(self) -> str:
         return self.db.path
+
+    @property
+    def created(self) -> bool:
+        """Did opening make the project file?"""
+        return self.db.created
+
+    @property
+    def read_only(self) -> str | None:
+        """Why the project is open read-only (None: it can be written)."""
+        return self.db.read_only_reason
+
+    def schema_version(self) -> int:
+        """The version of the file's schema (the studio's newest once opened for writing)."""
+        return self.db.schema_version()
 
     def close(self) -> None:
         self.db.close()

@@ -3,7 +3,9 @@
 A migration is applied once, inside the transaction that opens an older file, and recorded in
 `schema_version`. Never edit a released migration (project files in the wild were migrated by its
 SQL as it was): add the next version, in a module `vNN_what_it_does.py` holding `VERSION` and
-`SQL`, and list it below. The versions run from 1 to `LATEST_VERSION` without a gap.
+`SQL`, and list it below. The versions run from 1 to `LATEST_VERSION` without a gap. A version
+whose additions a reader of the file does without says so with `READERS_NEED = False`: a file
+that cannot be upgraded (a read-only one) is read as it is when only such versions are missing.
 
 Labels and bank items are append-only event tables; the current state is a view over them,
 so every edit keeps its provenance and can be undone by appending its inverse.
@@ -31,6 +33,7 @@ from studio.store.migrations import (
     v15_calibrations,
     v16_ensembles_and_spreads,
     v17_repair_early_ensemble_files,
+    v18_project_mark,
 )
 
 MIGRATION_MODULES: tuple[ModuleType, ...] = (
@@ -51,8 +54,14 @@ MIGRATION_MODULES: tuple[ModuleType, ...] = (
     v15_calibrations,
     v16_ensembles_and_spreads,
     v17_repair_early_ensemble_files,
+    v18_project_mark,
 )
 
 MIGRATIONS: list[tuple[int, str]] = [(module.VERSION, module.SQL) for module in MIGRATION_MODULES]
 
 LATEST_VERSION = MIGRATIONS[-1][0]
+
+
+def readable_as_it_is(version: int) -> bool:
+    """Can this studio read a file at schema `version` without upgrading it (a read-only file)?"""
+    return all(not getattr(module, "READERS_NEED", True) for module in MIGRATION_MODULES if version < module.VERSION)

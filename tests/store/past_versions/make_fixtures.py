@@ -138,6 +138,11 @@ PAST_VERSIONS = (
         "d10946767d4eeae2e5b01dbc5be052b250bc27d0",
         note="the newest version, as written before the migrations became one module per version",
     ),
+    PastVersion(
+        17,
+        "0f77048a14f803a3e09c4f491f96212d1a9a3aa1",
+        note="the last version without the studio's mark (version 18 adds it as the file is upgraded)",
+    ),
 )
 
 

@@ -21,6 +21,7 @@ from rich.markup import escape
 from studio.cli.output import flush_stdout, silence_stdout, stderr_console
 from studio.domain.errors import (
     WRITE_FAILURES,
+    CallsFailed,
     InputError,
     OutputError,
     ProjectError,
@@ -40,13 +41,14 @@ class ExitCode(IntEnum):
 
 
 # Asking differently fixes bad input and bad usage (2, as click does for a bad option); a project
-# that cannot be used, or output the system would not take, is a runtime failure (1). The first
-# matching class wins.
+# that cannot be used, output the system would not take or a judge whose every call failed is a
+# runtime failure (1). The first matching class wins.
 EXIT_CODES: tuple[tuple[type[StudioError], ExitCode], ...] = (
     (InputError, ExitCode.BAD_INPUT),
     (UsageError, ExitCode.BAD_INPUT),
     (ProjectError, ExitCode.RUNTIME_ERROR),
     (OutputError, ExitCode.RUNTIME_ERROR),
+    (CallsFailed, ExitCode.RUNTIME_ERROR),
 )
 
 

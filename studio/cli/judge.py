@@ -19,7 +19,7 @@ from studio.cli.errors import handles_errors
 from studio.cli.output import OutputFormat, emit_object, stderr_console
 from studio.cli.progress import progress_bar
 from studio.domain.choices import BackendName, ConstrainMode, DerivedScore, JudgeMethod
-from studio.domain.errors import UsageError
+from studio.domain.errors import CallsFailed, UsageError
 from studio.domain.judging import JudgeConfig, JudgeSummary
 from studio.services.project import Project
 
@@ -132,6 +132,11 @@ def judge(
             raise UsageError("--samples works with the LLM methods, not with embedding similarity")
         summary = _run_with_progress(project, config, stale_only=stale)
     emit_object(summary.as_dict(), fmt, title=f"Judged into {label_set}")
+    if summary.every_call_failed:  # the summary is data all the same; the status says it failed
+        raise CallsFailed(
+            f"{summary.failed_calls_text()}; recorded as failures (`studio judges failures {label_set}`),"
+            " they are asked again by the next run"
+        )
 
 
 def _older_inspection(

@@ -65,3 +65,8 @@ class NotAProject(UsageError):
 class ProjectReadOnly(ProjectError):
     """A write to a project the studio opened read-only (the file or its folder is not writable,
     or reading only was asked for). Nothing was written."""
+
+
+class CallsFailed(StudioError, RuntimeError):
+    """A judge whose every call failed: the server was down, refused the key or answered errors.
+    The failures are recorded with the run; running the judge again asks those calls again."""

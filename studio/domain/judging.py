@@ -65,7 +65,18 @@ class JudgeSummary:
     prompt_tokens: int
     completion_tokens: int
     judge_run: int = 0
+    failed_calls: int = 0  # calls of this run that got no answer (refused, timed out, server errors)
+    first_failure: str | None = None  # why the first of them failed, in the backend's words
     extra: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if k != "extra"} | self.extra
+
+    @property
+    def every_call_failed(self) -> bool:
+        """The run asked for answers and got none: the server was down or refused every call."""
+        return self.calls > 0 and self.failed_calls == self.calls
+
+    def failed_calls_text(self) -> str:
+        """`30 of 30 calls failed: connection refused` (the first failure's reason)."""
+        return f"{self.failed_calls} of {self.calls} calls failed: {self.first_failure or 'no reason given'}"

@@ -36,6 +36,7 @@ from typing import Any
 from studio.domain.errors import UsageError
 from studio.judges.backend import ChatRequest, ChatResult
 from studio.judges.constraints import CONSTRAIN_MODES, constraint_fields, label_position, mode_for_server
+from studio.judges.endpoints import refuse_credentials
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 TOP_LOGPROBS = 20  # the most the OpenAI API returns per token
@@ -85,6 +86,7 @@ class OpenAIBackend:
         `constrain` is one of CONSTRAIN_MODES (`auto` asks the server once, when first needed)."""
         self.model = model
         self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        refuse_credentials(self.base_url, api_key_env)  # before any message could repeat the URL
         parts = urllib.parse.urlsplit(self.base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise UsageError(f"the base URL must be http(s)://host[:port]/v1, not {self.base_url!r}")

@@ -7,6 +7,7 @@ from typing import Any
 
 from studio.domain.errors import UsageError
 from studio.domain.judging import JudgeConfig
+from studio.judges.endpoints import refuse_credentials
 from studio.store import Connection, Database
 from studio.store import judging as judge_store
 from studio.store import labels as label_store
@@ -37,7 +38,9 @@ RERUN_FIELDS = (
 
 
 def rerunnable(config: JudgeConfig) -> dict[str, Any]:
-    """The part of a configuration a judge run keeps, to be run again as it was."""
+    """The part of a configuration a judge run keeps, to be run again as it was; a base URL holding
+    a credential is refused, so that no key ever reaches the project file."""
+    refuse_credentials(config.base_url, config.api_key_env)
     return {name: getattr(config, name) for name in RERUN_FIELDS}
 
 

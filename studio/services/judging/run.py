@@ -79,6 +79,7 @@ def run_judge(
     costs are exactly those of the edited, added or split items.
     """
     start = time.perf_counter()
+    saved_config = rerunnable(config)  # refused here, before anything is written, when it holds a secret
     method = get_method(config.method, config.prompt)
     # Reads outside transactions are marked busy: a front end that releases the file from
     # another thread (the TUI) then waits for them; the file is free while a model loads.
@@ -108,7 +109,7 @@ def run_judge(
                 model=backend.model,
                 prompt_name=method.prompt.name,
                 prompt_hash=method.prompt.sha256,
-                params=params | {"seed": config.seed, "config": rerunnable(config)},
+                params=params | {"seed": config.seed, "config": saved_config},
                 pool=config.pool,
             )
             batch = new_batch(tx, "judge", f"{config.name} run {run}")
@@ -133,6 +134,8 @@ def run_judge(
             by_key.setdefault(unit.key, []).append(unit)
         total = len(units) + len(missing)
         stats = {"done": len(missing), "calls": 0, "hits": 0, "failures": len(missing), "prompt": 0, "completion": 0}
+        stats["failed_calls"] = 0
+        first_failure: str | None = None  # what the backend said of the first call that got no answer
         cost = 0.0
 
         def record(tx: Any, key: str, output: str | None, error: str | None, probs: dict[str, float] | None) -> None:
@@ -219,6 +222,9 @@ def run_judge(
                 )
                 record(tx, key, result.text, result.error, result.label_probs)
                 stats["calls"] += 1
+                if result.text is None:
+                    stats["failed_calls"] += 1
+                    first_failure = first_failure or result.error
                 stats["prompt"] += result.prompt_tokens
                 stats["completion"] += result.completion_tokens
                 cost += result.cost or 0.0
@@ -279,5 +285,7 @@ def run_judge(
         prompt_tokens=stats["prompt"],
         completion_tokens=stats["completion"],
         judge_run=run,
+        failed_calls=stats["failed_calls"],
+        first_failure=first_failure,
         extra=extra,
     )

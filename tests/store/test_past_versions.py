@@ -15,6 +15,7 @@ import pytest
 from store.past_versions.holdings import holdings, schema_versions
 
 from studio.services.project import Project
+from studio.store.file_identity import APPLICATION, MARK_TABLE
 from studio.store.migrations import LATEST_VERSION, v14_skipped
 
 FIXTURES = Path(__file__).resolve().parent / "past_versions"
@@ -63,6 +64,13 @@ def test_opening_upgrades_to_the_latest_version_applying_only_what_is_newer(
     written = entry["schema_versions"]
     applied = project.db.cursor().execute("SELECT version FROM schema_version ORDER BY version").fetchall()
     assert [row[0] for row in applied] == [*written, *range(max(written) + 1, LATEST_VERSION + 1)]
+
+
+def test_the_upgraded_file_carries_the_studios_mark(past: tuple[dict[str, Any], Project]) -> None:
+    # Written before the mark existed, it was a project by its tables; upgraded, it is marked.
+    _, project = past
+    marks = project.db.cursor().execute(f"SELECT application FROM {MARK_TABLE}").fetchall()
+    assert marks == [(APPLICATION,)]
 
 
 def test_the_upgraded_file_passes_the_check(past: tuple[dict[str, Any], Project]) -> None:

@@ -79,8 +79,10 @@ held.close()
 
 def test_a_decision_while_another_process_keeps_the_file_is_refused_with_the_reason(sample: Path) -> None:
     async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
-        app.state.project.db.wait = 1.0  # what TUI_WAIT_SECONDS is to people, shortened for the test
-        holder = subprocess.Popen([sys.executable, "-c", HOLD, str(sample), "6"], stdout=subprocess.PIPE, text=True)
+        # What TUI_WAIT_SECONDS is to people, shortened for the test, yet long enough for the keys'
+        # repaint to be read before the write gives up on a busy machine; the holder outlasts it.
+        app.state.project.db.wait = 3.0
+        holder = subprocess.Popen([sys.executable, "-c", HOLD, str(sample), "10"], stdout=subprocess.PIPE, text=True)
         try:
             assert holder.stdout is not None
             assert (await asyncio.to_thread(holder.stdout.readline)).strip() == "held"  # the studio let go

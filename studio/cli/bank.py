@@ -9,6 +9,7 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
+from studio.cli.grades import grade
 from studio.cli.output import OutputFormat, emit_object, emit_records
 from studio.domain.choices import Importance, ItemKind, ModelBackend
 from studio.domain.judging import JudgeConfig
@@ -169,8 +170,8 @@ def report(
     bank: Bank,
     source: Annotated[str, typer.Option("--from", help="Label set of a rubric judge run with this bank.")],
     ref: Annotated[str, typer.Option(help="Reference label set.")] = "human",
-    min_grade: Annotated[float, typer.Option(help="Covered at item grade ≥ this.")] = 4.0,
-    relevant: Annotated[float | None, typer.Option(help="Reference-relevant at grade ≥ this.")] = None,
+    min_grade: Annotated[float, typer.Option(parser=grade, help="Covered at item grade ≥ this.")] = 4.0,
+    relevant: Annotated[float | None, typer.Option(parser=grade, help="Reference-relevant at grade ≥ this.")] = None,
     measure: Annotated[str, typer.Option("--measure", "-m", help="Measure of the item effect.")] = "nDCG@10",
     topic: Annotated[list[str] | None, typer.Option(help="Only these topics (repeat).")] = None,
     fmt: Format = OutputFormat.table,
@@ -255,7 +256,7 @@ def cover(
     bank: Bank,
     source: Annotated[str, typer.Option("--from", help="Label set of a rubric judge run with this bank.")],
     k: Annotated[int, typer.Option("-k", min=1, help="Depth of each run's ranking.")] = 10,
-    min_grade: Annotated[float, typer.Option(help="Covered at item grade ≥ this.")] = 4.0,
+    min_grade: Annotated[float, typer.Option(parser=grade, help="Covered at item grade ≥ this.")] = 4.0,
     normalise: Annotated[bool, typer.Option("--normalise", help="Divide by what any document covers.")] = False,
     ref: Annotated[str, typer.Option(help="Reference label set for Kendall τ.")] = "human",
     fmt: Format = OutputFormat.table,
@@ -277,7 +278,7 @@ def nuggetize_command(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="Name of the new nugget bank.")],
     ref: Annotated[str, typer.Option(help="Label set whose relevant documents the nuggets come from.")] = "human",
-    relevant: Annotated[float, typer.Option(help="Relevant at grade ≥ this.")] = 2.0,
+    relevant: Annotated[float, typer.Option(parser=grade, help="Relevant at grade ≥ this.")] = 2.0,
     backend: Annotated[ModelBackend, typer.Option(help="Who writes the nuggets.")] = ModelBackend.llamacpp,
     model: Annotated[str | None, typer.Option(help="GGUF path (llamacpp) or model name (openai).")] = None,
     topic: Annotated[list[str] | None, typer.Option(help="Only these topics (repeat).")] = None,

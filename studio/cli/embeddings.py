@@ -8,6 +8,7 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
+from studio.cli.grades import grade
 from studio.cli.output import Format, OutputFormat, emit_object, emit_records
 
 commands = typer.Typer()
@@ -23,7 +24,8 @@ def fd(
         bool, typer.Option("--unjudged-only", help="Only the top-k documents the label set did not judge.")
     ] = False,
     relevant: Annotated[
-        float | None, typer.Option(help="Relevant at grade ≥ this (default 2 on graded scales, else 1).")
+        float | None,
+        typer.Option(parser=grade, help="Relevant at grade ≥ this (default 2 on graded scales, else 1)."),
     ] = None,
     model: Annotated[
         str | None, typer.Option(help="A local sentence-transformers folder (default: the bundled all-MiniLM-L6-v2).")

@@ -8,6 +8,7 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
+from studio.cli.grades import grade
 from studio.cli.output import Format, OutputFormat, emit_object, emit_records, stderr_console, warn_about_scale
 from studio.domain.choices import DEFAULT_MEASURES, QueueOrder
 from studio.domain.numbers import read_decimal, why_not_decimal
@@ -91,10 +92,13 @@ def agree(
     ref: Ref,
     qrels: Qrels,
     ref_threshold: Annotated[
-        float | None, typer.Option(help="Relevant in the reference at grade ≥ this (default 2 on 0–3 scales).")
+        float | None,
+        typer.Option(parser=grade, help="Relevant in the reference at grade ≥ this (default 2 on 0–3 scales)."),
     ] = None,
-    threshold: Annotated[float | None, typer.Option(help="Relevant in the audited set at grade ≥ this.")] = None,
-    relevant: Annotated[float, typer.Option(help="Lowest reference grade that is Acceptable.")] = 1.0,
+    threshold: Annotated[
+        float | None, typer.Option(parser=grade, help="Relevant in the audited set at grade ≥ this.")
+    ] = None,
+    relevant: Annotated[float, typer.Option(parser=grade, help="Lowest reference grade that is Acceptable.")] = 1.0,
     clip: Annotated[bool, typer.Option("--clip", help="Clip grades outside the reference's scale into it.")] = False,
     fmt: Format = OutputFormat.table,
 ) -> None:

@@ -8,6 +8,7 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
+from studio.cli.grades import grade
 from studio.cli.output import stderr_console
 from studio.domain.choices import BankFormat, TableFormat
 from studio.domain.export_report import ExportReport
@@ -61,7 +62,9 @@ def export_graded(
     name: Annotated[str, typer.Argument(help="Label set of a rubric judge.", show_default=False)],
     out: Out,
     ref: Annotated[str | None, typer.Option(help="Reference labels written beside the grades.")] = "human",
-    min_grade: Annotated[float, typer.Option(help="correctAnswered at grade ≥ this (Rubric files).")] = 4.0,
+    min_grade: Annotated[
+        float, typer.Option(parser=grade, help="correctAnswered at grade ≥ this (Rubric files).")
+    ] = 4.0,
 ) -> None:
     """Item grades: a Rubric-workbench graded file (exam, subtopic) or nuggetizer assignments (nugget-assign)."""
     with open_project(ctx) as project:

@@ -86,11 +86,19 @@ def import_qrels(
 def import_run(
     ctx: typer.Context,
     files: Files,
-    name: Annotated[str | None, typer.Option(help="Run name (default: the tag column).")] = None,
+    name: Annotated[
+        str | None,
+        typer.Option(
+            help="Run name (default: the tag column). Given, every row of the file is that run, whatever its tag."
+        ),
+    ] = None,
     replace: Replace = False,
     fmt: Format = OutputFormat.table,
 ) -> None:
-    """TREC runs `qid Q0 docid rank score tag`; many files at once."""
+    """TREC runs `qid Q0 docid rank score tag`; many files at once.
+
+    A file is one run, named after its tag column: a line with another tag than the first row's
+    is refused (naming the line) unless `--name` names the run."""
     with open_project(ctx, create=True) as project:
         _report(project.import_runs(files, name=name, replace=replace), fmt)
 

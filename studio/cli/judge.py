@@ -16,6 +16,7 @@ import typer
 from studio.cli import judges
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
+from studio.cli.grades import grade
 from studio.cli.output import OutputFormat, emit_object, stderr_console
 from studio.cli.progress import progress_bar
 from studio.domain.choices import BackendName, ConstrainMode, DerivedScore, JudgeMethod
@@ -196,7 +197,9 @@ def derive(
         DerivedScore, typer.Option(help="How a document's item grades become its grade.")
     ] = DerivedScore.exam_binary,
     name: Annotated[str | None, typer.Option(help="Label set to write (default: SCORE-of-SOURCE).")] = None,
-    min_grade: Annotated[float, typer.Option(help="An item counts as answered/covered at grade ≥ this.")] = 4.0,
+    min_grade: Annotated[
+        float, typer.Option(parser=grade, help="An item counts as answered/covered at grade ≥ this.")
+    ] = 4.0,
     replace: Annotated[bool, typer.Option("--replace", help="Recompute an existing derived set.")] = False,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
 ) -> None:

@@ -20,7 +20,14 @@ commands = typer.Typer(
 )
 
 Out = Annotated[
-    str, typer.Option("--out", "-o", help="Output file ('-' for stdout; a .gz name is gzipped).", show_default=False)
+    str,
+    typer.Option(
+        "--out",
+        "-o",
+        help="Output file ('-' or /dev/stdout for stdout; a FIFO or a device is written in place; a .gz name is"
+        " gzipped).",
+        show_default=False,
+    ),
 ]
 
 

@@ -34,7 +34,12 @@ that print results take `--format table|json|csv|tsv` ([formats.md](formats.md) 
 a table never drops a column or cuts a value: piped it prints at full width, on a terminal long
 values wrap within their column. Exit codes: 0 ok, 1 runtime error, 2 bad usage or bad input
 (the message names the file, the line and what is wrong; the project file is left as it was).
-Several studio processes can work on one project at once ([project.md](project.md))."""
+Output is written as Unix tools write it: `--out -` and `--out /dev/stdout` are stdout; a FIFO or
+a device (`/dev/null`) is written in place, a regular file (a symlink's target too) replaced
+whole through a temporary file beside it; a full disk or an I/O error is one line on stderr and
+exit 1, with no file half-written; a reader that closed stdout's pipe (`studio list | head -1`)
+ends the command quietly with exit 141, as SIGPIPE ends `cat`. Several studio processes can work
+on one project at once ([project.md](project.md))."""
 
 TYPE_NAMES = {str: "text", int: "integer", float: "number", bool: "flag", Path: "path"}
 CODE_SPAN = re.compile(r"(`[^`]*`)")

@@ -136,3 +136,37 @@ def test_batch_failures_unknown_lines_and_bad_files(db: Path, tmp_path: Path, se
     assert f"{broken}:2" in studio(db, "--import-batch", str(broken), code=2)
     assert "openai backend" in studio(db, "--backend", "simulated", "--export-batch", str(broken), code=2)
     assert "not both" in studio(db, "--export-batch", "a", "--import-batch", "b", code=2)
+
+
+EXPORT_OPTIONS = ["--model", "fake", "--topic", "1001", "--limit", "8"]  # `studio judges export-batch`'s
+
+
+def test_a_batch_file_is_written_whole_or_not_at_all(
+    db: Path, tmp_path: Path, server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """As every export: a write the disk refuses leaves the earlier file as it was (exit 1)."""
+    target = tmp_path / "in.jsonl"
+    target.write_text("the earlier batch file\n", encoding="utf-8")
+
+    def full_disk(descriptor: int, data: bytes) -> int:
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr("os.write", full_disk)
+    refused = cli(db, "judges", "export-batch", "batch-judge", "--out", target, *EXPORT_OPTIONS)
+    monkeypatch.undo()
+    assert refused.exit_code == 1, refused.output
+    assert refused.stderr == f"error: cannot write {target}: No space left on device\n"
+    assert target.read_text(encoding="utf-8") == "the earlier batch file\n"
+    assert [p.name for p in tmp_path.iterdir() if p.name.endswith(".partial")] == []
+    assert server.requests == []
+
+
+def test_a_batch_file_named_dash_is_a_file(
+    db: Path, tmp_path: Path, server: FakeOpenAIServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Not stdout: the command prints its count there, which would join the batch lines."""
+    monkeypatch.chdir(tmp_path)
+    with Project.open(db) as project:
+        config = JudgeConfig(method="umbrela", backend="openai", name="b", model="fake", topics=["1001"], limit=3)
+        assert export_batch(project.db, config, Path("-")) == 3
+    assert len((tmp_path / "-").read_text(encoding="utf-8").splitlines()) == 3

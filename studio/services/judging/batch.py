@@ -10,6 +10,7 @@ answer in the cache and makes no call.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from studio.domain.judging import JudgeConfig
 from studio.judges.backend import ChatRequest, ChatResult, call_key
 from studio.judges.methods import get_method
 from studio.judges.openai_backend import CallError, OpenAIBackend
+from studio.services.exports.delivery import deliver
 from studio.services.judging.backends import make_backend
 from studio.services.judging.pools import pool_pairs
 from studio.services.judging.units import build_units
@@ -59,10 +61,10 @@ def export_batch(db: Database, config: JudgeConfig, path: Path) -> int:
         )
         for key in pending
     ]
+    # Written as every export is (whole or not at all; a FIFO or a device in place), except that
+    # `-` stays a file name: the command prints its count on stdout, which would join the lines.
     try:
-        Path(path).write_text("".join(line + "\n" for line in lines), encoding="utf-8")
-    except OSError as error:
-        raise UsageError(f"cannot write the batch file {path}: {error.strerror or error}") from error
+        deliver("".join(line + "\n" for line in lines), os.path.abspath(path))
     finally:
         backend.close()
     return len(lines)

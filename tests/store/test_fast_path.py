@@ -137,10 +137,14 @@ def trec_file(draw: st.DrawFn, columns: Callable[[], st.SearchStrategy[list[str]
     return data
 
 
+# Texts of the characters numbers are made of, and of those Python reads as parts of numbers too.
+NUMBER_LIKE = st.text(alphabet="0123456789+-.eE_\u0663\uff11", min_size=1, max_size=8)
+
+
 @st.composite
 def run_columns(draw: st.DrawFn) -> list[str]:
     score = (
-        draw(st.sampled_from(BAD_SCORES))
+        draw(st.one_of(st.sampled_from(BAD_SCORES), NUMBER_LIKE))
         if draw(st.integers(0, 15)) == 0
         else draw(
             st.one_of(
@@ -152,7 +156,7 @@ def run_columns(draw: st.DrawFn) -> list[str]:
         )
     )
     rank = (
-        draw(st.sampled_from(BAD_RANKS))
+        draw(st.one_of(st.sampled_from(BAD_RANKS), NUMBER_LIKE))
         if draw(st.integers(0, 15)) == 0
         else draw(st.one_of(st.sampled_from(GOOD_RANKS), st.integers(1, 1000).map(str)))
     )
@@ -169,7 +173,7 @@ def run_columns(draw: st.DrawFn) -> list[str]:
 @st.composite
 def qrels_columns(draw: st.DrawFn) -> list[str]:
     grade = (
-        draw(st.sampled_from([*BAD_SCORES, "inf"]))
+        draw(st.one_of(st.sampled_from(BAD_SCORES), NUMBER_LIKE))
         if draw(st.integers(0, 15)) == 0
         else draw(
             st.one_of(

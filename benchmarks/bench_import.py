@@ -1,15 +1,16 @@
-"""Import of the DL-scale runs (100 runs x 50 topics x 1000 docs) against DuckDB's own CSV reading,
-space- and tab-separated side by side.
+"""Import of runs against DuckDB's own CSV reading, in three layouts side by side: the DL-scale
+runs (100 runs x 50 topics x 1000 docs) space- and tab-separated, and runs laid out as NIST's
+TREC DL 2021 passage runs (63 tab-separated files, long docids, `benchmarks.nist_layout`).
 
-The tab-separated files are the space-separated ones with every space turned into a tab (NIST
-distributes runs tab-separated). Prints one JSON object with, for each layout: the studio's
+The tab-separated DL-scale files are the space-separated ones with every space turned into a
+tab. Prints one JSON object with, for each layout: the studio's
 import time (fresh project file each repetition), the time DuckDB's `read_csv` alone takes to
 read and split the same files into a table (the delimiter given, columns typed), and their
 ratio; the part of the import that reads the files (the fast path: reading, splitting and
 checking every line, and the check for a docid ranked twice, into the staging table) beside the
 same anchor; and the precise line-by-line parser's time on a sample of files (what the fast path
-saves).
-Usage: python -m benchmarks.bench_import [--repeat 3] [--data benchmarks/.data/dl]
+saves; on the space-separated layout).
+Usage: python -m benchmarks.bench_import [--repeat 3] [--layout space|tab|nist …] [--data benchmarks/.data/dl]
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from typing import Any
 
 import duckdb
 
+from benchmarks.nist_layout import generate_nist_runs
 from benchmarks.workload import generate, with_separator
 from studio import Project
 from studio.formats.text_input import read_text
@@ -31,15 +33,26 @@ from studio.formats.trec import parse_run
 from studio.store import runs as run_store
 from studio.store.database import Database
 
-SEPARATORS = {"space": " ", "tab": "\t"}
+SEPARATORS = {"space": " ", "tab": "\t", "nist": "\t"}
 
 
-def time_studio_import(runs: list[Path], folder: Path, name: str) -> float:
+def layout_runs(name: str, data: Path) -> list[Path]:
+    """The run files of layout `name`, generated under `data`'s folder the first time."""
+    if name == "nist":
+        return generate_nist_runs(data.with_name("nist-dl21"))
+    spaced = generate(data).runs
+    if name == "space":
+        return spaced
+    return with_separator(generate(data), data.with_name(data.name + "-tab"), "\t").runs
+
+
+def time_studio_import(runs: list[Path], folder: Path, name: str) -> tuple[float, int]:
+    """Seconds the facade's import of `runs` takes into a fresh project file, and the rows it stored."""
     path = folder / f"import-{name}.duckdb"
     with Project.open(path) as project:
         start = time.perf_counter()
-        project.import_runs(runs)
-        return time.perf_counter() - start
+        report = project.import_runs(runs)
+        return time.perf_counter() - start, report.counts["rows"]
 
 
 def time_fast_path(runs: list[Path], folder: Path, name: str) -> float:
@@ -77,24 +90,30 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--data", type=Path, default=Path(__file__).parent / ".data" / "dl")
+    parser.add_argument(
+        "--layout", action="append", choices=sorted(SEPARATORS), help="measure only this layout (repeatable)"
+    )
     args = parser.parse_args()
-    spaced = generate(args.data)
-    layouts = {"space": spaced, "tab": with_separator(spaced, args.data.with_name(args.data.name + "-tab"), "\t")}
+    layouts = {name: layout_runs(name, args.data) for name in (args.layout or SEPARATORS)}
     times: dict[str, dict[str, list[float]]] = {name: {"studio": [], "anchor": [], "fast": []} for name in layouts}
+    rows: dict[str, int] = {}
     with tempfile.TemporaryDirectory() as scratch:
         for index in range(args.repeat):  # the layouts alternate, so that neither gets the quieter machine
-            for name, workload in layouts.items():
+            for name, runs in layouts.items():
                 tag = f"{name}-{index}"
-                times[name]["anchor"].append(time_duckdb_read_csv(workload.runs, SEPARATORS[name], Path(scratch), tag))
-                times[name]["studio"].append(time_studio_import(workload.runs, Path(scratch), tag))
-                times[name]["fast"].append(time_fast_path(workload.runs, Path(scratch), tag))
+                times[name]["anchor"].append(time_duckdb_read_csv(runs, SEPARATORS[name], Path(scratch), tag))
+                seconds, rows[name] = time_studio_import(runs, Path(scratch), tag)
+                times[name]["studio"].append(seconds)
+                times[name]["fast"].append(time_fast_path(runs, Path(scratch), tag))
     figures: dict[str, Any] = {}
-    for name, workload in layouts.items():
+    for name, runs in layouts.items():
         studio = statistics.median(times[name]["studio"])
         anchor = statistics.median(times[name]["anchor"])
         fast = statistics.median(times[name]["fast"])
         figures[name] = {
-            "megabytes": round(sum(p.stat().st_size for p in workload.runs) / 1e6, 1),
+            "runs": len(runs),
+            "rows": rows[name],
+            "megabytes": round(sum(p.stat().st_size for p in runs) / 1e6, 1),
             "studio_import_seconds": round(studio, 3),
             "duckdb_read_csv_seconds": round(anchor, 3),
             "ratio_studio_to_read_csv": round(studio / anchor, 2),
@@ -103,21 +122,12 @@ def main() -> None:
             "studio_import_seconds_all": [round(t, 3) for t in times[name]["studio"]],
             "duckdb_read_csv_seconds_all": [round(t, 3) for t in times[name]["anchor"]],
         }
-    sample = spaced.runs[:5]
-    precise = time_precise_parser(sample) * len(spaced.runs) / len(sample)
-    print(
-        json.dumps(
-            {
-                "benchmark": "import DL-scale runs",
-                "runs": len(spaced.runs),
-                "rows": len(spaced.runs) * 50 * 1000,
-                "repeat": args.repeat,
-                **figures,
-                "precise_parser_seconds_estimated": round(precise, 2),
-            },
-            indent=2,
-        )
-    )
+    result: dict[str, Any] = {"benchmark": "import runs", "repeat": args.repeat, **figures}
+    if "space" in layouts:
+        sample = layouts["space"][:5]
+        precise = time_precise_parser(sample) * len(layouts["space"]) / len(sample)
+        result["precise_parser_seconds_estimated"] = round(precise, 2)
+    print(json.dumps(result, indent=2))
 
 
 if __name__ == "__main__":

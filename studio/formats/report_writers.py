@@ -65,11 +65,13 @@ dl.facts { display: grid; grid-template-columns: max-content auto; gap: .1rem 1r
 dl.facts dt { color: #5b6573; } dl.facts dd { margin: 0; }
 nav ol { columns: 2; padding-left: 1.4rem; }
 p.note { color: #5b6573; font-style: italic; }
-table { border-collapse: collapse; margin: .8rem 0 1.4rem; font-size: 13.5px; }
+div.table { overflow-x: auto; margin: .8rem 0 1.4rem; }
+table { border-collapse: collapse; font-size: 13.5px; }
 caption { text-align: left; font-weight: 600; padding-bottom: .3rem; }
 th, td { border-bottom: 1px solid #e3e7ec; padding: .25rem .6rem; text-align: left; vertical-align: top; }
 th { background: #f3f5f8; }
 td.num { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+td.num span.spread { display: block; color: #5b6573; font-size: 12px; }
 p.empty { color: #5b6573; }
 figure { margin: 1rem 0 1.6rem; }
 figure img { max-width: 100%; height: auto; border: 1px solid #e3e7ec; }
@@ -125,8 +127,9 @@ def _html_table(table: Table) -> list[str]:
     e = html.escape
     if not table.rows:
         return [f'<p class="empty"><strong>{e(table.title)}</strong>: {e(table.empty)}</p>']
+    # A wide table scrolls inside its own box instead of running past the page's right edge.
     out = [
-        "<table>",
+        '<div class="table"><table>',
         f"<caption>{e(table.title)}</caption>",
         "<thead><tr>" + "".join(f"<th>{e(c)}</th>" for c in table.columns) + "</tr></thead>",
         "<tbody>",
@@ -136,10 +139,19 @@ def _html_table(table: Table) -> list[str]:
         for column in table.columns:
             value = row.get(column)
             attribute = ' class="num"' if _numeric(value) else ""
-            cells.append(f"<td{attribute}>{e(format_cell(value))}</td>")
+            cells.append(f"<td{attribute}>{_html_cell(value)}</td>")
         out.append("<tr>" + "".join(cells) + "</tr>")
-    out.extend(["</tbody>", "</table>"])
+    out.extend(["</tbody>", "</table></div>"])
     return out
+
+
+def _html_cell(value: Cell) -> str:
+    """A cell's text; a spread puts its `± std` on a line of its own, so that a row of ten of them
+    (the topic-subsampling table) fits a laptop's page."""
+    if isinstance(value, Spread) and value.mean is not None:
+        mean, std = html.escape(format_number(value.mean)), html.escape(format_number(value.std))
+        return f'{mean}<span class="spread">± {std}</span>'
+    return html.escape(format_cell(value))
 
 
 # -- Markdown ---------------------------------------------------------------------------------

@@ -66,3 +66,14 @@ def test_markdown_keeps_a_pipe_inside_its_cell_and_links_the_figure() -> None:
     assert "![a|b \\[scatter\\]](figures/tau-x.png)" in text
     assert text.startswith("# Report &lt;of> a project\n")
     assert "## 1. Scores" in text and "**Nothing**: none yet" in text and "_a note_" in text
+
+
+def test_a_wide_table_scrolls_in_its_own_box_and_a_spread_breaks_before_its_deviation() -> None:
+    # The topic-subsampling table has ten spread columns: on one line each they ran past a
+    # 1280-pixel page, hiding the last ones.
+    columns = ["label set", *(f"{share}%" for share in range(10, 101, 10))]
+    row: dict[str, Cell] = {"label set": "llm", **{c: Spread(0.8125, 0.0625) for c in columns[1:]}}
+    page = render_html(Report("r", [], [Section("s", "S", "text", [Table("Wide", columns, [row])], [])]))
+    assert '<div class="table"><table>' in page and "</table></div>" in page
+    assert "div.table { overflow-x: auto;" in page
+    assert page.count('<td class="num">0.812<span class="spread">± 0.062</span></td>') == 10

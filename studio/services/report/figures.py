@@ -104,20 +104,39 @@ def tau_scatter(
         xs = [p[1] for p in shown]
         ys = [p[2] for p in shown]
         ax.scatter(xs, ys, s=28, color="#2f6db3", zorder=3)
-        for run, x, y in zip((p[0] for p in shown), xs, ys, strict=True):
-            ax.annotate(run, (x, y), xytext=(5, 4), textcoords="offset points", fontsize=8)
         if xs:
-            # Room for the run names to the right and above the highest points.
             span_x = (max(xs) - min(xs)) or 1.0
             span_y = (max(ys) - min(ys)) or 1.0
-            ax.set_xlim(min(xs) - 0.08 * span_x, max(xs) + 0.35 * span_x)
-            ax.set_ylim(min(ys) - 0.08 * span_y, max(ys) + 0.12 * span_y)
+            # Names of the rightmost runs go to the left of their point, so the axis needs no room
+            # past the data: a measure within [0, 1] never gets an axis running to 1.1.
+            right_third = max(xs) - span_x / 3
+            for run, x, y in zip((p[0] for p in shown), xs, ys, strict=True):
+                left = x > right_third
+                ax.annotate(
+                    run,
+                    (x, y),
+                    xytext=(-5 if left else 5, 4),
+                    textcoords="offset points",
+                    fontsize=8,
+                    horizontalalignment="right" if left else "left",
+                )
+            ax.set_xlim(*axis_limits(xs, span_x, 0.08, 0.08))
+            ax.set_ylim(*axis_limits(ys, span_y, 0.08, 0.12))
         ax.grid(True, color="#e3e7ec", zorder=0)
         ax.set_xlabel(f"{measure} under {ref}")
         ax.set_ylabel(f"{measure} under {label_set}")
         tau_text = "undefined" if tau is None else f"{tau:.3f}"
         ax.set_title(f"{label_set} against {ref}: Kendall τ = {tau_text}", fontsize=11)
         return _png(figure, name, caption, SCATTER_SIZE)
+
+
+def axis_limits(values: Sequence[float], span: float, below: float, above: float) -> tuple[float, float]:
+    """An axis's range with a margin of `below`/`above` of the span, kept within [-0.02, 1.02]
+    when every value lies in [0, 1] (a measure's own range)."""
+    low, high = min(values) - below * span, max(values) + above * span
+    if min(values) >= 0.0 and max(values) <= 1.0:
+        return max(low, -0.02), min(high, 1.02)
+    return low, high
 
 
 def subsampling_curves(

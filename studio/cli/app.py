@@ -33,6 +33,7 @@ from studio.cli import (
     listing,
     meta,
     report,
+    significance,
 )
 from studio.cli.context import Options
 from studio.cli.errors import reported_errors
@@ -59,6 +60,7 @@ COMMAND_MODULES: tuple[typer.Typer, ...] = (
     calibrate.commands,  # calibrate
     judges.commands,  # judges …
     meta.commands,  # compare, sensitivity, probe
+    significance.commands,  # significance
     estimate.commands,  # estimate
     report.commands,  # report
     export.commands,  # export …

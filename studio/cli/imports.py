@@ -164,3 +164,25 @@ def import_graded(
     """Item grades: a Rubric-workbench graded file or nuggetizer assignment JSONL."""
     with open_project(ctx, create=True) as project:
         _report(project.import_graded(file, name=name, bank=bank, llm=llm, replace=replace), fmt)
+
+
+@commands.command("irds")
+@handles_errors
+def import_irds(
+    ctx: typer.Context,
+    dataset_id: Annotated[
+        str, typer.Argument(help="An ir_datasets id, e.g. msmarco-passage/trec-dl-2019/judged.", show_default=False)
+    ],
+    name: Annotated[str | None, typer.Option(help="Label set name (default: the id, / as _).")] = None,
+    all_docs: Annotated[
+        bool, typer.Option("--all-docs", help="Every document of the collection, not only those the project needs.")
+    ] = False,
+    replace: Replace = False,
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """Topics, qrels and documents of an ir_datasets dataset, from its local cache (needs the [irds] extra).
+
+    The documents are those the qrels judge, the runs rank and the label sets label. Nothing is
+    downloaded: data missing from the cache is refused, naming what to fetch."""
+    with open_project(ctx, create=True) as project:
+        _report(project.import_irds(dataset_id, name=name, all_docs=all_docs, replace=replace), fmt)

@@ -11,7 +11,17 @@ from studio.services.facade.exports import ExportsMixin
 from studio.services.facade.imports import ImportsMixin
 from studio.services.facade.judges import JudgesMixin
 from studio.services.facade.labels import LabelsMixin
+from studio.services.facade.significance import SignificanceMixin
 
 
-class ProjectCore(ImportsMixin, EvaluationMixin, LabelsMixin, AuditsMixin, JudgesMixin, BanksMixin, ExportsMixin):
+class ProjectCore(
+    ImportsMixin,
+    EvaluationMixin,
+    SignificanceMixin,
+    LabelsMixin,
+    AuditsMixin,
+    JudgesMixin,
+    BanksMixin,
+    ExportsMixin,
+):
     """A project file and everything that can be asked of it headless."""

@@ -10,6 +10,7 @@ from studio.domain.import_report import ImportReport
 from studio.domain.models import LabelSetKind
 from studio.services.facade.base import PathLike, ProjectBase, paths
 from studio.services.imports import catalog as import_catalog
+from studio.services.imports import irds as import_irds
 from studio.services.imports import trec as import_trec
 from studio.services.rubric.graded_files import import_graded
 
@@ -83,3 +84,10 @@ class ImportsMixin(ProjectBase):
         """Test banks; a bank imported again with `replace` moves the bank scores made with it."""
         report = import_catalog.import_bank(self.db, paths(files), name=name, kind=kind, replace=replace)
         return self._followed(report, self.writes.written(banks=report.names))
+
+    def import_irds(
+        self, dataset_id: str, *, name: str | None = None, all_docs: bool = False, replace: bool = False
+    ) -> ImportReport:
+        """Topics, qrels and the documents the project needs from ir_datasets' cache (never downloading)."""
+        report = import_irds.import_irds(self.db, dataset_id, name=name, all_docs=all_docs, replace=replace)
+        return self._followed(report, self.writes.written(report.names))

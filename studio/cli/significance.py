@@ -1,0 +1,99 @@
+"""`studio significance`: which run differences a label set calls significant, and whether a
+reference label set's decisions agree."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from studio.cli.context import open_project
+from studio.cli.errors import handles_errors
+from studio.cli.output import Format, OutputFormat, emit_object, emit_records
+from studio.domain.significance import Correction, Significance, SignificanceTest
+
+commands = typer.Typer()
+
+PAIR_COLUMNS = ["run_a", "run_b", "delta", "p_value", "p_adjusted", "significant", "topics"]
+REF_COLUMNS = ["ref_delta", "ref_p_adjusted", "ref_significant", "decision"]
+
+
+def _run_names(text: str | None) -> list[str] | None:
+    if text is None:
+        return None
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if len(names) < 2:
+        raise typer.BadParameter("name at least two runs, separated by commas", param_hint="--runs")
+    return names
+
+
+@commands.command()
+@handles_errors
+def significance(
+    ctx: typer.Context,
+    qrels: Annotated[str, typer.Option("--qrels", help="Label set to test the runs under.")],
+    measure: Annotated[str, typer.Option("--measure", "-m", help="Measure, e.g. nDCG@10, P(rel=2)@10.")] = "nDCG@10",
+    test: Annotated[
+        SignificanceTest,
+        typer.Option(help="Paired t, sign-flip randomization, shifted bootstrap, or randomised Tukey HSD."),
+    ] = SignificanceTest.t,
+    correction: Annotated[
+        Correction,
+        typer.Option(help="Correction for the number of pairs (Tukey's HSD needs none: use none with it)."),
+    ] = Correction.holm,
+    alpha: Annotated[float, typer.Option(min=0.0, max=1.0, help="Significance level.")] = 0.05,
+    runs: Annotated[str | None, typer.Option(help="Only these runs, comma-separated (default: every run).")] = None,
+    resamples: Annotated[int, typer.Option(min=1, help="Resamples of the randomization, bootstrap or Tukey test.")] = (
+        10_000
+    ),
+    seed: Annotated[int, typer.Option(help="Seed of the resamples.")] = 0,
+    ref: Annotated[
+        str | None,
+        typer.Option("--ref", help="Reference label set: test both alike and compare their decisions pair by pair."),
+    ] = None,
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """Paired significance tests between every pair of runs, corrected for the number of pairs;
+    with --ref, the agreement of the two label sets' decisions."""
+    with open_project(ctx) as project:
+        result = project.significance(
+            qrels,
+            measure,
+            test=test.value,
+            correction=correction.value,
+            alpha=alpha,
+            runs=_run_names(runs),
+            resamples=resamples,
+            seed=seed,
+            ref=ref,
+        )
+    if fmt is OutputFormat.json:
+        emit_object(result, fmt)
+        return
+    _print(result, fmt)
+
+
+def _print(result: Significance, fmt: OutputFormat) -> None:
+    significant = sum(p["significant"] for p in result["pairs"])
+    title = (
+        f"{result['test']} test of {result['runs']} runs on {result['measure']} under {result['qrels']}, "
+        f"{result['correction']} correction, α {result['alpha']:g}: {significant} of {len(result['pairs'])} "
+        "pairs significant"
+    )
+    columns = PAIR_COLUMNS + (REF_COLUMNS if "ref" in result else [])
+    emit_records(result["pairs"], fmt, title=title, columns=columns)
+    if "agreement" not in result or fmt is not OutputFormat.table:
+        return
+    typer.echo("")
+    summary: dict[str, Any] = {k: "n/a" if v is None else v for k, v in result["agreement"].items()}
+    for k, tau in result.get("top_k_tau", {}).items():
+        summary[f"tau_top_{k}"] = "n/a" if tau is None else f"{tau:.3f}"
+    best = result.get("best_run")
+    if best is not None:
+        summary["best_run"] = best["run"]
+        summary["best_beats_all"] = f"{result['ref']}: {_yes(best['ref'])}, {result['qrels']}: {_yes(best['qrels'])}"
+    emit_object(summary, fmt, title=f"Decisions of {result['qrels']} against {result['ref']}")
+
+
+def _yes(value: bool) -> str:
+    return "yes" if value else "no"

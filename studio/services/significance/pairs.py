@@ -1,0 +1,192 @@
+"""`studio significance`: every pair of runs tested under a label set, p-values corrected for the
+number of pairs; with a reference label set, both tested alike and their decisions compared."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from studio.domain.errors import UsageError
+from studio.domain.significance import (
+    CORRECTIONS,
+    SIGNIFICANCE_TESTS,
+    TOP_K,
+    BestRun,
+    DecisionAgreement,
+    Significance,
+    SignificantPair,
+)
+from studio.metrics import decisions
+from studio.metrics import multiple_testing as mt
+from studio.metrics import significance as sig
+from studio.metrics.evaluator import Evaluator
+from studio.metrics.names import Measure
+from studio.services.evaluation.engine import EvaluationEngine, measure_of
+from studio.services.meta.comparison import aligned_matrices
+
+DEFAULT_RESAMPLES = 10_000
+
+
+def chosen_runs(evaluator: Evaluator, runs: list[str] | None) -> list[int]:
+    """Column numbers of the runs asked for (all, in the project's order, when none are named)."""
+    if not runs:
+        return list(range(len(evaluator.runs)))
+    index = {name: r for r, name in enumerate(evaluator.runs)}
+    missing = [name for name in runs if name not in index]
+    if missing:
+        raise UsageError(f"no run named {', '.join(map(repr, missing))} (see `studio list runs`)")
+    if len(set(runs)) != len(runs):
+        raise UsageError("a run is named twice in --runs")
+    return [index[name] for name in runs]
+
+
+def run_values(evaluator: Evaluator, measure: Measure, columns: list[int]) -> np.ndarray:
+    """(runs × topics) per-topic values, NaN where the run skips the topic or it has no labels:
+    a pair is then tested on the topics both runs have, as the leaderboard counts them."""
+    return np.ascontiguousarray(evaluator.per_topic(measure)[:, columns].T)
+
+
+def _check(test: str, correction: str, alpha: float, resamples: int) -> None:
+    if test not in SIGNIFICANCE_TESTS:
+        raise UsageError(f"unknown test {test!r} ({', '.join(SIGNIFICANCE_TESTS)})")
+    if correction not in CORRECTIONS:
+        raise UsageError(f"unknown correction {correction!r} ({', '.join(CORRECTIONS)})")
+    if test == "tukey" and correction != "none":
+        raise UsageError("Tukey's HSD already controls the error over all pairs: use --correction none")
+    if not 0 < alpha < 1:
+        raise UsageError(f"--alpha must lie between 0 and 1, not {alpha}")
+    if resamples < 1:
+        raise UsageError(f"--resamples must be at least 1, not {resamples}")
+
+
+def _num(value: float) -> float | None:
+    """JSON has no NaN: an undefined figure is null."""
+    return None if not math.isfinite(value) else float(value)
+
+
+class Decided:
+    """One label set's test of every pair: differences, p-values, adjusted p-values, decisions."""
+
+    def __init__(self, values: np.ndarray, test: str, correction: str, alpha: float, resamples: int, seed: int):
+        found = sig.run_test(test, values, resamples=resamples, seed=seed)
+        self.delta, self.p, self.topics = found.delta, found.p_value, found.topics
+        self.adjusted = mt.adjust(self.p, correction)
+        self.significant = mt.rejected(self.adjusted, alpha)
+        self.means = np.array([np.nanmean(row) if np.isfinite(row).any() else np.nan for row in values])
+
+
+def significance(
+    engine: EvaluationEngine,
+    qrels: str,
+    measure: str = "nDCG@10",
+    *,
+    test: str = "t",
+    correction: str = "holm",
+    alpha: float = 0.05,
+    runs: list[str] | None = None,
+    resamples: int = DEFAULT_RESAMPLES,
+    seed: int = 0,
+    ref: str | None = None,
+) -> Significance:
+    """Every pair of runs tested under `qrels` (and under `ref`, decisions compared, when given)."""
+    _check(test, correction, alpha, resamples)
+    if ref is not None and ref == qrels:
+        raise UsageError("compare the decisions of two different label sets")
+    m = measure_of(measure)
+    evaluator = engine.evaluator(qrels)
+    columns = chosen_runs(evaluator, runs)
+    names = [evaluator.runs[c] for c in columns]
+    resampled = test != "t"
+    if ref is None:
+        values, ref_values = run_values(evaluator, m, columns), None
+    else:
+        # Both sets on the topics both label: a difference in decisions is then the labels' doing.
+        ref_matrix, matrix = aligned_matrices(engine.evaluator(ref), evaluator, m)
+        values, ref_values = matrix[:, columns].T.copy(), ref_matrix[:, columns].T.copy()
+    tested = Decided(values, test, correction, alpha, resamples, seed)
+    i, j = sig.run_pairs(len(names))
+    result = Significance(
+        qrels=qrels,
+        measure=str(m),
+        test=test,
+        correction=correction,
+        alpha=alpha,
+        runs=len(names),
+        resamples=resamples if resampled else None,
+        seed=seed if resampled else None,
+        pairs=[],
+    )
+    if ref is None or ref_values is None:
+        result["pairs"] = _ordered(_rows(names, i, j, tested, None))
+        return result
+    reference = Decided(ref_values, test, correction, alpha, resamples, seed)
+    classes = decisions.decision_classes(reference.significant, reference.delta, tested.significant, tested.delta)
+    rows = _rows(names, i, j, tested, reference)
+    for row, kind in zip(rows, classes, strict=True):
+        row["decision"] = kind
+    counts = decisions.agreement_counts(classes)
+    result["ref"] = ref
+    result["pairs"] = _ordered(rows)
+    result["agreement"] = DecisionAgreement(
+        both=int(counts["both"] or 0),
+        opposite=int(counts["opposite"] or 0),
+        ref_only=int(counts["ref_only"] or 0),
+        qrels_only=int(counts["qrels_only"] or 0),
+        neither=int(counts["neither"] or 0),
+        precision=counts["precision"],
+        recall=counts["recall"],
+    )
+    ref_means, means = np.nan_to_num(reference.means), np.nan_to_num(tested.means)
+    result["top_k_tau"] = {str(k): decisions.top_k_tau(ref_means, means, k) for k in TOP_K}
+    result["best_run"] = _best_run(names, i, j, tested, reference)
+    return result
+
+
+def _rows(
+    names: list[str], i: np.ndarray, j: np.ndarray, tested: Decided, ref: Decided | None
+) -> list[SignificantPair]:
+    rows: list[SignificantPair] = []
+    for c, (a, b) in enumerate(zip(i.tolist(), j.tolist(), strict=True)):
+        # The run ahead under the tested set first; the reference's delta follows the same orientation.
+        sign = -1.0 if tested.delta[c] < 0 else 1.0
+        first, second = (a, b) if sign > 0 else (b, a)
+        row = SignificantPair(
+            run_a=names[first],
+            run_b=names[second],
+            delta=_num(sign * tested.delta[c]),
+            p_value=_num(tested.p[c]),
+            p_adjusted=_num(tested.adjusted[c]),
+            significant=bool(tested.significant[c]),
+            topics=int(tested.topics[c]),
+        )
+        if ref is not None:
+            row["ref_delta"] = _num(sign * ref.delta[c])
+            row["ref_p_value"] = _num(ref.p[c])
+            row["ref_p_adjusted"] = _num(ref.adjusted[c])
+            row["ref_significant"] = bool(ref.significant[c])
+        rows.append(row)
+    return rows
+
+
+def _ordered(rows: list[SignificantPair]) -> list[SignificantPair]:
+    """The most significant first: by p-value, then the larger difference, then by name."""
+    return sorted(
+        rows,
+        key=lambda r: (
+            r["p_value"] if r["p_value"] is not None else math.inf,
+            -abs(r["delta"] or 0.0),
+            r["run_a"],
+            r["run_b"],
+        ),
+    )
+
+
+def _best_run(names: list[str], i: np.ndarray, j: np.ndarray, tested: Decided, ref: Decided) -> BestRun | None:
+    """The reference's best run (highest mean) and whether it beats every other significantly."""
+    if len(names) < 2 or not np.isfinite(ref.means).any():
+        return None
+    best = int(np.nanargmax(ref.means))
+    under_ref = decisions.beats_every_other(best, i, j, ref.delta, ref.significant)
+    under_qrels = decisions.beats_every_other(best, i, j, tested.delta, tested.significant)
+    return BestRun(run=names[best], ref=under_ref, qrels=under_qrels, both=under_ref and under_qrels)

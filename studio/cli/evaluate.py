@@ -65,7 +65,10 @@ def correlate(
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap and subsampling.")] = 0,
     fmt: Format = OutputFormat.table,
 ) -> None:
-    """Rank correlation of the leaderboards under two label sets (Kendall τ-b, τ_AP, ρ, RBO, swaps)."""
+    """Rank correlation of the leaderboards under two label sets (Kendall τ-b, τ_AP, ρ, RBO, swaps).
+
+    `leaderboard:NAME` on either side names a leaderboard imported with `studio import leaderboard`:
+    its means, over the runs both sides rank (per-topic statistics null)."""
     with open_project(ctx) as project:
         result = project.correlation(ref, qrels, measure, complete=complete, seed=seed)
     if fmt is OutputFormat.json:

@@ -10,7 +10,7 @@ from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.grades import grade
 from studio.cli.output import stderr_console
-from studio.domain.choices import BankFormat, TableFormat
+from studio.domain.choices import BankFormat, LeaderboardLayout
 from studio.domain.export_report import ExportReport
 
 commands = typer.Typer(
@@ -111,14 +111,35 @@ def export_leaderboard(
         typer.Option("--measure", "-m", help="Measures (repeat); default nDCG@10 AP P@10 RR R@100."),
     ] = None,
     fmt: Annotated[
-        TableFormat | None,
-        typer.Option("--as", help="File format (default: from the name, .tsv/.csv, else json).", show_default=False),
+        LeaderboardLayout | None,
+        typer.Option(
+            "--as",
+            help="File format (default: from the name, .tsv/.csv/.jsonl/.tex, else json); trec_eval, tot,"
+            " ir_measures and jsonl give the topic column 'all' to means.",
+            show_default=False,
+        ),
     ] = None,
     per_topic: Annotated[bool, typer.Option("--per-topic", "-q", help="One row per topic too.")] = False,
     complete: Annotated[
         bool, typer.Option("--complete", "-c", help="Average over every labelled topic (trec_eval -c).")
     ] = False,
 ) -> None:
-    """The rows of `studio eval` (run, measure, value, topics) as JSON, TSV or CSV."""
+    """The rows of `studio eval` as JSON, TSV or CSV, or as the evaluation tools write a leaderboard.
+
+    trec_eval: `trec_eval -q` output, one block per run (runid, num_q, 4 decimals); tot: run measure
+    topic value; ir_measures: run topic measure value; jsonl: {run, measure, topic, value}; latex: a
+    booktabs table of the means, the best of each measure in bold. -q adds the per-topic values."""
     with open_project(ctx) as project:
         _report(project.export_leaderboard(qrels, measure, out, fmt, per_topic=per_topic, complete=complete))
+
+
+@commands.command("probs")
+@handles_errors
+def export_probs(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Label set made by a judge.", show_default=False)],
+    out: Out,
+) -> None:
+    """A judge's label distributions as CSV topic_id,doc_id,prob_0…prob_k (what `studio import probs` reads)."""
+    with open_project(ctx) as project:
+        _report(project.export_probs(name, out))

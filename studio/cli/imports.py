@@ -10,7 +10,7 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import Format, OutputFormat, emit_object, stderr_console
-from studio.domain.choices import ItemKind, OnDuplicate, OnDuplicateGrade
+from studio.domain.choices import ItemKind, LeaderboardLayout, OnDuplicate, OnDuplicateGrade
 from studio.domain.import_report import ImportReport
 from studio.domain.models import LabelSetKind
 
@@ -186,3 +186,42 @@ def import_irds(
     downloaded: data missing from the cache is refused, naming what to fetch."""
     with open_project(ctx, create=True) as project:
         _report(project.import_irds(dataset_id, name=name, all_docs=all_docs, replace=replace), fmt)
+
+
+@commands.command("leaderboard")
+@handles_errors
+def import_leaderboard(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="Leaderboard file (.gz accepted).", show_default=False)],
+    name: Annotated[str | None, typer.Option(help="Name to correlate against (default: the file name).")] = None,
+    layout: Annotated[
+        LeaderboardLayout | None,
+        typer.Option("--as", help="Layout (default: told by the content; latex is written only).", show_default=False),
+    ] = None,
+    run: Annotated[
+        str | None, typer.Option(help="Run of a file that names none (one tool output; default: the file name).")
+    ] = None,
+    replace: Replace = False,
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """A leaderboard another tool wrote (trec_eval -q, ir_measures, tot, JSONL, or studio's JSON/TSV/CSV),
+    to correlate against: `studio correlate --ref leaderboard:NAME --qrels Q`."""
+    with open_project(ctx, create=True) as project:
+        _report(project.import_leaderboard(file, name=name, layout=layout, run=run, replace=replace), fmt)
+
+
+@commands.command("probs")
+@handles_errors
+def import_probs(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="CSV of label probabilities (.gz accepted).", show_default=False)],
+    name: Annotated[str | None, typer.Option(help="Label set name (default: the file name).")] = None,
+    replace: Replace = False,
+    fmt: Format = OutputFormat.table,
+) -> None:
+    """LLM label probabilities, CSV topic_id,doc_id,prob_0…prob_k (or prob_yes,prob_no), into an LLM label set.
+
+    A pair's label is its most probable grade (the lowest of equally probable ones); the
+    distributions serve calibration, ensembles and audits as a judge's do."""
+    with open_project(ctx, create=True) as project:
+        _report(project.import_probs(file, name=name, replace=replace), fmt)

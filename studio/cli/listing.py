@@ -1,4 +1,4 @@
-"""`studio list [topics|docs|qrels|runs|banks|responses|judges]`."""
+"""`studio list [topics|docs|qrels|runs|banks|responses|judges|leaderboards]`."""
 
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ class Listing(StrEnum):
     banks = "banks"
     responses = "responses"
     judges = "judges"
+    leaderboards = "leaderboards"
 
 
 LISTINGS: dict[Listing, Callable[[Project], Sequence[Mapping[str, Any]]]] = {
@@ -33,6 +34,7 @@ LISTINGS: dict[Listing, Callable[[Project], Sequence[Mapping[str, Any]]]] = {
     Listing.banks: Project.banks,
     Listing.responses: Project.responses,
     Listing.judges: Project.judge_runs,
+    Listing.leaderboards: Project.leaderboards,
 }
 
 

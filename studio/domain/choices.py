@@ -161,4 +161,18 @@ class TableFormat(StrEnum):
     csv = "csv"
 
 
+class LeaderboardLayout(StrEnum):
+    """How `studio export leaderboard --as` writes a leaderboard and `studio import leaderboard
+    --as` reads one: the studio's own tables, and the layouts of the evaluation tools."""
+
+    json = "json"
+    tsv = "tsv"
+    csv = "csv"
+    trec_eval = "trec_eval"  # `trec_eval -q` output, one block per run
+    tot = "tot"  # run measure topic value
+    ir_measures = "ir_measures"  # `ir_measures -q` output with the run in front: run topic measure value
+    jsonl = "jsonl"  # {"run", "measure", "topic", "value"} a line
+    latex = "latex"  # a booktabs table of the means (written only)
+
+
 DEFAULT_MEASURES = ("nDCG@10", "AP", "P@10", "RR", "R@100")

@@ -1,4 +1,5 @@
-"""A leaderboard (the rows of `studio eval`) as JSON, TSV or CSV."""
+"""A leaderboard (the rows of `studio eval`) as JSON, TSV or CSV, or in the layouts the evaluation
+tools write (`studio.formats.leaderboard_layouts`): trec_eval, tot, ir_measures, JSONL, LaTeX."""
 
 from __future__ import annotations
 
@@ -9,24 +10,34 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from studio.domain.choices import DEFAULT_MEASURES, TableFormat
+from studio.domain.choices import DEFAULT_MEASURES, LeaderboardLayout
 from studio.domain.errors import UsageError
 from studio.domain.export_report import ExportReport
+from studio.formats import leaderboard_layouts as layouts
 from studio.services.evaluation.engine import EvaluationEngine
 from studio.services.exports.delivery import deliver
 
+# The layout a file name asks for, by its ending (a .gz after it aside); JSON otherwise.
+_BY_SUFFIX = {
+    ".tsv": LeaderboardLayout.tsv,
+    ".csv": LeaderboardLayout.csv,
+    ".jsonl": LeaderboardLayout.jsonl,
+    ".tex": LeaderboardLayout.latex,
+}
+_TABLES = (LeaderboardLayout.json, LeaderboardLayout.tsv, LeaderboardLayout.csv)
 
-def table_format_for_name(name: str) -> TableFormat:
+
+def layout_for_name(name: str) -> LeaderboardLayout:
     stem = name.lower().removesuffix(".gz")
-    return next((f for f in (TableFormat.tsv, TableFormat.csv) if stem.endswith(f".{f}")), TableFormat.json)
+    return next((layout for suffix, layout in _BY_SUFFIX.items() if stem.endswith(suffix)), LeaderboardLayout.json)
 
 
-def render_table(rows: Sequence[dict[str, Any]], fmt: TableFormat) -> str:
+def render_table(rows: Sequence[dict[str, Any]], fmt: LeaderboardLayout) -> str:
     """JSON exactly as `studio eval --format json` prints it; TSV/CSV with full-precision values."""
-    if fmt is TableFormat.json:
+    if fmt is LeaderboardLayout.json:
         return json.dumps(list(rows), ensure_ascii=False, indent=2) + "\n"
     out = io.StringIO()
-    writer = csv.writer(out, delimiter="\t" if fmt is TableFormat.tsv else ",", lineterminator="\n")
+    writer = csv.writer(out, delimiter="\t" if fmt is LeaderboardLayout.tsv else ",", lineterminator="\n")
     columns = list(rows[0]) if rows else ["run", "measure", "value", "topics"]
     writer.writerow(columns)
     writer.writerows([[_cell(row.get(c)) for c in columns] for row in rows])
@@ -38,22 +49,52 @@ def _cell(value: Any) -> str:
     return "" if value is None else repr(value) if isinstance(value, float) else str(value)
 
 
+def score_rows(rows: Sequence[dict[str, Any]]) -> list[layouts.ScoreRow]:
+    """`studio eval` rows as the tools' layouts hold them, a run's values together (the mean under
+    the topic `all`)."""
+    found = [
+        layouts.ScoreRow(row["run"], row["measure"], row.get("topic", layouts.MEAN_TOPIC), row["value"]) for row in rows
+    ]
+    order = {run: index for index, run in enumerate(dict.fromkeys(row.run for row in found))}
+    return sorted(found, key=lambda row: order[row.run])  # stable: measures and topics keep their order
+
+
+def render(rows: Sequence[dict[str, Any]], layout: LeaderboardLayout) -> str:
+    """The leaderboard's text in `layout`."""
+    if layout in _TABLES:
+        return render_table(rows, layout)
+    values = score_rows(rows)
+    if layout is LeaderboardLayout.trec_eval:
+        topics = {row["run"]: row["topics"] for row in rows if row.get("topic", layouts.MEAN_TOPIC) == "all"}
+        return layouts.write_trec_eval(values, topics)
+    writers = {
+        LeaderboardLayout.tot: layouts.write_tot,
+        LeaderboardLayout.ir_measures: layouts.write_ir_measures,
+        LeaderboardLayout.jsonl: layouts.write_jsonl,
+        LeaderboardLayout.latex: layouts.write_latex,
+    }
+    return writers[layout](values)
+
+
 def export_leaderboard(
     engine: EvaluationEngine,
     label_set: str,
     measures: Sequence[str] | None,
     path: str | Path,
-    fmt: TableFormat | str | None = None,
+    fmt: LeaderboardLayout | str | None = None,
     *,
     per_topic: bool = False,
     complete: bool = False,
 ) -> ExportReport:
-    """The rows of `studio eval` under a label set; the format defaults to the file name's."""
+    """The rows of `studio eval` under a label set; the layout defaults to the file name's."""
     try:
-        chosen = table_format_for_name(str(path)) if fmt is None else TableFormat(fmt)
+        chosen = layout_for_name(str(path)) if fmt is None else LeaderboardLayout(fmt)
     except ValueError:
-        raise UsageError(f"unknown leaderboard format {fmt!r} (json, tsv or csv)") from None
+        known = ", ".join(layout.value for layout in LeaderboardLayout)
+        raise UsageError(f"unknown leaderboard format {fmt!r} ({known})") from None
+    if per_topic and chosen is LeaderboardLayout.latex:
+        raise UsageError("a LaTeX table holds the means only: drop --per-topic")
     rows = engine.eval_rows(label_set, list(measures or DEFAULT_MEASURES), per_topic=per_topic, complete=complete)
-    target = deliver(render_table(rows, chosen), path)
+    target = deliver(render(rows, chosen), path)
     counts = {"runs": len({row["run"] for row in rows}), "rows": len(rows)}
     return ExportReport("leaderboard under", label_set, target, counts)

@@ -11,6 +11,7 @@ from studio.services.facade.exports import ExportsMixin
 from studio.services.facade.imports import ImportsMixin
 from studio.services.facade.judges import JudgesMixin
 from studio.services.facade.labels import LabelsMixin
+from studio.services.facade.score_tables import ScoreTablesMixin
 from studio.services.facade.significance import SignificanceMixin
 
 
@@ -23,5 +24,6 @@ class ProjectCore(
     JudgesMixin,
     BanksMixin,
     ExportsMixin,
+    ScoreTablesMixin,
 ):
     """A project file and everything that can be asked of it headless."""

@@ -10,7 +10,7 @@ from studio.domain.rows import QUEUE_ACTIONS, Disagreement
 from studio.services.ensembles.scores import ensemble_scores
 from studio.services.evaluation.answers import system_leaderboard
 from studio.services.facade.base import ProjectBase
-from studio.services.meta import comparison, scale
+from studio.services.meta import comparison, scale, score_correlation
 from studio.services.meta.embeddings import fd_leaderboard
 from studio.store import review as review_store
 
@@ -43,7 +43,12 @@ class EvaluationMixin(ProjectBase):
         details: bool = True,
         seed: int = 0,
     ) -> dict[str, Any]:
-        """Kendall τ (τ-b), τ-a, Spearman ρ, τ_AP, RBO, swaps and topic intervals of two leaderboards."""
+        """Kendall τ (τ-b), τ-a, Spearman ρ, τ_AP, RBO, swaps and topic intervals of two leaderboards.
+        A side named `leaderboard:NAME` is the imported leaderboard NAME (`import_leaderboard`)."""
+        if score_correlation.names_score_table(ref) or score_correlation.names_score_table(qrels):
+            return score_correlation.correlation(
+                self.engine, ref, qrels, measure, complete=complete, details=details, seed=seed
+            )
         return comparison.correlation(self.engine, ref, qrels, measure, complete=complete, details=details, seed=seed)
 
     def agreement(self, ref: str, qrels: str, *, clip: bool = False, **thresholds: Any) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from studio.domain.choices import BankFormat, TableFormat
+from studio.domain.choices import BankFormat, LeaderboardLayout
 from studio.domain.export_report import ExportReport
 from studio.services.exports.banks import export_bank
 from studio.services.exports.labels import export_judgments, export_qrels
@@ -40,10 +40,11 @@ class ExportsMixin(ProjectBase):
         label_set: str,
         measures: Sequence[str] | None,
         out: str | Path,
-        fmt: TableFormat | str | None = None,
+        fmt: LeaderboardLayout | str | None = None,
         *,
         per_topic: bool = False,
         complete: bool = False,
     ) -> ExportReport:
-        """The leaderboard under a label set as JSON, TSV or CSV."""
+        """The leaderboard under a label set as JSON, TSV or CSV, or as trec_eval, tot, ir_measures,
+        JSONL or LaTeX write it."""
         return export_leaderboard(self.engine, label_set, measures, out, fmt, per_topic=per_topic, complete=complete)

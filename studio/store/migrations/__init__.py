@@ -34,6 +34,7 @@ from studio.store.migrations import (
     v16_ensembles_and_spreads,
     v17_repair_early_ensemble_files,
     v18_project_mark,
+    v19_score_tables,
 )
 
 MIGRATION_MODULES: tuple[ModuleType, ...] = (
@@ -55,6 +56,7 @@ MIGRATION_MODULES: tuple[ModuleType, ...] = (
     v16_ensembles_and_spreads,
     v17_repair_early_ensemble_files,
     v18_project_mark,
+    v19_score_tables,
 )
 
 MIGRATIONS: list[tuple[int, str]] = [(module.VERSION, module.SQL) for module in MIGRATION_MODULES]

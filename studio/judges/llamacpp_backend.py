@@ -102,14 +102,19 @@ class LlamaCppBackend:
         self.seed = seed
         self.temperature = temperature
         self.reuse_prefix = reuse_prefix
-        with _without_extra_buffer_types():
-            self.llm = llama_cpp.Llama(
-                model_path=str(path),
-                n_ctx=n_ctx,
-                n_threads=threads or min(4, os.cpu_count() or 1),
-                seed=seed,
-                verbose=False,
-            )
+        try:
+            with _without_extra_buffer_types():
+                self.llm = llama_cpp.Llama(
+                    model_path=str(path),
+                    n_ctx=n_ctx,
+                    n_threads=threads or min(4, os.cpu_count() or 1),
+                    seed=seed,
+                    verbose=False,
+                )
+        except ValueError as error:
+            # llama-cpp-python says only "Failed to load model" for a file that is no GGUF model
+            # (or one this llama.cpp cannot read): a bad --model, not a fault of the studio.
+            raise UsageError(f"model file {path} is not a GGUF model llama.cpp can load") from error
         self._llama_cpp = llama_cpp
         template = self.llm.metadata.get("tokenizer.chat_template") or CHATML
         self.formatter = Jinja2ChatFormatter(

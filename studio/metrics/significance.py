@@ -79,10 +79,13 @@ def t_test(values: np.ndarray) -> PairTests:
     return PairTests(mean, np.where(n >= 2, p, np.nan), n)
 
 
-def _near(value: np.ndarray) -> np.ndarray:
-    """A tolerance for comparing resampled statistics with the observed one: the identity
-    arrangement must count as at least as extreme despite rounding in another summation order."""
-    return 1e-9 * (1.0 + np.abs(value))
+def _at_least(observed: np.ndarray) -> np.ndarray:
+    """The threshold a resampled statistic must reach to count as extreme as the observed one: a
+    little below it, so that the observed arrangement itself counts despite rounding in another
+    summation order (an infinite |t| stays infinite)."""
+    finite = np.isfinite(observed)
+    slack = 1e-9 * (1.0 + np.abs(np.where(finite, observed, 0.0)))
+    return np.where(finite, observed - slack, observed)
 
 
 def _blocks(resamples: int) -> Iterator[int]:
@@ -96,7 +99,7 @@ def randomization_test(values: np.ndarray, *, resamples: int = 10_000, seed: int
     d, shared = differences(values)
     n = shared.sum(axis=1)
     observed = np.abs(d.sum(axis=1))
-    threshold = observed - _near(observed)
+    threshold = _at_least(observed)
     rng = np.random.default_rng(seed)
     count = np.zeros(len(n))
     for size in _blocks(resamples):
@@ -137,7 +140,7 @@ def bootstrap_test(values: np.ndarray, *, resamples: int = 10_000, seed: int = 0
         z = d[np.ix_(pairs, topics)]
         observed = _studentised(z.sum(axis=1), (z**2).sum(axis=1), n)
         w = z - z.mean(axis=1, keepdims=True)  # the shift: the null hypothesis made true
-        threshold = observed - _near(observed)
+        threshold = _at_least(observed)
         count = np.zeros(len(pairs))
         for size in _blocks(resamples):
             draws = rng.integers(0, n, size=(size, n))
@@ -169,7 +172,7 @@ def tukey_hsd(values: np.ndarray, *, resamples: int = 10_000, seed: int = 0) -> 
     means = complete.mean(axis=1)
     delta = means[i] - means[j]
     observed = np.abs(delta)
-    threshold = observed - _near(observed)
+    threshold = _at_least(observed)
     rng = np.random.default_rng(seed)
     ranges: list[np.ndarray] = []
     by_topic = complete.T  # (topics × runs): each row is shuffled across runs

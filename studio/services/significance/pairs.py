@@ -4,6 +4,7 @@ number of pairs; with a reference label set, both tested alike and their decisio
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -68,11 +69,11 @@ def _num(value: float) -> float | None:
 class Decided:
     """One label set's test of every pair: differences, p-values, adjusted p-values, decisions."""
 
-    def __init__(self, values: np.ndarray, test: str, correction: str, alpha: float, resamples: int, seed: int):
-        found = sig.run_test(test, values, resamples=resamples, seed=seed)
+    def __init__(self, values: np.ndarray, plan: Plan) -> None:
+        found = sig.run_test(plan.test, values, resamples=plan.resamples, seed=plan.seed)
         self.delta, self.p, self.topics = found.delta, found.p_value, found.topics
-        self.adjusted = mt.adjust(self.p, correction)
-        self.significant = mt.rejected(self.adjusted, alpha)
+        self.adjusted = mt.adjust(self.p, plan.correction)
+        self.significant = mt.rejected(self.adjusted, plan.alpha)
         self.means = np.array([np.nanmean(row) if np.isfinite(row).any() else np.nan for row in values])
 
 
@@ -90,37 +91,63 @@ def significance(
     ref: str | None = None,
 ) -> Significance:
     """Every pair of runs tested under `qrels` (and under `ref`, decisions compared, when given)."""
-    _check(test, correction, alpha, resamples)
     if ref is not None and ref == qrels:
         raise UsageError("compare the decisions of two different label sets")
     m = measure_of(measure)
     evaluator = engine.evaluator(qrels)
     columns = chosen_runs(evaluator, runs)
     names = [evaluator.runs[c] for c in columns]
-    resampled = test != "t"
+    plan = Plan(test, correction, alpha, resamples, seed)
     if ref is None:
-        values, ref_values = run_values(evaluator, m, columns), None
-    else:
-        # Both sets on the topics both label: a difference in decisions is then the labels' doing.
-        ref_matrix, matrix = aligned_matrices(engine.evaluator(ref), evaluator, m)
-        values, ref_values = matrix[:, columns].T.copy(), ref_matrix[:, columns].T.copy()
-    tested = Decided(values, test, correction, alpha, resamples, seed)
+        return decided_pairs(qrels, str(m), names, run_values(evaluator, m, columns), plan)
+    # Both sets on the topics both label: a difference in decisions is then the labels' doing.
+    ref_matrix, matrix = aligned_matrices(engine.evaluator(ref), evaluator, m)
+    values, ref_values = matrix[:, columns].T.copy(), ref_matrix[:, columns].T.copy()
+    return decided_pairs(qrels, str(m), names, values, plan, ref=ref, ref_values=ref_values)
+
+
+@dataclass(frozen=True)
+class Plan:
+    """How every pair is tested and decided."""
+
+    test: str
+    correction: str
+    alpha: float
+    resamples: int
+    seed: int
+
+
+def decided_pairs(
+    qrels: str,
+    measure: str,
+    names: list[str],
+    values: np.ndarray,
+    plan: Plan,
+    *,
+    ref: str | None = None,
+    ref_values: np.ndarray | None = None,
+) -> Significance:
+    """`significance`'s result from (runs × topics) per-topic values (and the reference's, in the
+    same runs and topics, to compare decisions)."""
+    _check(plan.test, plan.correction, plan.alpha, plan.resamples)
+    tested = Decided(values, plan)
     i, j = sig.run_pairs(len(names))
+    resampled = plan.test != "t"
     result = Significance(
         qrels=qrels,
-        measure=str(m),
-        test=test,
-        correction=correction,
-        alpha=alpha,
+        measure=measure,
+        test=plan.test,
+        correction=plan.correction,
+        alpha=plan.alpha,
         runs=len(names),
-        resamples=resamples if resampled else None,
-        seed=seed if resampled else None,
+        resamples=plan.resamples if resampled else None,
+        seed=plan.seed if resampled else None,
         pairs=[],
     )
     if ref is None or ref_values is None:
         result["pairs"] = _ordered(_rows(names, i, j, tested, None))
         return result
-    reference = Decided(ref_values, test, correction, alpha, resamples, seed)
+    reference = Decided(ref_values, plan)
     classes = decisions.decision_classes(reference.significant, reference.delta, tested.significant, tested.delta)
     rows = _rows(names, i, j, tested, reference)
     for row, kind in zip(rows, classes, strict=True):

@@ -1,0 +1,48 @@
+"""Corrections for many run pairs, against statsmodels' multipletests."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from statsmodels.stats.multitest import multipletests  # type: ignore[import-untyped]  # ships no types
+
+from studio.metrics.multiple_testing import adjust, rejected
+
+STATSMODELS = {"holm": "holm", "bh": "fdr_bh", "bonferroni": "bonferroni"}
+# p-values with ties (resampled p-values tie often) and values at the edges.
+P_VALUES = st.lists(
+    st.sampled_from([0.0, 1e-6, 0.001, 0.01, 0.02, 0.04, 0.05, 0.2, 0.5, 1.0]) | st.floats(0, 1),
+    min_size=1,
+    max_size=40,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(P_VALUES, st.sampled_from(sorted(STATSMODELS)), st.sampled_from([0.01, 0.05, 0.1]))
+def test_adjusted_p_values_and_decisions_equal_statsmodels(p: list[float], method: str, alpha: float) -> None:
+    reject, corrected, _, _ = multipletests(np.array(p), alpha=alpha, method=STATSMODELS[method])
+    mine = adjust(np.array(p), method)
+    assert np.allclose(mine, corrected, rtol=0, atol=1e-12)
+    assert np.array_equal(rejected(mine, alpha), reject)
+
+
+def test_no_correction_keeps_the_p_values() -> None:
+    p = np.array([0.04, 0.2, 0.001])
+    assert np.array_equal(adjust(p, "none"), p)
+    assert rejected(p, 0.05).tolist() == [True, False, True]
+
+
+def test_an_untested_pair_stays_untested_and_does_not_count_among_the_hypotheses() -> None:
+    p = np.array([0.01, math.nan, 0.02])
+    adjusted = adjust(p, "bonferroni")
+    assert adjusted[0] == pytest.approx(0.02) and adjusted[2] == pytest.approx(0.04)  # m = 2, not 3
+    assert math.isnan(adjusted[1]) and not rejected(adjusted, 0.05)[1]
+
+
+def test_an_unknown_correction_is_refused() -> None:
+    with pytest.raises(ValueError, match="unknown correction"):
+        adjust(np.array([0.5, 0.1]), "sidak")

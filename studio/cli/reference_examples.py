@@ -49,6 +49,11 @@ EXAMPLES: dict[str, list[str]] = {
         "studio import bank nuggets.tsv --name nuggets --kind nugget",
     ],
     "studio import judgments": ["studio import judgments umbrela-smol.jsonl --name copy"],
+    "studio import leaderboard": [
+        "studio import leaderboard trec_eval.dl19.txt --name published  # trec_eval -q output, runs one after another",
+        "studio import leaderboard bm25.ir_measures.tsv --name bm25-paper --run bm25  # one run's ir_measures -q",
+    ],
+    "studio import probs": ["studio import probs lara.dl19.csv --name lara  # topic_id,doc_id,prob_yes,prob_no"],
     "studio import graded": [
         "studio import graded graded.jsonl.gz --name copy --bank questions",
         "studio import graded graded.jsonl.gz --name copy-gpt4 --bank questions --llm gpt-4  # one grader of several",
@@ -68,7 +73,10 @@ EXAMPLES: dict[str, list[str]] = {
     "studio answers": [
         "studio answers --qrels answers-smol  # a label set of the answers: studio judge --pool responses",
     ],
-    "studio correlate": ["studio correlate --ref human --qrels umbrela -m nDCG@10"],
+    "studio correlate": [
+        "studio correlate --ref human --qrels umbrela -m nDCG@10",
+        "studio correlate --ref leaderboard:published --qrels umbrela -m AP  # an imported leaderboard",
+    ],
     "studio agree": [
         "studio agree --ref human --qrels umbrela",
         "studio agree --ref human --qrels umbrela --ref-threshold 2 --threshold 2",
@@ -153,7 +161,10 @@ EXAMPLES: dict[str, list[str]] = {
     "studio export leaderboard": [
         "studio export leaderboard --qrels human -m nDCG@10 --out board.tsv",
         "studio export leaderboard --qrels human --out -   # to stdout",
+        "studio export leaderboard --qrels human --as trec_eval -q --out board.txt  # as trec_eval -q prints it",
+        "studio export leaderboard --qrels human -m nDCG@10 -m AP --out board.tex  # booktabs, best in bold",
     ],
+    "studio export probs": ["studio export probs umbrela-smol --out umbrela-smol.probs.csv"],
     "studio bank list": ["studio bank list nuggets --topic 1003"],
     "studio bank add": [
         'studio bank add nuggets 1003 "Jaguars reach 80 km/h in short bursts" --importance vital --note "p1003-02"',

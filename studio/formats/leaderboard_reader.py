@@ -5,7 +5,7 @@ What each layout's lines hold (blank lines skipped, columns split on spaces and 
 
 * `trec_eval` — `measure topic value`, as `trec_eval [-q]` prints it; several runs' outputs one
   after the other. A block's `runid all NAME` line names its run; a topic line after an `all`
-  line starts the next block. A block without a `runid` line is the run `run` (the caller's
+  line, or a `runid` line after one, starts the next block. A block without a `runid` line is the run `run` (the caller's
   default). `num_q` is the topic count, not a measure, and is skipped.
 * `ir_measures` — `run topic measure value`, or as ir_measures prints one run: `topic measure
   value` (with `-q`) and `measure value` (the means).
@@ -109,7 +109,9 @@ def _read_trec_eval(text: str, source: str, run: str, into: _Collector) -> None:
     for number, columns in _columns(text, source):
         _expect(columns, (3,), "measure topic value", source, number)
         measure, topic, value_text = columns
-        if topic != MEAN_TOPIC and in_means:  # the next run's output begins
+        # The next run's output begins with a topic's line, or (means only) with its runid line,
+        # the first of the means trec_eval prints.
+        if in_means and (topic != MEAN_TOPIC or measure == "runid"):
             close_block()
             name, in_means = None, False
         in_means = in_means or topic == MEAN_TOPIC

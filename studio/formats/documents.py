@@ -1,5 +1,10 @@
 """Documents: `docid<TAB>text` lines, or JSONL with `docid|id|pid` and `text|contents|segment`.
 
+The MS MARCO v2.1 segmented corpus (TREC RAG 2024 and 2025) is such JSONL as published:
+`{"docid", "url", "title", "headings", "segment", "start_char", "end_char"}`, its docids segment
+ids like `msmarco_v2.1_doc_00_0#3_1234` (`#` is part of an id); the text is `segment`, the title
+kept, the rest not. Some exports name the id `segment_id`.
+
 Published passage files often list a passage once per topic that judged it (one line per qrels
 row). A repeat is the same document when its text and title are equal strings after the
 reader's own decoding (JSON unescaping; in TSV the text without surrounding whitespace, as it is
@@ -19,7 +24,7 @@ from studio.formats.checks import checked_id
 from studio.formats.jsonl import first_field, id_field, json_objects, looks_like_jsonl
 from studio.formats.text_input import numbered_lines
 
-DOCID_FIELDS = ("docid", "id", "pid", "doc_id", "_id")
+DOCID_FIELDS = ("docid", "id", "pid", "doc_id", "_id", "segment_id")
 TEXT_FIELDS = ("text", "contents", "segment", "body")
 
 

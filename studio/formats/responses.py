@@ -1,8 +1,11 @@
-"""Generated answers: `{"qid", "system", "text"}` JSONL and the TREC RAG 2024 answer format.
+"""Generated answers: `{"qid", "system", "text"}` JSONL and the TREC RAG 2024 and 2025 answer formats.
 
 TREC RAG 2024 records carry `run_id`, `topic_id`, `references` (docids) and
-`answer: [{"text", "citations"}]`, where citations index into `references`. Qids and cited
-docids are checked as ids, system names as names (`studio.domain.names`).
+`answer: [{"text", "citations"}]`, where citations index into `references`. TREC RAG 2025
+records (as Ragnarök's `validate_trec_rag25_gen.py` checks them) put the ids in `metadata`
+(`team_id`, `run_id`, `narrative_id`, optionally `type`, `narrative`, `prompt`) beside the same
+`references` and `answer`; citations are indexes into `references` or segment ids. Qids and
+cited docids are checked as ids, system names as names (`studio.domain.names`).
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from studio.formats.jsonl import first_field, id_field, id_value, json_objects
 
 QID_FIELDS = ("qid", "topic_id", "query_id")
 SYSTEM_FIELDS = ("system", "run_id")
+RAG25_QID_FIELDS = ("narrative_id", "topic_id", "qid")  # in `metadata`
 
 
 def parse_responses(text: str, source: str, system: str | None = None) -> list[Response]:
@@ -23,8 +27,9 @@ def parse_responses(text: str, source: str, system: str | None = None) -> list[R
     responses: list[Response] = []
     seen: dict[tuple[str, str], int] = {}
     for number, record in json_objects(text, source):
-        qid = id_field(record, QID_FIELDS, source, number)
-        name = system or first_field(record, SYSTEM_FIELDS, source, number)
+        ids = _rag25_metadata(record, source, number)
+        qid = id_field(ids, RAG25_QID_FIELDS if ids is not record else QID_FIELDS, source, number)
+        name = system or first_field(ids, SYSTEM_FIELDS, source, number)
         assert qid is not None and name is not None
         checked_name(name, "system", source, number)
         if isinstance(record.get("answer"), list):
@@ -40,6 +45,16 @@ def parse_responses(text: str, source: str, system: str | None = None) -> list[R
     if not responses:
         raise InputError(source, None, "the file is empty")
     return responses
+
+
+def _rag25_metadata(record: dict[str, Any], source: str, line: int) -> dict[str, Any]:
+    """Where a record keeps its topic and run ids: a RAG 2025 record's `metadata`, else the record."""
+    metadata = record.get("metadata")
+    if metadata is None or not isinstance(record.get("answer"), list):
+        return record
+    if not isinstance(metadata, dict):
+        raise InputError(source, line, "field 'metadata' must be an object")
+    return metadata
 
 
 def _rag24_answer(record: dict[str, Any], source: str, line: int) -> tuple[str, tuple[str, ...]]:

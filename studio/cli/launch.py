@@ -2,8 +2,10 @@
 
 What the command line names (the label sets, the audit) is checked before the app starts: a name
 the project lacks is refused at once with exit status 2 and the names there are, instead of a
-screen that waits forever or a selector that fails when opened. The app needs a terminal to read
-keys from and draw on; without one it is refused too.
+screen that waits forever or a selector that fails when opened. So is the person's keymap file
+(`studio.domain.keymap`): one that is not TOML, names a binding the studio lacks, or gives a key
+Textual does not know or another binding has is refused naming the file, the line and the reason.
+The app needs a terminal to read keys from and draw on; without one it is refused too.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from studio.cli.listing import print_overview
 from studio.cli.output import OutputFormat, stderr_console
 from studio.domain.choices import ScreenName
 from studio.domain.errors import UsageError
+from studio.domain.keymap import load_keymap
 from studio.services.project import Project
 
 commands = typer.Typer()
@@ -73,6 +76,7 @@ def _run_tui(
 ) -> None:
     try:
         check_choices(project, ref=ref, qrels=qrels, audit=audit)
+        keymap = load_keymap()  # a bad keymap file is refused before the screen opens
         check_terminal(sys.stdin, sys.stderr)
     except BaseException:
         project.close()
@@ -80,7 +84,7 @@ def _run_tui(
     # Imported here so that headless commands never load Textual.
     from studio.tui.app import run_studio
 
-    status = run_studio(project, screen=screen.value, ref=ref, qrels=qrels, person=person, audit=audit)
+    status = run_studio(project, screen=screen.value, ref=ref, qrels=qrels, person=person, audit=audit, keymap=keymap)
     if status:
         raise typer.Exit(status)
 

@@ -23,6 +23,7 @@ from textual.binding import Binding
 from textual.worker import Worker, WorkerState
 
 from studio.domain.choices import ScreenName
+from studio.domain.keymap import NO_KEYMAP, Keymap
 from studio.services.project import Project
 from studio.tui.commands import ScreenActions, studio_keys
 from studio.tui.crash import report_crash
@@ -99,6 +100,7 @@ class StudioApp(StateApp):
         measure: str = "nDCG@10",
         person: str | None = None,
         audit: str | None = None,
+        keymap: Keymap = NO_KEYMAP,
     ) -> None:
         # Started in the screen asked for, not switched to after the Overview has been built and
         # has read the project (its reading would hold the project before the first screen's).
@@ -109,6 +111,10 @@ class StudioApp(StateApp):
         self.start_audit = audit
         self.watcher: ChangeWatch | None = None
         self.quitting = False
+        # The person's keys replace the defaults of the bindings they name, on every screen: the
+        # footer, F1 and the palette read the bindings through it, so they show them too.
+        self.keymap = keymap
+        self.set_keymap(keymap.for_textual())
 
     def on_mount(self) -> None:
         # The project file is given up whenever the studio is idle, so that headless commands
@@ -197,12 +203,14 @@ def run_studio(
     qrels: str | None = None,
     person: str | None = None,
     audit: str | None = None,
+    keymap: Keymap = NO_KEYMAP,
 ) -> int:
-    """Open the studio on `project` (on a blind audit with `audit`) and return, closing it, when the
-    user quits: the exit status (1 after an unexpected error, its traceback in a file named on stderr)."""
+    """Open the studio on `project` (on a blind audit with `audit`; the person's keys from `keymap`) and
+    return, closing it, when the user quits: the exit status (1 after an unexpected error, its
+    traceback in a file named on stderr)."""
     who = person or os.environ.get("STUDIO_PERSON") or getpass.getuser()
     with project:
-        app = StudioApp(project, screen=screen, ref=ref, qrels=qrels, person=who, audit=audit)
+        app = StudioApp(project, screen=screen, ref=ref, qrels=qrels, person=who, audit=audit, keymap=keymap)
         app.run()
     return exit_status(app)
 

@@ -82,18 +82,15 @@ class StudioScreen(Screen[None]):
         self.post_message(NamesLoaded(names))
 
 
+# One footer entry stands for the four grade keys: each key shown (as the keymap has it), one label.
+GRADES = Binding.Group("Grade", compact=True)
+
+
 def grade_bindings(screen: str, tooltip: str) -> list[Binding]:
-    """The keys 0–3, each giving its grade (`tooltip` with {grade}); one footer entry ("0–3 Grade")
-    stands for the four."""
+    """The keys 0–3, each giving its grade (`tooltip` with {grade}), grouped in the footer."""
     return [
         Binding(
-            str(g),
-            f"grade({g})",
-            "Grade" if g == 0 else f"Grade {g}",
-            id=f"{screen}.grade{g}",
-            show=g == 0,
-            key_display="0–3" if g == 0 else None,
-            tooltip=tooltip.format(grade=g),
+            str(g), f"grade({g})", f"Grade {g}", id=f"{screen}.grade{g}", tooltip=tooltip.format(grade=g), group=GRADES
         )
         for g in range(4)
     ]

@@ -58,6 +58,10 @@ EXAMPLES: dict[str, list[str]] = {
         "studio import graded graded.jsonl.gz --name copy --bank questions",
         "studio import graded graded.jsonl.gz --name copy-gpt4 --bank questions --llm gpt-4  # one grader of several",
     ],
+    "studio import irds": [
+        "studio import irds msmarco-passage/trec-dl-2019/judged     # topics, qrels as a label set, judged passages",
+        "studio import irds msmarco-passage/trec-dl-2020/judged --name dl20-human --all-docs",
+    ],
     "studio list": [
         "studio list                                # the overview",
         "studio list topics --format json",

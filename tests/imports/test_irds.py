@@ -179,6 +179,9 @@ def test_an_unknown_id_exits_2(tmp_path: Path) -> None:
     result = cli(tmp_path / "p.duckdb", "import", "irds", "studio-test/no-such-dataset")
     assert result.exit_code == 2
     assert "knows no dataset 'studio-test/no-such-dataset'" in result.stderr
+    empty = cli(tmp_path / "p.duckdb", "import", "irds", " ")
+    assert empty.exit_code == 2
+    assert "the ir_datasets id is empty" in empty.stderr
 
 
 def test_without_ir_datasets_the_command_names_the_extra(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

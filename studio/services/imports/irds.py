@@ -143,6 +143,8 @@ def import_irds(
 ) -> ImportReport:
     """Topics, qrels (one label set, named after the dataset unless `name`) and the documents the
     project needs, all in one transaction."""
+    if not dataset_id.strip():
+        raise UsageError("the ir_datasets id is empty (ids look like msmarco-passage/trec-dl-2019/judged)")
     set_name = check_name(name if name is not None else default_name(dataset_id), "label set")
     con = db.cursor()
     existing = label_store.label_set_id(con, set_name)

@@ -35,9 +35,11 @@ SEED = 14
 RUNS = 12
 DEPTH = 100
 UNJUDGED_PER_TOPIC = 100
-KAPPAS = (0.3, 0.5, 0.7)
-# (design, measure, budgets): topics for nDCG@10, judged pairs for P@10 at TREC DL's level 2.
-CELLS = (("topics", "nDCG@10", (10, 20)), ("pairs", "P(rel=2)@10", (1000, 4000)))
+KAPPAS = (0.0, 0.3, 0.5, 0.8)
+INVERTED = "llm-inverted"  # a bad judge: every grade turned upside down (3 − g)
+# (design, measure, budgets): whole topics for nDCG@10; judged pairs for P@10 at TREC DL's level 2
+# and for nDCG@10 (the linearised ratio estimator).
+CELLS = (("topics", "nDCG@10", (20,)), ("pairs", "P(rel=2)@10", (1000,)), ("pairs", "nDCG@10", (1000,)))
 
 
 def read_qrels(path: Path) -> dict[str, dict[str, int]]:
@@ -102,6 +104,11 @@ def build_project(collection: str, folder: Path, kappas: tuple[float, ...] = KAP
     for i, kappa in enumerate(kappas):
         path = write_noisy_qrels(qrels, folder / f"llm-k{kappa:g}.txt", kappa, seed=SEED + i)
         project.import_qrels(path, name=f"llm-k{kappa:g}", kind="llm")
+    inverted = folder / "llm-inverted.txt"
+    inverted.write_text(
+        "".join(f"{qid} 0 {docid} {3 - grade}\n" for qid, judged in qrels.items() for docid, grade in judged.items())
+    )
+    project.import_qrels(inverted, name=INVERTED, kind="llm")
     if published_labels(collection).is_file():
         project.import_qrels(published_labels(collection), name=GPT4, kind="llm")
     return project
@@ -110,6 +117,7 @@ def build_project(collection: str, folder: Path, kappas: tuple[float, ...] = KAP
 def judges(project: Project) -> list[tuple[str, str]]:
     """(label set, how the table names it): the published GPT-4 labels first, with their graded κ."""
     found = [(f"llm-k{kappa:g}", f"simulated, κ {kappa:g}") for kappa in KAPPAS]
+    found.append((INVERTED, "inverted grades (bad judge)"))
     if GPT4 in {row["name"] for row in project.label_sets()}:
         kappa = project.agreement("human", GPT4)["kappa_graded"]
         found.insert(0, (GPT4, f"GPT-4 UMBRELA (published), κ {kappa:.2f}"))
@@ -143,6 +151,7 @@ def table(trials: int, folder: Path, collections: tuple[str, ...] = ("dl19", "dl
                                         "gold_coverage",
                                         "gold_width",
                                         "width_ratio",
+                                        "mean_lambda",
                                     )
                                 },
                             }
@@ -153,14 +162,15 @@ def table(trials: int, folder: Path, collections: tuple[str, ...] = ("dl19", "dl
 def markdown(rows: list[dict[str, Any]]) -> str:
     lines = [
         "| collection | design (measure) | budget | judge | coverage (min over runs) | width | gold-only width "
-        "(coverage) | width ratio |",
-        "|---|---|---|---|---|---|---|---|",
+        "(coverage) | width ratio | mean λ |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
         lines.append(
             f"| {row['collection']} | {row['design']} ({row['measure']}) | {row['budget']} of {row['units']} "
             f"| {row['judge']} | {row['coverage']:.3f} ({row['min_run_coverage']:.3f}) | {row['width']:.3f} "
-            f"| {row['gold_width']:.3f} ({row['gold_coverage']:.3f}) | {row['width_ratio']:.2f} |"
+            f"| {row['gold_width']:.3f} ({row['gold_coverage']:.3f}) | {row['width_ratio']:.2f} "
+            f"| {row['mean_lambda']:.2f} |"
         )
     return "\n".join(lines)
 

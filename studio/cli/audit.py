@@ -146,12 +146,18 @@ def simulate_command(
     ref: Annotated[str, typer.Option("--ref", help="The label set taken as the unseen truth (e.g. human).")],
     qrels: Annotated[str, typer.Option("--qrels", help="The LLM label set whose pool is audited.")],
     budget: Annotated[int, typer.Option("--budget", min=2, help="Units per audit: topics or pairs.")],
-    design: Annotated[str, typer.Option("--design", help="topics | pairs (P@k only).")] = "topics",
+    design: Annotated[str, typer.Option("--design", help="topics | pairs (P@k and nDCG@k).")] = "topics",
     trials: Annotated[int, typer.Option("--trials", min=1, help="Audits drawn.")] = 1000,
     measure: Annotated[str, typer.Option("--measure", "-m", help="Measure of the leaderboard.")] = "nDCG@10",
     seed: Annotated[int, typer.Option("--seed", help="Seed of the draws.")] = 0,
     level: Annotated[float, typer.Option("--level", min=0.5, max=0.999, help="Nominal coverage.")] = 0.95,
-    tuned: Annotated[bool, typer.Option("--power-tuning/--no-power-tuning", help="PPI++ power tuning.")] = False,
+    estimator: Annotated[
+        str, typer.Option("--estimator", help="cross-fit | ppi | ppi++ | gold (see `studio estimate`).")
+    ] = "cross-fit",
+    llm_relevant: Annotated[
+        float | None,
+        typer.Option("--llm-relevant", help="--qrels' own relevance level for binary measures (e.g. 1)."),
+    ] = None,
     fmt: Format = OutputFormat.table,
 ) -> None:
     """How often `studio estimate`'s intervals from audits of this budget would cover --ref's values."""
@@ -165,7 +171,8 @@ def simulate_command(
             measure=measure,
             seed=seed,
             level=level,
-            tuned=tuned,
+            estimator=estimator,
+            llm_relevant=llm_relevant,
         )
     if fmt is OutputFormat.json:
         emit_object(result, fmt)

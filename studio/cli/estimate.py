@@ -14,7 +14,21 @@ from studio.domain.rows import EstimateRun
 
 commands = typer.Typer()
 
-Design = Annotated[str, typer.Option("--design", help="topics (any measure) | pairs (P@k: sums over judged pairs).")]
+Design = Annotated[
+    str, typer.Option("--design", help="topics (any measure) | pairs (P@k and nDCG@k over judged pairs).")
+]
+Estimator = Annotated[
+    str,
+    typer.Option(
+        "--estimator",
+        help="cross-fit (the LLM term's weight fitted on the other folds, never worse than gold) | ppi (weight 1) "
+        "| ppi++ (weight fitted on the whole sample) | gold (the gold sample alone).",
+    ),
+]
+LlmRelevant = Annotated[
+    float | None,
+    typer.Option("--llm-relevant", help="The LLM label set's own relevance level for binary measures (e.g. 1)."),
+]
 Level = Annotated[float, typer.Option("--level", min=0.5, max=0.999, help="Coverage of the intervals.")]
 
 
@@ -27,18 +41,15 @@ def estimate(
     measure: Annotated[str, typer.Option("--measure", "-m", help="Measure, e.g. nDCG@10, P(rel=2)@10.")] = "nDCG@10",
     design: Design = "topics",
     level: Level = 0.95,
-    tuned: Annotated[
-        bool,
-        typer.Option(
-            "--power-tuning/--no-power-tuning",
-            help="PPI++: weigh the LLM term to narrow the interval (needs a larger sample to keep its coverage).",
-        ),
-    ] = False,
+    estimator: Estimator = "cross-fit",
+    llm_relevant: LlmRelevant = None,
     fmt: Format = OutputFormat.table,
 ) -> None:
     """Estimate each run's measure under full human labels from LLM labels plus a gold sample (PPI)."""
     with open_project(ctx) as project:
-        result = project.estimate(qrels, gold, measure, design=design, level=level, tuned=tuned)
+        result = project.estimate(
+            qrels, gold, measure, design=design, level=level, estimator=estimator, llm_relevant=llm_relevant
+        )
     if fmt is OutputFormat.json:
         emit_object(result, fmt)
         return
@@ -58,7 +69,13 @@ def estimate(
     typer.echo("")
     tau = result["kendall_tau_vs_llm"]
     typer.echo(f"Kendall τ of the estimated leaderboard against {qrels}'s: " + ("n/a" if tau is None else f"{tau:.3f}"))
+    lam = result["lambda"]
+    typer.echo(
+        f"Estimator: {result['estimator']}, weight of the LLM term λ = " + ("n/a" if lam is None else f"{lam:.3f}")
+    )
     typer.echo(result["covers"])
+    for warning in result["warnings"]:
+        typer.echo(f"Warning: {warning}", err=True)
     if result["advice"]:
         typer.echo(result["advice"])
 

@@ -69,6 +69,7 @@ EXAMPLES: dict[str, list[str]] = {
         "studio list judges -f tsv",
     ],
     "studio check": ["studio check", "studio --db demo.duckdb check --format json"],
+    "studio doctor": ["studio doctor", "studio --db demo.duckdb doctor --format json"],
     "studio refresh": ["studio refresh  # after a judge was killed, or another program wrote to the file"],
     "studio eval": [
         'studio eval --qrels human -m nDCG@10 -m "P(rel=2)@10"',
@@ -146,7 +147,7 @@ EXAMPLES: dict[str, list[str]] = {
     "studio probe": ["studio probe --qrels umbrela-smol --qrels sim --limit 40"],
     "studio estimate": [
         "studio estimate --qrels umbrela-smol --gold gold -m nDCG@10 --design topics --level 0.95",
-        "studio estimate --qrels umbrela-smol --gold gold --power-tuning --format json",
+        "studio estimate --qrels umbrela-smol --gold gold --estimator ppi --format json",
     ],
     "studio report": [
         "studio report --out report/",

@@ -245,19 +245,31 @@ class RunPairEstimate(TypedDict):
     settled: bool
 
 
-class Estimate(TypedDict):
+_EstimateFields = TypedDict(
+    "_EstimateFields",
+    {
+        "advice": str | None,  # a word when the gold sample alone gives narrower intervals
+        "qrels": str,
+        "gold": str,
+        "measure": str,
+        "llm_measure": str,  # the measure at the LLM set's own relevance level
+        "design": str,  # topics or pairs
+        "level": float,
+        "estimator": str,  # cross-fit, ppi, ppi++ or gold
+        "power_tuning": bool,  # the LLM term's weight is fitted on the sample
+        "lambda": float | None,  # the LLM term's weight, in [0, 1]
+        "units": int,
+        "units_qrels_lacks": int,  # units of the population the LLM set has no label for
+        "gold_units": int,
+        "covers": str,  # over which population the truth is defined
+        "warnings": list[str],  # a label set whose grades never reach the measure's level
+    },
+)
+
+
+class Estimate(_EstimateFields):
     """Each run's measure under full human judging, estimated from a partial gold sample."""
 
-    advice: str | None  # a word when the gold sample alone gives narrower intervals
-    qrels: str
-    gold: str
-    measure: str
-    design: str  # topics or pairs
-    level: float
-    power_tuning: bool
-    units: int
-    gold_units: int
-    covers: str  # over which population the truth is defined
     runs: list[EstimateRun]
     pairs: list[RunPairEstimate]
     kendall_tau_vs_llm: float | None

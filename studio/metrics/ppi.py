@@ -32,9 +32,36 @@ same correction, no LLM.
 
 Power tuning (PPI++, Angelopoulos, Duchi & Zrnic 2023): θ̂_λ = λB + Σ_S (a_i − λ b_i)/π_i is
 unbiased for every fixed λ, with variance ∝ S²_{a−λb}, least at λ* = S_ab / S_bb (the
-regression estimator's slope). λ is estimated from the gold sample; the plug-in variance
-ignores λ̂'s own noise, which is small for large n and not for a handful of units (t with
-n − 2 degrees of freedom softens, but does not remove, the under-coverage).
+regression estimator's slope). S_bb is known exactly (the LLM labels every unit); S_ab must come
+from the gold sample. One λ serves every column (run), the one that minimises the summed
+variance, λ* = Σ_k S_ab,k / Σ_k S_bb,k (ppi_py's "overall" mode): a dozen runs share their
+evidence instead of each run's slope resting on a handful of units. λ is clipped to [0, 1]: 0
+is the gold sample alone, 1 plain PPI.
+
+Estimators (`estimator=`):
+
+* `gold`: λ = 0, the gold sample alone.
+* `ppi`: λ = 1, plain PPI.
+* `ppi++`: λ̂ fitted on the whole sample. Its plug-in variance ignores λ̂'s own noise and the
+  fit's optimism on the very units it is judged on: it under-covers with a small sample.
+* `cross-fit` (the studio's default): the sample is split into F folds (units in index order,
+  dealt round-robin, so the split is a function of the sample alone); each fold's units are
+  rectified with the λ̂ fitted on the other folds. Every unit's term
+  ψ_i = z_a,i − λ_{−f(i)} (z_b,i − b̄_h) is then an honest, out-of-sample residual, and the
+  variance is the sample variance of ψ (the design formula below). λ̂ cannot be tuned to the
+  units it is judged on, so the variance is not optimistic, and with λ ∈ [0, 1] fitted to
+  minimise the variance a judge that does not help gets λ̂ ≈ 0: the interval is never much wider
+  than the gold sample's alone, however bad the judge.
+
+Strata and design (`strata=`, `pi=`). Units may fall into strata h (e.g. the pairs an LLM set
+labels and those it lacks, which get no prediction, b = 0), each sampled on its own: with n_h of
+M_h units drawn, z = n_h·value/(M_h·π_i) and
+
+    θ̂ = Σ_h M_h · mean_{S_h} ψ,      Var(θ̂) = Σ_h M_h² (1 − n_h/M_h) s²_{ψ,h} / n_h,
+
+a stratum drawn whole (n_h = M_h) adding nothing. The interval is θ̂ ± t_df · se with df = n − H
+(n − H − 1 when λ is fitted: `ppi++`, `cross-fit`). Per-unit inclusion probabilities π_i enter through z (Horvitz–Thompson);
+with them unequal the variance is the with-replacement approximation within each stratum.
 """
 
 from __future__ import annotations
@@ -42,6 +69,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from studio.metrics.sampling import allocate
+
+ESTIMATORS = ("cross-fit", "ppi", "ppi++", "gold")
+DEFAULT_ESTIMATOR = "cross-fit"
+FOLDS = 10  # cross-fitting folds (fewer when the sample is smaller: leave-one-out)
 
 
 @dataclass(frozen=True)
@@ -52,7 +85,7 @@ class Intervals:
     low: np.ndarray
     high: np.ndarray
     se: np.ndarray
-    lam: np.ndarray  # the LLM term's weight (1 without power tuning, 0 for gold only)
+    lam: np.ndarray  # the LLM term's weight, in [0, 1] (1: plain PPI, 0: gold only; cross-fit: the folds' mean)
 
 
 def estimate_totals(
@@ -63,59 +96,141 @@ def estimate_totals(
     *,
     level: float = 0.95,
     tuned: bool = False,
+    estimator: str | None = None,
+    strata: np.ndarray | None = None,
 ) -> Intervals:
-    """θ̂ = λB + Σ_S (a − λb)/π for each row of `sampled` (trials × M, 0/1) and each column of
-    `a` and `b` (M × K; `b` None: gold only). Values of `a` outside the sample are never read
-    as long as they are finite (set them to 0)."""
+    """θ̂ = Σ_h M_h mean_{S_h}(z_a − λ(z_b − b̄_h)) for each row of `sampled` (trials × M, 0/1) and
+    each column of `a` and `b` (M × K; `b` None: gold only). `estimator` is one of ESTIMATORS
+    (None: `ppi++` when `tuned`, else `ppi`); `strata` (M,) integer labels, None: one stratum.
+    Values of `a` outside the sample are never read as long as they are finite (set them to 0)."""
+    kind = estimator or ("ppi++" if tuned else "ppi")
+    if kind not in ESTIMATORS:
+        raise ValueError(f"unknown estimator {kind!r} (known: {', '.join(ESTIMATORS)})")
     mask = np.atleast_2d(np.asarray(sampled, dtype=np.float64))
-    units = mask.shape[1]
-    n = mask.sum(axis=1)[:, None]  # (T, 1)
-    scale = n / (units * pi[None, :])  # (T, M): z = scale · e turns the HT total into M·mean(z)
-    x_sum, x_sq = _sums(mask, scale, a, a)
     if b is None:
-        lam = np.zeros_like(x_sum)
-        e_sum, e_sq = x_sum, x_sq
-        known = np.zeros(a.shape[1])
+        kind, b = "gold", np.zeros_like(a)
+    labels = np.zeros(mask.shape[1], dtype=np.int64) if strata is None else np.asarray(strata)
+    layers = [_Stratum.of(mask, a, b, pi, labels == h) for h in np.unique(labels)]
+    n = mask.sum(axis=1)  # (T,)
+    if kind == "cross-fit":
+        folds = _folds(mask, int(min(FOLDS, max(n.min(), 1))))
+        lam_of_fold = np.stack(
+            [_fitted_lambda(layers, 1.0 - fold, mask) for fold in folds], axis=1
+        )  # (T, F): each fold's λ from the other folds
+        parts = [(fold, lam_of_fold[:, f]) for f, fold in enumerate(folds)]
+        reported = sum(lam * fold.sum(axis=1) for fold, lam in parts) / np.maximum(n, 1)
     else:
-        v_sum, v_sq = _sums(mask, scale, b, b)
-        _, xv = _sums(mask, scale, a, b)
-        known = b.sum(axis=0)
-        if tuned:
-            sxv = xv - x_sum * v_sum / n
-            svv = v_sq - v_sum**2 / n
-            lam = np.divide(sxv, svv, out=np.ones_like(sxv), where=svv > 1e-300)
-        else:
-            lam = np.ones_like(x_sum)
-        e_sum = x_sum - lam * v_sum
-        e_sq = x_sq - 2 * lam * xv + lam**2 * v_sq
+        lam = {"gold": np.zeros(len(n)), "ppi": np.ones(len(n))}.get(kind)
+        if lam is None:
+            lam = _fitted_lambda(layers, np.ones_like(mask), mask)
+        parts, reported = [(np.ones_like(mask), lam)], lam
+    estimate = np.zeros((mask.shape[0], a.shape[1]))
+    variance = np.zeros_like(estimate)
     with np.errstate(invalid="ignore", divide="ignore"):
-        mean = e_sum / n
-        variance = np.maximum(e_sq - n * mean**2, 0.0) / (n - 1)
-        se = units * np.sqrt((1 - n / units) * variance / n)
-        estimate = lam * known[None, :] + units * mean
-        df = n - (2 if tuned and b is not None else 1)
-        q = np.where(df >= 1, t_quantile(0.5 + level / 2, np.maximum(df, 1)), np.nan)
+        for layer in layers:
+            total, squares = layer.residual_sums(parts)
+            count = layer.count[:, None]
+            mean = total / count
+            spread = np.maximum(squares - count * mean**2, 0.0) / (count - 1)
+            fpc = 1.0 - count / layer.size
+            estimate += layer.size * mean
+            variance += np.where(fpc > 0, layer.size**2 * fpc * spread / count, 0.0)
+        se = np.sqrt(variance)
+        df = n - len(layers) - (1 if kind in ("ppi++", "cross-fit") else 0)  # λ̂ costs a degree of freedom
+        q = np.where(df >= 1, t_quantile(0.5 + level / 2, np.maximum(df, 1)), np.nan)[:, None]
     half = q * se
-    return Intervals(estimate, estimate - half, estimate + half, se, lam)
+    lam_out = np.broadcast_to(reported[:, None], estimate.shape).copy()
+    return Intervals(estimate, estimate - half, estimate + half, se, lam_out)
 
 
-def _sums(mask: np.ndarray, scale: np.ndarray, x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Σ_S z_x and Σ_S z_x·z_y per trial and column (z = scale · value), as matrix products."""
-    first = (mask * scale) @ x
-    second = (mask * scale**2) @ (x * y)
-    return first, second
+@dataclass(frozen=True)
+class _Stratum:
+    """One stratum's units: the sample's scaled values z = n_h·x/(M_h·π), and b's stratum mean."""
+
+    inside: np.ndarray  # (M,) bool
+    size: int  # M_h
+    count: np.ndarray  # (T,) n_h
+    sampled: np.ndarray  # (T, M_h) the sample's 0/1 mask on the stratum's units
+    weights: np.ndarray  # (T, M_h): mask · scale on the stratum's units
+    a: np.ndarray  # (M_h, K)
+    b: np.ndarray
+    b_mean: np.ndarray  # (K,) the stratum's population mean of b
+    b_spread: np.ndarray  # (K,) its population variance S²_bb (ddof 1)
+
+    @classmethod
+    def of(cls, mask: np.ndarray, a: np.ndarray, b: np.ndarray, pi: np.ndarray, inside: np.ndarray) -> _Stratum:
+        size = int(inside.sum())
+        local = mask[:, inside]
+        count = local.sum(axis=1)
+        scale = count[:, None] / (size * pi[None, inside])
+        b_h = b[inside]
+        spread = b_h.var(axis=0, ddof=1) if size > 1 else np.zeros(b.shape[1])
+        return cls(inside, size, count, local, local * scale, a[inside], b_h, b_h.mean(axis=0), spread)
+
+    def sums(self, keep: np.ndarray) -> tuple[np.ndarray, ...]:
+        """Over the sampled units with `keep` (T × M) set: count, Σ z_a, Σ c, Σ z_a², Σ z_a·c, Σ c²
+        with c = z_b − b̄_h, per trial and column."""
+        kept = keep[:, self.inside]
+        w = self.weights * kept
+        w2 = w * self.weights
+        cnt = (self.sampled * kept).sum(axis=1)[:, None]
+        sa, zb = w @ self.a, w @ self.b
+        sb = zb - cnt * self.b_mean
+        saa = w2 @ (self.a * self.a)
+        sab = w2 @ (self.a * self.b) - self.b_mean * sa
+        sbb = w2 @ (self.b * self.b) - 2 * self.b_mean * zb + cnt * self.b_mean**2
+        return cnt, sa, sb, saa, sab, sbb
+
+    def residual_sums(self, parts: list[tuple[np.ndarray, np.ndarray]]) -> tuple[np.ndarray, np.ndarray]:
+        """Σ ψ and Σ ψ² over the stratum's sample, ψ = z_a − λ c with each part's own λ (T,)."""
+        total = np.zeros((self.count.shape[0], self.a.shape[1]))
+        squares = np.zeros_like(total)
+        for keep, lam in parts:
+            _, sa, sb, saa, sab, sbb = self.sums(keep)
+            lam_col = lam[:, None]
+            total += sa - lam_col * sb
+            squares += saa - 2 * lam_col * sab + lam_col**2 * sbb
+        return total, squares
 
 
-def topic_units(llm: np.ndarray, gold: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _fitted_lambda(layers: list[_Stratum], keep: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """λ̂ = Σ_h c_h Σ_k Ŝ_ab / Σ_h c_h Σ_k S_bb over the sampled units with `keep`, clipped to
+    [0, 1] (c_h = M_h²(1 − f_h)/n_h, the stratum's weight in the variance); 0 where fewer than two
+    units of a stratum inform it (with nothing known, the gold sample alone cannot be hurt)."""
+    numerator = np.zeros(mask.shape[0])
+    denominator = np.zeros(mask.shape[0])
+    for layer in layers:
+        cnt, sa, sb, _, sab, _ = layer.sums(keep)
+        n_h = layer.count
+        with np.errstate(invalid="ignore", divide="ignore"):
+            weight = np.where(n_h > 0, layer.size**2 * np.maximum(1 - n_h / layer.size, 0.0) / np.maximum(n_h, 1), 0.0)
+            covariance = np.where(cnt >= 2, (sab - sa * sb / cnt) / (cnt - 1), 0.0).sum(axis=1)
+        numerator += weight * covariance
+        denominator += weight * layer.b_spread.sum()
+    with np.errstate(invalid="ignore", divide="ignore"):
+        lam = np.where(denominator > 1e-300, numerator / denominator, 0.0)
+    return np.clip(lam, 0.0, 1.0)
+
+
+def _folds(mask: np.ndarray, count: int) -> list[np.ndarray]:
+    """`count` fold masks (T × M): the sampled units of each trial dealt round-robin in index order."""
+    position = np.cumsum(mask, axis=1) - 1
+    dealt = np.where(mask > 0, np.mod(position, max(count, 1)), -1)
+    return [(dealt == f).astype(np.float64) for f in range(max(count, 1))]
+
+
+def topic_units(llm: np.ndarray, gold: np.ndarray, counted: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Unit contributions (a, b) of a topic-mean measure: (topics × runs) per-topic values.
 
-    A run's population is the topics its LLM value covers (trec_eval averages over topics both
-    the run and the labels have); outside it a topic contributes 0 to that run, which keeps the
-    estimator unbiased for the run's own mean. Gold values outside the sample may be NaN."""
-    counted = np.isfinite(llm)
+    A run's population is the topics `counted` marks (default: those its LLM value covers;
+    trec_eval averages over topics both the run and the labels have); outside it a topic
+    contributes 0 to that run, which keeps the estimator unbiased for the run's own mean. Gold
+    values outside the sample may be NaN; an LLM value that is NaN inside the population (the LLM
+    set lacks the topic) predicts nothing (b = 0)."""
+    counted = np.isfinite(llm) if counted is None else counted
     topics = np.maximum(counted.sum(axis=0), 1)
     a = np.where(counted & np.isfinite(gold), gold, 0.0) / topics
-    b = np.where(counted, llm, 0.0) / topics
+    b = np.where(counted & np.isfinite(llm), llm, 0.0) / topics
     return a, b
 
 
@@ -148,6 +263,7 @@ class Coverage:
     width: np.ndarray  # (K,) mean interval width
     gold_coverage: np.ndarray
     gold_width: np.ndarray
+    lam: float = float("nan")  # the mean weight of the LLM term over the trials
 
     def summary(self) -> dict[str, float]:
         width, gold = float(np.nanmean(self.width)), float(np.nanmean(self.gold_width))
@@ -158,40 +274,75 @@ class Coverage:
             "gold_coverage": float(np.nanmean(self.gold_coverage)),
             "gold_width": gold,
             "width_ratio": width / gold if gold > 0 else float("nan"),
+            "mean_lambda": self.lam,
         }
 
 
-def draw_samples(units: int, budget: int, trials: int, seed: int) -> np.ndarray:
-    """(trials × units) 0/1 masks of simple random samples without replacement of `budget` units."""
+def draw_samples(units: int, budget: int, trials: int, seed: int, strata: np.ndarray | None = None) -> np.ndarray:
+    """(trials × units) 0/1 masks of simple random samples without replacement of `budget` units;
+    with `strata`, a sample within each stratum, the budget shared in proportion to their sizes
+    (at least one unit in each)."""
     rng = np.random.default_rng(seed)
-    chosen = np.argsort(rng.random((trials, units)), axis=1)[:, :budget]
+    labels = np.zeros(units, dtype=np.int64) if strata is None else np.asarray(strata)
+    names = np.unique(labels)
+    sizes = [int((labels == h).sum()) for h in names]
+    counts = allocate(sizes, [float(s) for s in sizes], budget) if len(names) > 1 else [budget]
     mask = np.zeros((trials, units))
-    np.put_along_axis(mask, chosen, 1.0, axis=1)
+    for h, drawn in zip(names, counts, strict=True):
+        where = np.flatnonzero(labels == h)
+        chosen = np.argsort(rng.random((trials, len(where))), axis=1)[:, :drawn]
+        np.put_along_axis(mask, where[chosen], 1.0, axis=1)
     return mask
 
 
+def inclusion(mask: np.ndarray, strata: np.ndarray | None = None) -> np.ndarray:
+    """Each unit's inclusion probability under the (stratified) simple random design of `mask`'s first row."""
+    labels = np.zeros(mask.shape[1], dtype=np.int64) if strata is None else np.asarray(strata)
+    pi = np.zeros(mask.shape[1])
+    for h in np.unique(labels):
+        inside = labels == h
+        pi[inside] = mask[0, inside].sum() / inside.sum()
+    return pi
+
+
+def coverage(found: Intervals, gold: Intervals, truth: np.ndarray) -> Coverage:
+    """How often each interval held `truth` (K,), and the mean widths."""
+
+    def held(intervals: Intervals) -> np.ndarray:
+        # A sample that is the whole population gives a zero-width interval at the truth: a
+        # tolerance for rounding keeps it counted as covering.
+        slack = 1e-12 * (1 + np.abs(truth))
+        inside = (intervals.low - slack <= truth) & (truth <= intervals.high + slack)
+        result: np.ndarray = inside.mean(axis=0)
+        return result
+
+    return Coverage(held(found), (found.high - found.low).mean(axis=0), held(gold), (gold.high - gold.low).mean(axis=0))
+
+
 def simulate(
-    a: np.ndarray, b: np.ndarray, *, budget: int, trials: int, seed: int = 0, level: float = 0.95, tuned: bool = False
+    a: np.ndarray,
+    b: np.ndarray,
+    *,
+    budget: int,
+    trials: int,
+    seed: int = 0,
+    level: float = 0.95,
+    tuned: bool = False,
+    estimator: str | None = None,
+    strata: np.ndarray | None = None,
 ) -> Coverage:
-    """Coverage of θ = Σ a (the full-gold value) by PPI and gold-only intervals over `trials`
-    simple random audits of `budget` units; `a` holds the gold contribution of every unit."""
+    """Coverage of θ = Σ a (the full-gold value) by the estimator's and gold-only intervals over
+    `trials` (stratified) simple random audits of `budget` units; `a` holds every unit's gold
+    contribution."""
     units = a.shape[0]
     if not 2 <= budget <= units:
         raise ValueError(f"the budget must lie between 2 and {units} units")
-    masks = draw_samples(units, budget, trials, seed)
-    pi = np.full(units, budget / units)
-    truth = a.sum(axis=0)[None, :]
-    ppi = estimate_totals(masks, a, b, pi, level=level, tuned=tuned)
-    gold = estimate_totals(masks, a, None, pi, level=level)
-
-    def held(found: Intervals) -> np.ndarray:
-        # A unit sample that is the whole population gives a zero-width interval at the truth:
-        # a tolerance for rounding keeps it counted as covering.
-        slack = 1e-12 * (1 + np.abs(truth))
-        result: np.ndarray = ((found.low - slack <= truth) & (truth <= found.high + slack)).mean(axis=0)
-        return result
-
-    return Coverage(held(ppi), (ppi.high - ppi.low).mean(axis=0), held(gold), (gold.high - gold.low).mean(axis=0))
+    masks = draw_samples(units, budget, trials, seed, strata)
+    pi = inclusion(masks, strata)
+    found = estimate_totals(masks, a, b, pi, level=level, tuned=tuned, estimator=estimator, strata=strata)
+    gold = estimate_totals(masks, a, None, pi, level=level, strata=strata)
+    result = coverage(found, gold, a.sum(axis=0)[None, :])
+    return Coverage(result.coverage, result.width, result.gold_coverage, result.gold_width, float(found.lam.mean()))
 
 
 def t_quantile(p: float, df: np.ndarray) -> np.ndarray:

@@ -34,7 +34,11 @@ def _partial_gold(project: Project, folder: Path, topics: int = GOLD_TOPICS, see
 def test_topic_estimates_are_the_ppi_formula(sample: Path, tmp_path: Path) -> None:
     with Project.open(sample) as project:
         chosen = _partial_gold(project, tmp_path)
-    result = json.loads(cli(sample, "estimate", "--qrels", "umbrela-smol", "--gold", "gold", "--format", "json").stdout)
+    result = json.loads(
+        cli(
+            sample, "estimate", "--qrels", "umbrela-smol", "--gold", "gold", "--estimator", "ppi", "--format", "json"
+        ).stdout
+    )
     with Project.open(sample) as project:
         m = parse_measure("nDCG@10")
         llm_eval, human = project.engine.evaluator("umbrela-smol"), project.engine.evaluator("human")
@@ -59,7 +63,7 @@ def test_topic_estimates_are_the_ppi_formula(sample: Path, tmp_path: Path) -> No
             assert by_run[run]["llm"] == pytest.approx(project.leaderboard("umbrela-smol")[run])
             assert by_run[run]["gold_low"] == pytest.approx(clip(y[hrows, r].mean() - gold_half[r]))
     assert result["units"] == big_n and result["gold_units"] == n
-    assert "gold's judges would give if they judged every topic umbrela-smol labels" in result["covers"]
+    assert "gold's judges would give if they judged every topic umbrela-smol or gold labels" in result["covers"]
     assert len(result["pairs"]) == len(by_run) * (len(by_run) - 1) // 2
     unclipped = dict(zip(llm_eval.runs, estimate.tolist(), strict=True))
     for pair in result["pairs"]:  # differences of the estimates before clipping
@@ -71,15 +75,15 @@ def test_topic_estimates_are_the_ppi_formula(sample: Path, tmp_path: Path) -> No
 def test_text_output_says_what_the_interval_covers(sample: Path, tmp_path: Path) -> None:
     with Project.open(sample) as project:
         _partial_gold(project, tmp_path)
-    out = cli(sample, "estimate", "--qrels", "umbrela-smol", "--gold", "gold", "--power-tuning").stdout
+    out = cli(sample, "estimate", "--qrels", "umbrela-smol", "--gold", "gold", "--estimator", "ppi++").stdout
     assert "Settled run pairs" in out and "Kendall τ" in out
     assert "each interval holds the run's mean nDCG@10" in " ".join(out.split())
 
 
-def test_pairs_design_refuses_ndcg_and_estimates_precision(sample: Path, tmp_path: Path) -> None:
+def test_pairs_design_refuses_average_precision_and_estimates_precision(sample: Path, tmp_path: Path) -> None:
     with Project.open(sample) as project:
         _partial_gold(project, tmp_path)
-    refused = cli(sample, "estimate", "--qrels", "umbrela-smol", "--gold", "gold", "--design", "pairs")
+    refused = cli(sample, "estimate", "--qrels", "umbrela-smol", "--gold", "gold", "--design", "pairs", "-m", "AP")
     assert refused.exit_code == 2 and "--design topics" in refused.stderr
     result = json.loads(
         cli(

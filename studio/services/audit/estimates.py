@@ -3,29 +3,27 @@ set and a partial gold audit, with intervals; the run pairs whose order the audi
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
 from studio.domain.errors import UsageError
 from studio.domain.rows import Estimate, EstimateRun, RunPairEstimate
 from studio.metrics import correlation as corr
-from studio.metrics import ppi
-from studio.services.audit.units import (
-    GoldDesign,
-    Units,
-    gold_design,
-    pair_units,
-    topic_units,
-)
+from studio.metrics import ppi, ppi_ratio
+from studio.metrics.names import Measure
+from studio.services.audit.levels import at_level, level_warnings
+from studio.services.audit.pairs import UNLABELLED, pool_pairs, precision_units
+from studio.services.audit.units import GoldDesign, Units, gold_design, topic_units
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
 
 
-def covers(design: str, level: float, qrels: str, gold: str, measure: str) -> str:
-    """What the interval covers, in one sentence."""
-    units = (
-        "every topic " + qrels + " labels"
-        if design == "topics"
-        else "every (topic, document) pair " + qrels + " labels"
-    )
+def covers(design: str, level: float, qrels: str, gold: str, measure: str, lacking: int = 0) -> str:
+    """What the interval covers, in one sentence: over which population the truth is defined."""
+    kind = "topic" if design == "topics" else "(topic, document) pair"
+    units = f"every {kind} {qrels} or {gold} labels"
+    if lacking:
+        units += f" ({lacking} of them only {gold}'s, counted as they were graded: {qrels} predicts nothing there)"
     return (
         f"With probability {level:.0%} over the draw of the gold sample, each interval holds the run's "
         f"mean {measure} that {gold}'s judges would give if they judged {units} (these topics and "
@@ -33,11 +31,48 @@ def covers(design: str, level: float, qrels: str, gold: str, measure: str) -> st
     )
 
 
-def units_for(engine: EvaluationEngine, qrels: str, gold: str, measure: str, design: GoldDesign) -> Units:
-    m = measure_of(measure)
-    if design.design == "pairs":
-        return pair_units(engine, qrels, gold, m)
-    return topic_units(engine, qrels, gold, m)
+@dataclass(frozen=True)
+class Linear:
+    """Units whose contributions may be shifted by a constant (a linearised measure): θ ≈ c + Σ a."""
+
+    units: Units
+    constant: np.ndarray  # (runs,)
+    gold_units: Units  # the contributions the gold-only estimate linearises (equal to `units` when linear)
+    gold_constant: np.ndarray
+    llm_value: np.ndarray  # (runs,) the LLM-only value
+
+
+def linear_units(
+    engine: EvaluationEngine, qrels: str, gold: str, m: Measure, llm_m: Measure, design: GoldDesign
+) -> Linear:
+    """The estimate's units for the design and measure (nDCG over pairs linearised)."""
+    if design.design == "topics":
+        units = topic_units(engine, qrels, gold, m, llm_measure=llm_m)
+        zero = np.zeros(len(units.runs))
+        return Linear(units, zero, units, zero, units.b.sum(axis=0))
+    pairs = pool_pairs(engine, qrels, gold, m)
+    # Pairs only the gold side has are known in full (they are all the pool holds of them): a census stratum.
+    sampled = pairs.sampled
+    if m.name == "P":
+        a, b = precision_units(pairs, m.rel, llm_m.rel)
+        units = Units(pairs.keys, a, b, sampled, pairs.runs, pairs.strata)
+        zero = np.zeros(len(pairs.runs))
+        return Linear(units, zero, units, zero, b.sum(axis=0))
+    bare = Units(
+        pairs.keys, np.zeros((len(pairs.keys), 0)), np.zeros((len(pairs.keys), 0)), sampled, pairs.runs, pairs.strata
+    )
+    pi = bare.probabilities(design.probabilities)
+    with_llm = ppi_ratio.linearise(sampled, pairs.pool, pairs.gold, pairs.llm, pi)
+    alone = ppi_ratio.linearise(sampled, pairs.pool, pairs.gold, pairs.llm, pi, gold_only=True)
+    assert with_llm.b is not None
+    llm_value = ppi_ratio.true_ndcg(pairs.pool, np.where(pairs.strata == UNLABELLED, 0.0, pairs.llm))
+    return Linear(
+        Units(pairs.keys, with_llm.a, with_llm.b, sampled, pairs.runs, pairs.strata),
+        with_llm.constant,
+        Units(pairs.keys, alone.a, np.zeros_like(alone.a), sampled, pairs.runs, pairs.strata),
+        alone.constant,
+        llm_value,
+    )
 
 
 def estimate(
@@ -49,20 +84,36 @@ def estimate(
     design: str = "topics",
     level: float = 0.95,
     tuned: bool = False,
+    estimator: str | None = None,
+    llm_relevant: float | None = None,
 ) -> Estimate:
-    """Estimated leaderboard with intervals beside the LLM-only values and the gold-only intervals."""
+    """Estimated leaderboard with intervals beside the LLM-only values and the gold-only intervals.
+    `estimator`: one of ppi.ESTIMATORS (None: cross-fit, or ppi++ with `tuned`); `llm_relevant`:
+    the LLM label set's own relevance level for binary measures (None: the measure's)."""
     if not 0 < level < 1:
         raise UsageError(f"--level must lie between 0 and 1, not {level}")
+    kind = estimator or ("ppi++" if tuned else ppi.DEFAULT_ESTIMATOR)
+    if kind not in ppi.ESTIMATORS:
+        raise UsageError(f"unknown estimator {kind!r} (known: {', '.join(ppi.ESTIMATORS)})")
+    m = measure_of(measure)
+    llm_m = at_level(m, llm_relevant)
     found = gold_design(engine, gold, design)
-    units = units_for(engine, qrels, gold, measure, found)
+    linear = linear_units(engine, qrels, gold, m, llm_m, found)
+    units = linear.units
     n, total = int(units.sampled.sum()), len(units.keys)
     if n < 2:
         raise UsageError(f"{gold} grades {n} of the {total} {design} of {qrels}: an interval needs at least 2")
     pi = units.probabilities(found.probabilities)
     mask = units.sampled[None, :]
-    ppi_runs = ppi.estimate_totals(mask, units.a, units.b, pi, level=level, tuned=tuned)
-    gold_runs = ppi.estimate_totals(mask, units.a, None, pi, level=level)
-    llm = units.b.sum(axis=0)
+    b = None if kind == "gold" else units.b
+    ppi_runs = ppi_ratio.shifted(
+        ppi.estimate_totals(mask, units.a, b, pi, level=level, estimator=kind, strata=units.strata), linear.constant
+    )
+    gold_runs = ppi_ratio.shifted(
+        ppi.estimate_totals(mask, linear.gold_units.a, None, pi, level=level, strata=units.strata),
+        linear.gold_constant,
+    )
+    llm = linear.llm_value
     est = ppi_runs.estimate[0]
     rows: list[EstimateRun] = []
     for r, run in enumerate(units.runs):
@@ -82,22 +133,28 @@ def estimate(
     rows.sort(key=_by_estimate)
     within_range(rows)
     tau = corr.kendall_tau_b(est, llm) if len(units.runs) > 1 else float("nan")
-    m = str(measure_of(measure))
-    return Estimate(
-        advice=advice(rows, qrels),
-        qrels=qrels,
-        gold=gold,
-        measure=m,
-        design=design,
-        level=level,
-        power_tuning=tuned,
-        units=total,
-        gold_units=n,
-        covers=covers(design, level, qrels, gold, m),
-        runs=rows,
-        pairs=run_pairs(units, pi, level=level, tuned=tuned),
-        kendall_tau_vs_llm=_num(tau),
-    )
+    lacking = int((units.strata == UNLABELLED).sum()) if units.strata is not None else 0
+    result: Estimate = {
+        "advice": advice(rows, qrels),
+        "qrels": qrels,
+        "gold": gold,
+        "measure": str(m),
+        "llm_measure": str(llm_m),
+        "design": design,
+        "level": level,
+        "estimator": kind,
+        "power_tuning": kind in ("cross-fit", "ppi++"),
+        "lambda": _num(float(ppi_runs.lam[0, 0])) if len(units.runs) else None,
+        "units": total,
+        "units_qrels_lacks": lacking,
+        "gold_units": n,
+        "covers": covers(design, level, qrels, gold, str(m), lacking),
+        "warnings": level_warnings(engine, m, [(gold, m.rel), (qrels, llm_m.rel)]),
+        "runs": rows,
+        "pairs": run_pairs(linear, pi, level=level, estimator=kind),
+        "kendall_tau_vs_llm": _num(tau),
+    }
+    return result
 
 
 MEASURE_RANGE = (0.0, 1.0)  # every measure the studio computes is a mean of per-topic values in [0, 1]
@@ -137,23 +194,28 @@ def advice(rows: list[EstimateRun], qrels: str) -> str | None:
     return (
         f"{qrels}'s labels widen the intervals here (mean width {ppi_width:.3f} against {gold_width:.3f} "
         "from the gold sample alone): their errors vary more than people's scores; use the gold-only "
-        "intervals, try --power-tuning with a larger sample, or audit a better judge."
+        "intervals (--estimator gold), the default cross-fit estimator, or audit a better judge."
     )
 
 
-def run_pairs(units: Units, pi: np.ndarray, *, level: float, tuned: bool) -> list[RunPairEstimate]:
+def run_pairs(linear: Linear, pi: np.ndarray, *, level: float, estimator: str) -> list[RunPairEstimate]:
     """Every pair of runs, the higher estimate first: the difference, its interval, settled when
     the interval excludes 0."""
+    units = linear.units
     if len(units.runs) < 2:
         return []
     i, j = ppi.column_pairs(len(units.runs))
-    found = ppi.estimate_totals(
-        units.sampled[None, :],
-        ppi.differences(units.a, i, j),
-        ppi.differences(units.b, i, j),
-        pi,
-        level=level,
-        tuned=tuned,
+    found = ppi_ratio.shifted(
+        ppi.estimate_totals(
+            units.sampled[None, :],
+            ppi.differences(units.a, i, j),
+            None if estimator == "gold" else ppi.differences(units.b, i, j),
+            pi,
+            level=level,
+            estimator=estimator,
+            strata=units.strata,
+        ),
+        linear.constant[i] - linear.constant[j],
     )
     rows: list[RunPairEstimate] = []
     for c, (first, second) in enumerate(zip(i.tolist(), j.tolist(), strict=True)):

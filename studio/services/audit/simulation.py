@@ -8,8 +8,10 @@ from typing import Any
 import numpy as np
 
 from studio.domain.errors import UsageError
-from studio.metrics import ppi
-from studio.services.audit.units import DESIGNS, labelled_qids, pair_units, topic_units
+from studio.metrics import ppi, ppi_ratio
+from studio.services.audit.levels import at_level, level_warnings
+from studio.services.audit.pairs import UNLABELLED, pool_pairs, precision_units
+from studio.services.audit.units import DESIGNS, labelled_qids, topic_units
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
 
 
@@ -25,39 +27,65 @@ def simulate(
     seed: int = 0,
     level: float = 0.95,
     tuned: bool = False,
+    estimator: str | None = None,
+    llm_relevant: float | None = None,
 ) -> dict[str, Any]:
-    """Draw `trials` simple random audits of `budget` units from `qrels`' pool, grade them with
-    `ref`, and report the intervals' coverage of `ref`'s values and their widths."""
+    """Draw `trials` random audits of `budget` units of `ref`'s pool (stratified: the units
+    `qrels` labels, and those it lacks), grade them with `ref`, and report how often the intervals
+    covered `ref`'s values and how wide they were beside gold-only intervals of the same audits."""
     if design not in DESIGNS:
         raise UsageError(f"unknown design {design!r} (known: {', '.join(DESIGNS)})")
     if trials < 1:
         raise UsageError("--trials must be at least 1")
+    kind = estimator or ("ppi++" if tuned else ppi.DEFAULT_ESTIMATOR)
+    if kind not in ppi.ESTIMATORS:
+        raise UsageError(f"unknown estimator {kind!r} (known: {', '.join(ppi.ESTIMATORS)})")
     m = measure_of(measure)
+    llm_m = at_level(m, llm_relevant)
     if design == "topics":
-        # The truth must be known on every unit: the topics both label sets cover.
-        shared = set(labelled_qids(engine.evaluator(ref)))
-        within = [q for q in labelled_qids(engine.evaluator(qrels)) if q in shared]
-        units = topic_units(engine, qrels, ref, m, within=within)
-        truth = f"{ref}'s mean {m} over the {len(within)} topics both label sets cover"
+        # The truth is ref's mean over the topics it labels; those qrels lacks get no prediction.
+        within = labelled_qids(engine.evaluator(ref))
+        units = topic_units(engine, qrels, ref, m, within=within, llm_measure=llm_m)
+        count, strata, runs = len(units.keys), units.strata, units.runs
+        missing = int((units.strata == 1).sum()) if units.strata is not None else 0
+        truth = f"{ref}'s mean {m} over the {count} topics {ref} labels"
     else:
-        units = pair_units(engine, qrels, ref, m, missing_is_unjudged=True)
-        truth = f"{m} under {ref}'s grades of {qrels}'s pool (a pair {ref} lacks counts as not relevant)"
-    count = len(units.keys)
+        pairs = pool_pairs(engine, qrels, ref, m, gold_is_pool=True)
+        count, strata, runs = len(pairs.keys), pairs.strata, pairs.runs
+        missing = int((pairs.strata == UNLABELLED).sum())
+        truth = (
+            f"{m} under {ref}'s grades of the {count} pairs {ref} or {qrels} labels (a pair {ref} lacks: not relevant)"
+        )
     if not 2 <= budget <= count:
-        raise UsageError(f"--budget must lie between 2 and {count} ({design} of {qrels})")
-    found = ppi.simulate(units.a, units.b, budget=budget, trials=trials, seed=seed, level=level, tuned=tuned)
+        raise UsageError(f"--budget must lie between 2 and {count} ({design} of {ref}'s pool)")
+    masks = ppi.draw_samples(count, budget, trials, seed, strata)
+    pi = ppi.inclusion(masks, strata)
+    if design == "pairs" and m.name == "nDCG":
+        found = _ndcg_coverage(masks, pairs, pi, level=level, estimator=kind)
+    else:
+        if design == "pairs":
+            a, b = precision_units(pairs, m.rel, llm_m.rel)
+        else:
+            a, b = units.a, units.b
+        ours = ppi.estimate_totals(masks, a, b, pi, level=level, estimator=kind, strata=strata)
+        gold = ppi.estimate_totals(masks, a, None, pi, level=level, strata=strata)
+        found = ppi.coverage(ours, gold, a.sum(axis=0)[None, :])
+        found = ppi.Coverage(found.coverage, found.width, found.gold_coverage, found.gold_width, ours.lam.mean())
     return {
         "ref": ref,
         "qrels": qrels,
         "measure": str(m),
+        "llm_measure": str(llm_m),
         "design": design,
         "budget": budget,
         "units": count,
+        "units_qrels_lacks": missing,
         "trials": trials,
         "seed": seed,
         "level": level,
-        "power_tuning": tuned,
+        "estimator": kind,
         "truth": truth,
+        "warnings": level_warnings(engine, m, [(ref, m.rel), (qrels, llm_m.rel)]),
         **{k: (v if np.isfinite(v) else None) for k, v in found.summary().items()},  # JSON has no NaN
         "per_run": [
             {
@@ -66,6 +94,36 @@ def simulate(
                 "width": float(found.width[r]),
                 "gold_width": float(found.gold_width[r]),
             }
-            for r, run in enumerate(units.runs)
+            for r, run in enumerate(runs)
         ],
     }
+
+
+def _ndcg_coverage(masks: np.ndarray, pairs: Any, pi: np.ndarray, *, level: float, estimator: str) -> ppi.Coverage:
+    """Coverage of nDCG@k from pair audits: the linearised estimator, one audit at a time."""
+    truth = ppi_ratio.true_ndcg(pairs.pool, pairs.gold)[None, :]
+    ours: list[ppi.Intervals] = []
+    gold: list[ppi.Intervals] = []
+    for mask in masks:
+        for out, only in ((ours, False), (gold, True)):
+            out.append(
+                ppi_ratio.estimate_ndcg(
+                    mask,
+                    pairs.pool,
+                    pairs.gold,
+                    pairs.llm,
+                    pi,
+                    level=level,
+                    estimator=estimator,
+                    strata=pairs.strata,
+                    gold_only=only,
+                )
+            )
+    found = ppi.coverage(_stack(ours), _stack(gold), truth)
+    return ppi.Coverage(found.coverage, found.width, found.gold_coverage, found.gold_width, _stack(ours).lam.mean())
+
+
+def _stack(found: list[ppi.Intervals]) -> ppi.Intervals:
+    return ppi.Intervals(
+        *(np.concatenate([getattr(f, name) for f in found]) for name in ("estimate", "low", "high", "se", "lam"))
+    )

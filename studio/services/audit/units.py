@@ -65,12 +65,13 @@ class Units:
     b: np.ndarray
     sampled: np.ndarray  # (units,) 0/1: the unit has a gold label
     runs: list[str]
+    strata: np.ndarray | None = None  # (units,) 0: the LLM set labels the unit, 1: it does not
 
     def probabilities(self, given: Probabilities | None) -> np.ndarray:
         """π of every unit: the given ones (a sampled unit without one is an error), else n/N."""
         count = len(self.keys)
         if given is None:
-            return np.full(count, max(self.sampled.sum(), 1.0) / max(count, 1))
+            return ppi.inclusion(self.sampled[None, :], self.strata) if count else np.ones(0)
         lookup: Mapping[tuple[str, str] | str, float] = given
         pi = np.array([lookup.get(key, np.nan) for key in self.keys], dtype=np.float64)
         missing = np.isnan(pi) & (self.sampled > 0)
@@ -96,60 +97,30 @@ def labelled_qids(evaluator: Evaluator) -> list[str]:
 
 
 def topic_units(
-    engine: EvaluationEngine, qrels: str, gold: str, measure: Measure, *, within: list[str] | None = None
+    engine: EvaluationEngine,
+    qrels: str,
+    gold: str,
+    measure: Measure,
+    *,
+    within: list[str] | None = None,
+    llm_measure: Measure | None = None,
 ) -> Units:
-    """Units = the topics `qrels` labels (or `within`); a topic is sampled when `gold` labels it."""
+    """Units = the topics `qrels` or `gold` labels (or `within`); a topic is sampled when `gold`
+    labels it. Topics `qrels` lacks are a stratum of their own (no prediction, b = 0), never
+    dropped. `llm_measure` is the measure at the LLM set's own relevance level (default `measure`)."""
     llm_eval, gold_eval = engine.evaluator(qrels), engine.evaluator(gold)
-    qids = within if within is not None else labelled_qids(llm_eval)
-    llm = _rows(llm_eval, qids, measure)
+    gold_topics = labelled_qids(gold_eval)
+    qids = within if within is not None else sorted(set(labelled_qids(llm_eval)) | set(gold_topics))
+    llm = _rows(llm_eval, qids, llm_measure or measure)
     gold_values = _rows(gold_eval, qids, measure)
-    sampled = np.array([q in set(labelled_qids(gold_eval)) for q in qids], dtype=np.float64)
-    a, b = ppi.topic_units(llm, gold_values)
-    return Units(qids, a, b, sampled, llm_eval.runs)
-
-
-def check_pairs_measure(measure: Measure) -> None:
-    if measure.name != "P":
-        raise UsageError(
-            f"--design pairs needs a measure that is a sum over judged pairs (P@k); {measure} is not "
-            f"(nDCG divides by each topic's ideal DCG, a ratio of two sums): use --design topics"
-        )
-
-
-def pair_units(
-    engine: EvaluationEngine, qrels: str, gold: str, measure: Measure, *, missing_is_unjudged: bool = False
-) -> Units:
-    """Units = the pairs `qrels` labels; a pair is sampled when `gold` labels it too (with
-    `missing_is_unjudged`, every pair is, a gold grade it lacks counting as not relevant)."""
-    check_pairs_measure(measure)
-    cutoff = measure.cutoff or 0
-    llm_eval, gold_eval = engine.evaluator(qrels), engine.evaluator(gold)
-    runs = llm_eval.runs
-    per_topic = llm_eval.per_topic(measure)
-    counts = (~np.isnan(per_topic[llm_eval.qrels_topics()])).sum(axis=0)
-    keys: list[tuple[str, str]] = []
-    tops: list[np.ndarray] = []
-    llm_grades: list[float] = []
-    gold_grades: list[float] = []
-    for qid in labelled_qids(llm_eval):
-        labels = llm_eval.labels[qid]
-        topic = engine.rankings().topics.get(qid)
-        gold_judged = gold_eval.labels[qid].judged if qid in gold_eval.labels else {}
-        top = np.zeros((len(runs), (topic.size if topic else 0) + 1), dtype=bool)  # last column: not ranked
-        if topic is not None:
-            head = topic.order[:, :cutoff]
-            run_of = np.broadcast_to(np.arange(len(runs))[:, None], head.shape)
-            top[run_of[head >= 0], head[head >= 0]] = True
-        for docid, grade in labels.judged.items():
-            keys.append((qid, docid))
-            tops.append(top[:, labels.numbers.get(docid, -1)])
-            llm_grades.append(grade)
-            gold_grades.append(gold_judged.get(docid, 0.0 if missing_is_unjudged else np.nan))
-    in_top = np.array(tops, dtype=np.float64).reshape(len(keys), len(runs))
-    gold_array = np.array(gold_grades, dtype=np.float64)
-    sampled = (~np.isnan(gold_array)).astype(np.float64)
-    with np.errstate(invalid="ignore"):
-        gold_relevant = np.where(sampled > 0, gold_array >= measure.rel, 0.0)
-    llm_relevant = (np.array(llm_grades, dtype=np.float64) >= measure.rel).astype(np.float64)
-    a, b = ppi.pair_units(in_top, counts, cutoff, llm_relevant, gold_relevant)
-    return Units(keys, a, b, sampled, runs)
+    sampled = np.array([q in set(gold_topics) for q in qids], dtype=np.float64)
+    llm_labelled = set(labelled_qids(llm_eval))
+    strata = np.array([0 if q in llm_labelled else 1 for q in qids], dtype=np.int64)
+    # A run's population is the topics it ranks (trec_eval's mean is over them).
+    rankings = engine.rankings().topics
+    ranked = np.array(
+        [rankings[q].lengths > 0 if q in rankings else np.zeros(len(llm_eval.runs), dtype=bool) for q in qids],
+        dtype=bool,
+    ).reshape(len(qids), len(llm_eval.runs))
+    a, b = ppi.topic_units(llm, gold_values, counted=ranked)
+    return Units(qids, a, b, sampled, llm_eval.runs, strata)

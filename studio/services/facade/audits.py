@@ -70,10 +70,24 @@ class AuditsMixin(ProjectBase):
         design: str = "topics",
         level: float = 0.95,
         tuned: bool = False,
+        estimator: str | None = None,
+        llm_relevant: float | None = None,
     ) -> Estimate:
         """Each run's measure under full human judging, estimated from the LLM label set `qrels` and
-        the partial gold set `gold` (prediction-powered), with intervals, settled run pairs and τ."""
-        return audit_estimates.estimate(self.engine, qrels, gold, measure, design=design, level=level, tuned=tuned)
+        the partial gold set `gold` (prediction-powered), with intervals, settled run pairs and τ.
+        `estimator`: cross-fit (default), ppi, ppi++ or gold; `llm_relevant`: the LLM set's own
+        relevance level for binary measures."""
+        return audit_estimates.estimate(
+            self.engine,
+            qrels,
+            gold,
+            measure,
+            design=design,
+            level=level,
+            tuned=tuned,
+            estimator=estimator,
+            llm_relevant=llm_relevant,
+        )
 
     def simulate_audit(
         self,
@@ -87,6 +101,8 @@ class AuditsMixin(ProjectBase):
         seed: int = 0,
         level: float = 0.95,
         tuned: bool = False,
+        estimator: str | None = None,
+        llm_relevant: float | None = None,
     ) -> dict[str, Any]:
         """Coverage and width of the estimates from `trials` random audits of `budget` units, `ref`
         taken as the truth."""
@@ -101,4 +117,6 @@ class AuditsMixin(ProjectBase):
             seed=seed,
             level=level,
             tuned=tuned,
+            estimator=estimator,
+            llm_relevant=llm_relevant,
         )

@@ -5,8 +5,8 @@ What each layout's lines hold (blank lines skipped, columns split on spaces and 
 
 * `trec_eval` — `measure topic value`, as `trec_eval [-q]` prints it; several runs' outputs one
   after the other. A block's `runid all NAME` line names its run; a topic line after an `all`
-  line, or a `runid` line after one, starts the next block. A block without a `runid` line is the run `run` (the caller's
-  default). `num_q` is the topic count, not a measure, and is skipped.
+  line, or a `runid` line after one, starts the next block. A block without a `runid` line is
+  the run `run` (the caller's default). `num_q` is the topic count, not a measure, and is skipped.
 * `ir_measures` — `run topic measure value`, or as ir_measures prints one run: `topic measure
   value` (with `-q`) and `measure value` (the means).
 * `tot` — `run measure topic value`.

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 import pytest
-from evaluation_builders import Collection, trec_eval_per_topic
+from evaluation_builders import TREC_EVAL_NAMES, Collection, trec_eval_per_topic
 from helpers import scalar
 
 from studio import Project
@@ -50,12 +50,11 @@ def test_the_trec_eval_layout_holds_what_trec_eval_computes(
     assert sorted(blocks) == sorted(runs)
     for measure in MEASURES:
         per_topic = trec_eval_per_topic(runs, human, measure)
-        key = {"nDCG@10": "ndcg_cut_10", "AP": "map", "P@5": "P_5", "RR": "recip_rank", "R@100": "recall_100"}
-        name = key.get(measure, measure)
+        name = TREC_EVAL_NAMES[measure][1]  # the name trec_eval prints
         for run, values in per_topic.items():
-            for qid, value in values.items():
+            for qid, computed in values.items():
                 if qid in human:
-                    assert blocks[run][(name, qid)] == f"{value:6.4f}", (run, measure, qid)
+                    assert blocks[run][(name, qid)] == f"{computed:6.4f}", (run, measure, qid)
             judged = [v for q, v in values.items() if q in human]
             assert blocks[run][(name, MEAN_TOPIC)] == f"{sum(judged) / len(judged):6.4f}", (run, measure)
 

@@ -143,6 +143,11 @@ PAST_VERSIONS = (
         "0f77048a14f803a3e09c4f491f96212d1a9a3aa1",
         note="the last version without the studio's mark (version 18 adds it as the file is upgraded)",
     ),
+    PastVersion(
+        18,
+        "b46dab53cc5ac2f12da0bb5f40619b9fd15d8a3d",
+        note="the last version without imported leaderboards (19 adds them)",
+    ),
 )
 
 

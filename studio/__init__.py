@@ -7,9 +7,17 @@ a pure layer (``studio.domain``, ``studio.formats``) never pulls in the database
 
 from __future__ import annotations
 
+from importlib.metadata import PackageNotFoundError, version
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+DISTRIBUTION = "relevance-assessment-studio"
+
+# The installed distribution's version, so that `studio --version` and reports say what pip
+# installed; a checkout put on PYTHONPATH without installing has none.
+try:
+    __version__ = version(DISTRIBUTION)
+except PackageNotFoundError:
+    __version__ = "unknown (not installed)"
 
 if TYPE_CHECKING:
     from studio.services.project import Project

@@ -20,6 +20,7 @@ from studio.cli import (
     bank,
     calibrate,
     check,
+    doctor,
     embeddings,
     ensemble,
     estimate,
@@ -53,6 +54,7 @@ COMMAND_MODULES: tuple[typer.Typer, ...] = (
     imports.commands,  # import …
     listing.commands,  # list
     check.commands,  # check
+    doctor.commands,  # doctor
     evaluate.commands,  # eval, answers, correlate, agree, disagreements, label, undo, history
     embeddings.commands,  # fd
     judge.commands,  # judge, derive

@@ -39,6 +39,9 @@ from studio.judges.constraints import CONSTRAIN_MODES, constraint_fields, label_
 from studio.judges.endpoints import refuse_credentials
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
+# The environment variables the backend reads: the key's (the default of `api_key_env`) and the server's.
+API_KEY_ENV = "OPENAI_API_KEY"
+BASE_URL_ENV = "OPENAI_BASE_URL"
 TOP_LOGPROBS = 20  # the most the OpenAI API returns per token
 MAX_RETRY_AFTER = 300.0  # a server asking for a longer pause is waited on for this long at most
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
@@ -69,7 +72,7 @@ class OpenAIBackend:
         model: str,
         *,
         base_url: str | None = None,
-        api_key_env: str = "OPENAI_API_KEY",
+        api_key_env: str = API_KEY_ENV,
         concurrency: int = 4,
         timeout: float = 60.0,
         max_retries: int = 5,
@@ -85,7 +88,7 @@ class OpenAIBackend:
         `backoff` is the first retry's pause, doubled per attempt up to `max_backoff`;
         `constrain` is one of CONSTRAIN_MODES (`auto` asks the server once, when first needed)."""
         self.model = model
-        self.base_url = (base_url or os.environ.get("OPENAI_BASE_URL") or DEFAULT_BASE_URL).rstrip("/")
+        self.base_url = (base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
         refuse_credentials(self.base_url, api_key_env)  # before any message could repeat the URL
         parts = urllib.parse.urlsplit(self.base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:

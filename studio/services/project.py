@@ -11,6 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
+from studio.domain.check_report import CheckReport
+from studio.domain.doctor_report import DoctorReport
+from studio.domain.project_file import DEFAULT_WAIT_SECONDS
 from studio.domain.views import BankView, CalibrationView, EstimateView, LeaderboardView, Overview, ProjectNames
 from studio.domain.views import ReviewFilters as ReviewFilters
 from studio.services.facade.core import ProjectCore
@@ -48,6 +51,20 @@ class Project(ProjectCore):
     def demo_path(path: str | Path | None = None) -> Path:
         """Where the demo project lives: `path`, else the user data folder (never the working folder)."""
         return demo_project_path(path)
+
+    @classmethod
+    def doctor(cls, path: str | Path | None = None, *, wait: float = DEFAULT_WAIT_SECONDS) -> DoctorReport:
+        """What the studio needs and can use here, and the health of the project file at `path`
+        (else $STUDIO_DB, else ./studio.duckdb), which is opened read-only and never created."""
+
+        def check(located: Path) -> CheckReport:
+            with cls.open(located, wait=wait, create=False, read_only=True) as project:
+                return project.check()
+
+        # Imported when asked: it reaches every judge back end, which nothing else needs at start-up.
+        from studio.services.doctor import Surroundings, diagnose
+
+        return diagnose(Surroundings(cls.locate(path), check))
 
     # -- what the screens show -------------------------------------------------------------------
 

@@ -61,7 +61,7 @@ def judge(
         ),
     ] = 1,
     temperature: Annotated[
-        float | None, typer.Option(help="Temperature of the sampled answers (--samples K > 1; default 0.7).")
+        float | None, typer.Option(min=0.0, help="Temperature of the sampled answers (--samples K > 1; default 0.7).")
     ] = None,
     threads: Annotated[int | None, typer.Option(min=1, help="CPU threads for llama.cpp.")] = None,
     base_url: Annotated[
@@ -69,10 +69,12 @@ def judge(
     ] = None,
     api_key_env: Annotated[str, typer.Option(help="Environment variable holding the API key.")] = "OPENAI_API_KEY",
     concurrency: Annotated[int, typer.Option(min=1, help="Requests in flight (openai).")] = 4,
-    timeout: Annotated[float, typer.Option(help="Seconds per request (openai).")] = 60.0,
+    timeout: Annotated[float, typer.Option(min=0.0, help="Seconds per request (openai).")] = 60.0,
     retries: Annotated[int, typer.Option(min=0, help="Retries of a transient failure (openai).")] = 5,
-    price_input: Annotated[float | None, typer.Option(help="Price per million input tokens (openai).")] = None,
-    price_output: Annotated[float | None, typer.Option(help="Price per million output tokens (openai).")] = None,
+    price_input: Annotated[float | None, typer.Option(min=0.0, help="Price per million input tokens (openai).")] = None,
+    price_output: Annotated[
+        float | None, typer.Option(min=0.0, help="Price per million output tokens (openai).")
+    ] = None,
     constrain: Annotated[
         ConstrainMode,
         typer.Option(help="Constrain answers to the labels (openai): auto asks the server what it supports."),

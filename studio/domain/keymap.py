@@ -108,20 +108,6 @@ def load_keymap(environ: Mapping[str, str] | None = None) -> Keymap:
     return Keymap(path, parse_keymap(text, str(path)))
 
 
-def keys_report(environ: Mapping[str, str] | None = None) -> dict[str, object]:
-    """The keys the studio answers to, for `studio doctor`: the keymap file looked for and whether it
-    was found, the bindings it remaps, and every binding's keys (id -> keys). InputError for a bad file."""
-    path = keymap_path(environ)
-    keymap = load_keymap(environ)
-    effective = keymap.effective()
-    return {
-        "keymap_file": str(path),
-        "found": keymap.file is not None,
-        "from_file": [row.id for row in effective if row.from_file],
-        "keys": {row.id: list(row.keys) for row in effective},
-    }
-
-
 def parse_keymap(text: str, file: str) -> dict[str, tuple[str, ...]]:
     """The keys a keymap file's `text` gives, by binding id, in Textual's names; InputError naming
     `file`, the line and the reason for the first thing wrong."""

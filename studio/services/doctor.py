@@ -21,7 +21,8 @@ from pathlib import Path
 from studio import DISTRIBUTION, __version__
 from studio.domain.check_report import CheckReport
 from studio.domain.doctor_report import DoctorReport, DoctorSection, Fact, Status
-from studio.domain.errors import NotAProject, ProjectBusy, StudioError, UsageError
+from studio.domain.errors import InputError, NotAProject, ProjectBusy, StudioError, UsageError
+from studio.domain.keymap import keymap_path, load_keymap
 from studio.judges import embedder, llamacpp_backend
 from studio.judges.endpoints import credentials_in
 from studio.judges.llamacpp_info import llama_cpp_build
@@ -232,6 +233,39 @@ def _project_fix(error: StudioError) -> str | None:
     return None
 
 
+def keys_section(surroundings: Surroundings) -> DoctorSection:
+    """The keys the TUI answers to: every binding's effective keys and the keymap file that remaps them."""
+    path = keymap_path(surroundings.environ)
+    try:
+        keymap = load_keymap(surroundings.environ)
+    except InputError as error:
+        return DoctorSection(
+            "keys",
+            Status.fail,
+            str(error),
+            {"keymap_file": str(path), "found": True},
+            fix=f"correct or remove {shlex.quote(str(path))} (docs/tui.md, 'Your keys', lists the ids and key names)",
+        )
+    effective = keymap.effective()
+    remapped = [row.id for row in effective if row.from_file]
+    facts: dict[str, Fact] = {
+        "keymap_file": str(path),
+        "found": keymap.file is not None,
+        "from_file": remapped,
+        "keys": [f"{row.id}={','.join(row.keys)}" for row in effective],
+    }
+    where = f"{len(remapped)} remapped by {path}" if keymap.file is not None else f"no keymap file at {path}"
+    # One line per screen (the id's prefix), each binding's name and its keys: `review: accept=a …`.
+    screens: dict[str, list[str]] = {}
+    for row in effective:
+        screen, _, name = row.id.partition(".")
+        screens.setdefault(screen, []).append(f"{name}={','.join(row.keys)}{'*' if row.from_file else ''}")
+    notes = [f"{screen}: {' '.join(bindings)}" for screen, bindings in screens.items()]
+    if remapped:
+        notes.append("* remapped by the keymap file")
+    return DoctorSection("keys", Status.ok, f"{len(effective)} bindings, {where}", facts, notes)
+
+
 # The sections in the order they are shown; a new subject is one function more here.
 SECTIONS: tuple[Callable[[Surroundings], DoctorSection], ...] = (
     python_section,
@@ -241,6 +275,7 @@ SECTIONS: tuple[Callable[[Surroundings], DoctorSection], ...] = (
     default_model_section,
     embeddings_section,
     api_section,
+    keys_section,
     project_section,
 )
 

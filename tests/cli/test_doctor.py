@@ -27,10 +27,12 @@ from helpers import cli
 
 from studio import DISTRIBUTION
 from studio.domain.errors import UsageError
+from studio.domain.key_bindings import BINDINGS
 from studio.judges import embedder, llamacpp_backend
 
-SECTIONS = ["python", "studio", "duckdb", "llama_cpp", "default_model", "embeddings", "api", "project"]
+SECTIONS = ["python", "studio", "duckdb", "llama_cpp", "default_model", "embeddings", "api", "keys", "project"]
 API_VARIABLES = ("OPENAI_API_KEY", "OPENAI_BASE_URL")
+KEYMAP_VARIABLES = ("STUDIO_KEYMAP", "XDG_CONFIG_HOME")
 SECRET_KEY = "sk-test-9f8e7d6c5b4a"
 SECRET_IN_URL = "hunter2-in-the-url"
 
@@ -40,7 +42,7 @@ def doctor(
 ) -> tuple[int, str, str]:
     """`studio [--db DB] doctor --format FMT` in-process, in `home`, with no API variable unless
     `env` sets one."""
-    fixed: dict[str, str | None] = {name: None for name in (*UNSET_ENV, *API_VARIABLES)}
+    fixed: dict[str, str | None] = {name: None for name in (*UNSET_ENV, *API_VARIABLES, *KEYMAP_VARIABLES)}
     fixed.update(FIXED_ENV, HOME=str(home), XDG_DATA_HOME=str(home / "data"), **(env or {}))
     result = cli(db, "doctor", "--format", fmt, env=fixed)
     return result.exit_code, result.stdout, result.stderr
@@ -257,7 +259,42 @@ def test_the_table_matches_its_golden_file(sample: Path, tmp_path: Path) -> None
     code, stdout, stderr = doctor(tmp_path, sample, env={"OPENAI_API_KEY": SECRET_KEY})
     assert code == 0, stderr
     assert stderr == ""
-    assert_matches_golden("doctor.txt", normalised(masked(stdout, machine_values()), sample))
+    shown = normalised(masked(stdout, machine_values()), sample)
+    assert_matches_golden("doctor.txt", shown.replace(str(tmp_path), "<home>"))
+
+
+# -- the keys ----------------------------------------------------------------------------------------
+
+
+def test_the_keys_section_gives_every_bindings_keys_and_where_it_looked(tmp_path: Path) -> None:
+    code, report = doctor_json(tmp_path)
+    keys = section(report, "keys")
+    assert code == 0 and keys["status"] == "ok"
+    assert keys["facts"]["keymap_file"] == str(tmp_path / ".config" / "studio" / "keymap.toml")
+    assert keys["facts"]["found"] is False and keys["facts"]["from_file"] == []
+    assert keys["facts"]["keys"] == [f"{b.id}={','.join(b.keys)}" for b in BINDINGS.values()]
+
+
+def test_the_keys_section_shows_the_keys_a_keymap_file_remaps(tmp_path: Path) -> None:
+    keymap = tmp_path / "keys.toml"
+    keymap.write_text('review.grade2 = "x"\n[app]\nquit = ["ctrl+w", "q"]\n', encoding="utf-8")
+    code, report = doctor_json(tmp_path, env={"STUDIO_KEYMAP": str(keymap)})
+    keys = section(report, "keys")
+    assert code == 0 and keys["facts"]["found"] is True
+    assert keys["facts"]["from_file"] == ["app.quit", "review.grade2"]
+    assert {"review.grade2=x", "app.quit=ctrl+w,q", "review.grade1=1"} <= set(keys["facts"]["keys"])
+    code, stdout, _ = doctor(tmp_path, env={"STUDIO_KEYMAP": str(keymap)})
+    assert "grade2=x*" in stdout and "quit=ctrl+w,q*" in stdout and "2 remapped by" in stdout
+
+
+def test_a_bad_keymap_file_fails_the_keys_section_naming_its_line(tmp_path: Path) -> None:
+    keymap = tmp_path / "keys.toml"
+    keymap.write_text('review.grade2 = "x"\nreview.nothing = "y"\n', encoding="utf-8")
+    code, report = doctor_json(tmp_path, env={"STUDIO_KEYMAP": str(keymap)})
+    keys = section(report, "keys")
+    assert code == 1 and keys["status"] == "fail"
+    assert keys["summary"].startswith(f"{keymap}:2") and "review.nothing" in keys["summary"]
+    assert str(keymap) in keys["fix"]
 
 
 # -- the version -------------------------------------------------------------------------------------

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from studio.domain.errors import InputError
 from studio.domain.key_bindings import BINDINGS, LIVE_TOGETHER, scope_of
-from studio.domain.keymap import NO_KEYMAP, Keymap, keymap_path, keys_report, load_keymap, parse_keymap
+from studio.domain.keymap import NO_KEYMAP, Keymap, keymap_path, load_keymap, parse_keymap
 
 FILE = "keymap.toml"
 
@@ -178,25 +178,3 @@ def test_any_text_is_a_keymap_or_one_line_naming_the_file(text: str) -> None:
         assert str(error).startswith(f"{FILE}") and "\n" not in str(error)
     else:
         assert set(keys) <= set(BINDINGS)
-
-
-# -- what studio doctor shows -------------------------------------------------------------------------
-
-
-def test_the_keys_report_names_the_file_and_the_remapped_bindings(tmp_path: Path) -> None:
-    path = tmp_path / "k.toml"
-    env = {"STUDIO_KEYMAP": str(path)}
-    path.write_text('review.grade2 = "x"\n[app]\nquit = ["ctrl+w", "q"]\n', encoding="utf-8")
-    report = keys_report(env)
-    assert report["keymap_file"] == str(path) and report["found"] is True
-    assert report["from_file"] == ["app.quit", "review.grade2"]
-    keys = report["keys"]
-    assert isinstance(keys, dict) and set(keys) == set(BINDINGS)
-    assert keys["review.grade2"] == ["x"] and keys["app.quit"] == ["ctrl+w", "q"] and keys["review.grade1"] == ["1"]
-
-
-def test_without_a_file_the_keys_report_gives_the_defaults_and_where_it_looked(tmp_path: Path) -> None:
-    report = keys_report({"XDG_CONFIG_HOME": str(tmp_path)})
-    assert report["keymap_file"] == str(tmp_path / "studio" / "keymap.toml") and report["found"] is False
-    assert report["from_file"] == []
-    assert report["keys"] == {binding_id: list(binding.keys) for binding_id, binding in BINDINGS.items()}

@@ -23,6 +23,10 @@ def build_sample_file(path: Path, *, rebuild: bool = False, source: Path | None 
     """
     if path.exists() and not rebuild:
         return path
+    if path.exists() or path.is_symlink():
+        # A rebuild replaces a studio project only: a folder or another program's file is
+        # refused (NotAProject) before anything is written.
+        ProjectCore.open(path, create=False).close()
     data = source or sample_data_dir()
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".building")

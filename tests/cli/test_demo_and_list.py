@@ -115,3 +115,22 @@ def test_listings_print_nothing_but_data_on_stdout(demo_project: Path, tmp_path:
 def test_tui_refuses_an_unknown_screen(tmp_path: Path) -> None:
     result = run_clirunner(["--db", str(tmp_path / "p.duckdb"), "tui", "--screen", "reviews"], tmp_path)
     assert result.code == 2 and "'reviews' is not one of" in result.stderr and "'review'" in result.stderr
+
+
+@pytest.mark.parametrize("kind", ["a folder", "the current folder as ''", "a SQLite file"])
+def test_demo_rebuild_refuses_what_is_no_studio_project_untouched(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
+    target = tmp_path / "target"
+    if kind == "a SQLite file":
+        target.write_bytes(b"SQLite format 3\x00" + bytes(100))
+    else:
+        target.mkdir()
+        (target / "kept.txt").write_text("kept")
+    monkeypatch.chdir(target if target.is_dir() else tmp_path)
+    db = "" if kind.endswith("''") else str(target)
+    before = {str(p): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()}
+    result = run_clirunner(["demo", "--no-tui", "--rebuild", "--db", db], tmp_path)
+    assert result.code == 2, result.stdout + result.stderr
+    assert "is not a studio project" in result.stderr and "Traceback" not in result.stderr
+    assert {str(p): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before

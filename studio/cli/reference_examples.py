@@ -145,6 +145,12 @@ EXAMPLES: dict[str, list[str]] = {
         "studio sensitivity --method graded --prompt graded-human --prompt graded-llm --name sens-graded",
     ],
     "studio probe": ["studio probe --qrels umbrela-smol --qrels sim --limit 40"],
+    "studio significance": [
+        "studio significance --qrels human -m nDCG@10 --test t --correction holm --alpha 0.05",
+        "studio significance --qrels umbrela --test randomization --resamples 10000 --seed 1 --format json",
+        "studio significance --qrels human --test tukey --correction none --runs bm25,dense,splade",
+        "studio significance --ref human --qrels umbrela --test t --correction holm  # do the decisions agree?",
+    ],
     "studio estimate": [
         "studio estimate --qrels umbrela-smol --gold gold -m nDCG@10 --design topics --level 0.95",
         "studio estimate --qrels umbrela-smol --gold gold --estimator ppi --format json",

@@ -440,7 +440,7 @@ def test_every_command_is_fuzzed_but_the_ones_left_out() -> None:
 
 # -- every number declares its range -----------------------------------------------------------------
 
-# Numeric options without a declared range, and why any value is meaningful (or refused by the
+# Numeric options (and arguments) without a declared range, and why any value is meaningful (or refused by the
 # command in its own words).
 THRESHOLD = "a grade threshold: label sets hold any finite grade (fractional, negative), see docs/formats.md"
 UNBOUNDED: dict[str, str] = {
@@ -450,6 +450,7 @@ UNBOUNDED: dict[str, str] = {
     "--ref-threshold": THRESHOLD,
     "--min-grade": THRESHOLD,
     "--llm-relevant": THRESHOLD,
+    "grade": "a grade (an argument): label sets hold any finite grade, see docs/formats.md",
 }
 
 

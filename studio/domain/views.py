@@ -183,6 +183,8 @@ class ReviewFilters:
     ref_grade: float | None = None
     grade: float | None = None
     order: str = "delta-tau"  # or "spread": where the judges disagree most first
+    # Two runs: only the labels their significance decision hangs on, the most deciding first.
+    decision_pair: tuple[str, str] | None = None
 
     @classmethod
     def parse(cls, text: str | None) -> ReviewFilters:

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from studio.domain.significance import Significance
+from studio.domain.significance import DecisionLabels, Significance
 from studio.services.facade.base import ProjectBase
-from studio.services.significance import pairs
+from studio.services.significance import labels, pairs
 
 
 class SignificanceMixin(ProjectBase):
@@ -38,3 +38,12 @@ class SignificanceMixin(ProjectBase):
             seed=seed,
             ref=ref,
         )
+
+    def decision_labels(
+        self, ref: str, qrels: str, run_a: str, run_b: str, measure: str = "nDCG@10"
+    ) -> DecisionLabels:
+        """The labels of `qrels` that the reference grades otherwise, on documents run_a or run_b
+        ranks within the measure's depth, each with the change in the pair's difference were it to
+        take the reference's grade; the largest |change| first. Review shows them as a queue with
+        `ReviewFilters(decision_pair=(run_a, run_b))`."""
+        return labels.decision_labels(self.engine, ref, qrels, run_a, run_b, measure)

@@ -8,6 +8,7 @@ from typing import Annotated, Any
 
 import typer
 
+from studio.cli.audit_assessors import register as register_assessor_commands
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import Format, OutputFormat, emit_object, emit_records, stderr_console
@@ -83,7 +84,12 @@ def _print_budget_plan(
     if fmt is OutputFormat.json:
         emit_object(plan, fmt)
         return
-    emit_records(plan["designs"], fmt, title=f"Sample sizes for an interval {width:g} wide (95%)")
+    emit_records(
+        plan["designs"],
+        fmt,
+        title=f"Sample sizes for an interval {width:g} wide (95%); assessor-hours at "
+        f"{plan['seconds_per_decision']:g} s a decision ({plan['seconds_from']})",
+    )
     emit_records(plan["strata"], fmt, title=f"Neyman allocation by {plan['strata_by']}")
 
 
@@ -93,11 +99,14 @@ def import_command(
     ctx: typer.Context,
     audit: AuditName,
     file: Annotated[Path, typer.Argument(help="A qrels file of gold grades for the audit's pairs.")],
+    assessor: Annotated[
+        str | None, typer.Option("--assessor", help="Whose grades these are (of the pairs given to them).")
+    ] = None,
     fmt: Format = OutputFormat.table,
 ) -> None:
     """Gold labels made elsewhere for an audit's sample (a pair outside the sample refuses the file)."""
     with open_project(ctx) as project:
-        done = project.import_audit(audit, file)
+        done = project.import_audit(audit, file, assessor=assessor)
     emit_object(done, fmt, title=f"Imported into audit {audit}")
 
 
@@ -130,12 +139,15 @@ def pairs_command(
     ctx: typer.Context,
     audit: AuditName,
     remaining: Annotated[bool, typer.Option("--remaining", help="Only the pairs not graded yet.")] = False,
+    assessor: Annotated[
+        str | None, typer.Option("--assessor", help="Only the pairs given to this assessor (`studio audit assign`).")
+    ] = None,
     fmt: Format = OutputFormat.table,
 ) -> None:
     """The sampled pairs in the order they are walked in, with stratum, inclusion probability and
     gold grade: the list for assessors who grade elsewhere (then `studio audit import`)."""
     with open_project(ctx) as project:
-        rows = project.audit_pairs(audit, remaining=remaining)
+        rows = project.audit_pairs(audit, remaining=remaining, assessor=assessor)
     emit_records(rows, fmt, title=f"Audit {audit}: {len(rows)} pairs")
 
 
@@ -182,3 +194,6 @@ def simulate_command(
         fmt,
         title=f"{trials} audits of {budget} {design} of {qrels}, {ref} as the truth",
     )
+
+
+register_assessor_commands(commands)  # assign, agreement, adjudicate: several assessors on one audit

@@ -176,7 +176,8 @@ class RankMove:
 
 @dataclass(frozen=True)
 class ReviewFilters:
-    """A slice of the queue: one topic, pairs one run retrieved, one (reference, audited) grade pair."""
+    """A slice of the queue: one topic, pairs one run retrieved, one (reference, audited) grade pair;
+    or an audit's conflicts (pairs its assessors grade differently), where a grade adjudicates."""
 
     topic: str | None = None
     run: str | None = None
@@ -185,6 +186,7 @@ class ReviewFilters:
     order: str = "delta-tau"  # or "spread": where the judges disagree most first
     # Two runs: only the labels their significance decision hangs on, the most deciding first.
     decision_pair: tuple[str, str] | None = None
+    conflicts: str | None = None  # an audit: the queue is its conflicts not adjudicated yet
 
     @classmethod
     def parse(cls, text: str | None) -> ReviewFilters:
@@ -199,14 +201,18 @@ class ReviewFilters:
             return cls(topic=words[1])
         if len(words) == 2 and words[0] == "run":
             return cls(run=words[1])
+        if len(words) == 2 and words[0] == "conflicts":
+            return cls(conflicts=words[1])
         if len(words) == 2:
             try:
                 return cls(ref_grade=float(words[0]), grade=float(words[1]))
             except ValueError:
                 raise UsageError("a grade pair is two numbers, e.g. 3 0") from None
-        raise UsageError("filter: topic Q, run R, or two grades (reference, audited)")
+        raise UsageError("filter: topic Q, run R, conflicts AUDIT, or two grades (reference, audited)")
 
     def describe(self) -> str:
+        if self.conflicts is not None:
+            return f"conflicts of audit {self.conflicts}"
         parts = [
             f"topic {self.topic}" if self.topic else "",
             f"run {self.run}" if self.run else "",
@@ -246,6 +252,7 @@ class PairView:
     notes: list[str] = field(default_factory=list)
     retrieved: list[Retrieval] = field(default_factory=list)  # the runs that retrieved the document
     moves: list[RankMove] = field(default_factory=list)  # audited leaderboard places the reference grade moves
+    assessors: dict[str, float] = field(default_factory=dict)  # an audit conflict: each assessor's grade
 
 
 @dataclass(frozen=True)

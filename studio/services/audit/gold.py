@@ -10,8 +10,11 @@ from studio.domain.errors import InputError, UsageError
 from studio.domain.rows import AuditPair, AuditProgress, AuditRow, StratumProgress
 from studio.formats.text_input import read_text
 from studio.formats.trec import parse_qrels, trec_lines
+from studio.services.audit.assessments import GRADE, PairGrades, standing_grades
+from studio.services.audit.assignment import assessor_pairs, assessors_of
 from studio.services.audit.samples import audit_pairs
 from studio.store import Database, new_batch
+from studio.store import assessors as assessor_store
 from studio.store import audits as audit_store
 from studio.store import labels as label_store
 
@@ -23,19 +26,24 @@ def _audit(db: Database, name: str) -> dict[str, Any]:
     return found
 
 
-def import_gold(db: Database, audit: str, path: Path) -> dict[str, Any]:
+def import_gold(db: Database, audit: str, path: Path, *, assessor: str | None = None) -> dict[str, Any]:
     """Gold grades for the audit's pairs from a qrels file, in one transaction; a line naming a pair
-    outside the sample refuses the whole file (with its line), nothing written."""
+    outside the sample (or, with `assessor`, outside that assessor's pairs when the audit has
+    assignments) refuses the whole file (with its line), nothing written. With `assessor` the
+    grades are that assessor's, and each pair's gold grade follows from all its assessors'."""
     found = _audit(db, audit)
     text = read_text(path)
     parsed = parse_qrels(text, str(path))
-    sample = {(q, d) for q, d, _ in audit_pairs(db.cursor(), audit)}
+    con = db.cursor()
+    sample = {(q, d) for q, d, _ in audit_pairs(con, audit)}
+    where = f"audit {audit!r}'s sample"
+    if assessor is not None and assessors_of(con, int(found["audit_id"])):
+        sample = {(q, d) for q, d, _ in assessor_pairs(con, audit, assessor)}
+        where = f"the pairs audit {audit!r} gives {assessor}"
     outside = next((row for row in parsed.rows if (row.qid, row.docid) not in sample), None)
     if outside is not None:
         raise InputError(
-            str(path),
-            _line_of(text, outside.qid, outside.docid),
-            f"({outside.qid}, {outside.docid}) is not in audit {audit!r}'s sample",
+            str(path), _line_of(text, outside.qid, outside.docid), f"({outside.qid}, {outside.docid}) is not in {where}"
         )
     set_id = label_store.label_set_id(db.cursor(), audit)
     assert set_id is not None
@@ -43,7 +51,37 @@ def import_gold(db: Database, audit: str, path: Path) -> dict[str, Any]:
     with db.transaction() as tx:
         batch = new_batch(tx, "audit import", str(path))
         current = {(q, d): g for q, d, g in audit_store.pool(tx, audit)}
+        standing = standing_grades(tx, int(found["audit_id"])) if assessor is not None else {}
         for row in parsed.rows:
+            if assessor is not None:
+                pair = standing.setdefault((row.qid, row.docid), PairGrades())
+                pair.grades[assessor] = row.grade
+                event = label_store.append_label_event(
+                    tx,
+                    set_id,
+                    row.qid,
+                    row.docid,
+                    pair.gold,
+                    origin="import",
+                    source=str(path),
+                    batch_id=batch,
+                    note=f"audit {audit}: {assessor} graded {row.grade:g}",
+                )
+                event_id = int(str(event["event"]))
+                audit_store.add_grade(tx, int(found["audit_id"]), row.qid, row.docid, event_id)
+                assessor_store.add_assessment(
+                    tx,
+                    int(found["audit_id"]),
+                    row.qid,
+                    row.docid,
+                    assessor,
+                    kind=GRADE,
+                    grade=row.grade,
+                    seconds=None,
+                    label_event=event_id,
+                )
+                written += 1
+                continue
             if current.get((row.qid, row.docid)) == row.grade:
                 continue
             event = label_store.append_label_event(
@@ -61,6 +99,7 @@ def import_gold(db: Database, audit: str, path: Path) -> dict[str, Any]:
             written += 1
     return {
         "audit": audit,
+        **({"assessor": assessor} if assessor is not None else {}),
         "file": str(path),
         "lines": len(parsed.rows),
         "labels_written": written,
@@ -138,19 +177,25 @@ def show_audit(db: Database, audit: str) -> AuditProgress:
     )
 
 
-def sample_pairs(db: Database, audit: str, *, remaining: bool = False) -> list[AuditPair]:
+def sample_pairs(db: Database, audit: str, *, remaining: bool = False, assessor: str | None = None) -> list[AuditPair]:
     """The audit's pairs in the order it is walked in, each with its stratum, inclusion probability
     and gold grade (None until graded): the list to hand to assessors who grade elsewhere (`remaining`:
-    the pairs not graded yet)."""
+    the pairs not graded yet; `assessor`: only the pairs given to that assessor, and `remaining`
+    the ones they have not graded)."""
     found = _audit(db, audit)
     con = db.cursor()
     inclusion = {(u["qid"], u["docid"]): float(u["inclusion"]) for u in audit_store.units(con, int(found["audit_id"]))}
     done = _done(db, found)
     gold = {(q, d): g for q, d, g in audit_store.pool(con, audit)}
+    walked = audit_pairs(con, audit) if assessor is None else assessor_pairs(con, audit, assessor)
+    theirs: set[tuple[str, str]] = set()
+    if assessor is not None:
+        standing = standing_grades(con, int(found["audit_id"]))
+        theirs = {pair for pair, grades in standing.items() if assessor in grades.grades}
     rows: list[AuditPair] = []
-    for qid, docid, stratum in audit_pairs(con, audit):
+    for qid, docid, stratum in walked:
         graded = (qid, docid) in done
-        if remaining and graded:
+        if remaining and ((qid, docid) in theirs if assessor is not None else graded):
             continue
         rows.append(
             AuditPair(

@@ -58,6 +58,7 @@ def budget_plan(
     counts = allocate(sizes, neyman_weights(sizes, spreads), stratified)
     proportional = allocate(sizes, [float(n) for n in sizes], stratified)
     in_pilot = {h: sum((p.qid, p.docid) in differences for p in pairs if p.stratum == h) for h in names}
+    topics_needed = None if math.isnan(topic_sd) else simple_sample_size(topic_sd, width, topics)
     designs = [
         {
             "design": "topics",
@@ -65,7 +66,9 @@ def budget_plan(
             "population": topics,
             "pilot_units": pilot_topics,
             "sd": None if math.isnan(topic_sd) else topic_sd,
-            "needed": None if math.isnan(topic_sd) else simple_sample_size(topic_sd, width, topics),
+            "needed": topics_needed,
+            # A topic is graded whole: it costs its share of the pool's pairs, on average.
+            "needed_pairs": None if topics_needed is None else round(topics_needed * len(pairs) / topics),
             "quantity": f"each run's mean {measure}",
         },
         {
@@ -75,6 +78,7 @@ def budget_plan(
             "pilot_units": len(differences),
             "sd": pair_sd,
             "needed": simple_sample_size(pair_sd, width, len(pairs)),
+            "needed_pairs": simple_sample_size(pair_sd, width, len(pairs)),
             "quantity": "mean gold − LLM grade",
         },
         {
@@ -84,6 +88,7 @@ def budget_plan(
             "pilot_units": len(differences),
             "sd": None,
             "needed": stratified,
+            "needed_pairs": stratified,
             "quantity": "mean gold − LLM grade",
         },
     ]

@@ -7,11 +7,15 @@ from typing import Any
 
 from studio.domain.names import check_name
 from studio.domain.rows import AuditPair, AuditProgress, AuditRow, Estimate
+from studio.services.audit import assessments as audit_assessments
+from studio.services.audit import assignment as audit_assignment
 from studio.services.audit import estimates as audit_estimates
 from studio.services.audit import gold as audit_gold
 from studio.services.audit import planner as audit_planner
 from studio.services.audit import samples as audit_samples
 from studio.services.audit import simulation as audit_simulation
+from studio.services.audit import timing as audit_timing
+from studio.services.audit.assessor_agreement import assessor_agreement
 from studio.services.facade.base import PathLike, ProjectBase
 
 
@@ -32,15 +36,41 @@ class AuditsMixin(ProjectBase):
         """Draw a sample of `qrels`' pool (whole topics, pairs, or stratified pairs) with each unit's
         inclusion probability; its gold labels become the human label set `name`."""
         check_name(name, "audit")
-        return audit_samples.plan_audit(
+        drawn = audit_samples.plan_audit(
             self.db, qrels, name=name, budget=budget, design=design, strata=strata, seed=seed, pilot=pilot
         )
+        drawn.update(audit_timing.time_summary(self.db.cursor(), int(drawn["pairs"])))
+        return drawn
 
-    def import_audit(self, audit: str, file: PathLike) -> dict[str, Any]:
-        """Gold labels made elsewhere for the audit's sample (a pair outside it refuses the file)."""
-        done = audit_gold.import_gold(self.db, audit, Path(file))
+    def import_audit(self, audit: str, file: PathLike, *, assessor: str | None = None) -> dict[str, Any]:
+        """Gold labels made elsewhere for the audit's sample (a pair outside it refuses the file);
+        with `assessor`, that assessor's grades (of the pairs given to them, when assigned)."""
+        if assessor is not None:
+            check_name(assessor, "assessor")
+        done = audit_gold.import_gold(self.db, audit, Path(file), assessor=assessor)
         self.writes.written([audit])
         return done
+
+    def assign_audit(self, audit: str, assessors: list[str], *, overlap: float = 0.0, seed: int = 0) -> dict[str, Any]:
+        """Split the audit's sample among `assessors`, a share `overlap` of its pairs given to two."""
+        return audit_assignment.assign(self.db, audit, assessors, overlap=overlap, seed=seed)
+
+    def audit_agreement(self, audit: str) -> dict[str, Any]:
+        """The assessors' agreement on the pairs they share (κ per couple, α over all) and the
+        conflicts not adjudicated yet."""
+        return assessor_agreement(self.db, audit)
+
+    def audit_conflicts(self, audit: str) -> list[dict[str, Any]]:
+        """The pairs the audit's assessors grade differently, not adjudicated yet."""
+        return audit_assessments.conflicts(self.db.cursor(), audit)
+
+    def adjudicate(
+        self, audit: str, qid: str, docid: str, grade: float, *, person: str | None = None
+    ) -> dict[str, Any]:
+        """The adjudicated grade of a pair of the audit becomes its gold grade (the assessors' stay recorded)."""
+        if person is not None:
+            check_name(person, "adjudicator")
+        return audit_assessments.adjudicate(self.writes, audit, qid, docid, grade, person=person)
 
     def audits(self) -> list[AuditRow]:
         """Every audit with its design and how far its sample is graded."""
@@ -51,11 +81,18 @@ class AuditsMixin(ProjectBase):
     ) -> dict[str, Any]:
         """The sample each design needs for a 95% interval `width` wide, from the pilot's variances,
         and the Neyman allocation over strata."""
-        return audit_planner.budget_plan(self.engine, qrels, pilot, width, measure=measure, strata=strata)
+        plan = audit_planner.budget_plan(self.engine, qrels, pilot, width, measure=measure, strata=strata)
+        seconds, source = audit_timing.seconds_per_decision(self.db.cursor())
+        for row in plan["designs"]:
+            pairs = row["needed_pairs"]
+            row["assessor_hours"] = None if pairs is None else audit_timing.assessor_hours(pairs, seconds)
+        plan.update(seconds_per_decision=seconds, seconds_from=source)
+        return plan
 
-    def audit_pairs(self, name: str, *, remaining: bool = False) -> list[AuditPair]:
-        """The audit's sampled pairs in walk order with stratum, inclusion probability and gold grade."""
-        return audit_gold.sample_pairs(self.db, name, remaining=remaining)
+    def audit_pairs(self, name: str, *, remaining: bool = False, assessor: str | None = None) -> list[AuditPair]:
+        """The audit's sampled pairs in walk order with stratum, inclusion probability and gold grade
+        (`assessor`: only the pairs given to that assessor)."""
+        return audit_gold.sample_pairs(self.db, name, remaining=remaining, assessor=assessor)
 
     def audit(self, name: str) -> AuditProgress:
         """An audit's design and progress (pairs graded of the sample, per stratum)."""

@@ -10,19 +10,32 @@ the unit in one transaction; reopening the audit starts at the first pair not gr
 As in Review, a grade is two steps: `decide()` makes the next pair current at once, in memory;
 `write()` saves it (off a front end's UI thread), then `settle()` or, when it failed, `roll_back()`.
 `grade()` and `undo()` take the steps at once.
+
+When the audit's pairs are assigned to several assessors (`studio audit assign`), the person is
+the assessor: the session walks their pairs only, a grade is theirs (the pair's gold grade then
+follows from every assessor's, see `studio.services.audit.assessments`) and an undo takes back
+their newest grade. Either way each grade keeps the seconds from the pair shown to the key.
 """
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 from studio.domain.errors import UsageError
+from studio.domain.rows import StoredEvent
 from studio.domain.steps import AuditStep
 from studio.domain.views import AuditPairView, Reveal
+from studio.services.audit import assessments
+from studio.services.audit.assignment import assessor_pairs, assessors_of
 from studio.services.audit.samples import audit_pairs
 from studio.services.facade.core import ProjectCore
+from studio.store import Connection
+from studio.store import assessors as assessor_store
 from studio.store import audits as audit_store
 from studio.store.pools import passage_texts, topic_texts
+
+UNNAMED = "unnamed"  # the assessor of a grade given without a person's name (the Python API)
 
 
 class AuditSession:
@@ -40,12 +53,27 @@ class AuditSession:
         self.revealed: Reveal | None = None
         self.graded_now = 0
         self.graded: list[AuditStep] = []  # this sitting's grades, oldest first (undone at once)
+        self.assessors: list[str] = []  # the audit's assessors (none: the audit has one, whoever grades)
+        self.shown_at = time.monotonic()  # when the current pair came up
+        self.seconds: dict[AuditStep, float] = {}  # each grade's time from its pair shown to its key
 
     def load(self) -> None:
         con = self.project.db.cursor()
-        self.pairs = audit_pairs(con, self.audit)
-        self.done = audit_store.graded_pairs(con, int(self.record["audit_id"]), self.audit)
+        audit_id = int(self.record["audit_id"])
+        self.assessors = assessors_of(con, audit_id)
+        if self.assessors:
+            if self.person is None:
+                raise UsageError(
+                    f"audit {self.audit!r} is split among assessors ({', '.join(self.assessors)}): who grades?"
+                )
+            self.pairs = assessor_pairs(con, self.audit, self.person)
+            standing = assessments.standing_grades(con, audit_id)
+            self.done = {pair for pair, found in standing.items() if self.person in found.grades}
+        else:
+            self.pairs = audit_pairs(con, self.audit)
+            self.done = audit_store.graded_pairs(con, audit_id, self.audit)
         self.position = self._next_undone()
+        self.shown_at = time.monotonic()
 
     # -- what is shown ---------------------------------------------------------------------------
 
@@ -107,6 +135,7 @@ class AuditSession:
         self.skipped.add((pair[0], pair[1]))
         self.revealed = None
         self.position = self._next_undone()
+        self.shown_at = time.monotonic()
 
     def undo(self) -> tuple[str, str] | None:
         """Revert the audit's newest grade still standing and show its pair again."""
@@ -130,10 +159,13 @@ class AuditSession:
         step = AuditStep(
             "grade", key[0], key[1], self.position, grade, key in self.done, was_skipped=key in self.skipped
         )
+        now = time.monotonic()
+        self.seconds[step] = now - self.shown_at
         self.done.add(key)
         self.skipped.discard(key)
         self.revealed = None
         self.position = self._next_undone()
+        self.shown_at = now
         self.graded.append(step)
         return step
 
@@ -145,6 +177,7 @@ class AuditSession:
         last = self.graded.pop()
         self.revealed = None
         self.position = self._index((last.qid, last.docid))
+        self.shown_at = time.monotonic()
         return AuditStep("undo", last.qid, last.docid, before, reverts=last)
 
     def write(self, step: AuditStep) -> Reveal | tuple[str, str] | None:
@@ -156,15 +189,29 @@ class AuditSession:
             raise UsageError("a gold grade needs the grade")
         qid, docid, grade = step.qid, step.docid, step.grade
         audit_id = int(self.record["audit_id"])
-        self.project.writes.edit(
-            self.audit,
-            qid,
-            docid,
-            grade,
-            note=f"audit {self.audit}",
-            person=self.person,
-            also=lambda tx, event: audit_store.add_grade(tx, audit_id, qid, docid, int(str(event["event"]))),
-        )
+        seconds = self.seconds.pop(step, None)
+        if self.assessors and self.person is not None:
+            assessments.record_grade(self.project.writes, self.audit, qid, docid, self.person, grade, seconds=seconds)
+        else:
+
+            def record(tx: Connection, event: StoredEvent) -> None:
+                event_id = int(str(event["event"]))
+                audit_store.add_grade(tx, audit_id, qid, docid, event_id)
+                assessor_store.add_assessment(
+                    tx,
+                    audit_id,
+                    qid,
+                    docid,
+                    self.person or UNNAMED,
+                    kind=assessments.GRADE,
+                    grade=grade,
+                    seconds=seconds,
+                    label_event=event_id,
+                )
+
+            self.project.writes.edit(
+                self.audit, qid, docid, grade, note=f"audit {self.audit}", person=self.person, also=record
+            )
         with self.project.lock:
             return Reveal(qid, docid, grade, self._llm_grade(qid, docid))
 
@@ -199,6 +246,8 @@ class AuditSession:
     # -- helpers ---------------------------------------------------------------------------------
 
     def _write_undo(self) -> tuple[str, str] | None:
+        if self.assessors and self.person is not None:
+            return assessments.take_back(self.project.writes, self.audit, self.person)
         last = audit_store.last_live_grade(self.project.db.cursor(), int(self.record["audit_id"]))
         if last is None:
             return None

@@ -25,11 +25,14 @@ from studio.domain.errors import UsageError
 from studio.domain.rows import LABEL_ACTIONS, QUEUE_ACTIONS, Decision, Disagreement
 from studio.domain.steps import ReviewStep
 from studio.domain.views import PairView, ReviewFilters, Stats
+from studio.services.audit.assessments import adjudicate
+from studio.services.audit.assignment import audit_record
 from studio.services.derived.registry import derivations
 from studio.services.facade.core import ProjectCore
 from studio.services.meta.comparison import disagreements
 from studio.services.significance.labels import decision_labels
 from studio.services.views.pair_context import leaderboard_moves, retrieved_by
+from studio.services.views.review_conflicts import assessor_grades, conflict_queue
 from studio.services.views.review_stats import tau_and_kappa
 from studio.store import Connection
 from studio.store import review as review_store
@@ -47,10 +50,15 @@ class ReviewSession:
         filters: ReviewFilters | None = None,
         person: str | None = None,
     ) -> None:
+        self.filters = filters or ReviewFilters()
+        if self.filters.conflicts is not None:  # the audit's own sets: its LLM set and its gold set
+            ref, qrels = (
+                str(audit_record(project.db.cursor(), self.filters.conflicts)["label_set"]),
+                self.filters.conflicts,
+            )
         if ref == qrels:
             raise UsageError("review two different label sets")
         self.project, self.ref, self.qrels, self.measure = project, ref, qrels, measure
-        self.filters = filters or ReviewFilters()
         self.person = person
         self.queue: list[Disagreement] = []
         self.position = 0
@@ -67,7 +75,10 @@ class ReviewSession:
     def load(self) -> None:
         """Build the queue (undecided pairs first, skipped ones last) and the starting statistics."""
         engine = self.project.engine
-        pairs = disagreements(engine, self.ref, self.qrels, self.measure, order=self.filters.order)
+        if self.filters.conflicts is not None:
+            pairs = conflict_queue(self.project, self.ref, self.qrels)
+        else:
+            pairs = disagreements(engine, self.ref, self.qrels, self.measure, order=self.filters.order)
         pairs = [p for p in pairs if self._wanted(p)]
         if self.filters.run is not None:
             retrieved = self._retrieved_by(self.filters.run)
@@ -158,6 +169,7 @@ class ReviewSession:
             item_grades,
             retrieved=retrieved_by(engine.rankings(), qid, docid, topic),
             moves=leaderboard_moves(engine, self.qrels, self.measure, qid, docid, ref_grade),
+            assessors=assessor_grades(self.project, self.qrels, qid, docid) if self.filters.conflicts else {},
         )
 
     def marked(self, view: PairView) -> PairView:
@@ -363,6 +375,12 @@ class ReviewSession:
 
     def _label(self, pair: Mapping[str, Any], action: str, grade: float) -> Decision:
         logged: list[Decision] = []
+        if self.filters.conflicts is not None:  # the decision adjudicates: the gold grade, assessors' kept
+            log = lambda tx, event: logged.append(  # noqa: E731
+                self._decision(tx, pair, action, grade=grade, label_event=int(event["event"]))
+            )
+            adjudicate(self.project.writes, self.qrels, pair["qid"], pair["docid"], grade, person=self.person, also=log)
+            return logged[0]
         # The grade and its log entry in one transaction: a review killed at any point never
         # leaves an edit the log misses (the pair would come back as undecided).
         self.project.writes.edit(

@@ -35,6 +35,7 @@ from studio.store.migrations import (
     v17_repair_early_ensemble_files,
     v18_project_mark,
     v19_score_tables,
+    v20_audit_assessors,
 )
 
 MIGRATION_MODULES: tuple[ModuleType, ...] = (
@@ -57,6 +58,7 @@ MIGRATION_MODULES: tuple[ModuleType, ...] = (
     v17_repair_early_ensemble_files,
     v18_project_mark,
     v19_score_tables,
+    v20_audit_assessors,
 )
 
 MIGRATIONS: list[tuple[int, str]] = [(module.VERSION, module.SQL) for module in MIGRATION_MODULES]

@@ -78,10 +78,10 @@ class ReviewScreen(StudioScreen):
 
     def resumed(self) -> None:
         selection, session = self.selection, self.session
-        if session is None or (session.ref, session.qrels, session.measure) != (
-            selection.ref,
-            selection.qrels,
-            selection.measure,
+        chosen = (selection.ref, selection.qrels, selection.measure)
+        # An audit's conflicts are reviewed against the audit's own label sets, whatever is chosen.
+        if session is None or (
+            session.filters.conflicts is None and (session.ref, session.qrels, session.measure) != chosen
         ):
             self.reload()
         elif self.loaded:

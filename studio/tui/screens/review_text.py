@@ -30,7 +30,8 @@ here, the status line says so, and only skip, flag and note apply."""
 
 FILTER_HINT = (
     "Filter the queue, e.g. topic 1003 · run lexical-bm25 · 3 0 (the reference's grade, then the audited "
-    "set's) · spread (the judges' spread first) · empty: every disagreement"
+    "set's) · spread (the judges' spread first) · conflicts AUDIT (its assessors' conflicts, a grade "
+    "adjudicates) · empty: every disagreement"
 )
 READ_AHEAD = 3  # pairs whose view is read before they are current
 

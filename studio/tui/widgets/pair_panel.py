@@ -71,6 +71,9 @@ class PairPanel(VerticalScroll):
         decided = f" · decided: {view.decision['action']}" if view.decision else ""
         flag = " · [red]⚑ flagged[/red]" if view.flagged else ""
         notes = "".join(f"\n[i]note:[/i] {note}" for note in view.notes)
+        if view.assessors:  # an audit's conflict: a grade key adjudicates it
+            graded = " · ".join(f"{name} [b]{grade_text(grade)}[/b]" for name, grade in view.assessors.items())
+            notes += f"\n[i]assessors:[/i] {graded} · a grade key adjudicates"
         head.update(
             f"[b]{view.qid}[/b] {view.query}\n[b]{view.docid}[/b] · {ref} [b]{grade_text(view.ref_grade)}[/b] · "
             f"{qrels} [b]{grade_text(view.grade)}[/b] · Δτ if it took the {ref} grade "

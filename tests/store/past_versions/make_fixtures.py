@@ -148,6 +148,11 @@ PAST_VERSIONS = (
         "b46dab53cc5ac2f12da0bb5f40619b9fd15d8a3d",
         note="the last version without imported leaderboards (19 adds them)",
     ),
+    PastVersion(
+        19,
+        "ff9b984761a48649c01dafdc9d9c31d1d53bebef",
+        note="the last version with one assessor per audit (20 adds assignments and each assessor's grades)",
+    ),
 )
 
 

@@ -1,0 +1,177 @@
+"""Each assessor's grades of an audit's pairs, and the gold grade they make.
+
+Every grade an assessor gives is kept (an append-only row, with the seconds it took when the
+blind audit timed it), and each one writes the pair's gold grade anew through the one label write
+path, as a label event of the audit's gold label set made by that assessor. The gold grade of a
+pair is, in this order:
+
+* the adjudicated grade, once someone adjudicated the pair;
+* otherwise the mean of the grades its assessors gave (one assessor: that grade).
+
+Before adjudication a conflict (two assessors, two grades) thus counts at the mean of the two:
+the pair stays in the gold sample, so the sample keeps its inclusion probabilities. Leaving
+conflicts out until adjudicated would drop exactly the hard pairs, a sample no longer random,
+and bias the estimate towards the pairs people agree on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from studio.domain.errors import UsageError
+from studio.domain.rows import LabelEvent, StoredEvent
+from studio.services.audit.assignment import audit_record
+from studio.services.audit.samples import audit_pairs
+from studio.services.writes.label_writes import LabelWrites
+from studio.store import Connection
+from studio.store import assessors as assessor_store
+from studio.store import audits as audit_store
+
+GRADE, ADJUDICATION = "grade", "adjudication"
+
+# What a caller writes with a grade, in its transaction (a Review decision's log entry).
+AlsoWrite = Callable[[Connection, StoredEvent], object]
+
+
+@dataclass
+class PairGrades:
+    """What stands for one pair: each assessor's grade and the adjudicated grade, if any."""
+
+    grades: dict[str, float] = field(default_factory=dict)
+    adjudicated: float | None = None
+
+    @property
+    def gold(self) -> float | None:
+        if self.adjudicated is not None:
+            return self.adjudicated
+        if not self.grades:
+            return None
+        return sum(self.grades.values()) / len(self.grades)
+
+    @property
+    def in_conflict(self) -> bool:
+        """Two assessors or more gave different grades and nobody has adjudicated yet."""
+        return self.adjudicated is None and len(set(self.grades.values())) > 1
+
+
+def standing_grades(con: Connection, audit_id: int) -> dict[tuple[str, str], PairGrades]:
+    """Per pair, the grades and adjudication that stand now."""
+    found: dict[tuple[str, str], PairGrades] = {}
+    for row in assessor_store.standing(con, audit_id):
+        pair = found.setdefault((str(row["qid"]), str(row["docid"])), PairGrades())
+        if row["kind"] == ADJUDICATION:
+            pair.adjudicated = float(row["grade"])
+        else:
+            pair.grades[str(row["assessor"])] = float(row["grade"])
+    return found
+
+
+def _sampled(con: Connection, audit: str, qid: str, docid: str) -> None:
+    if not any((q, d) == (qid, docid) for q, d, _ in audit_pairs(con, audit)):
+        raise UsageError(f"({qid}, {docid}) is not in audit {audit!r}'s sample")
+
+
+def _write(
+    writes: LabelWrites,
+    audit: str,
+    qid: str,
+    docid: str,
+    *,
+    assessor: str,
+    kind: str,
+    grade: float | None,
+    seconds: float | None = None,
+    also: AlsoWrite | None = None,
+) -> LabelEvent:
+    """One row of `assessor`'s and the pair's new gold grade, in one transaction."""
+    con = writes.engine.db.cursor()
+    found = audit_record(con, audit)
+    audit_id = int(found["audit_id"])
+    now = standing_grades(con, audit_id).get((qid, docid), PairGrades())
+    if kind == ADJUDICATION:
+        now.adjudicated = grade
+    elif grade is None:
+        now.grades.pop(assessor, None)
+    else:
+        now.grades[assessor] = grade
+    gold = now.gold
+
+    def record(tx: Connection, event: StoredEvent) -> None:
+        event_id = int(str(event["event"]))
+        if gold is not None:
+            audit_store.add_grade(tx, audit_id, qid, docid, event_id)
+        assessor_store.add_assessment(
+            tx, audit_id, qid, docid, assessor, kind=kind, grade=grade, seconds=seconds, label_event=event_id
+        )
+        if also is not None:
+            also(tx, event)
+
+    what = "adjudicated" if kind == ADJUDICATION else "took back" if grade is None else f"graded {grade:g}"
+    return writes.edit(audit, qid, docid, gold, note=f"audit {audit}: {assessor} {what}", person=assessor, also=record)
+
+
+def record_grade(
+    writes: LabelWrites, audit: str, qid: str, docid: str, assessor: str, grade: float, *, seconds: float | None = None
+) -> LabelEvent:
+    """`assessor`'s grade of a pair of the audit (and the seconds it took): the pair's gold grade follows."""
+    return _write(writes, audit, qid, docid, assessor=assessor, kind=GRADE, grade=grade, seconds=seconds)
+
+
+def take_back(writes: LabelWrites, audit: str, assessor: str) -> tuple[str, str] | None:
+    """Take back `assessor`'s newest grade that stands (the gold grade follows); its pair, or None."""
+    con = writes.engine.db.cursor()
+    found = audit_record(con, audit)
+    rows = [
+        r
+        for r in assessor_store.standing(con, int(found["audit_id"]))
+        if r["assessor"] == assessor and r["kind"] == GRADE
+    ]
+    if not rows:
+        return None
+    qid, docid = str(rows[-1]["qid"]), str(rows[-1]["docid"])
+    _write(writes, audit, qid, docid, assessor=assessor, kind=GRADE, grade=None)
+    return qid, docid
+
+
+def adjudicate(
+    writes: LabelWrites,
+    audit: str,
+    qid: str,
+    docid: str,
+    grade: float,
+    *,
+    person: str | None,
+    also: AlsoWrite | None = None,
+) -> dict[str, Any]:
+    """The adjudicated grade of a pair of the audit: it becomes the gold grade; every assessor's
+    grade stays recorded."""
+    con = writes.engine.db.cursor()
+    _sampled(con, audit, qid, docid)
+    before = standing_grades(con, int(audit_record(con, audit)["audit_id"])).get((qid, docid), PairGrades())
+    event = _write(
+        writes, audit, qid, docid, assessor=person or "adjudicator", kind=ADJUDICATION, grade=grade, also=also
+    )
+    return {
+        "audit": audit,
+        "qid": qid,
+        "docid": docid,
+        "grade": grade,
+        "previous": event["previous"],
+        "was_conflict": before.in_conflict,
+        "assessors": ", ".join(f"{name} {value:g}" for name, value in sorted(before.grades.items())) or None,
+        "event": event["event"],
+    }
+
+
+def conflicts(con: Connection, audit: str) -> list[dict[str, Any]]:
+    """The audit's pairs its assessors grade differently, not adjudicated yet, in the audit's order."""
+    found = audit_record(con, audit)
+    standing = standing_grades(con, int(found["audit_id"]))
+    rows = []
+    for qid, docid, _ in audit_pairs(con, audit):
+        pair = standing.get((qid, docid))
+        if pair is not None and pair.in_conflict:
+            rows.append({"qid": qid, "docid": docid, "grades": dict(sorted(pair.grades.items())), "gold": pair.gold})
+    return rows

@@ -24,6 +24,7 @@ from studio.services.views import bank as bank_views
 from studio.services.views import estimates as estimate_views
 from studio.services.views import overview as overview_views
 from studio.services.views.audit import AuditSession
+from studio.services.views.decision_review import DecisionReviewSession
 from studio.services.views.leaderboard import leaderboard_view
 from studio.services.views.review import ReviewSession
 
@@ -106,7 +107,9 @@ class Project(ProjectCore):
         person: str | None = None,
     ) -> ReviewSession:
         """A review of the pairs `qrels` grades differently from `ref` (call `load()` to build its queue)."""
-        return ReviewSession(self, ref, qrels, measure=measure, filters=filters, person=person)
+        # A decision pair narrows the queue to the labels behind that pair's significance decision.
+        session = DecisionReviewSession if filters is not None and filters.decision_pair else ReviewSession
+        return session(self, ref, qrels, measure=measure, filters=filters, person=person)
 
     def blind_audit(self, audit: str, *, person: str | None = None) -> AuditSession:
         """Grading an audit's sample in its random order, the LLM's grade hidden (call `load()`)."""

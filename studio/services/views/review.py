@@ -30,7 +30,6 @@ from studio.services.audit.assignment import audit_record
 from studio.services.derived.registry import derivations
 from studio.services.facade.core import ProjectCore
 from studio.services.meta.comparison import disagreements
-from studio.services.significance.labels import decision_labels
 from studio.services.views.pair_context import leaderboard_moves, retrieved_by
 from studio.services.views.review_conflicts import assessor_grades, conflict_queue
 from studio.services.views.review_stats import tau_and_kappa
@@ -83,8 +82,6 @@ class ReviewSession:
         if self.filters.run is not None:
             retrieved = self._retrieved_by(self.filters.run)
             pairs = [p for p in pairs if (p["qid"], p["docid"]) in retrieved]
-        if self.filters.decision_pair is not None:
-            pairs = self._behind_decision(pairs, *self.filters.decision_pair)
         con = self.project.db.cursor()
         logged = review_store.decisions(con, self.ref, self.qrels)
         done: set[tuple[str, str]] = set()
@@ -125,14 +122,6 @@ class ReviewSession:
         if not rows:
             raise UsageError(f"no run named {run!r}")
         return {(q, d) for q, d in rows}
-
-    def _behind_decision(self, pairs: list[Disagreement], run_a: str, run_b: str) -> list[Disagreement]:
-        """The queue's pairs the two runs' significance decision hangs on, the largest change in
-        their difference first (see `Project.decision_labels`)."""
-        found = decision_labels(self.project.engine, self.ref, self.qrels, run_a, run_b, self.measure)
-        rank = {(row["qid"], row["docid"]): n for n, row in enumerate(found["labels"])}
-        kept = [p for p in pairs if (p["qid"], p["docid"]) in rank]
-        return sorted(kept, key=lambda p: rank[(p["qid"], p["docid"])])
 
     # -- what is shown ---------------------------------------------------------------------------
 

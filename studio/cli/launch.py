@@ -56,7 +56,15 @@ def tui(
     screen: Annotated[ScreenName, typer.Option(help="Screen to open.")] = ScreenName.overview,
     ref: Annotated[str | None, typer.Option(help="Reference label set (default: human).")] = None,
     qrels: Annotated[str | None, typer.Option(help="Audited label set (default: the newest LLM one).")] = None,
-    person: Annotated[str | None, typer.Option(envvar="STUDIO_PERSON", help="Who reviews.")] = None,
+    person: Annotated[
+        str | None,
+        typer.Option(
+            "--person",
+            "--assessor",
+            envvar=["STUDIO_PERSON", "STUDIO_ASSESSOR"],
+            help="Who reviews, and grades a blind audit as its assessor (default: the OS user name).",
+        ),
+    ] = None,
     audit: Annotated[
         str | None, typer.Option(help="Grade this audit's sample blind, in its random order (see `studio audit plan`).")
     ] = None,

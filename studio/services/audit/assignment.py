@@ -31,15 +31,6 @@ def audit_record(con: Connection, audit: str) -> dict[str, Any]:
     return found
 
 
-def parse_assessors(text: str) -> list[str]:
-    """Names from a comma-separated list, each checked as a name, none twice."""
-    names = [check_name(part.strip(), "assessor") for part in text.split(",")]
-    repeated = next((n for i, n in enumerate(names) if n in names[:i]), None)
-    if repeated is not None:
-        raise UsageError(f"assessor {repeated!r} is named twice")
-    return names
-
-
 def assign(db: Database, audit: str, assessors: list[str], *, overlap: float, seed: int = 0) -> dict[str, Any]:
     """Give each pair of the audit's sample to one assessor, and a share `overlap` of them (rounded
     to whole pairs) to two; earlier assignments of the audit are replaced."""
@@ -47,8 +38,9 @@ def assign(db: Database, audit: str, assessors: list[str], *, overlap: float, se
         check_name(name, "assessor")
     if not assessors:
         raise UsageError("--assessors names at least one assessor")
-    if len(set(assessors)) != len(assessors):
-        raise UsageError("--assessors names someone twice")
+    repeated = next((n for i, n in enumerate(assessors) if n in assessors[:i]), None)
+    if repeated is not None:
+        raise UsageError(f"assessor {repeated!r} is named twice")
     if not 0.0 <= overlap <= 1.0:
         raise UsageError(f"--overlap is a share of the pairs, from 0 to 1 (not {overlap:g})")
     if overlap > 0 and len(assessors) < 2:

@@ -23,6 +23,7 @@ import time
 from typing import Any
 
 from studio.domain.errors import UsageError
+from studio.domain.names import check_name
 from studio.domain.rows import StoredEvent
 from studio.domain.steps import AuditStep
 from studio.domain.views import AuditPairView, Reveal
@@ -66,7 +67,7 @@ class AuditSession:
                 raise UsageError(
                     f"audit {self.audit!r} is split among assessors ({', '.join(self.assessors)}): who grades?"
                 )
-            self.pairs = assessor_pairs(con, self.audit, self.person)
+            self.pairs = assessor_pairs(con, self.audit, check_name(self.person, "assessor"))
             standing = assessments.standing_grades(con, audit_id)
             self.done = {pair for pair, found in standing.items() if self.person in found.grades}
         else:

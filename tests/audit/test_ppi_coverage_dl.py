@@ -32,19 +32,35 @@ def collection(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
 
 def test_twenty_gold_topics_cover_ndcg_and_narrow_the_interval(collection: Project) -> None:
     """A judge of κ 0.5 (about what LLM judges reach against NIST's graded labels) and 20 random
-    gold topics: every run's 95% interval covers its full-human nDCG@10 at least 90% of the time
-    and is at most 0.85 as wide as the gold-only interval of the same 20 topics."""
+    gold topics: with the default (cross-fit) estimator every run's 95% interval covers its
+    full-human nDCG@10 at least 90% of the time and is at most 0.86 as wide as the gold-only
+    interval of the same 20 topics."""
     found = collection.simulate_audit("human", "llm-k0.5", budget=20, trials=TRIALS, seed=7)
+    assert found["estimator"] == "cross-fit"
     assert found["min_run_coverage"] >= FLOOR
     assert found["coverage"] >= 0.93
-    assert found["width_ratio"] <= 0.85
+    assert found["width_ratio"] <= 0.86
 
 
-@pytest.mark.parametrize("kappa", [0.3, 0.7])
+@pytest.mark.parametrize("kappa", [0.3, 0.8])
 def test_coverage_holds_whatever_the_judge_and_its_gain_grows_with_kappa(collection: Project, kappa: float) -> None:
     found = collection.simulate_audit("human", f"llm-k{kappa:g}", budget=10, trials=TRIALS, seed=8)
     assert found["min_run_coverage"] >= FLOOR - 0.02  # 10 topics: the t interval is a little short
-    assert found["width_ratio"] <= (0.75 if kappa == 0.7 else 1.0)
+    assert found["width_ratio"] <= (0.70 if kappa == 0.8 else 0.95)
+
+
+def test_a_judge_that_does_not_help_costs_nothing_against_the_gold_sample(collection: Project) -> None:
+    """Grades turned upside down: every fold's cross-fitted λ is 0, so the intervals are the gold
+    sample's own. Labels unrelated to the grades (κ 0) still carry the pools' sizes, which the
+    folds weigh at λ ≈ 0.3–0.5: within 3% of the gold-only width, never plain PPI's 1.7×."""
+    inverted = collection.simulate_audit("human", "llm-inverted", budget=10, trials=TRIALS, seed=8)
+    assert inverted["width_ratio"] == pytest.approx(1.0, abs=0.005)
+    assert inverted["coverage"] == pytest.approx(inverted["gold_coverage"], abs=0.005)
+    unrelated = collection.simulate_audit("human", "llm-k0", budget=10, trials=TRIALS, seed=8)
+    assert unrelated["width_ratio"] <= 1.03
+    assert unrelated["coverage"] >= unrelated["gold_coverage"] - 0.01
+    plain = collection.simulate_audit("human", "llm-inverted", budget=10, trials=TRIALS, seed=8, estimator="ppi")
+    assert plain["width_ratio"] > 1.5
 
 
 def test_pairs_design_covers_precision_with_a_large_enough_sample(collection: Project) -> None:
@@ -57,10 +73,11 @@ def test_pairs_design_covers_precision_with_a_large_enough_sample(collection: Pr
 
 
 def test_power_tuning_keeps_coverage_with_twenty_topics(collection: Project) -> None:
-    found = collection.simulate_audit("human", "llm-k0.3", budget=20, trials=TRIALS, seed=10, tuned=True)
-    plain = collection.simulate_audit("human", "llm-k0.3", budget=20, trials=TRIALS, seed=10)
-    assert found["coverage"] >= FLOOR
-    assert found["width"] <= plain["width"] * 1.02
+    for estimator in ("ppi++", "cross-fit"):
+        found = collection.simulate_audit("human", "llm-k0.3", budget=20, trials=TRIALS, seed=10, estimator=estimator)
+        plain = collection.simulate_audit("human", "llm-k0.3", budget=20, trials=TRIALS, seed=10, estimator="ppi")
+        assert found["coverage"] >= FLOOR
+        assert found["width"] <= plain["width"] * 1.02
 
 
 def collection_of(project: Project) -> str:
@@ -76,11 +93,13 @@ def gpt4_labels(project: Project) -> None:
 def test_twenty_gold_topics_and_gpt4_labels_on_dl20_cover_and_narrow(collection: Project) -> None:
     """A real LLM's labels (GPT-4, UMBRELA, as Arabzadeh & Clarke published them; graded κ 0.33
     against NIST) and 20 random gold topics of DL20: each run's 95% interval covers its
-    full-human nDCG@10 at least 90% of the time and is at most 0.85 as wide as the gold-only one."""
+    full-human nDCG@10 at least 90% of the time, 93% on average, and is at most 0.77 as wide as
+    the gold-only one (measured: 0.930, 0.754)."""
     gpt4_labels(collection)
     found = collection.simulate_audit("human", GPT4, budget=20, trials=TRIALS, seed=7)
     assert found["min_run_coverage"] >= FLOOR
-    assert found["width_ratio"] <= 0.85
+    assert found["coverage"] >= 0.925
+    assert found["width_ratio"] <= 0.77
 
 
 @pytest.mark.parametrize("collection", ["dl19"], indirect=True)

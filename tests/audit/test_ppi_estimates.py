@@ -161,8 +161,12 @@ def test_simulated_audits_cover_the_human_leaderboard(sample: Path) -> None:
         ).stdout
     )
     # 2000 trials × 6 runs: the Monte-Carlo error of a coverage near 0.95 is about 0.002–0.005.
-    assert topics["coverage"] >= 0.92 and pairs["coverage"] >= 0.92
-    assert topics["min_run_coverage"] >= 0.88 and pairs["min_run_coverage"] >= 0.88
+    # Five gold topics are too few to fit the LLM's weight: the default is the gold sample alone,
+    # which covers 91% here (ten topics, skewed per-topic values), never wider than itself.
+    assert topics["estimator"] == "cross-fit" and topics["mean_lambda"] == 0.0
+    assert topics["width_ratio"] == pytest.approx(1.0) and topics["coverage"] == topics["gold_coverage"] >= 0.90
+    assert pairs["coverage"] >= 0.93 and pairs["min_run_coverage"] >= 0.92
+    assert pairs["width_ratio"] < 0.9  # 120 pairs: the folds find the labels' worth (λ ≈ 0.6)
     assert len(topics["per_run"]) == 6
 
 

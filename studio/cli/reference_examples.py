@@ -21,6 +21,7 @@ EXAMPLES: dict[str, list[str]] = {
         "studio --db trec-dl.duckdb tui",
         "studio tui --screen review --ref human --qrels umbrela-smol --person alice",
         "studio tui --audit gold                    # grade an audit's sample blind",
+        "studio tui --audit gold --assessor alice   # alice's share of an audit split among assessors",
     ],
     "studio init": [
         "studio init trec-dl.duckdb                 # an empty project (the imports create one too)",
@@ -204,10 +205,19 @@ EXAMPLES: dict[str, list[str]] = {
         "studio audit plan --qrels umbrela-smol --budget 40 --design stratified --strata grade --seed 1 --name gold",
         "studio audit plan --qrels umbrela-smol --pilot human --target-width 0.1 -m nDCG@10 --format json",
     ],
-    "studio audit import": ["studio audit import gold graded-elsewhere.qrels"],
+    "studio audit import": [
+        "studio audit import gold graded-elsewhere.qrels",
+        "studio audit import gold alice-graded.qrels --assessor alice",
+    ],
     "studio audit list": ["studio audit list"],
     "studio audit show": ["studio audit show gold"],
-    "studio audit pairs": ["studio audit pairs gold --remaining --format tsv > to-grade.tsv"],
+    "studio audit pairs": [
+        "studio audit pairs gold --remaining --format tsv > to-grade.tsv",
+        "studio audit pairs gold --assessor alice --remaining",
+    ],
+    "studio audit assign": ["studio audit assign gold --assessors alice,bob,carol --overlap 0.2 --seed 0"],
+    "studio audit agreement": ["studio audit agreement gold", "studio audit agreement gold --format json"],
+    "studio audit adjudicate": ["studio audit adjudicate gold 1003 D42 2"],
     "studio audit simulate": [
         "studio audit simulate --ref human --qrels umbrela-smol --budget 5 --design topics --trials 1000 --seed 0",
     ],

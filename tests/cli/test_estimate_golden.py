@@ -50,6 +50,9 @@ def test_estimate_json_of_a_topic_audit(sample: Path, tmp_path: Path) -> None:
     out = _estimate(sample, tmp_path, "--format", "json")
     found = json.loads(out)
     assert found["estimator"] == "cross-fit" and found["gold_units"] == GOLD_TOPICS
+    # SmolLM2's labels widen the intervals a little even at λ ≈ 0.06: the advice names gold-only,
+    # not the default the estimate already used.
+    assert "--estimator gold" in found["advice"] and "cross-fit" not in found["advice"]
     assert_matches_golden("estimate_topics.json", out)
 
 

@@ -135,7 +135,7 @@ def estimate(
     tau = corr.kendall_tau_b(est, llm) if len(units.runs) > 1 else float("nan")
     lacking = int((units.strata == UNLABELLED).sum()) if units.strata is not None else 0
     result: Estimate = {
-        "advice": advice(rows, qrels),
+        "advice": advice(rows, qrels, kind),
         "qrels": qrels,
         "gold": gold,
         "measure": str(m),
@@ -177,9 +177,10 @@ def _clip(value: float | None) -> float | None:
     return None if value is None else min(max(value, low_end), high_end)
 
 
-def advice(rows: list[EstimateRun], qrels: str) -> str | None:
+def advice(rows: list[EstimateRun], qrels: str, estimator: str = "ppi") -> str | None:
     """A word when the LLM labels make the intervals wider than the gold sample's alone (their
-    per-topic errors vary more than the people's scores do): then the gold-only ones are better."""
+    per-topic errors vary more than the people's scores do): then the gold-only ones are better.
+    The default estimator is suggested only when it is not the one that was used."""
     widths = []
     for r in rows:
         low, high, gold_low, gold_high = r["low"], r["high"], r["gold_low"], r["gold_high"]
@@ -191,10 +192,11 @@ def advice(rows: list[EstimateRun], qrels: str) -> str | None:
     gold_width = sum(g for _, g in widths) / len(widths)
     if ppi_width <= gold_width:
         return None
+    other = "" if estimator == ppi.DEFAULT_ESTIMATOR else f", the default {ppi.DEFAULT_ESTIMATOR} estimator,"
     return (
         f"{qrels}'s labels widen the intervals here (mean width {ppi_width:.3f} against {gold_width:.3f} "
         "from the gold sample alone): their errors vary more than people's scores; use the gold-only "
-        "intervals (--estimator gold), the default cross-fit estimator, or audit a better judge."
+        f"intervals (--estimator gold){other} or audit a better judge."
     )
 
 

@@ -40,8 +40,9 @@ def doctor_command(
 ) -> None:
     """Check the installation: Python, the studio, DuckDB, llama-cpp-python and its build, the
     default local model, the embeddings extra, the API's environment variables (names only), the
-    TUI's keys (with the keymap file's remappings) and the project file's health (read-only; a missing project is said, not created), each with the
-    command that fixes what is missing. Exit 1 when something needed is missing or broken."""
+    TUI's keys (with the keymap file's remappings) and the project file's health (read-only; a
+    missing project is said, not created), each with the command that fixes what is missing.
+    Exit 1 when something needed is missing or broken."""
     chosen = options(ctx)
     report = Project.doctor(chosen.project_file, wait=chosen.wait)
     if fmt is OutputFormat.json:

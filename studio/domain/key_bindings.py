@@ -70,6 +70,16 @@ SCOPES: tuple[KeyScope, ...] = (
             _key("leaderboard", "recompute", "r", "Recompute"),
             _key("leaderboard", "estimate", "e", "Estimate"),
             _key("leaderboard", "calibration", "c", "Calibration"),
+            _key("leaderboard", "significance", "s", "Significance"),
+        ),
+    ),
+    KeyScope(
+        "significance",
+        "Significance",
+        (
+            _key("significance", "close", "escape", "Back"),
+            _key("significance", "test", "t", "Test"),
+            _key("significance", "correction", "c", "Correction"),
         ),
     ),
     KeyScope(
@@ -146,6 +156,7 @@ BINDINGS: dict[str, KeyBinding] = {binding.id: binding for scope in SCOPES for b
 LIVE_TOGETHER: dict[str, tuple[str, ...]] = {
     "Overview": ("app", "overview"),
     "Leaderboard": ("app", "leaderboard"),
+    "Significance": ("app", "significance"),
     "Review": ("app", "review", "history"),
     "Bank": ("app", "bank"),
     "Judges": ("app", "judges"),

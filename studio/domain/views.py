@@ -217,6 +217,7 @@ class ReviewFilters:
             f"topic {self.topic}" if self.topic else "",
             f"run {self.run}" if self.run else "",
             f"{_g(self.ref_grade)} vs {_g(self.grade)}" if self.ref_grade is not None or self.grade is not None else "",
+            f"the labels behind {self.decision_pair[0]} vs {self.decision_pair[1]}" if self.decision_pair else "",
         ]
         described = ", ".join(p for p in parts if p) or "all disagreements"
         return described + (", by spread" if self.order == "spread" else "")

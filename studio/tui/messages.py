@@ -15,6 +15,8 @@ from textual.message import Message
 
 from studio.domain.judging import JudgeConfig, JudgeProgress, JudgeSummary
 from studio.domain.rows import Decision, FailureRow, JudgeRunRow
+from studio.domain.significance import Significance
+from studio.domain.significance_matrix import DecisionGrid
 from studio.domain.steps import AuditStep, ReviewStep
 from studio.domain.views import (
     AuditPairView,
@@ -222,6 +224,16 @@ class CalibrationRead(Message):
 
     qrels: str
     view: CalibrationView | None
+
+
+@dataclass
+class SignificanceComputed(Message):
+    """Every run pair tested under both label sets, laid out in the reference's order; `plan`
+    names what was asked for (test, correction, α), so that a result asked for before is ignored."""
+
+    plan: tuple[str, str, float]
+    result: Significance
+    grid: DecisionGrid
 
 
 @dataclass

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from textual.app import App
 
 from studio.domain.errors import StudioError
+from studio.domain.views import ReviewFilters
 from studio.services.project import Project
 from studio.tui.widgets.dialog import MessageDialog
 
@@ -43,6 +44,14 @@ class StudioState:
     project: Project
     selection: Selection
     person: str | None = None
+    # A slice another screen sends Review to (the labels behind a significance decision); Review
+    # takes it when it next shows.
+    review_filters: ReviewFilters | None = None
+
+    def take_review_filters(self) -> ReviewFilters | None:
+        """The slice asked for, once: Review opens on it, and later showings keep their own queue."""
+        filters, self.review_filters = self.review_filters, None
+        return filters
 
     @property
     def engine_lock(self) -> threading.RLock:

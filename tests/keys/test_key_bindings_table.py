@@ -19,6 +19,7 @@ from studio.tui.screens.judges import JudgesScreen
 from studio.tui.screens.leaderboard import LeaderboardScreen
 from studio.tui.screens.overview import OverviewScreen
 from studio.tui.screens.review import ReviewScreen
+from studio.tui.screens.significance import SignificanceScreen
 from studio.tui.widgets.calibration import CalibrationScreen
 from studio.tui.widgets.dialog import MessageDialog
 from studio.tui.widgets.help import HelpScreen
@@ -32,6 +33,7 @@ DECLARED = {
     "app": StudioApp,
     "overview": OverviewScreen,
     "leaderboard": LeaderboardScreen,
+    "significance": SignificanceScreen,
     "review": ReviewScreen,
     "history": HistoryList,
     "bank": BankScreen,

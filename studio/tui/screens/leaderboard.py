@@ -15,6 +15,7 @@ from textual_plotext import PlotextPlot
 from studio.domain.views import EstimateView, LeaderboardView
 from studio.tui.messages import CalibrationRead, EstimateComputed, LeaderboardComputed, NamesLoaded
 from studio.tui.screens.base import StudioScreen
+from studio.tui.screens.significance import SignificanceScreen
 from studio.tui.widgets.calibration import CalibrationScreen
 from studio.tui.widgets.table import Table
 
@@ -30,7 +31,9 @@ or people's labels of some topics), each run's score under full human judging es
 audited set and the gold sample (prediction-powered), with its interval, the audited set's own score
 and the gold sample's interval alone; the line above says how many run orderings the audit has
 settled. It tightens with every audit decision. `c` shows the calibration curve of the audited
-label set when it is calibrated (or has a calibrated copy)."""
+label set when it is calibrated (or has a calibrated copy). `s` opens the significance matrix:
+which run differences the reference and the audited set call significant, pair by pair; enter on
+a pair opens Review on the labels its decision hangs on."""
 
 MEASURES = ("nDCG@10", "AP", "P@10", "RR", "R@100", "nDCG", "P(rel=2)@10", "AP(rel=2)", "Rprec")
 
@@ -67,6 +70,13 @@ class LeaderboardScreen(StudioScreen):
             "Calibration",
             id="leaderboard.calibration",
             tooltip="The audited set's calibration curve",
+        ),
+        Binding(
+            "s",
+            "significance",
+            "Significance",
+            id="leaderboard.significance",
+            tooltip="Which run differences both label sets call significant",
         ),
     ]
 
@@ -137,6 +147,13 @@ class LeaderboardScreen(StudioScreen):
         qrels = self.selection.qrels
         if qrels is not None:
             self.read_calibration(qrels)
+
+    def action_significance(self) -> None:
+        selection = self.selection
+        if selection.ref is None or selection.qrels is None or selection.ref == selection.qrels:
+            self.notify("Choose a reference and a different audited label set first.")
+            return
+        self.app.push_screen(SignificanceScreen(selection.ref, selection.qrels, selection.measure))
 
     @work(thread=True, exclusive=True, group="calibration", exit_on_error=False)
     def read_calibration(self, qrels: str) -> None:

@@ -74,9 +74,13 @@ class ReviewScreen(StudioScreen):
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
-        self.reload()
+        self.reload(self.state.take_review_filters())
 
     def resumed(self) -> None:
+        asked = self.state.take_review_filters()  # another screen sent the auditor to a slice
+        if asked is not None:
+            self.reload(asked)
+            return
         selection, session = self.selection, self.session
         chosen = (selection.ref, selection.qrels, selection.measure)
         # An audit's conflicts are reviewed against the audit's own label sets, whatever is chosen.

@@ -104,7 +104,9 @@ def parameter_type(param: TyperArgument | TyperOption) -> str:
     annotation: Any = descriptor.annotation
     if get_origin(annotation) is list:
         annotation = get_args(annotation)[0]
-    if descriptor.choices:
+    if get_origin(annotation) is tuple:  # an option taking several values at once, e.g. --pair A B
+        text = " ".join(TYPE_NAMES.get(item, item.__name__) for item in get_args(annotation))
+    elif descriptor.choices:
         text = " | ".join(f"`{value_text(c)}`" for c in descriptor.choices)
     elif isinstance(param, TyperOption) and param.is_flag:
         text = "flag"

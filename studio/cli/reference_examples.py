@@ -151,6 +151,7 @@ EXAMPLES: dict[str, list[str]] = {
         "studio significance --qrels umbrela --test randomization --resamples 10000 --seed 1 --format json",
         "studio significance --qrels human --test tukey --correction none --runs bm25,dense,splade",
         "studio significance --ref human --qrels umbrela --test t --correction holm  # do the decisions agree?",
+        "studio significance --ref human --qrels umbrela --pair bm25 dense --limit 20  # the labels behind one pair",
     ],
     "studio estimate": [
         "studio estimate --qrels umbrela-smol --gold gold -m nDCG@10 --design topics --level 0.95",

@@ -10,12 +10,15 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import Format, OutputFormat, emit_object, emit_records
+from studio.domain.pair_decisions import PairLabels
 from studio.domain.significance import Correction, Significance, SignificanceTest
 
 commands = typer.Typer()
 
 PAIR_COLUMNS = ["run_a", "run_b", "delta", "p_value", "p_adjusted", "significant", "topics"]
 REF_COLUMNS = ["ref_delta", "ref_p_adjusted", "ref_significant", "decision"]
+DECISION_COLUMNS = ["label_set", "delta", "p_value", "p_adjusted", "significant"]
+LABEL_COLUMNS = ["qid", "docid", "grade", "ref_grade", "change", "retrieved_by"]
 
 
 def _run_names(text: str | None) -> list[str] | None:
@@ -51,10 +54,44 @@ def significance(
         str | None,
         typer.Option("--ref", help="Reference label set: test both alike and compare their decisions pair by pair."),
     ] = None,
+    pair: Annotated[
+        tuple[str, str] | None,
+        typer.Option(
+            "--pair",
+            metavar="A B",
+            help="Two runs: their decision under both label sets (with --ref) and the labels it hangs on.",
+        ),
+    ] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="With --pair: show at most this many labels.")] = None,
     fmt: Format = OutputFormat.table,
 ) -> None:
     """Paired significance tests between every pair of runs, corrected for the number of pairs;
-    with --ref, the agreement of the two label sets' decisions."""
+    with --ref, the agreement of the two label sets' decisions; with --ref and --pair A B, the
+    labels that pair's decision hangs on."""
+    if pair is not None:
+        if ref is None:
+            raise typer.BadParameter(
+                "--pair compares two label sets: name the reference with --ref", param_hint="--pair"
+            )
+        with open_project(ctx) as project:
+            behind = project.pair_labels(
+                ref,
+                qrels,
+                pair[0],
+                pair[1],
+                measure,
+                test=test.value,
+                correction=correction.value,
+                alpha=alpha,
+                runs=_run_names(runs),
+                resamples=resamples,
+                seed=seed,
+                limit=limit,
+            )
+        _print_pair(behind, fmt)
+        return
+    if limit is not None:
+        raise typer.BadParameter("--limit counts the labels behind a --pair", param_hint="--limit")
     with open_project(ctx) as project:
         result = project.significance(
             qrels,
@@ -93,6 +130,34 @@ def _print(result: Significance, fmt: OutputFormat) -> None:
         summary["best_run"] = best["run"]
         summary["best_beats_all"] = f"{result['ref']}: {_yes(best['ref'])}, {result['qrels']}: {_yes(best['qrels'])}"
     emit_object(summary, fmt, title=f"Decisions of {result['qrels']} against {result['ref']}")
+
+
+def _print_pair(result: PairLabels, fmt: OutputFormat) -> None:
+    if fmt is OutputFormat.json:
+        emit_object(result, fmt)
+        return
+    a, b = result["run_a"], result["run_b"]
+    decisions = [
+        {"label_set": result["qrels"], **result["qrels_decision"]},
+        {"label_set": result["ref"], **result["ref_decision"]},
+    ]
+    emit_records(
+        decisions,
+        fmt,
+        title=f"{a} vs {b} on {result['measure']} ({result['topics']} topics), {result['test']} test, "
+        f"{result['correction']} correction, α {result['alpha']:g}: {result['decision']}",
+        columns=DECISION_COLUMNS,
+    )
+    if fmt is OutputFormat.table:
+        typer.echo("")
+    shown = len(result["labels"])
+    emit_records(
+        result["labels"],
+        fmt,
+        title=f"Labels of {result['qrels']} the decision hangs on ({shown} of {result['labels_total']}), "
+        f"the change in {a} − {b} were each to take {result['ref']}'s grade",
+        columns=LABEL_COLUMNS,
+    )
 
 
 def _yes(value: bool) -> str:

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+from studio.domain.pair_decisions import PairLabels
 from studio.domain.significance import DecisionLabels, Significance
 from studio.services.facade.base import ProjectBase
-from studio.services.significance import labels, pairs
+from studio.services.significance import labels, pair_labels, pairs
 
 
 class SignificanceMixin(ProjectBase):
@@ -39,11 +40,44 @@ class SignificanceMixin(ProjectBase):
             ref=ref,
         )
 
-    def decision_labels(
-        self, ref: str, qrels: str, run_a: str, run_b: str, measure: str = "nDCG@10"
-    ) -> DecisionLabels:
+    def decision_labels(self, ref: str, qrels: str, run_a: str, run_b: str, measure: str = "nDCG@10") -> DecisionLabels:
         """The labels of `qrels` that the reference grades otherwise, on documents run_a or run_b
         ranks within the measure's depth, each with the change in the pair's difference were it to
         take the reference's grade; the largest |change| first. Review shows them as a queue with
         `ReviewFilters(decision_pair=(run_a, run_b))`."""
         return labels.decision_labels(self.engine, ref, qrels, run_a, run_b, measure)
+
+    def pair_labels(
+        self,
+        ref: str,
+        qrels: str,
+        run_a: str,
+        run_b: str,
+        measure: str = "nDCG@10",
+        *,
+        test: str = "t",
+        correction: str = "holm",
+        alpha: float = 0.05,
+        runs: list[str] | None = None,
+        resamples: int = pairs.DEFAULT_RESAMPLES,
+        seed: int = 0,
+        limit: int | None = None,
+    ) -> PairLabels:
+        """The pair's decision under both label sets (tested among every pair of `runs`, as
+        `significance` tests it) and the `decision_labels` behind it, at most `limit` of them
+        (see `studio significance --pair`)."""
+        return pair_labels.pair_labels(
+            self.engine,
+            ref,
+            qrels,
+            run_a,
+            run_b,
+            measure,
+            test=test,
+            correction=correction,
+            alpha=alpha,
+            runs=runs,
+            resamples=resamples,
+            seed=seed,
+            limit=limit,
+        )

@@ -14,6 +14,14 @@ from studio.domain.significance import Significance, SignificantPair
 
 # A letter per class, so that the grid reads without colour; `neither` is the quiet one.
 CLASS_LETTERS: dict[str, str] = {"both": "B", "opposite": "O", "ref_only": "R", "qrels_only": "A", "neither": "·"}
+# Its colour in the TUI's matrix and the report's figure (white letters read on all but `ref_only`).
+CLASS_COLOURS: dict[str, str] = {
+    "both": "#2e7d32",
+    "opposite": "#c62828",
+    "ref_only": "#f9a825",
+    "qrels_only": "#6a1b9a",
+    "neither": "#d9dde3",
+}
 # What each class means, in the words a legend uses ("audited" is the compared label set).
 CLASS_MEANINGS: dict[str, str] = {
     "both": "significant under both, same run ahead",

@@ -21,6 +21,7 @@ from studio.services.report import figures as report_figures
 from studio.services.rubric.diagnostics import bank_report
 
 AUDITED = ["exam-sim", "sim", "umbrela-smol"]
+SAMPLE_RUNS = 3
 RESAMPLES = 200  # fewer than the default: the same code path, a quicker bootstrap
 
 
@@ -84,6 +85,7 @@ EXPECTED_FIGURES = {
     **{f"alignment-{name}.png": report_figures.ALIGNMENT_SIZE for name in AUDITED},
     **{f"tau-{name}.png": report_figures.SCATTER_SIZE for name in AUDITED},
     "subsampling.png": report_figures.SUBSAMPLING_SIZE,
+    **{f"significance-{name}.png": report_figures.matrix_size(SAMPLE_RUNS) for name in AUDITED},
 }
 
 
@@ -97,6 +99,7 @@ def test_the_report_is_an_html_file_a_markdown_file_and_figures(written: Path) -
         "Comparison with the reference",
         "Alignment with the reference order",
         "Run scores against the reference",
+        "Significance decisions",
         "Topic subsampling",
         "Test-bank diagnostics",
         "Robustness probes",

@@ -36,6 +36,7 @@ from studio.services.report.project_sections import (
     embedding_section,
     probe_section,
 )
+from studio.services.report.significance_section import significance_section
 
 DEFAULT_REF = "human"
 
@@ -99,6 +100,7 @@ def build_report(
         comparison_table(comparisons, others, reference, m, resamples),
         alignment_section(comparisons, others, reference, names),
         scatter_section(boards, comparisons, others, reference, m, names),
+        *significance_section(project, reference, others, m, names),
         subsampling_section(project.engine, others, reference, m, names),
         bank_section(project, reference, m),
         probe_section(project),

@@ -1,4 +1,5 @@
-"""The report's figures as PNG bytes: alignment bars, τ scatter plots, topic-subsampling curves.
+"""The report's figures as PNG bytes: alignment bars, τ scatter plots, topic-subsampling curves,
+significance decision matrices.
 
 Rendered with matplotlib's Agg canvas directly (no pyplot: no global figure state, safe off the
 main thread) under the default style, so a user's matplotlibrc cannot change them. Sizes and
@@ -10,12 +11,16 @@ from __future__ import annotations
 import io
 from collections.abc import Mapping, Sequence
 
+import numpy as np
 from matplotlib import style
 from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.colors import ListedColormap
 from matplotlib.figure import Figure as MplFigure
+from matplotlib.patches import Patch
 from matplotlib.ticker import PercentFormatter
 
 from studio.domain.report import Figure
+from studio.domain.significance_matrix import CLASS_COLOURS, CLASS_LETTERS, CLASS_MEANINGS, DecisionGrid
 
 DPI = 100
 ALIGNMENT_SIZE = (800, 260)
@@ -170,3 +175,48 @@ def subsampling_curves(
         if curves:
             ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1.0), frameon=False, fontsize=9)
         return _png(figure, name, caption, SUBSAMPLING_SIZE)
+
+
+def matrix_size(runs: int) -> tuple[int, int]:
+    """A decision matrix's pixels: a square that grows with the runs, the legend to its right."""
+    side = min(max(320 + 14 * runs, 520), 1100)
+    return side + 300, side
+
+
+def decision_matrix(name: str, caption: str, ref: str, label_set: str, grid: DecisionGrid) -> Figure:
+    """Runs × runs (the reference's order), each pair's cell coloured by the class of the two label
+    sets' decisions, lettered when the cells are large enough to read; a legend of the classes."""
+    runs = grid.runs
+    size = matrix_size(len(runs))
+    side = size[1]
+    classes = list(CLASS_COLOURS)
+    with style.context("default"):
+        figure = _canvas(size)
+        ax = figure.add_axes((0.2 * side / size[0], 0.05, 0.72 * side / size[0], 0.82))
+        cells = np.full((len(runs), len(runs)), np.nan)
+        for row in range(len(runs)):
+            for column in range(len(runs)):
+                decision = grid.decision(row, column)
+                if decision is not None:
+                    cells[row, column] = classes.index(decision)
+        colours = ListedColormap([CLASS_COLOURS[kind] for kind in classes])
+        colours.set_bad("white")  # the diagonal: a run against itself
+        ax.imshow(np.ma.masked_invalid(cells), cmap=colours, vmin=-0.5, vmax=len(classes) - 0.5, aspect="equal")
+        small = 7 if len(runs) > 20 else 9
+        ax.set_xticks(range(len(runs)), [str(n + 1) for n in range(len(runs))], fontsize=small)
+        ax.set_yticks(range(len(runs)), [f"{run} {n + 1}" for n, run in enumerate(runs)], fontsize=small)
+        ax.xaxis.tick_top()
+        if len(runs) <= 25:
+            for row in range(len(runs)):
+                for column in range(len(runs)):
+                    decision = grid.decision(row, column)
+                    if decision is not None and decision != "neither":
+                        colour = "black" if decision == "ref_only" else "white"
+                        ax.text(
+                            column, row, CLASS_LETTERS[decision], ha="center", va="center", fontsize=small, color=colour
+                        )
+        handles = [Patch(color=CLASS_COLOURS[kind]) for kind in classes]
+        labels = [f"{CLASS_LETTERS[kind]}  {CLASS_MEANINGS[kind]}" for kind in classes]
+        figure.legend(handles, labels, loc="center right", frameon=False, fontsize=8)
+        ax.set_title(f"{label_set} against {ref}: each run pair's decisions", fontsize=11, pad=20)
+        return _png(figure, name, caption, size)

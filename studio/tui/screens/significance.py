@@ -21,7 +21,7 @@ from textual.widgets import DataTable, Footer, Header, Static
 
 from studio.domain.choices import ScreenName
 from studio.domain.significance import CORRECTIONS, SIGNIFICANCE_TESTS, Significance, SignificantPair
-from studio.domain.significance_matrix import CLASS_LETTERS, CLASS_MEANINGS, DecisionGrid, decision_grid
+from studio.domain.significance_matrix import CLASS_COLOURS, CLASS_LETTERS, CLASS_MEANINGS, DecisionGrid, decision_grid
 from studio.domain.views import ReviewFilters
 from studio.tui.messages import SignificanceComputed
 from studio.tui.screens.base import StudioScreen
@@ -41,10 +41,10 @@ deciding first; F3 comes back here. `t` changes the test, `c` the correction."""
 
 # Readable in the default dark theme and told apart without colour by the letter.
 CLASS_STYLES: dict[str, str] = {
-    "both": "bold white on #2e7d32",
-    "opposite": "bold white on #c62828",
-    "ref_only": "bold black on #f9a825",
-    "qrels_only": "bold white on #6a1b9a",
+    "both": f"bold white on {CLASS_COLOURS['both']}",
+    "opposite": f"bold white on {CLASS_COLOURS['opposite']}",
+    "ref_only": f"bold black on {CLASS_COLOURS['ref_only']}",
+    "qrels_only": f"bold white on {CLASS_COLOURS['qrels_only']}",
     "neither": "dim",
 }
 CLASS_TITLES: dict[str, str] = {

@@ -49,18 +49,25 @@ class FastPathRefused(Exception):
 def split_lines() -> str:
     """SQL: `(filename, line, f)` for every line of the files `?` that holds a row, `f` its fields.
 
-    A line splits on its tabs when it has some, on its spaces otherwise; only a line holding both,
-    a run of either, or leading or trailing ones, pays for the regular expression. Blank lines
-    (NULL, or no field) and comment lines are left out; everything else, malformed or not, comes
-    through.
+    Leading and trailing blanks are trimmed first (many real files end their lines in a blank),
+    only from the lines that have some: `trim` with a set of characters walks the whole line.
+    A line then splits on its tabs when it has some, on its spaces otherwise; only a
+    line holding both, or a run of either, pays for the regular expression. Blank lines (NULL, or
+    no field) and comment lines are left out; everything else, malformed or not, comes through.
     """
     return f"""
         (SELECT filename, line, f
          FROM (SELECT filename, line,
-                      CASE WHEN list_contains(s, '') OR (tabbed AND contains(line, ' '))
-                           THEN string_split_regex(trim(line, ' ' || chr(9)), '[ \\t]+') ELSE s END AS f
-               FROM (SELECT filename, line, tabbed, string_split(line, CASE WHEN tabbed THEN chr(9) ELSE ' ' END) AS s
-                     FROM (SELECT filename, line, contains(line, chr(9)) AS tabbed FROM {LINES})))
+                      CASE WHEN list_contains(s, '') OR (tabbed AND contains(trimmed, ' '))
+                           THEN string_split_regex(trimmed, '[ \\t]+') ELSE s END AS f
+               FROM (SELECT filename, line, trimmed, tabbed,
+                            string_split(trimmed, CASE WHEN tabbed THEN chr(9) ELSE ' ' END) AS s
+                     FROM (SELECT filename, line, trimmed, contains(trimmed, chr(9)) AS tabbed
+                           FROM (SELECT filename, line,
+                                        CASE WHEN ends_with(line, ' ') OR ends_with(line, chr(9))
+                                                  OR starts_with(line, ' ') OR starts_with(line, chr(9))
+                                             THEN trim(line, ' ' || chr(9)) ELSE line END AS trimmed
+                                 FROM {LINES}))))
          WHERE f[1] <> '' AND NOT starts_with(f[1], '#'))
     """
 
@@ -72,6 +79,13 @@ def line_pattern(*fields: str, rest: bool) -> str:
 
 
 RUN_LINE = line_pattern(ID, UNREAD, ID, INTEGER, NUMBER, UNREAD, rest=True)  # qid Q0 docid rank score tag …
+# The same check split in two for the bulk of run lines, whose ids repeat far more than their
+# numbers: `split_lines` cuts a line into its maximal runs of characters other than spaces and
+# tabs, so a line matches RUN_LINE exactly when it has six fields or more, its rank and score
+# match INTEGER and NUMBER (checked on every line: they hardly repeat) and its qid and docid
+# match ID (checked once per distinct (qid, docid) pair, `odd_ids`). Two short expressions and one
+# per pair cost less than one over every whole line.
+RUN_FIELDS = 6
 QRELS_LINE = line_pattern(ID, UNREAD, ID, NUMBER, rest=False)  # qid iter docid grade
 
 
@@ -88,6 +102,21 @@ def odd_line(pattern: str) -> str:
     """SQL condition: the line is not one the fast path reads exactly as the precise parser (one
     regular expression over the whole line, cheaper than a check per field)."""
     return f"NOT regexp_full_match(line, '{pattern}')"
+
+
+def odd_run_fields(fields: str) -> str:
+    """SQL condition on a run line's fields (the list `fields`, as `split_lines` gives them): it
+    has too few of them, or a rank or score the precise parser reads otherwise (its ids are for
+    `odd_ids`)."""
+    return (
+        f"len({fields}) < {RUN_FIELDS} OR NOT regexp_full_match({fields}[4], '{INTEGER}')"
+        f" OR NOT regexp_full_match({fields}[5], '{NUMBER}')"
+    )
+
+
+def odd_ids(*columns: str) -> str:
+    """SQL condition: one of the id `columns` holds something the precise parser refuses as an id."""
+    return " OR ".join(f"NOT regexp_full_match({column}, '{ID}')" for column in columns)
 
 
 def checked(value: str, unsure_when: str) -> str:

@@ -18,12 +18,12 @@ import duckdb
 from studio.domain.models import RunRow
 from studio.store.database import Connection
 from studio.store.fast_path import (
-    RUN_LINE,
     FastPathRefused,
     checked,
     literal_path,
     lone_cr_line_ends,
-    odd_line,
+    odd_ids,
+    odd_run_fields,
     split_lines,
 )
 from studio.store.rankings import delete_rankings, rank_staged_runs
@@ -74,7 +74,7 @@ def stage_run_files(con: Connection, files: Sequence[tuple[int, Path]], tags: Ma
             f"""
             INSERT INTO staged_run_rows
             SELECT m.file_index,
-                   {checked("f[1]", odd_line(RUN_LINE) + " OR (m.tag IS NOT NULL AND f[6] <> m.tag)")},
+                   {checked("f[1]", odd_run_fields("f") + " OR (m.tag IS NOT NULL AND f[6] <> m.tag)")},
                    f[3],
                    CAST(f[4] AS BIGINT),
                    CAST(f[5] AS DOUBLE)
@@ -88,7 +88,8 @@ def stage_run_files(con: Connection, files: Sequence[tuple[int, Path]], tags: Ma
     # A docid twice in a topic of one file: the (qid, docid) pairs are grouped across the files
     # (far fewer groups than rows), each group keeping a bit per file; a file's second row sets
     # no new bit. Cheaper than grouping by file, qid and docid. The groups are kept: they are the
-    # staged pairs that `store.rankings` numbers, so the rows are grouped once.
+    # staged pairs that `store.rankings` numbers, so the rows are grouped once, and the ids of
+    # every line are checked on them, once per pair.
     con.execute(
         """
         CREATE OR REPLACE TEMP TABLE checked_pairs AS
@@ -99,8 +100,8 @@ def stage_run_files(con: Connection, files: Sequence[tuple[int, Path]], tags: Ma
         [indexes],
     )
     problem = con.execute(
-        """
-        SELECT 1 FROM checked_pairs WHERE twice
+        f"""
+        SELECT 1 FROM checked_pairs WHERE twice OR {odd_ids("qid", "docid")}
         UNION ALL
         SELECT 1 FROM staged_run_rows WHERE list_contains(?, file_index) AND NOT isfinite(score)
         UNION ALL
@@ -113,7 +114,9 @@ def stage_run_files(con: Connection, files: Sequence[tuple[int, Path]], tags: Ma
     if problem is not None:
         con.execute("DELETE FROM staged_run_rows WHERE list_contains(?, file_index)", [indexes])
         con.execute("DROP TABLE checked_pairs")
-        raise FastPathRefused("a score out of range, a docid ranked twice or an empty file")
+        raise FastPathRefused(
+            "an id the precise parser refuses, a score out of range, a docid ranked twice or an empty file"
+        )
     con.execute("INSERT INTO staged_pairs SELECT qid, docid FROM checked_pairs")
     con.execute("DROP TABLE checked_pairs")
 

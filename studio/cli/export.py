@@ -12,6 +12,7 @@ from studio.cli.grades import grade
 from studio.cli.output import stderr_console
 from studio.domain.choices import BankFormat, LeaderboardLayout
 from studio.domain.export_report import ExportReport
+from studio.domain.significance import Correction, SignificanceTest
 
 commands = typer.Typer(
     name="export",
@@ -123,14 +124,43 @@ def export_leaderboard(
     complete: Annotated[
         bool, typer.Option("--complete", "-c", help="Average over every labelled topic (trec_eval -c).")
     ] = False,
+    significance: Annotated[
+        bool,
+        typer.Option(
+            "--significance",
+            help="LaTeX only: letter the runs and mark each value with the runs it beats significantly.",
+        ),
+    ] = False,
+    test: Annotated[SignificanceTest, typer.Option(help="With --significance: the test of each run pair.")] = (
+        SignificanceTest.t
+    ),
+    correction: Annotated[
+        Correction, typer.Option(help="With --significance: the correction for the number of pairs.")
+    ] = Correction.holm,
+    alpha: Annotated[float, typer.Option(min=0.0, max=1.0, help="With --significance: the significance level.")] = 0.05,
 ) -> None:
     """The rows of `studio eval` as JSON, TSV or CSV, or as the evaluation tools write a leaderboard.
 
     trec_eval: `trec_eval -q` output, one block per run (runid, num_q, 4 decimals); tot: run measure
     topic value; ir_measures: run topic measure value; jsonl: {run, measure, topic, value}; latex: a
-    booktabs table of the means, the best of each measure in bold. -q adds the per-topic values."""
+    booktabs table of the means, the best of each measure in bold. -q adds the per-topic values.
+    --significance (LaTeX): as ranx's reports, runs lettered a, b, c… and each value's superscript
+    the letters of the runs it is significantly better than under that measure."""
     with open_project(ctx) as project:
-        _report(project.export_leaderboard(qrels, measure, out, fmt, per_topic=per_topic, complete=complete))
+        _report(
+            project.export_leaderboard(
+                qrels,
+                measure,
+                out,
+                fmt,
+                per_topic=per_topic,
+                complete=complete,
+                significance=significance,
+                test=test.value,
+                correction=correction.value,
+                alpha=alpha,
+            )
+        )
 
 
 @commands.command("probs")

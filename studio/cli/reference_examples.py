@@ -156,6 +156,7 @@ EXAMPLES: dict[str, list[str]] = {
     "studio estimate": [
         "studio estimate --qrels umbrela-smol --gold gold -m nDCG@10 --design topics --level 0.95",
         "studio estimate --qrels umbrela-smol --gold gold --estimator ppi --format json",
+        "studio estimate --qrels umbrela-smol --gold gold --decisions --correction holm --alpha 0.05 --ref human",
     ],
     "studio report": [
         "studio report --out report/",
@@ -176,6 +177,7 @@ EXAMPLES: dict[str, list[str]] = {
         "studio export leaderboard --qrels human --out -   # to stdout",
         "studio export leaderboard --qrels human --as trec_eval -q --out board.txt  # as trec_eval -q prints it",
         "studio export leaderboard --qrels human -m nDCG@10 -m AP --out board.tex  # booktabs, best in bold",
+        "studio export leaderboard --qrels human -m nDCG@10 --out board.tex --significance  # ranx's superscripts",
     ],
     "studio export probs": ["studio export probs umbrela-smol --out umbrela-smol.probs.csv"],
     "studio bank list": ["studio bank list nuggets --topic 1003"],

@@ -143,31 +143,77 @@ def latex_escaped(text: str) -> str:
     return "".join(_LATEX_SPECIALS.get(char, char) for char in text)
 
 
-def write_latex(rows: Sequence[ScoreRow]) -> str:
+@dataclass(frozen=True, slots=True)
+class SignificanceMarks:
+    """Which runs each run is significantly better than, per measure, and how that was decided
+    (the note under the table says it: `how`, e.g. "paired t-test, Holm's correction", and α)."""
+
+    beaten: dict[str, dict[str, set[str]]]  # measure -> run -> the runs it significantly beats
+    how: str
+    alpha: float
+
+
+def run_labels(runs: Sequence[str]) -> dict[str, str]:
+    """ranx's names for the rows: a, b, c… in row order; numbers when there are more than 26 runs."""
+    if len(runs) <= 26:
+        return {run: chr(ord("a") + n) for n, run in enumerate(runs)}
+    return {run: str(n + 1) for n, run in enumerate(runs)}
+
+
+def _marks(run: str, beaten: set[str], labels: dict[str, str]) -> str:
+    """`$^{bd}$\\hphantom{$^{ce}$}` as ranx writes it: the letters of the runs `run` beats, then
+    the others' letters invisible, so that every value of a column takes the same width."""
+    separator = "" if all(len(label) == 1 for label in labels.values()) else ","
+    won = separator.join(labels[other] for other in labels if other in beaten)
+    rest = separator.join(labels[other] for other in labels if other != run and other not in beaten)
+    return (f"$^{{{won}}}$" if won else "") + (rf"\hphantom{{$^{{{rest}}}$}}" if rest else "")
+
+
+def write_latex(rows: Sequence[ScoreRow], significance: SignificanceMarks | None = None) -> str:
     """A booktabs table of the means: a row per run (best first by the first measure), a column per
     measure, values to four decimals, the best value of each measure in bold (every run that has
-    it, when runs tie). Every measure the studio computes is better when higher."""
+    it, when runs tie). Every measure the studio computes is better when higher.
+
+    With `significance`, as ranx's `Report.to_latex()`: a `#` column letters the runs, each value
+    carries as a superscript the letters of the runs it is significantly better than under its
+    measure, and a note under the table says so."""
     means = [row for row in rows if row.topic == MEAN_TOPIC]
     measures = list(dict.fromkeys(row.measure for row in means))
     value = {(row.run, row.measure): row.value for row in means}
     best = {m: max((v for (_, measure), v in value.items() if measure == m), default=0.0) for m in measures}
     first: Callable[[str], float] = (lambda run: value.get((run, measures[0]), 0.0)) if measures else (lambda _: 0.0)
     runs = sorted(_runs_in_order(means), key=lambda run: (-first(run), run))
+    labels = run_labels(runs) if significance is not None else {}
 
     def cell(run: str, measure: str) -> str:
         if (run, measure) not in value:
             return "--"
         number = f"{value[(run, measure)]:.4f}"
-        return rf"\textbf{{{number}}}" if value[(run, measure)] == best[measure] else number
+        shown = rf"\textbf{{{number}}}" if value[(run, measure)] == best[measure] else number
+        if significance is None:
+            return shown
+        return shown + _marks(run, significance.beaten.get(measure, {}).get(run, set()), labels)
 
+    def row(run: str) -> str:
+        named = [labels[run], latex_escaped(run)] if significance is not None else [latex_escaped(run)]
+        return " & ".join([*named, *(cell(run, m) for m in measures)]) + r" \\"
+
+    lead = ["\\#", "Run"] if significance is not None else ["Run"]
     lines = [
         "% \\usepackage{booktabs}",
-        r"\begin{tabular}{l" + "r" * len(measures) + "}",
+        r"\begin{tabular}{" + "l" * len(lead) + "r" * len(measures) + "}",
         r"\toprule",
-        " & ".join(["Run", *(latex_escaped(m) for m in measures)]) + r" \\",
+        " & ".join([*lead, *(latex_escaped(m) for m in measures)]) + r" \\",
         r"\midrule",
-        *(" & ".join([latex_escaped(run), *(cell(run, m) for m in measures)]) + r" \\" for run in runs),
+        *(row(run) for run in runs),
         r"\bottomrule",
-        r"\end{tabular}",
     ]
+    if significance is not None:
+        note = (
+            "Superscripts: the runs (\\#) a value is significantly better than ("
+            + latex_escaped(significance.how)
+            + f", $\\alpha = {significance.alpha:g}$)."
+        )
+        lines.append(rf"\multicolumn{{{len(lead) + len(measures)}}}{{l}}{{\footnotesize {note}}} \\")
+    lines.append(r"\end{tabular}")
     return "".join(f"{text}\n" for text in lines)

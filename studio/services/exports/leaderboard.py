@@ -7,15 +7,18 @@ import csv
 import io
 import json
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from studio.domain.choices import DEFAULT_MEASURES, LeaderboardLayout
 from studio.domain.errors import UsageError
 from studio.domain.export_report import ExportReport
+from studio.domain.significance_matrix import beaten_runs
 from studio.formats import leaderboard_layouts as layouts
-from studio.services.evaluation.engine import EvaluationEngine
+from studio.services.evaluation.engine import EvaluationEngine, measure_of
 from studio.services.exports.delivery import deliver
+from studio.services.significance.pairs import significance
 
 # The layout a file name asks for, by its ending (a .gz after it aside); JSON otherwise.
 _BY_SUFFIX = {
@@ -59,8 +62,12 @@ def score_rows(rows: Sequence[dict[str, Any]]) -> list[layouts.ScoreRow]:
     return sorted(found, key=lambda row: order[row.run])  # stable: measures and topics keep their order
 
 
-def render(rows: Sequence[dict[str, Any]], layout: LeaderboardLayout) -> str:
-    """The leaderboard's text in `layout`."""
+def render(
+    rows: Sequence[dict[str, Any]], layout: LeaderboardLayout, marks: layouts.SignificanceMarks | None = None
+) -> str:
+    """The leaderboard's text in `layout` (a LaTeX table with `marks`: its significant differences)."""
+    if layout is LeaderboardLayout.latex:
+        return layouts.write_latex(score_rows(rows), marks)
     if layout in _TABLES:
         return render_table(rows, layout)
     values = score_rows(rows)
@@ -71,9 +78,45 @@ def render(rows: Sequence[dict[str, Any]], layout: LeaderboardLayout) -> str:
         LeaderboardLayout.tot: layouts.write_tot,
         LeaderboardLayout.ir_measures: layouts.write_ir_measures,
         LeaderboardLayout.jsonl: layouts.write_jsonl,
-        LeaderboardLayout.latex: layouts.write_latex,
     }
     return writers[layout](values)
+
+
+@dataclass(frozen=True)
+class SignificancePlan:
+    """How the LaTeX table's run pairs are tested (as `studio significance` tests them)."""
+
+    test: str = "t"
+    correction: str = "holm"
+    alpha: float = 0.05
+
+
+TEST_NAMES = {
+    "t": "paired t-test",
+    "randomization": "paired randomization test",
+    "bootstrap": "paired bootstrap test",
+    "tukey": "randomised Tukey HSD",
+}
+CORRECTION_NAMES = {
+    "holm": "Holm's correction",
+    "bh": "Benjamini-Hochberg correction",
+    "bonferroni": "Bonferroni correction",
+    "none": "no correction",
+}
+
+
+def significance_marks(
+    engine: EvaluationEngine, label_set: str, measures: Sequence[str], plan: SignificancePlan
+) -> layouts.SignificanceMarks:
+    """Per measure, the runs each run is significantly better than under `label_set`."""
+    beaten = {
+        str(measure_of(m)): beaten_runs(
+            significance(engine, label_set, m, test=plan.test, correction=plan.correction, alpha=plan.alpha)
+        )
+        for m in measures
+    }
+    how = f"{TEST_NAMES.get(plan.test, plan.test)}, {CORRECTION_NAMES.get(plan.correction, plan.correction)}"
+    return layouts.SignificanceMarks(beaten, how, plan.alpha)
 
 
 def export_leaderboard(
@@ -85,8 +128,10 @@ def export_leaderboard(
     *,
     per_topic: bool = False,
     complete: bool = False,
+    significance: SignificancePlan | None = None,
 ) -> ExportReport:
-    """The rows of `studio eval` under a label set; the layout defaults to the file name's."""
+    """The rows of `studio eval` under a label set; the layout defaults to the file name's. With
+    `significance`, a LaTeX table marks each run's significant differences, as ranx does."""
     try:
         chosen = layout_for_name(str(path)) if fmt is None else LeaderboardLayout(fmt)
     except ValueError:
@@ -94,7 +139,13 @@ def export_leaderboard(
         raise UsageError(f"unknown leaderboard format {fmt!r} ({known})") from None
     if per_topic and chosen is LeaderboardLayout.latex:
         raise UsageError("a LaTeX table holds the means only: drop --per-topic")
-    rows = engine.eval_rows(label_set, list(measures or DEFAULT_MEASURES), per_topic=per_topic, complete=complete)
-    target = deliver(render(rows, chosen), path)
+    if significance is not None and chosen is not LeaderboardLayout.latex:
+        raise UsageError(f"--significance marks a LaTeX table, not {chosen.value}: use --as latex (or a .tex name)")
+    if significance is not None and complete:
+        raise UsageError("the tests compare runs on the topics both retrieved: drop --complete with --significance")
+    chosen_measures = list(measures or DEFAULT_MEASURES)
+    rows = engine.eval_rows(label_set, chosen_measures, per_topic=per_topic, complete=complete)
+    marks = None if significance is None else significance_marks(engine, label_set, chosen_measures, significance)
+    target = deliver(render(rows, chosen, marks), path)
     counts = {"runs": len({row["run"] for row in rows}), "rows": len(rows)}
     return ExportReport("leaderboard under", label_set, target, counts)

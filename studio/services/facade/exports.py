@@ -9,7 +9,7 @@ from studio.domain.choices import BankFormat, LeaderboardLayout
 from studio.domain.export_report import ExportReport
 from studio.services.exports.banks import export_bank
 from studio.services.exports.labels import export_judgments, export_qrels
-from studio.services.exports.leaderboard import export_leaderboard
+from studio.services.exports.leaderboard import SignificancePlan, export_leaderboard
 from studio.services.facade.base import ProjectBase
 from studio.services.rubric.graded_files import export_graded
 
@@ -44,7 +44,21 @@ class ExportsMixin(ProjectBase):
         *,
         per_topic: bool = False,
         complete: bool = False,
+        significance: bool = False,
+        test: str = "t",
+        correction: str = "holm",
+        alpha: float = 0.05,
     ) -> ExportReport:
         """The leaderboard under a label set as JSON, TSV or CSV, or as trec_eval, tot, ir_measures,
-        JSONL or LaTeX write it."""
-        return export_leaderboard(self.engine, label_set, measures, out, fmt, per_topic=per_topic, complete=complete)
+        JSONL or LaTeX write it; with `significance`, the LaTeX table marks each run's significant
+        differences (every run pair tested as `studio significance` tests them), as ranx does."""
+        return export_leaderboard(
+            self.engine,
+            label_set,
+            measures,
+            out,
+            fmt,
+            per_topic=per_topic,
+            complete=complete,
+            significance=SignificancePlan(test, correction, alpha) if significance else None,
+        )

@@ -14,7 +14,7 @@ from studio.metrics import ppi, ppi_ratio
 from studio.metrics.names import Measure
 from studio.services.audit.levels import at_level, level_warnings
 from studio.services.audit.pairs import UNLABELLED, pool_pairs, precision_units
-from studio.services.audit.units import GoldDesign, Units, gold_design, topic_units
+from studio.services.audit.units import GoldDesign, Units, gold_design, stratified, topic_units
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
 
 
@@ -47,7 +47,7 @@ def linear_units(
 ) -> Linear:
     """The estimate's units for the design and measure (nDCG over pairs linearised)."""
     if design.design == "topics":
-        units = topic_units(engine, qrels, gold, m, llm_measure=llm_m)
+        units = stratified(topic_units(engine, qrels, gold, m, llm_measure=llm_m), design)
         zero = np.zeros(len(units.runs))
         return Linear(units, zero, units, zero, units.b.sum(axis=0))
     pairs = pool_pairs(engine, qrels, gold, m)

@@ -1,10 +1,12 @@
 """Drawing an audit sample from an LLM label set's pool, with each unit's inclusion probability.
 
-Three designs: whole `topics` (every pair of a drawn topic is graded; π = n/N topics), `pairs`
+Designs: whole `topics` (every pair of a drawn topic is graded; π = n/N topics), `pairs`
 drawn uniformly (π = n/N pairs), and `stratified` pairs (by the LLM's grade, its judge's
 confidence, or the topic), n_h per stratum by Neyman allocation (n_h ∝ N_h·S_h, S_h the standard
 deviation of gold − LLM in a pilot: the pairs earlier audits of the label set graded, or a human
-label set named as pilot) or, without a pilot, proportional to N_h; π = n_h/N_h. The sample is
+label set named as pilot) or, without a pilot, proportional to N_h; π = n_h/N_h. Two more set π
+from an LLM-only signal (`adaptive.py`): `pairs-uncertainty` (π following the label's predicted
+error) and `topics-neyman` (topics stratified by their LLM-relevant count). The sample is
 walked in a random order drawn with it, stored as each unit's position, so that an auditor who
 stops early still leaves a random subsample behind.
 """
@@ -24,7 +26,7 @@ from studio.store import Connection, Database
 from studio.store import audits as audit_store
 from studio.store import labels as label_store
 
-DESIGNS = ("topics", "pairs", "stratified")
+DESIGNS = ("topics", "pairs", "stratified", "pairs-uncertainty", "topics-neyman")
 STRATA = ("grade", "confidence", "topic")
 GOLD_KIND = "human"
 
@@ -138,10 +140,12 @@ def plan_audit(
             for i in sorted(rng.choice(len(pairs), drawn, replace=False))
         ]
         population = len(pairs)
-    else:
+    elif design == "stratified":
         units, allocation, rows, pilot_name, pilot_size = _stratified(con, label_set, pairs, budget, rng, pilot)
         population = len(pairs)
         summary.update(pilot=pilot_name, pilot_pairs=pilot_size)
+    else:
+        units, allocation, rows, population = _adaptive(con, label_set, pairs, design, budget, rng, pilot)
     order = rng.permutation(len(units))
     placed = [(q, d, h, p, int(order[i])) for i, (q, d, h, p) in enumerate(units)]
     with db.transaction() as tx:
@@ -167,6 +171,27 @@ def plan_audit(
         strata_rows=rows,
     )
     return summary
+
+
+def _adaptive(
+    con: Connection,
+    label_set: str,
+    pairs: list[PoolPair],
+    design: str,
+    budget: int,
+    rng: np.random.Generator,
+    pilot: str | None,
+) -> tuple[list[tuple[str, str | None, str | None, float]], str, list[dict[str, Any]], int]:
+    # Imported here: the adaptive designs build on this module's pool and pilot.
+    from studio.services.audit import adaptive
+
+    if design == adaptive.TOPICS_NEYMAN:
+        strata = adaptive.topic_strata(con, label_set, pilot, budget)
+        units, rows = adaptive.draw_topics_neyman(strata, budget, rng)
+        return units, f"neyman from the {strata.spread_source}", rows, len(strata.topics)
+    scores = adaptive.pair_error_scores(con, label_set, pairs, pilot)
+    units, rows = adaptive.draw_pairs_uncertainty(pairs, scores, budget, rng)
+    return units, f"π from the {scores.source}", rows, len(pairs)
 
 
 def _stratified(

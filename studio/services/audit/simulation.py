@@ -1,5 +1,7 @@
 """`studio audit simulate`: how often estimates from audits of a given budget would cover the
-leaderboard of a label set taken as the unseen truth, and how wide they would be."""
+leaderboard of a label set taken as the unseen truth, and how wide they would be. A design that is
+not uniform (`topics-neyman`, `pairs-uncertainty`) is set beside the uniform one of the same unit
+at the same budget and seed."""
 
 from __future__ import annotations
 
@@ -9,10 +11,13 @@ import numpy as np
 
 from studio.domain.errors import UsageError
 from studio.metrics import ppi, ppi_ratio
+from studio.services.audit import adaptive
 from studio.services.audit.levels import at_level, level_warnings
 from studio.services.audit.pairs import UNLABELLED, pool_pairs, precision_units
-from studio.services.audit.units import DESIGNS, labelled_qids, topic_units
+from studio.services.audit.units import estimate_design, labelled_qids, topic_units
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
+
+DESIGNS = ("topics", "pairs", adaptive.TOPICS_NEYMAN, adaptive.PAIRS_UNCERTAINTY)
 
 
 def simulate(
@@ -29,10 +34,13 @@ def simulate(
     tuned: bool = False,
     estimator: str | None = None,
     llm_relevant: float | None = None,
+    pilot: str | None = None,
 ) -> dict[str, Any]:
     """Draw `trials` random audits of `budget` units of `ref`'s pool (stratified: the units
     `qrels` labels, and those it lacks), grade them with `ref`, and report how often the intervals
-    covered `ref`'s values and how wide they were beside gold-only intervals of the same audits."""
+    covered `ref`'s values and how wide they were beside gold-only intervals of the same audits.
+    `pilot`: where `pairs-uncertainty` takes its calibration residuals (when `qrels` has no label
+    distributions) and `topics-neyman` its strata's spreads (default: earlier audits of `qrels`)."""
     if design not in DESIGNS:
         raise UsageError(f"unknown design {design!r} (known: {', '.join(DESIGNS)})")
     if trials < 1:
@@ -42,7 +50,8 @@ def simulate(
         raise UsageError(f"unknown estimator {kind!r} (known: {', '.join(ppi.ESTIMATORS)})")
     m = measure_of(measure)
     llm_m = at_level(m, llm_relevant)
-    if design == "topics":
+    unit = estimate_design(design)
+    if unit == "topics":
         # The truth is ref's mean over the topics it labels; those qrels lacks get no prediction.
         within = labelled_qids(engine.evaluator(ref))
         units = topic_units(engine, qrels, ref, m, within=within, llm_measure=llm_m)
@@ -58,12 +67,24 @@ def simulate(
         )
     if not 2 <= budget <= count:
         raise UsageError(f"--budget must lie between 2 and {count} ({design} of {ref}'s pool)")
-    masks = ppi.draw_samples(count, budget, trials, seed, strata)
-    pi = ppi.inclusion(masks, strata)
-    if design == "pairs" and m.name == "nDCG":
+    note = None
+    if design == adaptive.TOPICS_NEYMAN:
+        con, rng = engine.db.cursor(), np.random.default_rng(seed)
+        own = np.zeros(count, dtype=np.int64) if strata is None else strata
+        keys = [str(key) for key in units.keys]
+        draws = adaptive.simulated_topic_draws(con, qrels, keys, own, budget, trials, rng, pilot)
+        masks, pi, strata, note = draws.masks, draws.pi, draws.strata, draws.note
+    elif design == adaptive.PAIRS_UNCERTAINTY:
+        con, rng = engine.db.cursor(), np.random.default_rng(seed)
+        draws = adaptive.simulated_pair_draws(con, qrels, pairs.keys, pairs.strata, budget, trials, rng, pilot)
+        masks, pi, strata, note = draws.masks, draws.pi, draws.strata, draws.note
+    else:
+        masks = ppi.draw_samples(count, budget, trials, seed, strata)
+        pi = ppi.inclusion(masks, strata)
+    if unit == "pairs" and m.name == "nDCG":
         found = _ndcg_coverage(masks, pairs, pi, level=level, estimator=kind)
     else:
-        if design == "pairs":
+        if unit == "pairs":
             a, b = precision_units(pairs, m.rel, llm_m.rel)
         else:
             a, b = units.a, units.b
@@ -71,7 +92,7 @@ def simulate(
         gold = ppi.estimate_totals(masks, a, None, pi, level=level, strata=strata)
         found = ppi.coverage(ours, gold, a.sum(axis=0)[None, :])
         found = ppi.Coverage(found.coverage, found.width, found.gold_coverage, found.gold_width, ours.lam.mean())
-    return {
+    result = {
         "ref": ref,
         "qrels": qrels,
         "measure": str(m),
@@ -96,6 +117,41 @@ def simulate(
             }
             for r, run in enumerate(runs)
         ],
+    }
+    if unit != design:
+        result.update(draws=note, **_beside_uniform(engine, result, ref, qrels, unit, kind, llm_relevant))
+    return result
+
+
+def _beside_uniform(
+    engine: EvaluationEngine,
+    found: dict[str, Any],
+    ref: str,
+    qrels: str,
+    unit: str,
+    estimator: str,
+    llm_relevant: float | None,
+) -> dict[str, Any]:
+    """The uniform design of the same unit, budget, trials and seed: its coverage and width, and
+    the width of `found` against it."""
+    uniform = simulate(
+        engine,
+        ref,
+        qrels,
+        budget=int(found["budget"]),
+        design=unit,
+        trials=int(found["trials"]),
+        measure=str(found["measure"]),
+        seed=int(found["seed"]),
+        level=float(found["level"]),
+        estimator=estimator,
+        llm_relevant=llm_relevant,
+    )
+    width, base = found["width"], uniform["width"]
+    return {
+        "uniform_coverage": uniform["coverage"],
+        "uniform_width": base,
+        "width_vs_uniform": width / base if width is not None and base else None,
     }
 
 

@@ -16,6 +16,7 @@ from studio.domain.errors import UsageError
 from studio.metrics import ppi
 from studio.metrics.evaluator import Evaluator
 from studio.metrics.names import Measure
+from studio.services.audit.adaptive import topic_strata
 from studio.services.audit.samples import audit_design
 from studio.services.evaluation.engine import EvaluationEngine
 from studio.store import audits as audit_store
@@ -29,10 +30,17 @@ Probabilities = Mapping[tuple[str, str] | str, float]
 @dataclass(frozen=True)
 class GoldDesign:
     """How a gold label set was drawn from the LLM set's pool; probabilities None: a simple
-    random sample of the units it covers."""
+    random sample of the units it covers. `topic_strata`: every topic's design stratum when the
+    topics were drawn stratum by stratum (`topics-neyman`), so that the variance is the stratified one."""
 
     design: str
     probabilities: Probabilities | None = None
+    topic_strata: Mapping[str, int] | None = None
+
+
+def estimate_design(drawn: str) -> str:
+    """The estimate's design (topics or pairs) for an audit drawn with `drawn`."""
+    return "topics" if drawn.startswith("topics") else "pairs"
 
 
 def gold_design(engine: EvaluationEngine, gold: str, design: str) -> GoldDesign:
@@ -49,10 +57,40 @@ def gold_design(engine: EvaluationEngine, gold: str, design: str) -> GoldDesign:
     drawn, probabilities = audit_design(engine, gold)
     # A pair sample leaves topics partly graded (no topic value), and whole topics are a cluster
     # sample of pairs (the pair variance formula would ignore the clustering).
-    needed = "topics" if drawn == "topics" else "pairs"
+    needed = estimate_design(drawn)
     if needed != design:
         raise UsageError(f"{gold} is an audit of {drawn}: use --design {needed}")
-    return GoldDesign(design, probabilities)
+    return GoldDesign(design, probabilities, design_strata(engine, gold) if drawn == "topics-neyman" else None)
+
+
+def design_strata(engine: EvaluationEngine, gold: str) -> dict[str, int] | None:
+    """Every topic's stratum of a `topics-neyman` audit, recomputed from its LLM label set; None when
+    the LLM labels changed since the draw (a stored unit's stratum or π disagrees), and the estimate
+    then treats the draw as one stratum of unequal π (still unbiased, a little wider)."""
+    con = engine.db.cursor()
+    found = audit_store.audit(con, gold)
+    if found is None:
+        return None
+    strata = topic_strata(con, str(found["label_set"]), budget=int(found["budget"]))
+    label_of = dict(zip(strata.topics, strata.labels.tolist(), strict=True))
+    sizes = strata.sizes()
+    drawn = audit_store.units(con, int(found["audit_id"]))
+    per_stratum = {h: sum(1 for u in drawn if label_of.get(u["qid"]) == h) for h in range(len(sizes))}
+    for unit in drawn:
+        h = label_of.get(unit["qid"])
+        if h is None or unit["stratum"] != strata.names[h] or abs(unit["inclusion"] - per_stratum[h] / sizes[h]) > 1e-9:
+            return None
+    return {q: int(h) for q, h in label_of.items()}
+
+
+def stratified(units: Units, design: GoldDesign) -> Units:
+    """`units` with the design's topic strata crossed with their own (topics the LLM set lacks)."""
+    if design.topic_strata is None:
+        return units
+    count = max(design.topic_strata.values(), default=0) + 2
+    own = units.strata if units.strata is not None else np.zeros(len(units.keys), dtype=np.int64)
+    drawn = np.array([design.topic_strata.get(str(key), count - 1) for key in units.keys], dtype=np.int64)
+    return Units(units.keys, units.a, units.b, units.sampled, units.runs, own * count + drawn)
 
 
 @dataclass(frozen=True)

@@ -39,7 +39,7 @@ def estimate_sections(project: ProjectCore, measure: str) -> list[Section]:
     ]
     notes: list[str] = []
     for audit in audits:
-        design = "topics" if audit["design"] == "topics" else "pairs"
+        design = "topics" if audit["design"].startswith("topics") else "pairs"
         view = estimate_view(project, audit["qrels"], audit["audit"], measure)
         if view.error is not None:
             notes.append(f"{audit['audit']}: no estimate ({view.error})")

@@ -10,7 +10,9 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import Format, OutputFormat, emit_object, emit_records
+from studio.domain.pair_decisions import AuditDecisions
 from studio.domain.rows import EstimateRun
+from studio.domain.significance import Correction
 
 commands = typer.Typer()
 
@@ -30,6 +32,8 @@ LlmRelevant = Annotated[
     typer.Option("--llm-relevant", help="The LLM label set's own relevance level for binary measures (e.g. 1)."),
 ]
 Level = Annotated[float, typer.Option("--level", min=0.5, max=0.999, help="Coverage of the intervals.")]
+DECISION_COLUMNS = ["run_a", "run_b", "difference", "p_value", "p_adjusted", "significant"]
+REF_COLUMNS = ["ref_delta", "ref_p_adjusted", "ref_significant", "supported"]
 
 
 @commands.command()
@@ -43,15 +47,52 @@ def estimate(
     level: Level = 0.95,
     estimator: Estimator = "cross-fit",
     llm_relevant: LlmRelevant = None,
+    decisions: Annotated[
+        bool,
+        typer.Option(
+            "--decisions",
+            help="Also test every run pair's estimated difference (p-values corrected over the pairs): the "
+            "decisions the audit already supports.",
+        ),
+    ] = False,
+    correction: Annotated[
+        Correction, typer.Option(help="With --decisions: the correction for the number of pairs.")
+    ] = Correction.holm,
+    alpha: Annotated[float, typer.Option(min=0.0, max=1.0, help="With --decisions: the significance level.")] = 0.05,
+    ref: Annotated[
+        str | None,
+        typer.Option(
+            "--ref", help="With --decisions: the full reference label set, whose own decisions check the audit's."
+        ),
+    ] = None,
     fmt: Format = OutputFormat.table,
 ) -> None:
-    """Estimate each run's measure under full human labels from LLM labels plus a gold sample (PPI)."""
+    """Estimate each run's measure under full human labels from LLM labels plus a gold sample (PPI);
+    with --decisions, which run-pair decisions the audit already supports."""
+    if ref is not None and not decisions:
+        raise typer.BadParameter("--ref checks the audit's decisions: add --decisions", param_hint="--ref")
     with open_project(ctx) as project:
         result = project.estimate(
             qrels, gold, measure, design=design, level=level, estimator=estimator, llm_relevant=llm_relevant
         )
+        decided = (
+            project.estimate_decisions(
+                qrels,
+                gold,
+                measure,
+                design=design,
+                estimator=estimator,
+                llm_relevant=llm_relevant,
+                correction=correction.value,
+                alpha=alpha,
+                ref=ref,
+            )
+            if decisions
+            else None
+        )
     if fmt is OutputFormat.json:
-        emit_object(result, fmt)
+        # A key of its own, only when asked: the estimate's keys stay as they are.
+        emit_object(result if decided is None else {**result, "decisions": decided}, fmt)
         return
     emit_records(
         [_run_row(row) for row in result["runs"]],
@@ -67,6 +108,8 @@ def estimate(
         title=f"Settled run pairs: {len(settled)} of {len(result['pairs'])} (interval excludes 0)",
     )
     typer.echo("")
+    if decided is not None:
+        _print_decisions(decided, fmt)
     tau = result["kendall_tau_vs_llm"]
     typer.echo(f"Kendall τ of the estimated leaderboard against {qrels}'s: " + ("n/a" if tau is None else f"{tau:.3f}"))
     lam = result["lambda"]
@@ -78,6 +121,21 @@ def estimate(
         typer.echo(f"Warning: {warning}", err=True)
     if result["advice"]:
         typer.echo(result["advice"])
+
+
+def _print_decisions(decided: AuditDecisions, fmt: OutputFormat) -> None:
+    title = (
+        f"Run pairs the audit decides: {decided['significant']} of {len(decided['pairs'])} significant "
+        f"({decided['correction']} correction, α {decided['alpha']:g})"
+    )
+    if "ref" in decided:
+        title += (
+            f"; {decided.get('supported', 0)} of them supported by {decided['ref']}'s own "
+            f"{decided.get('ref_test', 't')} test ({decided.get('ref_significant', 0)} significant there)"
+        )
+    columns = DECISION_COLUMNS + (REF_COLUMNS if "ref" in decided else [])
+    emit_records(decided["pairs"], fmt, title=title, columns=columns)
+    typer.echo("")
 
 
 def _run_row(row: EstimateRun) -> dict[str, Any]:

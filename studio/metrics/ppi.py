@@ -91,6 +91,9 @@ class Intervals:
     high: np.ndarray
     se: np.ndarray
     lam: np.ndarray  # the LLM term's weight, in [0, 1] (1: plain PPI, 0: gold only; cross-fit: the folds' mean)
+    # (trials,) the degrees of freedom of the t quantile the interval uses: a p-value from the
+    # estimate and se against t(df) is below 1 − level exactly when the interval excludes 0.
+    df: np.ndarray | None = None
 
 
 def estimate_totals(
@@ -149,7 +152,7 @@ def estimate_totals(
         q = np.where(df >= 1, t_quantile(0.5 + level / 2, np.maximum(df, 1)), np.nan)[:, None]
     half = q * se
     lam_out = np.broadcast_to(reported[:, None], estimate.shape).copy()
-    return Intervals(estimate, estimate - half, estimate + half, se, lam_out)
+    return Intervals(estimate, estimate - half, estimate + half, se, lam_out, df.astype(np.float64))
 
 
 @dataclass(frozen=True)

@@ -25,7 +25,7 @@ the interval. A topic whose estimated ideal DCG is 0 contributes 0 (trec_eval's 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import numpy as np
 
@@ -148,7 +148,7 @@ def estimate_ndcg(
 
 def shifted(found: ppi.Intervals, constant: np.ndarray) -> ppi.Intervals:
     """The intervals of c + Σ_U a from those of Σ_U a."""
-    return ppi.Intervals(found.estimate + constant, found.low + constant, found.high + constant, found.se, found.lam)
+    return replace(found, estimate=found.estimate + constant, low=found.low + constant, high=found.high + constant)
 
 
 def true_ndcg(pool: PairPool, grade: np.ndarray) -> np.ndarray:

@@ -6,11 +6,13 @@ from pathlib import Path
 from typing import Any
 
 from studio.domain.names import check_name
+from studio.domain.pair_decisions import AuditDecisions
 from studio.domain.rows import AuditPair, AuditProgress, AuditRow, Estimate
 from studio.services.audit import assessments as audit_assessments
 from studio.services.audit import assignment as audit_assignment
 from studio.services.audit import estimates as audit_estimates
 from studio.services.audit import gold as audit_gold
+from studio.services.audit import pair_decisions as audit_pair_decisions
 from studio.services.audit import planner as audit_planner
 from studio.services.audit import samples as audit_samples
 from studio.services.audit import simulation as audit_simulation
@@ -124,6 +126,36 @@ class AuditsMixin(ProjectBase):
             tuned=tuned,
             estimator=estimator,
             llm_relevant=llm_relevant,
+        )
+
+    def estimate_decisions(
+        self,
+        qrels: str,
+        gold: str,
+        measure: str = "nDCG@10",
+        *,
+        design: str = "topics",
+        estimator: str | None = None,
+        llm_relevant: float | None = None,
+        correction: str = "holm",
+        alpha: float = 0.05,
+        ref: str | None = None,
+    ) -> AuditDecisions:
+        """The run-pair decisions the estimate's audit already supports: each pair's difference
+        from `estimate` with the same arguments tested against its interval's t distribution,
+        corrected over the pairs (holm, bh, bonferroni or none); with `ref`, the full reference
+        label set, whether its own decisions (`significance`) agree."""
+        return audit_pair_decisions.audit_decisions(
+            self.engine,
+            qrels,
+            gold,
+            measure,
+            design=design,
+            estimator=estimator,
+            llm_relevant=llm_relevant,
+            correction=correction,
+            alpha=alpha,
+            ref=ref,
         )
 
     def simulate_audit(

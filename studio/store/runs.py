@@ -10,7 +10,8 @@ reader, which then names the offending line.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 
 import duckdb
@@ -51,6 +52,18 @@ def add_runs(con: Connection, runs: Sequence[tuple[str, str]], batch_id: int) ->
     return [ids[name] for name, _ in runs]
 
 
+@contextmanager
+def unordered_inserts(con: Connection) -> Iterator[None]:
+    """Inserts that keep rows in whichever order the threads produce them: the staging tables
+    are only grouped and sorted afterwards, and keeping the files' order costs the parallel read
+    its speed."""
+    con.execute("SET preserve_insertion_order = false")
+    try:
+        yield
+    finally:
+        con.execute("RESET preserve_insertion_order")
+
+
 def stage_run_files(con: Connection, files: Sequence[tuple[int, Path]], tags: Mapping[int, str] | None = None) -> None:
     """Read (file_index, path) pairs into the temporary staging table in one pass; columns
     after the sixth are ignored, as trec_eval ignores them. With `tags` (file index -> the tag of
@@ -70,19 +83,20 @@ def stage_run_files(con: Connection, files: Sequence[tuple[int, Path]], tags: Ma
     try:
         if any(lone_cr_line_ends(path) for _, path in files):
             raise FastPathRefused("lines end in a bare CR")
-        con.execute(
-            f"""
-            INSERT INTO staged_run_rows
-            SELECT m.file_index,
-                   {checked("f[1]", odd_run_fields("f") + " OR (m.tag IS NOT NULL AND f[6] <> m.tag)")},
-                   f[3],
-                   CAST(f[4] AS BIGINT),
-                   CAST(f[5] AS DOUBLE)
-            FROM {split_lines()} AS r
-            JOIN (VALUES {mapping}) AS m(file_index, filename, tag) USING (filename)
-            """,
-            [paths, *(value for pair in zip(paths, expected, strict=True) for value in pair)],
-        )
+        with unordered_inserts(con):
+            con.execute(
+                f"""
+                INSERT INTO staged_run_rows
+                SELECT m.file_index,
+                       {checked("f[1]", odd_run_fields("f") + " OR (m.tag IS NOT NULL AND f[6] <> m.tag)")},
+                       f[3],
+                       CAST(f[4] AS BIGINT),
+                       CAST(f[5] AS DOUBLE)
+                FROM {split_lines()} AS r
+                JOIN (VALUES {mapping}) AS m(file_index, filename, tag) USING (filename)
+                """,
+                [paths, *(value for pair in zip(paths, expected, strict=True) for value in pair)],
+            )
     except (duckdb.Error, OSError, EOFError, zlib.error) as error:
         raise FastPathRefused(str(error)) from error
     # A docid twice in a topic of one file: the (qid, docid) pairs are grouped across the files

@@ -17,6 +17,15 @@ Ref = Annotated[str, typer.Option("--ref", help="Reference label set (e.g. the h
 Qrels = Annotated[str, typer.Option("--qrels", help="Label set to evaluate with or to audit.")]
 MeasureOption = Annotated[str, typer.Option("--measure", "-m", help="Measure, e.g. nDCG@10, P(rel=2)@10.")]
 Complete = Annotated[bool, typer.Option("--complete", "-c", help="Average over every labelled topic (trec_eval -c).")]
+LlmRelevant = Annotated[
+    float | None,
+    typer.Option(
+        "--llm-relevant",
+        parser=grade,
+        help="--qrels' own relevance level for binary measures (e.g. 1 for a 0/1 judge); the measure's rel= "
+        "stays --ref's.",
+    ),
+]
 
 
 commands = typer.Typer()
@@ -35,9 +44,18 @@ def eval_command(
     fmt: Format = OutputFormat.table,
 ) -> None:
     """Leaderboard: one row per run and measure, trec_eval-exact."""
+    measures = measure or list(DEFAULT_MEASURES)
     with open_project(ctx) as project:
-        rows = project.evaluate(qrels, measure or list(DEFAULT_MEASURES), per_topic=per_topic, complete=complete)
+        rows = project.evaluate(qrels, measures, per_topic=per_topic, complete=complete)
+        warnings = project.level_warnings(qrels, measures)
+    _warn(warnings)
     emit_records(rows, fmt, title=f"Leaderboard under {qrels}")
+
+
+def _warn(warnings: list[str]) -> None:
+    """Relevance levels a label set never reaches: said on stderr, whatever the format."""
+    for warning in warnings:
+        stderr_console().print(f"warning: {warning}", markup=False, highlight=False)
 
 
 @commands.command()
@@ -63,18 +81,24 @@ def correlate(
     measure: MeasureOption = "nDCG@10",
     complete: Complete = False,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap and subsampling.")] = 0,
+    llm_relevant: LlmRelevant = None,
     fmt: Format = OutputFormat.table,
 ) -> None:
     """Rank correlation of the leaderboards under two label sets (Kendall τ-b, τ_AP, ρ, RBO, swaps).
 
+    Each label set may have its own relevance level: with `-m 'P(rel=2)@10' --llm-relevant 1` the
+    reference counts grade ≥ 2 as relevant and a 0/1 judge grade ≥ 1 (`levels` says which each used).
     `leaderboard:NAME` on either side names a leaderboard imported with `studio import leaderboard`:
     its means, over the runs both sides rank (per-topic statistics null)."""
     with open_project(ctx) as project:
-        result = project.correlation(ref, qrels, measure, complete=complete, seed=seed)
+        result = project.correlation(ref, qrels, measure, complete=complete, seed=seed, llm_relevant=llm_relevant)
+    _warn(result.get("warnings", []))
     if fmt is OutputFormat.json:
         emit_object(result, fmt)
         return
     summary = {k: v for k, v in result.items() if not isinstance(v, list | dict)}
+    if result.get("levels"):
+        summary["levels"] = f"{ref} rel ≥ {result['levels']['ref']:g}, {qrels} rel ≥ {result['levels']['qrels']:g}"
     summary["bootstrap_95"] = f"[{_num(result['bootstrap']['low'])}, {_num(result['bootstrap']['high'])}]"
     for sub in result["subsampling"]:
         summary[f"tau_{sub['topics']}_topics"] = f"{_num(sub['mean'])} ± {_num(sub['std'])}"
@@ -99,7 +123,14 @@ def agree(
         typer.Option(parser=grade, help="Relevant in the reference at grade ≥ this (default 2 on 0–3 scales)."),
     ] = None,
     threshold: Annotated[
-        float | None, typer.Option(parser=grade, help="Relevant in the audited set at grade ≥ this.")
+        float | None,
+        typer.Option(
+            "--threshold",
+            "--llm-relevant",
+            parser=grade,
+            help="Relevant in the audited set at grade ≥ this (its own level, as estimate's --llm-relevant; "
+            "default 2 on 0–3 scales, 1 on 0/1 ones).",
+        ),
     ] = None,
     relevant: Annotated[float, typer.Option(parser=grade, help="Lowest reference grade that is Acceptable.")] = 1.0,
     clip: Annotated[bool, typer.Option("--clip", help="Clip grades outside the reference's scale into it.")] = False,
@@ -111,10 +142,13 @@ def agree(
         result = project.agreement(
             ref, qrels, ref_threshold=ref_threshold, threshold=threshold, relevant=relevant, clip=clip
         )
+    _warn(result["warnings"])
     if fmt is OutputFormat.json:
         emit_object(result, fmt)
         return
     summary = {k: v for k, v in result.items() if not isinstance(v, list | dict)}
+    levels = result["thresholds"]
+    summary["thresholds"] = f"{ref} ≥ {levels['ref']:g}, {qrels} ≥ {levels['qrels']:g}"
     emit_object(summary, fmt, title=f"{qrels} against {ref}")
     typer.echo("")
     categories = result["categories"]

@@ -6,11 +6,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from studio.domain.choices import DEFAULT_MEASURES
+from studio.domain.errors import UsageError
 from studio.domain.rows import QUEUE_ACTIONS, Disagreement
 from studio.services.ensembles.scores import ensemble_scores
 from studio.services.evaluation.answers import system_leaderboard
+from studio.services.evaluation.engine import measure_of
 from studio.services.facade.base import ProjectBase
-from studio.services.meta import comparison, scale, score_correlation
+from studio.services.meta import comparison, scale, score_correlation, unreachable_levels
 from studio.services.meta.embeddings import fd_leaderboard
 from studio.store import review as review_store
 
@@ -33,6 +35,10 @@ class EvaluationMixin(ProjectBase):
         """Rows of `studio eval`: {"run", "measure", "value", "topics"} (and "topic")."""
         return self.engine.eval_rows(qrels, list(measures), per_topic=per_topic, complete=complete)
 
+    def level_warnings(self, qrels: str, measures: Sequence[str] = DEFAULT_MEASURES) -> list[str]:
+        """A warning per binary measure whose relevance level `qrels`' grades never reach."""
+        return unreachable_levels.measure_warnings(self.engine, qrels, [measure_of(m) for m in measures])
+
     def correlation(
         self,
         ref: str,
@@ -42,14 +48,31 @@ class EvaluationMixin(ProjectBase):
         complete: bool = False,
         details: bool = True,
         seed: int = 0,
+        llm_relevant: float | None = None,
     ) -> dict[str, Any]:
         """Kendall τ (τ-b), τ-a, Spearman ρ, τ_AP, RBO, swaps and topic intervals of two leaderboards.
-        A side named `leaderboard:NAME` is the imported leaderboard NAME (`import_leaderboard`)."""
+        A side named `leaderboard:NAME` is the imported leaderboard NAME (`import_leaderboard`).
+        `llm_relevant`: `qrels`' own relevance level for a binary measure (the measure's `rel=` is
+        `ref`'s); `levels` in the result says which each side used, `warnings` which never counts a pair."""
         if score_correlation.names_score_table(ref) or score_correlation.names_score_table(qrels):
+            if llm_relevant is not None:
+                raise UsageError(
+                    "--llm-relevant sets a label set's own level; an imported leaderboard's values are as its "
+                    "tool computed them: correlate two label sets"
+                )
             return score_correlation.correlation(
                 self.engine, ref, qrels, measure, complete=complete, details=details, seed=seed
             )
-        return comparison.correlation(self.engine, ref, qrels, measure, complete=complete, details=details, seed=seed)
+        return comparison.correlation(
+            self.engine,
+            ref,
+            qrels,
+            measure,
+            complete=complete,
+            details=details,
+            seed=seed,
+            llm_relevant=llm_relevant,
+        )
 
     def agreement(self, ref: str, qrels: str, *, clip: bool = False, **thresholds: Any) -> dict[str, Any]:
         """κ, Krippendorff's α, confusion matrix and alignment of two label sets (`clip`: the

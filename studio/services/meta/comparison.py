@@ -12,7 +12,9 @@ from studio.domain.rows import Disagreement
 from studio.metrics import agreement as agree
 from studio.metrics import correlation as corr
 from studio.metrics.names import Measure
+from studio.services.audit.levels import at_level, uses_level
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
+from studio.services.meta.unreachable_levels import correlation_warnings, threshold_warnings
 from studio.store import ensembles as ensemble_store
 
 BOOTSTRAP_RESAMPLES = 1000
@@ -35,19 +37,27 @@ def correlation(
     resamples: int = BOOTSTRAP_RESAMPLES,
     seed: int = 0,
     details: bool = True,
+    llm_relevant: float | None = None,
 ) -> dict[str, Any]:
-    """How well the leaderboard under `qrels` reproduces the one under `ref`."""
+    """How well the leaderboard under `qrels` reproduces the one under `ref`.
+
+    `llm_relevant`: `qrels`' own relevance level for a binary measure (the measure's `rel=` stays
+    the reference's), so a 0/1 judge can stand beside people's "relevant at 2"."""
     m = measure_of(measure)
+    aud_m = at_level(m, llm_relevant)
     ref_eval, aud_eval = engine.evaluator(ref), engine.evaluator(qrels)
     runs = ref_eval.runs
     x = ref_eval.means(m, complete=complete)
-    y = aud_eval.means(m, complete=complete)
-    if not (_evaluates_a_topic(ref_eval, m) and _evaluates_a_topic(aud_eval, m)):
-        return _without_topics(ref, qrels, m, runs, x, y, details=details, resamples=resamples, seed=seed)
+    y = aud_eval.means(aud_m, complete=complete)
+    levels = side_levels(m, aud_m)
+    if not (_evaluates_a_topic(ref_eval, m) and _evaluates_a_topic(aud_eval, aud_m)):
+        empty = _without_topics(ref, qrels, m, levels, runs, x, y, details=details, resamples=resamples, seed=seed)
+        return empty | {"warnings": correlation_warnings(engine, ref, qrels, m, aud_m)} if details else empty
     result: dict[str, Any] = {
         "ref": ref,
         "qrels": qrels,
         "measure": str(m),
+        "levels": levels,
         "runs": len(runs),
         "kendall_tau": _finite(corr.kendall_tau_b(x, y)),
         "kendall_variant": "tau-b",
@@ -61,7 +71,7 @@ def correlation(
         return result
     swaps = corr.swapped_pairs(runs, x, y)
     result["swaps"] = len(swaps)
-    ref_matrix, aud_matrix = aligned_matrices(ref_eval, aud_eval, m)
+    ref_matrix, aud_matrix = aligned_matrices(ref_eval, aud_eval, m, aud_m)
     interval = corr.bootstrap_tau(ref_matrix, aud_matrix, resamples=resamples, seed=seed)
     result.update(
         {
@@ -87,9 +97,15 @@ def correlation(
             "leaderboard": [
                 {"run": run, "ref": float(a), "qrels": float(b)} for run, a, b in zip(runs, x, y, strict=True)
             ],
+            "warnings": correlation_warnings(engine, ref, qrels, m, aud_m),
         }
     )
     return result
+
+
+def side_levels(ref_measure: Measure, qrels_measure: Measure) -> dict[str, float] | None:
+    """The relevance level each side's leaderboard used (None: the measure reads grades as gains)."""
+    return {"ref": ref_measure.rel, "qrels": qrels_measure.rel} if uses_level(ref_measure) else None
 
 
 def _evaluates_a_topic(evaluator: Any, measure: Measure) -> bool:
@@ -101,6 +117,7 @@ def _without_topics(
     ref: str,
     qrels: str,
     measure: Measure,
+    levels: dict[str, float] | None,
     runs: list[str],
     x: np.ndarray,
     y: np.ndarray,
@@ -115,6 +132,7 @@ def _without_topics(
         "ref": ref,
         "qrels": qrels,
         "measure": str(measure),
+        "levels": levels,
         "runs": len(runs),
         "kendall_tau": None,
         "kendall_variant": "tau-b",
@@ -135,15 +153,18 @@ def _without_topics(
     }
 
 
-def aligned_matrices(ref_eval: Any, aud_eval: Any, measure: Measure) -> tuple[np.ndarray, np.ndarray]:
-    """Per-topic matrices of both label sets over the topics both labelled."""
+def aligned_matrices(
+    ref_eval: Any, aud_eval: Any, measure: Measure, aud_measure: Measure | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Per-topic matrices of both label sets over the topics both labelled (`aud_measure`: the
+    audited set's own form of the measure, e.g. at its own relevance level)."""
     ref_rows = {q: i for i, q in enumerate(ref_eval.qids)}
     aud_rows = {q: i for i, q in enumerate(aud_eval.qids)}
     ref_labelled = ref_eval.qrels_topics()
     aud_labelled = aud_eval.qrels_topics()
     shared = [q for q in ref_eval.qids if q in aud_rows and ref_labelled[ref_rows[q]] and aud_labelled[aud_rows[q]]]
     ref_m = ref_eval.per_topic(measure)[[ref_rows[q] for q in shared]]
-    aud_m = aud_eval.per_topic(measure)[[aud_rows[q] for q in shared]]
+    aud_m = aud_eval.per_topic(aud_measure or measure)[[aud_rows[q] for q in shared]]
     return ref_m, aud_m
 
 
@@ -191,6 +212,7 @@ def agreement(
         "qrels": qrels,
         "pairs": len(pairs),
         "thresholds": {"ref": ref_t, "qrels": aud_t},
+        "warnings": threshold_warnings(engine, ref, qrels, ref_t, aud_t),
         "kappa_binary": _finite(agree.binary_kappa(a, b, ref_t, aud_t)),
         "kappa_graded": _finite(agree.cohen_kappa(a, b)),
         "kappa_linear": _finite(agree.cohen_kappa(a, b, "linear")),

@@ -9,9 +9,16 @@ design and judge, `studio audit simulate` draws audits and reports how often the
 covered the full-human value and how wide they were against gold-only intervals of the same
 budget.
 
-    python -m benchmarks.ppi_coverage [--trials 1000] [--folder DIR]
+The designs whose π an LLM-only signal sets (`topics-neyman`, `pairs-uncertainty`) are run with
+GPT-4's labels, set beside the uniform design of the same unit, budget and seed. GPT-4's published
+labels are grades without distributions, so `pairs-uncertainty` takes its predicted errors from a
+calibration residual: the root mean squared gold − LLM per LLM grade on a pilot of PILOT_PAIRS
+pairs of the human qrels drawn at random (label set `pilot`), which also gives `topics-neyman`
+its strata's spreads.
 
-prints JSON (one object per cell) and then the markdown table of docs/statistics.md
+    python -m benchmarks.ppi_coverage [--trials 1000] [--folder DIR] [--cells uniform|adaptive|all]
+
+prints JSON (one object per cell) and then the markdown tables of docs/statistics.md
 ("Estimates from a partial audit"), to paste there.
 """
 
@@ -40,6 +47,13 @@ INVERTED = "llm-inverted"  # a bad judge: every grade turned upside down (3 − 
 # (design, measure, budgets): whole topics for nDCG@10; judged pairs for P@10 at TREC DL's level 2
 # and for nDCG@10 (the linearised ratio estimator).
 CELLS = (("topics", "nDCG@10", (20,)), ("pairs", "P(rel=2)@10", (1000,)), ("pairs", "nDCG@10", (1000,)))
+ADAPTIVE_CELLS = (
+    ("topics-neyman", "nDCG@10", (20,)),
+    ("pairs-uncertainty", "P(rel=2)@10", (1000,)),
+    ("pairs-uncertainty", "nDCG@10", (1000,)),
+)
+PILOT = "pilot"
+PILOT_PAIRS = 300
 
 
 def read_qrels(path: Path) -> dict[str, dict[str, int]]:
@@ -111,7 +125,16 @@ def build_project(collection: str, folder: Path, kappas: tuple[float, ...] = KAP
     project.import_qrels(inverted, name=INVERTED, kind="llm")
     if published_labels(collection).is_file():
         project.import_qrels(published_labels(collection), name=GPT4, kind="llm")
+    project.import_qrels(write_pilot(qrels, folder / "pilot.txt"), name=PILOT)
     return project
+
+
+def write_pilot(qrels: dict[str, dict[str, int]], path: Path, size: int = PILOT_PAIRS, seed: int = SEED) -> Path:
+    """PILOT_PAIRS human-graded pairs drawn at random: what a small pilot audit would have graded."""
+    pairs = [(qid, docid, grade) for qid, judged in qrels.items() for docid, grade in judged.items()]
+    chosen = np.random.default_rng(seed).choice(len(pairs), min(size, len(pairs)), replace=False)
+    path.write_text("".join(f"{pairs[i][0]} 0 {pairs[i][1]} {pairs[i][2]}\n" for i in sorted(chosen)))
+    return path
 
 
 def judges(project: Project) -> list[tuple[str, str]]:
@@ -124,15 +147,26 @@ def judges(project: Project) -> list[tuple[str, str]]:
     return found
 
 
-def table(trials: int, folder: Path, collections: tuple[str, ...] = ("dl19", "dl20")) -> list[dict[str, Any]]:
+def table(
+    trials: int, folder: Path, collections: tuple[str, ...] = ("dl19", "dl20"), cells: str = "all"
+) -> list[dict[str, Any]]:
     rows = []
+    chosen = {"uniform": CELLS, "adaptive": ADAPTIVE_CELLS, "all": CELLS + ADAPTIVE_CELLS}[cells]
     for collection in collections:
         with build_project(collection, folder / collection) as project:
-            for design, measure, budgets in CELLS:
+            for design, measure, budgets in chosen:
+                adaptive = design not in ("topics", "pairs")
                 for budget in budgets:
-                    for label_set, judge in judges(project):
+                    for label_set, judge in judges(project)[:1] if adaptive else judges(project):
                         found = project.simulate_audit(
-                            "human", label_set, budget=budget, design=design, trials=trials, measure=measure, seed=SEED
+                            "human",
+                            label_set,
+                            budget=budget,
+                            design=design,
+                            trials=trials,
+                            measure=measure,
+                            seed=SEED,
+                            pilot=PILOT if adaptive else None,
                         )
                         rows.append(
                             {
@@ -154,6 +188,8 @@ def table(trials: int, folder: Path, collections: tuple[str, ...] = ("dl19", "dl
                                         "mean_lambda",
                                     )
                                 },
+                                **{k: found.get(k) for k in ("draws", "uniform_coverage", "uniform_width")},
+                                "width_vs_uniform": found.get("width_vs_uniform"),
                             }
                         )
     return rows
@@ -166,6 +202,8 @@ def markdown(rows: list[dict[str, Any]]) -> str:
         "|---|---|---|---|---|---|---|---|---|",
     ]
     for row in rows:
+        if row.get("uniform_width") is not None:
+            continue
         lines.append(
             f"| {row['collection']} | {row['design']} ({row['measure']}) | {row['budget']} of {row['units']} "
             f"| {row['judge']} | {row['coverage']:.3f} ({row['min_run_coverage']:.3f}) | {row['width']:.3f} "
@@ -175,16 +213,38 @@ def markdown(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
+def adaptive_markdown(rows: list[dict[str, Any]]) -> str:
+    """The designs set beside the uniform one of the same unit and budget."""
+    lines = [
+        "| collection | design (measure) | budget | judge | coverage (min over runs) | width | uniform design's "
+        "width (coverage) | width vs uniform | gold-only width (coverage) |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        if row.get("uniform_width") is None:
+            continue
+        lines.append(
+            f"| {row['collection']} | {row['design']} ({row['measure']}) | {row['budget']} of {row['units']} "
+            f"| {row['judge']} | {row['coverage']:.3f} ({row['min_run_coverage']:.3f}) | {row['width']:.3f} "
+            f"| {row['uniform_width']:.3f} ({row['uniform_coverage']:.3f}) | {row['width_vs_uniform']:.2f} "
+            f"| {row['gold_width']:.3f} ({row['gold_coverage']:.3f}) |"
+        )
+    return "\n".join(lines)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--trials", type=int, default=1000)
     parser.add_argument("--folder", type=Path, default=None, help="Where to keep the projects (default: a temp dir).")
+    parser.add_argument("--cells", choices=("uniform", "adaptive", "all"), default="all")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as temp:
-        rows = table(args.trials, args.folder or Path(temp))
+        rows = table(args.trials, args.folder or Path(temp), cells=args.cells)
     print(json.dumps(rows, indent=1))
     print()
     print(markdown(rows))
+    print()
+    print(adaptive_markdown(rows))
 
 
 if __name__ == "__main__":

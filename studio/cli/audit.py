@@ -1,5 +1,5 @@
 """`studio audit …`: samples of an LLM label set's pool with known inclusion probabilities, their
-gold labels, and how big a sample a target interval width needs."""
+gold labels, how big a sample a target interval width needs, and which design a budget calls for."""
 
 from __future__ import annotations
 
@@ -26,9 +26,14 @@ def plan_command(
     qrels: Annotated[str, typer.Option("--qrels", help="The LLM label set whose pool is sampled.")],
     name: Annotated[str | None, typer.Option("--name", help="The audit's name (and its gold label set's).")] = None,
     budget: Annotated[
-        int | None, typer.Option("--budget", min=1, help="Units to draw: topics (design topics) or pairs.")
+        int | None,
+        typer.Option(
+            "--budget", min=1, help="Units to draw: topics (topic designs) or pairs; without --name, pairs to plan for."
+        ),
     ] = None,
-    design: Annotated[str, typer.Option("--design", help="topics | pairs | stratified.")] = "pairs",
+    design: Annotated[
+        str, typer.Option("--design", help="topics | pairs | stratified | pairs-uncertainty | topics-neyman.")
+    ] = "pairs",
     strata: Annotated[str | None, typer.Option("--strata", help="grade | confidence | topic (stratified).")] = None,
     pilot: Annotated[
         str | None,
@@ -42,14 +47,24 @@ def plan_command(
         ),
     ] = None,
     measure: Annotated[str, typer.Option("--measure", "-m", help="Measure of the topic design's plan.")] = "nDCG@10",
+    trials: Annotated[
+        int, typer.Option("--trials", min=1, help="Plan only: audits simulated per design to recommend one.")
+    ] = 200,
     fmt: Format = OutputFormat.table,
 ) -> None:
-    """Draw an audit sample with known inclusion probabilities (or, with --target-width, plan its size)."""
+    """Draw an audit sample with known inclusion probabilities (or, with --target-width, plan its size;
+    with --budget and no --name, recommend a design by simulated coverage and width)."""
     if target_width is not None:
         _print_budget_plan(ctx, qrels, pilot, target_width, measure, strata, fmt)
         return
+    if name is None and budget is not None:
+        _print_recommendation(ctx, qrels, budget, pilot, measure, trials, seed, fmt)
+        return
     if name is None or budget is None:
-        raise UsageError("audit plan draws a sample with --name and --budget (or plans one with --target-width)")
+        raise UsageError(
+            "audit plan draws a sample with --name and --budget (recommends a design with --budget alone, "
+            "or plans a size with --target-width)"
+        )
     with open_project(ctx) as project:
         drawn = project.plan_audit(
             qrels, name=name, budget=budget, design=design, strata=strata, seed=seed, pilot=pilot
@@ -72,6 +87,29 @@ def plan_command(
     emit_object(drawn, fmt, title=f"Audit {name}")
     if rows:
         emit_records(rows, fmt, title="Strata")
+
+
+def _print_recommendation(
+    ctx: typer.Context,
+    qrels: str,
+    budget: int,
+    pilot: str | None,
+    measure: str,
+    trials: int,
+    seed: int,
+    fmt: OutputFormat,
+) -> None:
+    with open_project(ctx) as project:
+        found = project.recommend_audit_design(qrels, budget, pilot=pilot, measure=measure, trials=trials, seed=seed)
+    if fmt is OutputFormat.json:
+        emit_object(found, fmt)
+        return
+    emit_records(
+        found["designs"], fmt, title=f"Designs at {budget} pairs: {trials} simulated audits each ({found['measure']})"
+    )
+    console = stderr_console()
+    console.print(f"Recommended: {found['recommended']} ({found['reason']}).", markup=False, highlight=False)
+    console.print(f"Simulated with {found['basis']}.", markup=False, highlight=False)
 
 
 def _print_budget_plan(
@@ -158,7 +196,12 @@ def simulate_command(
     ref: Annotated[str, typer.Option("--ref", help="The label set taken as the unseen truth (e.g. human).")],
     qrels: Annotated[str, typer.Option("--qrels", help="The LLM label set whose pool is audited.")],
     budget: Annotated[int, typer.Option("--budget", min=2, help="Units per audit: topics or pairs.")],
-    design: Annotated[str, typer.Option("--design", help="topics | pairs (P@k and nDCG@k).")] = "topics",
+    design: Annotated[
+        str,
+        typer.Option(
+            "--design", help="topics | pairs (P@k and nDCG@k) | topics-neyman | pairs-uncertainty (beside the uniform)."
+        ),
+    ] = "topics",
     trials: Annotated[int, typer.Option("--trials", min=1, help="Audits drawn.")] = 1000,
     measure: Annotated[str, typer.Option("--measure", "-m", help="Measure of the leaderboard.")] = "nDCG@10",
     seed: Annotated[int, typer.Option("--seed", help="Seed of the draws.")] = 0,
@@ -169,6 +212,10 @@ def simulate_command(
     llm_relevant: Annotated[
         float | None,
         typer.Option("--llm-relevant", help="--qrels' own relevance level for binary measures (e.g. 1)."),
+    ] = None,
+    pilot: Annotated[
+        str | None,
+        typer.Option("--pilot", help="Human grades for the designs' calibration residuals and strata spreads."),
     ] = None,
     fmt: Format = OutputFormat.table,
 ) -> None:
@@ -185,6 +232,7 @@ def simulate_command(
             level=level,
             estimator=estimator,
             llm_relevant=llm_relevant,
+            pilot=pilot,
         )
     if fmt is OutputFormat.json:
         emit_object(result, fmt)

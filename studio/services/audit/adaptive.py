@@ -15,7 +15,7 @@ import numpy as np
 from studio.domain.errors import UsageError
 from studio.metrics import unequal_sampling as us
 from studio.metrics.sampling import allocate
-from studio.services.audit.samples import PoolPair, pilot_differences
+from studio.services.audit.pool import PoolPair, pilot_differences
 from studio.store import Connection
 from studio.store import audits as audit_store
 from studio.store.distributions import label_distributions

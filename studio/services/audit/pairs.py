@@ -52,17 +52,26 @@ def check_pairs_measure(measure: Measure) -> None:
 
 
 def pool_pairs(
-    engine: EvaluationEngine, qrels: str, gold: str, measure: Measure, *, gold_is_pool: bool = False
+    engine: EvaluationEngine,
+    qrels: str,
+    gold: str,
+    measure: Measure,
+    *,
+    gold_is_pool: bool = False,
+    gold_topics_only: bool = False,
 ) -> Pairs:
     """Every pair `qrels` labels and every pair `gold` labels that `qrels` lacks; a pair's gold
     grade is known when `gold` labels it (`gold_is_pool`: `gold` is the whole truth, so a pair it
-    lacks is known not relevant, grade 0)."""
+    lacks is known not relevant, grade 0). `gold_topics_only`: the pairs of the topics `gold` labels
+    (a truth that judged only some topics says nothing of the others)."""
     check_pairs_measure(measure)
     cutoff = measure.cutoff or 0
     llm_eval, gold_eval = engine.evaluator(qrels), engine.evaluator(gold)
     runs = llm_eval.runs
     rankings = engine.rankings().topics
     qids = sorted(set(labelled_qids(llm_eval)) | set(labelled_qids(gold_eval)))
+    if gold_topics_only:
+        qids = sorted(set(labelled_qids(gold_eval)))
     keys: list[tuple[str, str]] = []
     discounts: list[np.ndarray] = []
     topic_of: list[int] = []

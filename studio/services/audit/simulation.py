@@ -35,12 +35,16 @@ def simulate(
     estimator: str | None = None,
     llm_relevant: float | None = None,
     pilot: str | None = None,
+    ref_topics_only: bool = False,
+    beside_uniform: bool = True,
 ) -> dict[str, Any]:
     """Draw `trials` random audits of `budget` units of `ref`'s pool (stratified: the units
     `qrels` labels, and those it lacks), grade them with `ref`, and report how often the intervals
     covered `ref`'s values and how wide they were beside gold-only intervals of the same audits.
     `pilot`: where `pairs-uncertainty` takes its calibration residuals (when `qrels` has no label
-    distributions) and `topics-neyman` its strata's spreads (default: earlier audits of `qrels`)."""
+    distributions) and `topics-neyman` its strata's spreads (default: earlier audits of `qrels`).
+    `ref_topics_only`: pair designs too are over the topics `ref` labels, as topic designs are.
+    `beside_uniform`: also simulate the uniform design of the same unit (when `design` is not it)."""
     if design not in DESIGNS:
         raise UsageError(f"unknown design {design!r} (known: {', '.join(DESIGNS)})")
     if trials < 1:
@@ -59,7 +63,7 @@ def simulate(
         missing = int((units.strata == 1).sum()) if units.strata is not None else 0
         truth = f"{ref}'s mean {m} over the {count} topics {ref} labels"
     else:
-        pairs = pool_pairs(engine, qrels, ref, m, gold_is_pool=True)
+        pairs = pool_pairs(engine, qrels, ref, m, gold_is_pool=True, gold_topics_only=ref_topics_only)
         count, strata, runs = len(pairs.keys), pairs.strata, pairs.runs
         missing = int((pairs.strata == UNLABELLED).sum())
         truth = (
@@ -119,7 +123,9 @@ def simulate(
         ],
     }
     if unit != design:
-        result.update(draws=note, **_beside_uniform(engine, result, ref, qrels, unit, kind, llm_relevant))
+        result["draws"] = note
+        if beside_uniform:
+            result.update(_beside_uniform(engine, result, ref, qrels, unit, kind, llm_relevant, ref_topics_only))
     return result
 
 
@@ -131,6 +137,7 @@ def _beside_uniform(
     unit: str,
     estimator: str,
     llm_relevant: float | None,
+    ref_topics_only: bool,
 ) -> dict[str, Any]:
     """The uniform design of the same unit, budget, trials and seed: its coverage and width, and
     the width of `found` against it."""
@@ -146,6 +153,7 @@ def _beside_uniform(
         level=float(found["level"]),
         estimator=estimator,
         llm_relevant=llm_relevant,
+        ref_topics_only=ref_topics_only,
     )
     width, base = found["width"], uniform["width"]
     return {

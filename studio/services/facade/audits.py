@@ -14,6 +14,7 @@ from studio.services.audit import estimates as audit_estimates
 from studio.services.audit import gold as audit_gold
 from studio.services.audit import pair_decisions as audit_pair_decisions
 from studio.services.audit import planner as audit_planner
+from studio.services.audit import recommend as audit_recommend
 from studio.services.audit import samples as audit_samples
 from studio.services.audit import simulation as audit_simulation
 from studio.services.audit import timing as audit_timing
@@ -172,9 +173,11 @@ class AuditsMixin(ProjectBase):
         tuned: bool = False,
         estimator: str | None = None,
         llm_relevant: float | None = None,
+        pilot: str | None = None,
     ) -> dict[str, Any]:
         """Coverage and width of the estimates from `trials` random audits of `budget` units, `ref`
-        taken as the truth."""
+        taken as the truth (`pilot`: where `pairs-uncertainty` and `topics-neyman` take their
+        calibration residuals and spreads; a design that is not uniform is set beside the uniform one)."""
         return audit_simulation.simulate(
             self.engine,
             ref,
@@ -188,4 +191,21 @@ class AuditsMixin(ProjectBase):
             tuned=tuned,
             estimator=estimator,
             llm_relevant=llm_relevant,
+            pilot=pilot,
+        )
+
+    def recommend_audit_design(
+        self,
+        qrels: str,
+        budget: int,
+        *,
+        pilot: str | None = None,
+        measure: str = "nDCG@10",
+        trials: int = 200,
+        seed: int = 0,
+    ) -> dict[str, Any]:
+        """Every design simulated at `budget` pairs (against the pilot, else the LLM's own labels) and
+        the one to draw: the narrowest that covers at least 0.93, else the best-covering, and why."""
+        return audit_recommend.recommend_design(
+            self.engine, qrels, budget, pilot=pilot, measure=measure, trials=trials, seed=seed
         )

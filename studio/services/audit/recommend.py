@@ -121,6 +121,7 @@ def _simulated(
             measure=measure,
             seed=seed,
             estimator=estimator,
+            pilot=None if truth == qrels else truth,
             ref_topics_only=True,
             beside_uniform=False,
         )

@@ -190,13 +190,18 @@ class ReviewFilters:
 
     @classmethod
     def parse(cls, text: str | None) -> ReviewFilters:
-        """`topic Q`, `run R` or two grades `REF AUDITED` (e.g. `3 0`); empty means everything.
+        """`topic Q`, `run R`, two grades `REF AUDITED` (e.g. `3 0`), `conflicts AUDIT` or `pair A B`
+        (the labels runs A and B's significance decision hangs on); empty means everything.
         A leading `spread` orders the slice by the judges' spread (`spread`, `spread topic Q`)."""
         words = (text or "").split()
         if words and words[0] == "spread":
             return replace(cls.parse(" ".join(words[1:])), order="spread")
         if not words:
             return cls()
+        if words[0] == "pair":
+            if len(words) != 3 or words[1] == words[2]:
+                raise UsageError("a decision pair is two different runs, e.g. pair lexical-bm25 dense-good")
+            return cls(decision_pair=(words[1], words[2]))
         if len(words) == 2 and words[0] == "topic":
             return cls(topic=words[1])
         if len(words) == 2 and words[0] == "run":
@@ -208,7 +213,23 @@ class ReviewFilters:
                 return cls(ref_grade=float(words[0]), grade=float(words[1]))
             except ValueError:
                 raise UsageError("a grade pair is two numbers, e.g. 3 0") from None
-        raise UsageError("filter: topic Q, run R, conflicts AUDIT, or two grades (reference, audited)")
+        raise UsageError("filter: topic Q, run R, conflicts AUDIT, pair A B, or two grades (reference, audited)")
+
+    def as_text(self) -> str:
+        """The filter text `parse` reads back as these filters (one slice, as the prompt takes)."""
+        if self.conflicts is not None:
+            words = ["conflicts", self.conflicts]
+        elif self.decision_pair is not None:
+            words = ["pair", *self.decision_pair]
+        elif self.topic is not None:
+            words = ["topic", self.topic]
+        elif self.run is not None:
+            words = ["run", self.run]
+        elif self.ref_grade is not None and self.grade is not None:
+            words = [repr(self.ref_grade), repr(self.grade)]
+        else:
+            words = []
+        return " ".join((["spread"] if self.order == "spread" else []) + words)
 
     def describe(self) -> str:
         if self.conflicts is not None:

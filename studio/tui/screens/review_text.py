@@ -23,15 +23,16 @@ item grades, and why the pair matters: the runs that retrieved the passage (with
 each) and the runs whose place in the audited leaderboard would change if the pair took the
 reference grade (place now → then). The sidebar lists the last decisions: select one and press `enter` to decide it
 again. Choose the label sets and the measure on the Leaderboard screen (`F3`); `/` narrows the
-queue to a topic, a run or a grade pair (e.g. `topic 1003`, `run lexical-bm25`, `3 0`). `b` opens a
+queue to a topic, a run or a grade pair (e.g. `topic 1003`, `run lexical-bm25`, `3 0`), or to the
+labels two runs' significance decision hangs on (`pair lexical-bm25 dense-good`). `b` opens a
 blind audit: an audit sample's pairs in their random order, the LLM's grade hidden until graded.
 A derived label set (an ensemble, a calibration) follows its sources: its grades are not edited
 here, the status line says so, and only skip, flag and note apply."""
 
 FILTER_HINT = (
     "Filter the queue, e.g. topic 1003 · run lexical-bm25 · 3 0 (the reference's grade, then the audited "
-    "set's) · spread (the judges' spread first) · conflicts AUDIT (its assessors' conflicts, a grade "
-    "adjudicates) · empty: every disagreement"
+    "set's) · pair A B (the labels runs A and B's significance decision hangs on) · spread (the judges' "
+    "spread first) · conflicts AUDIT (its assessors' conflicts, a grade adjudicates) · empty: every disagreement"
 )
 READ_AHEAD = 3  # pairs whose view is read before they are current
 

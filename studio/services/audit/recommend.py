@@ -143,9 +143,9 @@ def choose(rows: list[dict[str, Any]]) -> tuple[str | None, str]:
     said = f"{best['design']} covers {best['coverage']:.3f} at width {best['width']:.3f}"
     if not good:
         return best["design"], f"no design reaches {TARGET_COVERAGE:g}; {said}, the best of them"
-    if topic is not None and topic["coverage"] < TARGET_COVERAGE and not best["design"].startswith("topics"):
+    if topic is not None and topic["coverage"] < TARGET_COVERAGE and best["design"] != "topics":
         return best["design"], (
             f"the topic design covers {topic['coverage']:.3f} with {topic['units']} topics, below {TARGET_COVERAGE:g}: "
-            f"the per-topic differences are heavy-tailed, and a topic sample misses the few far-off topics; {said}"
+            f"the per-topic differences are heavy-tailed, and a uniform topic sample misses the few far-off topics; {said}"
         )
     return best["design"], f"{said}, the narrowest of the designs that reach {TARGET_COVERAGE:g}"

@@ -54,9 +54,10 @@ def add_runs(con: Connection, runs: Sequence[tuple[str, str]], batch_id: int) ->
 
 @contextmanager
 def unordered_inserts(con: Connection) -> Iterator[None]:
-    """Inserts that keep rows in whichever order the threads produce them: the staging tables
-    are only grouped and sorted afterwards, and keeping the files' order costs the parallel read
-    its speed."""
+    """Inserts that keep rows in whichever order the threads produce them, for tables nothing
+    reads in insertion order (the staged rows, grouped and sorted afterwards; the rankings,
+    grouped from them): keeping an order costs the parallel read and insert their speed. The
+    setting is the connection's: leave the block only after a transaction inside it ended."""
     con.execute("SET preserve_insertion_order = false")
     try:
         yield

@@ -109,7 +109,9 @@ def import_runs(db: Database, paths: Sequence[Path], *, name: str | None = None,
                 except FastPathRefused:
                     parsed = parse_run(read_text(path), str(path), mixed_tags=mixed_tags)
                     run_store.stage_run_rows(con, index, parsed.rows)
-        with db.transaction() as tx:
+        # The rankings are grouped from the staged rows: no stored order to keep, and keeping
+        # one would cost the parallel insert its speed.
+        with run_store.unordered_inserts(con), db.transaction() as tx:
             batch = new_batch(tx, "import run", ", ".join(report.files))
             for run_name in sorted(taken):
                 run_store.delete_run(tx, run_name)

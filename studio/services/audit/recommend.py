@@ -146,6 +146,7 @@ def choose(rows: list[dict[str, Any]]) -> tuple[str | None, str]:
     if topic is not None and topic["coverage"] < TARGET_COVERAGE and best["design"] != "topics":
         return best["design"], (
             f"the topic design covers {topic['coverage']:.3f} with {topic['units']} topics, below {TARGET_COVERAGE:g}: "
-            f"the per-topic differences are heavy-tailed, and a uniform topic sample misses the few far-off topics; {said}"
+            "the per-topic differences are heavy-tailed, and a uniform topic sample misses the few far-off topics; "
+            f"{said}"
         )
     return best["design"], f"{said}, the narrowest of the designs that reach {TARGET_COVERAGE:g}"

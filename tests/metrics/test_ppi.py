@@ -167,9 +167,7 @@ def test_a_stratum_without_predictions_is_estimated_by_its_gold_sample() -> None
     a, b = ppi.topic_units(llm, gold)
     strata = np.array([0] * 6 + [1] * 4)
     b[strata == 1] = 0.0
-    masks = np.array(
-        [np.concatenate([first, second]) for first in _all_samples(6, 3) for second in _all_samples(4, 2)]
-    )
+    masks = np.array([np.concatenate([first, second]) for first in _all_samples(6, 3) for second in _all_samples(4, 2)])
     pi = ppi.inclusion(masks, strata)
     found = ppi.estimate_totals(masks, a, b, pi, strata=strata)
     np.testing.assert_allclose(found.estimate.mean(axis=0), gold.mean(axis=0))

@@ -138,10 +138,13 @@ def estimate_ndcg(
     strata: np.ndarray | None = None,
     gold_only: bool = False,
 ) -> ppi.Intervals:
-    """nDCG@k of every run from one audit, with intervals (see `linearise`)."""
+    """nDCG@k of every run from one audit, with intervals (see `linearise`); its units are single
+    pairs, so the estimate is `discrete` (see `ppi.estimate_totals`)."""
     found = linearise(sampled, pool, gold_grade, llm_grade, pi, gold_only=gold_only)
     return shifted(
-        ppi.estimate_totals(sampled, found.a, found.b, pi, level=level, estimator=estimator, strata=strata),
+        ppi.estimate_totals(
+            sampled, found.a, found.b, pi, level=level, estimator=estimator, strata=strata, discrete=True
+        ),
         found.constant,
     )
 

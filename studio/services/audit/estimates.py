@@ -40,6 +40,7 @@ class Linear:
     gold_units: Units  # the contributions the gold-only estimate linearises (equal to `units` when linear)
     gold_constant: np.ndarray
     llm_value: np.ndarray  # (runs,) the LLM-only value
+    discrete: bool = False  # units are single pairs with a grade each (ppi.estimate_totals' `discrete`)
 
 
 def linear_units(
@@ -57,7 +58,7 @@ def linear_units(
         a, b = precision_units(pairs, m.rel, llm_m.rel)
         units = Units(pairs.keys, a, b, sampled, pairs.runs, pairs.strata)
         zero = np.zeros(len(pairs.runs))
-        return Linear(units, zero, units, zero, b.sum(axis=0))
+        return Linear(units, zero, units, zero, b.sum(axis=0), discrete=True)
     bare = Units(
         pairs.keys, np.zeros((len(pairs.keys), 0)), np.zeros((len(pairs.keys), 0)), sampled, pairs.runs, pairs.strata
     )
@@ -72,6 +73,7 @@ def linear_units(
         Units(pairs.keys, alone.a, np.zeros_like(alone.a), sampled, pairs.runs, pairs.strata),
         alone.constant,
         llm_value,
+        discrete=True,
     )
 
 
@@ -107,7 +109,10 @@ def estimate(
     mask = units.sampled[None, :]
     b = None if kind == "gold" else units.b
     ppi_runs = ppi_ratio.shifted(
-        ppi.estimate_totals(mask, units.a, b, pi, level=level, estimator=kind, strata=units.strata), linear.constant
+        ppi.estimate_totals(
+            mask, units.a, b, pi, level=level, estimator=kind, strata=units.strata, discrete=linear.discrete
+        ),
+        linear.constant,
     )
     gold_runs = ppi_ratio.shifted(
         ppi.estimate_totals(mask, linear.gold_units.a, None, pi, level=level, strata=units.strata),
@@ -216,6 +221,7 @@ def run_pairs(linear: Linear, pi: np.ndarray, *, level: float, estimator: str) -
             level=level,
             estimator=estimator,
             strata=units.strata,
+            discrete=linear.discrete,
         ),
         linear.constant[i] - linear.constant[j],
     )

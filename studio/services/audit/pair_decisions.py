@@ -71,6 +71,7 @@ def audit_decisions(
             units.probabilities(found.probabilities),
             estimator=kind,
             strata=units.strata,
+            discrete=linear.discrete,
         ),
         linear.constant[i] - linear.constant[j],
     )

@@ -92,7 +92,9 @@ def simulate(
             a, b = precision_units(pairs, m.rel, llm_m.rel)
         else:
             a, b = units.a, units.b
-        ours = ppi.estimate_totals(masks, a, b, pi, level=level, estimator=kind, strata=strata)
+        ours = ppi.estimate_totals(
+            masks, a, b, pi, level=level, estimator=kind, strata=strata, discrete=unit == "pairs"
+        )
         gold = ppi.estimate_totals(masks, a, None, pi, level=level, strata=strata)
         found = ppi.coverage(ours, gold, a.sum(axis=0)[None, :])
         found = ppi.Coverage(found.coverage, found.width, found.gold_coverage, found.gold_width, ours.lam.mean())

@@ -57,7 +57,7 @@ def test_horvitz_thompson_estimates_are_unbiased_under_the_uncertainty_design(es
 
 def test_neyman_topic_strata_are_unbiased_and_give_each_stratum_two() -> None:
     rng = np.random.default_rng(5)
-    signal = rng.poisson(6, 24)
+    signal = rng.poisson(6, 24).astype(float).tolist()
     labels, names = us.quantile_strata(signal, 3)
     assert len(names) == 3 and sorted(set(labels.tolist())) == [0, 1, 2]
     sizes = [int((labels == h).sum()) for h in range(3)]
@@ -121,7 +121,9 @@ def heavy_tailed_project(folder: Path, seed: int = 3) -> Project:
     """40 topics of 20 pairs; on two of them people grade most pairs relevant and the LLM none, so
     the per-topic differences gold − LLM are heavy-tailed; elsewhere the LLM agrees nine times in ten."""
     rng = np.random.default_rng(seed)
-    human, llm, runs = [], [], {r: [] for r in range(6)}
+    human: list[str] = []
+    llm: list[str] = []
+    runs: dict[int, list[str]] = {r: [] for r in range(6)}
     for t in range(40):
         far = t < 2
         grades = (rng.random(20) < (0.6 if far else 0.3)).astype(int) * 2

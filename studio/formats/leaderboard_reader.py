@@ -221,9 +221,15 @@ def detect_layout(text: str, source: str) -> LeaderboardLayout:
         if _measure_like(rows[0][0]):
             return LeaderboardLayout.trec_eval
     if widths == {4}:
-        if any(columns[2] == MEAN_TOPIC for columns in rows) or _measure_like(rows[0][1]):
+        # Where the mean's topic `all` stands tells the layouts apart for sure; a measure-like name
+        # only when there are no means (a topic may be called `AP` too).
+        if any(columns[2] == MEAN_TOPIC for columns in rows):
             return LeaderboardLayout.tot
-        if any(columns[1] == MEAN_TOPIC for columns in rows) or _measure_like(rows[0][2]):
+        if any(columns[1] == MEAN_TOPIC for columns in rows):
+            return LeaderboardLayout.ir_measures
+        if _measure_like(rows[0][1]):
+            return LeaderboardLayout.tot
+        if _measure_like(rows[0][2]):
             return LeaderboardLayout.ir_measures
     raise InputError(source, None, "cannot tell the leaderboard's layout from its lines; give --as")
 

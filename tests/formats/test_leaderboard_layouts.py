@@ -165,6 +165,9 @@ def test_ir_measures_jsonl_and_the_studios_own_tables_are_read() -> None:
         ("a\tall\tAP\t0.5\n", LeaderboardLayout.ir_measures),
         ("AP\t1\t0.5\n", LeaderboardLayout.trec_eval),
         ("1\tAP\t0.5\n", LeaderboardLayout.ir_measures),
+        # A topic named like a measure: the means' `all` decides (a property test found it).
+        ("a\tAP\tRR\t0.5\na\tall\tRR\t0.5\n", LeaderboardLayout.ir_measures),
+        ("a\tRR\tAP\t0.5\na\tRR\tall\t0.5\n", LeaderboardLayout.tot),
     ],
 )
 def test_layouts_are_told_by_their_content(text: str, layout: LeaderboardLayout) -> None:

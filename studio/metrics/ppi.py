@@ -63,7 +63,8 @@ M_h units drawn, z = n_h·value/(M_h·π_i) and
 a stratum drawn whole (n_h = M_h) adding nothing. The interval is θ̂ ± t_df · se with df = n − H
 (n − H − 1 when λ is fitted: `ppi++`, and `cross-fit` unless every fold's λ is 0). Per-unit
 inclusion probabilities π_i enter through z (Horvitz–Thompson); with them unequal the variance is
-the with-replacement approximation within each stratum.
+the with-replacement approximation within each stratum. Pair designs (`discrete=`) add one
+pseudo-disagreement of residual λ·δ to each stratum's sum of squares (`_Stratum.pseudo_square`).
 """
 
 from __future__ import annotations

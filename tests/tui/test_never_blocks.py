@@ -8,7 +8,6 @@ import asyncio
 import subprocess
 import sys
 import threading
-import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -25,10 +24,10 @@ from studio.tui.widgets.review_history import HistoryList
 
 LLM = "umbrela-smol"
 KEYS = "320132"  # six grades
-# A key handled and its screen repainted, as the test driver waits for it (about 0.1 s here on a
-# machine busy with the holder and the workers); a UI thread that waited for the file would take
-# the holder's 4 s, or the file's wait (TUI_WAIT_SECONDS, 5 s).
-FRAME_BUDGET = 0.5
+# The holder keeps the file 10 s (six keys on a busy machine take ~5). A UI thread that waited
+# for the file could not show the next pair of each key while the holder is still alive: that
+# order, not a time, is what the test checks (timings on a busy machine are noise).
+HOLD_SECONDS = 10
 
 HOLD = """
 import sys, time
@@ -67,21 +66,19 @@ def test_keys_repaint_at_once_while_another_process_keeps_the_file(sample: Path)
         session = screen.session
         shown["pairs"] = [(p["qid"], p["docid"]) for p in session.queue[: len(KEYS)]]
         app.state.project.db.wait = 60.0  # the writes wait for the holder (people wait TUI_WAIT_SECONDS)
-        holder = subprocess.Popen([sys.executable, "-c", HOLD, str(sample), "4"], stdout=subprocess.PIPE, text=True)
+        holder = subprocess.Popen(
+            [sys.executable, "-c", HOLD, str(sample), str(HOLD_SECONDS)], stdout=subprocess.PIPE, text=True
+        )
         try:
             assert holder.stdout is not None
             assert (await asyncio.to_thread(holder.stdout.readline)).strip() == "held"  # the studio let go
-            took = []
             for n, key in enumerate(KEYS, start=1):
-                start = time.perf_counter()
                 await pilot.press(key)
-                took.append(time.perf_counter() - start)
                 assert f"pair {n + 1} of" in text_of(app, "#status")  # the next pair, before any write
             assert holder.poll() is None, "the keys were pressed while the file was held"
             assert f"0 decided · {len(KEYS)} saving… · " in text_of(app, "#status")
             rows = screen.query_one(HistoryList).row_texts()
             assert [row.split(maxsplit=2)[2] for row in rows] == [f"grade {key} · saving…" for key in reversed(KEYS)]
-            shown["took"] = took
             await until(pilot, lambda: not screen.pending, 60)
             assert holder.poll() is not None  # they landed once the holder had let the file go
             assert f"{len(KEYS)} decided" in text_of(app, "#status") and "saving" not in text_of(app, "#status")
@@ -89,7 +86,6 @@ def test_keys_repaint_at_once_while_another_process_keeps_the_file(sample: Path)
             holder.wait(timeout=30)
 
     drive(sample, steps, screen="review", qrels=LLM, ready=review_ready)
-    assert max(shown["took"]) < FRAME_BUDGET, shown["took"]
     assert person_grades(sample) == [(q, d, float(g)) for (q, d), g in zip(shown["pairs"], KEYS, strict=True)]
 
 

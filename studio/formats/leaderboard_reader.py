@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -201,10 +202,39 @@ def _measure_like(text: str) -> bool:
 def detect_layout(text: str, source: str) -> LeaderboardLayout:
     """The layout of a leaderboard file, by its content; an `InputError` when it cannot be told."""
     stripped = text.lstrip()
+    bracketed = _bracketed_layout(stripped)
+    if bracketed is not None and _is_json_of(stripped, bracketed):
+        return bracketed
+    found = _text_layout(text, stripped)
+    if found is not None:
+        return found
+    if bracketed is not None:
+        return bracketed  # its reader names the line that is no JSON
+    raise InputError(source, None, "cannot tell the leaderboard's layout from its lines; give --as")
+
+
+def _bracketed_layout(stripped: str) -> LeaderboardLayout | None:
+    """The JSON layout a file's first character suggests; a run may be named `{` too, so the
+    suggestion holds only if the file parses (`_is_json_of`)."""
     if stripped.startswith("["):
         return LeaderboardLayout.json
     if stripped.startswith("{"):
         return LeaderboardLayout.jsonl
+    return None
+
+
+def _is_json_of(stripped: str, layout: LeaderboardLayout) -> bool:
+    """Whether the file is a JSON array (json) or starts with a JSON object line (jsonl)."""
+    whole = layout is LeaderboardLayout.json
+    try:
+        value = json.loads(stripped if whole else stripped.split("\n", 1)[0])
+    except (ValueError, RecursionError):
+        return False
+    return isinstance(value, list if whole else dict)
+
+
+def _text_layout(text: str, stripped: str) -> LeaderboardLayout | None:
+    """The layout of a file of columns (a table with a header, or whitespace-split lines)."""
     head = stripped.split("\n", 1)[0].rstrip("\r")
     for layout, delimiter in ((LeaderboardLayout.tsv, "\t"), (LeaderboardLayout.csv, ",")):
         if all(column in head.split(delimiter) for column in _TABLE_COLUMNS):
@@ -231,7 +261,7 @@ def detect_layout(text: str, source: str) -> LeaderboardLayout:
             return LeaderboardLayout.tot
         if _measure_like(rows[0][2]):
             return LeaderboardLayout.ir_measures
-    raise InputError(source, None, "cannot tell the leaderboard's layout from its lines; give --as")
+    return None
 
 
 def parse_leaderboard(

@@ -168,6 +168,11 @@ def test_ir_measures_jsonl_and_the_studios_own_tables_are_read() -> None:
         # A topic named like a measure: the means' `all` decides (a property test found it).
         ("a\tAP\tRR\t0.5\na\tall\tRR\t0.5\n", LeaderboardLayout.ir_measures),
         ("a\tRR\tAP\t0.5\na\tRR\tall\t0.5\n", LeaderboardLayout.tot),
+        # A run named with a bracket is not JSON for it (a property test found `{`).
+        ("{\tall\tnDCG@10\t0.5\n", LeaderboardLayout.ir_measures),
+        ("[x\tnDCG@10\tall\t0.5\n", LeaderboardLayout.tot),
+        ('{"run": "a", "measure": "AP", "topic": "all", "value": 0.5}\n', LeaderboardLayout.jsonl),
+        ('[{"run": "a", "measure": "AP", "topic": "all", "value": 0.5}]', LeaderboardLayout.json),
     ],
 )
 def test_layouts_are_told_by_their_content(text: str, layout: LeaderboardLayout) -> None:
@@ -221,3 +226,17 @@ def test_latex_is_a_booktabs_table_with_the_best_of_each_measure_in_bold_and_nam
 def test_latex_escapes_every_special_character_once() -> None:
     assert latex_escaped("a_b") == r"a\_b"
     assert latex_escaped("\\_") == r"\textbackslash{}\_"
+
+
+@pytest.mark.parametrize(
+    ("text", "line"),
+    [
+        ('{"run": "a", "measure": "AP"\n', 1),
+        ('{"run": "a", "measure": "AP", "topic": "all", "value": 0.5}\n{"run\n', 2),
+    ],
+)
+def test_a_broken_jsonl_file_is_still_read_as_jsonl_and_refused_at_its_line(text: str, line: int) -> None:
+    with pytest.raises(InputError) as refused:
+        parse_leaderboard(text, "board")
+    assert (refused.value.file, refused.value.line) == ("board", line)
+    assert "JSON" in refused.value.reason

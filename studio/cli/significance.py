@@ -11,7 +11,7 @@ from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import Format, OutputFormat, emit_object, emit_records
 from studio.domain.pair_decisions import PairLabels
-from studio.domain.significance import Correction, Significance, SignificanceTest
+from studio.domain.significance import Correction, Significance, SignificancePlan, SignificanceTest
 
 commands = typer.Typer()
 
@@ -68,6 +68,7 @@ def significance(
     """Paired significance tests between every pair of runs, corrected for the number of pairs;
     with --ref, the agreement of the two label sets' decisions; with --ref and --pair A B, the
     labels that pair's decision hangs on."""
+    plan = SignificancePlan(test.value, correction.value, alpha, resamples, seed)
     if pair is not None:
         if ref is None:
             raise typer.BadParameter(
@@ -75,35 +76,14 @@ def significance(
             )
         with open_project(ctx) as project:
             behind = project.pair_labels(
-                ref,
-                qrels,
-                pair[0],
-                pair[1],
-                measure,
-                test=test.value,
-                correction=correction.value,
-                alpha=alpha,
-                runs=_run_names(runs),
-                resamples=resamples,
-                seed=seed,
-                limit=limit,
+                ref, qrels, pair[0], pair[1], measure, plan, runs=_run_names(runs), limit=limit
             )
         _print_pair(behind, fmt)
         return
     if limit is not None:
         raise typer.BadParameter("--limit counts the labels behind a --pair", param_hint="--limit")
     with open_project(ctx) as project:
-        result = project.significance(
-            qrels,
-            measure,
-            test=test.value,
-            correction=correction.value,
-            alpha=alpha,
-            runs=_run_names(runs),
-            resamples=resamples,
-            seed=seed,
-            ref=ref,
-        )
+        result = project.significance(qrels, measure, plan, runs=_run_names(runs), ref=ref)
     if fmt is OutputFormat.json:
         emit_object(result, fmt)
         return

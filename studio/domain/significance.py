@@ -5,6 +5,7 @@ TypedDicts, as in `rows.py`: plain dicts at run time (JSON as they are, key orde
 """
 
 # No `from __future__ import annotations`: TypedDict must see NotRequired[...] itself.
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import NotRequired, TypedDict
 
@@ -12,6 +13,22 @@ SIGNIFICANCE_TESTS = ("t", "randomization", "bootstrap", "tukey")
 CORRECTIONS = ("holm", "bh", "bonferroni", "none")
 DECISION_CLASSES = ("both", "opposite", "ref_only", "qrels_only", "neither")
 TOP_K = (5, 10, 20)
+DEFAULT_RESAMPLES = 10_000
+
+
+@dataclass(frozen=True)
+class SignificancePlan:
+    """How every run pair is tested and decided: the test, the correction over the pairs, α, and
+    the resampling tests' resamples and seed (one value that every door passes along)."""
+
+    test: str = "t"
+    correction: str = "holm"
+    alpha: float = 0.05
+    resamples: int = DEFAULT_RESAMPLES
+    seed: int = 0
+
+
+DEFAULT_PLAN = SignificancePlan()  # a t-test per pair, Holm over the pairs, α 0.05
 
 
 class SignificantPair(TypedDict):

@@ -12,6 +12,7 @@ from scipy import stats
 from statsmodels.stats.multitest import multipletests  # type: ignore[import-untyped]  # ships no types
 
 from studio.domain.pair_decisions import AuditPairDecision
+from studio.domain.significance import SignificancePlan
 from studio.metrics.names import parse_measure
 from studio.services.project import Project
 
@@ -107,7 +108,7 @@ def test_supported_pairs_are_those_the_full_reference_decides_alike(sample: Path
     with Project.open(sample) as project:
         _partial_gold(project, tmp_path)
         decided = project.estimate_decisions(LLM, "gold", correction="bh", alpha=0.1, ref="human")
-        reference = project.significance("human", test="t", correction="bh", alpha=0.1)
+        reference = project.significance("human", plan=SignificancePlan("t", "bh", 0.1))
     theirs = {frozenset((p["run_a"], p["run_b"])): p for p in reference["pairs"]}
     for row in decided["pairs"]:
         pair = theirs[frozenset((row["run_a"], row["run_b"]))]

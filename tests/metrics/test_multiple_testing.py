@@ -27,20 +27,27 @@ def test_adjusted_p_values_and_decisions_equal_statsmodels(p: list[float], metho
     reject, corrected, _, _ = multipletests(np.array(p), alpha=alpha, method=STATSMODELS[method])
     mine = adjust(np.array(p), method)
     assert np.allclose(mine, corrected, rtol=0, atol=1e-12)
-    assert np.array_equal(rejected(mine, alpha), reject)
+    assert np.array_equal(rejected(np.array(p), method, alpha), reject)
 
 
 def test_no_correction_keeps_the_p_values() -> None:
     p = np.array([0.04, 0.2, 0.001])
     assert np.array_equal(adjust(p, "none"), p)
-    assert rejected(p, 0.05).tolist() == [True, False, True]
+    assert rejected(p, "none", 0.05).tolist() == [True, False, True]
 
 
 def test_an_untested_pair_stays_untested_and_does_not_count_among_the_hypotheses() -> None:
     p = np.array([0.01, math.nan, 0.02])
     adjusted = adjust(p, "bonferroni")
     assert adjusted[0] == pytest.approx(0.02) and adjusted[2] == pytest.approx(0.04)  # m = 2, not 3
-    assert math.isnan(adjusted[1]) and not rejected(adjusted, 0.05)[1]
+    assert math.isnan(adjusted[1]) and not rejected(p, "bonferroni", 0.05)[1]
+
+
+def test_a_p_value_at_its_threshold_is_rejected_as_statsmodels_rejects_it() -> None:
+    # BH's adjusted 0.05·6/3 rounds to 0.10000000000000002: compared with α 0.1 it would fail,
+    # while 0.05 ≤ 0.1·3/6 holds exactly (a property test found it).
+    p = np.array([0.0, 0.0, 0.05, 0.2, 0.2, 0.2])
+    assert rejected(p, "bh", 0.1).tolist() == [True, True, True, False, False, False]
 
 
 def test_an_unknown_correction_is_refused() -> None:

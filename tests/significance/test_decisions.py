@@ -6,11 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from studio.domain.significance import SignificancePlan
 from studio.metrics import decisions
-from studio.services.significance.pairs import Plan, decided_pairs
+from studio.services.significance.pairs import decided_pairs
 
 TOPICS = 30
-T_HOLM = Plan("t", "holm", 0.05, 1, 0)
+T_HOLM = SignificancePlan("t", "holm", 0.05, 1, 0)
 
 
 def label_sets() -> tuple[np.ndarray, np.ndarray]:

@@ -17,7 +17,7 @@ import numpy as np
 
 from studio.domain.errors import UsageError
 from studio.domain.pair_decisions import AuditDecisions, AuditPairDecision
-from studio.domain.significance import CORRECTIONS, SignificantPair
+from studio.domain.significance import CORRECTIONS, SignificancePlan, SignificantPair
 from studio.metrics import interval_tests, ppi, ppi_ratio
 from studio.metrics import multiple_testing as mt
 from studio.services.audit.estimates import linear_units
@@ -79,7 +79,7 @@ def audit_decisions(
     difference, se = intervals.estimate[0], intervals.se[0]
     p = interval_tests.two_sided_p(difference, se, intervals.df[0])
     adjusted = mt.adjust(p, correction)
-    significant = mt.rejected(adjusted, alpha)
+    significant = mt.rejected(p, correction, alpha)
     rows: list[AuditPairDecision] = []
     for c, (first, second) in enumerate(zip(i.tolist(), j.tolist(), strict=True)):
         sign = -1.0 if difference[c] < 0 else 1.0  # the run estimated higher goes first
@@ -106,9 +106,8 @@ def audit_decisions(
 
 def _compare(result: AuditDecisions, engine: EvaluationEngine, ref: str, measure: str) -> None:
     """Each pair's decision under the full reference, and whether it supports the audit's."""
-    under_ref = pairs.significance(
-        engine, ref, measure, test=REF_TEST, correction=result["correction"], alpha=result["alpha"]
-    )
+    plan = SignificancePlan(REF_TEST, result["correction"], result["alpha"])
+    under_ref = pairs.significance(engine, ref, measure, plan)
     by_pair: dict[frozenset[str], SignificantPair] = {
         frozenset((p["run_a"], p["run_b"])): p for p in under_ref["pairs"]
     }

@@ -7,13 +7,13 @@ import csv
 import io
 import json
 from collections.abc import Sequence
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from studio.domain.choices import DEFAULT_MEASURES, LeaderboardLayout
 from studio.domain.errors import UsageError
 from studio.domain.export_report import ExportReport
+from studio.domain.significance import SignificancePlan
 from studio.domain.significance_matrix import beaten_runs
 from studio.formats import leaderboard_layouts as layouts
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
@@ -82,15 +82,6 @@ def render(
     return writers[layout](values)
 
 
-@dataclass(frozen=True)
-class SignificancePlan:
-    """How the LaTeX table's run pairs are tested (as `studio significance` tests them)."""
-
-    test: str = "t"
-    correction: str = "holm"
-    alpha: float = 0.05
-
-
 TEST_NAMES = {
     "t": "paired t-test",
     "randomization": "paired randomization test",
@@ -109,12 +100,7 @@ def significance_marks(
     engine: EvaluationEngine, label_set: str, measures: Sequence[str], plan: SignificancePlan
 ) -> layouts.SignificanceMarks:
     """Per measure, the runs each run is significantly better than under `label_set`."""
-    beaten = {
-        str(measure_of(m)): beaten_runs(
-            significance(engine, label_set, m, test=plan.test, correction=plan.correction, alpha=plan.alpha)
-        )
-        for m in measures
-    }
+    beaten = {str(measure_of(m)): beaten_runs(significance(engine, label_set, m, plan)) for m in measures}
     how = f"{TEST_NAMES.get(plan.test, plan.test)}, {CORRECTION_NAMES.get(plan.correction, plan.correction)}"
     return layouts.SignificanceMarks(beaten, how, plan.alpha)
 

@@ -7,9 +7,10 @@ from pathlib import Path
 
 from studio.domain.choices import BankFormat, LeaderboardLayout
 from studio.domain.export_report import ExportReport
+from studio.domain.significance import SignificancePlan
 from studio.services.exports.banks import export_bank
 from studio.services.exports.labels import export_judgments, export_qrels
-from studio.services.exports.leaderboard import SignificancePlan, export_leaderboard
+from studio.services.exports.leaderboard import export_leaderboard
 from studio.services.facade.base import ProjectBase
 from studio.services.rubric.graded_files import export_graded
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from studio.domain.pair_decisions import PairLabels
-from studio.domain.significance import DecisionLabels, Significance
+from studio.domain.significance import DEFAULT_PLAN, DecisionLabels, Significance, SignificancePlan
 from studio.services.facade.base import ProjectBase
 from studio.services.significance import labels, pair_labels, pairs
 
@@ -15,30 +15,15 @@ class SignificanceMixin(ProjectBase):
         self,
         qrels: str,
         measure: str = "nDCG@10",
+        plan: SignificancePlan = DEFAULT_PLAN,
         *,
-        test: str = "t",
-        correction: str = "holm",
-        alpha: float = 0.05,
         runs: list[str] | None = None,
-        resamples: int = pairs.DEFAULT_RESAMPLES,
-        seed: int = 0,
         ref: str | None = None,
     ) -> Significance:
         """Every pair of runs tested under `qrels` (t, randomization, bootstrap or Tukey's HSD),
         p-values corrected over the pairs; with `ref`, both label sets tested alike on the topics
         both label and their decisions compared pair by pair (see `studio significance`)."""
-        return pairs.significance(
-            self.engine,
-            qrels,
-            measure,
-            test=test,
-            correction=correction,
-            alpha=alpha,
-            runs=runs,
-            resamples=resamples,
-            seed=seed,
-            ref=ref,
-        )
+        return pairs.significance(self.engine, qrels, measure, plan, runs=runs, ref=ref)
 
     def decision_labels(self, ref: str, qrels: str, run_a: str, run_b: str, measure: str = "nDCG@10") -> DecisionLabels:
         """The labels of `qrels` that the reference grades otherwise, on documents run_a or run_b
@@ -54,30 +39,12 @@ class SignificanceMixin(ProjectBase):
         run_a: str,
         run_b: str,
         measure: str = "nDCG@10",
+        plan: SignificancePlan = DEFAULT_PLAN,
         *,
-        test: str = "t",
-        correction: str = "holm",
-        alpha: float = 0.05,
         runs: list[str] | None = None,
-        resamples: int = pairs.DEFAULT_RESAMPLES,
-        seed: int = 0,
         limit: int | None = None,
     ) -> PairLabels:
         """The pair's decision under both label sets (tested among every pair of `runs`, as
         `significance` tests it) and the `decision_labels` behind it, at most `limit` of them
         (see `studio significance --pair`)."""
-        return pair_labels.pair_labels(
-            self.engine,
-            ref,
-            qrels,
-            run_a,
-            run_b,
-            measure,
-            test=test,
-            correction=correction,
-            alpha=alpha,
-            runs=runs,
-            resamples=resamples,
-            seed=seed,
-            limit=limit,
-        )
+        return pair_labels.pair_labels(self.engine, ref, qrels, run_a, run_b, measure, plan, runs=runs, limit=limit)

@@ -6,14 +6,13 @@ every run pair's class."""
 from __future__ import annotations
 
 from studio.domain.report import Cell, Figure, Section, Table
-from studio.domain.significance import TOP_K, Significance
+from studio.domain.significance import DEFAULT_PLAN, TOP_K, Significance
 from studio.domain.significance_matrix import CLASS_LETTERS, CLASS_MEANINGS, decision_grid
 from studio.services.facade.core import ProjectCore
 from studio.services.report.cells import FigureNames, statistic
 from studio.services.report.figures import decision_matrix
 from studio.services.significance.pairs import significance
 
-TEST, CORRECTION, ALPHA = "t", "holm", 0.05
 COUNTS = {"both": "both", "opposite": "opposite", "ref_only": "reference only", "qrels_only": "audited only"}
 
 
@@ -57,9 +56,7 @@ def significance_section(
     rows: list[dict[str, Cell]] = []
     figures: list[Figure] = []
     for name in others:
-        result = significance(
-            project.engine, name, measure, test=TEST, correction=CORRECTION, alpha=ALPHA, ref=reference
-        )
+        result = significance(project.engine, name, measure, DEFAULT_PLAN, ref=reference)
         rows.append(decision_row(result, ks))
         figures.append(
             decision_matrix(
@@ -88,7 +85,8 @@ def significance_section(
             title="Significance decisions",
             text=(
                 f"Every pair of the {runs} runs is tested under {reference} and under each label set alike, on the "
-                f"topics both label ({measure}; paired t-test, Holm's correction over the pairs, α {ALPHA:g}). "
+                f"topics both label ({measure}; paired t-test, Holm's correction over the pairs, "
+                f"α {DEFAULT_PLAN.alpha:g}). "
                 "A pair's class compares the two decisions: significant under both with the same run ahead, "
                 "with opposite runs ahead, under the reference only, under the audited set only, or under "
                 "neither. Precision: the share of the audited set's significant pairs the reference supports "

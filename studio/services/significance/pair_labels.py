@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from studio.domain.errors import UsageError
 from studio.domain.pair_decisions import PairDecision, PairLabels
-from studio.domain.significance import SignificantPair
+from studio.domain.significance import DEFAULT_PLAN, SignificancePlan, SignificantPair
 from studio.services.evaluation.engine import EvaluationEngine
 from studio.services.significance import labels, pairs
 
@@ -17,13 +17,9 @@ def pair_labels(
     run_a: str,
     run_b: str,
     measure: str = "nDCG@10",
+    plan: SignificancePlan = DEFAULT_PLAN,
     *,
-    test: str = "t",
-    correction: str = "holm",
-    alpha: float = 0.05,
     runs: list[str] | None = None,
-    resamples: int = pairs.DEFAULT_RESAMPLES,
-    seed: int = 0,
     limit: int | None = None,
 ) -> PairLabels:
     """The pair tested among every pair of `runs` (all runs by default), so that its adjusted
@@ -33,18 +29,7 @@ def pair_labels(
     behind = labels.decision_labels(engine, ref, qrels, run_a, run_b, measure)  # checks the two names
     if runs is not None and not {run_a, run_b} <= set(runs):
         raise UsageError(f"--runs leaves out {run_a if run_a not in runs else run_b!r} of the pair")
-    tested = pairs.significance(
-        engine,
-        qrels,
-        measure,
-        test=test,
-        correction=correction,
-        alpha=alpha,
-        runs=runs,
-        resamples=resamples,
-        seed=seed,
-        ref=ref,
-    )
+    tested = pairs.significance(engine, qrels, measure, plan, runs=runs, ref=ref)
     row = next(p for p in tested["pairs"] if {p["run_a"], p["run_b"]} == {run_a, run_b})
     # Rows put the run ahead under the audited set first; the pair as named may be the other way round.
     sign = 1.0 if row["run_a"] == run_a else -1.0
@@ -54,9 +39,9 @@ def pair_labels(
         measure=tested["measure"],
         run_a=run_a,
         run_b=run_b,
-        test=test,
-        correction=correction,
-        alpha=alpha,
+        test=plan.test,
+        correction=plan.correction,
+        alpha=plan.alpha,
         topics=row["topics"],
         decision=row.get("decision", "neither"),
         qrels_decision=_decision(sign, row["delta"], row["p_value"], row["p_adjusted"], row["significant"]),

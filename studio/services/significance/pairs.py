@@ -4,18 +4,19 @@ number of pairs; with a reference label set, both tested alike and their decisio
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
 
 import numpy as np
 
 from studio.domain.errors import UsageError
 from studio.domain.significance import (
     CORRECTIONS,
+    DEFAULT_PLAN,
     SIGNIFICANCE_TESTS,
     TOP_K,
     BestRun,
     DecisionAgreement,
     Significance,
+    SignificancePlan,
     SignificantPair,
 )
 from studio.metrics import decisions
@@ -25,8 +26,6 @@ from studio.metrics.evaluator import Evaluator
 from studio.metrics.names import Measure
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
 from studio.services.meta.comparison import aligned_matrices
-
-DEFAULT_RESAMPLES = 10_000
 
 
 def chosen_runs(evaluator: Evaluator, runs: list[str] | None) -> list[int]:
@@ -69,11 +68,11 @@ def _num(value: float) -> float | None:
 class Decided:
     """One label set's test of every pair: differences, p-values, adjusted p-values, decisions."""
 
-    def __init__(self, values: np.ndarray, plan: Plan) -> None:
+    def __init__(self, values: np.ndarray, plan: SignificancePlan) -> None:
         found = sig.run_test(plan.test, values, resamples=plan.resamples, seed=plan.seed)
         self.delta, self.p, self.topics = found.delta, found.p_value, found.topics
         self.adjusted = mt.adjust(self.p, plan.correction)
-        self.significant = mt.rejected(self.adjusted, plan.alpha)
+        self.significant = mt.rejected(self.p, plan.correction, plan.alpha)
         self.means = np.array([np.nanmean(row) if np.isfinite(row).any() else np.nan for row in values])
 
 
@@ -81,13 +80,9 @@ def significance(
     engine: EvaluationEngine,
     qrels: str,
     measure: str = "nDCG@10",
+    plan: SignificancePlan = DEFAULT_PLAN,
     *,
-    test: str = "t",
-    correction: str = "holm",
-    alpha: float = 0.05,
     runs: list[str] | None = None,
-    resamples: int = DEFAULT_RESAMPLES,
-    seed: int = 0,
     ref: str | None = None,
 ) -> Significance:
     """Every pair of runs tested under `qrels` (and under `ref`, decisions compared, when given)."""
@@ -97,7 +92,6 @@ def significance(
     evaluator = engine.evaluator(qrels)
     columns = chosen_runs(evaluator, runs)
     names = [evaluator.runs[c] for c in columns]
-    plan = Plan(test, correction, alpha, resamples, seed)
     if ref is None:
         return decided_pairs(qrels, str(m), names, run_values(evaluator, m, columns), plan)
     # Both sets on the topics both label: a difference in decisions is then the labels' doing.
@@ -106,23 +100,12 @@ def significance(
     return decided_pairs(qrels, str(m), names, values, plan, ref=ref, ref_values=ref_values)
 
 
-@dataclass(frozen=True)
-class Plan:
-    """How every pair is tested and decided."""
-
-    test: str
-    correction: str
-    alpha: float
-    resamples: int
-    seed: int
-
-
 def decided_pairs(
     qrels: str,
     measure: str,
     names: list[str],
     values: np.ndarray,
-    plan: Plan,
+    plan: SignificancePlan,
     *,
     ref: str | None = None,
     ref_values: np.ndarray | None = None,

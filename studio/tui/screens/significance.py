@@ -20,7 +20,7 @@ from textual.binding import Binding
 from textual.widgets import DataTable, Footer, Header, Static
 
 from studio.domain.choices import ScreenName
-from studio.domain.significance import CORRECTIONS, SIGNIFICANCE_TESTS, Significance, SignificantPair
+from studio.domain.significance import CORRECTIONS, SIGNIFICANCE_TESTS, Significance, SignificancePlan, SignificantPair
 from studio.domain.significance_matrix import CLASS_COLOURS, CLASS_LETTERS, CLASS_MEANINGS, DecisionGrid, decision_grid
 from studio.domain.views import ReviewFilters
 from studio.tui.messages import SignificanceComputed
@@ -156,7 +156,7 @@ class SignificanceScreen(StudioScreen):
         test, correction, alpha = plan
         with self.locked() as project:
             result = project.significance(
-                self.qrels, self.measure, test=test, correction=correction, alpha=alpha, ref=self.ref
+                self.qrels, self.measure, SignificancePlan(test, correction, alpha), ref=self.ref
             )
             board = project.leaderboard(self.ref, self.measure)
         self.post_message(SignificanceComputed(plan, result, decision_grid(result, board)))

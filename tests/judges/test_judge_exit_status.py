@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 import socket
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -22,12 +21,6 @@ from studio.judges.endpoints import credentials_in
 
 # Not shaped like an OpenAI key (sk-…), so only the studio's redaction of the key itself hides it.
 KEY = "studio-test-key-7Hq2ZpX9"
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as running:
-        yield running
 
 
 @pytest.fixture(autouse=True)

@@ -11,7 +11,6 @@ from __future__ import annotations
 import json
 import socket
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +26,6 @@ from studio.judges.openai_backend import OpenAIBackend, label_probs
 SECRET = "sk-test-SECRET-123"
 LABELS = ("0", "1", "2", "3")
 PREFIX = "##final score: "
-
-
-@pytest.fixture
-def server() -> Iterator[FakeOpenAIServer]:
-    with FakeOpenAIServer() as running:
-        yield running
 
 
 @pytest.fixture(autouse=True)

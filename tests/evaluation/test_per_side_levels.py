@@ -128,3 +128,13 @@ def test_agreements_binary_kappa_reads_each_side_at_its_own_threshold(
 def test_an_imported_leaderboard_has_no_level_of_its_own(with_binary: Project) -> None:
     with pytest.raises(UsageError, match="--llm-relevant"):
         with_binary.correlation("human", "leaderboard:any", "P@10", llm_relevant=1)
+
+
+def test_an_audit_simulation_warns_of_the_compared_side_only_with_its_own_remedy(with_binary: Project) -> None:
+    result = with_binary.simulate_audit("human", BINARY, budget=3, trials=5, measure="P(rel=2)@10")
+    (warning,) = result["warnings"]
+    assert warning.startswith(f"{BINARY}'s grades reach at most 1") and "--llm-relevant 1" in warning
+    at_own_level = with_binary.simulate_audit(
+        "human", BINARY, budget=3, trials=5, measure="P(rel=2)@10", llm_relevant=1
+    )
+    assert at_own_level["warnings"] == []

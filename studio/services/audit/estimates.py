@@ -12,10 +12,11 @@ from studio.domain.rows import Estimate, EstimateRun, RunPairEstimate
 from studio.metrics import correlation as corr
 from studio.metrics import ppi, ppi_ratio
 from studio.metrics.names import Measure
-from studio.services.audit.levels import at_level, level_warnings
+from studio.services.audit.levels import at_level
 from studio.services.audit.pairs import UNLABELLED, pool_pairs, precision_units
 from studio.services.audit.units import GoldDesign, Units, gold_design, stratified, topic_units
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
+from studio.services.meta.unreachable_levels import side_warnings
 
 
 def covers(design: str, level: float, qrels: str, gold: str, measure: str, lacking: int = 0) -> str:
@@ -154,7 +155,7 @@ def estimate(
         "units_qrels_lacks": lacking,
         "gold_units": n,
         "covers": covers(design, level, qrels, gold, str(m), lacking),
-        "warnings": level_warnings(engine, m, [(gold, m.rel), (qrels, llm_m.rel)]),
+        "warnings": side_warnings(engine, gold, qrels, m, llm_m),
         "runs": rows,
         "pairs": run_pairs(linear, pi, level=level, estimator=kind),
         "kendall_tau_vs_llm": _num(tau),

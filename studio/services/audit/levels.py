@@ -27,19 +27,3 @@ def at_level(measure: Measure, rel: float | None) -> Measure:
 def highest_grade(engine: EvaluationEngine, label_set: str) -> float | None:
     grades = [g for labels in engine.evaluator(label_set).labels.values() for g in labels.judged.values()]
     return max(grades) if grades else None
-
-
-def level_warnings(engine: EvaluationEngine, measure: Measure, sides: list[tuple[str, float]]) -> list[str]:
-    """A warning for each (label set, level) whose grades never reach the level: under it the
-    label set calls nothing relevant."""
-    if not uses_level(measure):
-        return []
-    found = []
-    for label_set, rel in sides:
-        top = highest_grade(engine, label_set)
-        if top is not None and top < rel:
-            found.append(
-                f"{label_set}'s grades reach at most {top:g}: at relevance level {rel:g} it calls no pair "
-                f"relevant for {measure.name}; give its own level (e.g. --llm-relevant {top:g})"
-            )
-    return found

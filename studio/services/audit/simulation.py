@@ -12,10 +12,11 @@ import numpy as np
 from studio.domain.errors import UsageError
 from studio.metrics import ppi, ppi_ratio
 from studio.services.audit import adaptive
-from studio.services.audit.levels import at_level, level_warnings
+from studio.services.audit.levels import at_level
 from studio.services.audit.pairs import UNLABELLED, pool_pairs, precision_units
 from studio.services.audit.units import estimate_design, labelled_qids, topic_units
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
+from studio.services.meta.unreachable_levels import side_warnings
 
 DESIGNS = ("topics", "pairs", adaptive.TOPICS_NEYMAN, adaptive.PAIRS_UNCERTAINTY)
 
@@ -112,7 +113,7 @@ def simulate(
         "level": level,
         "estimator": kind,
         "truth": truth,
-        "warnings": level_warnings(engine, m, [(ref, m.rel), (qrels, llm_m.rel)]),
+        "warnings": side_warnings(engine, ref, qrels, m, llm_m),
         **{k: (v if np.isfinite(v) else None) for k, v in found.summary().items()},  # JSON has no NaN
         "per_run": [
             {

@@ -14,7 +14,7 @@ from studio.metrics import correlation as corr
 from studio.metrics.names import Measure
 from studio.services.audit.levels import at_level, uses_level
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
-from studio.services.meta.unreachable_levels import correlation_warnings, threshold_warnings
+from studio.services.meta.unreachable_levels import side_warnings, threshold_warnings
 from studio.store import ensembles as ensemble_store
 
 BOOTSTRAP_RESAMPLES = 1000
@@ -52,7 +52,7 @@ def correlation(
     levels = side_levels(m, aud_m)
     if not (_evaluates_a_topic(ref_eval, m) and _evaluates_a_topic(aud_eval, aud_m)):
         empty = _without_topics(ref, qrels, m, levels, runs, x, y, details=details, resamples=resamples, seed=seed)
-        return empty | {"warnings": correlation_warnings(engine, ref, qrels, m, aud_m)} if details else empty
+        return empty | {"warnings": side_warnings(engine, ref, qrels, m, aud_m)} if details else empty
     result: dict[str, Any] = {
         "ref": ref,
         "qrels": qrels,
@@ -97,7 +97,7 @@ def correlation(
             "leaderboard": [
                 {"run": run, "ref": float(a), "qrels": float(b)} for run, a, b in zip(runs, x, y, strict=True)
             ],
-            "warnings": correlation_warnings(engine, ref, qrels, m, aud_m),
+            "warnings": side_warnings(engine, ref, qrels, m, aud_m),
         }
     )
     return result

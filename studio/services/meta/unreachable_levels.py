@@ -37,10 +37,11 @@ def measure_warnings(engine: EvaluationEngine, label_set: str, measures: list[Me
     return found
 
 
-def correlation_warnings(
+def side_warnings(
     engine: EvaluationEngine, ref: str, qrels: str, ref_measure: Measure, qrels_measure: Measure
 ) -> list[str]:
-    """`studio correlate`'s warnings: the reference at the measure's level, the compared set at its own."""
+    """The warnings of two sides scored at their own levels (`correlate`, `estimate`, `audit simulate`):
+    the reference at the measure's level, the compared set at its own, each with its remedy."""
     if not uses_level(ref_measure):
         return []
     return unreachable(

@@ -63,8 +63,16 @@ M_h units drawn, z = n_h·value/(M_h·π_i) and
 a stratum drawn whole (n_h = M_h) adding nothing. The interval is θ̂ ± t_df · se with df = n − H
 (n − H − 1 when λ is fitted: `ppi++`, and `cross-fit` unless every fold's λ is 0). Per-unit
 inclusion probabilities π_i enter through z (Horvitz–Thompson); with them unequal the variance is
-the with-replacement approximation within each stratum. Pair designs (`discrete=`) add one
-pseudo-disagreement of residual λ·δ to each stratum's sum of squares (`_Stratum.pseudo_square`).
+the with-replacement approximation within each stratum.
+
+One pseudo-unit (`pseudo=`). A sample from a population whose rectifier has a rare heavy tail
+— a few pairs where a good judge disagrees, a few topics where the LLM misses what people found —
+often holds none of the tail; its spread then looks small exactly when its mean is off, and the t
+interval undercovers however honest its variance is on average. Each stratum's sum of squares gets
+one pseudo-unit whose residual is the LLM term's own deviation, λ·δ, with δ known from the LLM
+labels over the whole stratum: for pair designs (`"pair"`) one disagreement, for topic designs
+(`"topic"`) one topic whose prediction is wholly wrong (`_Stratum.pseudo_square`). The estimate,
+λ and the degrees of freedom do not move; with λ = 0 nothing changes (gold-only stays gold-only).
 """
 
 from __future__ import annotations
@@ -81,6 +89,8 @@ FOLDS = 10  # cross-fitting folds (fewer when the sample is smaller: leave-one-o
 # Below this many gold units cross-fitting is the gold sample alone: each fold's λ would rest on a
 # handful of units, and on TREC DL a 4-topic audit came out up to 1.34× as wide as gold-only.
 MIN_CROSS_FIT_UNITS = 8
+PSEUDO_PAIR = "pair"  # one pseudo-disagreement: a unit is one pair with one grade
+PSEUDO_TOPIC = "topic"  # one pseudo-topic: a unit is a topic's value of a run
 
 
 @dataclass(frozen=True)
@@ -107,13 +117,13 @@ def estimate_totals(
     tuned: bool = False,
     estimator: str | None = None,
     strata: np.ndarray | None = None,
-    discrete: bool = False,
+    pseudo: str | None = None,
 ) -> Intervals:
     """θ̂ = Σ_h M_h mean_{S_h}(z_a − λ(z_b − b̄_h)) for each row of `sampled` (trials × M, 0/1) and
     each column of `a` and `b` (M × K; `b` None: gold only). `estimator` is one of ESTIMATORS
     (None: `ppi++` when `tuned`, else `ppi`); `strata` (M,) integer labels, None: one stratum.
-    `discrete`: a unit's gold label is one pair's grade (pair designs), and each stratum's spread
-    gets one pseudo-disagreement (see `_Stratum.pseudo_square`).
+    `pseudo`: PSEUDO_PAIR or PSEUDO_TOPIC adds one pseudo-unit of the design's kind to each
+    stratum's spread (see `_Stratum.pseudo_square`); None: the plain sample variance.
     Values of `a` outside the sample are never read as long as they are finite (set them to 0)."""
     kind = estimator or ("ppi++" if tuned else "ppi")
     if kind not in ESTIMATORS:
@@ -145,8 +155,8 @@ def estimate_totals(
             count = layer.count[:, None]
             mean = total / count
             spread = np.maximum(squares - count * mean**2, 0.0)
-            if discrete:
-                spread = spread + reported[:, None] ** 2 * layer.pseudo_square()
+            if pseudo is not None:
+                spread = spread + reported[:, None] ** 2 * layer.pseudo_square(pseudo)
             spread = spread / (count - 1)
             fpc = 1.0 - count / layer.size
             estimate += layer.size * mean
@@ -187,18 +197,31 @@ class _Stratum:
         spread = b_h.var(axis=0, ddof=1) if size > 1 else np.zeros(b.shape[1])
         return cls(inside, size, count, local, scale, local * scale, a[inside], b_h, b_h.mean(axis=0), spread)
 
-    def pseudo_square(self) -> np.ndarray:
-        """(T, K) the square of one disagreement's residual, per unit of λ: a pair whose LLM label
-        counts δ where its gold one counts 0, or the reverse. A pair audit's rectifier is 0 wherever
-        gold and LLM agree, and with a good judge disagreements are rare: a sample holding none or
-        one of them shows a spread near 0 however many the pool holds (on TREC DL with a κ 0.8
-        judge, 1,000 sampled pairs hold 0–2 disagreements in a run's top 10 in a quarter of the
-        audits, and those intervals cover 0–0.84). One pseudo-disagreement in the sum of squares,
-        as Agresti and Coull add pseudo-counts to a rare proportion, keeps that spread from
-        collapsing. δ² = Σ z_b⁴ / Σ z_b² over the stratum's population (known: the LLM labels every
-        pair) is the typical squared contribution of a pair, weighted towards the pairs that count."""
-        squares = self.scale**2 @ self.b**2
+    def pseudo_square(self, kind: str) -> np.ndarray:
+        """(T, K) the square of one pseudo-unit's residual, per unit of λ, known from the LLM labels
+        over the stratum's whole population.
+
+        `"pair"`: a pair whose LLM label counts δ where its gold one counts 0, or the reverse. A pair
+        audit's rectifier is 0 wherever gold and LLM agree, and with a good judge disagreements are
+        rare: a sample holding none or one of them shows a spread near 0 however many the pool holds
+        (on TREC DL with a κ 0.8 judge, 1,000 sampled pairs hold 0–2 disagreements in a run's top 10
+        in a quarter of the audits, and those intervals cover 0–0.84). As Agresti and Coull add
+        pseudo-counts to a rare proportion, δ² = Σ z_b⁴ / Σ z_b² is the typical squared contribution
+        of a pair, weighted towards the pairs that count.
+
+        `"topic"`: a topic on which the prediction λ·(z_b − b̄) is wholly wrong (its gold value at
+        the mean): δ² = S²_zb, the spread of the LLM's values over the stratum's topics. On TREC DL
+        with GPT-4's labels a few topics carry most of gold − LLM (on DL19 two topics where GPT-4
+        grades 4 passages relevant and NIST 119); the 20-topic audits that miss them covered 0.73–0.87."""
         with np.errstate(invalid="ignore", divide="ignore"):
+            if kind == PSEUDO_TOPIC:
+                if self.size < 2:
+                    return np.zeros((self.scale.shape[0], self.b.shape[1]))
+                total, squares = self.scale @ self.b, self.scale**2 @ self.b**2
+                return np.maximum(squares - total**2 / self.size, 0.0) / (self.size - 1)
+            if kind != PSEUDO_PAIR:
+                raise ValueError(f"unknown pseudo-unit {kind!r} (known: {PSEUDO_PAIR}, {PSEUDO_TOPIC})")
+            squares = self.scale**2 @ self.b**2
             result: np.ndarray = np.where(squares > 0, (self.scale**4 @ self.b**4) / squares, 0.0)
         return result
 
@@ -231,7 +254,8 @@ class _Stratum:
 def _fitted_lambda(layers: list[_Stratum], keep: np.ndarray, mask: np.ndarray) -> np.ndarray:
     """λ̂ = Σ_h c_h Σ_k Ŝ_ab / Σ_h c_h Σ_k S_bb over the sampled units with `keep`, clipped to
     [0, 1] (c_h = M_h²(1 − f_h)/n_h, the stratum's weight in the variance); 0 where fewer than two
-    units of a stratum inform it (with nothing known, the gold sample alone cannot be hurt)."""
+    units of a stratum inform it (with nothing known, the gold sample alone cannot be hurt). The
+    pseudo-unit is left out of the fit: it widens the interval and never moves λ or the estimate."""
     numerator = np.zeros(mask.shape[0])
     denominator = np.zeros(mask.shape[0])
     for layer in layers:
@@ -365,7 +389,7 @@ def simulate(
     tuned: bool = False,
     estimator: str | None = None,
     strata: np.ndarray | None = None,
-    discrete: bool = False,
+    pseudo: str | None = None,
 ) -> Coverage:
     """Coverage of θ = Σ a (the full-gold value) by the estimator's and gold-only intervals over
     `trials` (stratified) simple random audits of `budget` units; `a` holds every unit's gold
@@ -376,7 +400,7 @@ def simulate(
     masks = draw_samples(units, budget, trials, seed, strata)
     pi = inclusion(masks, strata)
     found = estimate_totals(
-        masks, a, b, pi, level=level, tuned=tuned, estimator=estimator, strata=strata, discrete=discrete
+        masks, a, b, pi, level=level, tuned=tuned, estimator=estimator, strata=strata, pseudo=pseudo
     )
     gold = estimate_totals(masks, a, None, pi, level=level, strata=strata)
     result = coverage(found, gold, a.sum(axis=0)[None, :])

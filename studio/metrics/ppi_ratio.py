@@ -139,11 +139,11 @@ def estimate_ndcg(
     gold_only: bool = False,
 ) -> ppi.Intervals:
     """nDCG@k of every run from one audit, with intervals (see `linearise`); its units are single
-    pairs, so the estimate is `discrete` (see `ppi.estimate_totals`)."""
+    pairs, so the estimate adds a pair's pseudo-unit (see `ppi.estimate_totals`)."""
     found = linearise(sampled, pool, gold_grade, llm_grade, pi, gold_only=gold_only)
     return shifted(
         ppi.estimate_totals(
-            sampled, found.a, found.b, pi, level=level, estimator=estimator, strata=strata, discrete=True
+            sampled, found.a, found.b, pi, level=level, estimator=estimator, strata=strata, pseudo=ppi.PSEUDO_PAIR
         ),
         found.constant,
     )

@@ -117,6 +117,32 @@ def test_uncertainty_without_distributions_or_pilot_is_refused(tmp_path: Path) -
             project.plan_audit("llm", name="u", budget=2, design="pairs-uncertainty")
 
 
+def test_an_ensemble_draws_where_its_members_disagree(tmp_path: Path) -> None:
+    """Without distributions or a pilot, an ensemble's spread (the members' standard deviation
+    behind each label) is the predicted error: pairs its members disagree on are drawn with a
+    larger π than pairs they agree on, and a label set with neither is still refused."""
+    lines: dict[str, list[str]] = {name: [] for name in ("a", "b", "c")}
+    for d in range(40):
+        split = d % 4 == 0  # one pair in four: the members disagree
+        for i, name in enumerate(lines):
+            grade = (i if split else 1) if d % 2 == 0 else 0
+            lines[name].append(f"q{d % 5} 0 d{d} {grade}\n")
+    with Project.open(tmp_path / "p.duckdb") as project:
+        for name, rows in lines.items():
+            (tmp_path / f"{name}.txt").write_text("".join(rows))
+            project.import_qrels(tmp_path / f"{name}.txt", name=name, kind="llm")
+        project.ensemble(["a", "b", "c"], "mean", "ens")
+        drawn = project.plan_audit("ens", name="u", budget=10, design="pairs-uncertainty", seed=1)
+        row = drawn["strata_rows"][0]
+        assert row["from"] == "label spread (40 pairs)"
+        # Half the budget is spread uniformly (10/40 · 0.5 each), the other half over the 10 pairs
+        # whose members disagree (equal spreads: 10 · 0.5 / 10 more each).
+        assert row["min_inclusion"] == pytest.approx(0.125)
+        assert row["max_inclusion"] == pytest.approx(0.625)
+        with pytest.raises(UsageError, match="spread behind its labels"):
+            project.plan_audit("a", name="v", budget=10, design="pairs-uncertainty", seed=1)
+
+
 def heavy_tailed_project(folder: Path, seed: int = 3) -> Project:
     """40 topics of 20 pairs; on two of them people grade most pairs relevant and the LLM none, so
     the per-topic differences gold − LLM are heavy-tailed; elsewhere the LLM agrees nine times in ten."""

@@ -33,20 +33,20 @@ def collection(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
 def test_twenty_gold_topics_cover_ndcg_and_narrow_the_interval(collection: Project) -> None:
     """A judge of κ 0.5 (about what LLM judges reach against NIST's graded labels) and 20 random
     gold topics: with the default (cross-fit) estimator every run's 95% interval covers its
-    full-human nDCG@10 at least 90% of the time and is at most 0.86 as wide as the gold-only
-    interval of the same 20 topics."""
+    full-human nDCG@10 at least 90% of the time and is at most 0.88 as wide as the gold-only
+    interval of the same 20 topics (measured: 0.940 and 0.861 on DL19, 0.947 and 0.791 on DL20)."""
     found = collection.simulate_audit("human", "llm-k0.5", budget=20, trials=TRIALS, seed=7)
     assert found["estimator"] == "cross-fit"
     assert found["min_run_coverage"] >= FLOOR
     assert found["coverage"] >= 0.93
-    assert found["width_ratio"] <= 0.86
+    assert found["width_ratio"] <= 0.88
 
 
 @pytest.mark.parametrize("kappa", [0.3, 0.8])
 def test_coverage_holds_whatever_the_judge_and_its_gain_grows_with_kappa(collection: Project, kappa: float) -> None:
     found = collection.simulate_audit("human", f"llm-k{kappa:g}", budget=10, trials=TRIALS, seed=8)
     assert found["min_run_coverage"] >= FLOOR - 0.02  # 10 topics: the t interval is a little short
-    assert found["width_ratio"] <= (0.70 if kappa == 0.8 else 0.95)
+    assert found["width_ratio"] <= (0.75 if kappa == 0.8 else 0.95)
 
 
 def test_a_judge_that_does_not_help_costs_nothing_against_the_gold_sample(collection: Project) -> None:
@@ -93,13 +93,18 @@ def gpt4_labels(project: Project) -> None:
 def test_twenty_gold_topics_and_gpt4_labels_on_dl20_cover_and_narrow(collection: Project) -> None:
     """A real LLM's labels (GPT-4, UMBRELA, as Arabzadeh & Clarke published them; graded κ 0.33
     against NIST) and 20 random gold topics of DL20: each run's 95% interval covers its
-    full-human nDCG@10 at least 90% of the time, 93% on average, and is at most 0.77 as wide as
-    the gold-only one (measured: 0.930, 0.754)."""
+    full-human nDCG@10 at least 90% of the time, 93% on average, and is at most 0.78 as wide as
+    the gold-only one (measured: 0.938, 0.773). Without the pseudo-topic in the spread the same
+    audits cover 0.930 (0.920 with the benchmark's seed)."""
     gpt4_labels(collection)
     found = collection.simulate_audit("human", GPT4, budget=20, trials=TRIALS, seed=7)
     assert found["min_run_coverage"] >= FLOOR
-    assert found["coverage"] >= 0.925
-    assert found["width_ratio"] <= 0.77
+    assert found["coverage"] >= 0.93
+    assert found["width_ratio"] <= 0.78
+    engine = collection.engine
+    units = topic_units(engine, GPT4, "human", measure_of("nDCG@10"), within=labelled_qids(engine.evaluator("human")))
+    plain = ppi.simulate(units.a, units.b, budget=20, trials=TRIALS, seed=7, estimator="cross-fit").summary()
+    assert plain["coverage"] < found["coverage"] - 0.005
 
 
 @pytest.mark.parametrize("collection", ["dl19"], indirect=True)

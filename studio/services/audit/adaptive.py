@@ -18,7 +18,9 @@ from studio.metrics.sampling import allocate
 from studio.services.audit.pool import PoolPair, pilot_differences
 from studio.store import Connection
 from studio.store import audits as audit_store
+from studio.store import ensembles as ensemble_store
 from studio.store.distributions import label_distributions
+from studio.store.labels import label_set_id
 
 # A drawn unit: (qid, docid or None for a whole topic, stratum, inclusion probability).
 DrawnUnit = tuple[str, str | None, str | None, float]
@@ -35,30 +37,44 @@ class PairScores:
 
 
 def pair_error_scores(con: Connection, label_set: str, pairs: Sequence[PoolPair], pilot: str | None) -> PairScores:
-    """The predicted |gold − LLM| of every pair: from the label set's label distributions when it has
-    them (a pair without one takes the others' mean), else a pilot's root mean squared error at the
-    pair's LLM grade (a calibration residual: a grade the pilot saw fewer than twice takes the
-    pilot's overall one)."""
+    """The predicted |gold − LLM| of every pair, from the best signal the label set has: its label
+    distributions (the root expected squared error under them); else its labels' spread (the
+    standard deviation of an ensemble's members, or of a judge's repeated samples, behind each
+    label); else a pilot's root mean squared error at the pair's LLM grade (a calibration residual:
+    a grade the pilot saw fewer than twice takes the pilot's overall one). A pair the signal does
+    not reach takes the others' mean."""
     known = label_distributions(con, label_set)
     if known:
-        scores = np.array(
-            [
-                us.predicted_error(known[(p.qid, p.docid)], p.grade) if (p.qid, p.docid) in known else np.nan
-                for p in pairs
-            ]
-        )
-        fill = float(np.nanmean(scores)) if np.isfinite(scores).any() else 0.0
-        covered = int(np.isfinite(scores).sum())
-        return PairScores(np.where(np.isfinite(scores), scores, fill), f"label distributions ({covered} pairs)")
+        found = [
+            us.predicted_error(known[(p.qid, p.docid)], p.grade) if (p.qid, p.docid) in known else None for p in pairs
+        ]
+        return _filled(found, "label distributions")
+    set_id = label_set_id(con, label_set)
+    spreads = {
+        key: row.std
+        for key, row in (ensemble_store.spreads(con, set_id) if set_id is not None else {}).items()
+        if row.judges >= 2
+    }
+    if spreads:
+        return _filled([spreads.get((p.qid, p.docid)) for p in pairs], "label spread")
     name, differences = pilot_differences(con, label_set, pilot)
     if len(differences) < 2:
         raise UsageError(
             f"{PAIRS_UNCERTAINTY} needs label distributions of {label_set!r} (a judge run that keeps them, or "
-            "`studio import probs`) or a pilot that grades some of its pool (--pilot, or an earlier audit)"
+            "`studio import probs`), the spread behind its labels (an ensemble, or a judge run with --samples) "
+            "or a pilot that grades some of its pool (--pilot, or an earlier audit)"
         )
     return PairScores(
         calibration_residuals([p.grade for p in pairs], differences, pairs), f"calibration residual ({name})"
     )
+
+
+def _filled(found: Sequence[float | None], source: str) -> PairScores:
+    """Scores with a gap where the signal does not reach a pair, filled with the others' mean."""
+    scores = np.array([np.nan if value is None else value for value in found], dtype=np.float64)
+    fill = float(np.nanmean(scores)) if np.isfinite(scores).any() else 0.0
+    covered = int(np.isfinite(scores).sum())
+    return PairScores(np.where(np.isfinite(scores), scores, fill), f"{source} ({covered} pairs)")
 
 
 def calibration_residuals(

@@ -41,7 +41,7 @@ class Linear:
     gold_units: Units  # the contributions the gold-only estimate linearises (equal to `units` when linear)
     gold_constant: np.ndarray
     llm_value: np.ndarray  # (runs,) the LLM-only value
-    discrete: bool = False  # units are single pairs with a grade each (ppi.estimate_totals' `discrete`)
+    pseudo: str = ppi.PSEUDO_TOPIC  # the pseudo-unit of ppi.estimate_totals: a topic's, or a pair's
 
 
 def linear_units(
@@ -59,7 +59,7 @@ def linear_units(
         a, b = precision_units(pairs, m.rel, llm_m.rel)
         units = Units(pairs.keys, a, b, sampled, pairs.runs, pairs.strata)
         zero = np.zeros(len(pairs.runs))
-        return Linear(units, zero, units, zero, b.sum(axis=0), discrete=True)
+        return Linear(units, zero, units, zero, b.sum(axis=0), pseudo=ppi.PSEUDO_PAIR)
     bare = Units(
         pairs.keys, np.zeros((len(pairs.keys), 0)), np.zeros((len(pairs.keys), 0)), sampled, pairs.runs, pairs.strata
     )
@@ -74,7 +74,7 @@ def linear_units(
         Units(pairs.keys, alone.a, np.zeros_like(alone.a), sampled, pairs.runs, pairs.strata),
         alone.constant,
         llm_value,
-        discrete=True,
+        pseudo=ppi.PSEUDO_PAIR,
     )
 
 
@@ -111,7 +111,7 @@ def estimate(
     b = None if kind == "gold" else units.b
     ppi_runs = ppi_ratio.shifted(
         ppi.estimate_totals(
-            mask, units.a, b, pi, level=level, estimator=kind, strata=units.strata, discrete=linear.discrete
+            mask, units.a, b, pi, level=level, estimator=kind, strata=units.strata, pseudo=linear.pseudo
         ),
         linear.constant,
     )
@@ -222,7 +222,7 @@ def run_pairs(linear: Linear, pi: np.ndarray, *, level: float, estimator: str) -
             level=level,
             estimator=estimator,
             strata=units.strata,
-            discrete=linear.discrete,
+            pseudo=linear.pseudo,
         ),
         linear.constant[i] - linear.constant[j],
     )

@@ -71,7 +71,7 @@ def audit_decisions(
             units.probabilities(found.probabilities),
             estimator=kind,
             strata=units.strata,
-            discrete=linear.discrete,
+            pseudo=linear.pseudo,
         ),
         linear.constant[i] - linear.constant[j],
     )

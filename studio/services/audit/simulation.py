@@ -94,7 +94,14 @@ def simulate(
         else:
             a, b = units.a, units.b
         ours = ppi.estimate_totals(
-            masks, a, b, pi, level=level, estimator=kind, strata=strata, discrete=unit == "pairs"
+            masks,
+            a,
+            b,
+            pi,
+            level=level,
+            estimator=kind,
+            strata=strata,
+            pseudo=ppi.PSEUDO_PAIR if unit == "pairs" else ppi.PSEUDO_TOPIC,
         )
         gold = ppi.estimate_totals(masks, a, None, pi, level=level, strata=strata)
         found = ppi.coverage(ours, gold, a.sum(axis=0)[None, :])

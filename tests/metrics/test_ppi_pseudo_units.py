@@ -1,7 +1,7 @@
-"""The pair design's pseudo-disagreement (`estimate_totals(discrete=True)`): with a judge that rarely
-disagrees, a pair sample often holds no disagreement in a run's top k, and its spread collapses;
-one pseudo-disagreement restores the coverage, widens only where the LLM term is used, and never
-moves the estimate."""
+"""One pseudo-unit in each stratum's spread (`estimate_totals(pseudo=…)`). Pair designs: with a judge
+that rarely disagrees, a pair sample often holds no disagreement in a run's top k, and its spread
+collapses; one pseudo-disagreement restores the coverage. Topic designs: one topic whose prediction
+is wholly wrong. Either widens only where the LLM term is used and never moves the estimate."""
 
 from __future__ import annotations
 
@@ -34,7 +34,7 @@ def test_rare_disagreements_undercover_without_the_pseudo_disagreement_and_cover
     a, b = _pool(disagree=0.03)
     # 300 of 4,000 pairs: about 30 of a run's 400 top-10 pairs, of which about one disagrees.
     plain = ppi.simulate(a, b, budget=300, trials=600, seed=3, estimator="cross-fit").summary()
-    found = ppi.simulate(a, b, budget=300, trials=600, seed=3, estimator="cross-fit", discrete=True).summary()
+    found = ppi.simulate(a, b, budget=300, trials=600, seed=3, estimator="cross-fit", pseudo=ppi.PSEUDO_PAIR).summary()
     assert plain["coverage"] < 0.9
     # 600 trials: a coverage's Monte-Carlo error is about 0.009.
     assert found["coverage"] >= 0.93
@@ -47,7 +47,7 @@ def test_the_pseudo_disagreement_only_widens_and_never_moves_the_estimate() -> N
     pi = ppi.inclusion(masks)
     for estimator in ("cross-fit", "ppi", "ppi++"):
         plain = ppi.estimate_totals(masks, a, b, pi, estimator=estimator)
-        found = ppi.estimate_totals(masks, a, b, pi, estimator=estimator, discrete=True)
+        found = ppi.estimate_totals(masks, a, b, pi, estimator=estimator, pseudo=ppi.PSEUDO_PAIR)
         np.testing.assert_array_equal(found.estimate, plain.estimate)
         np.testing.assert_array_equal(found.df, plain.df)
         assert (found.se > plain.se).all()
@@ -60,7 +60,7 @@ def test_a_sample_without_a_disagreement_still_has_a_spread() -> None:
     mask[0, np.flatnonzero(agree)[:300]] = 1.0  # a sample that happens to hold no disagreement
     pi = np.full(PAIRS, 300 / PAIRS)
     plain = ppi.estimate_totals(mask, a, b, pi, estimator="ppi")
-    found = ppi.estimate_totals(mask, a, b, pi, estimator="ppi", discrete=True)
+    found = ppi.estimate_totals(mask, a, b, pi, estimator="ppi", pseudo=ppi.PSEUDO_PAIR)
     np.testing.assert_allclose(plain.se, 0.0, atol=1e-8)  # the sums of squares round a little
     # One disagreement of a top-10 pair weighs 1/(topics · k) in the run's P@10 total; its
     # pseudo-unit gives the expanded total a standard error of that weight times M·√((1 − f)/(n(n − 1))).
@@ -76,6 +76,52 @@ def test_where_the_llm_term_weighs_nothing_the_interval_is_the_gold_samples() ->
     inverted = b.max() - b  # against the grades: every fold's λ clips to 0
     gold = ppi.estimate_totals(masks, a, None, pi)
     for b_used, estimator in ((b, "gold"), (inverted, "cross-fit")):
-        found = ppi.estimate_totals(masks, a, b_used, pi, estimator=estimator, discrete=True)
+        found = ppi.estimate_totals(masks, a, b_used, pi, estimator=estimator, pseudo=ppi.PSEUDO_PAIR)
         assert (found.lam == 0).all()
         np.testing.assert_allclose(found.high - found.low, gold.high - gold.low)
+
+
+def _topics(seed: int = 3, count: int = 50, runs: int = 4) -> tuple[np.ndarray, np.ndarray]:
+    """Per-topic values (a, b) of a topic mean: an LLM close to the people on most topics."""
+    rng = np.random.default_rng(seed)
+    ease = rng.beta(2, 2, count)
+    gold = np.clip(ease[:, None] * (0.6 + 0.1 * np.arange(runs))[None, :] + rng.normal(0, 0.05, (count, runs)), 0, 1)
+    llm = np.clip(gold + rng.normal(0, 0.08, (count, runs)), 0, 1)
+    return ppi.topic_units(llm, gold)
+
+
+def test_the_pseudo_topic_only_widens_and_never_moves_the_estimate() -> None:
+    a, b = _topics()
+    masks = ppi.draw_samples(a.shape[0], 15, 50, seed=5)
+    pi = ppi.inclusion(masks)
+    for estimator in ("cross-fit", "ppi", "ppi++"):
+        plain = ppi.estimate_totals(masks, a, b, pi, estimator=estimator)
+        found = ppi.estimate_totals(masks, a, b, pi, estimator=estimator, pseudo=ppi.PSEUDO_TOPIC)
+        np.testing.assert_array_equal(found.estimate, plain.estimate)
+        np.testing.assert_array_equal(found.lam, plain.lam)
+        np.testing.assert_array_equal(found.df, plain.df)
+        assert (found.se > plain.se).all()
+
+
+def test_the_pseudo_topic_is_one_topic_off_by_the_llm_values_spread() -> None:
+    """Plain PPI (λ = 1) on the mean of N topics from n: the sample variance of the rectifier gets
+    the LLM values' own variance over the N topics as one more squared residual."""
+    a, b = _topics()
+    count, sample = a.shape[0], 15
+    mask = ppi.draw_samples(count, sample, 1, seed=2)
+    found = ppi.estimate_totals(mask, a, b, ppi.inclusion(mask), estimator="ppi", pseudo=ppi.PSEUDO_TOPIC)
+    chosen = mask[0] > 0
+    rectifier = (a - b)[chosen] * count  # back to the topics' own values
+    squares = rectifier.var(axis=0, ddof=0) * sample + (b * count).var(axis=0, ddof=1)
+    expected = np.sqrt((1 - sample / count) * squares / (sample - 1) / sample)
+    np.testing.assert_allclose(found.se[0], expected, rtol=1e-9)
+
+
+def test_where_the_llm_term_weighs_nothing_the_pseudo_topic_adds_nothing() -> None:
+    a, b = _topics()
+    masks = ppi.draw_samples(a.shape[0], 15, 40, seed=7)
+    pi = ppi.inclusion(masks)
+    gold = ppi.estimate_totals(masks, a, None, pi)
+    found = ppi.estimate_totals(masks, a, b.max() - b, pi, estimator="cross-fit", pseudo=ppi.PSEUDO_TOPIC)
+    assert (found.lam == 0).all()
+    np.testing.assert_allclose(found.high - found.low, gold.high - gold.low)

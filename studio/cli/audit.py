@@ -129,6 +129,8 @@ def _print_budget_plan(
         f"{plan['seconds_per_decision']:g} s a decision ({plan['seconds_from']})",
     )
     emit_records(plan["strata"], fmt, title=f"Neyman allocation by {plan['strata_by']}")
+    if plan["topic_strata"]:
+        emit_records(plan["topic_strata"], fmt, title="topics-neyman strata")
 
 
 @commands.command("import")

@@ -75,8 +75,11 @@ def test_budget_plan_table_and_json(sample: Path, tmp_path: Path) -> None:
     assert_matches_golden("audit_budget_plan.txt", normalised(out, sample))
     code, out, err = studio(sample, tmp_path, *args, "--format", "json")
     plan = json.loads(out)
-    assert [d["design"] for d in plan["designs"]] == ["topics", "pairs", "stratified (grade)"]
+    designs = [d["design"] for d in plan["designs"]]
+    assert designs == ["topics", "pairs", "stratified (grade)", "topics-neyman", "pairs-uncertainty"]
     assert {"stratum", "pairs", "pilot_pairs", "sd", "neyman", "proportional", "sample"} == set(plan["strata"][0])
+    assert sum(row["topics"] for row in plan["topic_strata"]) == plan["designs"][0]["population"]
+    assert plan["uncertainty_from"].startswith("label distributions")
     code, out, err = studio(sample, tmp_path, "audit", "plan", "--qrels", LLM, "--target-width", "0.2")
     assert code == 2 and "--pilot" in err
 

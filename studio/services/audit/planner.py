@@ -1,5 +1,7 @@
 """How big an audit sample must be for an interval of a given width, per design, from a pilot.
 
+`topics-neyman` and `pairs-uncertainty` are sized in `adaptive_sizes.py`.
+
 Topics: the quantity is a run's mean measure over topics, corrected by the sampled topics'
 rectifier gold − LLM; its variance is S²/n·(1 − n/N) with S the per-topic rectifier's standard
 deviation over the pilot's topics (the largest over runs, so that every run's interval is at most
@@ -16,24 +18,29 @@ import numpy as np
 
 from studio.domain.errors import UsageError
 from studio.metrics.sampling import allocate, neyman_weights, simple_sample_size, stratified_sample_size
+from studio.services.audit import adaptive
+from studio.services.audit.adaptive_sizes import neyman_topic_size, uncertainty_pair_size
 from studio.services.audit.samples import STRATA, pilot_differences, pool_pairs, stratum_spreads
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
 
 
-def topic_rectifier_sd(engine: EvaluationEngine, qrels: str, pilot: str, measure: str) -> tuple[float, int]:
-    """The largest (over runs) standard deviation of gold − LLM per topic over the pilot's topics,
-    and how many topics the pilot has."""
+def topic_rectifiers(engine: EvaluationEngine, qrels: str, pilot: str, measure: str) -> dict[str, np.ndarray]:
+    """Each pilot topic's gold − LLM value of every run."""
     m = measure_of(measure)
     gold, llm = engine.evaluator(pilot), engine.evaluator(qrels)
     gold_values, llm_values = gold.per_topic(m), llm.per_topic(m)
     topics = [q for q in gold.qids if gold.labels.get(q) and gold.labels[q].judged and q in llm.row]
-    if len(topics) < 2:
-        return math.nan, len(topics)
-    rectifier = np.array([gold_values[gold.row[q]] - llm_values[llm.row[q]] for q in topics])
+    return {q: gold_values[gold.row[q]] - llm_values[llm.row[q]] for q in topics}
+
+
+def topic_rectifier_sd(rectifiers: dict[str, np.ndarray]) -> float:
+    """The largest (over runs) standard deviation of gold − LLM per topic over the pilot's topics."""
+    if len(rectifiers) < 2:
+        return math.nan
     with np.errstate(invalid="ignore"):
-        spreads = np.nanstd(rectifier, axis=0, ddof=1)
+        spreads = np.nanstd(np.array(list(rectifiers.values())), axis=0, ddof=1)
     spreads = spreads[np.isfinite(spreads)]
-    return (float(spreads.max()) if spreads.size else math.nan), len(topics)
+    return float(spreads.max()) if spreads.size else math.nan
 
 
 def budget_plan(
@@ -48,7 +55,10 @@ def budget_plan(
     _, differences = pilot_differences(con, qrels, pilot)
     if len(differences) < 2:
         raise UsageError(f"the pilot {pilot!r} grades fewer than two pairs of {qrels!r}'s pool")
-    topic_sd, pilot_topics = topic_rectifier_sd(engine, qrels, pilot, measure)
+    rectifiers = topic_rectifiers(engine, qrels, pilot, measure)
+    topic_sd, pilot_topics = topic_rectifier_sd(rectifiers), len(rectifiers)
+    neyman_topics, neyman_rows = neyman_topic_size(con, qrels, pilot, rectifiers, width)
+    uncertain, effect, signal = uncertainty_pair_size(con, qrels, pilot, pairs, differences, width)
     topics = len({p.qid for p in pairs})
     pair_sd = float(np.std(list(differences.values()), ddof=1))
     names = sorted({p.stratum for p in pairs if p.stratum is not None})
@@ -91,6 +101,26 @@ def budget_plan(
             "needed_pairs": stratified,
             "quantity": "mean gold − LLM grade",
         },
+        {
+            "design": adaptive.TOPICS_NEYMAN,
+            "unit": "topic",
+            "population": topics,
+            "pilot_units": pilot_topics,
+            "sd": None,
+            "needed": neyman_topics,
+            "needed_pairs": None if neyman_topics is None else round(neyman_topics * len(pairs) / topics),
+            "quantity": f"each run's mean {measure}",
+        },
+        {
+            "design": adaptive.PAIRS_UNCERTAINTY,
+            "unit": "pair",
+            "population": len(pairs),
+            "pilot_units": len(differences),
+            "sd": pair_sd * math.sqrt(effect),
+            "needed": uncertain,
+            "needed_pairs": uncertain,
+            "quantity": f"mean gold − LLM grade, design effect {effect:.2f}",
+        },
     ]
     rows = [
         {
@@ -113,4 +143,6 @@ def budget_plan(
         "designs": designs,
         "strata_by": strata,
         "strata": rows,
+        "topic_strata": neyman_rows,
+        "uncertainty_from": signal,
     }

@@ -110,6 +110,8 @@ def _print_recommendation(
     console = stderr_console()
     console.print(f"Recommended: {found['recommended']} ({found['reason']}).", markup=False, highlight=False)
     console.print(f"Simulated with {found['basis']}.", markup=False, highlight=False)
+    for warning in found["warnings"]:
+        console.print(f"Warning: {warning}", markup=False, highlight=False)
 
 
 def _print_budget_plan(

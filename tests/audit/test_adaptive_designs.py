@@ -179,6 +179,7 @@ def test_the_planner_recommends_pairs_when_topic_differences_are_heavy_tailed(tm
     assert by_design[found["recommended"]]["coverage"] >= 0.93
     assert "the topic design covers" in found["reason"] and "below 0.93" in found["reason"]
     assert found["basis"].startswith("the pilot human")
+    assert found["warnings"] == []  # the pilot grades every pair: a truth worth simulating
 
 
 def test_without_a_pilot_the_recommendation_says_it_rests_on_the_llm_labels(sample: Path) -> None:
@@ -186,3 +187,14 @@ def test_without_a_pilot_the_recommendation_says_it_rests_on_the_llm_labels(samp
         found = project.recommend_audit_design(LLM, 60, trials=50, seed=1)
     assert "rests on the LLM's labels" in found["basis"]
     assert found["recommended"] in {row["design"] for row in found["designs"]}
+
+
+def test_a_sparse_pilot_is_named_a_poor_truth(sample: Path, tmp_path: Path) -> None:
+    with Project.open(sample) as project:
+        human = project.engine.evaluator("human")
+        judged = [(q, d, g) for q, topic in human.labels.items() for d, g in topic.judged.items()]
+        (tmp_path / "pilot.txt").write_text("".join(f"{q} 0 {d} {g:g}\n" for q, d, g in judged[::10]))
+        project.import_qrels(tmp_path / "pilot.txt", name="pilot")
+        found = project.recommend_audit_design(LLM, 60, pilot="pilot", trials=20, seed=1)
+    (warning,) = found["warnings"]
+    assert warning.startswith("the pilot pilot grades") and "counts every pair it lacks as not relevant" in warning

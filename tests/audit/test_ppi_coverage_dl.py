@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.ppi_coverage import DATA, GPT4, build_project, published_labels
+from benchmarks.ppi_coverage import DATA, GPT4, PILOT, build_project, published_labels
 from studio.metrics import ppi
 from studio.services.audit.units import labelled_qids, topic_units
 from studio.services.evaluation.engine import measure_of
@@ -128,3 +128,10 @@ def test_gpt4_failing_whole_dl19_topics_costs_twenty_topic_audits_their_coverage
         "human", GPT4, budget=4000, design="pairs", measure="P(rel=2)@10", trials=500, seed=9
     )
     assert pairs["min_run_coverage"] >= 0.90 and pairs["width_ratio"] <= 0.7
+    # Topics stratified by GPT-4's relevant count, Neyman-allocated from a 300-pair pilot's spreads:
+    # the two topics fall in the low stratum, which is sampled more (measured: 0.960, 0.865).
+    neyman = collection.simulate_audit(
+        "human", GPT4, budget=20, design="topics-neyman", trials=1000, seed=14, pilot=PILOT
+    )
+    assert neyman["coverage"] >= 0.93 and neyman["min_run_coverage"] >= FLOOR
+    assert neyman["width_ratio"] <= 0.9

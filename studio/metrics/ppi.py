@@ -46,13 +46,10 @@ Estimators (`estimator=`):
   fit's optimism on the very units it is judged on: it under-covers with a small sample.
 * `cross-fit` (the studio's default): the sample is split into F folds (units in index order,
   dealt round-robin, so the split is a function of the sample alone); each fold's units are
-  rectified with the λ̂ fitted on the other folds. Every unit's term
-  ψ_i = z_a,i − λ_{−f(i)} (z_b,i − b̄_h) is then an honest, out-of-sample residual, and the
-  variance is the sample variance of ψ (the design formula below). λ̂ cannot be tuned to the
-  units it is judged on, so the variance is not optimistic, and with λ ∈ [0, 1] fitted to
-  minimise the variance a judge that does not help gets λ̂ ≈ 0: the interval is never much wider
-  than the gold sample's alone, however bad the judge, and exactly as wide when every fold's
-  λ̂ is 0. With fewer than MIN_CROSS_FIT_UNITS gold units it is the gold sample alone (λ = 0).
+  rectified with the λ̂ fitted on the other folds: ψ_i = z_a,i − λ_{−f(i)} (z_b,i − b̄_h) is an
+  out-of-sample residual, and the variance, the sample variance of ψ (below), is not optimistic. A
+  judge that does not help gets λ̂ ≈ 0: never much wider than the gold sample alone, exactly as
+  wide when every fold's λ̂ is 0. Below MIN_CROSS_FIT_UNITS gold units: the gold sample alone.
 
 Strata and design (`strata=`, `pi=`). Units may fall into strata h (e.g. the pairs an LLM set
 labels and those it lacks, which get no prediction, b = 0), each sampled on its own: with n_h of
@@ -65,14 +62,11 @@ a stratum drawn whole (n_h = M_h) adding nothing. The interval is θ̂ ± t_df �
 inclusion probabilities π_i enter through z (Horvitz–Thompson); with them unequal the variance is
 the with-replacement approximation within each stratum.
 
-One pseudo-unit (`pseudo=`). A sample from a population whose rectifier has a rare heavy tail
-— a few pairs where a good judge disagrees, a few topics where the LLM misses what people found —
-often holds none of the tail; its spread then looks small exactly when its mean is off, and the t
-interval undercovers however honest its variance is on average. Each stratum's sum of squares gets
-one pseudo-unit whose residual is the LLM term's own deviation, λ·δ, with δ known from the LLM
-labels over the whole stratum: for pair designs (`"pair"`) one disagreement, for topic designs
-(`"topic"`) one topic whose prediction is wholly wrong (`_Stratum.pseudo_square`). The estimate,
-λ and the degrees of freedom do not move; with λ = 0 nothing changes (gold-only stays gold-only).
+One pseudo-unit (`pseudo=`). A sample from a rectifier with a rare heavy tail (a few pairs a good
+judge gets wrong, a few topics where the LLM misses what people found) often holds none of it, and
+its spread is small exactly when its mean is off. Each stratum's sum of squares gets one
+pseudo-unit of residual λ·δ, δ known from the LLM labels (`_Stratum.pseudo_square`), as Agresti
+and Coull add pseudo-counts; estimate, λ and df do not move, and at λ = 0 nothing changes.
 """
 
 from __future__ import annotations
@@ -87,7 +81,7 @@ ESTIMATORS = ("cross-fit", "ppi", "ppi++", "gold")
 DEFAULT_ESTIMATOR = "cross-fit"
 FOLDS = 10  # cross-fitting folds (fewer when the sample is smaller: leave-one-out)
 # Below this many gold units cross-fitting is the gold sample alone: each fold's λ would rest on a
-# handful of units, and on TREC DL a 4-topic audit came out up to 1.34× as wide as gold-only.
+# handful of units (4-topic audits of TREC DL came out up to 1.34× as wide as gold-only).
 MIN_CROSS_FIT_UNITS = 8
 PSEUDO_PAIR = "pair"  # one pseudo-disagreement: a unit is one pair with one grade
 PSEUDO_TOPIC = "topic"  # one pseudo-topic: a unit is a topic's value of a run
@@ -102,8 +96,8 @@ class Intervals:
     high: np.ndarray
     se: np.ndarray
     lam: np.ndarray  # the LLM term's weight, in [0, 1] (1: plain PPI, 0: gold only; cross-fit: the folds' mean)
-    # (trials,) the degrees of freedom of the t quantile the interval uses: a p-value from the
-    # estimate and se against t(df) is below 1 − level exactly when the interval excludes 0.
+    # (trials,) the t quantile's degrees of freedom: a p-value from estimate and se against t(df)
+    # is below 1 − level exactly when the interval excludes 0.
     df: np.ndarray | None = None
 
 
@@ -198,21 +192,13 @@ class _Stratum:
         return cls(inside, size, count, local, scale, local * scale, a[inside], b_h, b_h.mean(axis=0), spread)
 
     def pseudo_square(self, kind: str) -> np.ndarray:
-        """(T, K) the square of one pseudo-unit's residual, per unit of λ, known from the LLM labels
-        over the stratum's whole population.
-
-        `"pair"`: a pair whose LLM label counts δ where its gold one counts 0, or the reverse. A pair
-        audit's rectifier is 0 wherever gold and LLM agree, and with a good judge disagreements are
-        rare: a sample holding none or one of them shows a spread near 0 however many the pool holds
-        (on TREC DL with a κ 0.8 judge, 1,000 sampled pairs hold 0–2 disagreements in a run's top 10
-        in a quarter of the audits, and those intervals cover 0–0.84). As Agresti and Coull add
-        pseudo-counts to a rare proportion, δ² = Σ z_b⁴ / Σ z_b² is the typical squared contribution
-        of a pair, weighted towards the pairs that count.
-
-        `"topic"`: a topic on which the prediction λ·(z_b − b̄) is wholly wrong (its gold value at
-        the mean): δ² = S²_zb, the spread of the LLM's values over the stratum's topics. On TREC DL
-        with GPT-4's labels a few topics carry most of gold − LLM (on DL19 two topics where GPT-4
-        grades 4 passages relevant and NIST 119); the 20-topic audits that miss them covered 0.73–0.87."""
+        """(T, K) the square of one pseudo-unit's residual per unit of λ (the module's "One
+        pseudo-unit"), from the LLM labels over the stratum's whole population. `"pair"`: a pair
+        whose LLM label counts δ where its gold one counts 0 (a rectifier is 0 wherever they agree;
+        with a κ 0.8 judge on TREC DL a quarter of 1,000-pair samples held 0–2 disagreements in a
+        run's top 10 and covered 0–0.84), δ² = Σ z_b⁴ / Σ z_b², the typical squared contribution of a
+        pair weighted towards those that count. `"topic"`: a topic whose prediction λ·(z_b − b̄) is
+        wholly wrong, δ² = S²_zb, the spread of the LLM's values over the stratum's topics."""
         with np.errstate(invalid="ignore", divide="ignore"):
             if kind == PSEUDO_TOPIC:
                 if self.size < 2:
@@ -281,11 +267,10 @@ def _folds(mask: np.ndarray, count: int) -> list[np.ndarray]:
 def topic_units(llm: np.ndarray, gold: np.ndarray, counted: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
     """Unit contributions (a, b) of a topic-mean measure: (topics × runs) per-topic values.
 
-    A run's population is the topics `counted` marks (default: those its LLM value covers;
-    trec_eval averages over topics both the run and the labels have); outside it a topic
-    contributes 0 to that run, which keeps the estimator unbiased for the run's own mean. Gold
-    values outside the sample may be NaN; an LLM value that is NaN inside the population (the LLM
-    set lacks the topic) predicts nothing (b = 0)."""
+    A run's population is the topics `counted` marks (default: those its LLM value covers, as
+    trec_eval averages over topics both run and labels have); outside it a topic contributes 0,
+    keeping the estimator unbiased for the run's own mean. Gold values outside the sample may be
+    NaN; an LLM value NaN inside the population (the LLM set lacks the topic) predicts nothing."""
     counted = np.isfinite(llm) if counted is None else counted
     topics = np.maximum(counted.sum(axis=0), 1)
     a = np.where(counted & np.isfinite(gold), gold, 0.0) / topics

@@ -16,6 +16,17 @@ GZIP_MAGIC = b"\x1f\x8b"
 UTF8_BOM = "\ufeff"
 
 
+def not_a_file(path: Path) -> str:
+    """Why `path` cannot be read as a data file. A pipe (`<(zcat …)`) or device can be read only
+    once and has no identity to record, while the studio reads a file to sniff its layout and again
+    to load it."""
+    if not path.exists():
+        return "no such file"
+    if path.is_dir():
+        return "a directory, not a file"
+    return "not a regular file (a pipe, socket or device): write it to a file first"
+
+
 def read_bytes(path: Path) -> bytes:
     """The file's content, decompressed when it is gzip (by its magic bytes, not its name)."""
     try:

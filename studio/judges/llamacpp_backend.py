@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from studio.domain.errors import UsageError
+from studio.formats.text_input import not_a_file
 from studio.judges.backend import ChatRequest, ChatResult
 
 # OpenMP threads that spin while waiting make llama.cpp ten times slower as soon as another
@@ -96,7 +97,7 @@ class LlamaCppBackend:
 
         path = Path(model) if model else default_model_path()
         if not path.is_file():
-            raise UsageError(f"model file {path} does not exist")
+            raise UsageError(f"model file {path}: {not_a_file(path)}")
         self.model = path.name
         self.path = path
         self.seed = seed

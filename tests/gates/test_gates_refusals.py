@@ -6,6 +6,7 @@ project exactly as it was (a fingerprint of all of them, before and after)."""
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -240,3 +241,25 @@ def test_a_run_mixing_tags_is_one_run_under_the_name_given(studio: Studio, write
     runs = json.loads(studio("list", "runs", "--format", "json").stdout)
     assert {run["name"]: run["rows"] for run in runs}["mixed"] == 3
     assert not {"one", "two", "three"} & {run["name"] for run in runs}
+
+
+# -- a path that is not a regular file ---------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", ["qrels", "run", "topics", "bank", "probs", "leaderboard"])
+def test_a_path_that_is_no_regular_file_is_named_for_what_it_is(
+    studio: Studio, project: Path, tmp_path: Path, command: str
+) -> None:
+    """A directory, a device or a pipe (`<(zcat …)`, which can be read only once while import reads
+    a file twice) is refused for what it is, never as a missing file."""
+    pipe = tmp_path / "pipe"
+    os.mkfifo(pipe)
+    before = fingerprint(project)
+    for path, reason in (
+        (tmp_path, "a directory, not a file"),
+        (Path(os.devnull), "not a regular file (a pipe, socket or device)"),
+        (pipe, "not a regular file (a pipe, socket or device)"),
+        (tmp_path / "missing.txt", "no such file"),
+    ):
+        refused(studio("import", command, path), f"{path}: {reason}")
+    assert fingerprint(project) == before

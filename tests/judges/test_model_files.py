@@ -31,3 +31,12 @@ def test_a_file_that_is_no_gguf_model_exits_2_naming_it(
     assert f"model file {model} is not a GGUF model" in result.stderr
     assert "Traceback" not in result.output
     assert fingerprint(sample) == before
+
+
+def test_a_model_path_that_is_no_file_says_what_it_is(sample: Path, tmp_path: Path) -> None:
+    before = fingerprint(sample)
+    for model, reason in ((tmp_path, "a directory, not a file"), (tmp_path / "gone.gguf", "no such file")):
+        result = cli(sample, "judge", "--backend", "llamacpp", "--name", "local", "--limit", "1", "--model", model)
+        assert result.exit_code == ExitCode.BAD_INPUT, result.output
+        assert f"model file {model}: {reason}" in result.stderr
+    assert fingerprint(sample) == before

@@ -17,7 +17,7 @@ from studio.domain.import_report import ImportReport
 from studio.domain.models import LabelSetKind
 from studio.domain.names import check_name, name_problem
 from studio.formats.judgments import ParsedJudgments, parse_judgments
-from studio.formats.text_input import first_line, read_text
+from studio.formats.text_input import first_line, not_a_file, read_text
 from studio.formats.trec import RUN_COLUMNS, parse_qrels, parse_run, split_columns
 from studio.services.imports.judgments import record_imported_judgments
 from studio.store import Connection, Database, FastPathRefused, new_batch
@@ -34,11 +34,12 @@ def default_name(path: Path) -> str:
 
 
 def require_files(paths: Sequence[Path]) -> None:
+    """Every path a regular file, else an input error that says what it is instead."""
     if not paths:
         raise UsageError("no file given")
     for path in paths:
         if not path.is_file():
-            raise InputError(str(path), None, "no such file")
+            raise InputError(str(path), None, not_a_file(path))
 
 
 def names_for_files(paths: Sequence[Path], name: str | None, guess: Callable[[Path], str], what: str) -> list[str]:

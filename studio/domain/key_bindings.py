@@ -96,6 +96,7 @@ SCOPES: tuple[KeyScope, ...] = (
             _key("review", "previous", "left_square_bracket", "Previous"),
             _key("review", "next", "right_square_bracket", "Next"),
             _key("review", "filter", "slash", "Filter"),
+            _key("review", "back", "escape", "Back"),
             _key("review", "audit", "b", "Blind audit"),
         ),
     ),

@@ -47,6 +47,9 @@ class StudioState:
     # A slice another screen sends Review to (the labels behind a significance decision); Review
     # takes it when it next shows.
     review_filters: ReviewFilters | None = None
+    # The screen that sent the auditor to Review (its mode, e.g. the Leaderboard with the
+    # significance matrix on top): escape in Review goes back there.
+    review_return: str | None = None
 
     def take_review_filters(self) -> ReviewFilters | None:
         """The slice asked for, once: Review opens on it, and later showings keep their own queue."""

@@ -102,6 +102,14 @@ def test_enter_on_a_cell_opens_review_on_the_labels_behind_that_decision(classes
         await pilot.press("f3")  # the matrix is still where the auditor left it
         await settle(pilot)
         assert isinstance(app.screen, SignificanceScreen)
+        await pilot.press("enter")
+        await settle(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.loaded)
+        await pilot.press("escape")  # back where the decision was chosen
+        await settle(pilot, lambda: isinstance(app.screen, SignificanceScreen))
+        assert isinstance(app.screen, SignificanceScreen)
+        await pilot.press("f4", "escape")  # once: Review opened by F4 has nowhere to go back to
+        await settle(pilot)
+        assert isinstance(app.screen, ReviewScreen)
 
     open_on_leaderboard(classes_project, steps)
 

@@ -363,6 +363,14 @@ class ReviewScreen(StudioScreen):
 
         self.app.push_screen(TextPrompt(FILTER_HINT), apply)
 
+    def action_back(self) -> None:
+        """Back where the auditor came from (the significance matrix), once; else nothing to leave."""
+        target, self.state.review_return = self.state.review_return, None
+        if target is None:
+            self.notify("Review is a screen of its own: F2–F6 switch screens.", timeout=3)
+            return
+        self.app.switch_mode(target)
+
     def action_blind_audit(self) -> None:
         def open_audit(name: str | None) -> None:
             if name:

@@ -78,7 +78,15 @@ REVIEW_KEYS = [
         id="review.filter",
         tooltip="Narrow the queue: topic Q, run R, or a grade pair such as 3 0",
     ),
-    # Off the footer, which is full; F1 and the palette list it.
+    # Off the footer, which is full; F1 and the palette list them.
+    Binding(
+        "escape",
+        "back",
+        "Back",
+        id="review.back",
+        show=False,
+        tooltip="Back to the screen that sent you here (the significance matrix)",
+    ),
     Binding(
         "b",
         "blind_audit",

@@ -207,4 +207,5 @@ class SignificanceScreen(StudioScreen):
         selection = self.selection
         selection.ref, selection.qrels, selection.measure = self.ref, self.qrels, self.measure
         self.state.review_filters = ReviewFilters(decision_pair=(pair["run_a"], pair["run_b"]))
+        self.state.review_return = ScreenName.leaderboard
         self.app.switch_mode(ScreenName.review)

@@ -60,6 +60,11 @@ class ChangeWatch(Protocol):
     def poll(self) -> Described | None: ...
 
 
+# The five screens' keys share one footer entry ("f2 f3 f4 f5 f6 Screens"): with their names
+# spelled out, a screen with its own keys ran out of 120 columns before "q Quit".
+SCREENS = Binding.Group("Screens")
+
+
 class StudioApp(StateApp):
     TITLE = "Relevance Assessment Studio"
     CSS_PATH = "studio.tcss"
@@ -76,17 +81,34 @@ class StudioApp(StateApp):
     DEFAULT_MODE = ScreenName.overview
     BINDINGS = [
         Binding("f1", "context_help", "Help", id="app.help", tooltip="Help for this screen"),
-        Binding("f2", "switch_mode('overview')", "Overview", id="app.overview", tooltip="What the project holds"),
+        Binding(
+            "f2",
+            "switch_mode('overview')",
+            "Overview",
+            id="app.overview",
+            tooltip="What the project holds",
+            group=SCREENS,
+        ),
         Binding(
             "f3",
             "switch_mode('leaderboard')",
             "Leaderboard",
             id="app.leaderboard",
             tooltip="Runs under two label sets, rank correlation",
+            group=SCREENS,
         ),
-        Binding("f4", "switch_mode('review')", "Review", id="app.review", tooltip="Step through disagreements"),
-        Binding("f5", "switch_mode('bank')", "Bank", id="app.bank", tooltip="Edit test banks, re-grade"),
-        Binding("f6", "switch_mode('judges')", "Judges", id="app.judges", tooltip="Run and watch LLM judges"),
+        Binding(
+            "f4",
+            "switch_mode('review')",
+            "Review",
+            id="app.review",
+            tooltip="Step through disagreements",
+            group=SCREENS,
+        ),
+        Binding("f5", "switch_mode('bank')", "Bank", id="app.bank", tooltip="Edit test banks, re-grade", group=SCREENS),
+        Binding(
+            "f6", "switch_mode('judges')", "Judges", id="app.judges", tooltip="Run and watch LLM judges", group=SCREENS
+        ),
         Binding("q", "quit", "Quit", id="app.quit", tooltip="Leave the studio (nothing to save)"),
     ]
 

@@ -1,0 +1,61 @@
+"""At the studio's usual 120 columns the footer keeps the keys that leave and switch screens: the
+five screens' keys share one entry ("f2 f3 f4 f5 f6 Screens"), so a screen with keys of its own
+still shows `q Quit` after them."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+from textual.pilot import Pilot
+from textual.widgets import Footer
+from textual.widgets._footer import FooterKey, FooterLabel
+from tui_helpers import Messages, drive, settle
+
+from studio.services.project import Project
+from studio.tui.app import StudioApp
+
+
+@pytest.fixture(scope="module")
+def sample_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("footer") / "sample.duckdb"
+    Project.sample(path).close()
+    return path
+
+
+def visible_keys(app: StudioApp) -> dict[str, str]:
+    """The footer's keys whose key and description lie wholly inside it, by key."""
+    footer = app.screen.query_one(Footer)
+    right = footer.region.right
+    return {
+        key.key: key.description
+        for key in footer.query(FooterKey)
+        if key.region.width > 0 and key.region.right <= right and "-command-palette" not in key.classes
+    }
+
+
+@pytest.mark.parametrize("screen", ["overview", "leaderboard", "bank", "judges"])
+def test_quit_and_every_screen_key_fit_in_120_columns(sample_file: Path, screen: str) -> None:
+    async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
+        await settle(pilot)
+        shown = visible_keys(app)
+        assert shown.get("q") == "Quit", shown
+        assert {"f1", "f2", "f3", "f4", "f5", "f6"} <= set(shown), shown
+        labels = [str(label.render()) for label in app.screen.query_one(Footer).query(FooterLabel)]
+        assert "Screens" in labels
+
+    drive(sample_file, steps, screen=screen)
+
+
+def test_review_keeps_its_own_keys_and_the_screen_keys(sample_file: Path) -> None:
+    """Review's footer is the fullest (grades, decisions, filter): its own keys and F1–F6 stay in;
+    `q` shows its key where its word no longer fits."""
+
+    async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
+        await settle(pilot)
+        shown = visible_keys(app)
+        assert {"0", "1", "2", "3", "a", "h", "s", "f", "n", "u", "slash"} <= set(shown), shown
+        assert {"f1", "f2", "f3", "f4", "f5", "f6"} <= set(shown), shown
+
+    drive(sample_file, steps, screen="review")

@@ -27,25 +27,28 @@ MEAN_TOPIC = "all"  # the topic column of a mean, as trec_eval and ir_measures w
 # The studio's (ir_measures') name of a measure and trec_eval's, for the measures both have at the
 # default relevance level; a measure with `rel=` keeps the studio's name (trec_eval sets the level
 # with -l, which its output does not show).
-_TO_TREC_EVAL: tuple[tuple[str, str], ...] = (
-    (r"nDCG@(\d+)", r"ndcg_cut_\1"),
-    (r"nDCG", "ndcg"),
-    (r"P@(\d+)", r"P_\1"),
-    (r"R@(\d+)", r"recall_\1"),
-    (r"AP@(\d+)", r"map_cut_\1"),
-    (r"AP", "map"),
-    (r"RR", "recip_rank"),
-    (r"Rprec", "Rprec"),
+_SAME_MEASURES: tuple[tuple[str, str], ...] = (
+    ("nDCG@{k}", "ndcg_cut_{k}"),
+    ("nDCG", "ndcg"),
+    ("P@{k}", "P_{k}"),
+    ("R@{k}", "recall_{k}"),
+    ("AP@{k}", "map_cut_{k}"),
+    ("AP", "map"),
+    ("RR", "recip_rank"),
+    ("Rprec", "Rprec"),
 )
-_FROM_TREC_EVAL: tuple[tuple[str, str], ...] = (
-    (r"ndcg_cut_(\d+)", r"nDCG@\1"),
-    (r"ndcg", "nDCG"),
-    (r"P_(\d+)", r"P@\1"),
-    (r"recall_(\d+)", r"R@\1"),
-    (r"map_cut_(\d+)", r"AP@\1"),
-    (r"map", "AP"),
-    (r"recip_rank", "RR"),
-)
+
+
+def _rewrites(pairs: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """(pattern, replacement) for re.sub from (source, target) templates whose `{k}` is a cutoff."""
+    return tuple(
+        (re.escape(source).replace(re.escape("{k}"), r"(\d+)"), target.replace("{k}", r"\1"))
+        for source, target in pairs
+    )
+
+
+_TO_TREC_EVAL = _rewrites(_SAME_MEASURES)
+_FROM_TREC_EVAL = _rewrites(tuple((trec, studio) for studio, trec in _SAME_MEASURES))
 
 
 @dataclass(frozen=True, slots=True)

@@ -110,6 +110,13 @@ def test_measure_names_map_both_ways(studio: str, trec_eval: str) -> None:
     assert studio_name(trec_eval) == studio
 
 
+@given(st.integers(min_value=1, max_value=100_000), st.sampled_from(["nDCG", "P", "R", "AP"]))
+def test_every_cutoff_maps_there_and_back(cutoff: int, family: str) -> None:
+    studio = f"{family}@{cutoff}"
+    assert trec_eval_name(studio) != studio
+    assert studio_name(trec_eval_name(studio)) == studio
+
+
 @pytest.mark.parametrize("name", ["P(rel=2)@10", "Judged@10", "RR@10", "bpref"])
 def test_names_without_an_equivalent_stay_as_they_are(name: str) -> None:
     assert trec_eval_name(name) == name

@@ -65,6 +65,7 @@ OVERVIEW_SECTIONS = (
     ("Banks", "banks", ("name", "topics", "items", "questions", "nuggets", "vital", "okay")),
     ("Answers", "responses", ("system", "topics", "mean_chars")),
     ("Judge runs", "judges", ("run", "label_set", "state", "method", "backend", "model", "pairs", "failures")),
+    ("Imported leaderboards", "leaderboards", ("name", "runs", "measures", "topics", "layout")),
 )
 
 

@@ -61,6 +61,7 @@ SCOPES: tuple[KeyScope, ...] = (
             _key("overview", "banks", "4", "Banks"),
             _key("overview", "responses", "5", "Answers"),
             _key("overview", "judges", "6", "Judge runs"),
+            _key("overview", "leaderboards", "7", "Leaderboards"),
         ),
     ),
     KeyScope(

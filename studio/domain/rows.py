@@ -60,6 +60,18 @@ class ResponseRow(TypedDict):
     mean_chars: int
 
 
+class ScoreTableRow(TypedDict):
+    """An imported leaderboard (a score table another tool wrote)."""
+
+    name: str
+    runs: int
+    measures: int
+    topics: int  # topics with per-topic values (the means' `all` left out)
+    values: int
+    layout: str
+    source: str
+
+
 class JudgeRunRow(TypedDict):
     run: int
     label_set: str

@@ -18,6 +18,7 @@ from studio.domain.rows import (
     ResponseRow,
     RunInfo,
     RunPairEstimate,
+    ScoreTableRow,
     TopicRow,
 )
 
@@ -32,6 +33,7 @@ class Overview:
     banks: list[BankInfo]
     responses: list[ResponseRow]
     judges: list[JudgeRunRow]
+    leaderboards: list[ScoreTableRow]  # imported from other tools (`studio import leaderboard`)
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -43,6 +45,7 @@ class Overview:
             "banks": self.banks,
             "responses": self.responses,
             "judges": self.judges,
+            "leaderboards": self.leaderboards,
         }
 
 

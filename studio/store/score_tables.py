@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+from studio.domain.rows import ScoreTableRow
 from studio.store.database import Connection
 
 MEAN_TOPIC = "all"
@@ -59,6 +60,22 @@ def list_score_tables(con: Connection) -> list[dict[str, Any]]:
     ).fetchall()
     keys = ("name", "runs", "measures", "topics", "values", "layout", "source")
     return [dict(zip(keys, row, strict=True)) for row in rows]
+
+
+def imported_leaderboards(con: Connection) -> list[ScoreTableRow]:
+    """The listing as typed rows (the Overview's)."""
+    return [
+        ScoreTableRow(
+            name=str(row["name"]),
+            runs=int(row["runs"]),
+            measures=int(row["measures"]),
+            topics=int(row["topics"]),
+            values=int(row["values"]),
+            layout=str(row["layout"]),
+            source=str(row["source"]),
+        )
+        for row in list_score_tables(con)
+    ]
 
 
 def measures_of(con: Connection, table: int) -> list[str]:

@@ -129,6 +129,26 @@ def test_number_keys_switch_tabs_and_focus_the_table(sample_file: Path) -> None:
     drive(sample_file, steps, ready=overview_shown)
 
 
+def test_7_lists_the_leaderboards_imported_from_other_tools(sample_file: Path, tmp_path: Path) -> None:
+    path = tmp_path / "copy.duckdb"
+    shutil.copy(sample_file, path)
+    board = tmp_path / "bm25.trec_eval"  # trec_eval -q output of one run
+    board.write_text("ndcg_cut_10\t1001\t0.5000\nndcg_cut_10\t1002\t0.2500\nndcg_cut_10\tall\t0.3750\n")
+    with Project.open(path) as project:
+        project.import_leaderboard(board, name="bm25-te", run="lexical-bm25")
+        (listed,) = project.leaderboards()
+
+    async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
+        await pilot.press("7")
+        await pilot.pause()
+        assert app.screen.query_one(TabbedContent).active == "leaderboards"
+        table = app.screen.query_one("#table-leaderboards", DataTable)
+        row = [str(cell) for cell in table.get_row_at(0)]
+        assert row[:6] == [listed["name"], "1", "1", "2", "3", "trec_eval"]
+
+    drive(path, steps, ready=overview_shown)
+
+
 def test_r_reads_the_project_again(sample_file: Path, tmp_path: Path) -> None:
     path = tmp_path / "copy.duckdb"
     shutil.copy(sample_file, path)

@@ -61,14 +61,27 @@ TABLES: dict[str, tuple[str, list[tuple[str, str]]]] = {
             ("prompt_hash", "Prompt"),
         ],
     ),
+    "leaderboards": (
+        "Leaderboards",
+        [
+            ("name", "Name"),
+            ("runs", "Runs"),
+            ("measures", "Measures"),
+            ("topics", "Topics"),
+            ("values", "Values"),
+            ("layout", "Layout"),
+            ("source", "Source"),
+        ],
+    ),
 }
 
 HELP = """The Overview lists what the project file holds: the topics with their pooled and judged
 documents, the runs, every label set (human, LLM, derived) with its number of label events,
-the test banks, the generated answers and every judge run (state: finished, running or
-interrupted; method, backend, model, prompt hash, calls, cache hits, failures). Switch tables
-with `1`–`6` or the tab keys; the data is read in the background each time the screen shows, and
-again with `r`."""
+the test banks, the generated answers, every judge run (state: finished, running or
+interrupted; method, backend, model, prompt hash, calls, cache hits, failures) and the
+leaderboards imported from other tools (`studio import leaderboard`; `studio correlate --ref
+leaderboard:NAME` compares against one). Switch tables with `1`–`7` or the tab keys; the data
+is read in the background each time the screen shows, and again with `r`."""
 
 
 def _count(n: int, noun: str) -> str:
@@ -101,6 +114,7 @@ class OverviewScreen(StudioScreen):
         Binding("4", "show_tab('banks')", "Banks", id="overview.banks", show=False),
         Binding("5", "show_tab('responses')", "Answers", id="overview.responses", show=False),
         Binding("6", "show_tab('judges')", "Judge runs", id="overview.judges", show=False),
+        Binding("7", "show_tab('leaderboards')", "Leaderboards", id="overview.leaderboards", show=False),
     ]
 
     def __init__(self) -> None:
@@ -150,6 +164,7 @@ class OverviewScreen(StudioScreen):
             "banks": view.banks,
             "responses": view.responses,
             "judges": view.judges,
+            "leaderboards": view.leaderboards,
         }
         for key, (_, columns) in TABLES.items():
             table = self.query_one(f"#table-{key}", DataTable)

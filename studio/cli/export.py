@@ -1,4 +1,4 @@
-"""`studio export qrels|bank|leaderboard … --out FILE` (`--out -` writes to stdout)."""
+"""`studio export qrels|bank|leaderboard|responses … --out FILE` (`--out -` writes to stdout)."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.grades import grade
 from studio.cli.output import stderr_console
-from studio.domain.choices import BankFormat, LeaderboardLayout
+from studio.domain.choices import AnswerLayout, BankFormat, LeaderboardLayout
 from studio.domain.export_report import ExportReport
 from studio.domain.significance import Correction, SignificanceTest
 
 commands = typer.Typer(
     name="export",
-    help="Write label sets, test banks and leaderboards to files (each written whole or not at all).",
+    help="Write label sets, test banks, leaderboards and answers to files (each written whole or not at all).",
     no_args_is_help=True,
 )
 
@@ -173,3 +173,24 @@ def export_probs(
     """A judge's label distributions as CSV topic_id,doc_id,prob_0…prob_k (what `studio import probs` reads)."""
     with open_project(ctx) as project:
         _report(project.export_probs(name, out))
+
+
+@commands.command("responses")
+@handles_errors
+def export_responses(
+    ctx: typer.Context,
+    out: Out,
+    system: Annotated[
+        list[str] | None, typer.Option("--system", help="System whose answers to write (repeat); default: all.")
+    ] = None,
+    layout: Annotated[
+        AnswerLayout,
+        typer.Option(
+            "--as",
+            help="jsonl: {qid, system, text, citations} a line; rag24: TREC RAG 2024 records (one sentence an answer).",
+        ),
+    ] = AnswerLayout.jsonl,
+) -> None:
+    """Generated answers as JSONL or TREC RAG 2024 records (what `studio import responses` reads)."""
+    with open_project(ctx) as project:
+        _report(project.export_responses(out, systems=system, layout=layout))

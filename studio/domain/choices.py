@@ -148,6 +148,13 @@ class OnDuplicateGrade(StrEnum):
     HIGHEST = "highest"
 
 
+class AnswerLayout(StrEnum):
+    """How `studio export responses` writes answers (both are what `studio import responses` reads)."""
+
+    jsonl = "jsonl"  # {"qid", "system", "text", "citations"} a line
+    rag24 = "rag24"  # TREC RAG 2024: run_id, topic_id, references, answer sentences
+
+
 class BankFormat(StrEnum):
     rubric = "rubric"
     rubric_questions = "rubric-questions"  # the Rubric workbench's older question banks

@@ -10,6 +10,7 @@ cited docids are checked as ids, system names as names (`studio.domain.names`).
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from studio.domain.errors import InputError
@@ -87,3 +88,28 @@ def _citation_ids(citations: Any, references: list[Any], source: str, line: int)
         else:
             raise InputError(source, line, f"citation {citation!r} is neither an index nor a docid")
     return tuple(ids)
+
+
+RESPONSE_LAYOUTS = ("jsonl", "rag24")
+
+
+def write_responses(responses: list[Response], layout: str = "jsonl") -> str:
+    """Answers as `parse_responses` reads them back: `jsonl`, one `{"qid", "system", "text",
+    "citations"}` a line; `rag24`, TREC RAG 2024 records (`run_id`, `topic_id`, `references`,
+    `answer`). The studio keeps an answer's text and its cited docids, not its sentences, so a
+    `rag24` answer is one sentence citing every reference."""
+    if layout not in RESPONSE_LAYOUTS:
+        raise ValueError(f"unknown answer layout {layout!r} (known: {', '.join(RESPONSE_LAYOUTS)})")
+    lines = []
+    for r in responses:
+        if layout == "jsonl":
+            record: dict[str, Any] = {"qid": r.qid, "system": r.system, "text": r.text, "citations": list(r.citations)}
+        else:
+            record = {
+                "run_id": r.system,
+                "topic_id": r.qid,
+                "references": list(r.citations),
+                "answer": [{"text": r.text, "citations": list(range(len(r.citations)))}],
+            }
+        lines.append(json.dumps(record, ensure_ascii=False) + "\n")
+    return "".join(lines)

@@ -40,6 +40,16 @@ def response_systems(con: Connection) -> set[str]:
     return {name for (name,) in con.execute("SELECT DISTINCT system FROM responses").fetchall()}
 
 
+def responses_of(con: Connection, systems: Sequence[str] | None = None) -> list[Response]:
+    """The stored answers (of `systems`, or all), by system then topic."""
+    rows = con.execute(
+        "SELECT qid, system, text, citations FROM responses"
+        " WHERE ? IS NULL OR list_contains(?, system) ORDER BY system, qid",
+        [None if systems is None else list(systems), None if systems is None else list(systems)],
+    ).fetchall()
+    return [Response(str(q), str(s), str(t), tuple(str(c) for c in cited)) for q, s, t, cited in rows]
+
+
 def delete_responses(con: Connection, systems: Sequence[str]) -> None:
     con.execute("DELETE FROM responses WHERE list_contains(?, system)", [list(systems)])
 

@@ -5,12 +5,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from pathlib import Path
 
-from studio.domain.choices import BankFormat, LeaderboardLayout
+from studio.domain.choices import AnswerLayout, BankFormat, LeaderboardLayout
 from studio.domain.export_report import ExportReport
 from studio.domain.significance import SignificancePlan
 from studio.services.exports.banks import export_bank
 from studio.services.exports.labels import export_judgments, export_qrels
 from studio.services.exports.leaderboard import export_leaderboard
+from studio.services.exports.responses import export_responses
 from studio.services.facade.base import ProjectBase
 from studio.services.rubric.graded_files import export_graded
 
@@ -21,6 +22,12 @@ class ExportsMixin(ProjectBase):
     def export_qrels(self, label_set: str, out: str | Path) -> ExportReport:
         """The current labels as TREC qrels."""
         return export_qrels(self.db, label_set, out)
+
+    def export_responses(
+        self, out: str | Path, *, systems: Sequence[str] | None = None, layout: AnswerLayout | str = "jsonl"
+    ) -> ExportReport:
+        """Generated answers (of `systems`, default all) as JSONL or TREC RAG 2024 records."""
+        return export_responses(self.db, out, systems=systems, layout=str(layout))
 
     def export_judgments(self, label_set: str, out: str | Path) -> ExportReport:
         """The newest judge run of a label set as UMBRELA-style judgment JSONL."""

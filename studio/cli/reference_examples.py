@@ -180,6 +180,10 @@ EXAMPLES: dict[str, list[str]] = {
         "studio export leaderboard --qrels human -m nDCG@10 --out board.tex --significance  # ranx's superscripts",
     ],
     "studio export probs": ["studio export probs umbrela-smol --out umbrela-smol.probs.csv"],
+    "studio export responses": [
+        "studio export responses --out answers.jsonl",
+        "studio export responses --system terse --as rag24 --out terse.rag24.jsonl",
+    ],
     "studio bank list": ["studio bank list nuggets --topic 1003"],
     "studio bank add": [
         'studio bank add nuggets 1003 "Jaguars reach 80 km/h in short bursts" --importance vital --note "p1003-02"',

@@ -74,7 +74,7 @@ class Evaluator:
         # newly labelled one reads the topic's docids.
         number = labels.numbers.get(docid)
         if number is None and topic is not None and docid not in labels.judged:
-            number = topic.doc_index.get(docid)
+            number = topic.number_of(docid)
         labels.set(docid, grade, number)
         for measure, matrix in self._matrices.items():
             self._fill_row(matrix, measure, qid)

@@ -62,6 +62,16 @@ class TopicRanking:
             self._doc_index = {docid: number for number, docid in enumerate(self.docids)}
         return self._doc_index
 
+    def number_of(self, docid: str) -> int | None:
+        """One document's number (None: no run ranked it). One look-up does not build the index
+        of the whole topic: a scan of the list costs a tenth of it (a live edit's budget is 3 ms)."""
+        if self._doc_index is not None:
+            return self._doc_index.get(docid)
+        try:
+            return self.docids.index(docid)
+        except ValueError:
+            return None
+
 
 @dataclass
 class Rankings:

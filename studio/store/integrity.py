@@ -184,7 +184,25 @@ def ranking_problems(con: Connection, limit: int = 5) -> tuple[int, int, list[st
         ORDER BY 1
         """
     ).fetchall()
+    rows += vocabulary_problems(con)
     return checked, len(rows), [str(text) for (text,) in rows[:limit]]
+
+
+def vocabulary_problems(con: Connection) -> list[tuple[str]]:
+    """Topics whose vocabulary row (version 21) is not their documents in number order."""
+    tables = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'ranking_vocabularies'").fetchone()
+    if not tables or not tables[0]:
+        return []  # a file from before version 21, read as it is
+    rows = con.execute(
+        """
+        SELECT 'topic ' || topic || ': its vocabulary row is not its documents in number order'
+        FROM (SELECT topic, string_agg(docid, chr(10) ORDER BY doc) AS docids FROM ranking_docs GROUP BY topic) AS d
+        FULL JOIN ranking_vocabularies AS v USING (topic)
+        WHERE v.docids IS DISTINCT FROM d.docids
+        ORDER BY 1
+        """
+    ).fetchall()
+    return [(str(text),) for (text,) in rows]
 
 
 # -- judge runs --------------------------------------------------------------------------------

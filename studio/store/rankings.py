@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import NamedTuple
 
+import duckdb
 import numpy as np
 
 from studio.store.database import Connection
@@ -63,6 +64,16 @@ def rank_staged_runs(con: Connection, run_ids: Sequence[tuple[int, int]]) -> Non
         """
     )
     con.execute("INSERT INTO ranking_docs SELECT topic, doc, docid FROM staged_docs WHERE new")
+    # The vocabulary row of every topic that gained documents, written again whole.
+    con.execute(
+        """
+        CREATE OR REPLACE TEMP TABLE grown_topics AS SELECT DISTINCT topic FROM staged_docs WHERE new;
+        DELETE FROM ranking_vocabularies WHERE topic IN (SELECT topic FROM grown_topics);
+        INSERT INTO ranking_vocabularies
+        SELECT topic, string_agg(docid, chr(10) ORDER BY doc) FROM ranking_docs
+        WHERE topic IN (SELECT topic FROM grown_topics) GROUP BY topic;
+        """
+    )
     # One ordered aggregate (a list of structs) sorts each ranking once; the struct is then
     # split into the three stored lists.
     con.execute(
@@ -148,9 +159,14 @@ def fetch_rankings(con: Connection) -> StoredRankings:
 
 
 def topic_docids(con: Connection, topic_key: int) -> list[str]:
-    """A topic's docids by document number."""
-    rows = con.execute("SELECT docid FROM ranking_docs WHERE topic = ? ORDER BY doc", [topic_key]).fetchall()
-    return [docid for (docid,) in rows]
+    """A topic's docids by document number: its vocabulary row (one short read), or in a file
+    from before version 21 read as it is (read-only), its rows of `ranking_docs`."""
+    try:
+        row = con.execute("SELECT docids FROM ranking_vocabularies WHERE topic = ?", [topic_key]).fetchone()
+    except duckdb.CatalogException:
+        rows = con.execute("SELECT docid FROM ranking_docs WHERE topic = ? ORDER BY doc", [topic_key]).fetchall()
+        return [docid for (docid,) in rows]
+    return [] if row is None else str(row[0]).split("\n")
 
 
 def numbered_labels(con: Connection, label_set: int) -> tuple[dict[str, dict[str, float]], dict[str, dict[str, int]]]:

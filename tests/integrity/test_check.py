@@ -88,6 +88,10 @@ DAMAGES: dict[str, tuple[str, str]] = {
         "rankings",
     ),
     "a ranking whose lists are not aligned": ("UPDATE run_rankings SET ranks = ranks[2:] WHERE topic = 1", "rankings"),
+    "a topic's vocabulary row out of step with its documents": (
+        "UPDATE ranking_vocabularies SET docids = docids || chr(10) || 'stray' WHERE topic = 0",
+        "rankings",
+    ),
     "a finished run missing judgments it claims": (
         "DELETE FROM judgments WHERE qid = '1001' AND judge_run_id = (SELECT min(judge_run_id) FROM judge_runs"
         " WHERE backend = 'simulated')",

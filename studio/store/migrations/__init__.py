@@ -36,6 +36,7 @@ from studio.store.migrations import (
     v18_project_mark,
     v19_score_tables,
     v20_audit_assessors,
+    v21_topic_vocabularies,
 )
 
 MIGRATION_MODULES: tuple[ModuleType, ...] = (
@@ -59,6 +60,7 @@ MIGRATION_MODULES: tuple[ModuleType, ...] = (
     v18_project_mark,
     v19_score_tables,
     v20_audit_assessors,
+    v21_topic_vocabularies,
 )
 
 MIGRATIONS: list[tuple[int, str]] = [(module.VERSION, module.SQL) for module in MIGRATION_MODULES]

@@ -32,9 +32,9 @@ def test_answers_go_out_and_come_back_the_same(sample: Path, tmp_path: Path, lay
     assert "3 systems, 30 answers" in result.stderr
     text = gzip.decompress(out.read_bytes()).decode() if name.endswith(".gz") else out.read_text()
     first = json.loads(text.splitlines()[0])
-    assert set(first) == ({"qid", "system", "text", "citations"} if layout == "jsonl" else {
-        "run_id", "topic_id", "references", "answer"
-    })
+    assert set(first) == (
+        {"qid", "system", "text", "citations"} if layout == "jsonl" else {"run_id", "topic_id", "references", "answer"}
+    )
     fresh = tmp_path / "fresh.duckdb"
     result = cli(fresh, "import", "responses", out)
     assert result.exit_code == 0, result.output
@@ -60,7 +60,7 @@ ids = st.text(alphabet="abcxyz0123456789-_.", min_size=1, max_size=8)
             Response,
             ids,
             st.sampled_from(["sys-a", "sys_b"]),
-            st.text(alphabet=st.characters(blacklist_categories=("Cs",)), max_size=40).map(str.strip),
+            st.text(alphabet=st.characters(exclude_categories=["Cs"]), max_size=40).map(str.strip),
             st.lists(ids, max_size=4, unique=True).map(tuple),
         ),
         min_size=1,

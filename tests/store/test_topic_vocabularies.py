@@ -35,10 +35,8 @@ def test_vocabularies_follow_every_run_import(sample: Path, tmp_path: Path) -> N
         project.import_runs([extra])
         found = vocabularies(project)
         assert found == from_documents(project)
-        assert (
-            "brand-new-1"
-            in found[project.db.cursor().execute("SELECT topic FROM ranking_topics WHERE qid = '1001'").fetchone()[0]]
-        )
+        row = project.db.cursor().execute("SELECT topic FROM ranking_topics WHERE qid = '1001'").fetchone()
+        assert row is not None and "brand-new-1" in found[row[0]]
 
 
 def test_a_new_label_finds_its_document_without_the_topic_index(sample: Path) -> None:

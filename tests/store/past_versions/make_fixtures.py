@@ -153,6 +153,11 @@ PAST_VERSIONS = (
         "ff9b984761a48649c01dafdc9d9c31d1d53bebef",
         note="the last version with one assessor per audit (20 adds assignments and each assessor's grades)",
     ),
+    PastVersion(
+        20,
+        "504bb08fb3cf2e9a0745c179472ca6cbce58656d",
+        note="the last version without a vocabulary row per topic (21 adds them)",
+    ),
 )
 
 

@@ -88,7 +88,7 @@ SCOPES: tuple[KeyScope, ...] = (
         "Review",
         (
             *_grades("review"),
-            _key("review", "accept", "a", "Accept LLM"),
+            _key("review", "accept", "a", "Accept"),
             _key("review", "reference", "h", "Keep human"),
             _key("review", "skip", "s", "Skip"),
             _key("review", "flag", "f", "Flag"),

@@ -60,9 +60,9 @@ class ChangeWatch(Protocol):
     def poll(self) -> Described | None: ...
 
 
-# The five screens' keys share one footer entry ("f2 f3 f4 f5 f6 Screens"): with their names
+# The five screens' keys share one footer entry ("f2 f3 f4 f5 f6 Screen"): with their names
 # spelled out, a screen with its own keys ran out of 120 columns before "q Quit".
-SCREENS = Binding.Group("Screens")
+SCREENS = Binding.Group("Screen")
 
 
 class StudioApp(StateApp):

@@ -123,7 +123,7 @@ def test_f1_lists_the_screens_own_keys_first(sample: Path) -> None:
             "| `1` | Grade 1 |",
             "| `2` | Grade 2 |",
             "| `3` | Grade 3 |",
-            "| `a` | Accept LLM |",
+            "| `a` | Accept |",
         ]
         assert not [row for row in rows if "Scroll" in row or "Focus" in row or "Copy" in row]
         assert rows[-1] == "| `q` | Quit |"

@@ -57,7 +57,7 @@ def status_line(session: ReviewSession, stats: Stats, saving: int = 0) -> str:
 
 REVIEW_KEYS = [
     *grade_bindings("review", "Set grade {grade} in the audited label set and go on"),
-    Binding("a", "accept", "Accept LLM", id="review.accept", tooltip="Keep the audited (LLM) label and go on"),
+    Binding("a", "accept", "Accept", id="review.accept", tooltip="Keep the audited (LLM) label and go on"),
     Binding(
         "h",
         "keep_reference",

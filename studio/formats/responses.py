@@ -13,6 +13,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from studio.domain.choices import AnswerLayout
 from studio.domain.errors import InputError
 from studio.domain.models import Response
 from studio.formats.checks import checked_name
@@ -90,19 +91,14 @@ def _citation_ids(citations: Any, references: list[Any], source: str, line: int)
     return tuple(ids)
 
 
-RESPONSE_LAYOUTS = ("jsonl", "rag24")
-
-
-def write_responses(responses: list[Response], layout: str = "jsonl") -> str:
+def write_responses(responses: list[Response], layout: AnswerLayout = AnswerLayout.jsonl) -> str:
     """Answers as `parse_responses` reads them back: `jsonl`, one `{"qid", "system", "text",
     "citations"}` a line; `rag24`, TREC RAG 2024 records (`run_id`, `topic_id`, `references`,
     `answer`). The studio keeps an answer's text and its cited docids, not its sentences, so a
     `rag24` answer is one sentence citing every reference."""
-    if layout not in RESPONSE_LAYOUTS:
-        raise ValueError(f"unknown answer layout {layout!r} (known: {', '.join(RESPONSE_LAYOUTS)})")
     lines = []
     for r in responses:
-        if layout == "jsonl":
+        if layout is AnswerLayout.jsonl:
             record: dict[str, Any] = {"qid": r.qid, "system": r.system, "text": r.text, "citations": list(r.citations)}
         else:
             record = {

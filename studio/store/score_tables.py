@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from studio.domain.rows import ScoreTableRow
 from studio.store.database import Connection
@@ -45,7 +44,7 @@ def replace_score_table(
     return table
 
 
-def list_score_tables(con: Connection) -> list[dict[str, Any]]:
+def list_score_tables(con: Connection) -> list[ScoreTableRow]:
     """`studio list leaderboards`: name, runs, measures, topics (without `all`), values, layout, source."""
     if not _exists(con):
         return []
@@ -58,23 +57,17 @@ def list_score_tables(con: Connection) -> list[dict[str, Any]]:
         """,
         [MEAN_TOPIC],
     ).fetchall()
-    keys = ("name", "runs", "measures", "topics", "values", "layout", "source")
-    return [dict(zip(keys, row, strict=True)) for row in rows]
-
-
-def imported_leaderboards(con: Connection) -> list[ScoreTableRow]:
-    """The listing as typed rows (the Overview's)."""
     return [
         ScoreTableRow(
-            name=str(row["name"]),
-            runs=int(row["runs"]),
-            measures=int(row["measures"]),
-            topics=int(row["topics"]),
-            values=int(row["values"]),
-            layout=str(row["layout"]),
-            source=str(row["source"]),
+            name=str(name),
+            runs=int(runs),
+            measures=int(measures),
+            topics=int(topics),
+            values=int(values),
+            layout=str(layout),
+            source=str(source),
         )
-        for row in list_score_tables(con)
+        for name, runs, measures, topics, values, layout, source in rows
     ]
 
 

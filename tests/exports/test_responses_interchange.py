@@ -14,6 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from studio import Project
+from studio.domain.choices import AnswerLayout
 from studio.domain.models import Response
 from studio.formats.responses import parse_responses, write_responses
 from studio.store import catalog
@@ -67,7 +68,7 @@ ids = st.text(alphabet="abcxyz0123456789-_.", min_size=1, max_size=8)
         max_size=6,
         unique_by=lambda r: (r.qid, r.system),
     ),
-    st.sampled_from(["jsonl", "rag24"]),
+    st.sampled_from(list(AnswerLayout)),
 )
-def test_written_answers_parse_back(found: list[Response], layout: str) -> None:
+def test_written_answers_parse_back(found: list[Response], layout: AnswerLayout) -> None:
     assert parse_responses(write_responses(found, layout), "answers") == found

@@ -27,7 +27,7 @@ class ExportsMixin(ProjectBase):
         self, out: str | Path, *, systems: Sequence[str] | None = None, layout: AnswerLayout | str = "jsonl"
     ) -> ExportReport:
         """Generated answers (of `systems`, default all) as JSONL or TREC RAG 2024 records."""
-        return export_responses(self.db, out, systems=systems, layout=str(layout))
+        return export_responses(self.db, out, systems=systems, layout=layout)
 
     def export_judgments(self, label_set: str, out: str | Path) -> ExportReport:
         """The newest judge run of a label set as UMBRELA-style judgment JSONL."""

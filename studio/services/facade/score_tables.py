@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
 from studio.domain.choices import LeaderboardLayout
 from studio.domain.export_report import ExportReport
 from studio.domain.import_report import ImportReport
+from studio.domain.rows import ScoreTableRow
 from studio.services.exports.label_probs import export_label_probs
 from studio.services.facade.base import PathLike, ProjectBase
 from studio.services.imports.label_probs import import_label_probs
@@ -32,7 +32,7 @@ class ScoreTablesMixin(ProjectBase):
         chosen = None if layout is None else LeaderboardLayout(layout)
         return import_leaderboard(self.db, Path(file), name=name, layout=chosen, run=run, replace=replace)
 
-    def leaderboards(self) -> list[dict[str, Any]]:
+    def leaderboards(self) -> list[ScoreTableRow]:
         """The imported leaderboards: name, runs, measures, topics, values, layout, source."""
         return score_store.list_score_tables(self.db.cursor())
 

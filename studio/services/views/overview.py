@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from studio.domain.views import Overview, ProjectNames
 from studio.services.facade.core import ProjectCore
-from studio.store.score_tables import imported_leaderboards
+from studio.store.score_tables import list_score_tables
 
 
 def overview(project: ProjectCore) -> Overview:
@@ -17,7 +17,7 @@ def overview(project: ProjectCore) -> Overview:
         banks=project.banks(),
         responses=project.responses(),
         judges=project.judge_runs(),
-        leaderboards=imported_leaderboards(project.db.cursor()),
+        leaderboards=list_score_tables(project.db.cursor()),
     )
 
 

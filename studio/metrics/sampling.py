@@ -69,7 +69,10 @@ def simple_sample_size(sd: float, width: float, population: int, z: float = Z95)
         return 0
     if sd <= 0:
         return min(population, 2)
-    n0 = (2.0 * z * sd / width) ** 2
+    ratio = 2.0 * z * sd / width
+    n0 = ratio * ratio  # a product overflows to inf where ** raises (a width of 1e-300)
+    if not math.isfinite(n0):
+        return population
     return min(population, max(2, math.ceil(n0 / (1.0 + n0 / population))))
 
 
@@ -85,6 +88,7 @@ def stratified_sample_size(sizes: Sequence[int], sds: Sequence[float], width: fl
     spread = float((share * sd).sum())
     if spread <= 0:
         return min(int(population), int((size > 0).sum()))
-    variance = (width / (2.0 * z)) ** 2
+    half = width / (2.0 * z)
+    variance = half * half  # a product overflows to inf where ** raises (a width of 1e308)
     n = spread**2 / (variance + float((share * sd**2).sum()) / population)
     return min(int(population), max(int((size > 0).sum()), math.ceil(n)))

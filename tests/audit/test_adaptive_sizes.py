@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from studio import Project
+from studio.domain.errors import UsageError
 from studio.metrics import unequal_sampling as us
 from studio.services.audit.adaptive_sizes import uncertainty_design_effect
 
@@ -44,3 +45,21 @@ def test_a_width_plan_sizes_both_designs(sample: Path) -> None:
     # The label distributions predict errors of different sizes: the design effect is below 1 here.
     assert uncertain["needed"] <= by_design["pairs"]["needed"]
     assert uncertain["sd"] <= by_design["pairs"]["sd"]
+
+
+@pytest.mark.parametrize("width", [1e-300, 1e308, float("inf")])
+def test_an_extreme_width_gives_the_whole_pool_or_the_least_sample_never_an_overflow(
+    sample: Path, width: float
+) -> None:
+    with Project.open(sample) as project:
+        plan = project.audit_budget("umbrela-smol", "human", width, measure="nDCG@10")
+    for row in plan["designs"]:
+        assert row["needed"] is None or 1 <= row["needed"] <= row["population"]
+        if width < 1:  # all but rounding: Neyman's formula at zero width is the census, near enough
+            assert row["needed"] >= 0.99 * row["population"]
+
+
+@pytest.mark.parametrize("width", [0.0, -0.1, float("nan")])
+def test_a_width_that_is_no_positive_number_is_refused(sample: Path, width: float) -> None:
+    with Project.open(sample) as project, pytest.raises(UsageError, match="positive number"):
+        project.audit_budget("umbrela-smol", "human", width)

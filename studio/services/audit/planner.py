@@ -46,8 +46,8 @@ def topic_rectifier_sd(rectifiers: dict[str, np.ndarray]) -> float:
 def budget_plan(
     engine: EvaluationEngine, qrels: str, pilot: str, width: float, *, measure: str = "nDCG@10", strata: str = "grade"
 ) -> dict[str, Any]:
-    if width <= 0:
-        raise UsageError("--target-width must be positive")
+    if not width > 0:  # NaN too
+        raise UsageError("--target-width must be a positive number")
     if strata not in STRATA:
         raise UsageError(f"--strata: choose one of {', '.join(STRATA)}")
     con = engine.db.cursor()

@@ -4,7 +4,10 @@ evaluator finds a document's number from it without building the topic's index."
 
 from __future__ import annotations
 
+import gzip
 from pathlib import Path
+
+import duckdb
 
 from studio import Project
 from studio.store import rankings as ranking_store
@@ -58,3 +61,15 @@ def test_a_new_label_finds_its_document_without_the_topic_index(sample: Path) ->
         project.engine.forget_labels("umbrela-smol")
         assert project.leaderboard("umbrela-smol") == incremental  # as a fresh read of the labels gives
         assert incremental != before  # a top-10 document newly graded 3 moves nDCG@10
+
+
+def test_a_file_from_before_the_rows_reads_its_documents_as_before(tmp_path: Path) -> None:
+    """Schema 20 read as it is (read-only, not upgraded): the documents come from `ranking_docs`."""
+    path = tmp_path / "v20.duckdb"
+    path.write_bytes(gzip.decompress((Path(__file__).parent / "past_versions" / "v20.duckdb.gz").read_bytes()))
+    with duckdb.connect(str(path), read_only=True) as con:
+        expected: dict[int, list[str]] = {}
+        for topic, docid in con.execute("SELECT topic, docid FROM ranking_docs ORDER BY topic, doc").fetchall():
+            expected.setdefault(topic, []).append(docid)
+        assert expected
+        assert {topic: ranking_store.topic_docids(con, topic) for topic in expected} == expected

@@ -110,6 +110,11 @@ def test_enter_on_a_cell_opens_review_on_the_labels_behind_that_decision(classes
         await pilot.press("f4", "escape")  # once: Review opened by F4 has nowhere to go back to
         await settle(pilot)
         assert isinstance(app.screen, ReviewScreen)
+        await pilot.press("f3", "enter")  # sent to Review again, then away and back by F4
+        await settle(pilot, lambda: isinstance(app.screen, ReviewScreen) and app.screen.loaded)
+        await pilot.press("f2", "f4", "escape")
+        await settle(pilot)
+        assert isinstance(app.screen, ReviewScreen)
 
     open_on_leaderboard(classes_project, steps)
 

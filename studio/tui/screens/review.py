@@ -81,6 +81,7 @@ class ReviewScreen(StudioScreen):
         if asked is not None:
             self.reload(asked)
             return
+        self.state.review_return = None  # shown by its own key: nothing to go back to
         selection, session = self.selection, self.session
         chosen = (selection.ref, selection.qrels, selection.measure)
         # An audit's conflicts are reviewed against the audit's own label sets, whatever is chosen.

@@ -3,7 +3,7 @@ ensemble agree with a reference."""
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -11,6 +11,7 @@ from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import Format, OutputFormat, emit_object, emit_records, stderr_console
 from studio.domain.choices import EnsembleHow
+from studio.domain.comparisons import EnsembleScore
 
 commands = typer.Typer()
 
@@ -54,7 +55,7 @@ def ensemble(
     emit_records([_row(r) for r in scores["rows"]], fmt, title=f"Against {ref} ({measure})")
 
 
-def _row(row: dict[str, Any]) -> dict[str, Any]:
+def _row(row: EnsembleScore) -> dict[str, object]:
     return {
         "qrels": row["qrels"],
         "role": row["role"],

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -10,7 +10,17 @@ from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.grades import grade
 from studio.cli.output import Format, OutputFormat, emit_object, emit_records, stderr_console, warn_about_scale
+from studio.cli.topic_options import (
+    ScopeOption,
+    TopicOption,
+    TopicsFileOption,
+    framed_title,
+    topic_choice,
+    warn_frame,
+)
 from studio.domain.choices import DEFAULT_MEASURES, QueueOrder
+from studio.domain.comparisons import Correlation
+from studio.domain.frames import TopicScope
 from studio.domain.numbers import read_decimal, why_not_decimal
 
 Ref = Annotated[str, typer.Option("--ref", help="Reference label set (e.g. the human one).")]
@@ -41,15 +51,20 @@ def eval_command(
     ] = None,
     per_topic: Annotated[bool, typer.Option("--per-topic", "-q", help="One row per topic too.")] = False,
     complete: Complete = False,
+    topic: TopicOption = None,
+    topics_file: TopicsFileOption = None,
     fmt: Format = OutputFormat.table,
 ) -> None:
-    """Leaderboard: one row per run and measure, trec_eval-exact."""
+    """Leaderboard: one row per run and measure, trec_eval-exact (with --topic or --topics-file, as
+    trec_eval on the labels cut to those topics)."""
     measures = measure or list(DEFAULT_MEASURES)
+    chosen = topic_choice(topic, topics_file)
     with open_project(ctx) as project:
-        rows = project.evaluate(qrels, measures, per_topic=per_topic, complete=complete)
+        rows = project.evaluate(qrels, measures, per_topic=per_topic, complete=complete, topics=chosen.subset)
         warnings = project.level_warnings(qrels, measures)
     _warn(warnings)
-    emit_records(rows, fmt, title=f"Leaderboard under {qrels}")
+    subset = chosen.describe_subset()
+    emit_records(rows, fmt, title=f"Leaderboard under {qrels}" + (f" on {subset}" if subset else ""))
 
 
 def _warn(warnings: list[str]) -> None:
@@ -78,37 +93,103 @@ def correlate(
     ctx: typer.Context,
     ref: Ref,
     qrels: Qrels,
-    measure: MeasureOption = "nDCG@10",
+    measure: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--measure",
+            "-m",
+            help="Measure, e.g. nDCG@10, P(rel=2)@10; repeat for a row per measure (UMBRELA's Table 2).",
+        ),
+    ] = None,
     complete: Complete = False,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap and subsampling.")] = 0,
     llm_relevant: LlmRelevant = None,
+    scope: ScopeOption = TopicScope.common,
+    topic: TopicOption = None,
+    topics_file: TopicsFileOption = None,
     fmt: Format = OutputFormat.table,
 ) -> None:
-    """Rank correlation of the leaderboards under two label sets (Kendall τ-b, τ_AP, ρ, RBO, swaps).
+    """Rank correlation of the leaderboards under two label sets (Kendall τ-b, τ_AP, ρ, RBO, swaps),
+    both on the topics both label: run-level τ, the mean of per-topic τ, τ over every topic/run
+    pair, and τ on random thirds and two thirds of the topics (100 draws, 95% interval).
 
+    Several -m print UMBRELA's Table 2, a row per measure (JSON: a list, one object per measure).
+    `--topics own` puts each side on its own topics (conditions judged on disjoint topics).
     Each label set may have its own relevance level: with `-m 'P(rel=2)@10' --llm-relevant 1` the
     reference counts grade ≥ 2 as relevant and a 0/1 judge grade ≥ 1 (`levels` says which each used).
     `leaderboard:NAME` on either side names a leaderboard imported with `studio import leaderboard`:
     its means, over the runs both sides rank (per-topic statistics null)."""
+    measures = measure or ["nDCG@10"]
+    chosen = topic_choice(topic, topics_file, scope)
     with open_project(ctx) as project:
-        result = project.correlation(ref, qrels, measure, complete=complete, seed=seed, llm_relevant=llm_relevant)
-    _warn(result.get("warnings", []))
+        results = project.correlations(
+            ref, qrels, measures, topics=chosen, complete=complete, seed=seed, llm_relevant=llm_relevant
+        )
+    for warning in dict.fromkeys(w for result in results for w in result.get("warnings", [])):
+        _warn([warning])
+    if len(results) > 1:
+        _print_table_two(results, fmt)
+        return
+    result = results[0]
     if fmt is OutputFormat.json:
         emit_object(result, fmt)
         return
     summary = {k: v for k, v in result.items() if not isinstance(v, list | dict)}
-    if result.get("levels"):
-        summary["levels"] = f"{ref} rel ≥ {result['levels']['ref']:g}, {qrels} rel ≥ {result['levels']['qrels']:g}"
-    summary["bootstrap_95"] = f"[{_num(result['bootstrap']['low'])}, {_num(result['bootstrap']['high'])}]"
-    for sub in result["subsampling"]:
+    levels = result.get("levels")
+    if levels:
+        summary["levels"] = f"{ref} rel ≥ {levels['ref']:g}, {qrels} rel ≥ {levels['qrels']:g}"
+    bootstrap = result.get("bootstrap")
+    if bootstrap is not None:
+        summary["bootstrap_95"] = f"[{_num(bootstrap['low'])}, {_num(bootstrap['high'])}]"
+    for sub in result.get("subsampling", []):
         summary[f"tau_{sub['topics']}_topics"] = f"{_num(sub['mean'])} ± {_num(sub['std'])}"
-    emit_object(summary, fmt, title=f"{qrels} against {ref} on {result['measure']}")
-    if result["swapped_pairs"] and fmt is OutputFormat.table:
+        summary[f"tau_{sub['topics']}_topics_95"] = f"[{_num(sub.get('low'))}, {_num(sub.get('high'))}]"
+    title = framed_title(f"{qrels} against {ref} on {result['measure']}", result["frame"], fmt)
+    emit_object(summary, fmt, title=title)
+    swapped = result.get("swapped_pairs", [])
+    if swapped and fmt is OutputFormat.table:
         typer.echo("")
-        emit_records(result["swapped_pairs"][:20], fmt, title="Swapped run pairs (largest reference gap first)")
+        emit_records(swapped[:20], fmt, title="Swapped run pairs (largest reference gap first)")
 
 
-def _num(value: Any) -> str:
+def _print_table_two(results: list[Correlation], fmt: OutputFormat) -> None:
+    """A row per measure, as UMBRELA's Table 2 (TREC RAG 2024): run-level, per-topic and topic/run
+    τ, then τ on a third and two thirds of the common topics, mean [95% interval] of 100 draws."""
+    if fmt is OutputFormat.json:
+        emit_records(results, fmt)
+        return
+    first = results[0]
+    rows = [table_two_row(result, fmt) for result in results]
+    title = framed_title(f"Kendall τ of {first['qrels']} against {first['ref']}", first["frame"], fmt)
+    emit_records(rows, fmt, title=title)
+
+
+def table_two_row(result: Correlation, fmt: OutputFormat) -> dict[str, object]:
+    """One measure's row: three decimals and intervals in one cell in a table, full values with the
+    intervals in columns of their own in CSV and TSV."""
+    table = fmt is OutputFormat.table
+    figures = {
+        "run-level τ": result["kendall_tau"],
+        "per-topic τ": result.get("per_topic_tau"),
+        "topic/run τ": result.get("pooled_tau"),
+    }
+    row: dict[str, object] = {"measure": result["measure"], "runs": result["runs"], "topics": result["topics"]}
+    row.update({name: _num(value) if table else value for name, value in figures.items()})
+    for sub in result.get("subsampling", []):
+        name = f"τ {_share(sub['fraction'])} topics"
+        if table:
+            row[name] = f"{_num(sub['mean'])} [{_num(sub.get('low'))}, {_num(sub.get('high'))}]"
+        else:
+            row[name], row[f"{name} low"], row[f"{name} high"] = sub["mean"], sub.get("low"), sub.get("high")
+    return row
+
+
+def _share(fraction: float) -> str:
+    """1/3, 2/3: a subsampling fraction as the paper writes it."""
+    return {round(1 / 3, 6): "1/3", round(2 / 3, 6): "2/3"}.get(round(fraction, 6), f"{fraction:.0%}")
+
+
+def _num(value: float | None) -> str:
     return "n/a" if value is None else f"{value:.3f}"
 
 
@@ -134,13 +215,23 @@ def agree(
     ] = None,
     relevant: Annotated[float, typer.Option(parser=grade, help="Lowest reference grade that is Acceptable.")] = 1.0,
     clip: Annotated[bool, typer.Option("--clip", help="Clip grades outside the reference's scale into it.")] = False,
+    topic: TopicOption = None,
+    topics_file: TopicsFileOption = None,
     fmt: Format = OutputFormat.table,
 ) -> None:
-    """Label agreement: Cohen's κ (binary, graded, weighted), Krippendorff's α, confusion, alignment."""
+    """Label agreement on the pairs both label sets label: Cohen's κ (binary, graded, weighted),
+    Krippendorff's α, confusion, alignment."""
+    chosen = topic_choice(topic, topics_file)
     with open_project(ctx) as project:
         warn_about_scale(project.scale_warnings(ref, [qrels]), clip)
         result = project.agreement(
-            ref, qrels, ref_threshold=ref_threshold, threshold=threshold, relevant=relevant, clip=clip
+            ref,
+            qrels,
+            topics=chosen,
+            ref_threshold=ref_threshold,
+            threshold=threshold,
+            relevant=relevant,
+            clip=clip,
         )
     _warn(result["warnings"])
     if fmt is OutputFormat.json:
@@ -149,7 +240,7 @@ def agree(
     summary = {k: v for k, v in result.items() if not isinstance(v, list | dict)}
     levels = result["thresholds"]
     summary["thresholds"] = f"{ref} ≥ {levels['ref']:g}, {qrels} ≥ {levels['qrels']:g}"
-    emit_object(summary, fmt, title=f"{qrels} against {ref}")
+    emit_object(summary, fmt, title=framed_title(f"{qrels} against {ref}", result["frame"], fmt))
     typer.echo("")
     categories = result["categories"]
     emit_records(
@@ -181,19 +272,26 @@ def disagreements(
             "(an ensemble's members or a judge's samples) first."
         ),
     ] = QueueOrder.delta_tau,
+    scope: ScopeOption = TopicScope.common,
+    topic: TopicOption = None,
+    topics_file: TopicsFileOption = None,
     fmt: Format = OutputFormat.table,
 ) -> None:
-    """The review queue: pairs graded differently, the most leaderboard-changing first.
+    """The review queue: pairs graded differently, the most leaderboard-changing first (Δτ of the
+    two leaderboards on the topics both label, as `correlate` has them).
 
     `decided` names what a review of the two label sets already did with a pair (accept, grade,
     reference or skip); Review leaves decided pairs out of its queue and puts skipped ones last."""
+    chosen = topic_choice(topic, topics_file, scope)
     with open_project(ctx) as project:
-        rows = project.disagreements(ref, qrels, measure, limit=limit, order=order.value)
+        frame = project.comparison_frame(ref, qrels, chosen).as_json()
+        rows = project.disagreements(ref, qrels, measure, topics=chosen, limit=limit, order=order.value)
+    warn_frame(frame)
     spread = ["spread", "spread_range"] if order is QueueOrder.spread else []
     emit_records(
         rows,
         fmt,
-        title=f"Disagreements of {qrels} with {ref} ({measure})",
+        title=framed_title(f"Disagreements of {qrels} with {ref} ({measure})", frame, fmt),
         columns=["qid", "docid", "ref_grade", "grade", "delta_tau", "distance", *spread, "decided"],
     )
 

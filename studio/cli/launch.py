@@ -20,8 +20,10 @@ from studio.cli.context import open_project, options
 from studio.cli.errors import handles_errors
 from studio.cli.listing import print_overview
 from studio.cli.output import OutputFormat, stderr_console
+from studio.cli.topic_options import ScopeOption, TopicOption, TopicsFileOption, topic_choice
 from studio.domain.choices import ScreenName
 from studio.domain.errors import UsageError
+from studio.domain.frames import EVERY_TOPIC, TopicChoice, TopicScope
 from studio.domain.keymap import load_keymap
 from studio.services.project import Project
 
@@ -68,9 +70,14 @@ def tui(
     audit: Annotated[
         str | None, typer.Option(help="Grade this audit's sample blind, in its random order (see `studio audit plan`).")
     ] = None,
+    scope: ScopeOption = TopicScope.common,
+    topic: TopicOption = None,
+    topics_file: TopicsFileOption = None,
 ) -> None:
-    """Open the studio on the project."""
-    _run_tui(open_project(ctx), screen=screen, ref=ref, qrels=qrels, person=person, audit=audit)
+    """Open the studio on the project (the Leaderboard and Review compare on the topics both label
+    sets label, or on --topic / --topics-file's, shown in the header)."""
+    chosen = topic_choice(topic, topics_file, scope)
+    _run_tui(open_project(ctx), screen=screen, ref=ref, qrels=qrels, person=person, audit=audit, topics=chosen)
 
 
 def _run_tui(
@@ -81,9 +88,11 @@ def _run_tui(
     qrels: str | None = None,
     person: str | None = None,
     audit: str | None = None,
+    topics: TopicChoice = EVERY_TOPIC,
 ) -> None:
     try:
         check_choices(project, ref=ref, qrels=qrels, audit=audit)
+        project.check_topics(topics)
         keymap = load_keymap()  # a bad keymap file is refused before the screen opens
         check_terminal(sys.stdin, sys.stderr)
     except BaseException:
@@ -92,7 +101,9 @@ def _run_tui(
     # Imported here so that headless commands never load Textual.
     from studio.tui.app import run_studio
 
-    status = run_studio(project, screen=screen.value, ref=ref, qrels=qrels, person=person, audit=audit, keymap=keymap)
+    status = run_studio(
+        project, screen=screen.value, ref=ref, qrels=qrels, person=person, audit=audit, keymap=keymap, topics=topics
+    )
     if status:
         raise typer.Exit(status)
 

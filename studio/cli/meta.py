@@ -10,7 +10,10 @@ from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import Format, OutputFormat, emit_object, emit_records, warn_about_scale
 from studio.cli.progress import progress_bar
+from studio.cli.topic_options import ScopeOption, TopicOption, TopicsFileOption, topic_choice, warn_frame
 from studio.domain.choices import BackendName, SensitivityMethod
+from studio.domain.comparisons import MethodComparison
+from studio.domain.frames import TopicScope, frame_line
 from studio.domain.judging import JudgeConfig
 
 Ref = Annotated[str, typer.Option("--ref", help="Reference label set (e.g. the human one).")]
@@ -37,13 +40,20 @@ def compare(
     resamples: Annotated[int, typer.Option(min=1, help="Bootstrap resamples over topics.")] = 1000,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
     clip: Annotated[bool, typer.Option("--clip", help="Clip grades outside the reference's scale into it.")] = False,
+    scope: ScopeOption = TopicScope.common,
+    topic: TopicOption = None,
+    topics_file: TopicsFileOption = None,
     fmt: Format = OutputFormat.table,
 ) -> None:
     """One table: per label set κ, α, alignment, leniency, τ and τ_AP with 95% bootstrap intervals,
-    and the τ of its compatibility leaderboard against the reference's nDCG@10 leaderboard."""
+    and the τ of its compatibility leaderboard against the reference's nDCG@10 leaderboard; each
+    label set with the reference on the topics both label (`--topics own`: each on its own)."""
+    chosen = topic_choice(topic, topics_file, scope)
     with open_project(ctx) as project:
         warn_about_scale(project.scale_warnings(ref, qrels), clip)
-        rows = project.compare(ref, qrels, measure, resamples=resamples, seed=seed, clip=clip)
+        rows = project.compare(ref, qrels, measure, topics=chosen, resamples=resamples, seed=seed, clip=clip)
+    for row in rows:
+        warn_frame(row["frame"])
     if fmt is OutputFormat.json:
         emit_records(rows, fmt)
         return
@@ -64,13 +74,14 @@ def compare(
             for r in rows
         ],
         fmt,
-        title=f"Labels against {ref}",
+        title="\n".join([f"Labels against {ref}", *(frame_line(row["frame"]) for row in rows)]),
     )
     typer.echo("")
     emit_records(
         [
             {
                 "qrels": r["qrels"],
+                "topics": r["topics"],
                 "τ": r["kendall_tau"],
                 "τ 95%": _interval(r["kendall_tau_low"], r["kendall_tau_high"]),
                 "τ_AP": r["tau_ap"],
@@ -99,9 +110,12 @@ def compare(
     emit_records(alignment, fmt, title=f"Alignment with the order of {ref}'s grades")
 
 
-def flat_row(row: dict[str, Any]) -> dict[str, Any]:
-    """A compare row with its alignment spread into columns such as best_vs_unacceptable_agree."""
-    flat = {k: v for k, v in row.items() if k != "alignment"}
+def flat_row(row: MethodComparison) -> dict[str, object]:
+    """A compare row with its alignment spread into columns such as best_vs_unacceptable_agree (the
+    frame's topics left out as counts)."""
+    flat: dict[str, object] = {k: v for k, v in row.items() if k not in ("alignment", "frame")}
+    flat["ref_topics_left_out"] = len(row["frame"]["left_out"]["ref"])
+    flat["qrels_topics_left_out"] = len(row["frame"]["left_out"]["qrels"])
     for pair, bucket in row["alignment"].items():
         flat.update({f"{pair}_{k}": v for k, v in bucket.items()})
     return flat

@@ -137,8 +137,16 @@ def print_table(names: Sequence[str], rows: Sequence[Sequence[str]], title: str 
     if widths is None:
         widths = natural
         console = _DataConsole(highlight=False, soft_wrap=False, width=max(1, sum(natural) + _frame_width(len(names))))
+    # A title of several lines (a comparison's frame under it) is printed whole, each line unwrapped:
+    # Rich would wrap it to the table's width.
+    heading, *under = (title or "").split("\n")
+    if under:
+        with stdout_writes():
+            console.print(Text(heading, style="table.title"), soft_wrap=True)
+            for line in under:
+                console.print(Text(line, style="dim"), soft_wrap=True)
     # Text, not str: a value such as "[vital]" is data, never console markup.
-    table = Table(title=title, title_justify="left", show_edge=False, padding=(0, 1))
+    table = Table(title=None if under else title, title_justify="left", show_edge=False, padding=(0, 1))
     for name, width in zip(names, widths, strict=True):
         table.add_column(Text(name), width=width, overflow="fold")
     for row in rows:

@@ -75,12 +75,16 @@ EXAMPLES: dict[str, list[str]] = {
     "studio eval": [
         'studio eval --qrels human -m nDCG@10 -m "P(rel=2)@10"',
         "studio eval --qrels human --per-topic --complete -f tsv   # --complete: trec_eval -c",
+        "studio eval --qrels human --topics-file condition-a.txt  # trec_eval on the labels cut to those topics",
     ],
     "studio answers": [
         "studio answers --qrels answers-smol  # a label set of the answers: studio judge --pool responses",
     ],
     "studio correlate": [
-        "studio correlate --ref human --qrels umbrela -m nDCG@10",
+        "studio correlate --ref human --qrels umbrela -m nDCG@10  # on the topics both label",
+        "studio correlate --ref human --qrels umbrela -m nDCG@20 -m nDCG@100 -m R@100  # UMBRELA's Table 2",
+        "studio correlate --ref manual --qrels post-editing --topics own  # conditions judged on disjoint topics",
+        "studio correlate --ref human --qrels umbrela --topic 1108651 --topic 1109707 -f json",
         "studio correlate --ref leaderboard:published --qrels umbrela -m AP  # an imported leaderboard",
     ],
     "studio agree": [

@@ -10,6 +10,8 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import stderr_console
+from studio.cli.topic_options import ScopeOption, TopicOption, TopicsFileOption, topic_choice
+from studio.domain.frames import TopicScope
 
 commands = typer.Typer()
 
@@ -28,13 +30,17 @@ def report(
         bool, typer.Option("--with-embeddings", help="Add Fréchet distances of embeddings (FD@10; loads torch).")
     ] = False,
     resamples: Annotated[int, typer.Option(min=1, help="Bootstrap resamples of the τ intervals.")] = 1000,
+    scope: ScopeOption = TopicScope.common,
+    topic: TopicOption = None,
+    topics_file: TopicsFileOption = None,
 ) -> None:
     """Write a shareable report of the project: data, leaderboards, agreement, figures, banks, audit trail.
 
     report.html is self-contained (inline CSS, figures as data URIs); report.md has the same tables and figures/*.png.
     """
+    chosen = topic_choice(topic, topics_file, scope)
     with open_project(ctx) as project:
         written = project.write_report(
-            out, ref=ref, measure=measure, resamples=resamples, with_embeddings=with_embeddings
+            out, ref=ref, measure=measure, resamples=resamples, with_embeddings=with_embeddings, topics=chosen
         )
     stderr_console().print(written.summary(), markup=False)

@@ -10,6 +10,15 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import Format, OutputFormat, emit_object, emit_records
+from studio.cli.topic_options import (
+    ScopeOption,
+    TopicOption,
+    TopicsFileOption,
+    framed_title,
+    topic_choice,
+    warn_frame,
+)
+from studio.domain.frames import EVERY_TOPIC, TopicScope
 from studio.domain.pair_decisions import PairLabels
 from studio.domain.significance import Correction, Significance, SignificancePlan, SignificanceTest
 
@@ -63,13 +72,22 @@ def significance(
         ),
     ] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="With --pair: show at most this many labels.")] = None,
+    scope: ScopeOption = TopicScope.common,
+    topic: TopicOption = None,
+    topics_file: TopicsFileOption = None,
     fmt: Format = OutputFormat.table,
 ) -> None:
     """Paired significance tests between every pair of runs, corrected for the number of pairs;
     with --ref, the agreement of the two label sets' decisions; with --ref and --pair A B, the
     labels that pair's decision hangs on."""
     plan = SignificancePlan(test.value, correction.value, alpha, resamples, seed)
+    chosen = topic_choice(topic, topics_file, scope)
     if pair is not None:
+        if chosen != EVERY_TOPIC:
+            raise typer.BadParameter(
+                "--pair tests the pair on the topics both label sets label; drop --topics, --topic and --topics-file",
+                param_hint="--pair",
+            )
         if ref is None:
             raise typer.BadParameter(
                 "--pair compares two label sets: name the reference with --ref", param_hint="--pair"
@@ -83,22 +101,25 @@ def significance(
     if limit is not None:
         raise typer.BadParameter("--limit counts the labels behind a --pair", param_hint="--limit")
     with open_project(ctx) as project:
-        result = project.significance(qrels, measure, plan, runs=_run_names(runs), ref=ref)
+        result = project.significance(qrels, measure, plan, runs=_run_names(runs), ref=ref, topics=chosen)
+    warn_frame(result.get("frame"))
     if fmt is OutputFormat.json:
         emit_object(result, fmt)
         return
-    _print(result, fmt)
+    _print(result, fmt, chosen.describe_subset())
 
 
-def _print(result: Significance, fmt: OutputFormat) -> None:
+def _print(result: Significance, fmt: OutputFormat, subset: str | None = None) -> None:
     significant = sum(p["significant"] for p in result["pairs"])
     title = (
         f"{result['test']} test of {result['runs']} runs on {result['measure']} under {result['qrels']}, "
         f"{result['correction']} correction, α {result['alpha']:g}: {significant} of {len(result['pairs'])} "
         "pairs significant"
     )
+    if subset is not None and "frame" not in result:
+        title += f", on {subset} ({result.get('topics', 0)} labelled)"
     columns = PAIR_COLUMNS + (REF_COLUMNS if "ref" in result else [])
-    emit_records(result["pairs"], fmt, title=title, columns=columns)
+    emit_records(result["pairs"], fmt, title=framed_title(title, result.get("frame"), fmt), columns=columns)
     if "agreement" not in result or fmt is not OutputFormat.table:
         return
     typer.echo("")

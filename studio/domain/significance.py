@@ -9,6 +9,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import NotRequired, TypedDict
 
+from studio.domain.frames import FrameJson
+
 SIGNIFICANCE_TESTS = ("t", "randomization", "bootstrap", "tukey")
 CORRECTIONS = ("holm", "bh", "bonferroni", "none")
 DECISION_CLASSES = ("both", "opposite", "ref_only", "qrels_only", "neither")
@@ -84,6 +86,8 @@ class Significance(TypedDict):
     agreement: NotRequired[DecisionAgreement]
     top_k_tau: NotRequired[dict[str, float | None]]  # Kendall τ-b among the reference's top k runs
     best_run: NotRequired[BestRun | None]
+    topics: NotRequired[int]  # with a reference or chosen topics: the topics tested on
+    frame: NotRequired[FrameJson]  # with a reference: the topics used and left out
 
 
 class DecisionLabel(TypedDict):

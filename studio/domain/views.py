@@ -7,6 +7,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from studio.domain.errors import UsageError
+from studio.domain.frames import ComparisonFrame
 from studio.domain.rows import (
     BankInfo,
     Decision,
@@ -86,6 +87,7 @@ class LeaderboardView:
     swaps: int
     kappa: float | None  # graded Cohen's κ of the shared labels
     shared_labels: int | None
+    frame: ComparisonFrame | None = None  # the topics both leaderboards stand on
 
 
 @dataclass(frozen=True)
@@ -257,6 +259,7 @@ class Stats:
     kappa: float | None
     tau_change: float | None = None
     kappa_change: float | None = None
+    frame: ComparisonFrame | None = None  # the topics τ and κ stand on (None: not computed yet)
 
 
 @dataclass

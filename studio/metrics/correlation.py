@@ -5,9 +5,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
 
 import numpy as np
+
+from studio.domain.comparisons import SwappedPair
 
 # Leaderboards hold tens or hundreds of runs: the O(n²) pair counts below are microseconds in
 # numpy, cheaper per call than scipy's general routines (and scipy.stats takes half a second to
@@ -216,7 +217,7 @@ def swap_count(reference: np.ndarray, audited: np.ndarray) -> int:
     return len(_opposite_pairs(reference, audited, len(reference))[0])
 
 
-def swapped_pairs(runs: list[str], reference: np.ndarray, audited: np.ndarray) -> list[dict[str, Any]]:
+def swapped_pairs(runs: list[str], reference: np.ndarray, audited: np.ndarray) -> list[SwappedPair]:
     """Run pairs the two leaderboards order strictly in opposite ways, largest reference gap first
     (pairs with equal gaps in the order of itertools.combinations)."""
     ref, aud = np.asarray(reference), np.asarray(audited)
@@ -227,7 +228,7 @@ def swapped_pairs(runs: list[str], reference: np.ndarray, audited: np.ndarray) -
     order = np.argsort(-(ref_above - ref_below), kind="stable")  # a stable sort, as list.sort
     above, below = above[order], below[order]
     return [
-        {"above_in_ref": runs[a], "below_in_ref": runs[b], "ref": [ref_a, ref_b], "qrels": [aud_a, aud_b]}
+        SwappedPair(above_in_ref=runs[a], below_in_ref=runs[b], ref=[ref_a, ref_b], qrels=[aud_a, aud_b])
         for a, b, ref_a, ref_b, aud_a, aud_b in zip(
             above.tolist(),
             below.tolist(),
@@ -329,8 +330,9 @@ def bootstrap(
 def subsample_tau(
     reference: np.ndarray, audited: np.ndarray, fraction: float, *, trials: int = 100, seed: int = 0
 ) -> dict[str, float]:
-    """τ-b between leaderboards built on a random `fraction` of the topics (without replacement);
-    undefined (NaN) without topics to draw from, as the bootstrap's interval is."""
+    """τ-b between leaderboards built on a random `fraction` of the topics (without replacement):
+    the draws' mean, spread, extremes and 95% interval (2.5th and 97.5th percentiles); undefined
+    (NaN) without topics to draw from, as the bootstrap's interval is."""
     topics = reference.shape[0]
     size = max(1, round(topics * fraction)) if topics else 0
     rng = np.random.default_rng(seed)
@@ -348,6 +350,8 @@ def subsample_tau(
             "std": float("nan"),
             "min": float("nan"),
             "max": float("nan"),
+            "low": float("nan"),
+            "high": float("nan"),
         }
     return {
         "fraction": fraction,
@@ -356,4 +360,6 @@ def subsample_tau(
         "std": float(taus.std()),
         "min": float(taus.min()),
         "max": float(taus.max()),
+        "low": float(np.percentile(taus, 2.5)),
+        "high": float(np.percentile(taus, 97.5)),
     }

@@ -7,6 +7,8 @@ work plus a mean over topics.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import numpy as np
 
 from studio.metrics.names import Measure
@@ -37,6 +39,14 @@ class Evaluator:
         """Mask over `qids`: topics with at least one label."""
         return np.array([bool(self.labels.get(q) and self.labels[q].judged) for q in self.qids], dtype=bool)
 
+    def labelled_topics(self) -> frozenset[str]:
+        """The topics with at least one label."""
+        return frozenset(q for q, topic in self.labels.items() if topic.judged)
+
+    def rows_of(self, topics: Sequence[str]) -> np.ndarray:
+        """Row numbers of `topics` (in the order given; topics this evaluator does not know are skipped)."""
+        return np.array([self.row[q] for q in topics if q in self.row], dtype=np.intp)
+
     def per_topic(self, measure: Measure) -> np.ndarray:
         """(topics x runs); NaN where the topic has no labels or the run skipped it."""
         matrix = self._matrices.get(measure)
@@ -56,11 +66,17 @@ class Evaluator:
         else:
             matrix[row] = topic_values(measure, topic, labels)
 
-    def means(self, measure: Measure, *, complete: bool = False) -> np.ndarray:
-        """Mean per run over topics in both run and labels, or over all labelled topics (trec_eval -c)."""
+    def means(self, measure: Measure, *, complete: bool = False, topics: Sequence[str] | None = None) -> np.ndarray:
+        """Mean per run over topics in both run and labels, or over all labelled topics (trec_eval -c);
+        `topics`: only over these (as trec_eval on labels cut to them), else over every topic."""
+        matrix = self.per_topic(measure)
         # Only trec_eval -c needs the labelled topics' mask: the plain mean counts the filled cells.
         labelled = self.qrels_topics() if complete else None
-        return mean_over_topics(self.per_topic(measure), labelled, complete=complete)
+        if topics is not None:
+            rows = np.sort(self.rows_of(topics))  # summed in trec_eval's topic order, as over every topic
+            matrix = matrix[rows]
+            labelled = labelled[rows] if labelled is not None else None
+        return mean_over_topics(matrix, labelled, complete=complete)
 
     def set_label(self, qid: str, docid: str, grade: float | None) -> None:
         """Change one label (None removes it) and recompute that topic's rows only."""

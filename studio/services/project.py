@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Self
 
 from studio.domain.check_report import CheckReport
 from studio.domain.doctor_report import DoctorReport
+from studio.domain.frames import EVERY_TOPIC, TopicChoice
 from studio.domain.project_file import DEFAULT_WAIT_SECONDS
 from studio.domain.views import BankView, CalibrationView, EstimateView, LeaderboardView, Overview, ProjectNames
 from studio.domain.views import ReviewFilters as ReviewFilters
@@ -77,9 +78,12 @@ class Project(ProjectCore):
         """The label sets, banks and topics the screens' selectors offer."""
         return overview_views.project_names(self)
 
-    def leaderboard_view(self, ref: str, qrels: str, measure: str) -> LeaderboardView:
-        """Both leaderboards side by side with their rank correlation and the label agreement."""
-        return leaderboard_view(self.engine, ref, qrels, measure)
+    def leaderboard_view(
+        self, ref: str, qrels: str, measure: str, *, topics: TopicChoice = EVERY_TOPIC
+    ) -> LeaderboardView:
+        """Both leaderboards side by side with their rank correlation and the label agreement, on the
+        topics `topics` frames (by default those both label)."""
+        return leaderboard_view(self.engine, ref, qrels, measure, topics)
 
     def estimate_view(self, qrels: str, gold: str, measure: str) -> EstimateView:
         """The leaderboard full human judging would give, estimated from `qrels` and the gold set."""
@@ -105,11 +109,13 @@ class Project(ProjectCore):
         measure: str = "nDCG@10",
         filters: ReviewFilters | None = None,
         person: str | None = None,
+        topics: TopicChoice = EVERY_TOPIC,
     ) -> ReviewSession:
-        """A review of the pairs `qrels` grades differently from `ref` (call `load()` to build its queue)."""
+        """A review of the pairs `qrels` grades differently from `ref` on the topics `topics` frames
+        (by default those both label; call `load()` to build its queue)."""
         # A decision pair narrows the queue to the labels behind that pair's significance decision.
         session = DecisionReviewSession if filters is not None and filters.decision_pair else ReviewSession
-        return session(self, ref, qrels, measure=measure, filters=filters, person=person)
+        return session(self, ref, qrels, measure=measure, filters=filters, person=person, topics=topics)
 
     def blind_audit(self, audit: str, *, person: str | None = None) -> AuditSession:
         """Grading an audit's sample in its random order, the LLM's grade hidden (call `load()`)."""
@@ -125,11 +131,15 @@ class Project(ProjectCore):
         measure: str = "nDCG@10",
         resamples: int = 1000,
         with_embeddings: bool = False,
+        topics: TopicChoice = EVERY_TOPIC,
     ) -> WrittenReport:
-        """report.html, report.md and figures/ of the whole project in folder `out`."""
+        """report.html, report.md and figures/ of the whole project in folder `out` (`topics`: the
+        comparisons' topics, by default those both label, and a subset of them)."""
         # Imported when used: only the report loads matplotlib.
         from studio.services.report.build import build_report
         from studio.services.report.files import write_report
 
-        built = build_report(self, ref=ref, measure=measure, resamples=resamples, with_embeddings=with_embeddings)
+        built = build_report(
+            self, ref=ref, measure=measure, resamples=resamples, with_embeddings=with_embeddings, topics=topics
+        )
         return write_report(built, out)

@@ -23,6 +23,7 @@ from textual.binding import Binding
 from textual.worker import Worker, WorkerState
 
 from studio.domain.choices import ScreenName
+from studio.domain.frames import EVERY_TOPIC, TopicChoice, TopicScope
 from studio.domain.keymap import NO_KEYMAP, Keymap
 from studio.services.project import Project
 from studio.tui.commands import ScreenActions, studio_keys
@@ -123,13 +124,14 @@ class StudioApp(StateApp):
         person: str | None = None,
         audit: str | None = None,
         keymap: Keymap = NO_KEYMAP,
+        topics: TopicChoice = EVERY_TOPIC,
     ) -> None:
         # Started in the screen asked for, not switched to after the Overview has been built and
         # has read the project (its reading would hold the project before the first screen's).
         self.start_screen = ScreenName.review if audit is not None else ScreenName(screen)
         self.DEFAULT_MODE = self.start_screen  # type: ignore[misc]  # Textual reads it per instance
-        super().__init__(StudioState(project, default_selection(project, ref, qrels, measure), person))
-        self.sub_title = Path(project.path).name
+        super().__init__(StudioState(project, default_selection(project, ref, qrels, measure, topics), person))
+        self.sub_title = header_text(Path(project.path).name, topics)
         self.start_audit = audit
         self.watcher: ChangeWatch | None = None
         self.quitting = False
@@ -217,6 +219,17 @@ class StudioApp(StateApp):
             self.report_error(event.worker.error)
 
 
+def header_text(file_name: str, topics: TopicChoice) -> str:
+    """The header's subtitle: the project file, and the topics when not every one both label."""
+    said = [file_name]
+    if topics.scope is TopicScope.own:
+        said.append("each label set on its own topics")
+    subset = topics.describe_subset()
+    if subset is not None:
+        said.append(f"on {subset}")
+    return " · ".join(said)
+
+
 def run_studio(
     project: Project,
     *,
@@ -226,13 +239,16 @@ def run_studio(
     person: str | None = None,
     audit: str | None = None,
     keymap: Keymap = NO_KEYMAP,
+    topics: TopicChoice = EVERY_TOPIC,
 ) -> int:
     """Open the studio on `project` (on a blind audit with `audit`; the person's keys from `keymap`) and
     return, closing it, when the user quits: the exit status (1 after an unexpected error, its
     traceback in a file named on stderr)."""
     who = person or os.environ.get("STUDIO_PERSON") or getpass.getuser()
     with project:
-        app = StudioApp(project, screen=screen, ref=ref, qrels=qrels, person=who, audit=audit, keymap=keymap)
+        app = StudioApp(
+            project, screen=screen, ref=ref, qrels=qrels, person=who, audit=audit, keymap=keymap, topics=topics
+        )
         app.run()
     return exit_status(app)
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from textual.app import App
 
 from studio.domain.errors import StudioError
+from studio.domain.frames import EVERY_TOPIC, TopicChoice
 from studio.domain.views import ReviewFilters
 from studio.services.project import Project
 from studio.tui.widgets.dialog import MessageDialog
@@ -22,10 +23,15 @@ class Selection:
     ref: str | None
     qrels: str | None
     measure: str = "nDCG@10"
+    topics: TopicChoice = EVERY_TOPIC  # the topics both screens compare on (`studio tui --topic …`)
 
 
 def default_selection(
-    project: Project, ref: str | None = None, qrels: str | None = None, measure: str = "nDCG@10"
+    project: Project,
+    ref: str | None = None,
+    qrels: str | None = None,
+    measure: str = "nDCG@10",
+    topics: TopicChoice = EVERY_TOPIC,
 ) -> Selection:
     """`human` (or the first label set) against the first LLM label set (else a simulated one), unless named."""
     sets = project.label_sets()
@@ -36,7 +42,7 @@ def default_selection(
     ]
     others = [n for n in names if n != ref]
     qrels = qrels or (judged[0] if judged else others[0] if others else None)
-    return Selection(ref, qrels, measure)
+    return Selection(ref, qrels, measure, topics)
 
 
 @dataclass

@@ -84,6 +84,7 @@ def by(rows: list[dict[str, str]], column: str) -> dict[str, dict[str, str]]:
 EXPECTED_FIGURES = {
     **{f"alignment-{name}.png": report_figures.ALIGNMENT_SIZE for name in AUDITED},
     **{f"tau-{name}.png": report_figures.SCATTER_SIZE for name in AUDITED},
+    **{f"tau-topic-run-{name}.png": report_figures.SCATTER_SIZE for name in AUDITED},
     "subsampling.png": report_figures.SUBSAMPLING_SIZE,
     **{f"significance-{name}.png": report_figures.matrix_size(SAMPLE_RUNS) for name in AUDITED},
 }

@@ -35,7 +35,7 @@ def test_an_earlier_report_is_replaced_and_other_files_are_kept(report: Report, 
     written = write_report(report, out)
     fresh = write_report(report, tmp_path / "fresh").folder
     assert snapshot(out) == {**snapshot(fresh), "notes.txt": b"mine"}
-    assert written.figures == len(report.figures()) == 10  # 3 label sets × (alignment, τ, significance) + 1
+    assert written.figures == len(report.figures()) == 13  # 3 label sets × (alignment, 2 τ, significance) + 1
     assert sorted(p.name for p in tmp_path.iterdir()) == ["fresh", "out"]  # no staging folder left
 
 

@@ -13,7 +13,7 @@ from studio import Project
 from studio.domain.judging import JudgeConfig
 from studio.domain.views import ReviewFilters
 from studio.metrics.agreement import cohen_kappa
-from studio.services.meta.comparison import disagreements
+from studio.services.meta.review_queue import disagreements
 from studio.services.views.review import ReviewSession
 
 

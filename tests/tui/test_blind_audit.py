@@ -15,7 +15,7 @@ from textual.widgets import DataTable, OptionList
 from tui_helpers import SIZE, Messages, drive, settle, settle_picture, text_of
 
 from studio.services.audit.samples import audit_pairs
-from studio.services.meta.comparison import disagreements
+from studio.services.meta.review_queue import disagreements
 from studio.services.project import Project
 from studio.tui.app import StudioApp
 from studio.tui.screens.audit import AuditScreen

@@ -31,7 +31,7 @@ LLM = "umbrela-smol"
 def test_an_error_meant_for_a_person_opens_a_dialog_and_the_studio_goes_on(
     sample: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def refused(self: Project, ref: str, qrels: str, measure: str) -> Any:
+    def refused(self: Project, ref: str, qrels: str, measure: str, **options: Any) -> Any:
         raise UsageError(f"no leaderboard for {qrels} today")
 
     monkeypatch.setattr(Project, "leaderboard_view", refused)

@@ -11,10 +11,10 @@ from __future__ import annotations
 import threading
 from collections.abc import Sequence
 from functools import partial
-from typing import Any
 
 import numpy as np
 
+from studio.domain.comparisons import EvalRow
 from studio.domain.errors import UsageError
 from studio.domain.rows import LabelEvent
 from studio.metrics.evaluator import Evaluator
@@ -175,35 +175,41 @@ class EvaluationEngine:
         return dict(zip(evaluator.runs, values.tolist(), strict=True))
 
     def eval_rows(
-        self, qrels: str, measures: list[str], *, per_topic: bool = False, complete: bool = False
-    ) -> list[dict[str, Any]]:
-        """Rows of `studio eval`: one per run and measure (and topic, with `per_topic`)."""
+        self,
+        qrels: str,
+        measures: list[str],
+        *,
+        per_topic: bool = False,
+        complete: bool = False,
+        topics: Sequence[str] | None = None,
+    ) -> list[EvalRow]:
+        """Rows of `studio eval`: one per run and measure (and topic, with `per_topic`); `topics`:
+        only these topics count (as trec_eval on labels cut to them)."""
         evaluator = self.evaluator(qrels)
-        labelled = evaluator.qrels_topics()
-        rows: list[dict[str, Any]] = []
+        rows_of_topics = np.arange(len(evaluator.qids)) if topics is None else np.sort(evaluator.rows_of(topics))
+        labelled = evaluator.qrels_topics()[rows_of_topics]
+        rows: list[EvalRow] = []
         for text in measures:
             measure = measure_of(text)
-            matrix = evaluator.per_topic(measure)
-            means = evaluator.means(measure, complete=complete)
+            matrix = evaluator.per_topic(measure)[rows_of_topics]
+            means = evaluator.means(measure, complete=complete, topics=topics)
             counted = labelled.sum() if complete else (~np.isnan(matrix)).sum(axis=0)
             for r, run in enumerate(evaluator.runs):
                 if per_topic:
-                    for t, qid in enumerate(evaluator.qids):
+                    for t, row in enumerate(rows_of_topics):
                         value = matrix[t, r]
                         if not np.isnan(value):  # the topic was evaluated for this run
-                            rows.append(
-                                {"run": run, "measure": str(measure), "topic": qid, "value": float(value), "topics": 1}
-                            )
-                topics = int(counted) if complete else int(counted[r])
-                rows.append(
-                    {
-                        "run": run,
-                        "measure": str(measure),
-                        "value": float(means[r]),
-                        "topics": topics,
-                        **({"topic": "all"} if per_topic else {}),
-                    }
+                            qid = evaluator.qids[row]
+                            rows.append(EvalRow(run=run, measure=str(measure), topic=qid, value=float(value), topics=1))
+                mean = EvalRow(
+                    run=run,
+                    measure=str(measure),
+                    value=float(means[r]),
+                    topics=int(counted) if complete else int(counted[r]),
                 )
+                if per_topic:
+                    mean["topic"] = "all"
+                rows.append(mean)
         return rows
 
     # -- what the write path needs (studio.services.writes) -----------------------------------

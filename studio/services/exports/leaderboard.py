@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.domain.choices import DEFAULT_MEASURES, LeaderboardLayout
+from studio.domain.comparisons import EvalRow
 from studio.domain.errors import UsageError
 from studio.domain.export_report import ExportReport
 from studio.domain.significance import SignificancePlan
@@ -35,7 +36,7 @@ def layout_for_name(name: str) -> LeaderboardLayout:
     return next((layout for suffix, layout in _BY_SUFFIX.items() if stem.endswith(suffix)), LeaderboardLayout.json)
 
 
-def render_table(rows: Sequence[dict[str, Any]], fmt: LeaderboardLayout) -> str:
+def render_table(rows: Sequence[EvalRow], fmt: LeaderboardLayout) -> str:
     """JSON exactly as `studio eval --format json` prints it; TSV/CSV with full-precision values."""
     if fmt is LeaderboardLayout.json:
         return json.dumps(list(rows), ensure_ascii=False, indent=2) + "\n"
@@ -52,7 +53,7 @@ def _cell(value: Any) -> str:
     return "" if value is None else repr(value) if isinstance(value, float) else str(value)
 
 
-def score_rows(rows: Sequence[dict[str, Any]]) -> list[layouts.ScoreRow]:
+def score_rows(rows: Sequence[EvalRow]) -> list[layouts.ScoreRow]:
     """`studio eval` rows as the tools' layouts hold them, a run's values together (the mean under
     the topic `all`)."""
     found = [
@@ -62,9 +63,7 @@ def score_rows(rows: Sequence[dict[str, Any]]) -> list[layouts.ScoreRow]:
     return sorted(found, key=lambda row: order[row.run])  # stable: measures and topics keep their order
 
 
-def render(
-    rows: Sequence[dict[str, Any]], layout: LeaderboardLayout, marks: layouts.SignificanceMarks | None = None
-) -> str:
+def render(rows: Sequence[EvalRow], layout: LeaderboardLayout, marks: layouts.SignificanceMarks | None = None) -> str:
     """The leaderboard's text in `layout` (a LaTeX table with `marks`: its significant differences)."""
     if layout is LeaderboardLayout.latex:
         return layouts.write_latex(score_rows(rows), marks)

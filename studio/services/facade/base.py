@@ -10,9 +10,12 @@ from types import TracebackType
 from typing import Self
 
 from studio.domain.check_report import CheckReport
+from studio.domain.frames import TopicChoice, TopicScope
 from studio.domain.import_report import ImportReport
+from studio.domain.names import check_id
 from studio.domain.project_file import DEFAULT_WAIT_SECONDS, WaitNotice
 from studio.domain.rows import BankInfo, DocumentRow, JudgeRunRow, LabelSetRow, ResponseRow, RunInfo, TopicRow
+from studio.formats.topic_lists import read_topic_list
 from studio.services.derived.follow import Followed
 from studio.services.evaluation.changes import ChangeWatcher
 from studio.services.evaluation.engine import EvaluationEngine
@@ -73,6 +76,21 @@ class ProjectBase:
             report.warnings.append(f"derived label sets updated: {', '.join(followed.followed)}")
         report.warnings.extend(followed.warnings())
         return report
+
+    @staticmethod
+    def choose_topics(
+        scope: TopicScope = TopicScope.common,
+        topics: Sequence[str] = (),
+        topics_file: PathLike | None = None,
+    ) -> TopicChoice:
+        """The topics a comparison stands on: `scope`, narrowed to `topics` and those listed in
+        `topics_file` (one qid per line, a topics, qrels or run file, or JSONL topics) when given."""
+        chosen = dict.fromkeys(topics)
+        if topics_file is not None:
+            chosen.update(dict.fromkeys(read_topic_list(Path(topics_file))))
+        for qid in chosen:
+            check_id(qid, "qid")
+        return TopicChoice(scope, tuple(chosen) if topics or topics_file is not None else None)
 
     @staticmethod
     def locate(path: str | Path | None = None) -> Path:

@@ -6,14 +6,26 @@ from collections.abc import Sequence
 from typing import Any
 
 from studio.domain.choices import DEFAULT_MEASURES
+from studio.domain.comparisons import Agreement, Correlation, EnsembleScores, EvalRow, MethodComparison
 from studio.domain.errors import UsageError
+from studio.domain.frames import EVERY_TOPIC, ComparisonFrame, TopicChoice
 from studio.domain.rows import QUEUE_ACTIONS, Disagreement
 from studio.services.ensembles.scores import ensemble_scores
 from studio.services.evaluation.answers import system_leaderboard
 from studio.services.evaluation.engine import measure_of
 from studio.services.facade.base import ProjectBase
-from studio.services.meta import comparison, scale, score_correlation, unreachable_levels
+from studio.services.meta import (
+    comparison,
+    frame,
+    label_agreement,
+    rank_correlation,
+    review_queue,
+    scale,
+    score_correlation,
+    unreachable_levels,
+)
 from studio.services.meta.embeddings import fd_leaderboard
+from studio.services.meta.frame import check_subset
 from studio.store import review as review_store
 
 
@@ -31,9 +43,23 @@ class EvaluationMixin(ProjectBase):
         *,
         per_topic: bool = False,
         complete: bool = False,
-    ) -> list[dict[str, Any]]:
-        """Rows of `studio eval`: {"run", "measure", "value", "topics"} (and "topic")."""
-        return self.engine.eval_rows(qrels, list(measures), per_topic=per_topic, complete=complete)
+        topics: Sequence[str] | None = None,
+    ) -> list[EvalRow]:
+        """Rows of `studio eval`: {"run", "measure", "value", "topics"} (and "topic"); `topics`:
+        only over these (as trec_eval on the labels cut to them)."""
+        if topics is not None:
+            check_subset(TopicChoice(subset=tuple(topics)), set(self.engine.evaluator(qrels).qids))
+        return self.engine.eval_rows(qrels, list(measures), per_topic=per_topic, complete=complete, topics=topics)
+
+    def comparison_frame(self, ref: str, qrels: str, topics: TopicChoice = EVERY_TOPIC) -> ComparisonFrame:
+        """The topics a comparison of `ref` and `qrels` stands on, as `topics` asks (by default those
+        both label): the frame every comparison of the two uses and reports."""
+        return frame.comparison_frame(self.engine, ref, qrels, topics)
+
+    def check_topics(self, topics: TopicChoice) -> None:
+        """Refuse chosen topics the project does not know (no run retrieves them, no label set labels
+        them): a typo, said before a screen opens rather than on the first comparison."""
+        check_subset(topics, {row["qid"] for row in self.topics()})
 
     def level_warnings(self, qrels: str, measures: Sequence[str] = DEFAULT_MEASURES) -> list[str]:
         """A warning per binary measure whose relevance level `qrels`' grades never reach."""
@@ -45,12 +71,15 @@ class EvaluationMixin(ProjectBase):
         qrels: str,
         measure: str = "nDCG@10",
         *,
+        topics: TopicChoice = EVERY_TOPIC,
         complete: bool = False,
         details: bool = True,
         seed: int = 0,
         llm_relevant: float | None = None,
-    ) -> dict[str, Any]:
-        """Kendall τ (τ-b), τ-a, Spearman ρ, τ_AP, RBO, swaps and topic intervals of two leaderboards.
+    ) -> Correlation:
+        """Kendall τ (τ-b), τ-a, Spearman ρ, τ_AP, RBO, swaps and topic intervals of two leaderboards,
+        both on the topics both label sets label (`topics`: each side's own, or a subset; `frame`
+        in the result says which topics were used and which left out).
         A side named `leaderboard:NAME` is the imported leaderboard NAME (`import_leaderboard`).
         `llm_relevant`: `qrels`' own relevance level for a binary measure (the measure's `rel=` is
         `ref`'s); `levels` in the result says which each side used, `warnings` which never counts a pair."""
@@ -60,25 +89,65 @@ class EvaluationMixin(ProjectBase):
                     "--llm-relevant sets a label set's own level; an imported leaderboard's values are as its "
                     "tool computed them: correlate two label sets"
                 )
+            if topics != EVERY_TOPIC:
+                raise UsageError(
+                    "an imported leaderboard's means are over the topics its tool chose: --topics, --topic and "
+                    "--topics-file choose a label set's topics; correlate two label sets"
+                )
             return score_correlation.correlation(
                 self.engine, ref, qrels, measure, complete=complete, details=details, seed=seed
             )
-        return comparison.correlation(
+        return rank_correlation.correlation(
             self.engine,
             ref,
             qrels,
             measure,
+            topics=topics,
             complete=complete,
             details=details,
             seed=seed,
             llm_relevant=llm_relevant,
         )
 
-    def agreement(self, ref: str, qrels: str, *, clip: bool = False, **thresholds: Any) -> dict[str, Any]:
-        """κ, Krippendorff's α, confusion matrix and alignment of two label sets (`clip`: the
-        audited grades clipped into the reference's range)."""
-        return comparison.agreement(
-            self.engine, ref, scale.clipped(self.engine, ref, qrels) if clip else qrels, **thresholds
+    def correlations(
+        self,
+        ref: str,
+        qrels: str,
+        measures: Sequence[str],
+        *,
+        topics: TopicChoice = EVERY_TOPIC,
+        complete: bool = False,
+        seed: int = 0,
+        llm_relevant: float | None = None,
+    ) -> list[Correlation]:
+        """`correlation` under each measure: UMBRELA's Table 2 (run-level, per-topic and pooled τ,
+        topic subsampling at 1/3 and 2/3 with 95% intervals), a row per measure."""
+        return [
+            self.correlation(ref, qrels, m, topics=topics, complete=complete, seed=seed, llm_relevant=llm_relevant)
+            for m in measures
+        ]
+
+    def agreement(
+        self,
+        ref: str,
+        qrels: str,
+        *,
+        topics: TopicChoice = EVERY_TOPIC,
+        clip: bool = False,
+        ref_threshold: float | None = None,
+        threshold: float | None = None,
+        relevant: float = 1.0,
+    ) -> Agreement:
+        """κ, Krippendorff's α, confusion matrix and alignment of the pairs two label sets both label
+        (`clip`: the audited grades clipped into the reference's range; `topics`: a subset)."""
+        return label_agreement.agreement(
+            self.engine,
+            ref,
+            scale.clipped(self.engine, ref, qrels) if clip else qrels,
+            topics=topics,
+            ref_threshold=ref_threshold,
+            threshold=threshold,
+            relevant=relevant,
         )
 
     def compare(
@@ -87,14 +156,15 @@ class EvaluationMixin(ProjectBase):
         qrels: list[str],
         measure: str = "nDCG@10",
         *,
+        topics: TopicChoice = EVERY_TOPIC,
         resamples: int = 1000,
         seed: int = 0,
         clip: bool = False,
-    ) -> list[dict[str, Any]]:
+    ) -> list[MethodComparison]:
         """One row per label set: κ, α, alignment, leniency, τ and τ_AP with bootstrap intervals,
         and the τ of its compatibility leaderboard against the reference's nDCG@10 leaderboard."""
         names = [scale.clipped(self.engine, ref, name) for name in qrels] if clip else qrels
-        return comparison.compare(self.engine, ref, names, measure, resamples=resamples, seed=seed)
+        return comparison.compare(self.engine, ref, names, measure, topics=topics, resamples=resamples, seed=seed)
 
     def scale_warnings(self, ref: str, qrels: list[str]) -> list[str]:
         """A warning per label set holding grades outside the reference's range."""
@@ -106,13 +176,14 @@ class EvaluationMixin(ProjectBase):
         qrels: str,
         measure: str = "nDCG@10",
         *,
+        topics: TopicChoice = EVERY_TOPIC,
         limit: int | None = None,
         order: str = "delta-tau",
     ) -> list[Disagreement]:
         """The review queue: differently graded pairs, the most τ-changing first (`order="spread"`:
         those whose judges disagree most first). Each says what a review of the two label sets
         already decided of it (`decided`: accept, grade, reference or skip; None: nothing yet)."""
-        queue = comparison.disagreements(self.engine, ref, qrels, measure, limit=limit, order=order)
+        queue = review_queue.disagreements(self.engine, ref, qrels, measure, topics=topics, limit=limit, order=order)
         decided: dict[tuple[str, str], str] = {}
         for decision in reversed(review_store.decisions(self.db.cursor(), ref, qrels)):  # the newest wins
             if decision["action"] in QUEUE_ACTIONS:
@@ -121,7 +192,7 @@ class EvaluationMixin(ProjectBase):
             pair["decided"] = decided.get((pair["qid"], pair["docid"]))
         return queue
 
-    def ensemble_scores(self, name: str, ref: str = "human", measure: str = "nDCG@10") -> dict[str, Any]:
+    def ensemble_scores(self, name: str, ref: str = "human", measure: str = "nDCG@10") -> EnsembleScores:
         """κ and Kendall τ against `ref` of each member of an ensemble and of the ensemble."""
         return ensemble_scores(self.engine, name, ref, measure)
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from studio.domain.frames import EVERY_TOPIC, TopicChoice
 from studio.domain.pair_decisions import PairLabels
 from studio.domain.significance import DEFAULT_PLAN, DecisionLabels, Significance, SignificancePlan
 from studio.services.facade.base import ProjectBase
@@ -19,11 +20,13 @@ class SignificanceMixin(ProjectBase):
         *,
         runs: list[str] | None = None,
         ref: str | None = None,
+        topics: TopicChoice = EVERY_TOPIC,
     ) -> Significance:
         """Every pair of runs tested under `qrels` (t, randomization, bootstrap or Tukey's HSD),
         p-values corrected over the pairs; with `ref`, both label sets tested alike on the topics
-        both label and their decisions compared pair by pair (see `studio significance`)."""
-        return pairs.significance(self.engine, qrels, measure, plan, runs=runs, ref=ref)
+        both label (`topics`: each side's own, or a subset) and their decisions compared pair by
+        pair (see `studio significance`)."""
+        return pairs.significance(self.engine, qrels, measure, plan, runs=runs, ref=ref, topics=topics)
 
     def decision_labels(self, ref: str, qrels: str, run_a: str, run_b: str, measure: str = "nDCG@10") -> DecisionLabels:
         """The labels of `qrels` that the reference grades otherwise, on documents run_a or run_b

@@ -27,7 +27,7 @@ from studio.services.evaluation.engine import EvaluationEngine, measure_of
 from studio.services.judging.config import rerunnable
 from studio.services.judging.pools import pool_pairs
 from studio.services.judging.run import judge_label_set
-from studio.services.meta.comparison import default_threshold
+from studio.services.meta.label_agreement import default_threshold
 from studio.store import Database, new_batch, pools
 from studio.store import embeddings as embedding_store
 from studio.store import judging as judge_store

@@ -24,7 +24,7 @@ from studio.services.evaluation.engine import EvaluationEngine
 from studio.services.judging.backends import make_backend
 from studio.services.judging.cached_calls import ask
 from studio.services.judging.config import last_config
-from studio.services.meta.comparison import default_threshold
+from studio.services.meta.label_agreement import default_threshold
 from studio.store import Database, pools
 from studio.store import probes as probe_store
 

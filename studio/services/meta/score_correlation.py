@@ -9,15 +9,14 @@ the runs both sides rank (the others are listed as `unmatched_runs`). The per-to
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
+from studio.domain.comparisons import BoardRow, Correlation, TauInterval
 from studio.domain.errors import UsageError
 from studio.metrics import correlation as corr
 from studio.metrics.names import parse_measure
 from studio.services.evaluation.engine import EvaluationEngine
-from studio.services.meta.comparison import BOOTSTRAP_RESAMPLES, SUBSAMPLE_FRACTIONS
+from studio.services.meta.rank_correlation import BOOTSTRAP_RESAMPLES, SUBSAMPLE_FRACTIONS, empty_subsample
 from studio.store import score_tables as score_store
 
 LEADERBOARD_PREFIX = "leaderboard:"
@@ -71,7 +70,7 @@ def correlation(
     complete: bool = False,
     details: bool = True,
     seed: int = 0,
-) -> dict[str, Any]:
+) -> Correlation:
     """`studio correlate`'s result where a side is a score table: the run-level statistics over the
     runs both sides rank, the per-topic ones null (the keys kept, so the shape is the usual one)."""
     name = _measure_name(measure, names_score_table(ref) and names_score_table(qrels))
@@ -81,39 +80,36 @@ def correlation(
     unmatched = sorted(set(left) ^ set(right))
     x = np.array([left[run] for run in runs], dtype=float)
     y = np.array([right[run] for run in runs], dtype=float)
-    result: dict[str, Any] = {
-        "ref": ref,
-        "qrels": qrels,
-        "measure": name,
-        "runs": len(runs),
-        "kendall_tau": _finite(corr.kendall_tau_b(x, y)),
-        "kendall_variant": "tau-b",
-        "kendall_tau_a": _finite(corr.kendall_tau_a(x, y)),
-        "spearman_rho": _finite(corr.spearman_rho(x, y)),
-        "tau_ap": _finite(corr.tau_ap(x, y)) if len(runs) >= 2 else None,
-        "rbo": _finite(corr.rbo(corr.ranking(runs, x), corr.ranking(runs, y), p=0.9)) if runs else None,
-        "swaps": corr.swap_count(x, y),
-        "unmatched_runs": unmatched,
-    }
+    # A score table's means come as its tool computed them, over topics it chose: no frame.
+    result = Correlation(
+        ref=ref,
+        qrels=qrels,
+        measure=name,
+        runs=len(runs),
+        kendall_tau=_finite(corr.kendall_tau_b(x, y)),
+        kendall_variant="tau-b",
+        kendall_tau_a=_finite(corr.kendall_tau_a(x, y)),
+        spearman_rho=_finite(corr.spearman_rho(x, y)),
+        tau_ap=_finite(corr.tau_ap(x, y)) if len(runs) >= 2 else None,
+        rbo=_finite(corr.rbo(corr.ranking(runs, x), corr.ranking(runs, y), p=0.9)) if runs else None,
+        swaps=corr.swap_count(x, y),
+        unmatched_runs=unmatched,
+        topics=0,
+        frame=None,
+    )
     if not details:
         return result
-    nothing = dict.fromkeys(("mean", "std", "min", "max"))
-    return result | {
-        "swapped_pairs": corr.swapped_pairs(runs, x, y),
-        "per_topic_tau": None,
-        "pooled_tau": None,
-        "bootstrap": {
-            "low": None,
-            "high": None,
-            "mean": None,
-            "resamples": BOOTSTRAP_RESAMPLES,
-            "seed": seed,
-            "level": 0.95,
-        },
-        "subsampling": [{"fraction": f, "topics": 0} | nothing for f in SUBSAMPLE_FRACTIONS],
-        "topics": 0,
-        "leaderboard": [{"run": run, "ref": float(a), "qrels": float(b)} for run, a, b in zip(runs, x, y, strict=True)],
-    }
+    result["swapped_pairs"] = corr.swapped_pairs(runs, x, y)
+    result["per_topic_tau"] = None
+    result["pooled_tau"] = None
+    result["bootstrap"] = TauInterval(
+        low=None, high=None, mean=None, resamples=BOOTSTRAP_RESAMPLES, seed=seed, level=0.95
+    )
+    result["subsampling"] = [empty_subsample(f) for f in SUBSAMPLE_FRACTIONS]
+    result["leaderboard"] = [
+        BoardRow(run=run, ref=float(a), qrels=float(b)) for run, a, b in zip(runs, x, y, strict=True)
+    ]
+    return result
 
 
 def _finite(value: float) -> float | None:

@@ -27,7 +27,7 @@ from studio.metrics.reliability import Level, krippendorff_alpha, spread
 from studio.services.evaluation.engine import EvaluationEngine
 from studio.services.judging.backends import make_backend
 from studio.services.judging.run import run_judge
-from studio.services.meta.comparison import agreement
+from studio.services.meta.label_agreement import agreement
 
 
 def expand_prompts(prompts: list[str]) -> list[str]:
@@ -91,7 +91,7 @@ def prompt_sensitivity(
 def sensitivity_report(
     engine: EvaluationEngine, method: str, ref: str, prompts: list[str], names: list[str], summaries: list[JudgeSummary]
 ) -> dict[str, Any]:
-    rows = []
+    rows: list[dict[str, Any]] = []
     for prompt, name, summary in zip(prompts, names, summaries, strict=True):
         labels = agreement(engine, ref, name)
         rows.append(

@@ -12,6 +12,7 @@ from pathlib import PurePath
 
 from studio import __version__
 from studio.domain.errors import UsageError
+from studio.domain.frames import EVERY_TOPIC, TopicChoice, TopicScope
 from studio.domain.report import Report
 from studio.judges.embedder import TextEmbedder
 from studio.metrics.names import Measure
@@ -70,6 +71,23 @@ def conventions(measure: Measure) -> list[tuple[str, str]]:
     ]
 
 
+def topics_fact(topics: TopicChoice) -> str:
+    """Which topics the comparisons stand on, as the report's facts say it."""
+    scope = (
+        "each label set on its own labelled topics (--topics own)"
+        if topics.scope is TopicScope.own
+        else "those each label set and the reference both label"
+    )
+    subset = topics.describe_subset()
+    return scope + (f", within {subset}" if subset else "")
+
+
+def own_board(project: ProjectCore, name: str, measure: str, topics: TopicChoice) -> dict[str, float | None]:
+    """{run: mean} under label set `name` over the topics it labels (within the chosen subset)."""
+    rows = project.evaluate(name, [measure], topics=topics.subset)
+    return {row["run"]: statistic(row["value"]) for row in rows}
+
+
 def build_report(
     project: ProjectCore,
     *,
@@ -78,42 +96,44 @@ def build_report(
     resamples: int = 1000,
     with_embeddings: bool = False,
     embedder: TextEmbedder | None = None,
+    topics: TopicChoice = EVERY_TOPIC,
 ) -> Report:
     """Every section of the report, in order; raises UsageError before any work on a bad option.
-    `embedder` replaces the default embedding model of the FD section (tests, other models)."""
+    `embedder` replaces the default embedding model of the FD section (tests, other models);
+    `topics`: the comparisons' topics (by default those both label) and a subset of them."""
     label_sets = project.label_sets()
     reference = choose_reference([row["name"] for row in label_sets], ref)
     m = str(measure_of(measure))
     if resamples < 1:
         raise UsageError("--resamples must be at least 1")
     others = sorted(row["name"] for row in label_sets if row["name"] != reference)
-    rows = compare(project.engine, reference, others, m, resamples=resamples, seed=SEED) if others else []
+    rows = (
+        compare(project.engine, reference, others, m, topics=topics, resamples=resamples, seed=SEED) if others else []
+    )
     comparisons = {row["qrels"]: row for row in rows}
-    boards = {
-        name: {run: statistic(value) for run, value in project.leaderboard(name, m).items()}
-        for name in [reference, *others]
-    }
+    boards = {name: own_board(project, name, m, topics) for name in [reference, *others]}
     names = FigureNames()
     sections = [
         data_summary(project, label_sets),
         leaderboards(boards, reference, m),
         comparison_table(comparisons, others, reference, m, resamples),
         alignment_section(comparisons, others, reference, names),
-        scatter_section(boards, comparisons, others, reference, m, names),
-        *significance_section(project, reference, others, m, names),
-        subsampling_section(project.engine, others, reference, m, names),
+        scatter_section(project.engine, comparisons, others, reference, m, topics, names),
+        *significance_section(project, reference, others, m, names, topics),
+        subsampling_section(project.engine, others, reference, m, topics, names),
         bank_section(project, reference, m),
         probe_section(project),
         *([embedding_section(project, [reference, *others], reference, m, embedder)] if with_embeddings else []),
         audit_section(project),
         *estimate_sections(project, m),
         *calibration_sections(project),
-        *ensemble_section(project, reference, m),
+        *ensemble_section(project, reference, m, topics),
     ]
     facts = [
         ("project", PurePath(project.path).name),
         ("reference label set", reference),
         ("measure", m),
+        ("topics compared", topics_fact(topics)),
         *conventions(measure_of(m)),
         ("bootstrap resamples", f"{resamples:,}"),
         ("seed", str(SEED)),

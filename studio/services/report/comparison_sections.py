@@ -4,14 +4,25 @@ alignment bars, τ scatter plots and topic-subsampling curves."""
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
 
+import numpy as np
+
+from studio.domain.comparisons import MethodComparison
+from studio.domain.frames import TopicChoice, frame_line
 from studio.domain.report import Cell, Figure, Interval, Section, Spread, Table
-from studio.metrics.correlation import subsample_tau
+from studio.metrics.correlation import pooled_tau, subsample_tau
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
-from studio.services.meta.comparison import SUBSAMPLE_TRIALS, aligned_matrices
+from studio.services.meta.frame import aligned_matrices, comparison_frame, side_means
+from studio.services.meta.label_agreement import finite as _finite
+from studio.services.meta.rank_correlation import SUBSAMPLE_TRIALS
 from studio.services.report.cells import FigureNames, statistic
-from studio.services.report.figures import CATEGORY_PAIRS, alignment_bars, subsampling_curves, tau_scatter
+from studio.services.report.figures import (
+    CATEGORY_PAIRS,
+    alignment_bars,
+    subsampling_curves,
+    tau_scatter,
+    topic_run_scatter,
+)
 
 SUBSAMPLING_FRACTIONS = tuple(i / 10 for i in range(1, 11))
 SEED = 0
@@ -43,6 +54,7 @@ def leaderboards(boards: Mapping[str, Mapping[str, float | None]], reference: st
 
 COMPARISON_COLUMNS = [
     "label set",
+    "topics",
     "pairs",
     "κ binary",
     "κ graded",
@@ -57,9 +69,10 @@ COMPARISON_COLUMNS = [
 ]
 
 
-def comparison_row(row: Mapping[str, Any]) -> dict[str, Cell]:
+def comparison_row(row: MethodComparison) -> dict[str, Cell]:
     return {
         "label set": row["qrels"],
+        "topics": row.get("topics"),
         "pairs": row.get("pairs"),
         "κ binary": statistic(row.get("kappa_binary")),
         "κ graded": statistic(row.get("kappa_graded")),
@@ -75,7 +88,7 @@ def comparison_row(row: Mapping[str, Any]) -> dict[str, Cell]:
 
 
 def comparison_table(
-    comparisons: Mapping[str, Mapping[str, Any]], others: list[str], reference: str, measure: str, resamples: int
+    comparisons: Mapping[str, MethodComparison], others: list[str], reference: str, measure: str, resamples: int
 ) -> Section:
     rows = [comparison_row(comparisons[name]) for name in others if name in comparisons]
     return Section(
@@ -84,8 +97,10 @@ def comparison_table(
         f"How each label set agrees with {reference}: label agreement on the pairs both labelled (Cohen's κ at the "
         f"relevance threshold and on the grades, Krippendorff's ordinal α; the shares it grades higher or lower) "
         f"and how well its {measure} leaderboard reproduces the reference's (Kendall τ-b, τ_AP and τ of the "
-        f"Compat leaderboards; intervals: bootstrap over topics, {resamples:,} resamples).",
+        f"Compat leaderboards; intervals: bootstrap over topics, {resamples:,} resamples), both leaderboards on "
+        "the topics the two label sets both label (`topics`).",
         [Table("Agreement and rank correlation", COMPARISON_COLUMNS, rows, empty="no other label set to compare")],
+        notes=[f"{name}: {frame_line(comparisons[name]['frame'])}" for name in others if name in comparisons],
     )
 
 
@@ -93,12 +108,12 @@ def comparison_table(
 
 
 def alignment_section(
-    comparisons: Mapping[str, Mapping[str, Any]], others: list[str], reference: str, names: FigureNames
+    comparisons: Mapping[str, MethodComparison], others: list[str], reference: str, names: FigureNames
 ) -> Section:
     rows: list[dict[str, Cell]] = []
     figures: list[Figure] = []
     for name in others:
-        alignment = (comparisons.get(name) or {}).get("alignment") or {}
+        alignment = comparisons[name]["alignment"] if name in comparisons else {}
         for pair in sorted(alignment, key=_pair_order):
             bucket = alignment[pair]
             rows.append(
@@ -147,34 +162,55 @@ def _pair_order(key: str) -> tuple[int, str]:
 
 
 def scatter_section(
-    boards: Mapping[str, Mapping[str, float | None]],
-    comparisons: Mapping[str, Mapping[str, Any]],
+    engine: EvaluationEngine,
+    comparisons: Mapping[str, MethodComparison],
     others: list[str],
     reference: str,
     measure: str,
+    topics: TopicChoice,
     names: FigureNames,
 ) -> Section:
+    """Per label set, its runs against the reference's on the topics both label, and every topic/run
+    pair of those topics (UMBRELA at TREC RAG 2024, Fig. 3)."""
+    m = measure_of(measure)
     figures = []
     for name in others:
-        points = [(run, value, boards[name].get(run)) for run, value in sorted(boards[reference].items())]
-        tau = statistic((comparisons.get(name) or {}).get("kendall_tau"))
+        frame = comparison_frame(engine, reference, name, topics)
+        x, y = side_means(engine, frame, m, m)
+        points = sorted(zip(frame.runs, x.tolist(), y.tolist(), strict=True))
+        tau = statistic(comparisons[name]["kendall_tau"] if name in comparisons else None)
         figures.append(
             tau_scatter(
                 names("tau", name),
-                f"{measure} of each run under {reference} (x) and {name} (y)",
+                f"{measure} of each run under {reference} (x) and {name} (y), {frame.line()}",
                 reference,
                 name,
                 measure,
-                points,
+                [(run, a, b) for run, a, b in points],
                 tau,
+            )
+        )
+        ref_matrix, matrix = aligned_matrices(engine.evaluator(reference), engine.evaluator(name), frame, m)
+        both = ~np.isnan(ref_matrix) & ~np.isnan(matrix)
+        figures.append(
+            topic_run_scatter(
+                names("tau-topic-run", name),
+                f"{measure} of each run on each topic both {reference} and {name} label, under {reference} (x) "
+                f"and {name} (y)",
+                reference,
+                name,
+                measure,
+                list(zip(ref_matrix[both].tolist(), matrix[both].tolist(), strict=True)),
+                statistic(_finite(pooled_tau(ref_matrix, matrix))),
             )
         )
     notes = [] if others else ["There is no other label set to plot against the reference."]
     return Section(
         "scatter",
         "Run scores against the reference",
-        f"Each run at its {measure} under {reference} and under the audited label set; points on a "
-        "rising line mean the same order (the title gives Kendall τ-b).",
+        f"Each run at its {measure} under {reference} and under the audited label set, both on the topics both "
+        "label (the left plot; points on a rising line mean the same order, the title gives Kendall τ-b), and "
+        "each run on each of those topics (the right plot: τ over every topic/run pair).",
         figures=figures,
         notes=notes,
     )
@@ -184,24 +220,25 @@ def scatter_section(
 
 
 def subsampling_section(
-    engine: EvaluationEngine, others: list[str], reference: str, measure: str, names: FigureNames
+    engine: EvaluationEngine, others: list[str], reference: str, measure: str, topics: TopicChoice, names: FigureNames
 ) -> Section:
     m = measure_of(measure)
     percent = [f"{f:.0%}" for f in SUBSAMPLING_FRACTIONS]
     rows: list[dict[str, Cell]] = []
     curves: dict[str, list[tuple[float, float | None, float | None]]] = {}
     for name in others:
-        ref_matrix, matrix = aligned_matrices(engine.evaluator(reference), engine.evaluator(name), m)
-        topics = int(ref_matrix.shape[0])
+        frame = comparison_frame(engine, reference, name, topics)
+        ref_matrix, matrix = aligned_matrices(engine.evaluator(reference), engine.evaluator(name), frame, m)
+        shared = int(ref_matrix.shape[0])
         spreads = []
         for fraction in SUBSAMPLING_FRACTIONS:
-            if topics == 0:
+            if shared == 0:
                 spreads.append(Spread(None, None))
                 continue
             found = subsample_tau(ref_matrix, matrix, fraction, trials=SUBSAMPLE_TRIALS, seed=SEED)
             spreads.append(Spread(statistic(found["mean"]), statistic(found["std"])))
         curves[name] = [(f, s.mean, s.std) for f, s in zip(SUBSAMPLING_FRACTIONS, spreads, strict=True)]
-        rows.append({"label set": name, "topics": topics, **dict(zip(percent, spreads, strict=True))})
+        rows.append({"label set": name, "topics": shared, **dict(zip(percent, spreads, strict=True))})
     figures = (
         [
             subsampling_curves(

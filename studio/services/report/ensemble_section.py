@@ -3,15 +3,18 @@ the ensemble (present only when the project has ensembles)."""
 
 from __future__ import annotations
 
+from studio.domain.frames import EVERY_TOPIC, TopicChoice
 from studio.domain.report import Section, Table
 from studio.services.ensembles.scores import all_ensemble_scores
 from studio.services.facade.core import ProjectCore
 from studio.services.report.cells import statistic
 
 
-def ensemble_section(project: ProjectCore, reference: str, measure: str) -> list[Section]:
+def ensemble_section(
+    project: ProjectCore, reference: str, measure: str, topics: TopicChoice = EVERY_TOPIC
+) -> list[Section]:
     """One section when the project has ensembles, none otherwise."""
-    found = all_ensemble_scores(project.engine, reference, measure)
+    found = all_ensemble_scores(project.engine, reference, measure, topics)
     if not found:
         return []
     tables = [

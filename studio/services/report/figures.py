@@ -19,6 +19,7 @@ from matplotlib.figure import Figure as MplFigure
 from matplotlib.patches import Patch
 from matplotlib.ticker import PercentFormatter
 
+from studio.domain.comparisons import AlignmentBucket
 from studio.domain.report import Figure
 from studio.domain.significance_matrix import CLASS_COLOURS, CLASS_LETTERS, CLASS_MEANINGS, DecisionGrid
 
@@ -49,9 +50,7 @@ def _pair_label(key: str) -> str:
     return key.replace("_vs_", " vs ").replace("_", " ")
 
 
-def alignment_bars(
-    name: str, caption: str, label_set: str, alignment: Mapping[str, Mapping[str, float | int | None]]
-) -> Figure:
+def alignment_bars(name: str, caption: str, label_set: str, alignment: Mapping[str, AlignmentBucket]) -> Figure:
     """Agree / tie / disagree shares of the cross-category pairs, one stacked bar per category pair."""
     keys = [k for k in CATEGORY_PAIRS if k in alignment] + sorted(set(alignment) - set(CATEGORY_PAIRS))
     with style.context("default"):
@@ -60,8 +59,12 @@ def alignment_bars(
         for row, key in enumerate(reversed(keys)):
             bucket = alignment[key]
             left = 0.0
-            for part, colour in (("agree", AGREE), ("tie", TIE), ("disagree", DISAGREE)):
-                share = bucket.get(part)
+            parts = (
+                ("agree", bucket["agree"], AGREE),
+                ("tie", bucket["tie"], TIE),
+                ("disagree", bucket["disagree"], DISAGREE),
+            )
+            for part, share, colour in parts:
                 if share is None:
                     continue
                 ax.barh(row, float(share), left=left, color=colour, height=0.6, label=part if row == 0 else None)
@@ -76,7 +79,7 @@ def alignment_bars(
                         color="white" if part != "tie" else "black",
                     )
                 left += float(share)
-            if bucket.get("agree") is None:
+            if bucket["agree"] is None:
                 ax.text(0.01, row, "no pairs", va="center", fontsize=9, color="#5b6573")
         ax.set_yticks(
             range(len(keys)),
@@ -132,6 +135,35 @@ def tau_scatter(
         ax.set_ylabel(f"{measure} under {label_set}")
         tau_text = "undefined" if tau is None else f"{tau:.3f}"
         ax.set_title(f"{label_set} against {ref}: Kendall τ = {tau_text}", fontsize=11)
+        return _png(figure, name, caption, SCATTER_SIZE)
+
+
+def topic_run_scatter(
+    name: str,
+    caption: str,
+    ref: str,
+    label_set: str,
+    measure: str,
+    points: Sequence[tuple[float, float]],
+    tau: float | None,
+) -> Figure:
+    """Every (topic, run) at (score under `ref`, score under `label_set`) on the topics both label;
+    τ over those pairs in the title (UMBRELA at TREC RAG 2024, Fig. 3)."""
+    with style.context("default"):
+        figure = _canvas(SCATTER_SIZE)
+        ax = figure.add_axes((0.13, 0.11, 0.82, 0.8))
+        xs = [float(x) for x, _ in points]
+        ys = [float(y) for _, y in points]
+        # Thousands of points overlap: small and translucent, so density shows.
+        ax.scatter(xs, ys, s=6, color="#2f6db3", alpha=0.35, linewidths=0, zorder=3)
+        if xs:
+            ax.set_xlim(*axis_limits(xs, (max(xs) - min(xs)) or 1.0, 0.04, 0.04))
+            ax.set_ylim(*axis_limits(ys, (max(ys) - min(ys)) or 1.0, 0.04, 0.04))
+        ax.grid(True, color="#e3e7ec", zorder=0)
+        ax.set_xlabel(f"{measure} of a run on a topic under {ref}")
+        ax.set_ylabel(f"{measure} of a run on a topic under {label_set}")
+        tau_text = "undefined" if tau is None else f"{tau:.3f}"
+        ax.set_title(f"{label_set} against {ref}, topic/run pairs: Kendall τ = {tau_text}", fontsize=11)
         return _png(figure, name, caption, SCATTER_SIZE)
 
 

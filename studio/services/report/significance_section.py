@@ -5,6 +5,7 @@ every run pair's class."""
 
 from __future__ import annotations
 
+from studio.domain.frames import EVERY_TOPIC, TopicChoice
 from studio.domain.report import Cell, Figure, Section, Table
 from studio.domain.significance import DEFAULT_PLAN, TOP_K, Significance
 from studio.domain.significance_matrix import CLASS_LETTERS, CLASS_MEANINGS, decision_grid
@@ -45,7 +46,12 @@ def decision_row(result: Significance, ks: list[int]) -> dict[str, Cell]:
 
 
 def significance_section(
-    project: ProjectCore, reference: str, others: list[str], measure: str, names: FigureNames
+    project: ProjectCore,
+    reference: str,
+    others: list[str],
+    measure: str,
+    names: FigureNames,
+    topics: TopicChoice = EVERY_TOPIC,
 ) -> list[Section]:
     """One section when there are two runs or more and a label set to compare; none otherwise."""
     runs = len(project.leaderboard(reference, measure))
@@ -56,7 +62,7 @@ def significance_section(
     rows: list[dict[str, Cell]] = []
     figures: list[Figure] = []
     for name in others:
-        result = significance(project.engine, name, measure, DEFAULT_PLAN, ref=reference)
+        result = significance(project.engine, name, measure, DEFAULT_PLAN, ref=reference, topics=topics)
         rows.append(decision_row(result, ks))
         figures.append(
             decision_matrix(

@@ -15,7 +15,7 @@ from studio.domain.models import BankItem
 from studio.metrics.correlation import kendall_tau_b
 from studio.metrics.evaluator import Evaluator
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
-from studio.services.meta.comparison import default_threshold
+from studio.services.meta.label_agreement import default_threshold
 from studio.services.rubric.derive import rubric_grades
 
 SPURIOUS_SHARE = 0.5  # an item is spurious when at least half the documents it covers are non-relevant

@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from studio.domain.errors import UsageError
+from studio.domain.frames import EVERY_TOPIC, TopicChoice
 from studio.domain.significance import (
     CORRECTIONS,
     DEFAULT_PLAN,
@@ -25,7 +26,7 @@ from studio.metrics import significance as sig
 from studio.metrics.evaluator import Evaluator
 from studio.metrics.names import Measure
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
-from studio.services.meta.comparison import aligned_matrices
+from studio.services.meta.frame import check_subset, comparison_frame
 
 
 def chosen_runs(evaluator: Evaluator, runs: list[str] | None) -> list[int]:
@@ -41,10 +42,16 @@ def chosen_runs(evaluator: Evaluator, runs: list[str] | None) -> list[int]:
     return [index[name] for name in runs]
 
 
-def run_values(evaluator: Evaluator, measure: Measure, columns: list[int]) -> np.ndarray:
+def run_values(
+    evaluator: Evaluator, measure: Measure, columns: list[int], topics: tuple[str, ...] | None = None
+) -> np.ndarray:
     """(runs × topics) per-topic values, NaN where the run skips the topic or it has no labels:
-    a pair is then tested on the topics both runs have, as the leaderboard counts them."""
-    return np.ascontiguousarray(evaluator.per_topic(measure)[:, columns].T)
+    a pair is then tested on the topics both runs have, as the leaderboard counts them (`topics`:
+    only these topics, in trec_eval's order)."""
+    matrix = evaluator.per_topic(measure)
+    if topics is not None:
+        matrix = matrix[np.sort(evaluator.rows_of(topics))]
+    return np.ascontiguousarray(matrix[:, columns].T)
 
 
 def _check(test: str, correction: str, alpha: float, resamples: int) -> None:
@@ -84,8 +91,10 @@ def significance(
     *,
     runs: list[str] | None = None,
     ref: str | None = None,
+    topics: TopicChoice = EVERY_TOPIC,
 ) -> Significance:
-    """Every pair of runs tested under `qrels` (and under `ref`, decisions compared, when given)."""
+    """Every pair of runs tested under `qrels` (and under `ref`, decisions compared, when given:
+    both on the topics both label, or as `topics` frames them)."""
     if ref is not None and ref == qrels:
         raise UsageError("compare the decisions of two different label sets")
     m = measure_of(measure)
@@ -93,11 +102,19 @@ def significance(
     columns = chosen_runs(evaluator, runs)
     names = [evaluator.runs[c] for c in columns]
     if ref is None:
-        return decided_pairs(qrels, str(m), names, run_values(evaluator, m, columns), plan)
+        check_subset(topics, set(evaluator.qids))
+        values = run_values(evaluator, m, columns, topics.subset)
+        decided = decided_pairs(qrels, str(m), names, values, plan)
+        if topics.subset is not None:  # how many of the chosen topics the label set labels
+            decided["topics"] = len(evaluator.labelled_topics() & set(topics.subset))
+        return decided
     # Both sets on the topics both label: a difference in decisions is then the labels' doing.
-    ref_matrix, matrix = aligned_matrices(engine.evaluator(ref), evaluator, m)
-    values, ref_values = matrix[:, columns].T.copy(), ref_matrix[:, columns].T.copy()
-    return decided_pairs(qrels, str(m), names, values, plan, ref=ref, ref_values=ref_values)
+    frame = comparison_frame(engine, ref, qrels, topics)
+    values = run_values(evaluator, m, columns, frame.qrels_topics())
+    ref_values = run_values(engine.evaluator(ref), m, columns, frame.ref_topics())
+    decided = decided_pairs(qrels, str(m), names, values, plan, ref=ref, ref_values=ref_values)
+    decided["topics"], decided["frame"] = frame.topics, frame.as_json()
+    return decided
 
 
 def decided_pairs(

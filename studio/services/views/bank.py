@@ -7,7 +7,7 @@ from __future__ import annotations
 from studio.domain.errors import UsageError
 from studio.domain.views import BankRow, BankView
 from studio.services.facade.core import ProjectCore
-from studio.services.meta.comparison import correlation
+from studio.services.meta.rank_correlation import correlation
 from studio.services.rubric.diagnostics import bank_report
 from studio.services.rubric.editing import BankEditor
 from studio.store import judging as judge_store

@@ -1,14 +1,17 @@
 """What the Leaderboard screen shows: the runs ranked under two label sets side by side, the rank
-correlation of the two leaderboards and the agreement of their shared labels."""
+correlation of the two leaderboards and the agreement of their shared labels, on one frame."""
 
 from __future__ import annotations
 
 import numpy as np
 
+from studio.domain.frames import EVERY_TOPIC, TopicChoice
 from studio.domain.views import LeaderboardView, RankedRun
 from studio.metrics import correlation as corr
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
-from studio.services.meta.comparison import agreement, correlation
+from studio.services.meta.frame import comparison_frame, side_means
+from studio.services.meta.label_agreement import agreement
+from studio.services.meta.rank_correlation import correlation
 
 
 def ranks(runs: list[str], scores: list[float]) -> dict[str, int]:
@@ -16,13 +19,16 @@ def ranks(runs: list[str], scores: list[float]) -> dict[str, int]:
     return {run: place for place, run in enumerate(corr.ranking(runs, np.array(scores)), start=1)}
 
 
-def leaderboard_view(engine: EvaluationEngine, ref: str, qrels: str, measure: str) -> LeaderboardView:
-    """Both leaderboards under `measure`, their correlation and the label agreement."""
+def leaderboard_view(
+    engine: EvaluationEngine, ref: str, qrels: str, measure: str, topics: TopicChoice = EVERY_TOPIC
+) -> LeaderboardView:
+    """Both leaderboards under `measure` on the topics `topics` frames, their correlation and the
+    label agreement."""
     m = measure_of(measure)
-    stats = correlation(engine, ref, qrels, m, details=False)
-    runs = engine.evaluator(ref).runs
-    x = engine.evaluator(ref).means(m)
-    y = engine.evaluator(qrels).means(m)
+    frame = comparison_frame(engine, ref, qrels, topics)
+    stats = correlation(engine, ref, qrels, m, topics=topics, details=False)
+    runs = list(frame.runs)
+    x, y = side_means(engine, frame, m, m)
     swapped = {pair[key] for pair in corr.swapped_pairs(runs, x, y) for key in ("above_in_ref", "below_in_ref")}
     ref_ranks, aud_ranks = ranks(runs, x.tolist()), ranks(runs, y.tolist())
     rows = [
@@ -31,7 +37,7 @@ def leaderboard_view(engine: EvaluationEngine, ref: str, qrels: str, measure: st
     ]
     rows.sort(key=lambda row: row.ref_rank)
     try:
-        labels = agreement(engine, ref, qrels)
+        labels = agreement(engine, ref, qrels, topics=topics)
         kappa, shared = labels["kappa_graded"], labels["pairs"]
     except ValueError:  # nothing shared to agree on
         kappa, shared = None, None
@@ -47,4 +53,5 @@ def leaderboard_view(engine: EvaluationEngine, ref: str, qrels: str, measure: st
         stats["swaps"],
         kappa,
         shared,
+        frame,
     )

@@ -34,9 +34,16 @@ def retrieved_by(rankings: Rankings, qid: str, docid: str, labelled: TopicLabels
 
 
 def leaderboard_moves(
-    engine: EvaluationEngine, qrels: str, measure: str, qid: str, docid: str, grade: float | None
+    engine: EvaluationEngine,
+    qrels: str,
+    measure: str,
+    qid: str,
+    docid: str,
+    grade: float | None,
+    topics: tuple[str, ...] | None = None,
 ) -> list[RankMove]:
-    """The runs whose place under `qrels` would change if the pair had `grade`, largest move first.
+    """The runs whose place under `qrels` would change if the pair had `grade`, largest move first
+    (`topics`: the leaderboard over these only, as the review's frame has it).
 
     The label is changed on the cached evaluator and put back at once (one topic recomputed each
     way), so the caller must hold the engine to itself for the duration.
@@ -47,10 +54,10 @@ def leaderboard_moves(
     current = topic.judged.get(docid) if topic is not None else None
     if grade == current:
         return []
-    now = evaluator.means(m).tolist()
+    now = evaluator.means(m, topics=topics).tolist()
     evaluator.set_label(qid, docid, grade)
     try:
-        then = evaluator.means(m).tolist()
+        then = evaluator.means(m, topics=topics).tolist()
     finally:
         evaluator.set_label(qid, docid, current)
     runs = evaluator.runs

@@ -22,6 +22,7 @@ from dataclasses import replace
 from typing import Any
 
 from studio.domain.errors import UsageError
+from studio.domain.frames import EVERY_TOPIC, TopicChoice
 from studio.domain.rows import LABEL_ACTIONS, QUEUE_ACTIONS, Decision, Disagreement
 from studio.domain.steps import ReviewStep
 from studio.domain.views import PairView, ReviewFilters, Stats
@@ -29,7 +30,7 @@ from studio.services.audit.assessments import adjudicate
 from studio.services.audit.assignment import audit_record
 from studio.services.derived.registry import derivations
 from studio.services.facade.core import ProjectCore
-from studio.services.meta.comparison import disagreements
+from studio.services.meta.review_queue import disagreements
 from studio.services.views.pair_context import leaderboard_moves, retrieved_by
 from studio.services.views.review_conflicts import assessor_grades, conflict_queue
 from studio.services.views.review_stats import tau_and_kappa
@@ -48,8 +49,10 @@ class ReviewSession:
         measure: str = "nDCG@10",
         filters: ReviewFilters | None = None,
         person: str | None = None,
+        topics: TopicChoice = EVERY_TOPIC,
     ) -> None:
         self.filters = filters or ReviewFilters()
+        self.topics = topics  # the topics the queue, τ and κ stand on
         if self.filters.conflicts is not None:  # the audit's own sets: its LLM set and its gold set
             ref, qrels = (
                 str(audit_record(project.db.cursor(), self.filters.conflicts)["label_set"]),
@@ -77,7 +80,9 @@ class ReviewSession:
         if self.filters.conflicts is not None:
             pairs = conflict_queue(self.project, self.ref, self.qrels)
         else:
-            pairs = disagreements(engine, self.ref, self.qrels, self.measure, order=self.filters.order)
+            pairs = disagreements(
+                engine, self.ref, self.qrels, self.measure, topics=self.topics, order=self.filters.order
+            )
         pairs = [p for p in pairs if self._wanted(p)]
         if self.filters.run is not None:
             retrieved = self._retrieved_by(self.filters.run)
@@ -157,9 +162,14 @@ class ReviewSession:
             outputs,
             item_grades,
             retrieved=retrieved_by(engine.rankings(), qid, docid, topic),
-            moves=leaderboard_moves(engine, self.qrels, self.measure, qid, docid, ref_grade),
+            moves=leaderboard_moves(engine, self.qrels, self.measure, qid, docid, ref_grade, self._audited_topics()),
             assessors=assessor_grades(self.project, self.qrels, qid, docid) if self.filters.conflicts else {},
         )
+
+    def _audited_topics(self) -> tuple[str, ...] | None:
+        """The topics the audited leaderboard stands on in this review's frame (None: all it labels)."""
+        frame = self.start.frame
+        return None if frame is None or frame.whole else frame.qrels_topics()
 
     def marked(self, view: PairView) -> PairView:
         """`view` with what this review knows of its pair: the decision, the flag, the notes."""
@@ -174,10 +184,10 @@ class ReviewSession:
 
     def stats(self) -> Stats:
         """Kendall τ of the two leaderboards and graded Cohen's κ of the shared labels, now."""
-        tau, kappa = tau_and_kappa(self.project.engine, self.ref, self.qrels, self.measure)
+        tau, kappa, frame = tau_and_kappa(self.project.engine, self.ref, self.qrels, self.measure, self.topics)
         if self.start.tau is None and self.start.kappa is None:
-            return Stats(tau, kappa)
-        return Stats(tau, kappa, _change(tau, self.start.tau), _change(kappa, self.start.kappa))
+            return Stats(tau, kappa, frame=frame)
+        return Stats(tau, kappa, _change(tau, self.start.tau), _change(kappa, self.start.kappa), frame)
 
     def history(self, limit: int = 12) -> list[Decision]:
         return review_store.decisions(self.project.db.cursor(), self.ref, self.qrels, limit)

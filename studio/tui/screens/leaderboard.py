@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from rich.markup import escape
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
@@ -44,10 +45,14 @@ def _fmt(value: float | None, digits: int = 3) -> str:
 
 def stats_line(view: LeaderboardView) -> str:
     shared = f" over {view.shared_labels} shared labels" if view.shared_labels is not None else ""
-    return (
+    line = (
         f"τ {_fmt(view.kendall_tau)} · ρ {_fmt(view.spearman_rho)} · τ_AP {_fmt(view.tau_ap)} · "
         f"RBO {_fmt(view.rbo)} · {view.swaps} swapped pairs · κ {_fmt(view.kappa)}{shared}"
     )
+    # Said only when the leaderboards stand on fewer topics than the label sets have: a subset, or topics left out.
+    if view.frame is not None and not view.frame.whole:
+        line += f"\n[dim]{escape(view.frame.line())}[/dim]"
+    return line
 
 
 class LeaderboardScreen(StudioScreen):
@@ -197,7 +202,7 @@ class LeaderboardScreen(StudioScreen):
     @work(thread=True, exclusive=True, group="leaderboard", exit_on_error=False)
     def compute(self, ref: str, qrels: str, measure: str) -> None:
         with self.locked() as project:
-            view = project.leaderboard_view(ref, qrels, measure)
+            view = project.leaderboard_view(ref, qrels, measure, topics=self.selection.topics)
         self.post_message(LeaderboardComputed(view))
 
     @on(LeaderboardComputed)

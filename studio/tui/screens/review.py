@@ -104,7 +104,12 @@ class ReviewScreen(StudioScreen):
             return
         try:
             session = self.project.review(
-                selection.ref, selection.qrels, measure=selection.measure, filters=filters, person=self.state.person
+                selection.ref,
+                selection.qrels,
+                measure=selection.measure,
+                filters=filters,
+                person=self.state.person,
+                topics=selection.topics,
             )
         except UsageError as error:
             self.query_one("#status", Static).update(f"{escape(str(error))}: choose them on the Leaderboard (F3).")

@@ -50,6 +50,9 @@ def status_line(session: ReviewSession, stats: Stats, saving: int = 0) -> str:
         f"{session.decisions_made} decided · {pending}τ {number(stats.tau)}{_signed(stats.tau_change)} · "
         f"κ {number(stats.kappa)}{_signed(stats.kappa_change)}"
     )
+    frame = stats.frame
+    if frame is not None and not frame.whole:  # τ and κ on fewer topics than the label sets have: say which
+        line += f"\n[dim]{escape(frame.line())}[/dim]"
     if session.read_only is not None:
         line += f"\n[yellow]{escape(session.read_only)}: only skip, flag and note apply.[/yellow]"
     return line

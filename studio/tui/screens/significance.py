@@ -156,7 +156,11 @@ class SignificanceScreen(StudioScreen):
         test, correction, alpha = plan
         with self.locked() as project:
             result = project.significance(
-                self.qrels, self.measure, SignificancePlan(test, correction, alpha), ref=self.ref
+                self.qrels,
+                self.measure,
+                SignificancePlan(test, correction, alpha),
+                ref=self.ref,
+                topics=self.selection.topics,
             )
             board = project.leaderboard(self.ref, self.measure)
         self.post_message(SignificanceComputed(plan, result, decision_grid(result, board)))

@@ -1,0 +1,52 @@
+"""The options that choose the topics a command stands on, said once for every command that takes them:
+`--topics common|own` (comparisons of two label sets), `--topic QID` (repeatable) and `--topics-file FILE`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from studio.cli.output import OutputFormat, stderr_console
+from studio.domain.frames import FrameJson, TopicChoice, TopicScope, frame_line, frame_warnings
+from studio.services.project import Project
+
+ScopeOption = Annotated[
+    TopicScope,
+    typer.Option(
+        "--topics",
+        help="common: both label sets on the topics both label (the default); own: each on its own topics "
+        "(conditions judged on disjoint topics).",
+    ),
+]
+TopicOption = Annotated[
+    list[str] | None,
+    typer.Option("--topic", metavar="QID", help="Only this topic (repeat for more)."),
+]
+TopicsFileOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--topics-file",
+        metavar="FILE",
+        help="Only the topics listed in FILE: one qid per line, or a topics, qrels or run file (first column).",
+    ),
+]
+
+
+def topic_choice(
+    topic: list[str] | None, topics_file: Path | None, scope: TopicScope = TopicScope.common
+) -> TopicChoice:
+    """What the options ask for: every topic unless --topic or --topics-file names some."""
+    return Project.choose_topics(scope, topic or (), topics_file)
+
+
+def framed_title(title: str, frame: FrameJson | None, fmt: OutputFormat) -> str:
+    """A table's title with the frame's line under it (other formats carry the frame in their data)."""
+    return f"{title}\n{frame_line(frame)}" if frame is not None and fmt is OutputFormat.table else title
+
+
+def warn_frame(frame: FrameJson | None) -> None:
+    """Topics left out, chosen topics nobody labels: said on stderr, whatever the format."""
+    for warning in frame_warnings(frame) if frame is not None else []:
+        stderr_console().print(f"warning: {warning}", markup=False, highlight=False)

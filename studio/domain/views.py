@@ -11,6 +11,7 @@ from studio.domain.frames import ComparisonFrame
 from studio.domain.rows import (
     BankInfo,
     Decision,
+    Disagreement,
     EstimateRun,
     ItemGrade,
     JudgeOutput,
@@ -219,6 +220,14 @@ class ReviewFilters:
             except ValueError:
                 raise UsageError("a grade pair is two numbers, e.g. 3 0") from None
         raise UsageError("filter: topic Q, run R, conflicts AUDIT, pair A B, or two grades (reference, audited)")
+
+    def wants(self, pair: Disagreement) -> bool:
+        """Whether `pair` is in the slice's topic and grade pair (a run's slice asks the project)."""
+        return (
+            (self.topic is None or pair["qid"] == self.topic)
+            and (self.ref_grade is None or pair["ref_grade"] == self.ref_grade)
+            and (self.grade is None or pair["grade"] == self.grade)
+        )
 
     def as_text(self) -> str:
         """The filter text `parse` reads back as these filters (one slice, as the prompt takes)."""

@@ -34,6 +34,12 @@ def run_names(con: Connection) -> set[str]:
     return {name for (name,) in con.execute("SELECT name FROM runs").fetchall()}
 
 
+def pairs_retrieved(con: Connection, name: str) -> set[tuple[str, str]]:
+    """Every (qid, docid) the run named `name` retrieved (empty when no run has that name)."""
+    sql = "SELECT DISTINCT r.qid, r.docid FROM run_rows r JOIN runs USING (run_id) WHERE runs.name = ?"
+    return {(q, d) for q, d in con.execute(sql, [name]).fetchall()}
+
+
 def delete_run(con: Connection, name: str) -> None:
     row = con.execute("SELECT run_id FROM runs WHERE name = ?", [name]).fetchone()
     if row is not None:

@@ -16,6 +16,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from golden_compare import golden_differences
 from helpers import cli
 
 REPO = Path(__file__).resolve().parents[2]
@@ -83,4 +84,5 @@ def assert_matches_golden(name: str, text: str) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
     assert path.is_file(), f"{path} missing: run with STUDIO_UPDATE_GOLDEN=1 to create it"
-    assert text == path.read_text(encoding="utf-8"), f"output differs from {path}"
+    differences = golden_differences(name, text, path.read_text(encoding="utf-8"))
+    assert not differences, f"output differs from {path}:\n" + "\n".join(differences[:20])

@@ -110,12 +110,18 @@ def _item_effects(
 ) -> dict[str, Any]:
     """τ between the reference leaderboard and the Exam-Binary one, with all items and with each left out."""
     m = measure_of(measure)
-    reference = engine.evaluator(ref).means(m)
+    gold = engine.evaluator(ref)
+    # The comparison frame of every τ between two label sets: the topics both label (the reference's and the
+    # bank's graded ones), so that leaving an item out never changes the topics the τ stands on.
+    topics = sorted(
+        gold.labelled_topics() & Evaluator(engine.rankings(), exam_binary(grades, items, min_grade)).labelled_topics()
+    )
+    reference = gold.means(m, topics=topics)
 
     def tau_with(kept: list[BankItem]) -> float:
         scores = exam_binary(grades, kept, min_grade)
         evaluator = Evaluator(engine.rankings(), scores)
-        return kendall_tau_b(reference, evaluator.means(m))
+        return kendall_tau_b(reference, evaluator.means(m, topics=topics))
 
     full = tau_with(items)
     rows: list[dict[str, Any]] = []

@@ -37,6 +37,7 @@ from studio.services.views.review_stats import tau_and_kappa
 from studio.store import Connection
 from studio.store import review as review_store
 from studio.store.pools import passage_texts, topic_texts
+from studio.store.runs import pairs_retrieved
 
 
 class ReviewSession:
@@ -83,7 +84,7 @@ class ReviewSession:
             pairs = disagreements(
                 engine, self.ref, self.qrels, self.measure, topics=self.topics, order=self.filters.order
             )
-        pairs = [p for p in pairs if self._wanted(p)]
+        pairs = [p for p in pairs if self.filters.wants(p)]
         if self.filters.run is not None:
             retrieved = self._retrieved_by(self.filters.run)
             pairs = [p for p in pairs if (p["qid"], p["docid"]) in retrieved]
@@ -108,25 +109,11 @@ class ReviewSession:
         self.derived = next((d.describe() for d in derivations(con) if d.name == self.qrels), None)
         self.start = self.stats()
 
-    def _wanted(self, pair: Disagreement) -> bool:
-        f = self.filters
-        return (
-            (f.topic is None or pair["qid"] == f.topic)
-            and (f.ref_grade is None or pair["ref_grade"] == f.ref_grade)
-            and (f.grade is None or pair["grade"] == f.grade)
-        )
-
     def _retrieved_by(self, run: str) -> set[tuple[str, str]]:
-        rows = (
-            self.project.db.cursor()
-            .execute(
-                "SELECT DISTINCT r.qid, r.docid FROM run_rows r JOIN runs USING (run_id) WHERE runs.name = ?", [run]
-            )
-            .fetchall()
-        )
-        if not rows:
+        pairs = pairs_retrieved(self.project.db.cursor(), run)
+        if not pairs:
             raise UsageError(f"no run named {run!r}")
-        return {(q, d) for q, d in rows}
+        return pairs
 
     # -- what is shown ---------------------------------------------------------------------------
 

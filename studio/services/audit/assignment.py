@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from studio.domain.audit_results import AssessorShare, Assignment
 from studio.domain.errors import UsageError
 from studio.domain.names import check_name
 from studio.services.audit.samples import audit_pairs
@@ -31,7 +32,7 @@ def audit_record(con: Connection, audit: str) -> dict[str, Any]:
     return found
 
 
-def assign(db: Database, audit: str, assessors: list[str], *, overlap: float, seed: int = 0) -> dict[str, Any]:
+def assign(db: Database, audit: str, assessors: list[str], *, overlap: float, seed: int = 0) -> Assignment:
     """Give each pair of the audit's sample to one assessor, and a share `overlap` of them (rounded
     to whole pairs) to two; earlier assignments of the audit are replaced."""
     for name in assessors:
@@ -73,23 +74,23 @@ def assign(db: Database, audit: str, assessors: list[str], *, overlap: float, se
     shared_keys = {(pairs[i][0], pairs[i][1]) for i in shared}
     with db.transaction() as tx:
         assessor_store.replace_assignments(tx, int(found["audit_id"]), rows)
-    return {
-        "audit": audit,
-        "assessors": ", ".join(assessors),
-        "pairs": len(pairs),
-        "shared_pairs": shared_count,
-        "overlap": shared_count / len(pairs),
-        "assignments": len(rows),
-        "seed": seed,
-        "per_assessor": [
-            {
-                "assessor": name,
-                "pairs": load[name],
-                "shared": sum(a == name and (q, d) in shared_keys for q, d, a in rows),
-            }
+    return Assignment(
+        audit=audit,
+        assessors=", ".join(assessors),
+        pairs=len(pairs),
+        shared_pairs=shared_count,
+        overlap=shared_count / len(pairs),
+        assignments=len(rows),
+        seed=seed,
+        per_assessor=[
+            AssessorShare(
+                assessor=name,
+                pairs=load[name],
+                shared=sum(a == name and (q, d) in shared_keys for q, d, a in rows),
+            )
             for name in assessors
         ],
-    }
+    )
 
 
 def assessors_of(con: Connection, audit_id: int) -> list[str]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from studio.domain.audit_results import GoldImport, GradedBy, GradingProgress
 from studio.domain.errors import InputError, UsageError
 from studio.domain.rows import AuditPair, AuditProgress, AuditRow, StratumProgress
 from studio.formats.text_input import read_text
@@ -26,7 +27,7 @@ def _audit(db: Database, name: str) -> dict[str, Any]:
     return found
 
 
-def import_gold(db: Database, audit: str, path: Path, *, assessor: str | None = None) -> dict[str, Any]:
+def import_gold(db: Database, audit: str, path: Path, *, assessor: str | None = None) -> GoldImport:
     """Gold grades for the audit's pairs from a qrels file, in one transaction; a line naming a pair
     outside the sample (or, with `assessor`, outside that assessor's pairs when the audit has
     assignments) refuses the whole file (with its line), nothing written. With `assessor` the
@@ -97,9 +98,10 @@ def import_gold(db: Database, audit: str, path: Path, *, assessor: str | None = 
             )
             audit_store.add_grade(tx, int(found["audit_id"]), row.qid, row.docid, int(str(event["event"])))
             written += 1
+    whose: GradedBy = {} if assessor is None else {"assessor": assessor}
     return {
         "audit": audit,
-        **({"assessor": assessor} if assessor is not None else {}),
+        **whose,
         "file": str(path),
         "lines": len(parsed.rows),
         "labels_written": written,
@@ -118,11 +120,11 @@ def _done(db: Database, audit: dict[str, Any]) -> set[tuple[str, str]]:
     return audit_store.graded_pairs(db.cursor(), int(audit["audit_id"]), str(audit["name"]))
 
 
-def progress_totals(db: Database, audit: str) -> dict[str, int]:
+def progress_totals(db: Database, audit: str) -> GradingProgress:
     found = _audit(db, audit)
     pairs = audit_pairs(db.cursor(), audit)
     done = _done(db, found)
-    return {"done": sum((q, d) in done for q, d, _ in pairs), "total": len(pairs)}
+    return GradingProgress(done=sum((q, d) in done for q, d, _ in pairs), total=len(pairs))
 
 
 def list_audits(db: Database) -> list[AuditRow]:

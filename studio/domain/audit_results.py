@@ -1,6 +1,7 @@
 """What the audit commands answer about a drawn sample and its assessors: the draw (`studio audit
 plan --name`), an import of gold grades, the split among assessors, their agreement and conflicts,
-and an adjudication. The sizing, simulation and recommendation of designs are in `audit_designs.py`.
+and an adjudication; and an audit and its units as the store keeps them. The sizing, simulation and
+recommendation of designs are in `audit_designs.py`.
 
 TypedDicts, as in `rows.py`: plain dicts at run time, so the JSON the commands print is them as they
 are (key order included: the order the services build them in, which is the order declared here).
@@ -8,6 +9,35 @@ are (key order included: the order the services build them in, which is the orde
 
 # No `from __future__ import annotations`: TypedDict must see NotRequired[...] itself.
 from typing import NotRequired, TypedDict, final
+
+# -- what the store keeps of an audit ----------------------------------------------------------------
+
+
+class AuditRecord(TypedDict):
+    """An audit as the store keeps it (`studio.store.audits`)."""
+
+    audit_id: int
+    name: str  # also its gold label set's
+    label_set: str  # the audited (LLM) label set
+    design: str
+    strata: str | None  # grade, confidence or topic (stratified only)
+    allocation: str | None  # how the budget was spread over strata (stratified and LLM-signal designs)
+    pilot: str | None  # the label set a stratified draw's S_h came from
+    budget: int  # units drawn
+    population: int  # units of the pool
+    seed: int
+    created: str  # when it was drawn: YYYY-MM-DD HH:MM:SS
+
+
+class AuditUnit(TypedDict):
+    """A drawn unit of an audit, in the order the audit is walked in."""
+
+    qid: str
+    docid: str | None  # None: the whole topic
+    stratum: str | None
+    inclusion: float  # the unit's probability of being drawn
+    position: int  # its place in the random order the audit is walked in
+
 
 # -- the draw ----------------------------------------------------------------------------------------
 # A draw's `strata_rows` describe how each design spread the budget; the row types are final so that
@@ -71,7 +101,7 @@ class AuditPlan(TypedDict):
     seed: int
     pilot: NotRequired[str | None]  # stratified only: where S_h came from (None: no pilot)
     pilot_pairs: NotRequired[int]  # stratified only: the pilot's pairs of the pool
-    allocation: str | None  # how the budget was spread over strata (None: not stratified)
+    allocation: str | None  # how the budget was spread over strata or π set (None: `topics`, `pairs`)
     units: int  # topics or pairs drawn
     population: int  # topics or pairs of the pool
     pairs: int  # pairs to grade (a whole topic's pairs for a topic design)
@@ -143,8 +173,8 @@ class CoupleAgreement(TypedDict):
     pairs: int  # pairs both graded
     agreeing: int  # of them, pairs they gave the same grade
     kappa: float | None  # Cohen's κ, unweighted
-    kappa_linear: float | None
-    kappa_quadratic: float | None
+    kappa_linear: float | None  # weighted linearly
+    kappa_quadratic: float | None  # weighted quadratically
 
 
 class Conflict(TypedDict):

@@ -10,7 +10,7 @@ import pytest
 from helpers import known, scalar
 
 from studio import Project
-from studio.domain.audit_results import AuditPlan, StratumDraw
+from studio.domain.audit_results import AuditPlan, AuditUnit, StratumDraw
 from studio.domain.errors import InputError, UsageError
 from studio.metrics.sampling import allocate, capped_shares, simple_sample_size, stratified_sample_size
 from studio.services.audit.planner import budget_plan
@@ -20,10 +20,10 @@ from studio.store import audits as audit_store
 LLM = "umbrela-smol"  # the sample project's LLM label set: 280 pairs of 10 topics, like `human`
 
 
-def units(project: Project, name: str) -> list[dict[str, object]]:
+def units(project: Project, name: str) -> list[AuditUnit]:
     found = audit_store.audit(project.db.cursor(), name)
     assert found is not None
-    return audit_store.units(project.db.cursor(), int(found["audit_id"]))
+    return audit_store.units(project.db.cursor(), found["audit_id"])
 
 
 def stratum_draws(drawn: AuditPlan) -> list[StratumDraw]:
@@ -57,7 +57,7 @@ def test_topics_design_is_n_over_N_and_walks_every_pair_of_a_drawn_topic(sample:
         pool = [(q, d) for q, d, _ in audit_store.pool(project.db.cursor(), LLM) if q in pi]
         assert sorted((q, d) for q, d, _ in walked) == sorted(pool)
         # topic by topic, in the units' stored order
-        order = [str(u["qid"]) for u in units(project, "t")]
+        order = [u["qid"] for u in units(project, "t")]
         assert list(dict.fromkeys(q for q, _, _ in walked)) == order
 
 
@@ -67,8 +67,8 @@ def test_the_seed_reproduces_the_sample_and_its_order(sample: Path) -> None:
             project.plan_audit(LLM, name=name, budget=12, design="stratified", strata="grade", seed=seed)
         a, b, c = (units(project, n) for n in "abc")
         assert a == b and a != c
-        assert sorted(int(str(u["position"])) for u in a) == list(range(12))
-        assert [u["position"] for u in sorted(a, key=lambda u: (str(u["qid"]), str(u["docid"])))] != list(range(12))
+        assert sorted(u["position"] for u in a) == list(range(12))
+        assert [u["position"] for u in sorted(a, key=lambda u: (u["qid"], str(u["docid"])))] != list(range(12))
 
 
 def test_stratified_neyman_allocation_follows_the_formula(sample: Path) -> None:

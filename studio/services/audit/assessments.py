@@ -93,7 +93,7 @@ def _write(
     """One row of `assessor`'s and the pair's new gold grade, in one transaction."""
     con = writes.engine.db.cursor()
     found = audit_record(con, audit)
-    audit_id = int(found["audit_id"])
+    audit_id = found["audit_id"]
     now = standing_grades(con, audit_id).get((qid, docid), PairGrades())
     if kind == ADJUDICATION:
         now.adjudicated = grade
@@ -104,7 +104,7 @@ def _write(
     gold = now.gold
 
     def record(tx: Connection, event: StoredEvent) -> None:
-        event_id = int(str(event["event"]))
+        event_id = event["event"]
         if gold is not None:
             audit_store.add_grade(tx, audit_id, qid, docid, event_id)
         assessor_store.add_assessment(
@@ -129,9 +129,7 @@ def take_back(writes: LabelWrites, audit: str, assessor: str) -> tuple[str, str]
     con = writes.engine.db.cursor()
     found = audit_record(con, audit)
     rows = [
-        r
-        for r in assessor_store.standing(con, int(found["audit_id"]))
-        if r["assessor"] == assessor and r["kind"] == GRADE
+        r for r in assessor_store.standing(con, found["audit_id"]) if r["assessor"] == assessor and r["kind"] == GRADE
     ]
     if not rows:
         return None
@@ -173,7 +171,7 @@ def adjudicate(
 def conflicts(con: Connection, audit: str) -> list[Conflict]:
     """The audit's pairs its assessors grade differently, not adjudicated yet, in the audit's order."""
     found = audit_record(con, audit)
-    standing = standing_grades(con, int(found["audit_id"]))
+    standing = standing_grades(con, found["audit_id"])
     rows = []
     for qid, docid, _ in audit_pairs(con, audit):
         pair = standing.get((qid, docid))

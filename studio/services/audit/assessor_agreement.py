@@ -25,8 +25,8 @@ def assessor_agreement(db: Database, audit: str) -> AssessorAgreement:
     """Per couple of assessors the pairs both graded and κ; α over all; the open conflicts."""
     con = db.cursor()
     found = audit_record(con, audit)
-    standing = standing_grades(con, int(found["audit_id"]))
-    names = sorted(set(assessors_of(con, int(found["audit_id"]))) | {a for p in standing.values() for a in p.grades})
+    standing = standing_grades(con, found["audit_id"])
+    names = sorted(set(assessors_of(con, found["audit_id"])) | {a for p in standing.values() for a in p.grades})
     couples: list[CoupleAgreement] = []
     for first, second in itertools.combinations(names, 2):
         both = [p.grades for p in standing.values() if first in p.grades and second in p.grades]

@@ -182,10 +182,10 @@ def audit_pairs(con: Connection, audit: str) -> list[tuple[str, str, str | None]
     found = audit_store.audit(con, audit)
     if found is None:
         raise UsageError(f"no audit named {audit!r} (see `studio audit list`)")
-    units = audit_store.units(con, int(found["audit_id"]))
+    units = audit_store.units(con, found["audit_id"])
     by_topic: dict[str, list[str]] = {}
     if any(u["docid"] is None for u in units):
-        for qid, docid, _ in audit_store.pool(con, str(found["label_set"])):
+        for qid, docid, _ in audit_store.pool(con, found["label_set"]):
             by_topic.setdefault(qid, []).append(docid)
     walked: list[tuple[str, str, str | None]] = []
     for unit in units:
@@ -193,7 +193,7 @@ def audit_pairs(con: Connection, audit: str) -> list[tuple[str, str, str | None]
             walked.append((unit["qid"], unit["docid"], unit["stratum"]))
             continue
         docids = by_topic.get(unit["qid"], [])
-        order = np.random.default_rng([int(found["seed"]), int(unit["position"])]).permutation(len(docids))
+        order = np.random.default_rng([found["seed"], unit["position"]]).permutation(len(docids))
         walked += [(unit["qid"], docids[i], unit["stratum"]) for i in order]
     return walked
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 from typer.testing import CliRunner, Result
 
@@ -23,6 +23,8 @@ if TYPE_CHECKING:
 
 # The type of a test's `studio(*args)`: the command line on that test's project file.
 Studio = Callable[..., Result]
+
+T = TypeVar("T")
 
 
 def judge_all(
@@ -67,6 +69,12 @@ def scalar(con: Connection, sql: str, params: list[object] | None = None) -> Any
     row = con.execute(sql, params).fetchone()
     assert row is not None, f"no row: {sql}"
     return row[0]
+
+
+def known(value: T | None) -> T:
+    """A result's value the test expects to be there (a figure the result may give as None)."""
+    assert value is not None
+    return value
 
 
 def copy_project(template: Path, folder: Path, name: str = "p.duckdb") -> Path:

@@ -83,10 +83,9 @@ def plan_command(
     if fmt is OutputFormat.json:
         emit_object(drawn, fmt)
         return
-    rows = drawn.pop("strata_rows")
-    emit_object(drawn, fmt, title=f"Audit {name}")
-    if rows:
-        emit_records(rows, fmt, title="Strata")
+    emit_object({k: v for k, v in drawn.items() if k != "strata_rows"}, fmt, title=f"Audit {name}")
+    if drawn["strata_rows"]:
+        emit_records(drawn["strata_rows"], fmt, title="Strata")
 
 
 def _print_recommendation(

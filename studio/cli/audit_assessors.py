@@ -3,7 +3,7 @@ among them with a shared share, their agreement on it, and the adjudication of t
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -40,9 +40,8 @@ def register(commands: typer.Typer) -> None:
         if fmt is OutputFormat.json:
             emit_object(done, fmt)
             return
-        per_assessor = done.pop("per_assessor")
-        emit_object(done, fmt, title=f"Audit {audit} assigned")
-        emit_records(per_assessor, fmt, title="Pairs per assessor")
+        emit_object({k: v for k, v in done.items() if k != "per_assessor"}, fmt, title=f"Audit {audit} assigned")
+        emit_records(done["per_assessor"], fmt, title="Pairs per assessor")
 
     @commands.command("agreement")
     @handles_errors
@@ -50,15 +49,20 @@ def register(commands: typer.Typer) -> None:
         """Agreement on the pairs two assessors graded: κ per couple (unweighted, linear, quadratic),
         Krippendorff's α (ordinal) over all, and the conflicts not adjudicated yet."""
         with open_project(ctx) as project:
-            found: dict[str, Any] = project.audit_agreement(audit)
+            found = project.audit_agreement(audit)
         if fmt is OutputFormat.json:
             emit_object(found, fmt)
             return
-        couples, conflicts = found.pop("couples"), found.pop("conflicts")
-        found["assessors"] = ", ".join(found["assessors"])
-        found["conflicts"] = len(conflicts)
-        emit_object(found, fmt, title=f"Assessors of audit {audit}")
-        emit_records(couples, fmt, title="Cohen's κ per couple of assessors")
+        summary = {
+            "audit": found["audit"],
+            "assessors": ", ".join(found["assessors"]),
+            "overlap_pairs": found["overlap_pairs"],
+            "krippendorff_alpha": found["krippendorff_alpha"],
+            "adjudicated": found["adjudicated"],
+            "conflicts": len(found["conflicts"]),  # listed below
+        }
+        emit_object(summary, fmt, title=f"Assessors of audit {audit}")
+        emit_records(found["couples"], fmt, title="Cohen's κ per couple of assessors")
         flat = [
             {
                 "qid": c["qid"],
@@ -66,7 +70,7 @@ def register(commands: typer.Typer) -> None:
                 "grades": ", ".join(f"{a} {g:g}" for a, g in c["grades"].items()),
                 "gold": c["gold"],
             }
-            for c in conflicts
+            for c in found["conflicts"]
         ]
         emit_records(flat, fmt, title=f"Conflicts to adjudicate: {len(flat)}")
 

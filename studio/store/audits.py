@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from studio.store.database import Connection, records
+from studio.domain.audit_results import AuditRecord, AuditUnit
+from studio.store.database import Connection, records, typed_records
 
 # A unit: (qid, docid or None for a whole topic, stratum, inclusion probability, position).
 Unit = tuple[str, str | None, str | None, float, int]
@@ -47,33 +48,33 @@ def add_units(con: Connection, audit_id: int, units: Sequence[Unit]) -> None:
     )
 
 
-def audit(con: Connection, name: str) -> dict[str, Any] | None:
+def audit(con: Connection, name: str) -> AuditRecord | None:
     cursor = con.execute(
         "SELECT audit_id, name, label_set, design, strata, allocation, pilot, budget, population, seed,"
         " strftime(created_at, '%Y-%m-%d %H:%M:%S') AS created FROM audits WHERE name = ?",
         [name],
     )
-    found = records(cursor)
+    found = typed_records(cursor, AuditRecord)
     return found[0] if found else None
 
 
-def audits(con: Connection, label_set: str | None = None) -> list[dict[str, Any]]:
+def audits(con: Connection, label_set: str | None = None) -> list[AuditRecord]:
     cursor = con.execute(
         "SELECT audit_id, name, label_set, design, strata, allocation, pilot, budget, population, seed,"
         " strftime(created_at, '%Y-%m-%d %H:%M:%S') AS created FROM audits"
         " WHERE ? IS NULL OR label_set = ? ORDER BY audit_id",
         [label_set, label_set],
     )
-    return records(cursor)
+    return typed_records(cursor, AuditRecord)
 
 
-def units(con: Connection, audit_id: int) -> list[dict[str, Any]]:
+def units(con: Connection, audit_id: int) -> list[AuditUnit]:
     """The sampled units in the order they are walked in."""
     cursor = con.execute(
         "SELECT qid, docid, stratum, inclusion, position FROM audit_units WHERE audit_id = ? ORDER BY position",
         [audit_id],
     )
-    return records(cursor)
+    return typed_records(cursor, AuditUnit)
 
 
 def inclusion_probabilities(con: Connection, audit: str) -> tuple[str, dict[tuple[str, str] | str, float]]:

@@ -9,8 +9,10 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from helpers import known
 
 from studio import Project
+from studio.domain.audit_results import AuditPlan, TopicStratumDraw, UncertaintyDraw
 from studio.domain.errors import UsageError
 from studio.metrics import ppi
 from studio.metrics import unequal_sampling as us
@@ -18,6 +20,20 @@ from studio.services.audit.units import gold_design
 from studio.store import audits as audit_store
 
 LLM = "umbrela-smol"
+
+
+def uncertainty_draw(drawn: AuditPlan) -> UncertaintyDraw:
+    """A `pairs-uncertainty` draw's one row (told from the other designs' rows by `from`)."""
+    (row,) = drawn["strata_rows"]
+    assert "from" in row
+    return row
+
+
+def topic_stratum_draws(drawn: AuditPlan) -> list[TopicStratumDraw]:
+    """A `topics-neyman` draw's rows, one per stratum (told from the other designs' rows by `topics`)."""
+    rows = [row for row in drawn["strata_rows"] if "topics" in row]
+    assert rows and len(rows) == len(drawn["strata_rows"])
+    return rows
 
 
 def test_mixed_probabilities_sum_to_the_budget_within_0_and_1() -> None:
@@ -78,9 +94,9 @@ def test_neyman_topic_strata_are_unbiased_and_give_each_stratum_two() -> None:
 def test_a_small_seeded_simulation_covers(sample: Path, design: str, budget: int, measure: str) -> None:
     with Project.open(sample) as project:
         found = project.simulate_audit("human", LLM, budget=budget, design=design, trials=200, seed=1, measure=measure)
-    assert found["coverage"] >= 0.9
-    assert found["uniform_width"] > 0 and found["width_vs_uniform"] == pytest.approx(
-        found["width"] / found["uniform_width"]
+    assert known(found["coverage"]) >= 0.9
+    assert known(found["uniform_width"]) > 0 and known(found["width_vs_uniform"]) == pytest.approx(
+        known(found["width"]) / known(found["uniform_width"])
     )
 
 
@@ -90,7 +106,7 @@ def test_an_uncertainty_audit_stores_the_probabilities_it_was_drawn_with(sample:
         design, pi = audit_store.inclusion_probabilities(project.db.cursor(), "u")
         assert design == "pairs-uncertainty" and len(pi) == drawn["units"] == 40
         assert all(0 < p <= 1 for p in pi.values())
-        row = drawn["strata_rows"][0]
+        row = uncertainty_draw(drawn)
         assert row["from"].startswith("label distributions")
         assert row["min_inclusion"] <= min(pi.values()) and max(pi.values()) <= row["max_inclusion"]
         assert gold_design(project.engine, "u", "pairs").probabilities == pi
@@ -103,9 +119,10 @@ def test_a_neyman_topic_audit_reads_its_strata_back_for_the_estimate(sample: Pat
         drawn = project.plan_audit(LLM, name="t", budget=6, design="topics-neyman", seed=2)
         found = gold_design(project.engine, "t", "topics")
         assert found.topic_strata is not None and len(found.topic_strata) == drawn["population"] == 10
-        assert sum(r["drawn"] for r in drawn["strata_rows"]) == 6
+        rows = topic_stratum_draws(drawn)
+        assert sum(r["drawn"] for r in rows) == 6
         assert found.probabilities is not None
-        for row in drawn["strata_rows"]:
+        for row in rows:
             assert row["inclusion"] == pytest.approx(row["drawn"] / row["topics"])
 
 
@@ -133,7 +150,7 @@ def test_an_ensemble_draws_where_its_members_disagree(tmp_path: Path) -> None:
             project.import_qrels(tmp_path / f"{name}.txt", name=name, kind="llm")
         project.ensemble(["a", "b", "c"], "mean", "ens")
         drawn = project.plan_audit("ens", name="u", budget=10, design="pairs-uncertainty", seed=1)
-        row = drawn["strata_rows"][0]
+        row = uncertainty_draw(drawn)
         assert row["from"] == "label spread (40 pairs)"
         # Half the budget is spread uniformly (10/40 · 0.5 each), the other half over the 10 pairs
         # whose members disagree (equal spreads: 10 · 0.5 / 10 more each).
@@ -174,9 +191,9 @@ def test_the_planner_recommends_pairs_when_topic_differences_are_heavy_tailed(tm
     with heavy_tailed_project(tmp_path) as project:
         found = project.recommend_audit_design("llm", 300, pilot="human", trials=200, seed=1, measure="P(rel=2)@10")
     by_design = {row["design"]: row for row in found["designs"]}
-    assert by_design["topics"]["units"] == 15 and by_design["topics"]["coverage"] < 0.93
+    assert by_design["topics"]["units"] == 15 and known(by_design["topics"]["coverage"]) < 0.93
     assert found["recommended"] in ("pairs", "pairs-uncertainty")
-    assert by_design[found["recommended"]]["coverage"] >= 0.93
+    assert known(by_design[known(found["recommended"])]["coverage"]) >= 0.93
     assert "the topic design covers" in found["reason"] and "below 0.93" in found["reason"]
     assert found["basis"].startswith("the pilot human")
     assert found["warnings"] == []  # the pilot grades every pair: a truth worth simulating

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from studio.domain.audit_results import TopicStratumDraw, UncertaintyDraw
 from studio.domain.errors import UsageError
 from studio.metrics import unequal_sampling as us
 from studio.metrics.sampling import allocate
@@ -145,7 +146,7 @@ def topic_strata(con: Connection, label_set: str, pilot: str | None = None, budg
 
 def draw_topics_neyman(
     strata: TopicStrata, budget: int, rng: np.random.Generator
-) -> tuple[list[DrawnUnit], list[dict[str, object]]]:
+) -> tuple[list[DrawnUnit], list[TopicStratumDraw]]:
     """Whole topics, n_h per stratum by Neyman's allocation: the units (π = n_h/N_h) and a row per stratum."""
     sizes = strata.sizes()
     counts = us.neyman_counts(sizes, strata.spreads, budget)
@@ -155,8 +156,8 @@ def draw_topics_neyman(
         for q, h, drawn in zip(strata.topics, strata.labels, mask, strict=True)
         if drawn
     ]
-    rows: list[dict[str, object]] = [
-        {"stratum": n, "topics": size, "sd": s, "drawn": c, "inclusion": c / size}
+    rows = [
+        TopicStratumDraw(stratum=n, topics=size, sd=s, drawn=c, inclusion=c / size)
         for n, size, s, c in zip(strata.names, sizes, strata.spreads, counts, strict=True)
     ]
     return units, rows
@@ -164,22 +165,20 @@ def draw_topics_neyman(
 
 def draw_pairs_uncertainty(
     pairs: Sequence[PoolPair], scores: PairScores, budget: int, rng: np.random.Generator
-) -> tuple[list[DrawnUnit], list[dict[str, object]]]:
+) -> tuple[list[DrawnUnit], UncertaintyDraw]:
     """Pairs by randomised systematic sampling with π from the predicted errors: the units and a
-    summary row of the probabilities."""
+    summary of the probabilities."""
     pi = us.mixed_probabilities(scores.scores, budget)
     mask = us.systematic_draw(pi, 1, rng)[0]
     units: list[DrawnUnit] = [(p.qid, p.docid, None, float(pi[i])) for i, p in enumerate(pairs) if mask[i]]
-    rows: list[dict[str, object]] = [
-        {
-            "from": scores.source,
-            "min_inclusion": float(pi.min()),
-            "max_inclusion": float(pi.max()),
-            "uniform_inclusion": budget / len(pairs),
-            "drawn_for_sure": int((pi >= 1.0).sum()),
-        }
-    ]
-    return units, rows
+    summary: UncertaintyDraw = {
+        "from": scores.source,
+        "min_inclusion": float(pi.min()),
+        "max_inclusion": float(pi.max()),
+        "uniform_inclusion": budget / len(pairs),
+        "drawn_for_sure": int((pi >= 1.0).sum()),
+    }
+    return units, summary
 
 
 @dataclass(frozen=True)

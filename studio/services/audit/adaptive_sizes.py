@@ -22,6 +22,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from studio.domain.audit_designs import TopicStratumSize
 from studio.metrics import unequal_sampling as us
 from studio.metrics.sampling import simple_sample_size, stratified_sample_size
 from studio.services.audit import adaptive
@@ -31,7 +32,7 @@ from studio.store import Connection
 
 def neyman_topic_size(
     con: Connection, qrels: str, pilot: str, rectifiers: dict[str, np.ndarray], width: float
-) -> tuple[int | None, list[dict[str, object]]]:
+) -> tuple[int | None, list[TopicStratumSize]]:
     """Topics a `topics-neyman` audit needs (the most any run needs), and per stratum its topics,
     the pilot's topics in it and S_h (the largest over runs). `rectifiers`: each pilot topic's
     gold − LLM per run."""
@@ -54,8 +55,8 @@ def neyman_topic_size(
         for k in range(by_run.shape[1])
         if np.isfinite(by_run[:, k]).all()
     ]
-    rows: list[dict[str, object]] = [
-        {"stratum": name, "topics": size, "pilot_topics": count, "sd": float(np.nanmax(by_run[h]))}
+    rows = [
+        TopicStratumSize(stratum=name, topics=size, pilot_topics=count, sd=float(np.nanmax(by_run[h])))
         for h, (name, size, count) in enumerate(zip(strata.names, sizes, pilot_topics, strict=True))
     ]
     return (max(needed) if needed else None), rows

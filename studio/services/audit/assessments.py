@@ -18,8 +18,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
 
+from studio.domain.audit_results import Adjudication, Conflict
 from studio.domain.errors import UsageError
 from studio.domain.rows import LabelEvent, StoredEvent
 from studio.services.audit.assignment import audit_record
@@ -48,12 +48,17 @@ class PairGrades:
             return self.adjudicated
         if not self.grades:
             return None
-        return sum(self.grades.values()) / len(self.grades)
+        return mean_grade(self.grades)
 
     @property
     def in_conflict(self) -> bool:
         """Two assessors or more gave different grades and nobody has adjudicated yet."""
         return self.adjudicated is None and len(set(self.grades.values())) > 1
+
+
+def mean_grade(grades: dict[str, float]) -> float:
+    """The mean of the assessors' grades (at least one): a pair's gold grade until adjudicated."""
+    return sum(grades.values()) / len(grades)
 
 
 def standing_grades(con: Connection, audit_id: int) -> dict[tuple[str, str], PairGrades]:
@@ -88,7 +93,7 @@ def _write(
     """One row of `assessor`'s and the pair's new gold grade, in one transaction."""
     con = writes.engine.db.cursor()
     found = audit_record(con, audit)
-    audit_id = int(found["audit_id"])
+    audit_id = found["audit_id"]
     now = standing_grades(con, audit_id).get((qid, docid), PairGrades())
     if kind == ADJUDICATION:
         now.adjudicated = grade
@@ -99,7 +104,7 @@ def _write(
     gold = now.gold
 
     def record(tx: Connection, event: StoredEvent) -> None:
-        event_id = int(str(event["event"]))
+        event_id = event["event"]
         if gold is not None:
             audit_store.add_grade(tx, audit_id, qid, docid, event_id)
         assessor_store.add_assessment(
@@ -124,9 +129,7 @@ def take_back(writes: LabelWrites, audit: str, assessor: str) -> tuple[str, str]
     con = writes.engine.db.cursor()
     found = audit_record(con, audit)
     rows = [
-        r
-        for r in assessor_store.standing(con, int(found["audit_id"]))
-        if r["assessor"] == assessor and r["kind"] == GRADE
+        r for r in assessor_store.standing(con, found["audit_id"]) if r["assessor"] == assessor and r["kind"] == GRADE
     ]
     if not rows:
         return None
@@ -144,7 +147,7 @@ def adjudicate(
     *,
     person: str | None,
     also: AlsoWrite | None = None,
-) -> dict[str, Any]:
+) -> Adjudication:
     """The adjudicated grade of a pair of the audit: it becomes the gold grade; every assessor's
     grade stays recorded."""
     con = writes.engine.db.cursor()
@@ -153,25 +156,26 @@ def adjudicate(
     event = _write(
         writes, audit, qid, docid, assessor=person or "adjudicator", kind=ADJUDICATION, grade=grade, also=also
     )
-    return {
-        "audit": audit,
-        "qid": qid,
-        "docid": docid,
-        "grade": grade,
-        "previous": event["previous"],
-        "was_conflict": before.in_conflict,
-        "assessors": ", ".join(f"{name} {value:g}" for name, value in sorted(before.grades.items())) or None,
-        "event": event["event"],
-    }
+    return Adjudication(
+        audit=audit,
+        qid=qid,
+        docid=docid,
+        grade=grade,
+        previous=event["previous"],
+        was_conflict=before.in_conflict,
+        assessors=", ".join(f"{name} {value:g}" for name, value in sorted(before.grades.items())) or None,
+        event=event["event"],
+    )
 
 
-def conflicts(con: Connection, audit: str) -> list[dict[str, Any]]:
+def conflicts(con: Connection, audit: str) -> list[Conflict]:
     """The audit's pairs its assessors grade differently, not adjudicated yet, in the audit's order."""
     found = audit_record(con, audit)
-    standing = standing_grades(con, int(found["audit_id"]))
+    standing = standing_grades(con, found["audit_id"])
     rows = []
     for qid, docid, _ in audit_pairs(con, audit):
         pair = standing.get((qid, docid))
-        if pair is not None and pair.in_conflict:
-            rows.append({"qid": qid, "docid": docid, "grades": dict(sorted(pair.grades.items())), "gold": pair.gold})
+        if pair is not None and pair.in_conflict:  # not adjudicated: the gold grade is the assessors' mean
+            grades = dict(sorted(pair.grades.items()))
+            rows.append(Conflict(qid=qid, docid=docid, grades=grades, gold=mean_grade(pair.grades)))
     return rows

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 import itertools
 import math
-from typing import Any
 
 import numpy as np
 
+from studio.domain.audit_results import AssessorAgreement, CoupleAgreement
 from studio.metrics import agreement as agree
 from studio.metrics.reliability import krippendorff_alpha
 from studio.services.audit.assessments import conflicts, standing_grades
@@ -21,38 +21,38 @@ def _finite(value: float) -> float | None:
     return value if math.isfinite(value) else None
 
 
-def assessor_agreement(db: Database, audit: str) -> dict[str, Any]:
+def assessor_agreement(db: Database, audit: str) -> AssessorAgreement:
     """Per couple of assessors the pairs both graded and κ; α over all; the open conflicts."""
     con = db.cursor()
     found = audit_record(con, audit)
-    standing = standing_grades(con, int(found["audit_id"]))
-    names = sorted(set(assessors_of(con, int(found["audit_id"]))) | {a for p in standing.values() for a in p.grades})
-    couples = []
+    standing = standing_grades(con, found["audit_id"])
+    names = sorted(set(assessors_of(con, found["audit_id"])) | {a for p in standing.values() for a in p.grades})
+    couples: list[CoupleAgreement] = []
     for first, second in itertools.combinations(names, 2):
         both = [p.grades for p in standing.values() if first in p.grades and second in p.grades]
         x = np.array([g[first] for g in both], dtype=np.float64)
         y = np.array([g[second] for g in both], dtype=np.float64)
         couples.append(
-            {
-                "assessor_a": first,
-                "assessor_b": second,
-                "pairs": len(both),
-                "agreeing": int((x == y).sum()),
-                "kappa": _finite(agree.cohen_kappa(x, y)) if both else None,
-                "kappa_linear": _finite(agree.cohen_kappa(x, y, "linear")) if both else None,
-                "kappa_quadratic": _finite(agree.cohen_kappa(x, y, "quadratic")) if both else None,
-            }
+            CoupleAgreement(
+                assessor_a=first,
+                assessor_b=second,
+                pairs=len(both),
+                agreeing=int((x == y).sum()),
+                kappa=_finite(agree.cohen_kappa(x, y)) if both else None,
+                kappa_linear=_finite(agree.cohen_kappa(x, y, "linear")) if both else None,
+                kappa_quadratic=_finite(agree.cohen_kappa(x, y, "quadratic")) if both else None,
+            )
         )
     shared = [p.grades for p in standing.values() if len(p.grades) > 1]
     data = np.array([[g.get(name, np.nan) for g in shared] for name in names], dtype=np.float64)
     alpha = _finite(krippendorff_alpha(data, "ordinal")) if shared else None
     open_conflicts = conflicts(con, audit)
-    return {
-        "audit": audit,
-        "assessors": names,
-        "overlap_pairs": len(shared),
-        "krippendorff_alpha": alpha,
-        "couples": couples,
-        "conflicts": open_conflicts,
-        "adjudicated": sum(p.adjudicated is not None for p in standing.values()),
-    }
+    return AssessorAgreement(
+        audit=audit,
+        assessors=names,
+        overlap_pairs=len(shared),
+        krippendorff_alpha=alpha,
+        couples=couples,
+        conflicts=open_conflicts,
+        adjudicated=sum(p.adjudicated is not None for p in standing.values()),
+    )

@@ -10,10 +10,10 @@ audit's own random order: one who stops early still leaves a random subsample.
 from __future__ import annotations
 
 import itertools
-from typing import Any
 
 import numpy as np
 
+from studio.domain.audit_results import AssessorShare, Assignment, AuditRecord
 from studio.domain.errors import UsageError
 from studio.domain.names import check_name
 from studio.services.audit.samples import audit_pairs
@@ -24,14 +24,14 @@ from studio.store import audits as audit_store
 WalkedPair = tuple[str, str, str | None]  # qid, docid, stratum
 
 
-def audit_record(con: Connection, audit: str) -> dict[str, Any]:
+def audit_record(con: Connection, audit: str) -> AuditRecord:
     found = audit_store.audit(con, audit)
     if found is None:
         raise UsageError(f"no audit named {audit!r} (see `studio audit list`)")
     return found
 
 
-def assign(db: Database, audit: str, assessors: list[str], *, overlap: float, seed: int = 0) -> dict[str, Any]:
+def assign(db: Database, audit: str, assessors: list[str], *, overlap: float, seed: int = 0) -> Assignment:
     """Give each pair of the audit's sample to one assessor, and a share `overlap` of them (rounded
     to whole pairs) to two; earlier assignments of the audit are replaced."""
     for name in assessors:
@@ -72,24 +72,24 @@ def assign(db: Database, audit: str, assessors: list[str], *, overlap: float, se
         load[name] += 1
     shared_keys = {(pairs[i][0], pairs[i][1]) for i in shared}
     with db.transaction() as tx:
-        assessor_store.replace_assignments(tx, int(found["audit_id"]), rows)
-    return {
-        "audit": audit,
-        "assessors": ", ".join(assessors),
-        "pairs": len(pairs),
-        "shared_pairs": shared_count,
-        "overlap": shared_count / len(pairs),
-        "assignments": len(rows),
-        "seed": seed,
-        "per_assessor": [
-            {
-                "assessor": name,
-                "pairs": load[name],
-                "shared": sum(a == name and (q, d) in shared_keys for q, d, a in rows),
-            }
+        assessor_store.replace_assignments(tx, found["audit_id"], rows)
+    return Assignment(
+        audit=audit,
+        assessors=", ".join(assessors),
+        pairs=len(pairs),
+        shared_pairs=shared_count,
+        overlap=shared_count / len(pairs),
+        assignments=len(rows),
+        seed=seed,
+        per_assessor=[
+            AssessorShare(
+                assessor=name,
+                pairs=load[name],
+                shared=sum(a == name and (q, d) in shared_keys for q, d, a in rows),
+            )
             for name in assessors
         ],
-    }
+    )
 
 
 def assessors_of(con: Connection, audit_id: int) -> list[str]:
@@ -100,9 +100,9 @@ def assessors_of(con: Connection, audit_id: int) -> list[str]:
 def assessor_pairs(con: Connection, audit: str, assessor: str) -> list[WalkedPair]:
     """The pairs given to `assessor`, in the audit's order (UsageError when they were given none)."""
     found = audit_record(con, audit)
-    given = {(q, d) for q, d, a in assessor_store.assignments(con, int(found["audit_id"])) if a == assessor}
+    given = {(q, d) for q, d, a in assessor_store.assignments(con, found["audit_id"]) if a == assessor}
     if not given:
-        named = assessors_of(con, int(found["audit_id"]))
+        named = assessors_of(con, found["audit_id"])
         assigned = ", ".join(named) if named else "nobody yet (studio audit assign)"
         raise UsageError(f"audit {audit!r} gives no pair to {assessor!r}; its assessors: {assigned}")
     return [pair for pair in audit_pairs(con, audit) if (pair[0], pair[1]) in given]

@@ -4,8 +4,8 @@ grading has come (done/total, per stratum)."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from studio.domain.audit_results import AuditRecord, GoldImport, GradedBy, GradingProgress
 from studio.domain.errors import InputError, UsageError
 from studio.domain.rows import AuditPair, AuditProgress, AuditRow, StratumProgress
 from studio.formats.text_input import read_text
@@ -19,14 +19,14 @@ from studio.store import audits as audit_store
 from studio.store import labels as label_store
 
 
-def _audit(db: Database, name: str) -> dict[str, Any]:
+def _audit(db: Database, name: str) -> AuditRecord:
     found = audit_store.audit(db.cursor(), name)
     if found is None:
         raise UsageError(f"no audit named {name!r} (see `studio audit list`)")
     return found
 
 
-def import_gold(db: Database, audit: str, path: Path, *, assessor: str | None = None) -> dict[str, Any]:
+def import_gold(db: Database, audit: str, path: Path, *, assessor: str | None = None) -> GoldImport:
     """Gold grades for the audit's pairs from a qrels file, in one transaction; a line naming a pair
     outside the sample (or, with `assessor`, outside that assessor's pairs when the audit has
     assignments) refuses the whole file (with its line), nothing written. With `assessor` the
@@ -37,7 +37,7 @@ def import_gold(db: Database, audit: str, path: Path, *, assessor: str | None = 
     con = db.cursor()
     sample = {(q, d) for q, d, _ in audit_pairs(con, audit)}
     where = f"audit {audit!r}'s sample"
-    if assessor is not None and assessors_of(con, int(found["audit_id"])):
+    if assessor is not None and assessors_of(con, found["audit_id"]):
         sample = {(q, d) for q, d, _ in assessor_pairs(con, audit, assessor)}
         where = f"the pairs audit {audit!r} gives {assessor}"
     outside = next((row for row in parsed.rows if (row.qid, row.docid) not in sample), None)
@@ -51,7 +51,7 @@ def import_gold(db: Database, audit: str, path: Path, *, assessor: str | None = 
     with db.transaction() as tx:
         batch = new_batch(tx, "audit import", str(path))
         current = {(q, d): g for q, d, g in audit_store.pool(tx, audit)}
-        standing = standing_grades(tx, int(found["audit_id"])) if assessor is not None else {}
+        standing = standing_grades(tx, found["audit_id"]) if assessor is not None else {}
         for row in parsed.rows:
             if assessor is not None:
                 pair = standing.setdefault((row.qid, row.docid), PairGrades())
@@ -67,11 +67,11 @@ def import_gold(db: Database, audit: str, path: Path, *, assessor: str | None = 
                     batch_id=batch,
                     note=f"audit {audit}: {assessor} graded {row.grade:g}",
                 )
-                event_id = int(str(event["event"]))
-                audit_store.add_grade(tx, int(found["audit_id"]), row.qid, row.docid, event_id)
+                event_id = event["event"]
+                audit_store.add_grade(tx, found["audit_id"], row.qid, row.docid, event_id)
                 assessor_store.add_assessment(
                     tx,
-                    int(found["audit_id"]),
+                    found["audit_id"],
                     row.qid,
                     row.docid,
                     assessor,
@@ -95,11 +95,12 @@ def import_gold(db: Database, audit: str, path: Path, *, assessor: str | None = 
                 batch_id=batch,
                 note=f"audit {audit}",
             )
-            audit_store.add_grade(tx, int(found["audit_id"]), row.qid, row.docid, int(str(event["event"])))
+            audit_store.add_grade(tx, found["audit_id"], row.qid, row.docid, event["event"])
             written += 1
+    whose: GradedBy = {} if assessor is None else {"assessor": assessor}
     return {
         "audit": audit,
-        **({"assessor": assessor} if assessor is not None else {}),
+        **whose,
         "file": str(path),
         "lines": len(parsed.rows),
         "labels_written": written,
@@ -114,22 +115,22 @@ def _line_of(text: str, qid: str, docid: str) -> int | None:
     return None
 
 
-def _done(db: Database, audit: dict[str, Any]) -> set[tuple[str, str]]:
-    return audit_store.graded_pairs(db.cursor(), int(audit["audit_id"]), str(audit["name"]))
+def _done(db: Database, audit: AuditRecord) -> set[tuple[str, str]]:
+    return audit_store.graded_pairs(db.cursor(), audit["audit_id"], audit["name"])
 
 
-def progress_totals(db: Database, audit: str) -> dict[str, int]:
+def progress_totals(db: Database, audit: str) -> GradingProgress:
     found = _audit(db, audit)
     pairs = audit_pairs(db.cursor(), audit)
     done = _done(db, found)
-    return {"done": sum((q, d) in done for q, d, _ in pairs), "total": len(pairs)}
+    return GradingProgress(done=sum((q, d) in done for q, d, _ in pairs), total=len(pairs))
 
 
 def list_audits(db: Database) -> list[AuditRow]:
     """Every audit with its design and how far its sample is graded."""
     rows = []
     for found in audit_store.audits(db.cursor()):
-        totals = progress_totals(db, str(found["name"]))
+        totals = progress_totals(db, found["name"])
         rows.append(
             AuditRow(
                 audit=found["name"],
@@ -152,7 +153,7 @@ def show_audit(db: Database, audit: str) -> AuditProgress:
     found = _audit(db, audit)
     pairs = audit_pairs(db.cursor(), audit)
     done = _done(db, found)
-    units = audit_store.units(db.cursor(), int(found["audit_id"]))
+    units = audit_store.units(db.cursor(), found["audit_id"])
     inclusion = {u["stratum"]: u["inclusion"] for u in units}
     strata: dict[str, StratumProgress] = {}
     for qid, docid, stratum in pairs:
@@ -184,13 +185,13 @@ def sample_pairs(db: Database, audit: str, *, remaining: bool = False, assessor:
     the ones they have not graded)."""
     found = _audit(db, audit)
     con = db.cursor()
-    inclusion = {(u["qid"], u["docid"]): float(u["inclusion"]) for u in audit_store.units(con, int(found["audit_id"]))}
+    inclusion = {(u["qid"], u["docid"]): u["inclusion"] for u in audit_store.units(con, found["audit_id"])}
     done = _done(db, found)
     gold = {(q, d): g for q, d, g in audit_store.pool(con, audit)}
     walked = audit_pairs(con, audit) if assessor is None else assessor_pairs(con, audit, assessor)
     theirs: set[tuple[str, str]] = set()
     if assessor is not None:
-        standing = standing_grades(con, int(found["audit_id"]))
+        standing = standing_grades(con, found["audit_id"])
         theirs = {pair for pair, grades in standing.items() if assessor in grades.grades}
     rows: list[AuditPair] = []
     for qid, docid, stratum in walked:

@@ -12,15 +12,16 @@ that wide). Pairs and stratified pairs: the mean disagreement gold − LLM over 
 from __future__ import annotations
 
 import math
-from typing import Any
 
 import numpy as np
 
+from studio.domain.audit_designs import BudgetPlan, DesignSize, StratumAllocation
 from studio.domain.errors import UsageError
 from studio.metrics.sampling import allocate, neyman_weights, simple_sample_size, stratified_sample_size
 from studio.services.audit import adaptive
 from studio.services.audit.adaptive_sizes import neyman_topic_size, uncertainty_pair_size
 from studio.services.audit.samples import STRATA, pilot_differences, pool_pairs, stratum_spreads
+from studio.services.audit.timing import assessor_hours, seconds_per_decision
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
 
 
@@ -45,7 +46,9 @@ def topic_rectifier_sd(rectifiers: dict[str, np.ndarray]) -> float:
 
 def budget_plan(
     engine: EvaluationEngine, qrels: str, pilot: str, width: float, *, measure: str = "nDCG@10", strata: str = "grade"
-) -> dict[str, Any]:
+) -> BudgetPlan:
+    """The sample each design needs for a 95% interval `width` wide, in units, pairs and
+    assessor-hours, and the Neyman allocation over strata."""
     if not width > 0:  # NaN too
         raise UsageError("--target-width must be a positive number")
     if strata not in STRATA:
@@ -69,80 +72,96 @@ def budget_plan(
     proportional = allocate(sizes, [float(n) for n in sizes], stratified)
     in_pilot = {h: sum((p.qid, p.docid) in differences for p in pairs if p.stratum == h) for h in names}
     topics_needed = None if math.isnan(topic_sd) else simple_sample_size(topic_sd, width, topics)
+    pairs_needed = simple_sample_size(pair_sd, width, len(pairs))
+    seconds, seconds_from = seconds_per_decision(con)
+
+    def in_pairs(needed_topics: int | None) -> int | None:
+        """A topic is graded whole: it costs its share of the pool's pairs, on average."""
+        return None if needed_topics is None else round(needed_topics * len(pairs) / topics)
+
+    def hours(needed_pairs: int | None) -> float | None:
+        return None if needed_pairs is None else assessor_hours(needed_pairs, seconds)
+
     designs = [
-        {
-            "design": "topics",
-            "unit": "topic",
-            "population": topics,
-            "pilot_units": pilot_topics,
-            "sd": None if math.isnan(topic_sd) else topic_sd,
-            "needed": topics_needed,
-            # A topic is graded whole: it costs its share of the pool's pairs, on average.
-            "needed_pairs": None if topics_needed is None else round(topics_needed * len(pairs) / topics),
-            "quantity": f"each run's mean {measure}",
-        },
-        {
-            "design": "pairs",
-            "unit": "pair",
-            "population": len(pairs),
-            "pilot_units": len(differences),
-            "sd": pair_sd,
-            "needed": simple_sample_size(pair_sd, width, len(pairs)),
-            "needed_pairs": simple_sample_size(pair_sd, width, len(pairs)),
-            "quantity": "mean gold − LLM grade",
-        },
-        {
-            "design": f"stratified ({strata})",
-            "unit": "pair",
-            "population": len(pairs),
-            "pilot_units": len(differences),
-            "sd": None,
-            "needed": stratified,
-            "needed_pairs": stratified,
-            "quantity": "mean gold − LLM grade",
-        },
-        {
-            "design": adaptive.TOPICS_NEYMAN,
-            "unit": "topic",
-            "population": topics,
-            "pilot_units": pilot_topics,
-            "sd": None,
-            "needed": neyman_topics,
-            "needed_pairs": None if neyman_topics is None else round(neyman_topics * len(pairs) / topics),
-            "quantity": f"each run's mean {measure}",
-        },
-        {
-            "design": adaptive.PAIRS_UNCERTAINTY,
-            "unit": "pair",
-            "population": len(pairs),
-            "pilot_units": len(differences),
-            "sd": pair_sd * math.sqrt(effect),
-            "needed": uncertain,
-            "needed_pairs": uncertain,
-            "quantity": f"mean gold − LLM grade, design effect {effect:.2f}",
-        },
+        DesignSize(
+            design="topics",
+            unit="topic",
+            population=topics,
+            pilot_units=pilot_topics,
+            sd=None if math.isnan(topic_sd) else topic_sd,
+            needed=topics_needed,
+            needed_pairs=in_pairs(topics_needed),
+            quantity=f"each run's mean {measure}",
+            assessor_hours=hours(in_pairs(topics_needed)),
+        ),
+        DesignSize(
+            design="pairs",
+            unit="pair",
+            population=len(pairs),
+            pilot_units=len(differences),
+            sd=pair_sd,
+            needed=pairs_needed,
+            needed_pairs=pairs_needed,
+            quantity="mean gold − LLM grade",
+            assessor_hours=hours(pairs_needed),
+        ),
+        DesignSize(
+            design=f"stratified ({strata})",
+            unit="pair",
+            population=len(pairs),
+            pilot_units=len(differences),
+            sd=None,
+            needed=stratified,
+            needed_pairs=stratified,
+            quantity="mean gold − LLM grade",
+            assessor_hours=hours(stratified),
+        ),
+        DesignSize(
+            design=adaptive.TOPICS_NEYMAN,
+            unit="topic",
+            population=topics,
+            pilot_units=pilot_topics,
+            sd=None,
+            needed=neyman_topics,
+            needed_pairs=in_pairs(neyman_topics),
+            quantity=f"each run's mean {measure}",
+            assessor_hours=hours(in_pairs(neyman_topics)),
+        ),
+        DesignSize(
+            design=adaptive.PAIRS_UNCERTAINTY,
+            unit="pair",
+            population=len(pairs),
+            pilot_units=len(differences),
+            sd=pair_sd * math.sqrt(effect),
+            needed=uncertain,
+            needed_pairs=uncertain,
+            quantity=f"mean gold − LLM grade, design effect {effect:.2f}",
+            assessor_hours=hours(uncertain),
+        ),
     ]
     rows = [
-        {
-            "stratum": h,
-            "pairs": n,
-            "pilot_pairs": in_pilot[h],
-            "sd": s,
-            "neyman": c,
-            "proportional": p,
-            "sample": "more" if c > p else "fewer" if c < p else "same",
-        }
+        StratumAllocation(
+            stratum=h,
+            pairs=n,
+            pilot_pairs=in_pilot[h],
+            sd=s,
+            neyman=c,
+            proportional=p,
+            sample="more" if c > p else "fewer" if c < p else "same",
+        )
         for h, n, s, c, p in zip(names, sizes, spreads, counts, proportional, strict=True)
     ]
-    return {
-        "qrels": qrels,
-        "pilot": pilot,
-        "target_width": width,
-        "measure": measure,
-        "confidence": 0.95,
-        "designs": designs,
-        "strata_by": strata,
-        "strata": rows,
-        "topic_strata": neyman_rows,
-        "uncertainty_from": signal,
-    }
+    return BudgetPlan(
+        qrels=qrels,
+        pilot=pilot,
+        target_width=width,
+        measure=measure,
+        confidence=0.95,
+        designs=designs,
+        strata_by=strata,
+        strata=rows,
+        topic_strata=neyman_rows,
+        uncertainty_from=signal,
+        seconds_per_decision=seconds,
+        seconds_from=seconds_from,
+    )

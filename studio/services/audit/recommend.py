@@ -16,8 +16,9 @@ TARGET_COVERAGE is recommended only when no design reaches it.
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
+from studio.domain.audit_designs import DesignRecommendation, SimulatedDesign
 from studio.domain.errors import UsageError
 from studio.metrics import ppi
 from studio.services.audit.adaptive import PAIRS_UNCERTAINTY, TOPICS_NEYMAN
@@ -42,7 +43,7 @@ def recommend_design(
     measure: str = "nDCG@10",
     trials: int = 200,
     seed: int = 0,
-) -> dict[str, Any]:
+) -> DesignRecommendation:
     """Each design's simulated coverage and width at `budget` pairs (topic designs: as many whole
     topics as cost that many pairs on average), and the recommended design with the reason."""
     if budget < 2:
@@ -58,7 +59,7 @@ def recommend_design(
     topics = {q for q, _, _ in truth_pool}
     pairs_per_topic = len(pool) / len({q for q, _, _ in pool})
     estimator = ppi.DEFAULT_ESTIMATOR if pilot is not None else "gold"
-    rows: list[dict[str, Any]] = []
+    rows: list[SimulatedDesign] = []
     for design in DESIGN_ORDER:
         topic_design = design.startswith("topics")
         units = round(budget / pairs_per_topic) if topic_design else budget
@@ -68,7 +69,7 @@ def recommend_design(
             )
         )
     chosen, reason = choose(rows)
-    warnings = []
+    warnings: list[str] = []
     on_topics = sum(q in topics for q, _, _ in pool)
     if pilot is not None and on_topics and len(truth_pool) < SPARSE_PILOT * on_topics:
         warnings.append(
@@ -82,20 +83,20 @@ def recommend_design(
         else f"{qrels}'s own labels as the truth and gold-only intervals (no pilot: the recommendation "
         "rests on the LLM's labels and says how each design copes with their spread, not how good the judge is)"
     )
-    return {
-        "qrels": qrels,
-        "budget": budget,
-        "measure": measure,
-        "trials": trials,
-        "seed": seed,
-        "pilot": pilot,
-        "basis": basis,
-        "target_coverage": TARGET_COVERAGE,
-        "recommended": chosen,
-        "reason": reason,
-        "warnings": warnings,
-        "designs": rows,
-    }
+    return DesignRecommendation(
+        qrels=qrels,
+        budget=budget,
+        measure=measure,
+        trials=trials,
+        seed=seed,
+        pilot=pilot,
+        basis=basis,
+        target_coverage=TARGET_COVERAGE,
+        recommended=chosen,
+        reason=reason,
+        warnings=warnings,
+        designs=rows,
+    )
 
 
 def _simulated(
@@ -110,16 +111,9 @@ def _simulated(
     measure: str,
     seed: int,
     estimator: str,
-) -> dict[str, Any]:
+) -> SimulatedDesign:
     cost = round(units * pairs_per_topic) if design.startswith("topics") else units
-    row: dict[str, Any] = {
-        "design": design,
-        "units": units,
-        "pairs": cost,
-        "coverage": None,
-        "width": None,
-        "note": None,
-    }
+    row = SimulatedDesign(design=design, units=units, pairs=cost, coverage=None, width=None, note=None)
     if design.startswith("topics") and not 2 <= units <= topics:
         row["note"] = f"{units} topics: the truth has {topics}, and an interval needs 2"
         return row
@@ -141,25 +135,47 @@ def _simulated(
     except UsageError as refused:  # e.g. no label distributions and no pilot, or a measure pairs cannot estimate
         row["note"] = str(refused)
         return row
-    row.update(units=found["budget"], coverage=found["coverage"], width=found["width"], note=found.get("draws"))
+    row["units"] = found["budget"]
+    row["coverage"] = found["coverage"]
+    row["width"] = found["width"]
+    row["note"] = found.get("draws")
     return row
 
 
-def choose(rows: list[dict[str, Any]]) -> tuple[str | None, str]:
+@dataclass(frozen=True)
+class _Simulated:
+    """A design that could be simulated: its figures, both known."""
+
+    design: str
+    units: int
+    coverage: float
+    width: float
+
+
+def _simulated_only(rows: list[SimulatedDesign]) -> list[_Simulated]:
+    """The designs the simulation ran, their coverage and width known."""
+    return [
+        _Simulated(r["design"], r["units"], coverage, width)
+        for r in rows
+        if (coverage := r["coverage"]) is not None and (width := r["width"]) is not None
+    ]
+
+
+def choose(rows: list[SimulatedDesign]) -> tuple[str | None, str]:
     """The narrowest design whose coverage reaches TARGET_COVERAGE, else the best-covering one; and why."""
-    ran = [r for r in rows if r["coverage"] is not None and r["width"] is not None]
+    ran = _simulated_only(rows)
     if not ran:
         return None, "no design could be simulated at this budget"
-    good = [r for r in ran if r["coverage"] >= TARGET_COVERAGE]
-    best = min(good, key=lambda r: r["width"]) if good else max(ran, key=lambda r: r["coverage"])
-    topic = next((r for r in ran if r["design"] == "topics"), None)
-    said = f"{best['design']} covers {best['coverage']:.3f} at width {best['width']:.3f}"
+    good = [r for r in ran if r.coverage >= TARGET_COVERAGE]
+    best = min(good, key=lambda r: r.width) if good else max(ran, key=lambda r: r.coverage)
+    topic = next((r for r in ran if r.design == "topics"), None)
+    said = f"{best.design} covers {best.coverage:.3f} at width {best.width:.3f}"
     if not good:
-        return best["design"], f"no design reaches {TARGET_COVERAGE:g}; {said}, the best of them"
-    if topic is not None and topic["coverage"] < TARGET_COVERAGE and best["design"] != "topics":
-        return best["design"], (
-            f"the topic design covers {topic['coverage']:.3f} with {topic['units']} topics, below {TARGET_COVERAGE:g}: "
+        return best.design, f"no design reaches {TARGET_COVERAGE:g}; {said}, the best of them"
+    if topic is not None and topic.coverage < TARGET_COVERAGE and best.design != "topics":
+        return best.design, (
+            f"the topic design covers {topic.coverage:.3f} with {topic.units} topics, below {TARGET_COVERAGE:g}: "
             "the per-topic differences are heavy-tailed, and a uniform topic sample misses the few far-off topics; "
             f"{said}"
         )
-    return best["design"], f"{said}, the narrowest of the designs that reach {TARGET_COVERAGE:g}"
+    return best.design, f"{said}, the narrowest of the designs that reach {TARGET_COVERAGE:g}"

@@ -14,10 +14,10 @@ stops early still leaves a random subsample behind.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 
+from studio.domain.audit_results import AuditPlan, PilotUsed, StrataRow, StratumDraw
 from studio.domain.errors import UsageError
 from studio.metrics.sampling import allocate, neyman_weights
 from studio.services.audit import adaptive
@@ -25,6 +25,7 @@ from studio.services.audit.pool import PoolPair as PoolPair
 from studio.services.audit.pool import pilot_differences as pilot_differences
 from studio.services.audit.pool import pool_pairs as pool_pairs
 from studio.services.audit.pool import stratum_of as stratum_of
+from studio.services.audit.timing import time_summary
 from studio.services.evaluation.engine import EvaluationEngine
 from studio.store import Connection, Database
 from studio.store import audits as audit_store
@@ -62,8 +63,9 @@ def plan_audit(
     strata: str | None = None,
     seed: int = 0,
     pilot: str | None = None,
-) -> dict[str, Any]:
-    """Draw the sample, store it with the empty gold label set `name`, and say what was drawn."""
+) -> AuditPlan:
+    """Draw the sample, store it with the empty gold label set `name`, and say what was drawn (its
+    pairs in assessor-hours too)."""
     if design not in DESIGNS:
         raise UsageError(f"design {design!r}: choose one of {', '.join(DESIGNS)}")
     if design == "stratified" and strata not in STRATA:
@@ -77,14 +79,14 @@ def plan_audit(
         raise UsageError(f"the name {name!r} is taken: the audit's gold labels become a label set of that name")
     pairs = pool_pairs(con, label_set, strata)
     rng = np.random.default_rng(seed)
-    summary: dict[str, Any] = {"audit": name, "qrels": label_set, "design": design, "strata": strata, "seed": seed}
-    rows: list[dict[str, Any]] = []
+    rows: list[StrataRow] = []
     allocation: str | None = None
+    used_pilot: PilotUsed = {}  # a stratified draw's pilot
     if design == "topics":
         topics = sorted({p.qid for p in pairs})
         drawn = min(budget, len(topics))
         chosen = [topics[i] for i in sorted(rng.choice(len(topics), drawn, replace=False))]
-        units: list[tuple[str, str | None, str | None, float]] = [(q, None, None, drawn / len(topics)) for q in chosen]
+        units: list[adaptive.DrawnUnit] = [(q, None, None, drawn / len(topics)) for q in chosen]
         population = len(topics)
     elif design == "pairs":
         drawn = min(budget, len(pairs))
@@ -94,9 +96,10 @@ def plan_audit(
         ]
         population = len(pairs)
     elif design == "stratified":
-        units, allocation, rows, pilot_name, pilot_size = _stratified(con, label_set, pairs, budget, rng, pilot)
+        units, allocation, stratum_rows, pilot_name, pilot_size = _stratified(con, label_set, pairs, budget, rng, pilot)
+        rows = list(stratum_rows)
         population = len(pairs)
-        summary.update(pilot=pilot_name, pilot_pairs=pilot_size)
+        used_pilot = {"pilot": pilot_name, "pilot_pairs": pilot_size}
     else:
         units, allocation, rows, population = _adaptive(con, label_set, pairs, design, budget, rng, pilot)
     order = rng.permutation(len(units))
@@ -110,20 +113,27 @@ def plan_audit(
             design,
             strata=strata,
             allocation=allocation,
-            pilot=summary.get("pilot"),
+            pilot=used_pilot.get("pilot"),
             budget=len(units),
             population=population,
             seed=seed,
         )
         audit_store.add_units(tx, audit_id, placed)
-    summary.update(
-        allocation=allocation,
-        units=len(units),
-        population=population,
-        pairs=len(audit_pairs(db.cursor(), name)),
-        strata_rows=rows,
-    )
-    return summary
+    walked = len(audit_pairs(db.cursor(), name))
+    return {
+        "audit": name,
+        "qrels": label_set,
+        "design": design,
+        "strata": strata,
+        "seed": seed,
+        **used_pilot,
+        "allocation": allocation,
+        "units": len(units),
+        "population": population,
+        "pairs": walked,
+        "strata_rows": rows,
+        **time_summary(db.cursor(), walked),
+    }
 
 
 def _adaptive(
@@ -134,19 +144,19 @@ def _adaptive(
     budget: int,
     rng: np.random.Generator,
     pilot: str | None,
-) -> tuple[list[tuple[str, str | None, str | None, float]], str, list[dict[str, Any]], int]:
+) -> tuple[list[adaptive.DrawnUnit], str, list[StrataRow], int]:
     if design == adaptive.TOPICS_NEYMAN:
         strata = adaptive.topic_strata(con, label_set, pilot, budget)
-        units, rows = adaptive.draw_topics_neyman(strata, budget, rng)
-        return units, f"neyman from the {strata.spread_source}", rows, len(strata.topics)
+        units, topic_rows = adaptive.draw_topics_neyman(strata, budget, rng)
+        return units, f"neyman from the {strata.spread_source}", list(topic_rows), len(strata.topics)
     scores = adaptive.pair_error_scores(con, label_set, pairs, pilot)
-    units, rows = adaptive.draw_pairs_uncertainty(pairs, scores, budget, rng)
-    return units, f"π from the {scores.source}", rows, len(pairs)
+    units, summary = adaptive.draw_pairs_uncertainty(pairs, scores, budget, rng)
+    return units, f"π from the {scores.source}", [summary], len(pairs)
 
 
 def _stratified(
     con: Connection, label_set: str, pairs: list[PoolPair], budget: int, rng: np.random.Generator, pilot: str | None
-) -> tuple[list[tuple[str, str | None, str | None, float]], str, list[dict[str, Any]], str | None, int]:
+) -> tuple[list[adaptive.DrawnUnit], str, list[StratumDraw], str | None, int]:
     names = sorted({p.stratum for p in pairs if p.stratum is not None})
     members = {h: [p for p in pairs if p.stratum == h] for h in names}
     sizes = [len(members[h]) for h in names]
@@ -157,12 +167,12 @@ def _stratified(
     else:
         allocation, weights = "neyman", neyman_weights(sizes, [float(s or 0.0) for s in spreads])
     counts = allocate(sizes, weights, budget)
-    units: list[tuple[str, str | None, str | None, float]] = []
-    rows: list[dict[str, Any]] = []
+    units: list[adaptive.DrawnUnit] = []
+    rows: list[StratumDraw] = []
     for h, size, count, spread in zip(names, sizes, counts, spreads, strict=True):
         chosen = sorted(rng.choice(size, count, replace=False)) if count else []
         units += [(members[h][i].qid, members[h][i].docid, h, count / size) for i in chosen]
-        rows.append({"stratum": h, "pairs": size, "sd": spread, "drawn": count, "inclusion": count / size})
+        rows.append(StratumDraw(stratum=h, pairs=size, sd=spread, drawn=count, inclusion=count / size))
     return units, allocation, rows, pilot_name, len(differences)
 
 
@@ -172,10 +182,10 @@ def audit_pairs(con: Connection, audit: str) -> list[tuple[str, str, str | None]
     found = audit_store.audit(con, audit)
     if found is None:
         raise UsageError(f"no audit named {audit!r} (see `studio audit list`)")
-    units = audit_store.units(con, int(found["audit_id"]))
+    units = audit_store.units(con, found["audit_id"])
     by_topic: dict[str, list[str]] = {}
     if any(u["docid"] is None for u in units):
-        for qid, docid, _ in audit_store.pool(con, str(found["label_set"])):
+        for qid, docid, _ in audit_store.pool(con, found["label_set"]):
             by_topic.setdefault(qid, []).append(docid)
     walked: list[tuple[str, str, str | None]] = []
     for unit in units:
@@ -183,7 +193,7 @@ def audit_pairs(con: Connection, audit: str) -> list[tuple[str, str, str | None]
             walked.append((unit["qid"], unit["docid"], unit["stratum"]))
             continue
         docids = by_topic.get(unit["qid"], [])
-        order = np.random.default_rng([int(found["seed"]), int(unit["position"])]).permutation(len(docids))
+        order = np.random.default_rng([found["seed"], unit["position"]]).permutation(len(docids))
         walked += [(unit["qid"], docids[i], unit["stratum"]) for i in order]
     return walked
 

@@ -5,15 +5,16 @@ at the same budget and seed."""
 
 from __future__ import annotations
 
-from typing import Any
+import math
 
 import numpy as np
 
+from studio.domain.audit_designs import AuditSimulation, RunCoverage
 from studio.domain.errors import UsageError
 from studio.metrics import ppi, ppi_ratio
 from studio.services.audit import adaptive
 from studio.services.audit.levels import at_level
-from studio.services.audit.pairs import UNLABELLED, pool_pairs, precision_units
+from studio.services.audit.pairs import UNLABELLED, Pairs, pool_pairs, precision_units
 from studio.services.audit.units import estimate_design, labelled_qids, topic_units
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
 from studio.services.meta.unreachable_levels import side_warnings
@@ -38,7 +39,7 @@ def simulate(
     pilot: str | None = None,
     ref_topics_only: bool = False,
     beside_uniform: bool = True,
-) -> dict[str, Any]:
+) -> AuditSimulation:
     """Draw `trials` random audits of `budget` units of `ref`'s pool (stratified: the units
     `qrels` labels, and those it lacks), grade them with `ref`, and report how often the intervals
     covered `ref`'s values and how wide they were beside gold-only intervals of the same audits.
@@ -72,7 +73,7 @@ def simulate(
         )
     if not 2 <= budget <= count:
         raise UsageError(f"--budget must lie between 2 and {count} ({design} of {ref}'s pool)")
-    note = None
+    note: str | None = None  # how a design that is not uniform drew its units
     if design == adaptive.TOPICS_NEYMAN:
         con, rng = engine.db.cursor(), np.random.default_rng(seed)
         own = np.zeros(count, dtype=np.int64) if strata is None else strata
@@ -106,74 +107,84 @@ def simulate(
         gold = ppi.estimate_totals(masks, a, None, pi, level=level, strata=strata)
         found = ppi.coverage(ours, gold, a.sum(axis=0)[None, :])
         found = ppi.Coverage(found.coverage, found.width, found.gold_coverage, found.gold_width, ours.lam.mean())
-    result = {
-        "ref": ref,
-        "qrels": qrels,
-        "measure": str(m),
-        "llm_measure": str(llm_m),
-        "design": design,
-        "budget": budget,
-        "units": count,
-        "units_qrels_lacks": missing,
-        "trials": trials,
-        "seed": seed,
-        "level": level,
-        "estimator": kind,
-        "truth": truth,
-        "warnings": side_warnings(engine, ref, qrels, m, llm_m),
-        **{k: (v if np.isfinite(v) else None) for k, v in found.summary().items()},  # JSON has no NaN
-        "per_run": [
-            {
-                "run": run,
-                "coverage": float(found.coverage[r]),
-                "width": float(found.width[r]),
-                "gold_width": float(found.gold_width[r]),
-            }
+    summary = found.summary()
+    result = AuditSimulation(
+        ref=ref,
+        qrels=qrels,
+        measure=str(m),
+        llm_measure=str(llm_m),
+        design=design,
+        budget=budget,
+        units=count,
+        units_qrels_lacks=missing,
+        trials=trials,
+        seed=seed,
+        level=level,
+        estimator=kind,
+        truth=truth,
+        warnings=side_warnings(engine, ref, qrels, m, llm_m),
+        coverage=_number(summary["coverage"]),
+        min_run_coverage=_number(summary["min_run_coverage"]),
+        width=_number(summary["width"]),
+        gold_coverage=_number(summary["gold_coverage"]),
+        gold_width=_number(summary["gold_width"]),
+        width_ratio=_number(summary["width_ratio"]),
+        mean_lambda=_number(summary["mean_lambda"]),
+        per_run=[
+            RunCoverage(
+                run=run,
+                coverage=float(found.coverage[r]),
+                width=float(found.width[r]),
+                gold_width=float(found.gold_width[r]),
+            )
             for r, run in enumerate(runs)
         ],
-    }
-    if unit != design:
+    )
+    if note is not None:  # a design that is not uniform
         result["draws"] = note
         if beside_uniform:
-            result.update(_beside_uniform(engine, result, ref, qrels, unit, kind, llm_relevant, ref_topics_only))
+            uniform = _uniform_beside(engine, result, unit, llm_relevant, ref_topics_only)
+            result["uniform_coverage"] = uniform["coverage"]
+            result["uniform_width"] = uniform["width"]
+            result["width_vs_uniform"] = _ratio(result["width"], uniform["width"])
     return result
 
 
-def _beside_uniform(
+def _number(value: float) -> float | None:
+    """A summary figure as JSON can hold it: NaN (a mean over nothing, a ratio to zero) is None."""
+    return value if math.isfinite(value) else None
+
+
+def _ratio(width: float | None, base: float | None) -> float | None:
+    """`width` / `base`; None when either is unknown or `base` is 0."""
+    return width / base if width is not None and base else None
+
+
+def _uniform_beside(
     engine: EvaluationEngine,
-    found: dict[str, Any],
-    ref: str,
-    qrels: str,
+    found: AuditSimulation,
     unit: str,
-    estimator: str,
     llm_relevant: float | None,
     ref_topics_only: bool,
-) -> dict[str, Any]:
-    """The uniform design of the same unit, budget, trials and seed: its coverage and width, and
-    the width of `found` against it."""
-    uniform = simulate(
+) -> AuditSimulation:
+    """The uniform design of `found`'s unit at its budget, trials and seed, to set `found` beside."""
+    return simulate(
         engine,
-        ref,
-        qrels,
-        budget=int(found["budget"]),
+        found["ref"],
+        found["qrels"],
+        budget=found["budget"],
         design=unit,
-        trials=int(found["trials"]),
-        measure=str(found["measure"]),
-        seed=int(found["seed"]),
-        level=float(found["level"]),
-        estimator=estimator,
+        trials=found["trials"],
+        measure=found["measure"],
+        seed=found["seed"],
+        level=found["level"],
+        estimator=found["estimator"],
         llm_relevant=llm_relevant,
         ref_topics_only=ref_topics_only,
     )
-    width, base = found["width"], uniform["width"]
-    return {
-        "uniform_coverage": uniform["coverage"],
-        "uniform_width": base,
-        "width_vs_uniform": width / base if width is not None and base else None,
-    }
 
 
-def _ndcg_coverage(masks: np.ndarray, pairs: Any, pi: np.ndarray, *, level: float, estimator: str) -> ppi.Coverage:
+def _ndcg_coverage(masks: np.ndarray, pairs: Pairs, pi: np.ndarray, *, level: float, estimator: str) -> ppi.Coverage:
     """Coverage of nDCG@k from pair audits: the linearised estimator, one audit at a time."""
     truth = ppi_ratio.true_ndcg(pairs.pool, pairs.gold)[None, :]
     ours: list[ppi.Intervals] = []

@@ -4,8 +4,8 @@ assessor-hours as well as pairs."""
 from __future__ import annotations
 
 import statistics
-from typing import Any
 
+from studio.domain.audit_results import AssessorTime
 from studio.store import Connection
 from studio.store import assessors as assessor_store
 
@@ -28,7 +28,9 @@ def assessor_hours(pairs: float, seconds: float) -> float:
     return pairs * seconds / 3600.0
 
 
-def time_summary(con: Connection, pairs: int) -> dict[str, Any]:
+def time_summary(con: Connection, pairs: int) -> AssessorTime:
     """`pairs` decisions in assessor-hours, with the seconds per decision used and their source."""
     seconds, source = seconds_per_decision(con)
-    return {"seconds_per_decision": seconds, "seconds_from": source, "assessor_hours": assessor_hours(pairs, seconds)}
+    return AssessorTime(
+        seconds_per_decision=seconds, seconds_from=source, assessor_hours=assessor_hours(pairs, seconds)
+    )

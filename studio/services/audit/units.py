@@ -71,10 +71,10 @@ def design_strata(engine: EvaluationEngine, gold: str) -> dict[str, int] | None:
     found = audit_store.audit(con, gold)
     if found is None:
         return None
-    strata = topic_strata(con, str(found["label_set"]), budget=int(found["budget"]))
+    strata = topic_strata(con, found["label_set"], budget=found["budget"])
     label_of = dict(zip(strata.topics, strata.labels.tolist(), strict=True))
     sizes = strata.sizes()
-    drawn = audit_store.units(con, int(found["audit_id"]))
+    drawn = audit_store.units(con, found["audit_id"])
     per_stratum = {h: sum(1 for u in drawn if label_of.get(u["qid"]) == h) for h in range(len(sizes))}
     for unit in drawn:
         h = label_of.get(unit["qid"])

@@ -3,8 +3,16 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from studio.domain.audit_designs import AuditSimulation, BudgetPlan, DesignRecommendation
+from studio.domain.audit_results import (
+    Adjudication,
+    AssessorAgreement,
+    Assignment,
+    AuditPlan,
+    Conflict,
+    GoldImport,
+)
 from studio.domain.names import check_name
 from studio.domain.pair_decisions import AuditDecisions
 from studio.domain.rows import AuditPair, AuditProgress, AuditRow, Estimate
@@ -17,7 +25,6 @@ from studio.services.audit import planner as audit_planner
 from studio.services.audit import recommend as audit_recommend
 from studio.services.audit import samples as audit_samples
 from studio.services.audit import simulation as audit_simulation
-from studio.services.audit import timing as audit_timing
 from studio.services.audit.assessor_agreement import assessor_agreement
 from studio.services.facade.base import PathLike, ProjectBase
 
@@ -35,17 +42,15 @@ class AuditsMixin(ProjectBase):
         strata: str | None = None,
         seed: int = 0,
         pilot: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> AuditPlan:
         """Draw a sample of `qrels`' pool (whole topics, pairs, or stratified pairs) with each unit's
         inclusion probability; its gold labels become the human label set `name`."""
         check_name(name, "audit")
-        drawn = audit_samples.plan_audit(
+        return audit_samples.plan_audit(
             self.db, qrels, name=name, budget=budget, design=design, strata=strata, seed=seed, pilot=pilot
         )
-        drawn.update(audit_timing.time_summary(self.db.cursor(), int(drawn["pairs"])))
-        return drawn
 
-    def import_audit(self, audit: str, file: PathLike, *, assessor: str | None = None) -> dict[str, Any]:
+    def import_audit(self, audit: str, file: PathLike, *, assessor: str | None = None) -> GoldImport:
         """Gold labels made elsewhere for the audit's sample (a pair outside it refuses the file);
         with `assessor`, that assessor's grades (of the pairs given to them, when assigned)."""
         if assessor is not None:
@@ -54,22 +59,20 @@ class AuditsMixin(ProjectBase):
         self.writes.written([audit])
         return done
 
-    def assign_audit(self, audit: str, assessors: list[str], *, overlap: float = 0.0, seed: int = 0) -> dict[str, Any]:
+    def assign_audit(self, audit: str, assessors: list[str], *, overlap: float = 0.0, seed: int = 0) -> Assignment:
         """Split the audit's sample among `assessors`, a share `overlap` of its pairs given to two."""
         return audit_assignment.assign(self.db, audit, assessors, overlap=overlap, seed=seed)
 
-    def audit_agreement(self, audit: str) -> dict[str, Any]:
+    def audit_agreement(self, audit: str) -> AssessorAgreement:
         """The assessors' agreement on the pairs they share (κ per couple, α over all) and the
         conflicts not adjudicated yet."""
         return assessor_agreement(self.db, audit)
 
-    def audit_conflicts(self, audit: str) -> list[dict[str, Any]]:
+    def audit_conflicts(self, audit: str) -> list[Conflict]:
         """The pairs the audit's assessors grade differently, not adjudicated yet."""
         return audit_assessments.conflicts(self.db.cursor(), audit)
 
-    def adjudicate(
-        self, audit: str, qid: str, docid: str, grade: float, *, person: str | None = None
-    ) -> dict[str, Any]:
+    def adjudicate(self, audit: str, qid: str, docid: str, grade: float, *, person: str | None = None) -> Adjudication:
         """The adjudicated grade of a pair of the audit becomes its gold grade (the assessors' stay recorded)."""
         if person is not None:
             check_name(person, "adjudicator")
@@ -81,16 +84,10 @@ class AuditsMixin(ProjectBase):
 
     def audit_budget(
         self, qrels: str, pilot: str, width: float, *, measure: str = "nDCG@10", strata: str = "grade"
-    ) -> dict[str, Any]:
-        """The sample each design needs for a 95% interval `width` wide, from the pilot's variances,
-        and the Neyman allocation over strata."""
-        plan = audit_planner.budget_plan(self.engine, qrels, pilot, width, measure=measure, strata=strata)
-        seconds, source = audit_timing.seconds_per_decision(self.db.cursor())
-        for row in plan["designs"]:
-            pairs = row["needed_pairs"]
-            row["assessor_hours"] = None if pairs is None else audit_timing.assessor_hours(pairs, seconds)
-        plan.update(seconds_per_decision=seconds, seconds_from=source)
-        return plan
+    ) -> BudgetPlan:
+        """The sample each design needs for a 95% interval `width` wide, from the pilot's variances
+        (in assessor-hours too), and the Neyman allocation over strata."""
+        return audit_planner.budget_plan(self.engine, qrels, pilot, width, measure=measure, strata=strata)
 
     def audit_pairs(self, name: str, *, remaining: bool = False, assessor: str | None = None) -> list[AuditPair]:
         """The audit's sampled pairs in walk order with stratum, inclusion probability and gold grade
@@ -174,7 +171,7 @@ class AuditsMixin(ProjectBase):
         estimator: str | None = None,
         llm_relevant: float | None = None,
         pilot: str | None = None,
-    ) -> dict[str, Any]:
+    ) -> AuditSimulation:
         """Coverage and width of the estimates from `trials` random audits of `budget` units, `ref`
         taken as the truth (`pilot`: where `pairs-uncertainty` and `topics-neyman` take their
         calibration residuals and spreads; a design that is not uniform is set beside the uniform one)."""
@@ -203,7 +200,7 @@ class AuditsMixin(ProjectBase):
         measure: str = "nDCG@10",
         trials: int = 200,
         seed: int = 0,
-    ) -> dict[str, Any]:
+    ) -> DesignRecommendation:
         """Every design simulated at `budget` pairs (against the pilot, else the LLM's own labels) and
         the one to draw: the narrowest that covers at least 0.93, else the best-covering, and why."""
         return audit_recommend.recommend_design(

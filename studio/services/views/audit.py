@@ -20,8 +20,8 @@ their newest grade. Either way each grade keeps the seconds from the pair shown 
 from __future__ import annotations
 
 import time
-from typing import Any
 
+from studio.domain.audit_results import AuditRecord
 from studio.domain.errors import UsageError
 from studio.domain.names import check_name
 from studio.domain.rows import StoredEvent
@@ -45,8 +45,8 @@ class AuditSession:
         found = audit_store.audit(project.db.cursor(), audit)
         if found is None:
             raise UsageError(f"no audit named {audit!r} (see `studio audit list`)")
-        self.record: dict[str, Any] = found
-        self.qrels = str(found["label_set"])
+        self.record: AuditRecord = found
+        self.qrels = found["label_set"]
         self.pairs: list[tuple[str, str, str | None]] = []
         self.done: set[tuple[str, str]] = set()
         self.skipped: set[tuple[str, str]] = set()
@@ -60,7 +60,7 @@ class AuditSession:
 
     def load(self) -> None:
         con = self.project.db.cursor()
-        audit_id = int(self.record["audit_id"])
+        audit_id = self.record["audit_id"]
         self.assessors = assessors_of(con, audit_id)
         if self.assessors:
             if self.person is None:
@@ -189,7 +189,7 @@ class AuditSession:
         if step.grade is None:
             raise UsageError("a gold grade needs the grade")
         qid, docid, grade = step.qid, step.docid, step.grade
-        audit_id = int(self.record["audit_id"])
+        audit_id = self.record["audit_id"]
         seconds = self.seconds.pop(step, None)
         if self.assessors and self.person is not None:
             assessments.record_grade(self.project.writes, self.audit, qid, docid, self.person, grade, seconds=seconds)
@@ -249,7 +249,7 @@ class AuditSession:
     def _write_undo(self) -> tuple[str, str] | None:
         if self.assessors and self.person is not None:
             return assessments.take_back(self.project.writes, self.audit, self.person)
-        last = audit_store.last_live_grade(self.project.db.cursor(), int(self.record["audit_id"]))
+        last = audit_store.last_live_grade(self.project.db.cursor(), self.record["audit_id"])
         if last is None:
             return None
         self.project.writes.revert(int(last["label_event"]), person=self.person)

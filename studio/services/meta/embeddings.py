@@ -174,7 +174,7 @@ def embedding_judge(db: Database, config: JudgeConfig, embedder: TextEmbedder | 
         prompt_tokens=0,
         completion_tokens=0,
         judge_run=run,
-        extra={"ref": config.ref},
+        ref=config.ref,
     )
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from studio.domain.bank_results import ItemCoverage, StaleCellRow, UncoveredDocument
 from studio.domain.errors import UsageError
 from studio.domain.rows import (
     BankInfo,
@@ -149,9 +150,9 @@ class BankView:
     topic: str | None
     source: str | None  # the rubric label set whose grades give the coverage
     items: list[BankRow]
-    spurious: list[dict[str, Any]] = field(default_factory=list)
-    uncovered: list[dict[str, Any]] = field(default_factory=list)
-    stale: list[dict[str, Any]] = field(default_factory=list)
+    spurious: list[ItemCoverage] = field(default_factory=list)
+    uncovered: list[UncoveredDocument] = field(default_factory=list)
+    stale: list[StaleCellRow] = field(default_factory=list)
     taus: dict[str, float | None] = field(default_factory=dict)
     problem: str | None = None  # why the grader's columns are blank although one was chosen
     graders: list[str] = field(default_factory=list)  # the rubric label sets graded with the bank

@@ -8,6 +8,7 @@ from typing import Any
 
 from studio.domain.bank_results import ItemCoverage, StaleCellRow, UncoveredDocument
 from studio.domain.errors import UsageError
+from studio.domain.label_set_results import CalibrationFigures, CurveBin
 from studio.domain.rows import (
     BankInfo,
     Decision,
@@ -125,8 +126,8 @@ class CalibrationView:
     source: str
     gold: str
     method: str
-    figures: dict[str, Any]
-    curve: list[dict[str, Any]]
+    figures: CalibrationFigures
+    curve: list[CurveBin]
 
 
 @dataclass

@@ -20,7 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from studio.domain.judging import JudgeConfig, JudgeSummary
+from studio.domain.judge_results import JudgeSummaryDict
+from studio.domain.judging import JudgeConfig, JudgeProgress, JudgeSummary
 from studio.services.judging.run import run_judge
 from studio.services.project import Project
 from studio.services.rubric.editing import BankEditor
@@ -38,7 +39,7 @@ def generate(project: Project, kind: str, name: str, model: str | None, topics: 
     start = time.perf_counter()
     config = JudgeConfig(method="generate", backend="llamacpp", name=name, model=model, topics=topics)
     summary = [e for e in generate_bank(project.db, config, kind, replace=True)][-1]
-    assert isinstance(summary, dict)
+    assert not isinstance(summary, JudgeProgress)  # what was made comes last
     per_topic = {row["qid"]: 0 for row in project.topics() if not topics or row["qid"] in topics}
     for item in BankEditor(project.db, name).items():
         per_topic[item["qid"]] = per_topic.get(item["qid"], 0) + 1
@@ -53,10 +54,10 @@ def generate(project: Project, kind: str, name: str, model: str | None, topics: 
     }
 
 
-def judge(project: Project, config: JudgeConfig, stale_only: bool = False) -> dict[str, Any]:
+def judge(project: Project, config: JudgeConfig, stale_only: bool = False) -> JudgeSummaryDict:
     summary = [e for e in run_judge(project.db, config, stale_only=stale_only)][-1]
     assert isinstance(summary, JudgeSummary)
-    for name in [config.name, *summary.extra.get("derived_updated", [])]:
+    for name in [config.name, *(summary.derived_updated or [])]:
         project.engine.forget_labels(name)
     return summary.as_dict()
 

@@ -88,9 +88,3 @@ class WriteFile(Protocol):
     """Writes bytes to a fresh file (gzipped when asked) and returns its path (`write_file` fixture)."""
 
     def __call__(self, data: bytes, compress: bool) -> Path: ...
-
-
-def defined(value: float | None) -> float:
-    """A statistic the test expects to be defined (a typed result gives None where it is not)."""
-    assert value is not None, "the statistic is undefined"
-    return value

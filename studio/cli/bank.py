@@ -11,8 +11,9 @@ from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.grades import grade
 from studio.cli.output import OutputFormat, emit_object, emit_records
+from studio.domain.bank_results import NuggetizedBank
 from studio.domain.choices import Importance, ItemKind, ModelBackend
-from studio.domain.judging import JudgeConfig
+from studio.domain.judging import JudgeConfig, JudgeProgress
 from studio.domain.models import BankItem
 
 commands = typer.Typer(
@@ -242,10 +243,8 @@ def generate(
         api_key_env=api_key_env,
     )
     with open_project(ctx) as project:
-        summary: dict[str, object] = {}
-        for event in project.generate_bank(config, kind.value, max_items=max_items, replace=replace):
-            if isinstance(event, dict):
-                summary = event
+        events = project.generate_bank(config, kind.value, max_items=max_items, replace=replace)
+        *_, summary = (event for event in events if not isinstance(event, JudgeProgress))  # what was made, last
     emit_object(summary, fmt, title=f"Generated {name}")
 
 
@@ -299,7 +298,8 @@ def nuggetize_command(
         api_key_env=api_key_env,
     )
     with open_project(ctx) as project:
-        summary: dict[str, object] = {}
-        for event in project.nuggetize(config, relevant=relevant, replace=replace):
-            summary = event
-    emit_object(summary, fmt, title=f"Nuggetized {name}")
+        # A NuggetizedTopic per topic (progress), then the NuggetizedBank.
+        *_, made = project.nuggetize(config, relevant=relevant, replace=replace)
+    if not isinstance(made, NuggetizedBank):
+        raise RuntimeError("nuggetize ended without the bank it made")
+    emit_object(asdict(made), fmt, title=f"Nuggetized {name}")

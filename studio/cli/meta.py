@@ -159,10 +159,10 @@ def sensitivity(
     emit_records(result["prompts"], fmt, title=f"{method.value} with each prompt, against {ref}")
     if fmt is OutputFormat.table:
         typer.echo("")
-        summary = {
-            f"κ {kind} {stat}": result[f"kappa_{kind}"][stat]
-            for kind in ("binary", "graded")
-            for stat in ("mean", "variance", "min", "max")
+        summary: dict[str, object] = {
+            f"κ {kind} {stat}": value
+            for kind, spread in (("binary", result["kappa_binary"]), ("graded", result["kappa_graded"]))
+            for stat, value in spread.items()  # mean, variance, min, max
         }
         summary[f"α between prompts ({result['alpha_level']})"] = result["krippendorff_alpha"]
         emit_object(summary, fmt, title="Across prompts")

@@ -2,8 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import cast
+
+from studio.domain.judge_results import JudgeSummaryDict
+
+# The keys `studio judge -f json` leaves out while their field is None (see JudgeSummary.as_dict).
+SOMETIMES_SHOWN = JudgeSummaryDict.__optional_keys__
 
 
 @dataclass
@@ -67,10 +72,23 @@ class JudgeSummary:
     judge_run: int = 0
     failed_calls: int = 0  # calls of this run that got no answer (refused, timed out, server errors)
     first_failure: str | None = None  # why the first of them failed, in the backend's words
-    extra: dict[str, Any] = field(default_factory=dict)
+    # What applies to some runs only (None: it does not apply, and the JSON leaves the key out):
+    derived_updated: list[str] | None = None  # derived sets (not ensembles) that followed the run
+    stale_cells: int | None = None  # `stale_only`: cells graded again
+    deleted_cells: int | None = None  # `stale_only`: cells of deleted items, dropped
+    kept_cells: int | None = None  # `stale_only`: grades carried over from the previous run
+    samples: int | None = None  # self-consistency: answers per pair
+    self_consistency: str | None = None  # self-consistency: "samples" or "label distribution"
+    ensembles_updated: list[str] | None = None  # ensembles that followed the run
+    derived_blocked: dict[str, str] | None = None  # derived sets that could not follow, and why
+    cost: float | None = None  # with prices given: what the calls cost
+    ref: str | None = None  # the embedding judge: the label set its exemplars come from
 
-    def as_dict(self) -> dict[str, Any]:
-        return {k: v for k, v in self.__dict__.items() if k != "extra"} | self.extra
+    def as_dict(self) -> JudgeSummaryDict:
+        """What `studio judge -f json` prints: every field in order, those of SOMETIMES_SHOWN only when set."""
+        # The field names are the TypedDict's keys (a test holds the two together, types included).
+        shown = {key: value for key, value in vars(self).items() if value is not None or key not in SOMETIMES_SHOWN}
+        return cast(JudgeSummaryDict, shown)
 
     @property
     def every_call_failed(self) -> bool:

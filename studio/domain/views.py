@@ -6,8 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from studio.domain.bank_results import ItemCoverage, StaleCellRow, UncoveredDocument
 from studio.domain.errors import UsageError
 from studio.domain.frames import ComparisonFrame
+from studio.domain.label_set_results import CalibrationFigures, CurveBin
 from studio.domain.rows import (
     BankInfo,
     Decision,
@@ -127,8 +129,8 @@ class CalibrationView:
     source: str
     gold: str
     method: str
-    figures: dict[str, Any]
-    curve: list[dict[str, Any]]
+    figures: CalibrationFigures
+    curve: list[CurveBin]
 
 
 @dataclass
@@ -152,9 +154,9 @@ class BankView:
     topic: str | None
     source: str | None  # the rubric label set whose grades give the coverage
     items: list[BankRow]
-    spurious: list[dict[str, Any]] = field(default_factory=list)
-    uncovered: list[dict[str, Any]] = field(default_factory=list)
-    stale: list[dict[str, Any]] = field(default_factory=list)
+    spurious: list[ItemCoverage] = field(default_factory=list)
+    uncovered: list[UncoveredDocument] = field(default_factory=list)
+    stale: list[StaleCellRow] = field(default_factory=list)
     taus: dict[str, float | None] = field(default_factory=dict)
     problem: str | None = None  # why the grader's columns are blank although one was chosen
     graders: list[str] = field(default_factory=list)  # the rubric label sets graded with the bank

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from studio.domain.label_set_results import CalibratedSet, CalibrationFigures, CalibrationMapDict, CurveBin
 from studio.store.database import Connection
 
 
@@ -18,9 +19,9 @@ def record_calibration(
     folds: int,
     seed: int,
     measure: str,
-    fitted: dict[str, Any],
-    figures: dict[str, Any],
-    curve: list[dict[str, Any]],
+    fitted: CalibrationMapDict,
+    figures: CalibrationFigures,
+    curve: list[CurveBin],
 ) -> None:
     con.execute(
         "INSERT OR REPLACE INTO calibrations (label_set_id, source, gold, method, folds, seed, measure, fitted,"
@@ -40,14 +41,22 @@ def record_calibration(
     )
 
 
-_COLUMNS = ("name", "source", "gold", "method", "folds", "seed", "measure", "fitted", "figures", "curve", "updated")
-
-
-def _decoded(row: tuple[Any, ...]) -> dict[str, Any]:
-    found = dict(zip(_COLUMNS, row, strict=True))
-    for key in ("fitted", "figures", "curve"):
-        found[key] = json.loads(found[key])
-    return found
+def _decoded(row: tuple[Any, ...]) -> CalibratedSet:
+    """A row of _SELECT, its JSON columns read (as `record_calibration` wrote them)."""
+    name, source, gold, method, folds, seed, measure, fitted, figures, curve, updated = row
+    return {
+        "name": name,
+        "source": source,
+        "gold": gold,
+        "method": method,
+        "folds": folds,
+        "seed": seed,
+        "measure": measure,
+        "fitted": json.loads(fitted),
+        "figures": json.loads(figures),
+        "curve": json.loads(curve),
+        "updated": updated,
+    }
 
 
 _SELECT = (
@@ -56,17 +65,17 @@ _SELECT = (
 )
 
 
-def calibrations(con: Connection) -> list[dict[str, Any]]:
+def calibrations(con: Connection) -> list[CalibratedSet]:
     """Every calibrated label set, by name."""
     return [_decoded(row) for row in con.execute(_SELECT + " ORDER BY l.name").fetchall()]
 
 
-def calibration(con: Connection, name: str) -> dict[str, Any] | None:
+def calibration(con: Connection, name: str) -> CalibratedSet | None:
     row = con.execute(_SELECT + " WHERE l.name = ?", [name]).fetchone()
     return None if row is None else _decoded(row)
 
 
-def calibrations_following(con: Connection, source: str) -> list[dict[str, Any]]:
+def calibrations_following(con: Connection, source: str) -> list[CalibratedSet]:
     """The calibrated label sets made from `source`, as the LLM's labels or as the gold ones."""
     return [
         _decoded(row)

@@ -5,14 +5,14 @@ from __future__ import annotations
 import hashlib
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 from fakes import ScriptedBackend
 
 from studio import Project
+from studio.domain.bank_results import GeneratedBank
 from studio.domain.errors import UsageError
-from studio.domain.judging import JudgeConfig
+from studio.domain.judging import JudgeConfig, JudgeProgress
 from studio.judges.backend import ChatRequest
 from studio.judges.parsing import parse_generated_items
 from studio.judges.prompts import load_prompt
@@ -54,12 +54,11 @@ def write_questions(request: ChatRequest) -> str:
     return "no idea" if qid == "1002" else json.dumps({"questions": [f"{qid} a?", f"{qid} b?", f"{qid} a?"]})
 
 
-def run(project: Project, backend: ScriptedBackend, *, replace: bool = False) -> dict[str, Any]:
+def run(project: Project, backend: ScriptedBackend, *, replace: bool = False) -> GeneratedBank:
     config = JudgeConfig(method="generate", backend="writer", name="gen", topics=["1001", "1002", "1003"])
-    summary: dict[str, Any] = {}
-    for event in generate_bank(project.db, config, "question", backend=backend, replace=replace):
-        if isinstance(event, dict):
-            summary = event
+    *progress, summary = generate_bank(project.db, config, "question", backend=backend, replace=replace)
+    assert all(isinstance(event, JudgeProgress) for event in progress)
+    assert not isinstance(summary, JudgeProgress)  # what was made comes last
     return summary
 
 

@@ -9,6 +9,7 @@ from fakes import ScriptedBackend, prompt_of
 from helpers import scalar
 
 from studio import Project
+from studio.domain.bank_results import NuggetizedBank, NuggetizedTopic
 from studio.domain.judging import JudgeConfig
 from studio.judges.backend import ChatRequest
 from studio.judges.parsing import parse_python_list
@@ -40,8 +41,12 @@ def test_nuggets_from_relevant_documents(tmp_path: Path) -> None:
     with Project.sample(tmp_path / "p.duckdb") as project:
         backend = ScriptedBackend(nuggetize_by_script, name="nuggetizer", model="scripted")
         config = JudgeConfig(method="nuggetize", backend="nuggetizer", name="auto", topics=["1001", "1003"])
-        events = list(nuggetize(project.db, config, relevant=2, backend=backend))
-        summary = events[-1]
+        *topics, summary = nuggetize(project.db, config, relevant=2, backend=backend)
+        # A NuggetizedTopic per topic, in order, then the NuggetizedBank: told apart by type.
+        assert all(isinstance(event, NuggetizedTopic) for event in topics)
+        assert [event.topic for event in topics if isinstance(event, NuggetizedTopic)] == ["1001", "1003"]
+        assert isinstance(summary, NuggetizedBank) and not isinstance(summary, NuggetizedTopic)
+        assert (summary.bank, summary.topics) == ("auto", 2)
         relevant = scalar(
             project.db.cursor(),
             "SELECT count(*) FROM labels l JOIN label_sets s USING (label_set_id)"
@@ -54,9 +59,11 @@ def test_nuggets_from_relevant_documents(tmp_path: Path) -> None:
         assert topic_items[0]["importance"] == "vital"
         assert all(i["importance"] == "okay" for i in topic_items[1:])
         assert [i for i in items if i["qid"] == "1003"] == []  # unreadable answers: no nuggets
-        assert summary["failures"] >= 1 and summary["calls"] == backend.calls
+        assert summary.failures >= 1 and summary.calls == backend.calls
+        assert summary.items == len(items)
         prompts = [prompt_of(r) for r in backend.requests]
         contexts = [p for p in prompts if "Initial Nugget List: []" in p and "[1] " in p]
         assert contexts  # the first window starts from an empty list and numbers its documents
-        again = list(nuggetize(project.db, config, relevant=2, backend=backend, replace=True))[-1]
-        assert again["calls"] == 0 and again["cache_hits"] == summary["calls"]
+        *_, again = nuggetize(project.db, config, relevant=2, backend=backend, replace=True)
+        assert isinstance(again, NuggetizedBank)
+        assert again.calls == 0 and again.cache_hits == summary.calls

@@ -13,6 +13,7 @@ from helpers import cli, judge_all, scalar
 
 from studio import Project
 from studio.banks.stale import StaleCell, kept_cells, stale_cells
+from studio.domain.judge_results import JudgeSummaryDict
 from studio.domain.judging import JudgeConfig
 from studio.domain.models import BankItem, item_text_hash
 from studio.judges.backend import ChatRequest
@@ -222,7 +223,7 @@ def grade_coverage(request: ChatRequest) -> str:
 
 
 def test_an_edit_moves_the_derived_leaderboard_exactly_as_a_fresh_grading_would(db: Path) -> None:
-    def grade(project: Project, name: str, stale_only: bool = False) -> dict[str, Any]:
+    def grade(project: Project, name: str, stale_only: bool = False) -> JudgeSummaryDict:
         config = JudgeConfig(method="exam-nugget", backend="coverage", name=name, bank="nuggets", topics=["1001"])
         backend = ScriptedBackend(grade_coverage, name="coverage", model="coverage")
         return judge_all(project.db, config, backend, stale_only=stale_only).as_dict()

@@ -65,9 +65,10 @@ def test_a_judge_that_grades_one_higher_is_undone(tmp_path: Path, method: str) -
     with _biased_project(tmp_path) as project:
         done = project.calibrate("llm", "gold", "llm-cal", method=method, folds=4)
         assert done["pairs"] == 240 and done["folds"] == 4 and done["topics"] == 12
-        assert done["kappa_raw"] < 0.3
+        assert done["kappa_raw"] is not None and done["kappa_raw"] < 0.3
         assert done["kappa_calibrated"] == 1.0  # the map learnt on the other folds undoes the bias exactly
         assert abs(done["mean_calibrated"] - done["mean_gold"]) < abs(done["mean_raw"] - done["mean_gold"]) / 3
+        assert done["tau_calibrated"] is not None and done["tau_raw"] is not None
         assert done["tau_calibrated"] >= done["tau_raw"]
         # The stored set holds the out-of-fold grades: `agree` shows the reported κ.
         assert project.agreement("gold", "llm-cal")["kappa_graded"] == pytest.approx(done["kappa_calibrated"], abs=1e-4)
@@ -104,7 +105,8 @@ def test_the_calibrated_set_follows_an_edit_of_its_source_and_refuses_to_overwri
         new = 1.0 if llm == 3 else 3.0
         project.set_label("llm", "100", "d0-0", new)  # the map of the other folds: LLM grade − 1
         assert project.engine.evaluator("llm-cal").labels["100"].judged["d0-0"] == new - 1
-        assert project.calibrations()[0]["figures"]["kappa_calibrated"] < 1.0
+        edited = project.calibrations()[0]["figures"]["kappa_calibrated"]
+        assert edited is not None and edited < 1.0
         project.undo("llm")
         assert project.engine.evaluator("llm-cal").labels["100"].judged["d0-0"] == llm - 1
         assert project.calibrations()[0]["figures"]["kappa_calibrated"] == 1.0
@@ -123,7 +125,8 @@ def test_sample_project_calibration_reports_cross_fitted_kappa_beside_raw(sample
         raw = project.agreement("human", "umbrela-smol")["kappa_graded"]
     assert done["expected_values"] == done["pairs"] == 280  # the judge's label distributions are used
     assert done["kappa_raw"] == pytest.approx(raw, abs=1e-4)
-    assert done["kappa_calibrated"] is not None and done["kappa_calibrated"] > done["kappa_raw"]
+    assert done["kappa_calibrated"] is not None and done["kappa_raw"] is not None
+    assert done["kappa_calibrated"] > done["kappa_raw"]
     assert done["tau_calibrated"] is not None and done["tau_raw"] is not None
     assert sum(b["pairs"] for b in done["curve"]) == 280
 

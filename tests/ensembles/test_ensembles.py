@@ -155,7 +155,7 @@ def test_samples_make_k_calls_per_pair_with_a_spread_and_reproduce(simulated_sam
         config = JudgeConfig(method="umbrela", backend="simulated", name="k3", kappa=0.5, samples=3, limit=20)
         summary = judge_all(project.db, config)
         assert summary.calls == 3 * summary.pairs == 60
-        assert summary.extra["self_consistency"] == "samples"
+        assert summary.self_consistency == "samples" and summary.samples == 3
         con = project.db.cursor()
         set_id = project.engine.label_set_id("k3")
         spreads = ensemble_store.spreads(con, set_id)
@@ -185,7 +185,7 @@ def test_samples_make_k_calls_per_pair_with_a_spread_and_reproduce(simulated_sam
         one = judge_all(
             project.db, JudgeConfig(method="umbrela", backend="simulated", name="one", kappa=0.4, samples=1)
         )
-        assert one.calls == 0 and one.extra.get("samples") is None
+        assert one.calls == 0 and one.samples is None and "samples" not in one.as_dict()
         assert project.check().ok
 
 

@@ -21,7 +21,7 @@ from evaluation_builders import (
     trec_eval_means,
     trec_eval_per_topic,
 )
-from helpers import defined
+from helpers import known
 from scipy import stats
 from sklearn.metrics import cohen_kappa_score
 
@@ -264,9 +264,9 @@ def test_disagreements_put_the_largest_tau_change_first_then_the_largest_distanc
 
 def test_first_disagreement_delta_tau_is_the_change_its_fix_makes(project: Project) -> None:
     first = project.disagreements("human", "llm", "nDCG@10", limit=1)[0]
-    before = defined(project.correlation("human", "llm", "nDCG@10", details=False)["kendall_tau"])
+    before = known(project.correlation("human", "llm", "nDCG@10", details=False)["kendall_tau"])
     project.set_label("llm", first["qid"], first["docid"], first["ref_grade"])
-    after = defined(project.correlation("human", "llm", "nDCG@10", details=False)["kendall_tau"])
+    after = known(project.correlation("human", "llm", "nDCG@10", details=False)["kendall_tau"])
     assert after - before == pytest.approx(first["delta_tau"], abs=1e-12)
     project.undo()
     assert project.correlation("human", "llm", "nDCG@10", details=False)["kendall_tau"] == before
@@ -274,12 +274,12 @@ def test_first_disagreement_delta_tau_is_the_change_its_fix_makes(project: Proje
 
 def test_every_disagreements_delta_tau_is_the_change_its_fix_makes(project: Project) -> None:
     """The queue's Δτ come from per-topic batches and running totals: each equals a real edit's."""
-    before = defined(project.correlation("human", "llm", "nDCG@10", details=False)["kendall_tau"])
+    before = known(project.correlation("human", "llm", "nDCG@10", details=False)["kendall_tau"])
     queue = project.disagreements("human", "llm", "nDCG@10")
     assert len(queue) > 5
     for entry in queue:
         project.set_label("llm", entry["qid"], entry["docid"], entry["ref_grade"])
-        after = defined(project.correlation("human", "llm", "nDCG@10", details=False)["kendall_tau"])
+        after = known(project.correlation("human", "llm", "nDCG@10", details=False)["kendall_tau"])
         assert after - before == pytest.approx(entry["delta_tau"], abs=1e-12), entry
         project.undo()
 

@@ -9,7 +9,7 @@ import pytest
 from evaluation_builders import Qrels, Run, shared_pairs, trec_eval_means, trec_eval_per_topic
 from frames.conftest import Collection
 from frames.frame_builders import COMMON, LLM_TOPICS, PEOPLE_TOPICS, RUNS, cut
-from helpers import defined
+from helpers import known
 from scipy import stats
 
 from studio import Project
@@ -138,9 +138,9 @@ def test_a_disagreements_delta_tau_is_the_change_its_fix_makes_on_the_common_top
     overlapping_project: Project,
 ) -> None:
     for pair in overlapping_project.disagreements("people", "llm")[:5]:
-        before = defined(overlapping_project.correlation("people", "llm", details=False)["kendall_tau"])
+        before = known(overlapping_project.correlation("people", "llm", details=False)["kendall_tau"])
         overlapping_project.set_label("llm", pair["qid"], pair["docid"], pair["ref_grade"])
-        after = defined(overlapping_project.correlation("people", "llm", details=False)["kendall_tau"])
+        after = known(overlapping_project.correlation("people", "llm", details=False)["kendall_tau"])
         assert after - before == pytest.approx(pair["delta_tau"], abs=1e-12)
         overlapping_project.undo()
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import pytrec_eval
 from evaluation_builders import Qrels, write_qrels
-from helpers import defined
+from helpers import known
 from scipy import stats
 
 from benchmarks.ppi_coverage import COLLECTIONS, DATA, GPT4, published_labels, read_qrels, write_runs
@@ -93,7 +93,7 @@ def test_correlate_and_compare_are_trec_evals_on_the_twenty_common_topics(dl20: 
     assert result["frame"] is not None and len(result["frame"]["left_out"]["ref" if ref == GPT4 else "qrels"]) == 34
     [row] = dl20.project.compare(ref, [qrels], "nDCG@10", resamples=200)
     assert row["kendall_tau"] == result["kendall_tau"]
-    assert defined(row["kendall_tau_low"]) <= defined(row["kendall_tau"]) <= defined(row["kendall_tau_high"])
+    assert known(row["kendall_tau_low"]) <= known(row["kendall_tau"]) <= known(row["kendall_tau_high"])
 
 
 def test_own_topics_give_each_sides_own_leaderboard(dl20: DL20) -> None:

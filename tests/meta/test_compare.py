@@ -8,7 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from helpers import cli, defined
+from helpers import cli, known
 
 from studio import Project
 from studio.domain.comparisons import MethodComparison
@@ -51,15 +51,15 @@ def test_leaderboard_columns_and_compatibility_tau(
             assert row["tau_ap"] == pytest.approx(corr.tau_ap(x, y))
             compat = project.leaderboard(row["qrels"], "Compat(p=0.9)")
             assert row["compat_tau"] == pytest.approx(corr.kendall_tau_b(x, np.array([compat[r] for r in runs])))
-            assert defined(row["kendall_tau_low"]) <= defined(row["kendall_tau_high"])
-            assert defined(row["tau_ap_low"]) <= defined(row["tau_ap_high"])
+            assert known(row["kendall_tau_low"]) <= known(row["kendall_tau_high"])
+            assert known(row["tau_ap_low"]) <= known(row["tau_ap_high"])
 
 
 def test_the_simulated_judge_beats_the_tiny_model_on_every_count(rows: list[MethodComparison]) -> None:
     sim, smol = rows
     assert sim["qrels"] == "sim" and smol["qrels"] == "umbrela-smol"
     for key in ("kappa_binary", "kappa_graded", "krippendorff_alpha", "kendall_tau", "compat_tau"):
-        assert defined(sim[key]) > defined(smol[key]), key
+        assert known(sim[key]) > known(smol[key]), key
 
 
 def test_cli_json_and_tsv(simulated_sample: Path) -> None:

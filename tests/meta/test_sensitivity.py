@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pytest
@@ -15,7 +14,8 @@ from helpers import cli
 
 from studio import Project
 from studio.domain.errors import UsageError
-from studio.domain.judging import JudgeConfig
+from studio.domain.judge_results import SensitivityReport
+from studio.domain.judging import JudgeConfig, JudgeProgress
 from studio.judges.backend import ChatRequest
 from studio.judges.methods import get_method
 from studio.metrics.agreement import cohen_kappa
@@ -23,6 +23,7 @@ from studio.metrics.reliability import krippendorff_alpha
 from studio.services.meta.sensitivity import expand_prompts, label_set_name, prompt_sensitivity
 
 PROMPTS = ["binary", "binary-human", "binary-llm"]
+Study = tuple[Project, SensitivityReport]  # the project and the report of a study of PROMPTS
 
 
 def wording_matters(request: ChatRequest) -> str:
@@ -40,16 +41,16 @@ def wording_matters(request: ChatRequest) -> str:
 
 
 @pytest.fixture()
-def result(simulated_sample: Path) -> Iterator[tuple[Project, dict[str, Any]]]:
+def result(simulated_sample: Path) -> Iterator[Study]:
     with Project.open(simulated_sample) as project:
         config = JudgeConfig(method="binary", backend="wording", name="sens", topics=["1001", "1003", "1008"])
         backend = ScriptedBackend(wording_matters, name="wording", model="wording")
         *_, report = prompt_sensitivity(project.engine, config, PROMPTS, backend=backend)
-        assert isinstance(report, dict)
+        assert not isinstance(report, JudgeProgress)
         yield project, report
 
 
-def test_every_prompt_writes_its_own_label_set_with_its_own_answer_words(result: Any) -> None:
+def test_every_prompt_writes_its_own_label_set_with_its_own_answer_words(result: Study) -> None:
     project, report = result
     assert [r["label_set"] for r in report["prompts"]] == ["sens-binary", "sens-binary-human", "sens-binary-llm"]
     assert [r["prompt"] for r in report["prompts"]] == ["binary/v1", "binary-human/v1", "binary-llm/v1"]
@@ -59,18 +60,21 @@ def test_every_prompt_writes_its_own_label_set_with_its_own_answer_words(result:
     assert all({g for t in by_topic.values() for g in t.judged.values()} <= {0.0, 1.0} for by_topic in labels.values())
 
 
-def test_kappa_per_prompt_and_its_spread(result: Any) -> None:
+def test_kappa_per_prompt_and_its_spread(result: Study) -> None:
     project, report = result
-    kappas = []
+    kappas: list[float] = []
     for row in report["prompts"]:
         assert row["kappa_graded"] == project.agreement("human", row["label_set"])["kappa_graded"]
+        assert row["kappa_binary"] is not None
         kappas.append(row["kappa_binary"])
-    assert report["kappa_binary"]["mean"] == pytest.approx(np.mean(kappas))
-    assert report["kappa_binary"]["variance"] == pytest.approx(np.var(kappas, ddof=1))
-    assert report["kappa_binary"]["variance"] > 0  # the LLM-written prompt judges differently
+    spread = report["kappa_binary"]
+    assert spread["mean"] == pytest.approx(np.mean(kappas))
+    assert spread["variance"] == pytest.approx(np.var(kappas, ddof=1))
+    assert (spread["min"], spread["max"]) == (min(kappas), max(kappas))
+    assert spread["variance"] is not None and spread["variance"] > 0  # the LLM-written prompt judges differently
 
 
-def test_alpha_between_prompts_is_the_multi_coder_alpha(result: Any) -> None:
+def test_alpha_between_prompts_is_the_multi_coder_alpha(result: Study) -> None:
     project, report = result
     sets = [r["label_set"] for r in report["prompts"]]
     coded = [
@@ -81,7 +85,8 @@ def test_alpha_between_prompts_is_the_multi_coder_alpha(result: Any) -> None:
     assert report["alpha_level"] == "nominal"
     assert report["krippendorff_alpha"] == pytest.approx(krippendorff_alpha(data, "nominal"))
     # The two prompts that judge alike agree perfectly with each other.
-    assert cohen_kappa(data[0], data[1]) == 1.0 and report["krippendorff_alpha"] < 1.0
+    alpha = report["krippendorff_alpha"]
+    assert cohen_kappa(data[0], data[1]) == 1.0 and alpha is not None and alpha < 1.0
 
 
 def test_folders_expand_and_names_must_differ(tmp_path: Path) -> None:

@@ -4,8 +4,8 @@ and on calibrated label sets (cross-fitted figures, curve): what the services re
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
 
+from studio.domain.label_set_results import CalibratedSet
 from studio.domain.report import Interval, Section
 from studio.services.project import Project
 from studio.services.report.build import build_report
@@ -45,7 +45,7 @@ def test_an_audit_and_a_calibration_have_their_sections(sample: Path, tmp_path: 
     assert calibration.tables[1].rows  # the curve
 
 
-def project_calibrations(path: Path) -> list[dict[str, Any]]:
+def project_calibrations(path: Path) -> list[CalibratedSet]:
     with Project.open(path) as project:
         return project.calibrations()
 

@@ -87,7 +87,7 @@ def test_editing_a_nugget_marks_its_cells_stale_and_regrading_clears_them(graded
             ),
         )
         [finished] = messages.of(JudgeFinished)
-        assert finished.summary is not None and finished.summary.extra["stale_cells"] == 28
+        assert finished.summary is not None and finished.summary.stale_cells == 28
         assert app.state.project.stale_cells("exam-sim") == []
         tau = app.state.project.correlation("human", "exam-sim")["kendall_tau"]
         assert screen.view.taus["exam-sim"] == tau

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from helpers import defined
+from helpers import known
 from judge_helpers import run_files
 from textual.pilot import Pilot
 from textual.widgets import Static
@@ -51,14 +51,14 @@ def test_three_sets_the_grade_saves_it_and_moves_tau(sample: Path) -> None:
         project = app.state.project
         first = disagreements(project.engine, "human", LLM)[0]
         assert f"{first['qid']}" in text_of(app, "#pair-head") and first["docid"] in text_of(app, "#pair-head")
-        before = defined(project.correlation("human", LLM)["kendall_tau"])
+        before = known(project.correlation("human", LLM)["kendall_tau"])
         assert shown_tau(app) == f"{before:.3f}"
         assert "pair 1 of" in text_of(app, "#status")
 
         await pilot.press("3")
         await settle(pilot)
         assert person_events(project) == [(first["qid"], first["docid"], 3.0, "person", "tester")]
-        after = defined(project.correlation("human", LLM)["kendall_tau"])
+        after = known(project.correlation("human", LLM)["kendall_tau"])
         [decided] = messages.of(ReviewDecided)
         assert decided.action == "grade" and decided.stats.tau == after and decided.stats.tau_change == after - before
         assert shown_tau(app) == f"{after:.3f}"

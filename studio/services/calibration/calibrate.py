@@ -15,11 +15,17 @@ relevant to P@10 and a category of its own to κ. The fractional map is kept in 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
 
 import numpy as np
 
 from studio.domain.errors import UsageError
+from studio.domain.label_set_results import (
+    CalibratedSet,
+    CalibrationFigures,
+    CalibrationMade,
+    CalibrationMapDict,
+    CurveBin,
+)
 from studio.domain.models import QrelsRow
 from studio.metrics import agreement as agree
 from studio.metrics import calibration as cal
@@ -89,9 +95,9 @@ class Calibration:
     seed: int
     measure: str
     rows: list[QrelsRow]
-    fitted: dict[str, Any]
-    figures: dict[str, Any]
-    curve: list[dict[str, Any]]
+    fitted: CalibrationMapDict
+    figures: CalibrationFigures
+    curve: list[CurveBin]
 
     def record(self, con: Connection, label_set: int) -> None:
         """Store how the set was made, so that it follows its sources and the screens show its figures."""
@@ -109,7 +115,7 @@ class Calibration:
             curve=self.curve,
         )
 
-    def summary(self, name: str) -> dict[str, Any]:
+    def summary(self, name: str) -> CalibrationMade:
         """What `studio calibrate` prints."""
         return {
             "label_set": name,
@@ -171,7 +177,7 @@ def calibration_of(
         rows += [QrelsRow(q, d, float(g)) for (q, d), g in zip(others, rest.tolist(), strict=True)]
     reference = engine.leaderboard(gold, measure) if engine.rankings().runs else {}
     reference_values = np.array(list(reference.values()))
-    figures = {
+    figures: CalibrationFigures = {
         "pairs": len(shared),
         "topics": len(topics),
         "folds": k,
@@ -188,9 +194,35 @@ def calibration_of(
         "mean_raw": round(float(raw.mean()), 4),
         "mean_calibrated": round(float(held_out.mean()), 4),
     }
-    return Calibration(qrels, gold, method, k, seed, measure, rows, fitted.as_dict(), figures, cal.curve(x, y, fitted))
+    return Calibration(qrels, gold, method, k, seed, measure, rows, _map_dict(fitted), figures, _curve(x, y, fitted))
 
 
-def calibrated_sets(db: Database) -> list[dict[str, Any]]:
+def _map_dict(fitted: cal.CalibrationMap) -> CalibrationMapDict:
+    """The fitted map as it is stored and printed (`CalibrationMap.as_dict`, typed)."""
+    return {
+        "method": fitted.method,
+        "levels": list(fitted.levels),
+        "xs": list(fitted.xs),
+        "ys": list(fitted.ys),
+        "params": list(fitted.params),
+    }
+
+
+def _curve(x: np.ndarray, y: np.ndarray, fitted: cal.CalibrationMap) -> list[CurveBin]:
+    """The calibration curve's bins (`calibration.curve`, typed)."""
+    return [
+        {
+            "low": b["low"],
+            "high": b["high"],
+            "pairs": int(b["pairs"]),
+            "mean_llm": b["mean_llm"],
+            "mean_gold": b["mean_gold"],
+            "fitted": b["fitted"],
+        }
+        for b in cal.curve(x, y, fitted)
+    ]
+
+
+def calibrated_sets(db: Database) -> list[CalibratedSet]:
     """Every calibrated label set with its figures, curve and map (for the report and the screens)."""
     return cal_store.calibrations(db.cursor())

@@ -4,9 +4,10 @@ come from, and the record of how it was made (with the figures that go with it).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
+from typing import Generic, TypeVar
 
+from studio.domain.label_set_results import BankScoreFigures, CalibrationMade, EnsembleFigures
 from studio.domain.models import QrelsRow
 from studio.services.calibration.calibrate import calibration_of
 from studio.services.ensembles.build import combined_labels, combined_pair, describe
@@ -18,10 +19,11 @@ from studio.store import labels as label_store
 from studio.store.derivations import BankScoreRecord, CalibrationRecord, DerivationRecord, EnsembleRecord
 
 Pair = tuple[str, str]
+Figures = TypeVar("Figures", covariant=True)  # what the kind of derived set reports
 
 
 @dataclass(frozen=True)
-class FreshLabels:
+class FreshLabels(Generic[Figures]):
     """What a derivation gives now. `source` names the events' origin, `batch` their batch
     (command, source), `described` the label set's source column when it is created; `record`
     stores how it was made; `figures` is what the command that makes it reports."""
@@ -31,39 +33,46 @@ class FreshLabels:
     batch: tuple[str, str]
     described: str
     record: Callable[[Connection, int], None]
-    figures: dict[str, Any] = field(default_factory=dict)
+    figures: Figures
 
 
-def fresh_labels(engine: EvaluationEngine, record: DerivationRecord) -> FreshLabels | None:
+def fresh_labels(engine: EvaluationEngine, record: DerivationRecord) -> FreshLabels[object] | None:
     """The labels `record` gives from its sources now; None when a source label set is gone (the
     derived set then keeps its last labels)."""
-    con = engine.db.cursor()
     if isinstance(record, EnsembleRecord):
-        return _ensemble(con, record)
+        return fresh_ensemble(engine, record)
     if isinstance(record, CalibrationRecord):
-        if any(label_store.label_set_id(con, name) is None for name in (record.source, record.gold)):
-            return None
-        made = calibration_of(
-            engine,
-            record.source,
-            record.gold,
-            method=record.method,
-            folds=record.folds,
-            seed=record.seed,
-            measure=record.measure,
-        )
-        return FreshLabels(
-            made.rows,
-            source=f"{record.method} of {record.source}",
-            batch=("calibrate", f"{record.method} of {record.source} to {record.gold}"),
-            described=f"calibrate:{record.method}({record.source} -> {record.gold}, folds={made.folds})",
-            record=made.record,
-            figures=made.summary(record.name),
-        )
-    return _bank_score(engine, record)
+        return fresh_calibration(engine, record)
+    return fresh_bank_score(engine, record)
 
 
-def _ensemble(con: Connection, record: EnsembleRecord) -> FreshLabels | None:
+def fresh_calibration(engine: EvaluationEngine, record: CalibrationRecord) -> FreshLabels[CalibrationMade] | None:
+    """A calibrated set as its LLM and gold label sets make it now."""
+    con = engine.db.cursor()
+    if any(label_store.label_set_id(con, name) is None for name in (record.source, record.gold)):
+        return None
+    made = calibration_of(
+        engine,
+        record.source,
+        record.gold,
+        method=record.method,
+        folds=record.folds,
+        seed=record.seed,
+        measure=record.measure,
+    )
+    return FreshLabels(
+        made.rows,
+        source=f"{record.method} of {record.source}",
+        batch=("calibrate", f"{record.method} of {record.source} to {record.gold}"),
+        described=f"calibrate:{record.method}({record.source} -> {record.gold}, folds={made.folds})",
+        record=made.record,
+        figures=made.summary(record.name),
+    )
+
+
+def fresh_ensemble(engine: EvaluationEngine, record: EnsembleRecord) -> FreshLabels[EnsembleFigures] | None:
+    """An ensemble as its members grade now."""
+    con = engine.db.cursor()
     members = list(record.members)
     combined = combined_labels(con, members, record.how)
     if combined is None:
@@ -92,7 +101,8 @@ def _ensemble(con: Connection, record: EnsembleRecord) -> FreshLabels | None:
     )
 
 
-def _bank_score(engine: EvaluationEngine, record: BankScoreRecord) -> FreshLabels | None:
+def fresh_bank_score(engine: EvaluationEngine, record: BankScoreRecord) -> FreshLabels[BankScoreFigures] | None:
+    """A bank-score set as its rubric judge's item grades make it now."""
     if label_store.label_set_id(engine.db.cursor(), record.source) is None:
         return None
     rows, topics = bank_score_rows(engine.db, record.source, record.bank, record.score, record.min_grade)

@@ -3,14 +3,16 @@ sources, written in one transaction with how it was made, and followed by the se
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TypeVar
 
 from studio.domain.errors import UsageError
+from studio.domain.label_set_results import BankScoreMade, CalibrationMade, EnsembleMade
 from studio.domain.models import LabelSetKind
 from studio.domain.names import check_name
 from studio.services.calibration.calibrate import check_calibration
 from studio.services.derived.follow import follow
-from studio.services.derived.fresh import fresh_labels
+from studio.services.derived.fresh import FreshLabels, fresh_bank_score, fresh_calibration, fresh_ensemble
 from studio.services.derived.registry import labels_of
 from studio.services.ensembles.build import checked_members
 from studio.services.evaluation.engine import EvaluationEngine
@@ -20,10 +22,13 @@ from studio.store import labels as label_store
 from studio.store import new_batch
 from studio.store.derivations import BankScoreRecord, CalibrationRecord, DerivationRecord, EnsembleRecord
 
+Record = TypeVar("Record", bound=DerivationRecord)
+Figures = TypeVar("Figures")
+
 
 def make_ensemble(
     engine: EvaluationEngine, members: list[str], how: str, name: str, *, replace: bool = False
-) -> dict[str, Any]:
+) -> EnsembleMade:
     """Label set `name`: each pair's `how` (majority, mean, median) of the grades the members give
     it, with the spread of those grades."""
     check_name(name, "label set")
@@ -34,7 +39,7 @@ def make_ensemble(
             raise UsageError(f"label set {name!r} already exists (use --replace)")
         if ensemble_store.ensemble(con, name) is None:
             raise UsageError(f"label set {name!r} already exists and is not an ensemble")
-    events, figures = _make(engine, EnsembleRecord(name, tuple(members), how))
+    events, figures = _make(engine, EnsembleRecord(name, tuple(members), how), fresh_ensemble)
     return {
         "label_set": name,
         "how": how,
@@ -57,27 +62,33 @@ def make_calibration(
     seed: int = 0,
     measure: str = "nDCG@10",
     replace: bool = False,
-) -> dict[str, Any]:
+) -> CalibrationMade:
     """Label set `name`: `qrels` mapped to `gold`'s grades, with its cross-fitted figures."""
     check_name(name, "label set")
     check_calibration(engine.db.cursor(), qrels, gold, name, method, replace=replace)
-    _, figures = _make(engine, CalibrationRecord(name, qrels, gold, method, folds, seed, measure))
+    _, figures = _make(engine, CalibrationRecord(name, qrels, gold, method, folds, seed, measure), fresh_calibration)
     return figures
 
 
 def make_bank_score(
     engine: EvaluationEngine, source: str, bank: str, score: str, name: str, *, min_grade: float, replace: bool = False
-) -> dict[str, Any]:
+) -> BankScoreMade:
     """Label set `name`: `score` of the item grades of `source`'s newest rubric judge run with `bank`."""
     check_name(name, "label set")
     check_bank_score(engine.db.cursor(), score, name, replace=replace)
-    events, figures = _make(engine, BankScoreRecord(name, source, bank, score, min_grade))
+    events, figures = _make(engine, BankScoreRecord(name, source, bank, score, min_grade), fresh_bank_score)
     return {"label_set": name, **figures, "events": events}
 
 
-def _make(engine: EvaluationEngine, record: DerivationRecord) -> tuple[int, dict[str, Any]]:
+def _make(
+    engine: EvaluationEngine,
+    record: Record,
+    derive: Callable[[EvaluationEngine, Record], FreshLabels[Figures] | None],
+) -> tuple[int, Figures]:
+    """Write what `derive` makes of `record` now, in one transaction: the label events written,
+    and the figures the kind of set reports."""
     with engine.lock:  # the cached leaderboards it reads and forgets are shared with other threads
-        fresh = fresh_labels(engine, record)
+        fresh = derive(engine, record)
         if fresh is None:
             raise UsageError(f"{record.name} is made from a label set that does not exist (see `studio list qrels`)")
         with engine.db.transaction() as tx:

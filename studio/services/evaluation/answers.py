@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
-
+from studio.domain.answer_results import AnswerRow
 from studio.domain.errors import UsageError
 from studio.metrics.answers import answer_leaderboard
 from studio.services.evaluation.engine import EvaluationEngine
@@ -22,9 +21,19 @@ def answer_grades(engine: EvaluationEngine, qrels: str) -> dict[str, dict[str, f
 
 def system_leaderboard(
     engine: EvaluationEngine, qrels: str, *, resamples: int = 1000, seed: int = 0
-) -> list[dict[str, Any]]:
+) -> list[AnswerRow]:
     """Systems by mean answer grade, best first, with a 95% bootstrap interval over topics."""
     by_system = answer_grades(engine, qrels)
     if not by_system:
         raise UsageError(f"label set {qrels!r} grades no generated answer (judge with --pool responses)")
-    return answer_leaderboard(by_system, resamples=resamples, seed=seed)
+    # The metric's rows are plain dicts of mixed values: typed here, key for key.
+    return [
+        {
+            "system": str(row["system"]),
+            "mean": float(row["mean"]),
+            "low": float(row["low"]),
+            "high": float(row["high"]),
+            "topics": int(row["topics"]),
+        }
+        for row in answer_leaderboard(by_system, resamples=resamples, seed=seed)
+    ]

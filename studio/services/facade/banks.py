@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
+from studio.banks.derived import DEFAULT_MIN_GRADE
+from studio.domain.bank_results import BankReport, CoverLeaderboard, GeneratedBank, NuggetizeEvent, StaleCellRow
 from studio.domain.judging import JudgeConfig, JudgeProgress
 from studio.domain.names import check_name
 from studio.services.facade.base import ProjectBase
@@ -19,18 +20,45 @@ from studio.store import judging as judge_store
 class BanksMixin(ProjectBase):
     """Test banks and what rubric judges made of them."""
 
-    def bank_report(self, bank: str, source: str, **options: Any) -> dict[str, Any]:
-        """Diagnostics of a test bank from a rubric judge's item grades (see `studio bank report`)."""
-        return bank_report(self.engine, bank, source, **options)
+    def bank_report(
+        self,
+        bank: str,
+        source: str,
+        *,
+        ref: str = "human",
+        min_grade: float = DEFAULT_MIN_GRADE,
+        relevant: float | None = None,
+        measure: str = "nDCG@10",
+        topics: list[str] | None = None,
+    ) -> BankReport:
+        """Diagnostics of a test bank from a rubric judge's item grades (see `studio bank report`):
+        covered at item grade ≥ `min_grade`, relevant at reference grade ≥ `relevant` (None: the
+        scale's usual threshold)."""
+        return bank_report(
+            self.engine, bank, source, ref=ref, min_grade=min_grade, relevant=relevant, measure=measure, topics=topics
+        )
 
-    def cover_leaderboard(self, source: str, bank: str, **options: Any) -> dict[str, Any]:
-        """Rubric-Cover@k of every run from a rubric judge's item grades (see `studio bank cover`)."""
-        return cover_leaderboard(self.engine, source, bank, **options)
+    def cover_leaderboard(
+        self,
+        source: str,
+        bank: str,
+        *,
+        k: int = 10,
+        min_grade: float = DEFAULT_MIN_GRADE,
+        normalise: bool = False,
+        ref: str | None = "human",
+        measure: str = "nDCG@10",
+    ) -> CoverLeaderboard:
+        """Rubric-Cover@k of every run from a rubric judge's item grades (see `studio bank cover`),
+        with Kendall τ against `ref`'s `measure` leaderboard (none when `ref` is None)."""
+        return cover_leaderboard(
+            self.engine, source, bank, k=k, min_grade=min_grade, normalise=normalise, ref=ref, measure=measure
+        )
 
-    def stale_cells(self, label_set: str) -> list[dict[str, Any]]:
+    def stale_cells(self, label_set: str) -> list[StaleCellRow]:
         """The cells of a rubric judge's label set that bank edits made stale (edited, new, deleted)."""
         plan = stale_plan(self.db, last_config(self.db, label_set))
-        return [{"qid": c.qid, "docid": c.docid, "item_id": c.item_id, "reason": c.reason} for c in plan.stale]
+        return [StaleCellRow(qid=c.qid, docid=c.docid, item_id=c.item_id, reason=c.reason) for c in plan.stale]
 
     def bank_editor(self, bank: str, person: str | None = None) -> BankEditor:
         """Audited edits of a bank by `person`; the bank scores made with it follow each edit."""
@@ -42,7 +70,7 @@ class BanksMixin(ProjectBase):
 
     def generate_bank(
         self, config: JudgeConfig, kind: str, *, max_items: int = 10, replace: bool = False
-    ) -> Iterator[JudgeProgress | dict[str, Any]]:
+    ) -> Iterator[JudgeProgress | GeneratedBank]:
         """~10 exam questions or nuggets per topic from the query alone, into bank `config.name`
         (a summary last); a bank made again moves the bank scores made with it."""
         check_name(config.name, "bank")
@@ -53,8 +81,9 @@ class BanksMixin(ProjectBase):
 
     def nuggetize(
         self, config: JudgeConfig, *, relevant: float = 2.0, replace: bool = False
-    ) -> Iterator[dict[str, Any]]:
-        """AutoNuggetizer: nuggets from the documents `config.ref` grades ≥ `relevant` (a summary last)."""
+    ) -> Iterator[NuggetizeEvent]:
+        """AutoNuggetizer: nuggets from the documents `config.ref` grades ≥ `relevant`: a
+        NuggetizedTopic per topic, the NuggetizedBank last."""
         check_name(config.name, "bank")
         from studio.services.rubric.nuggetizer import nuggetize
 

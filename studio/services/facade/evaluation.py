@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
+from studio.domain.answer_results import AnswerRow
 from studio.domain.choices import DEFAULT_MEASURES
 from studio.domain.comparisons import Agreement, Correlation, EnsembleScores, EvalRow, MethodComparison
+from studio.domain.embedding_results import FdLeaderboard
 from studio.domain.errors import UsageError
 from studio.domain.frames import EVERY_TOPIC, ComparisonFrame, TopicChoice
 from studio.domain.rows import QUEUE_ACTIONS, Disagreement
+from studio.judges.embedder import TextEmbedder
 from studio.services.ensembles.scores import ensemble_scores
 from studio.services.evaluation.answers import system_leaderboard
 from studio.services.evaluation.engine import measure_of
@@ -196,12 +198,33 @@ class EvaluationMixin(ProjectBase):
         """κ and Kendall τ against `ref` of each member of an ensemble and of the ensemble."""
         return ensemble_scores(self.engine, name, ref, measure)
 
-    def answer_leaderboard(self, qrels: str, *, resamples: int = 1000, seed: int = 0) -> list[dict[str, Any]]:
+    def answer_leaderboard(self, qrels: str, *, resamples: int = 1000, seed: int = 0) -> list[AnswerRow]:
         """Generative systems ranked by the mean grade a label set gives their answers (judged with
         `--pool responses`), with a 95% bootstrap interval over topics."""
         return system_leaderboard(self.engine, qrels, resamples=resamples, seed=seed)
 
-    def fd_leaderboard(self, qrels: str, **options: Any) -> dict[str, Any]:
+    def fd_leaderboard(
+        self,
+        qrels: str,
+        *,
+        k: int = 10,
+        unjudged_only: bool = False,
+        relevant: float | None = None,
+        embedder: TextEmbedder | None = None,
+        model: str | None = None,
+        ref_measure: str = "nDCG@10",
+    ) -> FdLeaderboard:
         """FD@k of every run: Fréchet distance between its top-k embeddings and the relevant ones
-        (lower is better), with Kendall τ against the label set's leaderboard (see `studio fd`)."""
-        return fd_leaderboard(self.engine, qrels, **options)
+        (lower is better), with Kendall τ against the label set's leaderboard (see `studio fd`);
+        texts are encoded by `embedder` (the report shares one) or else by the sentence-transformers
+        `model` (None: the bundled one)."""
+        return fd_leaderboard(
+            self.engine,
+            qrels,
+            k=k,
+            unjudged_only=unjudged_only,
+            relevant=relevant,
+            embedder=embedder,
+            model=model,
+            ref_measure=ref_measure,
+        )

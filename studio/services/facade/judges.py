@@ -2,13 +2,21 @@
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator
+from collections.abc import Generator, Iterator, Mapping
 from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from studio.domain.choices import BackendName, JudgeMethod
+from studio.domain.judge_results import (
+    BatchImportCounts,
+    ExtractedAnswers,
+    ProbeRun,
+    ReparseCounts,
+    SensitivityReport,
+    VerificationRow,
+)
 from studio.domain.judging import JudgeConfig, JudgeProgress, JudgeSummary
 from studio.domain.names import check_name
 from studio.domain.rows import FailureRow
@@ -40,7 +48,7 @@ class JudgesMixin(ProjectBase):
             return
         yield from run_judge(self.db, config, backend, stale_only=stale_only, writes=self.writes)
 
-    def reparse_judge(self, label_set: str) -> dict[str, int]:
+    def reparse_judge(self, label_set: str) -> ReparseCounts:
         """Parse the newest judge run's stored outputs again with the current parser (no calls)."""
         counts = reparse(self.db, label_set)
         self.writes.written([label_set], item_grades=[label_set])
@@ -67,7 +75,9 @@ class JudgesMixin(ProjectBase):
             if judged
             else JudgeConfig(method=JudgeMethod.umbrela.value, backend=BackendName.openai.value, name=label_set)
         )
-        chosen: dict[str, Any] = {
+        # Each value keeps its option's type (str, int, list); mypy matches a `**` mapping's value type
+        # against every field `replace` may set, which `object` fails. `replace` refuses unknown names.
+        chosen: Mapping[str, Any] = {
             key: value.value if isinstance(value, StrEnum) else value
             for key, value in given.items()
             if value is not None
@@ -81,26 +91,28 @@ class JudgesMixin(ProjectBase):
 
         return batch.export_batch(self.db, config, out)
 
-    def import_batch(self, config: JudgeConfig, file: Path) -> dict[str, int]:
+    def import_batch(self, config: JudgeConfig, file: Path) -> BatchImportCounts:
         """The answers of an OpenAI Batch output file, into the call cache (one transaction)."""
         from studio.services.judging import batch
 
         return batch.import_batch(self.db, config, file)
 
-    def extract_answers(self, label_set: str) -> Iterator[JudgeProgress | dict[str, int]]:
+    def extract_answers(self, label_set: str) -> Iterator[JudgeProgress | ExtractedAnswers]:
         """Each document's answer to each item of a rubric judge's bank (calls cached)."""
         # Imported when used: only the rubric commands load the extraction prompts.
         from studio.services.rubric import verification
 
         return verification.extract_answers(self.db, label_set)
 
-    def verification(self, label_set: str) -> list[dict[str, Any]]:
+    def verification(self, label_set: str) -> list[VerificationRow]:
         """Per item, the documents by grade with the answers extracted from them."""
         from studio.services.rubric import verification
 
         return verification.verification(self.db, label_set)
 
-    def prompt_sensitivity(self, config: JudgeConfig, prompts: list[str]) -> Iterator[JudgeProgress | dict[str, Any]]:
+    def prompt_sensitivity(
+        self, config: JudgeConfig, prompts: list[str]
+    ) -> Iterator[JudgeProgress | SensitivityReport]:
         """One method judged with several prompts: κ per prompt, its spread, α between prompts."""
         check_name(config.name, "label set")
         from studio.services.meta.sensitivity import prompt_sensitivity
@@ -109,7 +121,7 @@ class JudgesMixin(ProjectBase):
 
     def probe(
         self, label_set: str, *, ref: str = "human", limit: int = 40, seed: int = 0
-    ) -> Iterator[JudgeProgress | dict[str, Any]]:
+    ) -> Iterator[JudgeProgress | ProbeRun]:
         """How far the judge of `label_set` moves when reference-non-relevant passages are stuffed
         with the query and a claim of relevance (Alaofi et al. 2024)."""
         from studio.services.meta.probes import run_probe

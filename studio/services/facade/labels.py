@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
+from studio.domain.label_set_results import BankScoreMade, CalibratedSet, CalibrationMade, EnsembleMade
 from studio.domain.names import check_id
 from studio.domain.rows import LabelEvent
 from studio.services.calibration.calibrate import calibrated_sets
@@ -40,7 +40,7 @@ class LabelsMixin(ProjectBase):
         """Person edits and undos (of one label set, or of all), newest first."""
         return self.engine.history(qrels, limit)
 
-    def ensemble(self, members: Sequence[str], how: str, name: str, *, replace: bool = False) -> dict[str, Any]:
+    def ensemble(self, members: Sequence[str], how: str, name: str, *, replace: bool = False) -> EnsembleMade:
         """A derived label set combining `members` pair by pair (majority, mean or median), with
         each pair's spread; it follows its members."""
         return make_ensemble(self.engine, list(members), how, name, replace=replace)
@@ -56,20 +56,20 @@ class LabelsMixin(ProjectBase):
         seed: int = 0,
         measure: str = "nDCG@10",
         replace: bool = False,
-    ) -> dict[str, Any]:
+    ) -> CalibrationMade:
         """Label set `name`: `qrels` mapped to `gold`'s grades (isotonic or ordinal) with κ and τ
         cross-fitted by topic beside the raw set's; it follows both sources."""
         return make_calibration(
             self.engine, qrels, gold, name, method=method, folds=folds, seed=seed, measure=measure, replace=replace
         )
 
-    def calibrations(self) -> list[dict[str, Any]]:
+    def calibrations(self) -> list[CalibratedSet]:
         """Every calibrated label set: sources, method, fitted map, cross-fitted figures, curve."""
         return calibrated_sets(self.db)
 
     def derive(
         self, source: str, bank: str, score: str, name: str, *, min_grade: float = 4.0, replace: bool = False
-    ) -> dict[str, Any]:
+    ) -> BankScoreMade:
         """Label set `name`: `score` (exam-binary, nugget-all, …) of the item grades of `source`'s newest
         rubric judge run with `bank`'s items; it follows both."""
         return make_bank_score(self.engine, source, bank, score, name, min_grade=min_grade, replace=replace)

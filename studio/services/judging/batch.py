@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from studio.domain.errors import InputError, UsageError
+from studio.domain.judge_results import BatchImportCounts
 from studio.domain.judging import JudgeConfig
 from studio.judges.backend import ChatRequest, ChatResult, call_key
 from studio.judges.methods import get_method
@@ -110,7 +111,7 @@ def _outcome(backend: OpenAIBackend, record: dict[str, Any], request: ChatReques
         return ChatResult(None, error=backend.redact(str(failure)))
 
 
-def import_batch(db: Database, config: JudgeConfig, path: Path) -> dict[str, int]:
+def import_batch(db: Database, config: JudgeConfig, path: Path) -> BatchImportCounts:
     """Store every line of a Batch output file in the call cache under its custom_id (one
     transaction). Lines of other jobs are counted as `unknown`; an answer already cached is
     never replaced by a failure."""
@@ -119,7 +120,7 @@ def import_batch(db: Database, config: JudgeConfig, path: Path) -> dict[str, int
     backend.close()
     params = backend.params()
     cached = judge_store.cached_calls(db.cursor(), [r["custom_id"] for _, r in records])
-    counts = {"lines": len(records), "answers": 0, "failures": 0, "unknown": 0, "already_cached": 0}
+    counts = BatchImportCounts(lines=len(records), answers=0, failures=0, unknown=0, already_cached=0)
     with db.transaction() as tx:
         for _number, record in records:
             key = record["custom_id"]
@@ -146,5 +147,8 @@ def import_batch(db: Database, config: JudgeConfig, path: Path) -> dict[str, int
                 seconds=0.0,
                 cost=result.cost,
             )
-            counts["answers" if result.text is not None else "failures"] += 1
+            if result.text is not None:
+                counts["answers"] += 1
+            else:
+                counts["failures"] += 1
     return counts

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from studio.domain.judge_results import ReparseCounts
 from studio.judges.methods import get_method
 from studio.judges.parsing import Parsed
 from studio.services.judging.config import newest_run
@@ -11,7 +12,7 @@ from studio.store import judging as judge_store
 from studio.store import labels as label_store
 
 
-def reparse(db: Database, label_set: str) -> dict[str, int]:
+def reparse(db: Database, label_set: str) -> ReparseCounts:
     """Read the label set's newest judge run again from the stored outputs, with the current
     parser: no model call. Changed labels become new label events, and a finished run's count of
     failures becomes its judgments without a label."""
@@ -28,7 +29,7 @@ def reparse(db: Database, label_set: str) -> dict[str, int]:
         """,
         [run],
     ).fetchall()
-    counts = {"judgments": len(rows), "changed": 0, "failures": 0}
+    counts = ReparseCounts(judgments=len(rows), changed=0, failures=0)
     with db.transaction() as tx:
         batch = new_batch(tx, "reparse", f"{label_set} run {run}")
         for rowid, qid, docid, docid_b, old, output, error in rows:

@@ -243,7 +243,6 @@ def run_judge(
     with db.busy():
         if method.pairwise:
             write_preference_labels(db, run, set_id, pairs, batch, source)
-        extra: dict[str, Any] = {}
         if method.own_score is not None:
             with db.transaction() as tx:
                 write_own_scores(tx, method, run, set_id, batch, source, bank_items(db, method, config.bank))
@@ -252,21 +251,7 @@ def run_judge(
         followed = writes.written([config.name], item_grades=[config.name])
         kinds = writes.derived_kinds(followed.followed)
         followers = [name for name, kind in kinds.items() if kind != "ensemble"]
-        if method.own_score is not None or followers:
-            extra["derived_updated"] = followers
-        if plan is not None:
-            extra |= {
-                "stale_cells": len(plan.to_grade),
-                "deleted_cells": len(plan.stale) - len(plan.to_grade),
-                "kept_cells": len(plan.kept),
-            }
-        extra |= consistency.summary()
-        if ensembles := [name for name, kind in kinds.items() if kind == "ensemble"]:
-            extra["ensembles_updated"] = ensembles
-        if followed.blocked:
-            extra["derived_blocked"] = followed.blocked
-        if config.price_input or config.price_output:
-            extra["cost"] = round(cost, 6)
+        ensembles = [name for name, kind in kinds.items() if kind == "ensemble"]
         with db.transaction() as tx:
             judge_store.finish_judge_run(
                 tx, run, pairs=len(pairs), calls=stats["calls"], cache_hits=stats["hits"], failures=stats["failures"]
@@ -287,5 +272,14 @@ def run_judge(
         judge_run=run,
         failed_calls=stats["failed_calls"],
         first_failure=first_failure,
-        extra=extra,
+        # A method that scores its own grades always says which sets followed, even none.
+        derived_updated=followers if method.own_score is not None or followers else None,
+        stale_cells=len(plan.to_grade) if plan is not None else None,
+        deleted_cells=len(plan.stale) - len(plan.to_grade) if plan is not None else None,
+        kept_cells=len(plan.kept) if plan is not None else None,
+        samples=consistency.samples if consistency.reported else None,
+        self_consistency=consistency.mode if consistency.reported else None,
+        ensembles_updated=ensembles or None,
+        derived_blocked=followed.blocked or None,
+        cost=round(cost, 6) if config.price_input or config.price_output else None,
     )

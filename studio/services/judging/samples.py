@@ -64,8 +64,10 @@ class SelfConsistency:
             return params
         return params | {"seed": request.seed, "temperature": request.temperature}
 
-    def summary(self) -> dict[str, Any]:
-        return {} if self.mode == "none" else {"samples": self.samples, "self_consistency": self.mode}
+    @property
+    def reported(self) -> bool:
+        """A judge summary names the samples and the mode (one answer per pair says nothing)."""
+        return self.mode != "none"
 
     def record(
         self,

@@ -13,10 +13,10 @@ import hashlib
 import time
 from dataclasses import dataclass, replace
 from itertools import chain
-from typing import Any
 
 import numpy as np
 
+from studio.domain.embedding_results import FdLeaderboard, FdRow
 from studio.domain.errors import UsageError
 from studio.domain.judging import JudgeConfig, JudgeSummary
 from studio.judges.embedder import Embedder, TextEmbedder
@@ -174,7 +174,7 @@ def embedding_judge(db: Database, config: JudgeConfig, embedder: TextEmbedder | 
         prompt_tokens=0,
         completion_tokens=0,
         judge_run=run,
-        extra={"ref": config.ref},
+        ref=config.ref,
     )
 
 
@@ -191,7 +191,7 @@ def fd_leaderboard(
     embedder: TextEmbedder | None = None,
     model: str | None = None,
     ref_measure: str = "nDCG@10",
-) -> dict[str, Any]:
+) -> FdLeaderboard:
     """FD@k of every run: the Fréchet distance between the embeddings of its top k documents and
     those of the documents `qrels` judges relevant, each pooled over the label set's topics
     (lower is better), with Kendall τ-b between −FD and the `qrels` leaderboard under `ref_measure`.
@@ -241,7 +241,7 @@ def fd_leaderboard(
         found = vectors_of(pairs)
         sizes.append(len(found))
         values.append(frechet_distance(found, target))  # NaN below two vectors on either side
-    rows: list[dict[str, Any]] = [
+    rows: list[FdRow] = [
         {"run": run, "value": None if np.isnan(v) else v, "documents": n}
         for run, v, n in zip(rankings.runs, values, sizes, strict=True)
     ]

@@ -12,11 +12,11 @@ from __future__ import annotations
 
 import random
 from collections.abc import Iterator
-from typing import Any
 
 import numpy as np
 
 from studio.domain.errors import UsageError
+from studio.domain.judge_results import ProbeRun, ProbeSummary
 from studio.domain.judging import JudgeProgress
 from studio.judges.backend import Backend
 from studio.judges.methods import get_method
@@ -45,7 +45,7 @@ def run_probe(
     limit: int = 40,
     seed: int = 0,
     backend: Backend | None = None,
-) -> Iterator[JudgeProgress | dict[str, Any]]:
+) -> Iterator[JudgeProgress | ProbeRun]:
     """Probe the judge of `label_set` on up to `limit` reference-non-relevant pairs it labelled."""
     db = engine.db
     config = last_config(db, label_set)
@@ -84,12 +84,10 @@ def run_probe(
         probe = probe_store.add_probe(tx, label_set, method.name, backend.model, PERTURBATION, ref)
         probe_store.add_results(tx, probe, rows)
     summary = summarise(label_set, method.name, backend.model, [(r[2], r[3]) for r in rows])
-    yield summary | {"calls": answers.made, "cache_hits": answers.cached}
+    yield {**summary, "calls": answers.made, "cache_hits": answers.cached}
 
 
-def summarise(
-    label_set: str, method: str, model: str, labels: list[tuple[float | None, float | None]]
-) -> dict[str, Any]:
+def summarise(label_set: str, method: str, model: str, labels: list[tuple[float | None, float | None]]) -> ProbeSummary:
     """How far the labels moved: means before and after, the mean shift, the share that moved up
     and the share the perturbation made relevant (at the label scale's usual threshold)."""
     ok = [(a, b) for a, b in labels if a is not None and b is not None]
@@ -111,7 +109,7 @@ def summarise(
     }
 
 
-def probe_summary(db: Database) -> list[dict[str, Any]]:
+def probe_summary(db: Database) -> list[ProbeSummary]:
     """The newest probe of every label set, summarised (empty when no probe has run)."""
     return [
         summarise(p["label_set"], p["method"], p["model"], [(r["original"], r["perturbed"]) for r in p["results"]])

@@ -14,11 +14,11 @@ import re
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
 from studio.domain.errors import UsageError
+from studio.domain.judge_results import KappaSpread, SensitivityPrompt, SensitivityReport
 from studio.domain.judging import JudgeConfig, JudgeProgress, JudgeSummary
 from studio.judges.backend import Backend
 from studio.judges.methods import get_method
@@ -66,7 +66,7 @@ def prompt_sensitivity(
     prompts: list[str],
     *,
     backend: Backend | None = None,
-) -> Iterator[JudgeProgress | dict[str, Any]]:
+) -> Iterator[JudgeProgress | SensitivityReport]:
     """Judge the pool once per prompt (into `config.name`-<prompt>), then report the spread."""
     db = engine.db
     chosen = expand_prompts(prompts)
@@ -90,8 +90,9 @@ def prompt_sensitivity(
 
 def sensitivity_report(
     engine: EvaluationEngine, method: str, ref: str, prompts: list[str], names: list[str], summaries: list[JudgeSummary]
-) -> dict[str, Any]:
-    rows: list[dict[str, Any]] = []
+) -> SensitivityReport:
+    """Each prompt's κ against `ref`, κ's spread over the prompts and α between them."""
+    rows: list[SensitivityPrompt] = []
     for prompt, name, summary in zip(prompts, names, summaries, strict=True):
         labels = agreement(engine, ref, name)
         rows.append(
@@ -111,11 +112,17 @@ def sensitivity_report(
         "method": method,
         "ref": ref,
         "prompts": rows,
-        "kappa_binary": spread([r["kappa_binary"] for r in rows]),
-        "kappa_graded": spread([r["kappa_graded"] for r in rows]),
+        "kappa_binary": _spread([r["kappa_binary"] for r in rows]),
+        "kappa_graded": _spread([r["kappa_graded"] for r in rows]),
         "krippendorff_alpha": _alpha_between(engine, names, level),
         "alpha_level": level,
     }
+
+
+def _spread(values: list[float | None]) -> KappaSpread:
+    """`spread` of the κ values, typed (the metric returns a plain dict)."""
+    found = spread(values)
+    return {"mean": found["mean"], "variance": found["variance"], "min": found["min"], "max": found["max"]}
 
 
 def _alpha_between(engine: EvaluationEngine, names: list[str], level: Level) -> float | None:

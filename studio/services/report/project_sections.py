@@ -259,8 +259,8 @@ def embedding_section(
         taus.append(
             {
                 "label set": name,
-                "relevant documents": board.get("relevant_documents"),
-                f"τ against its own {measure}": statistic(board.get("kendall_tau")),
+                "relevant documents": board["relevant_documents"],
+                f"τ against its own {measure}": statistic(board["kendall_tau"]),
                 f"τ against {reference}'s {measure}": statistic(against_ref),
             }
         )

@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 import numpy as np
 
 from studio.banks.derived import DEFAULT_MIN_GRADE, mean_over_topics, rubric_cover_at_k
+from studio.domain.bank_results import CoverLeaderboard
 from studio.metrics.correlation import kendall_tau_b
 from studio.metrics.rankings import UNRANKED
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
@@ -23,7 +22,7 @@ def cover_leaderboard(
     normalise: bool = False,
     ref: str | None = "human",
     measure: str = "nDCG@10",
-) -> dict[str, Any]:
+) -> CoverLeaderboard:
     """Mean Rubric-Cover@k per run over the bank's topics, and its Kendall τ against `ref`'s leaderboard."""
     grades, items = rubric_grades(engine.db, source, bank)
     qids = sorted({i.qid for i in items}, key=lambda q: q.encode("utf-8"))
@@ -37,7 +36,7 @@ def cover_leaderboard(
         per_topic = rubric_cover_at_k(grades, items, ranking, k, min_grade, normalise)
         values.append(mean_over_topics(per_topic, qids))
     board = np.array(values)
-    result: dict[str, Any] = {
+    result: CoverLeaderboard = {
         "measure": f"Rubric-Cover@{k}" + (" (normalised)" if normalise else ""),
         "source": source,
         "bank": bank,
@@ -47,5 +46,7 @@ def cover_leaderboard(
     if ref is not None:
         reference = engine.evaluator(ref).means(measure_of(measure))
         tau = kendall_tau_b(reference, board)
-        result |= {"ref": ref, "ref_measure": measure, "kendall_tau": None if np.isnan(tau) else tau}
+        result["ref"] = ref
+        result["ref_measure"] = measure
+        result["kendall_tau"] = None if np.isnan(tau) else tau
     return result

@@ -6,11 +6,12 @@ All of it is computed from a rubric judge's item grades, the reference label set
 
 from __future__ import annotations
 
-from typing import Any
+from typing import NamedTuple
 
 import numpy as np
 
 from studio.banks.derived import DEFAULT_MIN_GRADE, ItemGrades, exam_binary
+from studio.domain.bank_results import BankReport, ItemCoverage, ItemEffect, UncoveredDocument
 from studio.domain.models import BankItem
 from studio.metrics.correlation import kendall_tau_b
 from studio.metrics.evaluator import Evaluator
@@ -32,7 +33,7 @@ def bank_report(
     relevant: float | None = None,
     measure: str = "nDCG@10",
     topics: list[str] | None = None,
-) -> dict[str, Any]:
+) -> BankReport:
     """Coverage per item, spurious items, uncovered relevant documents, the doc × item grid and each
     item's leaderboard effect (Kendall τ against the reference with the item left out)."""
     grades, bank_items = rubric_grades(engine.db, source, bank)
@@ -46,6 +47,7 @@ def bank_report(
         if c["covered"] >= SPURIOUS_MIN_DOCS and c["covered_nonrelevant"] >= SPURIOUS_SHARE * c["covered"]
     ]
     spurious.sort(key=lambda c: (-c["covered_nonrelevant"], c["item_id"]))
+    effects = _item_effects(engine, items, grades, ref, min_grade, measure)
     return {
         "bank": bank,
         "source": source,
@@ -55,7 +57,9 @@ def bank_report(
         "items": coverage,
         "spurious": spurious,
         "uncovered_relevant": _uncovered(items, grades, reference, min_grade, threshold),
-        **_item_effects(engine, items, grades, ref, min_grade, measure),
+        "measure": effects.measure,
+        "tau_all_items": effects.tau_all_items,
+        "item_effect": effects.rows,
         "grid": {
             q: {d: dict(per) for d, per in docs.items()} for q, docs in grades.items() if topics is None or q in topics
         },
@@ -68,8 +72,8 @@ def _default_relevant(reference: dict[str, dict[str, float]]) -> float:
 
 def _coverage(
     items: list[BankItem], grades: ItemGrades, reference: dict[str, dict[str, float]], min_grade: float, relevant: float
-) -> list[dict[str, Any]]:
-    rows = []
+) -> list[ItemCoverage]:
+    rows: list[ItemCoverage] = []
     for item in items:
         covered = [d for d, per in grades.get(item.qid, {}).items() if per.get(item.item_id, -1) >= min_grade]
         ref = reference.get(item.qid, {})
@@ -93,10 +97,10 @@ def _coverage(
 
 def _uncovered(
     items: list[BankItem], grades: ItemGrades, reference: dict[str, dict[str, float]], min_grade: float, relevant: float
-) -> list[dict[str, Any]]:
+) -> list[UncoveredDocument]:
     """Reference-relevant documents that were graded but that no item covers."""
     qids = {i.qid for i in items}
-    rows = []
+    rows: list[UncoveredDocument] = []
     for qid in sorted(qids, key=lambda q: q.encode("utf-8")):
         for docid, per in sorted(grades.get(qid, {}).items()):
             grade = reference.get(qid, {}).get(docid)
@@ -105,9 +109,17 @@ def _uncovered(
     return rows
 
 
+class ItemEffects(NamedTuple):
+    """Each item's effect on the Exam-Binary leaderboard's τ, and τ with every item."""
+
+    measure: str
+    tau_all_items: float | None
+    rows: list[ItemEffect]
+
+
 def _item_effects(
     engine: EvaluationEngine, items: list[BankItem], grades: ItemGrades, ref: str, min_grade: float, measure: str
-) -> dict[str, Any]:
+) -> ItemEffects:
     """τ between the reference leaderboard and the Exam-Binary one, with all items and with each left out."""
     m = measure_of(measure)
     gold = engine.evaluator(ref)
@@ -124,7 +136,7 @@ def _item_effects(
         return kendall_tau_b(reference, evaluator.means(m, topics=topics))
 
     full = tau_with(items)
-    rows: list[dict[str, Any]] = []
+    rows: list[ItemEffect] = []
     for item in items:
         without = tau_with([i for i in items if i.item_id != item.item_id])
         change = None if np.isnan(without) or np.isnan(full) else without - full
@@ -138,4 +150,4 @@ def _item_effects(
             }
         )
     rows.sort(key=lambda r: -float(r["tau_change"] or 0.0))
-    return {"measure": str(m), "tau_all_items": None if np.isnan(full) else full, "item_effect": rows}
+    return ItemEffects(str(m), None if np.isnan(full) else full, rows)

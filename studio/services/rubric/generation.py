@@ -9,8 +9,8 @@ nothing and a better parser can read the stored answers later. The items land in
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
+from studio.domain.bank_results import GeneratedBank
 from studio.domain.errors import UsageError
 from studio.domain.judging import JudgeConfig, JudgeProgress
 from studio.domain.models import BankItem, rubric_item_id
@@ -33,8 +33,9 @@ def generate_bank(
     max_items: int = 10,
     replace: bool = False,
     backend: Backend | None = None,
-) -> Iterator[JudgeProgress | dict[str, Any]]:
-    """Questions or nuggets for every topic (or `config.topics`) into bank `config.name`."""
+) -> Iterator[JudgeProgress | GeneratedBank]:
+    """Questions or nuggets for every topic (or `config.topics`) into bank `config.name`: progress
+    per call, then what was made."""
     if kind not in PROMPTS:
         raise UsageError(f"kind must be one of {', '.join(PROMPTS)}")
     con = db.cursor()
@@ -91,14 +92,14 @@ def generate_bank(
             note=f"prompt {prompt.name} ({prompt.sha256[:12]})",
         )
     backend.close()
-    yield {
-        "bank": config.name,
-        "kind": kind,
-        "backend": backend.name,
-        "model": backend.model,
-        "topics": len(qids),
-        "items": len(items),
-        "calls": answers.made,
-        "cache_hits": answers.cached,
-        "topics_without_items": empty,
-    }
+    yield GeneratedBank(
+        bank=config.name,
+        kind=kind,
+        backend=backend.name,
+        model=backend.model,
+        topics=len(qids),
+        items=len(items),
+        calls=answers.made,
+        cache_hits=answers.cached,
+        topics_without_items=empty,
+    )

@@ -10,8 +10,8 @@ previous list (creation) or leaves the importance unset (scoring) and is counted
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
+from studio.domain.bank_results import NuggetizedBank, NuggetizedTopic, NuggetizeEvent
 from studio.domain.errors import UsageError
 from studio.domain.judging import JudgeConfig
 from studio.domain.models import BankItem, rubric_item_id
@@ -71,9 +71,9 @@ def nuggetize(
     relevant: float = 2.0,
     replace: bool = False,
     backend: Backend | None = None,
-) -> Iterator[dict[str, Any]]:
+) -> Iterator[NuggetizeEvent]:
     """Build bank `config.name` from the documents `config.ref` grades ≥ `relevant`; yields a
-    progress dict per topic and a summary last."""
+    NuggetizedTopic per topic and the NuggetizedBank last."""
     con = db.cursor()
     existing = bank_store.bank_id(con, config.name)
     if existing is not None and not replace:
@@ -140,13 +140,7 @@ def nuggetize(
                 importance[nugget] = label.lower() if label.lower() in ("vital", "okay") else None
         ranked = sorted(nuggets, key=lambda n: 0 if importance.get(n) == "vital" else 1)[:KEEP]
         items += [BankItem(qid, rubric_item_id(qid, n), "nugget", n, importance.get(n)) for n in ranked]
-        yield {
-            "topic": qid,
-            "documents": len(passages),
-            "nuggets": len(ranked),
-            "calls": call.calls,
-            "cache_hits": call.hits,
-        }
+        yield NuggetizedTopic(qid, documents=len(passages), nuggets=len(ranked), calls=call.calls, cache_hits=call.hits)
     with db.transaction() as tx:
         batch = new_batch(tx, "nuggetize", f"{backend.name}:{backend.model}")
         bank = (
@@ -173,11 +167,6 @@ def nuggetize(
             batch_id=batch,
             note="AutoNuggetizer",
         )
-    yield {
-        "bank": config.name,
-        "topics": len(by_topic),
-        "items": len(items),
-        "calls": call.calls,
-        "cache_hits": call.hits,
-        "failures": failures,
-    }
+    yield NuggetizedBank(
+        config.name, topics=len(by_topic), items=len(items), calls=call.calls, cache_hits=call.hits, failures=failures
+    )

@@ -8,9 +8,9 @@ at a glance whether a high grade rests on a real answer. Extractions go through 
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from studio.domain.errors import UsageError
+from studio.domain.judge_results import ExtractedAnswers, VerificationRow
 from studio.domain.judging import JudgeProgress
 from studio.judges.backend import Backend, ChatRequest
 from studio.judges.prompts import load_prompt
@@ -29,7 +29,7 @@ def _newest_run(db: Database, label_set: str) -> int:
 
 def extract_answers(
     db: Database, label_set: str, backend: Backend | None = None
-) -> Iterator[JudgeProgress | dict[str, int]]:
+) -> Iterator[JudgeProgress | ExtractedAnswers]:
     """Extract an answer for every item judgment of the label set's newest rubric run."""
     config = last_config(db, label_set)
     if config.bank is None:
@@ -59,10 +59,10 @@ def extract_answers(
                 "UPDATE judgments SET answer_key = ? WHERE judge_run_id = ? AND qid = ? AND docid = ? AND item_id = ?",
                 [key, run, qid, docid, item_id],
             )
-    yield {"judgments": len(work), "calls": answers.made, "cache_hits": answers.cached}
+    yield ExtractedAnswers(judgments=len(work), calls=answers.made, cache_hits=answers.cached)
 
 
-def verification(db: Database, label_set: str, item_id: str | None = None) -> list[dict[str, Any]]:
+def verification(db: Database, label_set: str, item_id: str | None = None) -> list[VerificationRow]:
     """Per item, the documents by grade (highest first) with the answer extracted from each."""
     run = _newest_run(db, label_set)
     rows = (
@@ -78,4 +78,4 @@ def verification(db: Database, label_set: str, item_id: str | None = None) -> li
         )
         .fetchall()
     )
-    return [{"item_id": i, "qid": q, "docid": d, "grade": g, "answer": a} for i, q, d, g, a in rows]
+    return [VerificationRow(item_id=i, qid=q, docid=d, grade=g, answer=a) for i, q, d, g, a in rows]

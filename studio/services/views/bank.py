@@ -58,9 +58,9 @@ def _coverage(project: ProjectCore, view: BankView, source: str, ref: str, measu
     coverage = {row["item_id"]: row for row in report["items"]}
     spurious = {row["item_id"] for row in report["spurious"]}
     for row in view.items:
-        found = coverage.get(row.item_id, {})
-        row.covered_relevant = found.get("covered_relevant")
-        row.covered_nonrelevant = found.get("covered_nonrelevant")
+        found = coverage.get(row.item_id)
+        row.covered_relevant = found["covered_relevant"] if found else None
+        row.covered_nonrelevant = found["covered_nonrelevant"] if found else None
         row.spurious = row.item_id in spurious
     view.spurious, view.uncovered = report["spurious"], report["uncovered_relevant"]
     con = project.db.cursor()

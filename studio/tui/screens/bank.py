@@ -337,5 +337,5 @@ class BankScreen(StudioScreen):
         self.query_one("#regrade-progress", ProgressBar).display = False
         summary = message.summary  # an error is shown by the app's dialog
         if summary is not None:
-            self.notify(f"re-graded {summary.extra.get('stale_cells', 0)} stale cells with {summary.calls} calls")
+            self.notify(f"re-graded {summary.stale_cells or 0} stale cells with {summary.calls} calls")
         self.action_reload()

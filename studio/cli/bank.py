@@ -266,9 +266,9 @@ def cover(
     if fmt is OutputFormat.json:
         emit_object(result, fmt)
         return
-    emit_records(
-        result["leaderboard"], fmt, title=f"{result['measure']} (Kendall τ against {ref}: {result.get('kendall_tau')})"
-    )
+    on = f" on {result['ref_topics']} of {result['topics']} topics" if "ref_topics" in result else ""
+    title = f"{result['measure']} (Kendall τ against {ref}{on}: {result.get('kendall_tau')})"
+    emit_records(result["leaderboard"], fmt, title=title)
 
 
 @commands.command("nuggetize")

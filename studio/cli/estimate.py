@@ -131,7 +131,8 @@ def _print_decisions(decided: AuditDecisions, fmt: OutputFormat) -> None:
     if "ref" in decided:
         title += (
             f"; {decided.get('supported', 0)} of them supported by {decided['ref']}'s own "
-            f"{decided.get('ref_test', 't')} test ({decided.get('ref_significant', 0)} significant there)"
+            f"{decided.get('ref_test', 't')} test ({decided.get('ref_significant', 0)} significant there, "
+            f"on the {decided.get('ref_topics', 0)} topics both label)"
         )
     columns = DECISION_COLUMNS + (REF_COLUMNS if "ref" in decided else [])
     emit_records(decided["pairs"], fmt, title=title, columns=columns)

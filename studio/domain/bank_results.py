@@ -85,7 +85,8 @@ class CoverLeaderboard(TypedDict):
     leaderboard: list[CoverRow]  # in the runs' order
     ref: NotRequired[str]  # with a reference label set only:
     ref_measure: NotRequired[str]
-    kendall_tau: NotRequired[float | None]  # τ-b against `ref`'s `ref_measure` leaderboard
+    kendall_tau: NotRequired[float | None]  # τ-b against `ref`'s `ref_measure` leaderboard, on `ref_topics`
+    ref_topics: NotRequired[int]  # the bank's topics the reference labels (the comparison's topics)
 
 
 # -- stale cells (`studio bank stale`) --------------------------------------------------------------

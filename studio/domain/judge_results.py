@@ -96,6 +96,7 @@ class SensitivityPrompt(TypedDict):
     calls: int
     kappa_binary: float | None  # Cohen's κ against the reference (None: undefined)
     kappa_graded: float | None
+    topics: int  # the topics of the pairs both the prompt's set and the reference label
 
 
 class KappaSpread(TypedDict):

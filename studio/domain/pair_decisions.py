@@ -66,4 +66,5 @@ class AuditDecisions(TypedDict):
     ref: NotRequired[str]
     ref_test: NotRequired[str]
     ref_significant: NotRequired[int]
+    ref_topics: NotRequired[int]  # the topics the reference decides on: those it shares with the audited set
     supported: NotRequired[int]  # of the audit's significant pairs, those the reference supports

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from fakes import ScriptedBackend
 from helpers import cli, judge_all
@@ -13,6 +14,8 @@ from studio import Project
 from studio.domain.judging import JudgeConfig
 from studio.domain.models import BankItem
 from studio.judges.backend import ChatRequest
+from studio.metrics.correlation import kendall_tau_b
+from studio.services.evaluation.engine import measure_of
 from studio.store import banks as bank_store
 
 TOPIC = "1007"
@@ -100,3 +103,10 @@ def test_cover_leaderboard_counts_items_covered_in_the_top_k(tmp_path: Path) -> 
             top = [d for (d,) in ranked]
             covered = 1 + (len(items) - 1) * any(reference.get(d) == 3 for d in top)
             assert row["value"] == pytest.approx(covered / len(items) / topics)
+        # τ against the reference stands on the bank's topics the reference labels (all of them here)
+        assert result["ref_topics"] == topics
+        board = np.array([row["value"] for row in result["leaderboard"]])
+        human = project.engine.evaluator("human")
+        common = sorted({i.qid for i in bank_store.current_items(con, bank)} & human.labelled_topics())
+        gold_board = human.means(measure_of("nDCG@10"), topics=common)
+        assert result["kendall_tau"] == pytest.approx(kendall_tau_b(gold_board, board))

@@ -145,7 +145,7 @@ def test_bank_report(printed: Printed) -> None:
 
 
 def test_bank_cover_and_stale(printed: Printed) -> None:
-    cover = ["measure", "source", "bank", "topics", "leaderboard", "ref", "ref_measure", "kendall_tau"]
+    cover = ["measure", "source", "bank", "topics", "leaderboard", "ref", "ref_measure", "kendall_tau", "ref_topics"]
     keys(printed["bank cover"], CoverLeaderboard, cover)
     keys(printed["bank cover"]["leaderboard"][0], CoverRow, ["run", "value"])
     keys(printed["bank stale"][0], StaleCellRow, ["qid", "docid", "item_id", "reason"])
@@ -159,7 +159,17 @@ def test_probe_and_sensitivity(printed: Printed) -> None:
     report = printed["sensitivity"]
     pinned = ["method", "ref", "prompts", "kappa_binary", "kappa_graded", "krippendorff_alpha", "alpha_level"]
     keys(report, SensitivityReport, pinned)
-    prompt = ["prompt", "label_set", "prompt_hash", "pairs", "failures", "calls", "kappa_binary", "kappa_graded"]
+    prompt = [
+        "prompt",
+        "label_set",
+        "prompt_hash",
+        "pairs",
+        "failures",
+        "calls",
+        "kappa_binary",
+        "kappa_graded",
+        "topics",
+    ]
     keys(report["prompts"][0], SensitivityPrompt, prompt)
     keys(report["kappa_graded"], KappaSpread, ["mean", "variance", "min", "max"])
 

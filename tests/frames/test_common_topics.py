@@ -168,3 +168,22 @@ def test_a_subset_narrows_every_comparison_to_its_topics(overlapping_project: Pr
     expected = trec_eval_means(overlapping[0], cut(overlapping[2], set(chosen.subset or ())), "nDCG@10")
     assert {row["run"]: row["value"] for row in rows} == pytest.approx(expected)
     assert {row["topics"] for row in rows if row["run"] != "shuffle"} == {3}
+
+
+def test_calibrates_tau_stands_on_the_topics_of_the_shared_pairs(overlapping_project: Project) -> None:
+    """The gold leaderboard calibrate compares with is the gold set's mean on the topics the shared pairs
+    lie on: a gold set that also labels other topics gives the τ of the gold set cut to those topics."""
+    whole = overlapping_project.calibrate("llm", "people", "cal-people")
+    cut_by_hand = overlapping_project.calibrate("llm", "people-cut", "cal-people-cut")
+    assert whole["topics"] == len(COMMON)
+    for key in ("tau_raw", "tau_calibrated"):
+        assert whole[key] == cut_by_hand[key], key
+
+
+def test_estimate_decisions_ask_the_reference_on_the_topics_it_shares_with_the_audited_set(
+    overlapping_project: Project,
+) -> None:
+    whole = overlapping_project.estimate_decisions("llm", "people-cut", ref="people")
+    cut_by_hand = overlapping_project.estimate_decisions("llm", "people-cut", ref="people-cut")
+    assert whole["ref_topics"] == cut_by_hand["ref_topics"] == len(COMMON)
+    assert whole == dict(cut_by_hand, ref="people")

@@ -16,6 +16,7 @@ import math
 import numpy as np
 
 from studio.domain.errors import UsageError
+from studio.domain.frames import TopicChoice, sorted_topics
 from studio.domain.pair_decisions import AuditDecisions, AuditPairDecision
 from studio.domain.significance import CORRECTIONS, SignificancePlan, SignificantPair
 from studio.metrics import interval_tests, ppi, ppi_ratio
@@ -100,14 +101,17 @@ def audit_decisions(
     result["pairs"] = rows
     result["significant"] = int(significant.sum())
     if ref is not None:
-        _compare(result, engine, ref, str(m))
+        _compare(result, engine, qrels, ref, str(m))
     return result
 
 
-def _compare(result: AuditDecisions, engine: EvaluationEngine, ref: str, measure: str) -> None:
+def _compare(result: AuditDecisions, engine: EvaluationEngine, audited: str, ref: str, measure: str) -> None:
     """Each pair's decision under the full reference, and whether it supports the audit's."""
     plan = SignificancePlan(REF_TEST, result["correction"], result["alpha"])
-    under_ref = pairs.significance(engine, ref, measure, plan)
+    # The reference decides on the topics it shares with the audited label set (the comparison frame
+    # of two label sets), not on topics the estimate never reaches.
+    common = engine.evaluator(ref).labelled_topics() & engine.evaluator(audited).labelled_topics()
+    under_ref = pairs.significance(engine, ref, measure, plan, topics=TopicChoice(subset=tuple(sorted_topics(common))))
     by_pair: dict[frozenset[str], SignificantPair] = {
         frozenset((p["run_a"], p["run_b"])): p for p in under_ref["pairs"]
     }
@@ -126,6 +130,7 @@ def _compare(result: AuditDecisions, engine: EvaluationEngine, ref: str, measure
     result["ref"] = ref
     result["ref_test"] = REF_TEST
     result["ref_significant"] = sum(p["significant"] for p in under_ref["pairs"])
+    result["ref_topics"] = len(common)
     result["supported"] = sum(row.get("supported", False) for row in result["pairs"])
 
 

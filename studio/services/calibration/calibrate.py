@@ -175,8 +175,10 @@ def calibration_of(
     if others:
         rest = fitted.grade(np.array([values[p] for p in others]))
         rows += [QrelsRow(q, d, float(g)) for (q, d), g in zip(others, rest.tolist(), strict=True)]
-    reference = engine.leaderboard(gold, measure) if engine.rankings().runs else {}
-    reference_values = np.array(list(reference.values()))
+    # τ on the comparison frame of two label sets: the topics both label (the shared pairs' topics), so
+    # that the gold leaderboard is not a mean over topics the calibrated grades never reach.
+    reference = bool(engine.rankings().runs)
+    reference_values = engine.evaluator(gold).means(measure_of(measure), topics=topics) if reference else np.array([])
     figures: CalibrationFigures = {
         "pairs": len(shared),
         "topics": len(topics),

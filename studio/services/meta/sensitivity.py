@@ -105,6 +105,7 @@ def sensitivity_report(
                 "calls": summary.calls,
                 "kappa_binary": labels["kappa_binary"],
                 "kappa_graded": labels["kappa_graded"],
+                "topics": labels["topics"],
             }
         )
     level = alpha_level(method)

@@ -27,14 +27,14 @@ def cover_leaderboard(
     grades, items = rubric_grades(engine.db, source, bank)
     qids = sorted({i.qid for i in items}, key=lambda q: q.encode("utf-8"))
     rankings = engine.rankings()
-    values = []
+    per_run = []
     for r in range(len(rankings.runs)):
         ranking = {}
         for qid, topic in rankings.topics.items():
             order = topic.order[r]
             ranking[qid] = [topic.docids[d] for d in order[order != UNRANKED]]
-        per_topic = rubric_cover_at_k(grades, items, ranking, k, min_grade, normalise)
-        values.append(mean_over_topics(per_topic, qids))
+        per_run.append(rubric_cover_at_k(grades, items, ranking, k, min_grade, normalise))
+    values = [mean_over_topics(per_topic, qids) for per_topic in per_run]
     board = np.array(values)
     result: CoverLeaderboard = {
         "measure": f"Rubric-Cover@{k}" + (" (normalised)" if normalise else ""),
@@ -44,9 +44,16 @@ def cover_leaderboard(
         "leaderboard": [{"run": run, "value": float(v)} for run, v in zip(rankings.runs, board, strict=True)],
     }
     if ref is not None:
-        reference = engine.evaluator(ref).means(measure_of(measure))
-        tau = kendall_tau_b(reference, board)
+        # τ on the topics both sides have (the bank's and the reference's labelled ones), as every
+        # comparison of two label sets: neither leaderboard is a mean over topics the other lacks.
+        gold = engine.evaluator(ref)
+        labelled = gold.labelled_topics()
+        common = [q for q in qids if q in labelled]
+        reference = gold.means(measure_of(measure), topics=common)
+        framed = np.array([mean_over_topics(per_topic, common) for per_topic in per_run]) if common else board
+        tau = kendall_tau_b(reference, framed) if common else float("nan")
         result["ref"] = ref
         result["ref_measure"] = measure
         result["kendall_tau"] = None if np.isnan(tau) else tau
+        result["ref_topics"] = len(common)
     return result

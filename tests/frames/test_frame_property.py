@@ -59,7 +59,7 @@ def project_of(folder: Path, a: Qrels, b: Qrels, runs: dict[str, dict[str, dict[
     return project
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(label_sets())
 def test_every_comparison_is_that_of_the_label_sets_cut_to_the_topics_both_label(
     drawn: tuple[Qrels, Qrels, dict[str, dict[str, dict[str, float]]]],

@@ -108,7 +108,9 @@ def main(
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
     ] = False,
 ) -> None:
-    ctx.obj = Options(project_file=db, wait=wait, read_only=read_only)
+    source = ctx.get_parameter_source("db")  # typer's own click: its enum, told by name
+    from_environment = source is not None and source.name == "ENVIRONMENT"
+    ctx.obj = Options(project_file=db, project_from_environment=from_environment, wait=wait, read_only=read_only)
 
 
 def run() -> None:

@@ -15,6 +15,7 @@ from studio.services.project import Project
 @dataclass
 class Options:
     project_file: Path | None = None  # --db
+    project_from_environment: bool = False  # --db came from $STUDIO_DB
     wait: float = DEFAULT_WAIT_SECONDS
     read_only: bool = False  # --read-only
 

@@ -39,8 +39,11 @@ def demo(
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Build it afresh, dropping edits.")] = False,
     fmt: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
 ) -> None:
-    """Build the bundled sample project (once) and open the studio on it."""
-    path = Project.demo_path(db or options(ctx).project_file)
+    """Build the bundled sample project (once) and open the studio on it. It lives in the user data
+    folder (or where --db says; never where $STUDIO_DB says, which names a person's own project), and
+    --rebuild replaces only a sample project."""
+    chosen = options(ctx)
+    path = Project.demo_path(db or (None if chosen.project_from_environment else chosen.project_file))
     fresh = rebuild or not path.exists()
     project = Project.sample(path, rebuild=rebuild)
     stderr_console().print(f"{'built' if fresh else 'opened'} the sample project at {path}")

@@ -6,8 +6,10 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from studio.domain.errors import UsageError
 from studio.services.facade.core import ProjectCore
-from studio.services.locations import sample_data_dir
+from studio.services.locations import demo_project_path, sample_data_dir
+from studio.store.sample_mark import is_sample, mark_sample
 
 HUMAN_LABEL_SET = "human"
 # UMBRELA grades of every human-judged pair by the bundled SmolLM2-135M (a real run, saved), so
@@ -24,9 +26,15 @@ def build_sample_file(path: Path, *, rebuild: bool = False, source: Path | None 
     if path.exists() and not rebuild:
         return path
     if path.exists() or path.is_symlink():
-        # A rebuild replaces a studio project only: a folder or another program's file is
-        # refused (NotAProject) before anything is written.
-        ProjectCore.open(path, create=False).close()
+        # A rebuild replaces a sample project only: a folder or another program's file is refused
+        # (NotAProject) before anything is written, and so is a person's own project.
+        with ProjectCore.open(path, create=False, read_only=True) as existing:
+            sample = is_sample(existing.db.cursor())
+        if not sample and path != demo_project_path(None):  # the demo's own file may predate the mark
+            raise UsageError(
+                f"{path} is not a sample project (`studio demo` did not build it): --rebuild replaces a sample only, "
+                "and leaves this file as it is"
+            )
     data = source or sample_data_dir()
     path.parent.mkdir(parents=True, exist_ok=True)
     partial = path.with_name(path.name + ".building")
@@ -41,6 +49,8 @@ def build_sample_file(path: Path, *, rebuild: bool = False, source: Path | None 
         project.import_responses(sorted((data / "responses").glob("*.jsonl")))
         project.import_bank(data / "banks" / "questions.jsonl.gz", name="questions")
         project.import_bank(data / "banks" / "nuggets.jsonl", name="nuggets")
+        with project.db.transaction() as tx:
+            mark_sample(tx)
     Path(str(path) + ".wal").unlink(missing_ok=True)
     for turn_taking in (".lock", ".lock.wanted"):  # the temporary file's turn-taking files
         Path(str(partial) + turn_taking).unlink(missing_ok=True)

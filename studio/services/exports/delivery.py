@@ -1,9 +1,12 @@
 """Where an export goes, written as Unix tools write their output:
 
 * `-` and `/dev/stdout` are stdout;
+* a DuckDB database (a project) or a file beside one (its write-ahead log, its lock), however the
+  path is spelled, is refused: an export never replaces a project;
 * a regular file, or a new one, is written atomically: a temporary file in the same folder,
   renamed over it, so a reader never sees half of it and a failed export leaves the earlier file
-  as it was. A symlink is followed: the file it names is replaced and the link stays;
+  as it was (the temporary file of an export that was killed is removed by the next export
+  there). A symlink is followed: the file it names is replaced and the link stays;
 * anything else (a FIFO, a character device such as /dev/null or a terminal, a descriptor named
   through /dev/fd) is written in place and never replaced: a rename would put a regular file where
   the device or the FIFO was, and the FIFO's reader would get nothing.
@@ -26,6 +29,7 @@ from pathlib import Path
 
 from studio.domain.errors import WRITE_FAILURES, OutputError, UsageError
 from studio.formats.bank_writers import encode
+from studio.store.project_files import database_behind
 
 STDOUT = "-"
 STDOUT_NAMES = frozenset({STDOUT, "/dev/stdout"})
@@ -45,11 +49,25 @@ def deliver(text: str, target: str | Path) -> str:
     mode = _mode_of(path)
     if mode is not None and stat.S_ISDIR(mode):
         raise UsageError(f"cannot write {path}: it is a folder")
+    refuse_a_database(path)  # a descriptor too: /proc/self/fd/N may be the project's own
     if _DESCRIPTOR.fullmatch(name) or (mode is not None and not stat.S_ISREG(mode)):
         _write_in_place(data, path)
     else:
         _replace_atomically(data, Path(os.path.realpath(path)), path, mode)
     return name
+
+
+def refuse_a_database(path: Path) -> None:
+    """A UsageError when `path` is a DuckDB file or one of the files beside it (a project, its
+    write-ahead log, its lock): an export or a report never writes over a project."""
+    database = database_behind(path)
+    if database is None:
+        return
+    if Path(os.path.realpath(path)) == database:
+        what = "it is a DuckDB database (a project)"
+    else:
+        what = f"it belongs to the DuckDB database {database} (its write-ahead log or lock)"
+    raise UsageError(f"cannot write {path}: {what}; nothing is written over a project: choose another file")
 
 
 def _mode_of(path: Path) -> int | None:
@@ -95,8 +113,9 @@ def _write_in_place(data: bytes, path: Path) -> None:
 
 def _replace_atomically(data: bytes, real: Path, shown: Path, mode: int | None) -> None:
     """Write a temporary file beside `real` and rename it over `real` (`shown`: the name given)."""
+    _remove_abandoned(real)
     try:
-        handle, partial = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.", suffix=".partial")
+        handle, partial = tempfile.mkstemp(dir=real.parent, prefix=f".{real.name}.{os.getpid()}-", suffix=".partial")
     except OSError as error:
         raise _refused(str(shown), error) from error
     try:
@@ -112,6 +131,30 @@ def _replace_atomically(data: bytes, real: Path, shown: Path, mode: int | None) 
         if isinstance(error, OSError):
             raise _refused(str(shown), error) from error
         raise
+
+
+def _remove_abandoned(real: Path) -> None:
+    """Remove the temporary files earlier exports to `real` left when they were killed (their
+    process is gone); one a running export is writing stays."""
+    pattern = re.compile(re.escape(f".{real.name}.") + r"(\d+)-\w+\.partial")
+    try:
+        names = os.listdir(real.parent)
+    except OSError:
+        return  # the folder cannot be listed: the write that follows says why
+    for name in names:
+        found = pattern.fullmatch(name)
+        if found is not None and not _running(int(found.group(1))):
+            Path(real.parent, name).unlink(missing_ok=True)
+
+
+def _running(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's process: it runs
+        return True
+    return True
 
 
 def _write_all(descriptor: int, data: bytes) -> None:

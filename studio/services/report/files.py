@@ -18,6 +18,7 @@ from pathlib import Path
 from studio.domain.errors import UsageError
 from studio.domain.report import Report
 from studio.formats.report_writers import FIGURE_DIR, figure_path, render_html, render_markdown
+from studio.services.exports.delivery import refuse_a_database
 
 HTML_NAME = "report.html"
 MARKDOWN_NAME = "report.md"
@@ -52,6 +53,8 @@ def write_report(report: Report, folder: str | Path) -> WrittenReport:
         raise UsageError(f"cannot write the report to {target}: it is a file, not a folder")
     if (target / FIGURE_DIR).exists() and not (target / FIGURE_DIR).is_dir():
         raise UsageError(f"cannot write the report's figures to {target / FIGURE_DIR}: it is a file")
+    for name in (HTML_NAME, MARKDOWN_NAME, FIGURE_DIR):
+        refuse_a_database(target / name)
     files = report_files(report)
     try:
         target.parent.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,20 @@
+"""The mark of a project the studio built from its bundled sample data.
+
+`studio demo --rebuild` replaces its file with a fresh sample: it may do so only to a sample, never
+to a person's own project that a path happens to name. The mark is a batch of its own, written as
+the build's last step (a batch is the project's record of what wrote it).
+"""
+
+from __future__ import annotations
+
+from studio.store.database import Connection, new_batch
+
+SAMPLE_BATCH = "build sample"
+
+
+def mark_sample(con: Connection) -> None:
+    new_batch(con, SAMPLE_BATCH, "the bundled sample data")
+
+
+def is_sample(con: Connection) -> bool:
+    return con.execute("SELECT 1 FROM batches WHERE command = ? LIMIT 1", [SAMPLE_BATCH]).fetchone() is not None

@@ -334,7 +334,8 @@ def undo(
     qrels: Annotated[str | None, typer.Option("--qrels", help="Only edits of this label set.")] = None,
     fmt: Format = OutputFormat.table,
 ) -> None:
-    """Revert the newest audited label edit not undone yet."""
+    """Revert the newest audited label edit still in effect (not undone, nor overwritten since by an import,
+    a judge or a derivation)."""
     with open_project(ctx) as project:
         event = project.undo(qrels)
     if event is None:

@@ -20,6 +20,9 @@ commands = typer.Typer(
 
 Files = Annotated[list[Path], typer.Argument(help="Files to load (.gz accepted).", show_default=False)]
 Replace = Annotated[bool, typer.Option("--replace", help="Replace what is loaded under the same name.")]
+ReplaceTexts = Annotated[
+    bool, typer.Option("--replace", help="Replace the text of an id the project holds with another (else refused).")
+]
 
 
 def _report(report: ImportReport, fmt: OutputFormat) -> None:
@@ -33,10 +36,12 @@ def _report(report: ImportReport, fmt: OutputFormat) -> None:
 
 @commands.command("topics")
 @handles_errors
-def import_topics(ctx: typer.Context, files: Files, fmt: Format = OutputFormat.table) -> None:
+def import_topics(
+    ctx: typer.Context, files: Files, replace: ReplaceTexts = False, fmt: Format = OutputFormat.table
+) -> None:
     """Topics: `qid<TAB>text` lines or JSONL (qid|query_id|id, text|query|title)."""
     with open_project(ctx, create=True) as project:
-        _report(project.import_topics(files), fmt)
+        _report(project.import_topics(files, replace=replace), fmt)
 
 
 @commands.command("docs")
@@ -48,6 +53,7 @@ def import_docs(
         OnDuplicate,
         typer.Option(help="A docid listed again with another text: error, or keep the first/last."),
     ] = OnDuplicate.ERROR,
+    replace: ReplaceTexts = False,
     fmt: Format = OutputFormat.table,
 ) -> None:
     """Documents: `docid<TAB>text` lines or JSONL (docid|id|pid, text|contents|segment, title).
@@ -55,7 +61,7 @@ def import_docs(
     A docid listed again with the same text (a passage file with one line per judging topic)
     is loaded once and counted as repeated."""
     with open_project(ctx, create=True) as project:
-        _report(project.import_docs(files, on_duplicate=on_duplicate), fmt)
+        _report(project.import_docs(files, on_duplicate=on_duplicate, replace=replace), fmt)
 
 
 @commands.command("qrels")
@@ -64,7 +70,10 @@ def import_qrels(
     ctx: typer.Context,
     files: Files,
     name: Annotated[str | None, typer.Option(help="Label set name (default: the file name).")] = None,
-    kind: Annotated[LabelSetKind, typer.Option(help="Who made the labels.")] = LabelSetKind.HUMAN,
+    kind: Annotated[
+        LabelSetKind | None,
+        typer.Option(help="Who made the labels (default: human; a replaced set keeps its kind).", show_default=False),
+    ] = None,
     on_duplicate: Annotated[
         OnDuplicateGrade,
         typer.Option(

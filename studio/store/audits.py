@@ -148,3 +148,14 @@ def confidences(con: Connection, label_set: str) -> dict[tuple[str, str], float]
         [label_set],
     ).fetchall()
     return {(str(q), str(d)): float(c) for q, d, c in rows}
+
+
+def audited_set_changes(con: Connection, audit: str) -> int:
+    """How many label events the audited (LLM) set took after the audit was drawn (its sample's
+    strata and inclusion probabilities come from the set as it was then)."""
+    row = con.execute(
+        "SELECT count(*) FROM audits a JOIN label_sets s ON s.name = a.label_set"
+        " JOIN label_events e ON e.label_set_id = s.label_set_id AND e.created_at > a.created_at WHERE a.name = ?",
+        [audit],
+    ).fetchone()
+    return int(row[0]) if row else 0

@@ -16,6 +16,27 @@ def upsert_topics(con: Connection, topics: Sequence[Topic]) -> None:
     )
 
 
+def changed_topics(con: Connection, topics: Sequence[Topic]) -> list[str]:
+    """The qids of `topics` the project holds with another text."""
+    rows = con.execute(
+        "SELECT n.qid FROM (SELECT unnest(?) AS qid, unnest(?) AS text) n JOIN topics t USING (qid)"
+        " WHERE t.text IS DISTINCT FROM n.text ORDER BY n.qid",
+        [[t.qid for t in topics], [t.text for t in topics]],
+    ).fetchall()
+    return [qid for (qid,) in rows]
+
+
+def changed_documents(con: Connection, documents: Sequence[Document]) -> list[str]:
+    """The docids of `documents` the project holds with another title or text."""
+    rows = con.execute(
+        "SELECT n.docid FROM (SELECT unnest(?) AS docid, unnest(?) AS title, unnest(?) AS text) n"
+        " JOIN documents d USING (docid)"
+        " WHERE d.text IS DISTINCT FROM n.text OR d.title IS DISTINCT FROM n.title ORDER BY n.docid",
+        [[d.docid for d in documents], [d.title for d in documents], [d.text for d in documents]],
+    ).fetchall()
+    return [docid for (docid,) in rows]
+
+
 def add_missing_topics(con: Connection, topics: Sequence[Topic]) -> None:
     """Insert the topics whose qid is not present yet; a topic already present keeps its text."""
     con.execute(

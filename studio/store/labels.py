@@ -10,7 +10,7 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import duckdb
 
@@ -41,6 +41,13 @@ def create_label_set(con: Connection, name: str, kind: str, source: str | None) 
     ).fetchone()
     assert row is not None
     return int(row[0])
+
+
+def describe_label_set(con: Connection, label_set: int, kind: str | None, source: str | None) -> None:
+    """What a replaced label set now is: the file it came from and its kind (None: kept)."""
+    con.execute(
+        "UPDATE label_sets SET kind = coalesce(?, kind), source = ? WHERE label_set_id = ?", [kind, source, label_set]
+    )
 
 
 def create_label_staging(con: Connection) -> None:
@@ -244,31 +251,38 @@ def append_label_event(
 UndoableEvent = tuple[int, int, str, str, float | None]
 
 
+# A person edit is undoable while it is in effect: not undone, and its pair not written since by
+# anything but person edits and undos (an import, a judge, a derivation). Undoing one an import
+# overwrote would bring back a label the imported file removed.
+_NOT_UNDONE = """
+    SELECT event_id, label_set_id, qid, docid, previous FROM label_events
+    WHERE origin = 'person' AND {where}
+      AND event_id NOT IN (SELECT undoes FROM label_events WHERE undoes IS NOT NULL)
+    ORDER BY event_id DESC
+"""
+_OVERWRITTEN = """
+    SELECT 1 FROM label_events
+    WHERE label_set_id = ? AND qid = ? AND docid = ? AND event_id > ? AND origin NOT IN ('person', 'undo')
+    LIMIT 1
+"""
+
+
 def last_undoable_event(con: Connection, label_set: int | None) -> UndoableEvent | None:
-    """The newest person edit not undone yet: (event, label set, qid, docid, previous grade)."""
-    row = con.execute(
-        """
-        SELECT event_id, label_set_id, qid, docid, previous FROM label_events
-        WHERE origin = 'person' AND (? IS NULL OR label_set_id = ?)
-          AND event_id NOT IN (SELECT undoes FROM label_events WHERE undoes IS NOT NULL)
-        ORDER BY event_id DESC LIMIT 1
-        """,
-        [label_set, label_set],
-    ).fetchone()
-    return None if row is None else (int(row[0]), int(row[1]), row[2], row[3], row[4])
+    """The newest person edit still in effect: (event, label set, qid, docid, previous grade)."""
+    candidates = con.execute(_NOT_UNDONE.format(where="(? IS NULL OR label_set_id = ?)"), [label_set, label_set])
+    return _in_effect(con, candidates.fetchall())
 
 
 def undoable_event(con: Connection, event_id: int) -> UndoableEvent | None:
-    """One person edit, if it exists and was not undone yet."""
-    row = con.execute(
-        """
-        SELECT event_id, label_set_id, qid, docid, previous FROM label_events
-        WHERE event_id = ? AND origin = 'person'
-          AND event_id NOT IN (SELECT undoes FROM label_events WHERE undoes IS NOT NULL)
-        """,
-        [event_id],
-    ).fetchone()
-    return None if row is None else (int(row[0]), int(row[1]), row[2], row[3], row[4])
+    """One person edit, if it exists and is still in effect."""
+    return _in_effect(con, con.execute(_NOT_UNDONE.format(where="event_id = ?"), [event_id]).fetchall())
+
+
+def _in_effect(con: Connection, candidates: list[tuple[Any, ...]]) -> UndoableEvent | None:
+    for event_id, set_id, qid, docid, previous in candidates:  # newest first; person edits are few
+        if con.execute(_OVERWRITTEN, [set_id, qid, docid, event_id]).fetchone() is None:
+            return int(event_id), int(set_id), qid, docid, previous
+    return None
 
 
 def label_history(con: Connection, label_set: int | None, limit: int) -> list[LabelEvent]:

@@ -17,6 +17,7 @@ from studio.services.audit.pairs import UNLABELLED, pool_pairs, precision_units
 from studio.services.audit.units import GoldDesign, Units, gold_design, stratified, topic_units
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
 from studio.services.meta.unreachable_levels import side_warnings
+from studio.store import audits as audit_store
 
 
 def covers(design: str, level: float, qrels: str, gold: str, measure: str, lacking: int = 0) -> str:
@@ -155,12 +156,25 @@ def estimate(
         "units_qrels_lacks": lacking,
         "gold_units": n,
         "covers": covers(design, level, qrels, gold, str(m), lacking),
-        "warnings": side_warnings(engine, gold, qrels, m, llm_m),
+        "warnings": side_warnings(engine, gold, qrels, m, llm_m) + drift_warnings(engine, gold),
         "runs": rows,
         "pairs": run_pairs(linear, pi, level=level, estimator=kind),
         "kendall_tau_vs_llm": _num(tau),
     }
     return result
+
+
+def drift_warnings(engine: EvaluationEngine, gold: str) -> list[str]:
+    """A word when the audited set changed after the audit was drawn: the sample's inclusion
+    probabilities (and strata) are those of the labels it held then."""
+    record = audit_store.audit(engine.db.cursor(), gold)
+    changed = audit_store.audited_set_changes(engine.db.cursor(), gold) if record is not None else 0
+    if record is None or not changed:
+        return []
+    return [
+        f"{record['label_set']} took {changed} label change(s) after audit {gold} was drawn ({record['created']}):"
+        " the sample's inclusion probabilities are those of its labels then; plan a new audit for the labels now"
+    ]
 
 
 MEASURE_RANGE = (0.0, 1.0)  # every measure the studio computes is a mean of per-topic values in [0, 1]

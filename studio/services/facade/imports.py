@@ -18,15 +18,22 @@ from studio.services.rubric.graded_files import import_graded
 class ImportsMixin(ProjectBase):
     """What the project loads."""
 
-    def import_topics(self, files: PathLike | Sequence[PathLike]) -> ImportReport:
-        return import_catalog.import_topics(self.db, paths(files))
+    def import_topics(self, files: PathLike | Sequence[PathLike], *, replace: bool = False) -> ImportReport:
+        """Topics; a qid the project holds with another text is refused unless `replace`."""
+        return import_catalog.import_topics(self.db, paths(files), replace=replace)
 
     def import_docs(
-        self, files: PathLike | Sequence[PathLike], *, on_duplicate: OnDuplicate | str = OnDuplicate.ERROR
+        self,
+        files: PathLike | Sequence[PathLike],
+        *,
+        on_duplicate: OnDuplicate | str = OnDuplicate.ERROR,
+        replace: bool = False,
     ) -> ImportReport:
         """Documents; a docid repeated with the same text loads once, with another text it is refused
-        unless `on_duplicate` is first or last."""
-        return import_catalog.import_documents(self.db, paths(files), on_duplicate=OnDuplicate(on_duplicate))
+        unless `on_duplicate` is first or last; one the project holds with another text, unless `replace`."""
+        return import_catalog.import_documents(
+            self.db, paths(files), on_duplicate=OnDuplicate(on_duplicate), replace=replace
+        )
 
     def import_runs(
         self, files: PathLike | Sequence[PathLike], *, name: str | None = None, replace: bool = False
@@ -40,7 +47,7 @@ class ImportsMixin(ProjectBase):
         files: PathLike | Sequence[PathLike],
         *,
         name: str | None = None,
-        kind: LabelSetKind | str = LabelSetKind.HUMAN,
+        kind: LabelSetKind | str | None = None,
         on_duplicate: OnDuplicateGrade | str = OnDuplicateGrade.ERROR,
         replace: bool = False,
     ) -> ImportReport:
@@ -48,7 +55,7 @@ class ImportsMixin(ProjectBase):
             self.db,
             paths(files),
             name=name,
-            kind=LabelSetKind(kind),
+            kind=None if kind is None else LabelSetKind(kind),
             on_duplicate=OnDuplicateGrade(on_duplicate),
             replace=replace,
         )

@@ -11,6 +11,7 @@ from studio.services.calibration.calibrate import calibrated_sets
 from studio.services.derived.follow import Followed
 from studio.services.derived.make import make_bank_score, make_calibration, make_ensemble
 from studio.services.facade.base import ProjectBase
+from studio.services.writes.owners import refuse_owned
 
 
 class LabelsMixin(ProjectBase):
@@ -30,6 +31,7 @@ class LabelsMixin(ProjectBase):
         so do the derived label sets made from `qrels`. A derived set itself is not edited."""
         check_id(qid, "qid")
         check_id(docid, "docid")
+        refuse_owned(self.db.cursor(), [qrels], "label")  # a derived set, or an audit's gold set
         return self.writes.edit(qrels, qid, docid, grade, note=note, person=person)
 
     def undo(self, qrels: str | None = None) -> LabelEvent | None:

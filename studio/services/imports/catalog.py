@@ -21,7 +21,9 @@ from studio.store import banks as bank_store
 from studio.store.pools import topic_texts
 
 
-def import_topics(db: Database, paths: Sequence[Path]) -> ImportReport:
+def import_topics(db: Database, paths: Sequence[Path], *, replace: bool = False) -> ImportReport:
+    """Topics of every file; a qid the project holds with another text is refused unless `replace`
+    (then the batch of the import records what replaced it)."""
     require_files(paths)
     topics: dict[str, Topic] = {}
     for path in paths:
@@ -29,24 +31,46 @@ def import_topics(db: Database, paths: Sequence[Path]) -> ImportReport:
             if topic.qid in topics:
                 raise InputError(str(path), None, f"topic {topic.qid!r} is also in an earlier file")
             topics[topic.qid] = topic
+    files = [str(p) for p in paths]
+    changed = catalog.changed_topics(db.cursor(), list(topics.values()))
+    _refuse_unasked(changed, "topic", replace)
     with db.transaction() as tx:
+        new_batch(tx, "import topics --replace" if changed else "import topics", ", ".join(files))
         catalog.upsert_topics(tx, list(topics.values()))
-    return ImportReport("topics", [str(p) for p in paths], counts={"topics": len(topics)})
+    counts = {"topics": len(topics)} | ({"replaced": len(changed)} if changed else {})
+    return ImportReport("topics", files, counts=counts)
+
+
+def _refuse_unasked(changed: list[str], what: str, replace: bool) -> None:
+    """A UsageError when ids the project holds would take another text without `replace`."""
+    if changed and not replace:
+        shown = ", ".join(changed[:5]) + (f" and {len(changed) - 5} more" if len(changed) > 5 else "")
+        raise UsageError(
+            f"{len(changed)} {what}(s) the project holds would take another text ({shown}): "
+            "use --replace to replace them"
+        )
 
 
 def import_documents(
-    db: Database, paths: Sequence[Path], *, on_duplicate: OnDuplicate = OnDuplicate.ERROR
+    db: Database, paths: Sequence[Path], *, on_duplicate: OnDuplicate = OnDuplicate.ERROR, replace: bool = False
 ) -> ImportReport:
     """Documents of every file; a docid listed again (in any of the files) with the same text is
     loaded once and counted as `repeated`, with a different text refused unless `on_duplicate`
-    keeps the first or the last (counted as `conflicting`)."""
+    keeps the first or the last (counted as `conflicting`); a docid the project holds with another
+    title or text is refused unless `replace`."""
     require_files(paths)
     documents = DocumentSet(on_duplicate)
     for path in paths:
         documents.add_file(read_text(path), str(path))
+    files = [str(p) for p in paths]
+    changed = catalog.changed_documents(db.cursor(), documents.documents)
+    _refuse_unasked(changed, "document", replace)
     with db.transaction() as tx:
+        new_batch(tx, "import docs --replace" if changed else "import docs", ", ".join(files))
         catalog.upsert_documents(tx, documents.documents)
     counts = {"documents": len(documents.found), "repeated": documents.repeated}
+    if changed:
+        counts["replaced"] = len(changed)
     if on_duplicate is not OnDuplicate.ERROR:
         counts["conflicting"] = documents.conflicting
     return ImportReport("documents", [str(p) for p in paths], counts=counts, warnings=documents.warnings())

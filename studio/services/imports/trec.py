@@ -20,6 +20,7 @@ from studio.formats.judgments import ParsedJudgments, parse_judgments
 from studio.formats.text_input import first_line, not_a_file, read_text
 from studio.formats.trec import RUN_COLUMNS, parse_qrels, parse_run, split_columns
 from studio.services.imports.judgments import record_imported_judgments
+from studio.services.writes.owners import refuse_owned
 from studio.store import Connection, Database, FastPathRefused, new_batch
 from studio.store import labels as label_store
 from studio.store import runs as run_store
@@ -133,11 +134,12 @@ def import_qrels(
     paths: Sequence[Path],
     *,
     name: str | None = None,
-    kind: LabelSetKind = LabelSetKind.HUMAN,
+    kind: LabelSetKind | None = None,
     on_duplicate: OnDuplicateGrade = OnDuplicateGrade.ERROR,
     replace: bool = False,
 ) -> ImportReport:
-    """Each file becomes one label set (named after the file unless `name` says otherwise)."""
+    """Each file becomes one label set (named after the file unless `name` says otherwise), of
+    `kind` (default: human; a replaced set keeps its kind unless `kind` is given)."""
 
     def stage(con: Connection, index: int, path: Path) -> list[str]:
         try:
@@ -184,7 +186,7 @@ def _import_label_files(
     stage: Callable[[Connection, int, Path], list[str]],
     *,
     name: str | None,
-    kind: LabelSetKind,
+    kind: LabelSetKind | None,
     replace: bool,
     after: Callable[[Connection, int, int, Path], None] | None = None,
 ) -> ImportReport:
@@ -198,6 +200,7 @@ def _import_label_files(
     taken = sorted(n for n, found in existing.items() if found is not None)
     if taken and not replace:
         raise UsageError(f"label set {', '.join(taken)} already exists (use --replace)")
+    refuse_owned(con, taken, f"import {what} --replace")
     report = ImportReport(what, [str(p) for p in paths], names)
     label_store.create_label_staging(con)
     try:
@@ -209,7 +212,9 @@ def _import_label_files(
             for index, (path, set_name) in enumerate(zip(paths, names, strict=True)):
                 set_id = existing[set_name]
                 if set_id is None:
-                    set_id = label_store.create_label_set(tx, set_name, kind.value, str(path))
+                    set_id = label_store.create_label_set(tx, set_name, (kind or LabelSetKind.HUMAN).value, str(path))
+                else:  # replaced: its source is the new file, its kind the one asked for (else kept)
+                    label_store.describe_label_set(tx, set_id, kind.value if kind else None, str(path))
                 events += label_store.apply_staged_labels(
                     tx,
                     set_id,

@@ -1,0 +1,34 @@
+"""Who owns a label set's labels, and the writes that would go around them.
+
+Most label sets take any write: imports, a judge, a person's edits. Two kinds are owned:
+
+* a **derived** set (an ensemble, a calibration, a bank score) is made from its sources and made
+  again whenever they change: a write of its own would be thrown away by the next derivation (or
+  make `studio check` fail), so it is refused, naming how the set is made;
+* an **audit's gold set** (named after its audit) holds the grades of the audit's sample, each with
+  the audit's record of which unit it grades: a label written around the audit is a grade the audit
+  does not count, so it is refused, naming the commands that grade the audit.
+"""
+
+from __future__ import annotations
+
+from studio.domain.errors import UsageError
+from studio.services.derived.registry import derivations
+from studio.store import Connection
+from studio.store import audits as audit_store
+
+
+def refuse_owned(con: Connection, names: list[str], write: str) -> None:
+    """A UsageError when `write` (e.g. "import --replace") would write to an owned label set."""
+    made = {d.name: d for d in derivations(con)}
+    for name in names:
+        if name in made:
+            raise UsageError(
+                f"{name} is derived ({made[name].describe()}): its labels follow its sources, so {write} cannot "
+                "write to it; change its sources, or give this another name"
+            )
+        if audit_store.audit(con, name) is not None:
+            raise UsageError(
+                f"{name} is the gold set of audit {name}: {write} cannot write to it; grade the audit with "
+                f"`studio audit import {name} FILE` or in the studio (`studio tui --audit {name}`)"
+            )

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 from gates.conftest import fingerprint
@@ -18,7 +19,8 @@ Write = Callable[[str, str | bytes], Path]
 LLM = "umbrela-smol"
 
 
-def ok(result: object) -> dict[str, object] | list[object] | None:
+def ok(result: object) -> Any:
+    """The command's JSON output (None for a table), after checking it succeeded."""
     exit_code, stdout, stderr = result.exit_code, result.stdout, result.stderr  # type: ignore[attr-defined]
     assert exit_code == 0, stderr
     return json.loads(stdout) if stdout.lstrip().startswith(("{", "[")) else None
@@ -138,13 +140,13 @@ def test_undo_after_an_import_still_undoes_the_edits_made_since(studio: Studio, 
 def test_a_replaced_set_takes_the_new_source_and_the_kind_asked_for(studio: Studio, write: Write) -> None:
     path = qrels_file(write, "new-llm.qrels", {("1001", "d"): 1.0})
     ok(studio("import", "qrels", path, "--name", "human", "--replace"))
-    row = next(r for r in ok(studio("list", "qrels", "--format", "json")) or [] if r["name"] == "human")  # type: ignore[index]
+    row = next(r for r in ok(studio("list", "qrels", "--format", "json")) or [] if r["name"] == "human")
     assert row["source"] == str(path) and row["kind"] == "human"
     ok(studio("import", "qrels", path, "--name", "human", "--replace", "--kind", "llm"))
-    row = next(r for r in ok(studio("list", "qrels", "--format", "json")) or [] if r["name"] == "human")  # type: ignore[index]
+    row = next(r for r in ok(studio("list", "qrels", "--format", "json")) or [] if r["name"] == "human")
     assert row["kind"] == "llm"
     ok(studio("import", "qrels", path, "--name", "human", "--replace"))  # no --kind: the kind stays
-    row = next(r for r in ok(studio("list", "qrels", "--format", "json")) or [] if r["name"] == "human")  # type: ignore[index]
+    row = next(r for r in ok(studio("list", "qrels", "--format", "json")) or [] if r["name"] == "human")
     assert row["kind"] == "llm"
 
 

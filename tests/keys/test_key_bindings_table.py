@@ -21,7 +21,7 @@ from studio.tui.screens.overview import OverviewScreen
 from studio.tui.screens.review import ReviewScreen
 from studio.tui.screens.significance import SignificanceScreen
 from studio.tui.widgets.calibration import CalibrationScreen
-from studio.tui.widgets.dialog import MessageDialog
+from studio.tui.widgets.dialog import ConfirmDialog, MessageDialog
 from studio.tui.widgets.help import HelpScreen
 from studio.tui.widgets.review_history import HistoryList
 from studio.tui.widgets.text_prompt import TextPrompt
@@ -41,6 +41,7 @@ DECLARED = {
     "audit": AuditScreen,
     "audit-picker": AuditPicker,
     "dialog": MessageDialog,
+    "confirm": ConfirmDialog,
     "calibration": CalibrationScreen,
     "prompt": TextPrompt,
     "help": HelpScreen,

@@ -107,7 +107,14 @@ def test_add_weight_and_delete_are_bank_events(graded: Path) -> None:
         await settle(pilot, lambda: screen.view is not None and len(screen.view.items) == count + 1)
         await pilot.press("v")
         await settle(pilot, lambda: len(messages.of(BankEdited)) == 2)
+        await pilot.press("d")  # asks first: n keeps the item
+        await pilot.pause()
+        await pilot.press("n")
+        await pilot.pause()
+        assert screen.view is not None and len(screen.view.items) == count + 1
         await pilot.press("d")
+        await pilot.pause()
+        await pilot.press("y")
         await settle(pilot, lambda: screen.view is not None and len(screen.view.items) == count)
         assert [m.what for m in messages.of(BankEdited)] == ["add", "weight", "delete"]
         ops = [
@@ -120,5 +127,25 @@ def test_add_weight_and_delete_are_bank_events(graded: Path) -> None:
             .fetchall()
         ]
         assert ops == ["add", "weight", "delete"]
+
+    drive(graded, steps, screen="bank", ready=lambda app: loaded(app, "exam-sim"))
+
+
+def test_a_deleted_item_comes_back_with_u_and_two_quick_vs_undo_each_other(graded: Path) -> None:
+    async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
+        screen = app.screen
+        assert isinstance(screen, BankScreen) and screen.view is not None
+        before = {(item.item_id, item.text, item.importance) for item in screen.view.items}
+        screen.query_one("#items", DataTable).focus()
+        await pilot.press("v", "v")  # the second before the first is saved: both toggle what is stored
+        await settle(pilot, lambda: len(messages.of(BankEdited)) == 2)
+        await pilot.press("d")
+        await pilot.pause()
+        await pilot.press("y")
+        await settle(pilot, lambda: screen.view is not None and len(screen.view.items) == len(before) - 1)
+        await pilot.press("u")
+        await settle(pilot, lambda: screen.view is not None and len(screen.view.items) == len(before))
+        assert {(item.item_id, item.text, item.importance) for item in screen.view.items} == before
+        assert [m.what for m in messages.of(BankEdited)] == ["weight", "weight", "delete", "restore"]
 
     drive(graded, steps, screen="bank", ready=lambda app: loaded(app, "exam-sim"))

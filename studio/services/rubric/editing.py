@@ -95,6 +95,22 @@ class BankEditor:
         self._record("weight", [("weight", changed, position)], note)
         return changed
 
+    def toggle_weight(self, item_id: str, *, note: str | None = None) -> BankItem:
+        """Vital becomes okay and okay (or none) vital, as the item is stored now: two toggles in a
+        row undo each other whatever a screen showed when they were asked for."""
+        item, _ = self._item(item_id)
+        return self.weight(item_id, "okay" if item.importance == "vital" else "vital", note=note)
+
+    def restore(self, item: BankItem, position: int, *, note: str | None = None) -> BankItem:
+        """Bring back a deleted item as it was, at its place (the undo of `delete`)."""
+        if item.item_id in self._items():
+            raise UsageError(f"bank {self.name!r} holds the item {item.item_id!r} already")
+        self._record("restore", [("add", item, position)], note or f"restored {item.item_id}")
+        return item
+
+    def position_of(self, item_id: str) -> int:
+        return self._item(item_id)[1]
+
     def delete(self, item_id: str, *, note: str | None = None) -> BankItem:
         item, position = self._item(item_id)
         self._record("delete", [("delete", item, position)], note)

@@ -14,12 +14,14 @@ from textual.widgets import DataTable, Footer, Header, ProgressBar, Select, Stat
 
 from studio.domain.choices import Importance, ItemKind
 from studio.domain.errors import StudioError
+from studio.domain.models import BankItem
 from studio.domain.views import BankRow, BankView
 from studio.services.project import BankEditor
 from studio.tui.in_order import InOrder
 from studio.tui.judge_worker import stream_judge
 from studio.tui.messages import BankEdited, BankLoaded, GradersLoaded, JudgeFinished, JudgeProgressed, NamesLoaded
 from studio.tui.screens.base import StudioScreen
+from studio.tui.widgets.dialog import ConfirmDialog
 from studio.tui.widgets.table import Table
 from studio.tui.widgets.text_prompt import TextPrompt
 
@@ -65,6 +67,9 @@ class BankScreen(StudioScreen):
         Binding("e", "edit", "Edit", id="bank.edit", tooltip="New wording of the item (its cells become stale)"),
         Binding("d", "delete", "Delete", id="bank.delete", tooltip="Delete the item"),
         Binding("v", "weight", "Vital/okay", id="bank.weight", tooltip="Switch the nugget between vital and okay"),
+        Binding(
+            "u", "restore", "Undo delete", id="bank.restore", tooltip="Bring back the item deleted last", show=False
+        ),
         Binding("space", "mark", "Mark", id="bank.mark", tooltip="Mark the item for merging"),
         Binding("m", "merge", "Merge", id="bank.merge", tooltip="Merge the marked items into one"),
         Binding(
@@ -84,6 +89,7 @@ class BankScreen(StudioScreen):
         self.regrading = False
         self.requested: Choice | None = None  # the (bank, topic, grader) last asked for
         self.edits: InOrder[tuple[str, str, Callable[[BankEditor], object]]] = InOrder()
+        self.deleted: list[tuple[BankItem, int]] = []  # this sitting's deletions, the last one last
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -279,14 +285,31 @@ class BankScreen(StudioScreen):
 
     def action_delete(self) -> None:
         item = self._selected()
-        if item is not None:
-            self._apply("delete", lambda e: e.delete(item.item_id))
+        if item is None:
+            return
+
+        def delete(yes: bool | None) -> None:
+            if yes:
+                self._apply("delete", lambda editor: self._delete(editor, item.item_id))
+
+        self.app.push_screen(ConfirmDialog(f"Delete {item.item_id}: {item.text[:60]}? (u brings it back)"), delete)
+
+    def _delete(self, editor: BankEditor, item_id: str) -> None:
+        """Delete in the edits' worker, remembering the item as stored and its place for `u`."""
+        position = editor.position_of(item_id)
+        self.deleted.append((editor.delete(item_id), position))
+
+    def action_restore(self) -> None:
+        if not self.deleted:
+            self.notify("no item deleted here to bring back", severity="warning")
+            return
+        item, position = self.deleted.pop()
+        self._apply("restore", lambda e: e.restore(item, position))
 
     def action_weight(self) -> None:
         item = self._selected()
-        if item is not None:
-            other = Importance.okay if item.importance == Importance.vital else Importance.vital
-            self._apply("weight", lambda e: e.weight(item.item_id, other.value))
+        if item is not None:  # toggled as stored when written: a second v before the first is saved undoes it
+            self._apply("weight", lambda e: e.toggle_weight(item.item_id))
 
     def action_mark(self) -> None:
         item = self._selected()

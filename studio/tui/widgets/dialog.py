@@ -44,3 +44,24 @@ class MessageDialog(ModalScreen[None]):
 
     def _body(self) -> str:
         return escape(self.text)
+
+
+class ConfirmDialog(ModalScreen[bool]):
+    """A question a destructive step asks first: y says yes, n or escape no."""
+
+    BINDINGS = [
+        Binding("y", "answer(True)", "Yes", id="confirm.yes", tooltip="Go ahead"),
+        Binding("n,escape", "answer(False)", "No", id="confirm.no", tooltip="Leave it as it is"),
+    ]
+
+    def __init__(self, question: str) -> None:
+        super().__init__(classes="info")
+        self.question = question
+
+    def compose(self) -> ComposeResult:
+        with Vertical():
+            yield Static(escape(self.question), id="dialog-text")
+            yield Static("[dim]y: yes · n or escape: no[/dim]", id="dialog-hint")
+
+    def action_answer(self, yes: bool) -> None:
+        self.dismiss(yes)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import TypedDict
+from typing import NotRequired, TypedDict
 
 
 class TopicScope(StrEnum):
@@ -61,6 +61,7 @@ class FrameJson(TypedDict):
     left_out: LeftOut
     subset: list[str] | None  # the topics asked for (None: every topic)
     unlabelled: list[str]  # topics asked for that neither side labels
+    runs_left_out: NotRequired[list[str]]  # runs with no topic evaluated on a side: no place to rank them
 
 
 def _count(n: int, what: str) -> str:
@@ -82,6 +83,7 @@ class ComparisonFrame:
     unlabelled: tuple[str, ...] = field(default=())  # asked-for topics neither side labels
     measure: str | None = None  # the leaderboards' measure (None: a comparison of labels alone)
     levels: tuple[float, float] | None = None  # each side's relevance level for a binary measure
+    runs_left_out: tuple[str, ...] = ()  # runs no topic of the frame evaluates on a side (not 0.0)
 
     @classmethod
     def of(
@@ -138,7 +140,7 @@ class ComparisonFrame:
         return self.subset is None and (self.scope is TopicScope.own or not (self.ref_only or self.qrels_only))
 
     def as_json(self) -> FrameJson:
-        return FrameJson(
+        found = FrameJson(
             ref=self.ref,
             qrels=self.qrels,
             scope=self.scope.value,
@@ -149,6 +151,9 @@ class ComparisonFrame:
             subset=None if self.subset is None else list(self.subset),
             unlabelled=list(self.unlabelled),
         )
+        if self.runs_left_out:
+            found["runs_left_out"] = list(self.runs_left_out)
+        return found
 
     def line(self) -> str:
         """The one line a table prints under its title (see `frame_line`)."""
@@ -186,6 +191,12 @@ def frame_warnings(frame: FrameJson) -> list[str]:
                 f"{_count(len(topics), 'topic')} only {name!r} labels left out ({_some(topics)}): "
                 "the comparison uses the topics both label; --topics own keeps each side's own"
             )
+    if frame.get("runs_left_out"):
+        runs = frame.get("runs_left_out", [])
+        said.append(
+            f"{_count(len(runs), 'run')} with no topic evaluated on a side left out ({_some(runs)}): "
+            "a mean of no topic is no value, not 0"
+        )
     if frame["unlabelled"]:
         said.append(
             f"{_count(len(frame['unlabelled']), 'chosen topic')} neither side labels: {_some(frame['unlabelled'])}"

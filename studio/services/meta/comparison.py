@@ -3,13 +3,22 @@ and its preservation of the reference's leaderboard, in one row (`studio compare
 
 from __future__ import annotations
 
+import numpy as np
+
 from studio.domain.comparisons import MethodComparison
 from studio.domain.errors import UsageError
 from studio.domain.frames import EVERY_TOPIC, TopicChoice
 from studio.metrics import correlation as corr
 from studio.metrics.names import Measure
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
-from studio.services.meta.frame import aligned_matrices, comparison_frame, framed_means, side_means
+from studio.services.meta.frame import (
+    aligned_matrices,
+    comparison_frame,
+    evaluated_runs,
+    framed_means,
+    side_means,
+    without_runs,
+)
 from studio.services.meta.label_agreement import agreement
 from studio.services.meta.label_agreement import finite as _finite
 from studio.services.meta.rank_correlation import BOOTSTRAP_RESAMPLES
@@ -45,12 +54,18 @@ def _compared(
     frame = comparison_frame(engine, ref, name, topics)
     labels = agreement(engine, ref, name, topics=topics)
     ref_eval, aud_eval = engine.evaluator(ref), engine.evaluator(name)
-    ref_matrix, aud_matrix = aligned_matrices(ref_eval, aud_eval, frame, m)
-    x, y = side_means(engine, frame, m, m)
+    kept = evaluated_runs(engine, frame, m, m)  # a run no topic evaluates on a side has no rank there
+    if kept.any() and not kept.all():
+        frame = without_runs(frame, kept)
+    else:
+        kept = np.ones(len(kept), dtype=bool)
+    ref_matrix, aud_matrix = (matrix[:, kept] for matrix in aligned_matrices(ref_eval, aud_eval, frame, m))
+    x, y = (values[kept] for values in side_means(engine, frame, m, m))
     tau_interval = corr.bootstrap(ref_matrix, aud_matrix, corr.kendall_tau_b, resamples=resamples, seed=seed)
     ap_interval = corr.bootstrap(ref_matrix, aud_matrix, corr.tau_ap, resamples=resamples, seed=seed)
     compat_reference = framed_means(ref_eval, measure_of(COMPAT_REFERENCE_MEASURE), frame.ref_topics())
     compat = framed_means(aud_eval, measure_of(COMPAT_MEASURE), frame.qrels_topics())
+    compat_reference, compat = compat_reference[kept], compat[kept]
     return MethodComparison(
         qrels=name,
         measure=str(m),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 
 from studio.domain.errors import UsageError
@@ -66,6 +68,34 @@ def side_means(
     return (
         framed_means(ref_eval, ref_measure, frame.ref_topics(), complete=complete),
         framed_means(aud_eval, qrels_measure, frame.qrels_topics(), complete=complete),
+    )
+
+
+def evaluated_runs(
+    engine: EvaluationEngine, frame: ComparisonFrame, ref_measure: Measure, qrels_measure: Measure
+) -> np.ndarray:
+    """Which runs (a boolean per run) some topic of the frame evaluates on both sides. A run that
+    retrieved none of a side's topics has no mean there: ranked at 0.0, it would be tied with every
+    such run and below every run that scored, and τ would count agreements nobody measured."""
+
+    def evaluated(evaluator: Evaluator, measure: Measure, topics: tuple[str, ...]) -> np.ndarray:
+        values = evaluator.per_topic(measure)[evaluator.rows_of(topics)]
+        return np.asarray((~np.isnan(values)).any(axis=0))
+
+    ref_eval, aud_eval = engine.evaluator(frame.ref), engine.evaluator(frame.qrels)
+    both: np.ndarray = evaluated(ref_eval, ref_measure, frame.ref_topics()) & evaluated(
+        aud_eval, qrels_measure, frame.qrels_topics()
+    )
+    return both
+
+
+def without_runs(frame: ComparisonFrame, kept: np.ndarray) -> ComparisonFrame:
+    """The frame with only the runs `kept` says, the others named as left out."""
+    pairs = list(zip(frame.runs, kept.tolist(), strict=True))
+    return replace(
+        frame,
+        runs=tuple(run for run, keep in pairs if keep),
+        runs_left_out=tuple(run for run, keep in pairs if not keep),
     )
 
 

@@ -12,7 +12,7 @@ from studio.metrics.evaluator import Evaluator
 from studio.metrics.names import Measure
 from studio.services.audit.levels import at_level
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
-from studio.services.meta.frame import aligned_matrices, comparison_frame, side_means
+from studio.services.meta.frame import aligned_matrices, comparison_frame, evaluated_runs, side_means, without_runs
 from studio.services.meta.label_agreement import finite as _finite
 from studio.services.meta.unreachable_levels import side_warnings
 
@@ -43,18 +43,23 @@ def correlation(
     aud_m = at_level(m, llm_relevant)
     frame = comparison_frame(engine, ref, qrels, topics, m, aud_m)
     ref_eval, aud_eval = engine.evaluator(ref), engine.evaluator(qrels)
-    runs = ref_eval.runs
     x, y = side_means(engine, frame, m, aud_m, complete=complete)
     if not (
         _evaluates_a_topic(ref_eval, m, frame.ref_topics())
         and _evaluates_a_topic(aud_eval, aud_m, frame.qrels_topics())
     ):
         return _without_topics(engine, frame, m, aud_m, x, y, details=details, resamples=resamples, seed=seed)
+    # A run no topic evaluates on a side has no place in either ranking (trec_eval -c gives it 0s: kept).
+    kept = np.ones(len(x), dtype=bool) if complete else evaluated_runs(engine, frame, m, aud_m)
+    if not kept.all():
+        frame, x, y = without_runs(frame, kept), x[kept], y[kept]
+    runs = list(frame.runs)
     if not details:  # the live view after an edit: the count, not the pairs
         return run_level(frame, x, y, corr.swap_count(x, y))
     swaps = corr.swapped_pairs(runs, x, y)
     result = run_level(frame, x, y, len(swaps))
     ref_matrix, aud_matrix = aligned_matrices(ref_eval, aud_eval, frame, m, aud_m)
+    ref_matrix, aud_matrix = ref_matrix[:, kept], aud_matrix[:, kept]
     interval = corr.bootstrap_tau(ref_matrix, aud_matrix, resamples=resamples, seed=seed)
     result["swapped_pairs"] = swaps
     result["per_topic_tau"] = _finite(corr.per_topic_tau(ref_matrix, aud_matrix))

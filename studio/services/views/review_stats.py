@@ -10,7 +10,7 @@ from studio.domain.frames import EVERY_TOPIC, ComparisonFrame, TopicChoice
 from studio.metrics import agreement as agree
 from studio.metrics.correlation import kendall_tau_b
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
-from studio.services.meta.frame import comparison_frame, side_means
+from studio.services.meta.frame import comparison_frame, evaluated_runs, side_means
 
 
 def tau_and_kappa(
@@ -21,7 +21,8 @@ def tau_and_kappa(
     frame = comparison_frame(engine, ref, qrels, topics)
     m = measure_of(measure)
     x, y = side_means(engine, frame, m, m)
-    tau = kendall_tau_b(x, y)
+    kept = evaluated_runs(engine, frame, m, m)  # as `correlate`: a run with no topic evaluated has no rank
+    tau = kendall_tau_b(x[kept], y[kept]) if kept.any() else kendall_tau_b(x, y)
     a: list[float] = []
     b: list[float] = []
     ref_labels, aud_labels = engine.evaluator(ref).labels, engine.evaluator(qrels).labels

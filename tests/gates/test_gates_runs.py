@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pytest
 from evaluation_builders import write_qrels, write_run
 from helpers import cli
@@ -43,7 +44,8 @@ def test_correlate_leaves_out_runs_no_topic_evaluates_and_names_them(project: Pa
     found = json.loads(result.stdout)
     with Project.open(project) as opened:
         people, llm = opened.leaderboard("people", "nDCG@10"), opened.leaderboard("llm", "nDCG@10")
-    expected = kendall_tau_b([people[r] for r in REVERSED], [llm[r] for r in REVERSED])  # the three judged runs alone
+    judged = np.array([people[r] for r in REVERSED]), np.array([llm[r] for r in REVERSED])
+    expected = kendall_tau_b(*judged)  # the three judged runs alone
     assert found["kendall_tau"] == pytest.approx(expected) and found["kendall_tau"] < 0
     assert found["runs"] == 3 and found["frame"]["runs_left_out"] == ELSEWHERE
     assert sorted(row["run"] for row in found["leaderboard"]) == REVERSED

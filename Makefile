@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo check test install lint bench bench-banks bench-scale clean
+.PHONY: demo check check-kernel test install lint bench bench-banks bench-scale clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info[:2] >= (3, 11), "the studio needs Python 3.11 or newer (3.11-3.13 tested)"'
@@ -24,12 +24,28 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/studio demo
 
+# The golden files and the statistics, run again on another OpenBLAS kernel than the one this CPU
+# gets (kernels add in other orders: the last digits move, and the tests must not care).
+KERNEL_TESTS := tests/test_blas_kernel.py tests/test_golden_compare.py tests/metrics tests/significance \
+	tests/frames/test_frame_cli.py tests/cli/test_audit_commands.py tests/cli/test_audit_designs_cli.py \
+	tests/cli/test_correlate_levels.py tests/cli/test_estimate_decisions.py tests/cli/test_estimate_golden.py \
+	tests/cli/test_export_latex_significance.py tests/cli/test_significance_command.py \
+	tests/cli/test_significance_pair.py
+
 # Everything a change must pass, cheapest first so a lint error fails in seconds, not minutes.
 check: $(STAMP)
 	$(BIN)/ruff check studio tests benchmarks
 	$(BIN)/ruff format --check studio tests benchmarks
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2
+	$(MAKE) --no-print-directory check-kernel
+
+check-kernel: $(STAMP)
+	@kernel=$$($(BIN)/python tests/blas_kernel.py); \
+	if [ -n "$$kernel" ]; then \
+		echo "again on OpenBLAS's $$kernel kernel: $(KERNEL_TESTS)"; \
+		OPENBLAS_CORETYPE=$$kernel $(BIN)/python -m pytest -n 2 -q $(KERNEL_TESTS); \
+	else echo "no other OpenBLAS kernel known for this CPU: the second pass is skipped"; fi
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2

@@ -5,8 +5,8 @@ numbers that come out of sums, products and BLAS kernels (intervals, estimates, 
 the order the machine adds in: numpy's OpenBLAS picks a kernel per CPU (Haswell, SkylakeX, ...),
 and each may round the last one or two digits differently. Such numbers are compared to a relative
 tolerance of `RELATIVE` (with `ABSOLUTE` near zero): a thousand times wider than what any kernel
-changes (1e-15 relative, a few units in the last place), a million times narrower than any digit
-the studio's documentation calls meaningful (docs/formats.md: six significant digits).
+changes (1e-15 relative, a few units in the last place), a million times narrower than the digits
+the studio's documentation calls meaningful (docs/formats.md: 12 exact, 6 to report).
 
 JSON goldens are compared as parsed values. Text goldens are compared line by line, each number
 in a line to the same tolerance and the words between numbers exactly.

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from studio.cli import grades
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import Format, OutputFormat, emit_object, emit_records
@@ -81,7 +82,9 @@ def register(commands: typer.Typer) -> None:
         audit: AuditName,
         qid: Annotated[str, typer.Argument(help="The topic.")],
         docid: Annotated[str, typer.Argument(help="The document.")],
-        grade: Annotated[float, typer.Argument(help="The adjudicated grade: the pair's gold grade from now on.")],
+        grade: Annotated[
+            float, typer.Argument(parser=grades.grade, help="The adjudicated grade: the pair's gold grade from now on.")
+        ],
         person: Annotated[str | None, typer.Option(envvar="STUDIO_PERSON", help="Who adjudicates.")] = None,
         fmt: Format = OutputFormat.table,
     ) -> None:

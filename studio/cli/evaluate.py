@@ -21,7 +21,7 @@ from studio.cli.topic_options import (
 from studio.domain.choices import DEFAULT_MEASURES, QueueOrder
 from studio.domain.comparisons import Correlation
 from studio.domain.frames import TopicScope
-from studio.domain.numbers import read_decimal, why_not_decimal
+from studio.domain.numbers import read_grade, why_not_grade
 
 Ref = Annotated[str, typer.Option("--ref", help="Reference label set (e.g. the human one).")]
 Qrels = Annotated[str, typer.Option("--qrels", help="Label set to evaluate with or to audit.")]
@@ -321,9 +321,9 @@ def label(
 
 def _grade(text: str) -> float:
     """A grade as trec_eval reads one: finite ASCII decimal (`1_0`, `١` or `nan` are no grades)."""
-    value = read_decimal(text)
+    value = read_grade(text)
     if value is None:
-        raise typer.BadParameter(f"grade {text!r} {why_not_decimal(text)} (or 'none')")
+        raise typer.BadParameter(f"grade {text!r} {why_not_grade(text)} (or 'none')")
     return value
 
 

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from studio.domain.label_set_results import BankScoreMade, CalibratedSet, CalibrationMade, EnsembleMade
 from studio.domain.names import check_id
+from studio.domain.numbers import check_grade
 from studio.domain.rows import LabelEvent
 from studio.services.calibration.calibrate import calibrated_sets
 from studio.services.derived.follow import Followed
@@ -30,6 +31,8 @@ class LabelsMixin(ProjectBase):
         so do the derived label sets made from `qrels`. A derived set itself is not edited."""
         check_id(qid, "qid")
         check_id(docid, "docid")
+        if grade is not None:
+            check_grade(grade)
         return self.writes.edit(qrels, qid, docid, grade, note=note, person=person)
 
     def undo(self, qrels: str | None = None) -> LabelEvent | None:

@@ -75,7 +75,8 @@ def register(commands: typer.Typer) -> None:
         ]
         emit_records(flat, fmt, title=f"Conflicts to adjudicate: {len(flat)}")
 
-    @commands.command("adjudicate")
+    # A grade may be negative: `-1` is then the grade, not an unknown option.
+    @commands.command("adjudicate", context_settings={"ignore_unknown_options": True})
     @handles_errors
     def adjudicate_command(
         ctx: typer.Context,

@@ -296,13 +296,14 @@ def disagreements(
     )
 
 
-@commands.command()
+# A grade may be negative: `-1` is then the grade, not an unknown option (no `--` needed).
+@commands.command(context_settings={"ignore_unknown_options": True})
 @handles_errors
 def label(
     ctx: typer.Context,
     qid: Annotated[str, typer.Argument(help="Topic id.")],
     docid: Annotated[str, typer.Argument(help="Document id.")],
-    grade: Annotated[str, typer.Argument(help="New grade, or 'none' to remove the label.")],
+    grade: Annotated[str, typer.Argument(help="New grade (a negative one too: -1), or 'none' to remove the label.")],
     qrels: Qrels,
     note: Annotated[str | None, typer.Option(help="Why (kept with the edit).")] = None,
     person: Annotated[str | None, typer.Option(envvar="STUDIO_PERSON", help="Who edits.")] = None,

@@ -38,6 +38,7 @@ from studio.cli import (
 )
 from studio.cli.context import Options
 from studio.cli.errors import reported_errors
+from studio.cli.output import silence_arithmetic_warnings
 from studio.domain.project_file import DEFAULT_WAIT_SECONDS
 
 app = typer.Typer(
@@ -108,6 +109,7 @@ def main(
         bool, typer.Option("--version", callback=_version, is_eager=True, help="Print the version.")
     ] = False,
 ) -> None:
+    silence_arithmetic_warnings()
     source = ctx.get_parameter_source("db")  # typer's own click: its enum, told by name
     from_environment = source is not None and source.name == "ENVIRONMENT"
     ctx.obj = Options(project_file=db, project_from_environment=from_environment, wait=wait, read_only=read_only)

@@ -7,6 +7,7 @@ from typing import Annotated
 
 import typer
 
+from studio.cli import grades
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import Format, OutputFormat, emit_object, emit_records
@@ -74,14 +75,17 @@ def register(commands: typer.Typer) -> None:
         ]
         emit_records(flat, fmt, title=f"Conflicts to adjudicate: {len(flat)}")
 
-    @commands.command("adjudicate")
+    # A grade may be negative: `-1` is then the grade, not an unknown option.
+    @commands.command("adjudicate", context_settings={"ignore_unknown_options": True})
     @handles_errors
     def adjudicate_command(
         ctx: typer.Context,
         audit: AuditName,
         qid: Annotated[str, typer.Argument(help="The topic.")],
         docid: Annotated[str, typer.Argument(help="The document.")],
-        grade: Annotated[float, typer.Argument(help="The adjudicated grade: the pair's gold grade from now on.")],
+        grade: Annotated[
+            float, typer.Argument(parser=grades.grade, help="The adjudicated grade: the pair's gold grade from now on.")
+        ],
         person: Annotated[str | None, typer.Option(envvar="STUDIO_PERSON", help="Who adjudicates.")] = None,
         fmt: Format = OutputFormat.table,
     ) -> None:

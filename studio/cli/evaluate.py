@@ -21,7 +21,7 @@ from studio.cli.topic_options import (
 from studio.domain.choices import DEFAULT_MEASURES, QueueOrder
 from studio.domain.comparisons import Correlation
 from studio.domain.frames import TopicScope
-from studio.domain.numbers import read_decimal, why_not_decimal
+from studio.domain.numbers import read_grade, why_not_grade
 
 Ref = Annotated[str, typer.Option("--ref", help="Reference label set (e.g. the human one).")]
 Qrels = Annotated[str, typer.Option("--qrels", help="Label set to evaluate with or to audit.")]
@@ -296,13 +296,14 @@ def disagreements(
     )
 
 
-@commands.command()
+# A grade may be negative: `-1` is then the grade, not an unknown option (no `--` needed).
+@commands.command(context_settings={"ignore_unknown_options": True})
 @handles_errors
 def label(
     ctx: typer.Context,
     qid: Annotated[str, typer.Argument(help="Topic id.")],
     docid: Annotated[str, typer.Argument(help="Document id.")],
-    grade: Annotated[str, typer.Argument(help="New grade, or 'none' to remove the label.")],
+    grade: Annotated[str, typer.Argument(help="New grade (a negative one too: -1), or 'none' to remove the label.")],
     qrels: Qrels,
     note: Annotated[str | None, typer.Option(help="Why (kept with the edit).")] = None,
     person: Annotated[str | None, typer.Option(envvar="STUDIO_PERSON", help="Who edits.")] = None,
@@ -321,9 +322,9 @@ def label(
 
 def _grade(text: str) -> float:
     """A grade as trec_eval reads one: finite ASCII decimal (`1_0`, `١` or `nan` are no grades)."""
-    value = read_decimal(text)
+    value = read_grade(text)
     if value is None:
-        raise typer.BadParameter(f"grade {text!r} {why_not_decimal(text)} (or 'none')")
+        raise typer.BadParameter(f"grade {text!r} {why_not_grade(text)} (or 'none')")
     return value
 
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import typer
 
-from studio.domain.numbers import read_decimal, why_not_decimal
+from studio.domain.numbers import read_grade, why_not_grade
 
 
 def grade(text: str | float) -> float:
-    """A finite ASCII-decimal grade; anything else is a bad value of its parameter (exit 2)."""
+    """A finite ASCII-decimal grade within trec_eval's range; anything else is a bad value of its
+    parameter (exit 2)."""
     if isinstance(text, float | int):  # an option's default, converted like a value given
         return float(text)
-    value = read_decimal(text)
+    value = read_grade(text)
     if value is None:
-        raise typer.BadParameter(f"{text!r} {why_not_decimal(text)}")
+        raise typer.BadParameter(f"{text!r} {why_not_grade(text)}")
     return value

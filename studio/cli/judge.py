@@ -18,6 +18,8 @@ from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.grades import grade
 from studio.cli.output import OutputFormat, emit_object, stderr_console
+from studio.cli.pools import POOL_HELP
+from studio.cli.pools import pool as pool_value
 from studio.cli.progress import progress_bar
 from studio.domain.choices import BackendName, ConstrainMode, DerivedScore, JudgeMethod
 from studio.domain.errors import CallsFailed, UsageError
@@ -36,7 +38,7 @@ def judge(
         BackendName, typer.Option(help="llamacpp (local GGUF), openai (any compatible server) or simulated.")
     ] = BackendName.llamacpp,
     name: Annotated[str | None, typer.Option(help="Label set to write (created when new; re-running resumes).")] = None,
-    pool: Annotated[str, typer.Option(help="qrels:NAME, runs:K, holes:K or responses.")] = "qrels:human",
+    pool: Annotated[str, typer.Option(parser=pool_value, help=POOL_HELP)] = "qrels:human",
     model: Annotated[
         str | None,
         typer.Option(help="GGUF path (llamacpp), model name (openai) or sentence-transformers folder (embedding)."),

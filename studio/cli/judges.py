@@ -17,6 +17,8 @@ from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.listing import Listing, emit_listing
 from studio.cli.output import Format, OutputFormat, emit_object, emit_records
+from studio.cli.pools import POOL_HELP
+from studio.cli.pools import pool as pool_value
 from studio.cli.progress import progress_bar
 from studio.domain.choices import ConstrainMode, JudgeMethod
 from studio.domain.judging import JudgeConfig
@@ -108,7 +110,7 @@ def verify(ctx: typer.Context, name: LabelSet, fmt: Format = OutputFormat.table)
 # keys. None means "not given": the saved configuration, or `studio judge`'s default, stands.
 Method = Annotated[JudgeMethod | None, typer.Option(help="How the judge labels a pair.")]
 Model = Annotated[str | None, typer.Option(help="Model name on the server.")]
-Pool = Annotated[str | None, typer.Option(help="qrels:NAME, runs:K, holes:K or responses.")]
+Pool = Annotated[str | None, typer.Option(parser=pool_value, help=POOL_HELP)]
 Topics = Annotated[list[str] | None, typer.Option("--topic", help="Only these topics (repeat).")]
 Limit = Annotated[int | None, typer.Option(min=1, help="At most this many pairs.")]
 Ref = Annotated[str | None, typer.Option(help="Reference label set (holes pool).")]

@@ -9,6 +9,8 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.output import Format, OutputFormat, emit_object, emit_records, warn_about_scale
+from studio.cli.pools import POOL_HELP
+from studio.cli.pools import pool as pool_value
 from studio.cli.progress import progress_bar
 from studio.cli.topic_options import ScopeOption, TopicOption, TopicsFileOption, topic_choice, warn_frame
 from studio.domain.choices import BackendName, SensitivityMethod
@@ -130,7 +132,7 @@ def sensitivity(
     backend: Annotated[BackendName, typer.Option(help="Who answers the prompts.")] = BackendName.llamacpp,
     name: Annotated[str, typer.Option(help="Prefix of the label sets (one per prompt).")] = "prompt",
     model: Annotated[str | None, typer.Option(help="GGUF path (llamacpp) or model name (openai).")] = None,
-    pool: Annotated[str, typer.Option(help="qrels:NAME, runs:K, holes:K or responses.")] = "qrels:human",
+    pool: Annotated[str, typer.Option(parser=pool_value, help=POOL_HELP)] = "qrels:human",
     ref: Ref = "human",
     topics: Annotated[list[str] | None, typer.Option("--topic", help="Only these topics (repeat).")] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="At most this many pairs.")] = None,

@@ -15,9 +15,9 @@ from __future__ import annotations
 
 import csv
 import errno
-import json
 import os
 import sys
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
@@ -30,6 +30,7 @@ from rich.table import Table
 from rich.text import Text
 
 from studio.domain.errors import WRITE_FAILURES, OutputError
+from studio.domain.json_text import json_text
 
 
 class OutputFormat(StrEnum):
@@ -41,6 +42,19 @@ class OutputFormat(StrEnum):
 
 # The --format option of every command that prints results.
 Format = Annotated[OutputFormat, typer.Option("--format", "-f", help="How to print the result.")]
+
+
+# What numpy warns of in arithmetic (an overflow, an invalid value, a division by zero), and its
+# nan-functions over nothing: messages for programmers, about figures the results already show as
+# not computed (NaN, JSON null). They never reach the terminal (nor garble the TUI).
+ARITHMETIC_WARNINGS = (
+    r"(overflow|invalid value|divide by zero|underflow) encountered|Mean of empty slice|Degrees of freedom <= 0"
+)
+
+
+def silence_arithmetic_warnings() -> None:
+    """Keep numpy's arithmetic warnings (`ARITHMETIC_WARNINGS`) off stderr for this process."""
+    warnings.filterwarnings("ignore", message=ARITHMETIC_WARNINGS, category=RuntimeWarning)
 
 
 def stderr_console() -> Console:
@@ -109,7 +123,7 @@ def emit_records(
     names = list(columns) if columns is not None else (list(records[0]) if records else [])
     with stdout_writes():
         if fmt is OutputFormat.json:
-            sys.stdout.write(json.dumps(list(records), ensure_ascii=False, indent=2) + "\n")
+            sys.stdout.write(json_text(list(records), indent=2) + "\n")
         elif fmt in (OutputFormat.csv, OutputFormat.tsv):
             writer = csv.writer(sys.stdout, delimiter="," if fmt is OutputFormat.csv else "\t", lineterminator="\n")
             writer.writerow(names)
@@ -122,7 +136,7 @@ def emit_object(value: Mapping[str, Any], fmt: OutputFormat, *, title: str | Non
     """Print one result object: key/value rows as a table, the object itself as JSON."""
     if fmt is OutputFormat.json:
         with stdout_writes():
-            sys.stdout.write(json.dumps(value, ensure_ascii=False, indent=2) + "\n")
+            sys.stdout.write(json_text(value, indent=2) + "\n")
     else:
         emit_records([{"key": k, "value": cell_text(v)} for k, v in value.items()], fmt, title=title)
 

@@ -18,6 +18,7 @@ from typing import Any
 
 from studio.domain.choices import BankFormat
 from studio.domain.errors import UsageError
+from studio.domain.json_text import json_text
 from studio.domain.models import BankItem, rubric_item_id
 
 JSON_FORMATS = (BankFormat.rubric, BankFormat.rubric_questions, BankFormat.nuggetizer)
@@ -42,7 +43,7 @@ def by_topic(items: Iterable[BankItem]) -> dict[str, list[BankItem]]:
 
 def _json_line(record: Mapping[str, Any]) -> str:
     # json.dumps escapes line breaks inside strings, so one record is always one line.
-    return json.dumps(record, ensure_ascii=False) + "\n"
+    return json_text(record) + "\n"
 
 
 def _rubric_item(item: BankItem) -> dict[str, Any]:

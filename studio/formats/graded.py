@@ -15,14 +15,14 @@ exported again gives the same bytes.
 
 from __future__ import annotations
 
-import json
-import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from studio.domain.errors import InputError
+from studio.domain.json_text import json_text
 from studio.domain.models import ANSWER_PREFIX, BankItem, rubric_item_id
+from studio.domain.numbers import json_grade, why_not_json_grade
 from studio.formats.checks import checked_id
 from studio.formats.jsonl import id_field, json_objects, json_value
 from studio.formats.text_input import numbered_lines
@@ -71,7 +71,7 @@ class GradedFile:
 
 
 def _json_line(value: Any) -> str:
-    return json.dumps(value, ensure_ascii=False) + "\n"
+    return json_text(value) + "\n"
 
 
 def _number(grade: float) -> int | float:
@@ -175,9 +175,12 @@ def _ratings(entry: Mapping[str, Any], source: str, line: int) -> dict[str, floa
     for rating in ratings:
         item_id = rating.get("question_id") or rating.get("nugget_id") if isinstance(rating, dict) else None
         value = rating.get("self_rating") if isinstance(rating, dict) else None
-        if not item_id or isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        if not item_id or isinstance(value, bool) or not isinstance(value, int | float):
             raise InputError(source, line, f"self rating {rating!r} needs an item id and a number")
-        grades[str(item_id)] = float(value)
+        grade = json_grade(value)
+        if grade is None:
+            raise InputError(source, line, f"self rating {value!r} of item {item_id!r} {why_not_json_grade(value)}")
+        grades[str(item_id)] = grade
     return grades
 
 

@@ -5,24 +5,25 @@ The studio writes `qid` and `docid` (and `docid_b` for preferences, `item_id` fo
 beside UMBRELA's fields, plus the label distribution where the backend gave one, so the file can
 be read back into a label set with its judge run: raw outputs, failures and confidences included.
 Lines with `result_status` 0 carry no label. Qids and docids are checked as ids (`studio.formats.jsonl`); the
-judgment, confidence, expected grade and each of `label_probs` must be finite numbers.
+judgment and the expected grade must be grades (finite, within trec_eval's range:
+`studio.domain.numbers`); the confidence and each of `label_probs` probabilities, within [0, 1].
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from studio.domain.errors import InputError
+from studio.domain.json_text import json_text
 from studio.domain.models import QrelsRow
-from studio.domain.numbers import finite_json_number
+from studio.domain.numbers import finite_json_number, json_grade, why_not_json_grade
 from studio.formats.jsonl import first_field, id_field, json_objects
 
 
 def judgment_line(record: dict[str, Any]) -> str:
-    return json.dumps(record, ensure_ascii=False, sort_keys=False) + "\n"
+    return json_text(record) + "\n"
 
 
 def write_judgments(records: Iterable[dict[str, Any]]) -> str:
@@ -68,18 +69,32 @@ class ParsedJudgments:
         return sum(1 for r in self.records if r.label is None)
 
 
-def _optional_number(record: dict[str, Any], key: str, source: str, line: int) -> float | None:
+def _optional_confidence(record: dict[str, Any], source: str, line: int) -> float | None:
+    value = record.get("confidence")
+    return None if value is None else _probability(value, "confidence", source, line)
+
+
+def _optional_grade(record: dict[str, Any], key: str, source: str, line: int) -> float | None:
     value = record.get(key)
     if value is None:
         return None
+    grade = json_grade(value)
+    if grade is None:
+        raise InputError(source, line, f"{key} {value!r} {why_not_json_grade(value)}")
+    return grade
+
+
+def _probability(value: object, what: str, source: str, line: int) -> float:
     number = finite_json_number(value)
     if number is None:
-        raise InputError(source, line, f"{key} {value!r} is not a finite number")
+        raise InputError(source, line, f"{what} {value!r} is not a finite number")
+    if not 0.0 <= number <= 1.0:
+        raise InputError(source, line, f"{what} {value!r} is not a probability (within [0, 1])")
     return number
 
 
 def _label_probs(record: dict[str, Any], source: str, line: int) -> dict[str, float] | None:
-    """The label distribution: an object of finite numbers (labels are the object's keys)."""
+    """The label distribution: an object of probabilities (labels are the object's keys)."""
     probs = record.get("label_probs")
     if probs is None:
         return None
@@ -87,10 +102,7 @@ def _label_probs(record: dict[str, Any], source: str, line: int) -> dict[str, fl
         raise InputError(source, line, "label_probs must be an object of numbers by label")
     found = {}
     for label, value in probs.items():
-        number = finite_json_number(value)
-        if number is None:
-            raise InputError(source, line, f"label_probs[{label!r}] {value!r} is not a finite number")
-        found[label] = number
+        found[label] = _probability(value, f"label_probs[{label!r}]", source, line)
     return found
 
 
@@ -115,7 +127,7 @@ def parse_judgments(text: str, source: str) -> ParsedJudgments:
             raise InputError(source, number, f"({what}) is judged twice (first on line {first_line[unit]})")
         first_line[unit] = number
         failed = record.get("result_status", 1) == 0 or record.get("judgment") is None
-        label = None if failed else _optional_number(record, "judgment", source, number)
+        label = None if failed else _optional_grade(record, "judgment", source, number)
         prompt = record.get("prompt")
         parsed.records.append(
             JudgmentRecord(
@@ -130,8 +142,8 @@ def parse_judgments(text: str, source: str) -> ParsedJudgments:
                 model=_text(record, "model"),
                 backend=_text(record, "backend"),
                 error=str(record["error"]) if record.get("error") else None,
-                confidence=_optional_number(record, "confidence", source, number),
-                expected=_optional_number(record, "expected", source, number),
+                confidence=_optional_confidence(record, source, number),
+                expected=_optional_grade(record, "expected", source, number),
                 label_probs=_label_probs(record, source, number),
             )
         )

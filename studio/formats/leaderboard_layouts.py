@@ -17,10 +17,11 @@ back to the same float); `trec_eval` writes four decimals, as trec_eval does, an
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+
+from studio.domain.json_text import json_text
 
 MEAN_TOPIC = "all"  # the topic column of a mean, as trec_eval and ir_measures write it
 
@@ -122,8 +123,7 @@ def write_ir_measures(rows: Sequence[ScoreRow]) -> str:
 def write_jsonl(rows: Sequence[ScoreRow]) -> str:
     """One JSON object per value."""
     return "".join(
-        json.dumps({"run": r.run, "measure": r.measure, "topic": r.topic, "value": r.value}, ensure_ascii=False) + "\n"
-        for r in rows
+        json_text({"run": r.run, "measure": r.measure, "topic": r.topic, "value": r.value}) + "\n" for r in rows
     )
 
 

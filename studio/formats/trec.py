@@ -23,7 +23,14 @@ from typing import TextIO
 from studio.domain.choices import OnDuplicateGrade
 from studio.domain.errors import InputError
 from studio.domain.models import QrelsRow, RunRow
-from studio.domain.numbers import read_decimal, read_integer, why_not_decimal, why_not_integer
+from studio.domain.numbers import (
+    read_decimal,
+    read_grade,
+    read_integer,
+    why_not_decimal,
+    why_not_grade,
+    why_not_integer,
+)
 from studio.formats.checks import checked_id
 
 RUN_COLUMNS = 6  # qid Q0 docid rank score tag
@@ -125,9 +132,9 @@ def parse_qrels(text: str, source: str, on_duplicate: OnDuplicateGrade = OnDupli
     for number, fields in _rows(text, source, QRELS_COLUMNS, "qid iter docid grade", extra=False):
         qid, _, docid, grade_text = fields
         _check_ids(qid, docid, source, number)
-        grade = read_decimal(grade_text)
+        grade = read_grade(grade_text)
         if grade is None:
-            raise InputError(source, number, f"grade {grade_text!r} {why_not_decimal(grade_text)}")
+            raise InputError(source, number, f"grade {grade_text!r} {why_not_grade(grade_text)}")
         key = (qid, docid)
         if key in grades:
             repeated += 1

@@ -85,7 +85,8 @@ class Rankings:
 
 def single_precision(score: float) -> float:
     """A score as trec_eval holds it: a C float (TEXT_RESULTS.sim), so scores equal in single
-    precision tie and fall back to the docid order; beyond float range they become ±inf."""
+    precision tie and fall back to the docid order. A double rounds to the nearest float, as C
+    converts it: 3.4028235e38 to the largest float, only from `store.rankings.FLOAT_OVERFLOW` on to ±inf."""
     with np.errstate(over="ignore"):
         return float(np.float32(score))
 

@@ -33,11 +33,22 @@ def _head(matrix: np.ndarray, cutoff: int | None) -> np.ndarray:
 def ndcg(G: np.ndarray, labels: TopicLabels, cutoff: int | None) -> np.ndarray:
     head = _head(G, cutoff)
     gains = np.where(head > 0, head, 0.0)
-    dcg = (gains / _discounts(head.shape[1])).sum(axis=1)
     ideal_gains = np.sort(labels.all_grades[labels.all_grades > 0])[::-1]
     ideal_gains = _head(ideal_gains[None, :], cutoff)[0]
-    ideal = (ideal_gains / _discounts(len(ideal_gains))).sum()
+    with np.errstate(over="ignore"):
+        dcg, ideal = _dcg(gains, ideal_gains)
+        if not np.isfinite(ideal):
+            # Gains so large that their sum overflows (a file the studio would now refuse): both
+            # sums again with every gain scaled by the same power of two, exact in floating point,
+            # so the ratio is the one an unbounded exponent would give.
+            shift = int(np.frexp(ideal_gains[0])[1]) + len(ideal_gains).bit_length() + 1
+            dcg, ideal = _dcg(np.ldexp(gains, -shift), np.ldexp(ideal_gains, -shift))
     return dcg / ideal if ideal > 0 else np.zeros(len(G))
+
+
+def _dcg(gains: np.ndarray, ideal_gains: np.ndarray) -> tuple[np.ndarray, float]:
+    """The runs' DCG (gains: runs x depth) and the ideal DCG."""
+    return (gains / _discounts(gains.shape[1])).sum(axis=1), float((ideal_gains / _discounts(len(ideal_gains))).sum())
 
 
 def _relevant(G: np.ndarray, rel: float) -> np.ndarray:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from studio.domain.json_text import json_text
 from studio.domain.label_set_results import CalibratedSet, CalibrationFigures, CalibrationMapDict, CurveBin
 from studio.store.database import Connection
 
@@ -34,9 +35,9 @@ def record_calibration(
             folds,
             seed,
             measure,
-            json.dumps(fitted),
-            json.dumps(figures),
-            json.dumps(curve),
+            json_text(fitted, ensure_ascii=True),
+            json_text(figures, ensure_ascii=True),
+            json_text(curve, ensure_ascii=True),
         ],
     )
 

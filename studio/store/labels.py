@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 import duckdb
 
 from studio.domain.models import LabelSetKind, QrelsRow
+from studio.domain.numbers import GRADE_LIMIT
 from studio.domain.rows import LabelEvent, StoredEvent
 from studio.store.database import Connection, typed_records
 from studio.store.fast_path import (
@@ -83,7 +84,7 @@ def stage_qrels_file(con: Connection, file_index: int, path: Path) -> None:
     problem = con.execute(
         """
         SELECT 1 FROM staged_labels
-        WHERE file_index = ? AND NOT isfinite(grade)
+        WHERE file_index = ? AND NOT abs(grade) <= ?
         UNION ALL
         (SELECT 1 FROM staged_labels WHERE file_index = ?
          GROUP BY qid, docid HAVING count(*) > 1 LIMIT 1)
@@ -91,11 +92,11 @@ def stage_qrels_file(con: Connection, file_index: int, path: Path) -> None:
         SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM staged_labels WHERE file_index = ?)
         LIMIT 1
         """,
-        [file_index, file_index, file_index],
+        [file_index, GRADE_LIMIT, file_index, file_index],
     ).fetchone()
     if problem is not None:
         con.execute("DELETE FROM staged_labels WHERE file_index = ?", [file_index])
-        raise FastPathRefused("a repeated pair, an infinite grade or no rows")
+        raise FastPathRefused("a repeated pair, a grade out of range or no rows")
 
 
 def stage_labels(con: Connection, file_index: int, rows: Sequence[QrelsRow]) -> None:

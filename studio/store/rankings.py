@@ -20,15 +20,19 @@ import numpy as np
 
 from studio.store.database import Connection
 
+# The smallest double C's conversion to float (round to nearest, ties to even) turns into infinity:
+# the largest float (2**128 - 2**104) plus half its last place (2**103). A double below it but above
+# the largest float, such as 3.4028235e38, rounds down to the largest float.
+FLOAT_OVERFLOW = 2.0**128 - 2.0**103
+
 
 def score_as_float(column: str) -> str:
-    """SQL for a run score as trec_eval compares it: a C float (single precision).
+    """SQL for a run score as trec_eval compares it: a C float (single precision), as `(float)
+    atof(score)` gives it.
 
-    DuckDB refuses to cast doubles beyond float range; C turns them into ±infinity.
+    DuckDB's cast rounds as C does, but refuses a double that C turns into ±infinity.
     """
-    return (
-        f"CASE WHEN abs({column}) > 3.4028234663852886e38 THEN sign({column}) * 'inf'::FLOAT ELSE {column}::FLOAT END"
-    )
+    return f"CASE WHEN abs({column}) >= {FLOAT_OVERFLOW!r} THEN sign({column}) * 'inf'::FLOAT ELSE {column}::FLOAT END"
 
 
 def rank_staged_runs(con: Connection, run_ids: Sequence[tuple[int, int]]) -> None:

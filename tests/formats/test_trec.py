@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from studio.domain.choices import OnDuplicateGrade
 from studio.domain.errors import InputError
 from studio.domain.models import QrelsRow, RunRow
+from studio.domain.numbers import GRADE_LIMIT
 from studio.formats.trec import parse_qrels, parse_run, write_qrels, write_run
 
 
@@ -217,9 +218,11 @@ def test_qrels_without_rows_is_refused(text: str) -> None:
 ids = st.text(st.characters(blacklist_categories=("Cc", "Cs", "Zs", "Zl", "Zp")), min_size=1, max_size=12)
 # A line whose first field starts with `#` is a comment (trec_eval 10 reads it so too).
 qids = ids.filter(lambda qid: not qid.startswith("#"))
+# Grades lie within trec_eval's range (±2**63, `studio.domain.numbers.GRADE_LIMIT`), its ends included.
 grades = st.one_of(
     st.integers(-1, 4).map(float),
-    st.floats(allow_nan=False, allow_infinity=False),
+    st.floats(min_value=-GRADE_LIMIT, max_value=GRADE_LIMIT),
+    st.sampled_from([-GRADE_LIMIT, GRADE_LIMIT]),
 )
 scores = st.floats(allow_nan=False, allow_infinity=False)
 ranks = st.integers(-(2**63), 2**63 - 1)

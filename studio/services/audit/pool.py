@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from studio.domain.errors import UsageError
+from studio.domain.numbers import grade_problem
 from studio.store import Connection
 from studio.store import audits as audit_store
 from studio.store import labels as label_store
@@ -40,12 +41,26 @@ def pool_pairs(con: Connection, label_set: str, strata: str | None = None) -> li
     ]
 
 
+def _grades(con: Connection, label_set: str) -> list[tuple[str, str, float]]:
+    """The label set's pairs and grades; refused when one is no grade the studio reads today (a file
+    imported before grades were bounded): its squares would overflow the audit's variances."""
+    found = audit_store.pool(con, label_set)
+    for qid, docid, grade in found:
+        problem = grade_problem(grade)
+        if problem is not None:
+            raise UsageError(
+                f"label set {label_set!r} grades ({qid}, {docid}) {grade!r}, which {problem}"
+                " (correct it with `studio label`)"
+            )
+    return found
+
+
 def pilot_differences(
     con: Connection, label_set: str, pilot: str | None
 ) -> tuple[str | None, dict[tuple[str, str], float]]:
     """gold − LLM on the pilot's pairs of the pool: the label set named `pilot`, or else the gold
     labels of the earlier audits of `label_set` (None: there is no pilot)."""
-    llm = {(q, d): g for q, d, g in audit_store.pool(con, label_set)}
+    llm = {(q, d): g for q, d, g in _grades(con, label_set)}
     if pilot is not None:
         if label_store.label_set_id(con, pilot) is None:
             raise UsageError(f"no label set named {pilot!r} for --pilot (see `studio list qrels`)")
@@ -54,7 +69,7 @@ def pilot_differences(
         sources = [row["name"] for row in audit_store.audits(con, label_set)]
     differences: dict[tuple[str, str], float] = {}
     for source in sources:
-        for qid, docid, gold in audit_store.pool(con, source):
+        for qid, docid, gold in _grades(con, source):
             if (qid, docid) in llm:
                 differences[(qid, docid)] = gold - llm[(qid, docid)]
     if not differences:

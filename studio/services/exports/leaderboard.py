@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -14,6 +13,7 @@ from studio.domain.choices import DEFAULT_MEASURES, LeaderboardLayout
 from studio.domain.comparisons import EvalRow
 from studio.domain.errors import UsageError
 from studio.domain.export_report import ExportReport
+from studio.domain.json_text import json_text
 from studio.domain.significance import SignificancePlan
 from studio.domain.significance_matrix import beaten_runs
 from studio.formats import leaderboard_layouts as layouts
@@ -39,7 +39,7 @@ def layout_for_name(name: str) -> LeaderboardLayout:
 def render_table(rows: Sequence[EvalRow], fmt: LeaderboardLayout) -> str:
     """JSON exactly as `studio eval --format json` prints it; TSV/CSV with full-precision values."""
     if fmt is LeaderboardLayout.json:
-        return json.dumps(list(rows), ensure_ascii=False, indent=2) + "\n"
+        return json_text(list(rows), indent=2) + "\n"
     out = io.StringIO()
     writer = csv.writer(out, delimiter="\t" if fmt is LeaderboardLayout.tsv else ",", lineterminator="\n")
     columns = list(rows[0]) if rows else ["run", "measure", "value", "topics"]

@@ -14,6 +14,7 @@ from studio.domain.audit_results import (
     GoldImport,
 )
 from studio.domain.names import check_name
+from studio.domain.numbers import check_grade
 from studio.domain.pair_decisions import AuditDecisions
 from studio.domain.rows import AuditPair, AuditProgress, AuditRow, Estimate
 from studio.services.audit import assessments as audit_assessments
@@ -76,6 +77,7 @@ class AuditsMixin(ProjectBase):
         """The adjudicated grade of a pair of the audit becomes its gold grade (the assessors' stay recorded)."""
         if person is not None:
             check_name(person, "adjudicator")
+        check_grade(grade)
         return audit_assessments.adjudicate(self.writes, audit, qid, docid, grade, person=person)
 
     def audits(self) -> list[AuditRow]:

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from studio.domain.label_set_results import BankScoreMade, CalibratedSet, CalibrationMade, EnsembleMade
 from studio.domain.names import check_id
+from studio.domain.numbers import check_grade
 from studio.domain.rows import LabelEvent
 from studio.services.calibration.calibrate import calibrated_sets
 from studio.services.derived.follow import Followed
@@ -31,6 +32,8 @@ class LabelsMixin(ProjectBase):
         so do the derived label sets made from `qrels`. A derived set itself is not edited."""
         check_id(qid, "qid")
         check_id(docid, "docid")
+        if grade is not None:
+            check_grade(grade)
         refuse_owned(self.db.cursor(), [qrels], "label")  # a derived set, or an audit's gold set
         return self.writes.edit(qrels, qid, docid, grade, note=note, person=person)
 

@@ -6,16 +6,20 @@
   most `MAX_NAME_LENGTH` characters (the report's figure file names embed them).
 * Ids (qids, docids) are columns of whitespace-separated TREC files: not empty, and no whitespace
   or control characters anywhere in them (a qrels file written with such an id could not be read
-  back).
+  back), and at most `MAX_ID_BYTES` bytes of UTF-8: TREC ids are short (`D1555982`,
+  `msmarco_v2.1_doc_00_0#3_1234`, a ClueWeb22 id of 25 characters, a UUID of 36), and even a
+  URL used as an id rarely passes a few hundred bytes, while a file of one huge "id" would be
+  stored, indexed and printed everywhere.
 """
 
 from __future__ import annotations
 
 import unicodedata
 
-from studio.domain.errors import UsageError
+from studio.domain.errors import UsageError, quoted
 
 MAX_NAME_LENGTH = 100
+MAX_ID_BYTES = 512
 
 
 def _character(char: str) -> str:
@@ -50,6 +54,9 @@ def name_problem(name: str) -> str | None:
 def id_problem(value: str) -> str | None:
     """What is wrong with `value` as a qid or docid, as the end of a sentence naming it; None when
     nothing."""
+    # UTF-8 takes at most 4 bytes a character: only a long id needs encoding to be measured.
+    if len(value) > MAX_ID_BYTES // 4 and (size := len(value.encode("utf-8", "surrogatepass"))) > MAX_ID_BYTES:
+        return f"is {size} bytes long (at most {MAX_ID_BYTES})"
     if value.isprintable() and " " not in value:  # the common case, at C speed
         return None if value else "is empty"
     odd = next((char for char in value if char.isspace() or unicodedata.category(char) == "Cc"), None)
@@ -63,7 +70,7 @@ def check_name(name: str, what: str) -> str:
     set, a run, …) and what is wrong."""
     problem = name_problem(name)
     if problem is not None:
-        raise UsageError(f"{what} name {name!r} {problem}")
+        raise UsageError(f"{what} name {quoted(name)} {problem}")
     return name
 
 
@@ -71,5 +78,5 @@ def check_id(value: str, what: str) -> str:
     """`value` when it is a valid id; otherwise a `UsageError` naming `what` (qid, docid)."""
     problem = id_problem(value)
     if problem is not None:
-        raise UsageError(f"{what} {value!r} {problem}")
+        raise UsageError(f"{what} {quoted(value)} {problem}")
     return value

@@ -22,10 +22,15 @@ from studio.store.fast_path import (
     FastPathRefused,
     checked,
     literal_path,
-    lone_cr_line_ends,
     odd_line,
     split_lines,
+    too_long_id,
+    too_long_number,
+    unsure_of_file,
 )
+
+# A qrels line the fast path leaves to the precise reader.
+QRELS_UNSURE = " OR ".join([odd_line(QRELS_LINE), too_long_id("f[1]"), too_long_id("f[3]"), too_long_number("f[4]")])
 
 
 def label_set_id(con: Connection, name: str) -> int | None:
@@ -61,12 +66,12 @@ def stage_qrels_file(con: Connection, file_index: int, path: Path) -> None:
     """
     source = literal_path(path)
     try:
-        if lone_cr_line_ends(path):
-            raise FastPathRefused("lines end in a bare CR")
+        if (unsure := unsure_of_file(path)) is not None:
+            raise FastPathRefused(unsure)
         con.execute(
             f"""
             INSERT INTO staged_labels
-            SELECT ?, {checked("f[1]", odd_line(QRELS_LINE))}, f[3], CAST(f[4] AS DOUBLE)
+            SELECT ?, {checked("f[1]", QRELS_UNSURE)}, f[3], CAST(f[4] AS DOUBLE)
             FROM {split_lines()}
             """,
             [file_index, source],

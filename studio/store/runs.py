@@ -22,10 +22,10 @@ from studio.store.fast_path import (
     FastPathRefused,
     checked,
     literal_path,
-    lone_cr_line_ends,
     odd_ids,
     odd_run_fields,
     split_lines,
+    unsure_of_file,
 )
 from studio.store.rankings import delete_rankings, rank_staged_runs
 
@@ -88,8 +88,9 @@ def stage_run_files(con: Connection, files: Sequence[tuple[int, Path]], tags: Ma
     expected = [(tags or {}).get(index) for index, _ in files]
     indexes = [index for index, _ in files]
     try:
-        if any(lone_cr_line_ends(path) for _, path in files):
-            raise FastPathRefused("lines end in a bare CR")
+        for _, path in files:
+            if (unsure := unsure_of_file(path)) is not None:
+                raise FastPathRefused(unsure)
         with unordered_inserts(con):
             con.execute(
                 f"""

@@ -25,7 +25,7 @@ from studio.formats.graded import (
     write_nugget_assignments,
     write_rubric_graded,
 )
-from studio.formats.text_input import read_text
+from studio.formats.text_input import first_text, read_lines
 from studio.judges.methods import get_method
 from studio.services.exports.delivery import deliver
 from studio.services.imports.judgments import store_imported_call
@@ -98,8 +98,8 @@ def export_graded(
 
 
 def _read(path: Path, llm: str | None) -> GradedFile:
-    text = read_text(path)
-    first = text.lstrip("\ufeff \t\r\n")[:1]
+    text = read_lines(path)
+    first = first_text(text)[:1]
     if first == "[":
         return parse_rubric_graded(text, str(path), llm)
     if first == "{":

@@ -4,7 +4,7 @@ are on, so a refusal says where to look."""
 from __future__ import annotations
 
 from studio.domain.errors import InputError, quoted
-from studio.domain.names import id_problem, name_problem
+from studio.domain.names import composed, id_problem, name_problem
 
 
 def checked_id(value: str, what: str, source: str, line: int) -> str:
@@ -20,4 +20,4 @@ def checked_name(value: str, what: str, source: str, line: int | None) -> str:
     problem = name_problem(value)
     if problem is not None:
         raise InputError(source, line, f"{what} name {quoted(value)} {problem}")
-    return value
+    return composed(value)

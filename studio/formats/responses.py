@@ -34,7 +34,7 @@ def parse_responses(text: Text, source: str, system: str | None = None) -> list[
         qid = id_field(ids, RAG25_QID_FIELDS if ids is not record else QID_FIELDS, source, number)
         name = system or first_field(ids, SYSTEM_FIELDS, source, number)
         assert qid is not None and name is not None
-        checked_name(name, "system", source, number)
+        name = checked_name(name, "system", source, number)
         if isinstance(record.get("answer"), list):
             body, citations = _rag24_answer(record, source, number)
         else:

@@ -28,6 +28,7 @@ from studio.store.fast_path import (
     too_long_number,
     unsure_of_file,
 )
+from studio.store.new_names import new_name
 
 # A qrels line the fast path leaves to the precise reader.
 QRELS_UNSURE = " OR ".join([odd_line(QRELS_LINE), too_long_id("f[1]"), too_long_id("f[3]"), too_long_number("f[4]")])
@@ -39,6 +40,9 @@ def label_set_id(con: Connection, name: str) -> int | None:
 
 
 def create_label_set(con: Connection, name: str, kind: str, source: str | None) -> int:
+    """A new, empty label set; `name` is stored composed, and refused when it looks like a taken
+    one (`studio.store.new_names`)."""
+    name = new_name(con, "label set", name)
     row = con.execute(
         "INSERT INTO label_sets (label_set_id, name, kind, source)"
         " VALUES (nextval('label_set_ids'), ?, ?, ?) RETURNING label_set_id",

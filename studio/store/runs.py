@@ -27,6 +27,7 @@ from studio.store.fast_path import (
     split_lines,
     unsure_of_file,
 )
+from studio.store.new_names import new_names
 from studio.store.rankings import delete_rankings, rank_staged_runs
 
 
@@ -48,14 +49,16 @@ def delete_run(con: Connection, name: str) -> None:
 
 
 def add_runs(con: Connection, runs: Sequence[tuple[str, str]], batch_id: int) -> list[int]:
-    """Register (name, source file) runs in one statement; their run ids, in the same order."""
+    """Register (name, source file) runs in one statement; their run ids, in the same order. The
+    names are stored composed, and refused when one looks like a taken one or another of them."""
+    names = new_names(con, "run", [name for name, _ in runs])
     created = con.execute(
         "INSERT INTO runs (run_id, name, source_file, batch_id)"
         " SELECT nextval('run_ids'), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), ? RETURNING name, run_id",
-        [[name for name, _ in runs], [source for _, source in runs], batch_id],
+        [names, [source for _, source in runs], batch_id],
     ).fetchall()
     ids = {name: int(run_id) for name, run_id in created}
-    return [ids[name] for name, _ in runs]
+    return [ids[name] for name in names]
 
 
 @contextmanager

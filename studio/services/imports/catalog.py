@@ -58,7 +58,7 @@ def import_responses(
     """Generated answers; a system already loaded is refused unless `replace`."""
     require_files(paths)
     if system is not None:
-        check_name(system, "system")
+        system = check_name(system, "system")
     responses: list[Response] = []
     for path in paths:
         responses.extend(parse_responses(read_lines(path), str(path), system))

@@ -15,7 +15,7 @@ from studio.domain.choices import OnDuplicateGrade
 from studio.domain.errors import InputError, UsageError, quoted
 from studio.domain.import_report import ImportReport
 from studio.domain.models import LabelSetKind
-from studio.domain.names import check_name, name_problem
+from studio.domain.names import check_name, composed, name_problem
 from studio.formats.judgments import ParsedJudgments, parse_judgments
 from studio.formats.text_input import TREC_LINE_BYTES, first_line, not_a_file, read_lines
 from studio.formats.trec import RUN_COLUMNS, parse_qrels, parse_run, split_columns
@@ -64,7 +64,7 @@ def named_after_file(what: str) -> Callable[[Path], str]:
         problem = name_problem(name)
         if problem is not None:
             raise InputError(str(path), None, f"{what} name {quoted(name)} (the file's name) {problem}; give --name")
-        return name
+        return composed(name)
 
     return guess
 
@@ -85,7 +85,7 @@ def _run_tag(path: Path) -> str:
     problem = name_problem(tag)
     if problem is not None:
         raise InputError(str(path), number, f"run name {quoted(tag)} (the tag column) {problem}; give --name")
-    return tag
+    return composed(tag)
 
 
 def import_runs(db: Database, paths: Sequence[Path], *, name: str | None = None, replace: bool = False) -> ImportReport:

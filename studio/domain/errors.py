@@ -16,6 +16,18 @@ import errno
 WRITE_FAILURES = frozenset({errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EFBIG})
 
 
+QUOTED_LENGTH = 40  # characters of a value a message quotes
+
+
+def quoted(value: str) -> str:
+    """`value` quoted for a message (as `repr` quotes it), cut to its first `QUOTED_LENGTH`
+    characters with an ellipsis and its length when longer: a message never carries a value of
+    megabytes."""
+    if len(value) <= QUOTED_LENGTH:
+        return repr(value)
+    return f"{value[:QUOTED_LENGTH]!r}… ({len(value)} characters)"
+
+
 class StudioError(Exception):
     """An error meant for the person at the keyboard: its message says what is wrong and where."""
 

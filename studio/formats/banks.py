@@ -27,7 +27,7 @@ from studio.domain.errors import InputError
 from studio.domain.models import IMPORTANCE_LEVELS, ITEM_KINDS, BankItem, rubric_item_id
 from studio.formats.checks import checked_id
 from studio.formats.jsonl import first_field, id_field, json_objects, looks_like_jsonl
-from studio.formats.text_input import numbered_lines
+from studio.formats.text_input import Text, numbered_lines
 
 
 @dataclass
@@ -62,12 +62,12 @@ class _Unkept:
         return [f"{source}: {said} value(s) are not kept (the studio has no field for them; an export writes null)"]
 
 
-def parse_bank(text: str, source: str, kind: str | None = None) -> list[BankItem]:
+def parse_bank(text: Text, source: str, kind: str | None = None) -> list[BankItem]:
     """Items of a bank file in file order; `kind` forces question/nugget where the file is silent."""
     return read_bank(text, source, kind).items
 
 
-def read_bank(text: str, source: str, kind: str | None = None) -> ParsedBank:
+def read_bank(text: Text, source: str, kind: str | None = None) -> ParsedBank:
     """A bank file read whole: its items in file order, its layout, and its topics' texts."""
     if kind is not None and kind not in ITEM_KINDS:
         raise InputError(source, None, f"item kind must be one of {', '.join(ITEM_KINDS)}")
@@ -96,7 +96,7 @@ def _importance(value: Any, source: str, line: int) -> str | None:
     return value.lower()
 
 
-def _tsv_items(text: str, source: str, kind: str | None) -> list[tuple[int, BankItem]]:
+def _tsv_items(text: Text, source: str, kind: str | None) -> list[tuple[int, BankItem]]:
     items = []
     for number, line in numbered_lines(text):
         fields = line.split("\t")
@@ -135,7 +135,7 @@ def _layout(record: dict[str, Any], source: str, line: int) -> BankFormat:
     )
 
 
-def _jsonl_bank(text: str, source: str) -> tuple[ParsedBank, list[tuple[int, BankItem]]]:
+def _jsonl_bank(text: Text, source: str) -> tuple[ParsedBank, list[tuple[int, BankItem]]]:
     parsed: ParsedBank | None = None
     first_line = 0
     items: list[tuple[int, BankItem]] = []

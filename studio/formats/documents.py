@@ -22,7 +22,7 @@ from studio.domain.errors import InputError
 from studio.domain.models import Document
 from studio.formats.checks import checked_id
 from studio.formats.jsonl import first_field, id_field, json_objects, looks_like_jsonl
-from studio.formats.text_input import numbered_lines
+from studio.formats.text_input import Text, numbered_lines
 
 DOCID_FIELDS = ("docid", "id", "pid", "doc_id", "_id", "segment_id")
 TEXT_FIELDS = ("text", "contents", "segment", "body")
@@ -38,7 +38,7 @@ class DocumentSet:
     conflicting: int = 0  # repeats with a different text or title, settled by `on_duplicate`
     first_repeat: str | None = None  # where the first identical repeat was, for the report
 
-    def add_file(self, text: str, source: str) -> None:
+    def add_file(self, text: Text, source: str) -> None:
         reader = _jsonl_documents if looks_like_jsonl(text) else _tsv_documents
         for number, document in reader(text, source):
             self.add(document, source, number)
@@ -86,14 +86,14 @@ class DocumentSet:
         return said
 
 
-def parse_documents(text: str, source: str, on_duplicate: OnDuplicate = OnDuplicate.ERROR) -> list[Document]:
+def parse_documents(text: Text, source: str, on_duplicate: OnDuplicate = OnDuplicate.ERROR) -> list[Document]:
     """The documents of one file, identical repeats once."""
     found = DocumentSet(on_duplicate)
     found.add_file(text, source)
     return found.documents
 
 
-def _tsv_documents(text: str, source: str) -> list[tuple[int, Document]]:
+def _tsv_documents(text: Text, source: str) -> list[tuple[int, Document]]:
     documents = []
     for number, line in numbered_lines(text):
         docid, tab, body = line.partition("\t")
@@ -103,7 +103,7 @@ def _tsv_documents(text: str, source: str) -> list[tuple[int, Document]]:
     return documents
 
 
-def _jsonl_documents(text: str, source: str) -> list[tuple[int, Document]]:
+def _jsonl_documents(text: Text, source: str) -> list[tuple[int, Document]]:
     documents = []
     for number, record in json_objects(text, source):
         docid = id_field(record, DOCID_FIELDS, source, number)

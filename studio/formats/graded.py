@@ -25,7 +25,7 @@ from studio.domain.models import ANSWER_PREFIX, BankItem, rubric_item_id
 from studio.domain.numbers import json_grade, why_not_json_grade
 from studio.formats.checks import checked_id
 from studio.formats.jsonl import id_field, json_objects, json_value
-from studio.formats.text_input import numbered_lines
+from studio.formats.text_input import Text, numbered_lines
 
 ASSIGNMENT_LABELS = {1.0: "support", 0.5: "partial_support", 0.0: "not_support"}
 # The workbench's prompt classes for the studio's self-rating methods (prompt_info.prompt_class).
@@ -148,7 +148,7 @@ def write_rubric_graded(
     return "".join(lines)
 
 
-def _rubric_lines(text: str, source: str) -> Iterable[tuple[int, str, list[Any]]]:
+def _rubric_lines(text: Text, source: str) -> Iterable[tuple[int, str, list[Any]]]:
     for number, line in numbered_lines(text):
         value = json_value(line, source, number)
         if not (
@@ -184,7 +184,7 @@ def _ratings(entry: Mapping[str, Any], source: str, line: int) -> dict[str, floa
     return grades
 
 
-def parse_rubric_graded(text: str, source: str, llm: str | None = None) -> GradedFile:
+def parse_rubric_graded(text: Text, source: str, llm: str | None = None) -> GradedFile:
     """The item grades of one grader (one `llm` and prompt class) in a workbench graded file.
 
     A file holding several graders must be narrowed with `llm`; an error names the choices.
@@ -289,7 +289,7 @@ def write_nugget_assignments(
     return "".join(lines)
 
 
-def parse_nugget_assignments(text: str, source: str) -> GradedFile:
+def parse_nugget_assignments(text: Text, source: str) -> GradedFile:
     """Nugget assignments per document; the nuggets (with importance) become the file's items."""
     grades = {label: value for value, label in ASSIGNMENT_LABELS.items()}
     judgments: list[ItemJudgment] = []

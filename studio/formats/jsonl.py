@@ -15,7 +15,7 @@ from typing import Any
 from studio.domain.errors import InputError
 from studio.domain.numbers import finite_json_number
 from studio.formats.checks import checked_id
-from studio.formats.text_input import numbered_lines
+from studio.formats.text_input import Text, first_text, numbered_lines
 
 MAX_DEPTH = 64  # arrays and objects inside each other
 
@@ -49,7 +49,7 @@ def json_value(line: str, source: str, number: int) -> Any:
     return value
 
 
-def json_objects(text: str, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
+def json_objects(text: Text, source: str) -> Iterator[tuple[int, dict[str, Any]]]:
     """(line number, object) for every non-blank line; anything but a JSON object is refused."""
     for number, line in numbered_lines(text):
         value = json_value(line, source, number)
@@ -103,7 +103,6 @@ def _shown(value: Any) -> str:
     return {dict: "an object", list: "an array", bool: "a boolean"}.get(type(value), type(value).__name__)
 
 
-def looks_like_jsonl(text: str) -> bool:
+def looks_like_jsonl(text: Text) -> bool:
     """True when the first non-blank character opens a JSON object."""
-    stripped = text.lstrip()
-    return stripped.startswith("{")
+    return first_text(text).startswith("{")

@@ -20,6 +20,7 @@ from studio.domain.json_text import json_text
 from studio.domain.models import QrelsRow
 from studio.domain.numbers import finite_json_number, json_grade, why_not_json_grade
 from studio.formats.jsonl import first_field, id_field, json_objects
+from studio.formats.text_input import Text
 
 
 def judgment_line(record: dict[str, Any]) -> str:
@@ -111,7 +112,7 @@ def _text(record: dict[str, Any], key: str) -> str | None:
     return value if isinstance(value, str) else None
 
 
-def parse_judgments(text: str, source: str) -> ParsedJudgments:
+def parse_judgments(text: Text, source: str) -> ParsedJudgments:
     """Every judged unit of a judgment file; a unit judged twice is an error."""
     parsed = ParsedJudgments()
     first_line: dict[tuple[str, str, str | None, str | None], int] = {}

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from studio.domain.choices import LeaderboardLayout
-from studio.domain.errors import InputError
+from studio.domain.errors import InputError, quoted
 from studio.domain.numbers import finite_json_number, read_decimal, why_not_decimal
 from studio.formats.checks import checked_id, checked_name
 from studio.formats.jsonl import json_objects, json_value
@@ -80,7 +80,7 @@ class _Collector:
 def _number(text: str, source: str, line: int) -> float:
     value = read_decimal(text)
     if value is None:
-        raise InputError(source, line, f"value {text!r} {why_not_decimal(text)}")
+        raise InputError(source, line, f"value {quoted(text)} {why_not_decimal(text)}")
     return value
 
 

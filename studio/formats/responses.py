@@ -18,13 +18,14 @@ from studio.domain.errors import InputError
 from studio.domain.models import Response
 from studio.formats.checks import checked_name
 from studio.formats.jsonl import first_field, id_field, id_value, json_objects
+from studio.formats.text_input import Text
 
 QID_FIELDS = ("qid", "topic_id", "query_id")
 SYSTEM_FIELDS = ("system", "run_id")
 RAG25_QID_FIELDS = ("narrative_id", "topic_id", "qid")  # in `metadata`
 
 
-def parse_responses(text: str, source: str, system: str | None = None) -> list[Response]:
+def parse_responses(text: Text, source: str, system: str | None = None) -> list[Response]:
     """Parse answers; `system` overrides the system named in the file."""
     responses: list[Response] = []
     seen: dict[tuple[str, str], int] = {}
@@ -33,7 +34,7 @@ def parse_responses(text: str, source: str, system: str | None = None) -> list[R
         qid = id_field(ids, RAG25_QID_FIELDS if ids is not record else QID_FIELDS, source, number)
         name = system or first_field(ids, SYSTEM_FIELDS, source, number)
         assert qid is not None and name is not None
-        checked_name(name, "system", source, number)
+        name = checked_name(name, "system", source, number)
         if isinstance(record.get("answer"), list):
             body, citations = _rag24_answer(record, source, number)
         else:

@@ -13,11 +13,11 @@ from pathlib import Path
 from studio.domain.errors import InputError
 from studio.formats.checks import checked_id
 from studio.formats.jsonl import id_field, json_objects, looks_like_jsonl
-from studio.formats.text_input import numbered_lines, read_text
+from studio.formats.text_input import Text, numbered_lines, read_lines
 from studio.formats.topics import QID_FIELDS
 
 
-def parse_topic_list(text: str, source: str) -> tuple[str, ...]:
+def parse_topic_list(text: Text, source: str) -> tuple[str, ...]:
     """The qids of `text` in the order first listed."""
     found: dict[str, None] = {}
     if looks_like_jsonl(text):
@@ -38,4 +38,4 @@ def parse_topic_list(text: str, source: str) -> tuple[str, ...]:
 
 def read_topic_list(path: Path) -> tuple[str, ...]:
     """The qids listed in the file at `path` (see the module's docstring)."""
-    return parse_topic_list(read_text(path), str(path))
+    return parse_topic_list(read_lines(path), str(path))

@@ -9,19 +9,19 @@ from studio.domain.errors import InputError
 from studio.domain.models import Topic
 from studio.formats.checks import checked_id
 from studio.formats.jsonl import first_field, id_field, json_objects, looks_like_jsonl
-from studio.formats.text_input import numbered_lines
+from studio.formats.text_input import Text, numbered_lines
 
 QID_FIELDS = ("qid", "query_id", "id", "topic_id")
 TEXT_FIELDS = ("text", "query", "title")
 
 
-def parse_topics(text: str, source: str) -> list[Topic]:
+def parse_topics(text: Text, source: str) -> list[Topic]:
     topics = _jsonl_topics(text, source) if looks_like_jsonl(text) else _tsv_topics(text, source)
     _refuse_repeated_qids([(t.qid, n) for n, t in topics], source)
     return [topic for _, topic in topics]
 
 
-def _tsv_topics(text: str, source: str) -> list[tuple[int, Topic]]:
+def _tsv_topics(text: Text, source: str) -> list[tuple[int, Topic]]:
     topics = []
     for number, line in numbered_lines(text):
         qid, tab, query = line.partition("\t")
@@ -32,7 +32,7 @@ def _tsv_topics(text: str, source: str) -> list[tuple[int, Topic]]:
     return topics
 
 
-def _jsonl_topics(text: str, source: str) -> list[tuple[int, Topic]]:
+def _jsonl_topics(text: Text, source: str) -> list[tuple[int, Topic]]:
     topics = []
     for number, record in json_objects(text, source):
         qid = id_field(record, QID_FIELDS, source, number)

@@ -11,7 +11,9 @@ Numbers are read as trec_eval reads them (`studio.domain.numbers`: ASCII decimal
 and docids are checked as ids (`studio.domain.names`). A run file holds one run: its tag
 column names it, and a line with another tag is refused unless the caller names the run itself.
 Lines end in LF or CRLF; a CR anywhere else is refused (trec_eval would read a file of bare-CR
-line ends as one line).
+line ends as one line). Files are read line by line (`studio.formats.text_input.read_lines`, with
+`TREC_LINE_BYTES` as the longest line); ids are capped as ids are everywhere, and numbers as
+numbers are (`studio.domain.numbers.MAX_NUMBER_LENGTH`).
 """
 
 from __future__ import annotations
@@ -21,7 +23,7 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from studio.domain.choices import OnDuplicateGrade
-from studio.domain.errors import InputError
+from studio.domain.errors import InputError, quoted
 from studio.domain.models import QrelsRow, RunRow
 from studio.domain.numbers import (
     read_decimal,
@@ -32,6 +34,7 @@ from studio.domain.numbers import (
     why_not_integer,
 )
 from studio.formats.checks import checked_id
+from studio.formats.text_input import Text
 
 RUN_COLUMNS = 6  # qid Q0 docid rank score tag
 QRELS_COLUMNS = 4  # qid iter docid grade
@@ -56,16 +59,17 @@ def split_columns(line: str) -> list[str]:
     return [column for column in columns if column] if "" in columns else columns
 
 
-def trec_lines(text: str) -> Iterator[tuple[int, list[str]]]:
+def trec_lines(text: Text) -> Iterator[tuple[int, list[str]]]:
     """(line number, columns) of every line holding a column, comment lines included. A line end
     is LF or CRLF; the CRs before it are dropped."""
-    for number, line in enumerate(text.split("\n"), start=1):
+    lines: Iterable[tuple[int, str]] = enumerate(text.split("\n"), start=1) if isinstance(text, str) else text
+    for number, line in lines:
         columns = split_columns(line.rstrip("\r"))
         if columns:
             yield number, columns
 
 
-def _rows(text: str, source: str, columns: int, what: str, *, extra: bool) -> Iterator[tuple[int, list[str]]]:
+def _rows(text: Text, source: str, columns: int, what: str, *, extra: bool) -> Iterator[tuple[int, list[str]]]:
     """(line number, the first `columns` fields) of every line holding a row; with `extra`,
     fields after those are allowed and dropped. A file without rows is refused as empty."""
     comments = rows = 0
@@ -89,7 +93,7 @@ def _check_ids(qid: str, docid: str, source: str, line: int) -> None:
     checked_id(docid, "docid", source, line)
 
 
-def parse_run(text: str, source: str, *, mixed_tags: bool = False) -> ParsedRun:
+def parse_run(text: Text, source: str, *, mixed_tags: bool = False) -> ParsedRun:
     """Parse a TREC run (`qid Q0 docid rank score tag [ignored …]`). A line whose tag differs
     from the first row's is refused unless `mixed_tags` (the caller names the run itself)."""
     rows: list[RunRow] = []
@@ -100,10 +104,10 @@ def parse_run(text: str, source: str, *, mixed_tags: bool = False) -> ParsedRun:
         _check_ids(qid, docid, source, number)
         rank = read_integer(rank_text)
         if rank is None:
-            raise InputError(source, number, f"rank {rank_text!r} {why_not_integer(rank_text)}")
+            raise InputError(source, number, f"rank {quoted(rank_text)} {why_not_integer(rank_text)}")
         score = read_decimal(score_text)
         if score is None:
-            raise InputError(source, number, f"score {score_text!r} {why_not_decimal(score_text)}")
+            raise InputError(source, number, f"score {quoted(score_text)} {why_not_decimal(score_text)}")
         first = seen.setdefault((qid, docid), number)
         if first != number:
             raise InputError(
@@ -117,7 +121,8 @@ def parse_run(text: str, source: str, *, mixed_tags: bool = False) -> ParsedRun:
             raise InputError(
                 source,
                 number,
-                f"tag {tag!r} differs from the tag {first_tag!r} of line {first_line}: a run file holds one run"
+                f"tag {quoted(tag)} differs from the tag {quoted(first_tag)} of line {first_line}:"
+                " a run file holds one run"
                 " (give --name to import the file as one run under that name)",
             )
         rows.append(RunRow(qid, docid, rank, score))
@@ -125,7 +130,7 @@ def parse_run(text: str, source: str, *, mixed_tags: bool = False) -> ParsedRun:
     return ParsedRun(first_tag, rows, frozenset(others))
 
 
-def parse_qrels(text: str, source: str, on_duplicate: OnDuplicateGrade = OnDuplicateGrade.ERROR) -> ParsedQrels:
+def parse_qrels(text: Text, source: str, on_duplicate: OnDuplicateGrade = OnDuplicateGrade.ERROR) -> ParsedQrels:
     """Parse TREC qrels (`qid iter docid grade`); grades may be fractional."""
     grades: dict[tuple[str, str], tuple[float, int]] = {}
     repeated = 0
@@ -134,7 +139,7 @@ def parse_qrels(text: str, source: str, on_duplicate: OnDuplicateGrade = OnDupli
         _check_ids(qid, docid, source, number)
         grade = read_grade(grade_text)
         if grade is None:
-            raise InputError(source, number, f"grade {grade_text!r} {why_not_grade(grade_text)}")
+            raise InputError(source, number, f"grade {quoted(grade_text)} {why_not_grade(grade_text)}")
         key = (qid, docid)
         if key in grades:
             repeated += 1

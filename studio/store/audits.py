@@ -8,6 +8,7 @@ from typing import Any
 
 from studio.domain.audit_results import AuditRecord, AuditUnit
 from studio.store.database import Connection, records, typed_records
+from studio.store.new_names import new_name
 
 # A unit: (qid, docid or None for a whole topic, stratum, inclusion probability, position).
 Unit = tuple[str, str | None, str | None, float, int]
@@ -26,6 +27,7 @@ def create_audit(
     population: int,
     seed: int,
 ) -> int:
+    name = new_name(con, "audit", name)
     row = con.execute(
         """
         INSERT INTO audits (audit_id, name, label_set, design, strata, allocation, pilot, budget, population, seed)

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from studio.domain.models import BankItem
 from studio.store.database import Connection, records
+from studio.store.new_names import new_name
 
 
 def bank_id(con: Connection, name: str) -> int | None:
@@ -21,7 +22,9 @@ def create_bank(
     layout: str | None = None,
     test_collection: str | None = None,
 ) -> int:
-    """A new, empty bank; `layout` is the file layout it came in (None: made in the studio)."""
+    """A new, empty bank; `layout` is the file layout it came in (None: made in the studio). Its
+    name is stored composed, and refused when it looks like a taken one."""
+    name = new_name(con, "bank", name)
     row = con.execute(
         "INSERT INTO banks (bank_id, name, source, layout, test_collection)"
         " VALUES (nextval('bank_ids'), ?, ?, ?, ?) RETURNING bank_id",

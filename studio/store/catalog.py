@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from studio.domain.models import Document, Response, Topic
 from studio.store.database import Connection
+from studio.store.new_names import new_names
 
 
 def upsert_topics(con: Connection, topics: Sequence[Topic]) -> None:
@@ -76,6 +77,8 @@ def delete_responses(con: Connection, systems: Sequence[str]) -> None:
 
 
 def insert_responses(con: Connection, responses: Sequence[Response], batch_id: int) -> None:
+    """Answers of systems not loaded yet: a system whose name looks like a loaded one's is refused."""
+    new_names(con, "system", sorted({r.system for r in responses}))
     con.execute(
         "INSERT INTO responses SELECT unnest(?), unnest(?), unnest(?), unnest(?), ?",
         [

@@ -1,6 +1,6 @@
 """The fast path for TREC run and qrels files: DuckDB reads and splits them, and refuses when unsure.
 
-Each line is read as one text column (`read_csv` in one parallel pass over many files) and split
+Each line is read as one text column (`read_csv` in one pass over many files) and split
 in SQL on runs of spaces and tabs, so space- and tab-separated files, runs of either, leading and
 trailing blanks, CRLF line ends, a byte-order mark and gzip all take the same path. Blank lines
 and comment lines (the first field starts with `#`, as trec_eval 10 skips them) give no row.
@@ -8,8 +8,15 @@ Whatever DuckDB might read otherwise than the precise parser in `studio.formats.
 outside the grammar of `studio.domain.numbers`, an id the precise parser refuses, a bare CR, a
 missing column, another tag than the run's) aborts the statement: the caller gets
 `FastPathRefused` and hands the file to the precise parser, which accepts it or names the
-offending line. A path is read as that one file, never as a pattern: DuckDB expands `*`, `?` and
-`[…]` in the paths it is given, so a path holding such a character goes to the precise parser.
+offending line. Lines are read up to `TREC_LINE_BYTES`, as the precise reader reads them: DuckDB
+refuses a longer one, but only when a line end follows it: its parallel reader silently drops a
+last line longer than its buffer (32 MB), and even its serial reader (`parallel = false`, used
+here) returns or drops a last line without a line end of that size. So the files are read
+serially, and a file whose last line is too long (`unsure_of_file`) goes to the precise parser.
+Ids and numbers are capped by length as the precise reader caps them (`MAX_ID_BYTES`,
+`MAX_NUMBER_LENGTH`). A path is read as that one file, never as a pattern: DuckDB expands `*`,
+`?` and `[…]` in the paths it is given, so a path holding such a character goes to the precise
+parser.
 """
 
 from __future__ import annotations
@@ -17,7 +24,9 @@ from __future__ import annotations
 import gzip
 from pathlib import Path
 
-from studio.domain.numbers import DECIMAL_PATTERN, INTEGER_PATTERN
+from studio.domain.names import MAX_ID_BYTES
+from studio.domain.numbers import DECIMAL_PATTERN, INTEGER_PATTERN, MAX_NUMBER_LENGTH
+from studio.formats.text_input import TREC_LINE_BYTES
 
 # What a field may hold, as regular expressions (RE2) over the text. An id (qid, docid) holds no
 # control character and none of Python's whitespace (`studio.domain.names.id_problem`; RE2 knows
@@ -35,7 +44,8 @@ NUMBER = DECIMAL_PATTERN
 # second column and refuses the line. The precise parser reads such a line; the fast path never.
 LINES = (
     "read_csv(?, delim = chr(31), header = false, quote = '', escape = '', auto_detect = false,"
-    " strict_mode = true, nullstr = chr(10), filename = true, columns = {'line': 'VARCHAR'})"
+    " strict_mode = true, nullstr = chr(10), filename = true, columns = {'line': 'VARCHAR'},"
+    f" parallel = false, max_line_size = {TREC_LINE_BYTES})"
 )
 # Characters DuckDB reads as a pattern in a path (`{` too, for the versions that expand braces),
 # and the escape character of patterns.
@@ -115,12 +125,24 @@ def odd_run_fields(fields: str) -> str:
     return (
         f"len({fields}) < {RUN_FIELDS} OR NOT regexp_full_match({fields}[4], '{INTEGER}')"
         f" OR NOT regexp_full_match({fields}[5], '{NUMBER}')"
+        f" OR {too_long_number(f'{fields}[4]')} OR {too_long_number(f'{fields}[5]')}"
     )
+
+
+def too_long_number(field: str) -> str:
+    """SQL condition: the field is longer than the precise reader reads a number (in bytes: a
+    number longer in bytes than in characters is no ASCII number anyway)."""
+    return f"strlen({field}) > {MAX_NUMBER_LENGTH}"
+
+
+def too_long_id(field: str) -> str:
+    """SQL condition: the field is longer in UTF-8 bytes than the precise reader reads an id."""
+    return f"strlen({field}) > {MAX_ID_BYTES}"
 
 
 def odd_ids(*columns: str) -> str:
     """SQL condition: one of the id `columns` holds something the precise parser refuses as an id."""
-    return " OR ".join(f"NOT regexp_full_match({column}, '{ID}')" for column in columns)
+    return " OR ".join(f"NOT regexp_full_match({column}, '{ID}') OR {too_long_id(column)}" for column in columns)
 
 
 def checked(value: str, unsure_when: str) -> str:
@@ -131,9 +153,39 @@ def checked(value: str, unsure_when: str) -> str:
     return f"CASE WHEN coalesce({unsure_when}, true) THEN error('the fast path is unsure of this row') ELSE {value} END"
 
 
+def unsure_of_file(path: Path) -> str | None:
+    """Why the fast path cannot read the (possibly gzipped) file as the precise parser would,
+    from its first and last bytes; None when it can. DuckDB takes a bare CR ending the first line
+    for a line break (the precise reader refuses it: trec_eval would read the whole file as one
+    line), and mishandles a last line longer than `TREC_LINE_BYTES` (the module's docstring)."""
+    if lone_cr_line_ends(path):
+        return "lines end in a bare CR"
+    if last_line_bytes(path) > TREC_LINE_BYTES:
+        return "the last line is longer than the precise reader reads"
+    return None
+
+
+def last_line_bytes(path: Path) -> int:
+    """How many bytes follow the last LF of the file, decompressed (at least up to
+    `TREC_LINE_BYTES + 1`). A plain file is read from its end; a gzip must be decompressed, a chunk
+    at a time, keeping no more than the count."""
+    with path.open("rb") as raw:
+        if raw.read(2) != b"\x1f\x8b":
+            size = raw.seek(0, 2)
+            start = max(0, size - TREC_LINE_BYTES - 1)
+            raw.seek(start)
+            tail = raw.read()
+            return len(tail) - tail.rfind(b"\n") - 1 if b"\n" in tail or start == 0 else len(tail)
+    count = 0
+    with gzip.open(path, "rb") as stream:
+        while chunk := stream.read(1 << 20):
+            end = chunk.rfind(b"\n")
+            count = count + len(chunk) if end < 0 else len(chunk) - end - 1
+    return count
+
+
 def lone_cr_line_ends(path: Path) -> bool:
-    """True when the first line ends in a bare CR, which DuckDB takes for a line break and the
-    precise reader refuses (trec_eval would read the whole file as one line)."""
+    """True when the first line ends in a bare CR."""
     with path.open("rb") as raw:
         compressed = raw.read(2) == b"\x1f\x8b"
     with gzip.open(path, "rb") if compressed else path.open("rb") as stream:

@@ -23,10 +23,16 @@ from studio.store.fast_path import (
     FastPathRefused,
     checked,
     literal_path,
-    lone_cr_line_ends,
     odd_line,
     split_lines,
+    too_long_id,
+    too_long_number,
+    unsure_of_file,
 )
+from studio.store.new_names import new_name
+
+# A qrels line the fast path leaves to the precise reader.
+QRELS_UNSURE = " OR ".join([odd_line(QRELS_LINE), too_long_id("f[1]"), too_long_id("f[3]"), too_long_number("f[4]")])
 
 
 def label_set_id(con: Connection, name: str) -> int | None:
@@ -35,6 +41,9 @@ def label_set_id(con: Connection, name: str) -> int | None:
 
 
 def create_label_set(con: Connection, name: str, kind: str, source: str | None) -> int:
+    """A new, empty label set; `name` is stored composed, and refused when it looks like a taken
+    one (`studio.store.new_names`)."""
+    name = new_name(con, "label set", name)
     row = con.execute(
         "INSERT INTO label_sets (label_set_id, name, kind, source)"
         " VALUES (nextval('label_set_ids'), ?, ?, ?) RETURNING label_set_id",
@@ -69,12 +78,12 @@ def stage_qrels_file(con: Connection, file_index: int, path: Path) -> None:
     """
     source = literal_path(path)
     try:
-        if lone_cr_line_ends(path):
-            raise FastPathRefused("lines end in a bare CR")
+        if (unsure := unsure_of_file(path)) is not None:
+            raise FastPathRefused(unsure)
         con.execute(
             f"""
             INSERT INTO staged_labels
-            SELECT ?, {checked("f[1]", odd_line(QRELS_LINE))}, f[3], CAST(f[4] AS DOUBLE)
+            SELECT ?, {checked("f[1]", QRELS_UNSURE)}, f[3], CAST(f[4] AS DOUBLE)
             FROM {split_lines()}
             """,
             [file_index, source],

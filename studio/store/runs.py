@@ -22,11 +22,12 @@ from studio.store.fast_path import (
     FastPathRefused,
     checked,
     literal_path,
-    lone_cr_line_ends,
     odd_ids,
     odd_run_fields,
     split_lines,
+    unsure_of_file,
 )
+from studio.store.new_names import new_names
 from studio.store.rankings import delete_rankings, rank_staged_runs
 
 
@@ -48,14 +49,16 @@ def delete_run(con: Connection, name: str) -> None:
 
 
 def add_runs(con: Connection, runs: Sequence[tuple[str, str]], batch_id: int) -> list[int]:
-    """Register (name, source file) runs in one statement; their run ids, in the same order."""
+    """Register (name, source file) runs in one statement; their run ids, in the same order. The
+    names are stored composed, and refused when one looks like a taken one or another of them."""
+    names = new_names(con, "run", [name for name, _ in runs])
     created = con.execute(
         "INSERT INTO runs (run_id, name, source_file, batch_id)"
         " SELECT nextval('run_ids'), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), ? RETURNING name, run_id",
-        [[name for name, _ in runs], [source for _, source in runs], batch_id],
+        [names, [source for _, source in runs], batch_id],
     ).fetchall()
     ids = {name: int(run_id) for name, run_id in created}
-    return [ids[name] for name, _ in runs]
+    return [ids[name] for name in names]
 
 
 @contextmanager
@@ -88,8 +91,9 @@ def stage_run_files(con: Connection, files: Sequence[tuple[int, Path]], tags: Ma
     expected = [(tags or {}).get(index) for index, _ in files]
     indexes = [index for index, _ in files]
     try:
-        if any(lone_cr_line_ends(path) for _, path in files):
-            raise FastPathRefused("lines end in a bare CR")
+        for _, path in files:
+            if (unsure := unsure_of_file(path)) is not None:
+                raise FastPathRefused(unsure)
         with unordered_inserts(con):
             con.execute(
                 f"""

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from studio.domain.errors import InputError, UsageError
+from studio.domain.errors import InputError, UsageError, quoted
 from studio.domain.models import QrelsRow
 from studio.domain.names import MAX_NAME_LENGTH, check_id, check_name, id_problem, name_problem
 from studio.formats.trec import parse_qrels, write_qrels
@@ -38,7 +38,7 @@ def test_a_bad_name_is_told_what_is_wrong(name: str, problem: str) -> None:
     assert name_problem(name) == problem
     with pytest.raises(UsageError) as caught:
         check_name(name, "label set")
-    assert str(caught.value) == f"label set name {name!r} {problem}"
+    assert str(caught.value) == f"label set name {quoted(name)} {problem}"
 
 
 @pytest.mark.parametrize("name", ["human", "umbrela-smol", "my run 2", "Prüfung", "模型", "🙂", "a/b", "x" * 100])

@@ -12,6 +12,8 @@ from gates.conftest import fingerprint
 from helpers import Studio
 from typer.testing import Result
 
+from studio.domain.errors import quoted
+
 Write = Callable[[str, str | bytes], Path]
 
 # A name, and what the refusal says of it.
@@ -98,14 +100,14 @@ DOORS = [
 def test_every_door_refuses_a_bad_name(studio: Studio, write: Write, project: Path, door: str, bad: str) -> None:
     name, problem = BAD_NAMES[bad]
     args = doors(write)[door](name)
-    refused_unchanged(project, lambda: studio(*args), f"{WHAT.get(door, 'label set name')} {name!r} {problem}")
+    refused_unchanged(project, lambda: studio(*args), f"{WHAT.get(door, 'label set name')} {quoted(name)} {problem}")
 
 
 @pytest.mark.parametrize("bad", BAD_NAMES)
 def test_each_rule_of_names_is_enforced(studio: Studio, write: Write, project: Path, bad: str) -> None:
     name, problem = BAD_NAMES[bad]
     args = doors(write)["import qrels --name"](name)
-    refused_unchanged(project, lambda: studio(*args), f"label set name {name!r} {problem}")
+    refused_unchanged(project, lambda: studio(*args), f"label set name {quoted(name)} {problem}")
 
 
 def test_a_name_of_the_longest_length_and_any_script_is_fine(studio: Studio, write: Write) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 from studio.domain.audit_results import AuditRecord, GoldImport, GradedBy, GradingProgress
 from studio.domain.errors import InputError, UsageError
 from studio.domain.rows import AuditPair, AuditProgress, AuditRow, StratumProgress
-from studio.formats.text_input import read_text
+from studio.formats.text_input import TREC_LINE_BYTES, Text, read_lines
 from studio.formats.trec import parse_qrels, trec_lines
 from studio.services.audit.assessments import GRADE, PairGrades, standing_grades
 from studio.services.audit.assignment import assessor_pairs, assessors_of
@@ -32,7 +32,7 @@ def import_gold(db: Database, audit: str, path: Path, *, assessor: str | None = 
     assignments) refuses the whole file (with its line), nothing written. With `assessor` the
     grades are that assessor's, and each pair's gold grade follows from all its assessors'."""
     found = _audit(db, audit)
-    text = read_text(path)
+    text = read_lines(path, TREC_LINE_BYTES)
     parsed = parse_qrels(text, str(path))
     con = db.cursor()
     sample = {(q, d) for q, d, _ in audit_pairs(con, audit)}
@@ -108,7 +108,7 @@ def import_gold(db: Database, audit: str, path: Path, *, assessor: str | None = 
     }
 
 
-def _line_of(text: str, qid: str, docid: str) -> int | None:
+def _line_of(text: Text, qid: str, docid: str) -> int | None:
     for number, fields in trec_lines(text):
         if len(fields) >= 3 and fields[0] == qid and fields[2] == docid:
             return number

@@ -21,6 +21,7 @@ from studio.store import ensembles as ensemble_store
 from studio.store import labels as label_store
 from studio.store import new_batch
 from studio.store.derivations import BankScoreRecord, CalibrationRecord, DerivationRecord, EnsembleRecord
+from studio.store.new_names import refuse_look_alike
 
 Record = TypeVar("Record", bound=DerivationRecord)
 Figures = TypeVar("Figures")
@@ -31,7 +32,8 @@ def make_ensemble(
 ) -> EnsembleMade:
     """Label set `name`: each pair's `how` (majority, mean, median) of the grades the members give
     it, with the spread of those grades."""
-    check_name(name, "label set")
+    name = check_name(name, "label set")
+    refuse_look_alike(engine.db.cursor(), "label set", name)
     con = engine.db.cursor()
     members = checked_members(con, members, how, name)
     if label_store.label_set_id(con, name) is not None:
@@ -64,7 +66,8 @@ def make_calibration(
     replace: bool = False,
 ) -> CalibrationMade:
     """Label set `name`: `qrels` mapped to `gold`'s grades, with its cross-fitted figures."""
-    check_name(name, "label set")
+    name = check_name(name, "label set")
+    refuse_look_alike(engine.db.cursor(), "label set", name)
     check_calibration(engine.db.cursor(), qrels, gold, name, method, replace=replace)
     _, figures = _make(engine, CalibrationRecord(name, qrels, gold, method, folds, seed, measure), fresh_calibration)
     return figures
@@ -74,7 +77,8 @@ def make_bank_score(
     engine: EvaluationEngine, source: str, bank: str, score: str, name: str, *, min_grade: float, replace: bool = False
 ) -> BankScoreMade:
     """Label set `name`: `score` of the item grades of `source`'s newest rubric judge run with `bank`."""
-    check_name(name, "label set")
+    name = check_name(name, "label set")
+    refuse_look_alike(engine.db.cursor(), "label set", name)
     check_bank_score(engine.db.cursor(), score, name, replace=replace)
     events, figures = _make(engine, BankScoreRecord(name, source, bank, score, min_grade), fresh_bank_score)
     return {"label_set": name, **figures, "events": events}

@@ -46,7 +46,7 @@ class AuditsMixin(ProjectBase):
     ) -> AuditPlan:
         """Draw a sample of `qrels`' pool (whole topics, pairs, or stratified pairs) with each unit's
         inclusion probability; its gold labels become the human label set `name`."""
-        check_name(name, "audit")
+        name = check_name(name, "audit")
         return audit_samples.plan_audit(
             self.db, qrels, name=name, budget=budget, design=design, strata=strata, seed=seed, pilot=pilot
         )
@@ -55,7 +55,7 @@ class AuditsMixin(ProjectBase):
         """Gold labels made elsewhere for the audit's sample (a pair outside it refuses the file);
         with `assessor`, that assessor's grades (of the pairs given to them, when assigned)."""
         if assessor is not None:
-            check_name(assessor, "assessor")
+            assessor = check_name(assessor, "assessor")
         done = audit_gold.import_gold(self.db, audit, Path(file), assessor=assessor)
         self.writes.written([audit])
         return done
@@ -76,7 +76,7 @@ class AuditsMixin(ProjectBase):
     def adjudicate(self, audit: str, qid: str, docid: str, grade: float, *, person: str | None = None) -> Adjudication:
         """The adjudicated grade of a pair of the audit becomes its gold grade (the assessors' stay recorded)."""
         if person is not None:
-            check_name(person, "adjudicator")
+            person = check_name(person, "adjudicator")
         check_grade(grade)
         return audit_assessments.adjudicate(self.writes, audit, qid, docid, grade, person=person)
 

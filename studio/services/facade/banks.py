@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
 from studio.banks.derived import DEFAULT_MIN_GRADE
@@ -15,6 +16,7 @@ from studio.services.rubric.cover import cover_leaderboard
 from studio.services.rubric.diagnostics import bank_report
 from studio.services.rubric.editing import BankEditor
 from studio.store import judging as judge_store
+from studio.store.new_names import refuse_look_alike
 
 
 class BanksMixin(ProjectBase):
@@ -73,7 +75,8 @@ class BanksMixin(ProjectBase):
     ) -> Iterator[JudgeProgress | GeneratedBank]:
         """~10 exam questions or nuggets per topic from the query alone, into bank `config.name`
         (a summary last); a bank made again moves the bank scores made with it."""
-        check_name(config.name, "bank")
+        config = dataclasses.replace(config, name=check_name(config.name, "bank"))
+        refuse_look_alike(self.db.cursor(), "bank", config.name)
         from studio.services.rubric.generation import generate_bank  # loads the generation prompts
 
         yield from generate_bank(self.db, config, kind, max_items=max_items, replace=replace)
@@ -84,7 +87,8 @@ class BanksMixin(ProjectBase):
     ) -> Iterator[NuggetizeEvent]:
         """AutoNuggetizer: nuggets from the documents `config.ref` grades ≥ `relevant`: a
         NuggetizedTopic per topic, the NuggetizedBank last."""
-        check_name(config.name, "bank")
+        config = dataclasses.replace(config, name=check_name(config.name, "bank"))
+        refuse_look_alike(self.db.cursor(), "bank", config.name)
         from studio.services.rubric.nuggetizer import nuggetize
 
         yield from nuggetize(self.db, config, relevant=relevant, replace=replace)

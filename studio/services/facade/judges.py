@@ -27,6 +27,7 @@ from studio.services.judging.reparse import reparse
 from studio.services.judging.run import run_judge
 from studio.store import judging as judge_store
 from studio.store import labels as label_store
+from studio.store.new_names import refuse_look_alike
 
 
 class JudgesMixin(ProjectBase):
@@ -37,7 +38,8 @@ class JudgesMixin(ProjectBase):
     ) -> Generator[JudgeProgress | JudgeSummary, None, None]:
         """Run a judge into `config.name`: progress as calls are answered, the summary last. Every
         call is cached; the derived sets made from the label set follow it at the end."""
-        check_name(config.name, "label set")
+        config = replace(config, name=check_name(config.name, "label set"))
+        refuse_look_alike(self.db.cursor(), "label set", config.name)
         if config.method == "embedding":
             # Imported when used: the embedding judge needs the optional sentence-transformers.
             from studio.services.meta.embeddings import embedding_judge
@@ -114,7 +116,8 @@ class JudgesMixin(ProjectBase):
         self, config: JudgeConfig, prompts: list[str]
     ) -> Iterator[JudgeProgress | SensitivityReport]:
         """One method judged with several prompts: κ per prompt, its spread, α between prompts."""
-        check_name(config.name, "label set")
+        config = replace(config, name=check_name(config.name, "label set"))
+        refuse_look_alike(self.db.cursor(), "label set", config.name)
         from studio.services.meta.sensitivity import prompt_sensitivity
 
         return prompt_sensitivity(self.engine, config, prompts)

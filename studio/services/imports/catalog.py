@@ -13,7 +13,7 @@ from studio.domain.names import check_name
 from studio.formats.banks import ParsedBank, read_bank
 from studio.formats.documents import DocumentSet
 from studio.formats.responses import parse_responses
-from studio.formats.text_input import read_text
+from studio.formats.text_input import read_lines
 from studio.formats.topics import parse_topics
 from studio.services.imports.trec import named_after_file, names_for_files, require_files
 from studio.store import Connection, Database, catalog, new_batch
@@ -27,7 +27,7 @@ def import_topics(db: Database, paths: Sequence[Path], *, replace: bool = False)
     require_files(paths)
     topics: dict[str, Topic] = {}
     for path in paths:
-        for topic in parse_topics(read_text(path), str(path)):
+        for topic in parse_topics(read_lines(path), str(path)):
             if topic.qid in topics:
                 raise InputError(str(path), None, f"topic {topic.qid!r} is also in an earlier file")
             topics[topic.qid] = topic
@@ -61,7 +61,7 @@ def import_documents(
     require_files(paths)
     documents = DocumentSet(on_duplicate)
     for path in paths:
-        documents.add_file(read_text(path), str(path))
+        documents.add_file(read_lines(path), str(path))
     files = [str(p) for p in paths]
     changed = catalog.changed_documents(db.cursor(), documents.documents)
     _refuse_unasked(changed, "document", replace)
@@ -82,10 +82,10 @@ def import_responses(
     """Generated answers; a system already loaded is refused unless `replace`."""
     require_files(paths)
     if system is not None:
-        check_name(system, "system")
+        system = check_name(system, "system")
     responses: list[Response] = []
     for path in paths:
-        responses.extend(parse_responses(read_text(path), str(path), system))
+        responses.extend(parse_responses(read_lines(path), str(path), system))
     pairs = [(r.qid, r.system) for r in responses]
     if len(set(pairs)) != len(pairs):
         raise UsageError("the files answer the same topic for the same system more than once")
@@ -120,7 +120,7 @@ def import_bank(
     items: dict[str, BankItem] = {}
     files: list[ParsedBank] = []
     for path in paths:
-        files.append(read_bank(read_text(path), str(path), kind))
+        files.append(read_bank(read_lines(path), str(path), kind))
         for item in files[-1].items:
             if item.item_id in items:
                 raise InputError(str(path), None, f"item {item.item_id!r} is also in an earlier file")

@@ -12,12 +12,12 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from studio.domain.choices import OnDuplicateGrade
-from studio.domain.errors import InputError, UsageError
+from studio.domain.errors import InputError, UsageError, quoted
 from studio.domain.import_report import ImportReport
 from studio.domain.models import LabelSetKind
-from studio.domain.names import check_name, name_problem
+from studio.domain.names import check_name, composed, name_problem
 from studio.formats.judgments import ParsedJudgments, parse_judgments
-from studio.formats.text_input import first_line, not_a_file, read_text
+from studio.formats.text_input import TREC_LINE_BYTES, first_line, not_a_file, read_lines
 from studio.formats.trec import RUN_COLUMNS, parse_qrels, parse_run, split_columns
 from studio.services.imports.judgments import record_imported_judgments
 from studio.services.writes.owners import refuse_owned
@@ -64,8 +64,8 @@ def named_after_file(what: str) -> Callable[[Path], str]:
         name = default_name(path)
         problem = name_problem(name)
         if problem is not None:
-            raise InputError(str(path), None, f"{what} name {name!r} (the file's name) {problem}; give --name")
-        return name
+            raise InputError(str(path), None, f"{what} name {quoted(name)} (the file's name) {problem}; give --name")
+        return composed(name)
 
     return guess
 
@@ -73,18 +73,20 @@ def named_after_file(what: str) -> Callable[[Path], str]:
 def _run_tag(path: Path) -> str:
     """Run names default to the tag column (the sixth) of the first line that is no comment."""
     try:
-        number, line = first_line(path, comment="#")
+        number, line = first_line(path, comment="#", max_line_bytes=TREC_LINE_BYTES)
         fields = split_columns(line)
     except InputError:
         number, line, fields = 0, "", []
     if len(fields) < RUN_COLUMNS or "\r" in line:
-        parse_run(read_text(path), str(path), mixed_tags=True)  # names the line, or the file without rows
+        parse_run(
+            read_lines(path, TREC_LINE_BYTES), str(path), mixed_tags=True
+        )  # names the line, or the file without rows
         raise InputError(str(path), None, f"expected at least {RUN_COLUMNS} columns (qid Q0 docid rank score tag)")
     tag = fields[RUN_COLUMNS - 1]
     problem = name_problem(tag)
     if problem is not None:
-        raise InputError(str(path), number, f"run name {tag!r} (the tag column) {problem}; give --name")
-    return tag
+        raise InputError(str(path), number, f"run name {quoted(tag)} (the tag column) {problem}; give --name")
+    return composed(tag)
 
 
 def import_runs(db: Database, paths: Sequence[Path], *, name: str | None = None, replace: bool = False) -> ImportReport:
@@ -109,7 +111,7 @@ def import_runs(db: Database, paths: Sequence[Path], *, name: str | None = None,
                 try:
                     run_store.stage_run_files(con, [(index, path)], tags)
                 except FastPathRefused:
-                    parsed = parse_run(read_text(path), str(path), mixed_tags=mixed_tags)
+                    parsed = parse_run(read_lines(path, TREC_LINE_BYTES), str(path), mixed_tags=mixed_tags)
                     run_store.stage_run_rows(con, index, parsed.rows)
         # The rankings are grouped from the staged rows: no stored order to keep, and keeping
         # one would cost the parallel insert its speed.
@@ -146,7 +148,7 @@ def import_qrels(
             label_store.stage_qrels_file(con, index, path)
             return []
         except FastPathRefused:
-            parsed = parse_qrels(read_text(path), str(path), on_duplicate)
+            parsed = parse_qrels(read_lines(path, TREC_LINE_BYTES), str(path), on_duplicate)
             label_store.stage_labels(con, index, parsed.rows)
             if not parsed.repeated_pairs:
                 return []
@@ -166,7 +168,7 @@ def import_judgments(
     parsed: dict[int, ParsedJudgments] = {}
 
     def stage(con: Connection, index: int, path: Path) -> list[str]:
-        parsed[index] = parse_judgments(read_text(path), str(path))
+        parsed[index] = parse_judgments(read_lines(path), str(path))
         label_store.stage_labels(con, index, parsed[index].rows)
         skipped = parsed[index].skipped
         return [f"{path}: {skipped} failed judgment(s) carry no label"] if skipped else []

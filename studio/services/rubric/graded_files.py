@@ -25,7 +25,7 @@ from studio.formats.graded import (
     write_nugget_assignments,
     write_rubric_graded,
 )
-from studio.formats.text_input import read_text
+from studio.formats.text_input import first_text, read_lines
 from studio.judges.methods import get_method
 from studio.services.exports.delivery import deliver
 from studio.services.imports.judgments import store_imported_call
@@ -98,8 +98,8 @@ def export_graded(
 
 
 def _read(path: Path, llm: str | None) -> GradedFile:
-    text = read_text(path)
-    first = text.lstrip("\ufeff \t\r\n")[:1]
+    text = read_lines(path)
+    first = first_text(text)[:1]
     if first == "[":
         return parse_rubric_graded(text, str(path), llm)
     if first == "{":
@@ -113,7 +113,7 @@ def _bank_for(con: Connection, graded: GradedFile, bank: str, source: str, batch
     if bank_id is None:
         if not graded.items:
             raise UsageError(f"no bank named {bank!r}: import the bank the grades refer to first")
-        check_name(bank, "bank")
+        bank = check_name(bank, "bank")
         bank_id = bank_store.create_bank(con, bank, f"nuggets of {source}")
         events = [("add", item, n) for n, item in enumerate(graded.items)]
         bank_store.append_item_events(con, bank_id, events, origin="import", source=source, batch_id=batch)
@@ -133,7 +133,7 @@ def import_graded(
     db: Database, path: Path, *, name: str, bank: str, llm: str | None = None, replace: bool = False
 ) -> ImportReport:
     """A graded file into label set `name` (one transaction: a bad file changes nothing)."""
-    check_name(name, "label set")
+    name = check_name(name, "label set")
     graded = _read(path, llm)
     method = get_method(graded.grader.method)
     source = str(path)

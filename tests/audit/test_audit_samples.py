@@ -102,15 +102,23 @@ def test_stratified_neyman_allocation_follows_the_formula(sample: Path) -> None:
         assert set(by_stratum) == {r["stratum"] for r in rows}
 
 
-def test_without_a_pilot_the_allocation_is_proportional_then_earlier_audits_are_the_pilot(sample: Path) -> None:
+def test_without_a_pilot_the_allocation_is_proportional_then_earlier_audits_are_the_pilot(
+    sample: Path, tmp_path: Path
+) -> None:
     with Project.open(sample) as project:
         first = project.plan_audit(LLM, name="p1", budget=28, design="stratified", strata="grade")
         assert first["allocation"] == "proportional"
         rows = stratum_draws(first)
         assert [r["drawn"] for r in rows] == allocate([r["pairs"] for r in rows], [r["pairs"] for r in rows], 28)
-        for qid, docid, _ in audit_pairs(project.db.cursor(), "p1"):
-            human = project.engine.evaluator("human").labels[qid].judged[docid]
-            project.set_label("p1", qid, docid, human, person="ana")
+        human = project.engine.evaluator("human").labels
+        gold = tmp_path / "p1.qrels"  # graded through the audit (a label written around it is refused)
+        gold.write_text(
+            "".join(
+                f"{qid} 0 {docid} {human[qid].judged[docid]:g}\n"
+                for qid, docid, _ in audit_pairs(project.db.cursor(), "p1")
+            )
+        )
+        project.import_audit("p1", gold, assessor="ana")
         second = project.plan_audit(LLM, name="p2", budget=28, design="stratified", strata="grade")
         assert second["allocation"] == "neyman" and second["pilot"] == "p1" and second["pilot_pairs"] == 28
 

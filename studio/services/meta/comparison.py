@@ -3,8 +3,6 @@ and its preservation of the reference's leaderboard, in one row (`studio compare
 
 from __future__ import annotations
 
-import numpy as np
-
 from studio.domain.comparisons import MethodComparison
 from studio.domain.errors import UsageError
 from studio.domain.frames import EVERY_TOPIC, TopicChoice
@@ -54,18 +52,18 @@ def _compared(
     frame = comparison_frame(engine, ref, name, topics)
     labels = agreement(engine, ref, name, topics=topics)
     ref_eval, aud_eval = engine.evaluator(ref), engine.evaluator(name)
+    ref_matrix, aud_matrix = aligned_matrices(ref_eval, aud_eval, frame, m)
+    x, y = side_means(engine, frame, m, m)
     kept = evaluated_runs(engine, frame, m, m)  # a run no topic evaluates on a side has no rank there
-    if kept.any() and not kept.all():
+    if kept.any() and not kept.all():  # (a copy only then: a copy's layout may sum in another order)
         frame = without_runs(frame, kept)
-    else:
-        kept = np.ones(len(kept), dtype=bool)
-    ref_matrix, aud_matrix = (matrix[:, kept] for matrix in aligned_matrices(ref_eval, aud_eval, frame, m))
-    x, y = (values[kept] for values in side_means(engine, frame, m, m))
+        ref_matrix, aud_matrix, x, y = ref_matrix[:, kept], aud_matrix[:, kept], x[kept], y[kept]
     tau_interval = corr.bootstrap(ref_matrix, aud_matrix, corr.kendall_tau_b, resamples=resamples, seed=seed)
     ap_interval = corr.bootstrap(ref_matrix, aud_matrix, corr.tau_ap, resamples=resamples, seed=seed)
     compat_reference = framed_means(ref_eval, measure_of(COMPAT_REFERENCE_MEASURE), frame.ref_topics())
     compat = framed_means(aud_eval, measure_of(COMPAT_MEASURE), frame.qrels_topics())
-    compat_reference, compat = compat_reference[kept], compat[kept]
+    if len(frame.runs) < len(compat):
+        compat_reference, compat = compat_reference[kept], compat[kept]
     return MethodComparison(
         qrels=name,
         measure=str(m),

@@ -59,7 +59,8 @@ def correlation(
     swaps = corr.swapped_pairs(runs, x, y)
     result = run_level(frame, x, y, len(swaps))
     ref_matrix, aud_matrix = aligned_matrices(ref_eval, aud_eval, frame, m, aud_m)
-    ref_matrix, aud_matrix = ref_matrix[:, kept], aud_matrix[:, kept]
+    if not kept.all():  # a copy only when runs are left out: a copy's layout may sum in another order
+        ref_matrix, aud_matrix = ref_matrix[:, kept], aud_matrix[:, kept]
     interval = corr.bootstrap_tau(ref_matrix, aud_matrix, resamples=resamples, seed=seed)
     result["swapped_pairs"] = swaps
     result["per_topic_tau"] = _finite(corr.per_topic_tau(ref_matrix, aud_matrix))

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import unicodedata
 from collections.abc import Callable, Sequence
 
 import pytest
@@ -27,7 +28,10 @@ from studio.formats.leaderboard_layouts import (
 )
 from studio.formats.leaderboard_reader import detect_layout, parse_leaderboard
 
-RUN_NAMES = st.text(st.characters(codec="utf-8", categories=("L", "N", "P")), min_size=1, max_size=12)
+# Names as the studio stores them: composed (NFC), as every name it reads is.
+RUN_NAMES = st.text(st.characters(codec="utf-8", categories=("L", "N", "P")), min_size=1, max_size=12).map(
+    lambda name: unicodedata.normalize("NFC", name)
+)
 TOPICS = st.from_regex(r"[A-Za-z0-9_.-]{1,8}", fullmatch=True).filter(lambda topic: topic != MEAN_TOPIC)
 MEASURES = st.sampled_from(["nDCG@10", "AP", "P@10", "RR", "R@100", "Rprec", "nDCG", "P(rel=2)@5", "Judged@10"])
 VALUES = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)

@@ -12,6 +12,7 @@ from evaluation_builders import write_qrels, write_run
 from helpers import cli
 
 from studio import Project
+from studio.domain.significance import SignificancePlan
 from studio.metrics.correlation import kendall_tau_b
 
 DOCS = ["d1", "d2", "d3", "d4"]
@@ -68,3 +69,14 @@ def test_trec_eval_c_keeps_every_run(project: Path) -> None:
         found = opened.correlation("people", "llm", "nDCG@10", details=False, complete=True)
         # trec_eval -c gives a run 0 on every labelled topic it skipped: it has a value, and stays
         assert found["runs"] == 6 and "runs_left_out" not in (found["frame"] or {})
+
+
+@pytest.mark.parametrize("test", ["t", "tukey"])
+def test_significance_tests_only_the_runs_a_topic_evaluates(project: Path, test: str) -> None:
+    with Project.open(project) as opened:
+        found = opened.significance("llm", "nDCG@10", SignificancePlan(test, "none" if test == "tukey" else "holm", 0.05), ref="people")
+    assert found["runs"] == 3 and len(found["pairs"]) == 3
+    assert {p["run_a"] for p in found["pairs"]} | {p["run_b"] for p in found["pairs"]} == set(REVERSED)
+    assert found["frame"] is not None and found["frame"].get("runs_left_out") == ELSEWHERE
+    agreement = found["agreement"]
+    assert sum(agreement[k] for k in ("both", "opposite", "ref_only", "qrels_only", "neither")) == 3

@@ -4,6 +4,7 @@ number of pairs; with a reference label set, both tested alike and their decisio
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 
 import numpy as np
 
@@ -112,6 +113,14 @@ def significance(
     frame = comparison_frame(engine, ref, qrels, topics)
     values = run_values(evaluator, m, columns, frame.qrels_topics())
     ref_values = run_values(engine.evaluator(ref), m, columns, frame.ref_topics())
+    # A run no topic of the frame evaluates on a side has no values to test: left out and named, not
+    # counted as a pair neither side finds significant (nor a column of NaN that sinks Tukey's test).
+    kept = ~np.isnan(values).all(axis=1) & ~np.isnan(ref_values).all(axis=1)
+    if kept.any() and not kept.all():
+        left_out = tuple(name for name, keep in zip(names, kept.tolist(), strict=True) if not keep)
+        names = [name for name, keep in zip(names, kept.tolist(), strict=True) if keep]
+        values, ref_values = values[kept], ref_values[kept]
+        frame = replace(frame, runs=tuple(names), runs_left_out=left_out)
     decided = decided_pairs(qrels, str(m), names, values, plan, ref=ref, ref_values=ref_values)
     decided["topics"], decided["frame"] = frame.topics, frame.as_json()
     return decided

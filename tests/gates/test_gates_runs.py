@@ -74,7 +74,9 @@ def test_trec_eval_c_keeps_every_run(project: Path) -> None:
 @pytest.mark.parametrize("test", ["t", "tukey"])
 def test_significance_tests_only_the_runs_a_topic_evaluates(project: Path, test: str) -> None:
     with Project.open(project) as opened:
-        found = opened.significance("llm", "nDCG@10", SignificancePlan(test, "none" if test == "tukey" else "holm", 0.05), ref="people")
+        found = opened.significance(
+            "llm", "nDCG@10", SignificancePlan(test, "none" if test == "tukey" else "holm", 0.05), ref="people"
+        )
     assert found["runs"] == 3 and len(found["pairs"]) == 3
     assert {p["run_a"] for p in found["pairs"]} | {p["run_b"] for p in found["pairs"]} == set(REVERSED)
     assert found["frame"] is not None and found["frame"].get("runs_left_out") == ELSEWHERE

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from typer.testing import Result
 
 from studio.domain.names import MAX_ID_BYTES
-from studio.domain.numbers import MAX_NUMBER_LENGTH
+from studio.domain.numbers import GRADE_LIMIT, MAX_NUMBER_LENGTH
 from studio.formats import text_input
 from studio.formats.text_input import TREC_LINE_BYTES, numbered_lines, read_lines
 
@@ -218,8 +218,12 @@ def test_a_number_longer_than_the_cap_is_refused_by_both_readers(
 
 
 def test_the_longest_integer_grade_the_studio_writes_reads_back(studio: Studio, write: Write) -> None:
-    result = studio("import", "qrels", write("q.txt", f"1001 0 p1001-01 {int(1.7e308)}\n"))
+    """The grade of largest magnitude a project holds (−2**63), as an export writes it, is no number
+    the length cap refuses."""
+    result = studio("import", "qrels", write("q.txt", f"1001 0 p1001-01 {-int(GRADE_LIMIT)}\n"), "--name", "edge")
     assert result.exit_code == 0, result.output
+    exported = studio("export", "qrels", "edge", "--out", "-")
+    assert exported.exit_code == 0 and f"{-int(GRADE_LIMIT)}" in exported.stdout
 
 
 def test_a_long_name_is_quoted_short(studio: Studio, write: Write, project: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from pathlib import Path
 
@@ -65,3 +66,16 @@ def write(tmp_path: Path) -> Callable[[str, str | bytes], Path]:
         return path
 
     return write_file
+
+
+def flat(text: str) -> str:
+    """Text with the frame and line breaks of an error box taken out (blanks run into one)."""
+    return re.sub(r"[\s\u2502]+", " ", text)
+
+
+def refused_saying(result: Result, *fragments: str) -> None:
+    """The command was refused (exit 2, no traceback), its error saying each of `fragments`."""
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.stderr
+    for fragment in fragments:
+        assert fragment in flat(result.stderr), result.stderr

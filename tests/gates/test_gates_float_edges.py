@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import subprocess
 import sys
 from collections.abc import Callable
@@ -25,9 +24,9 @@ from typing import Any
 import pytest
 import pytrec_eval
 from gates.conftest import fingerprint
+from gates.conftest import refused_saying as refused
 from gates.test_gates_grade_options import OPTIONS
 from helpers import Studio
-from typer.testing import Result
 
 from studio import Project
 from studio.domain.errors import UsageError
@@ -35,19 +34,7 @@ from studio.domain.json_text import json_text
 
 Write = Callable[[str, str | bytes], Path]
 HUGE = "1.7976931348623157e308"  # the largest double: finite, but a sum of two overflows
-WORKTREE = Path(__file__).resolve().parents[2]
-
-
-def flat(text: str) -> str:
-    """Text with the frame and line breaks of an error box taken out (blanks run into one)."""
-    return re.sub(r"[\s\u2502]+", " ", text)
-
-
-def refused(result: Result, *fragments: str) -> None:
-    assert result.exit_code == 2, result.output
-    assert "Traceback" not in result.stderr
-    for fragment in fragments:
-        assert fragment in flat(result.stderr), result.stderr
+REPO = Path(__file__).resolve().parents[2]
 
 
 def strict_json(text: str) -> Any:
@@ -215,7 +202,7 @@ def test_audit_plan_over_an_overflowing_grade_is_refused_clearly(studio: Studio,
 def test_no_numpy_warning_reaches_the_terminal(project: Path) -> None:
     """numpy prints its warnings itself (pytest would catch them in process): a real process."""
     inject_grades(project, "umbrela-smol", "1001", float(HUGE))
-    env = {**os.environ, "PYTHONPATH": str(WORKTREE)}
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
     env.pop("PYTHONWARNINGS", None)
     for command in (
         ["calibrate", "--qrels", "umbrela-smol", "--gold", "human", "--name", "cal", "-f", "json"],

@@ -6,29 +6,15 @@ option and what is wrong, and changes nothing."""
 from __future__ import annotations
 
 import json
-import re
 from pathlib import Path
 
 import pytest
 from gates.conftest import fingerprint
+from gates.conftest import refused_saying as refused
 from helpers import Studio
-from typer.testing import Result
 
 from studio.domain.errors import UsageError
 from studio.domain.pools import Pool, PoolKind, parse_pool
-
-
-def flat(text: str) -> str:
-    """Text with the frame and line breaks of an error box taken out (blanks run into one)."""
-    return re.sub(r"[\s\u2502]+", " ", text)
-
-
-def refused(result: Result, *fragments: str) -> None:
-    assert result.exit_code == 2, result.output
-    assert "Traceback" not in result.stderr
-    for fragment in fragments:
-        assert fragment in flat(result.stderr), result.stderr
-
 
 # -- negative grades ----------------------------------------------------------------------------------
 

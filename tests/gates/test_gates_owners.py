@@ -14,6 +14,8 @@ from gates.conftest import fingerprint
 from helpers import Studio
 
 from studio import Project
+from studio.domain.errors import UsageError
+from studio.domain.views import ReviewFilters
 
 Write = Callable[[str, str | bytes], Path]
 LLM = "umbrela-smol"
@@ -173,3 +175,20 @@ def test_a_known_document_keeps_its_title_unless_replaced(studio: Studio, projec
     assert fingerprint(project) == before
     ok(studio("import", "docs", untitled, "--replace"))
     assert fingerprint(project) != before
+
+
+def test_review_of_an_audits_gold_set_takes_no_grade_but_adjudicates_its_conflicts(
+    studio: Studio, project: Path, write: Write
+) -> None:
+    pairs = planned(studio)
+    ok(studio("audit", "import", "gate", qrels_file(write, "a.qrels", {(p["qid"], p["docid"]): 2.0 for p in pairs})))
+    with Project.open(project) as opened:
+        session = opened.review("human", "gate")
+        session.load()
+        assert session.read_only is not None and "gold set of audit gate" in session.read_only
+        if session.current() is not None:
+            with pytest.raises(UsageError, match="gold set of audit gate"):
+                session.set_grade(1)
+        conflicts = opened.review("human", "gate", filters=ReviewFilters(conflicts="gate"))
+        conflicts.load()
+        assert conflicts.read_only is None

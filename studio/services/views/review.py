@@ -28,12 +28,12 @@ from studio.domain.steps import ReviewStep
 from studio.domain.views import PairView, ReviewFilters, Stats
 from studio.services.audit.assessments import adjudicate
 from studio.services.audit.assignment import audit_record
-from studio.services.derived.registry import derivations
 from studio.services.facade.core import ProjectCore
 from studio.services.meta.review_queue import disagreements
 from studio.services.views.pair_context import leaderboard_moves, retrieved_by
 from studio.services.views.review_conflicts import assessor_grades, conflict_queue
 from studio.services.views.review_stats import tau_and_kappa
+from studio.services.writes.owners import owned_by
 from studio.store import Connection
 from studio.store import review as review_store
 from studio.store.pools import passage_texts, topic_texts
@@ -70,7 +70,7 @@ class ReviewSession:
         self.notes: dict[tuple[str, str], list[str]] = {}
         self.start = Stats(None, None)
         self.decisions_made = 0
-        self.derived: str | None = None  # how the audited set is made, when it is derived (not edited)
+        self.owned: str | None = None  # why the audited set takes no grade here (derived, an audit's gold)
         self.moves: list[ReviewStep] = []  # this sitting's steps that moved the queue, oldest first
 
     # -- loading ---------------------------------------------------------------------------------
@@ -106,7 +106,7 @@ class ReviewSession:
         fresh = [p for p in pairs if (p["qid"], p["docid"]) not in done | skipped]
         later = [p for p in pairs if (p["qid"], p["docid"]) in skipped - done]
         self.queue, self.position = fresh + later, 0
-        self.derived = next((d.describe() for d in derivations(con) if d.name == self.qrels), None)
+        self.owned = owned_by(con, self.qrels) if self.filters.conflicts is None else None
         self.start = self.stats()
 
     def _retrieved_by(self, run: str) -> set[tuple[str, str]]:
@@ -181,10 +181,9 @@ class ReviewSession:
 
     @property
     def read_only(self) -> str | None:
-        """Why decisions that set a grade are refused, when they are: the audited set is derived."""
-        if self.derived is None:
-            return None
-        return f"{self.qrels} is derived ({self.derived}): its labels follow their sources and are not edited here"
+        """Why decisions that set a grade are refused, when they are: the audited set is derived, or
+        an audit's gold set (its grades go through the audit; its conflicts are adjudicated here)."""
+        return self.owned
 
     # -- decisions, at once ----------------------------------------------------------------------
 

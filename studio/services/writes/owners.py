@@ -18,6 +18,16 @@ from studio.store import Connection
 from studio.store import audits as audit_store
 
 
+def owned_by(con: Connection, name: str) -> str | None:
+    """Why `name` takes no write of a person's own (it is derived, or an audit's gold set); None when it does."""
+    made = next((d for d in derivations(con) if d.name == name), None)
+    if made is not None:
+        return f"{name} is derived ({made.describe()}): its labels follow their sources and are not edited here"
+    if audit_store.audit(con, name) is not None:
+        return f"{name} is the gold set of audit {name}: its grades go through the audit (studio tui --audit {name})"
+    return None
+
+
 def refuse_owned(con: Connection, names: list[str], write: str) -> None:
     """A UsageError when `write` (e.g. "import --replace") would write to an owned label set."""
     made = {d.name: d for d in derivations(con)}

@@ -26,8 +26,11 @@ class Evaluator:
 
     def __init__(self, rankings: Rankings, labels: Labels, numbers: Numbers | None = None) -> None:
         self.rankings = rankings
+        rankings.topics.read(labels)  # the labelled topics' rankings in one read
         self.labels: dict[str, TopicLabels] = align_labels(rankings, labels, numbers)
-        self.qids = byte_order(set(rankings.topics) | set(self.labels))
+        # Only labelled topics have a row: a topic no label covers has no value under any measure,
+        # and a run over a million unlabelled topics must not cost every leaderboard.
+        self.qids = byte_order(set(self.labels))
         self.row = {qid: i for i, qid in enumerate(self.qids)}
         self._matrices: dict[Measure, np.ndarray] = {}
 
@@ -42,6 +45,11 @@ class Evaluator:
     def labelled_topics(self) -> frozenset[str]:
         """The topics with at least one label."""
         return frozenset(q for q, topic in self.labels.items() if topic.judged)
+
+    def knows(self, qids: Sequence[str]) -> set[str]:
+        """Those of `qids` some label of this set or some run's ranking covers."""
+        self.rankings.topics.read(qids)
+        return {q for q in qids if q in self.row or q in self.rankings.topics}
 
     def rows_of(self, topics: Sequence[str]) -> np.ndarray:
         """Row numbers of `topics` (in the order given; topics this evaluator does not know are skipped)."""
@@ -96,7 +104,7 @@ class Evaluator:
             self._fill_row(matrix, measure, qid)
 
     def _add_topic(self, qid: str) -> None:
-        # A topic first labelled now: no run retrieved it, so its row is NaN for every run.
+        # A topic first labelled now gets its row (NaN for a run that does not rank it).
         self.qids = byte_order([*self.qids, qid])
         self.row = {q: i for i, q in enumerate(self.qids)}
         self._matrices.clear()

@@ -9,7 +9,7 @@ recall and the ideal DCG need.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import partial
 
@@ -73,10 +73,78 @@ class TopicRanking:
             return None
 
 
+# Reads the rankings of the topics asked for ({qid: ranking}; a qid no run ranks is left out),
+# or of every ranked topic in qid byte order when asked for None.
+TopicLoader = Callable[[Sequence[str] | None], dict[str, TopicRanking]]
+
+
+class TopicTable(Mapping[str, TopicRanking]):
+    """The runs' rankings by topic, each read when first asked for.
+
+    A measure needs only the topics its label set labels: a run over a million topics (most of
+    them labelled by nothing) costs a command nothing until something walks every topic (a pool
+    over the runs), which reads them all once.
+    """
+
+    def __init__(self, load: TopicLoader) -> None:
+        self._load = load
+        self._read: dict[str, TopicRanking | None] = {}  # None: asked for, ranked by no run
+        self._every: list[str] | None = None  # every ranked topic in byte order, once walked
+
+    @classmethod
+    def of(cls, topics: dict[str, TopicRanking]) -> TopicTable:
+        """A table of rankings already at hand (lists, tests)."""
+
+        def load(qids: Sequence[str] | None) -> dict[str, TopicRanking]:
+            return dict(topics) if qids is None else {q: topics[q] for q in qids if q in topics}
+
+        return cls(load)
+
+    def read(self, qids: Iterable[str]) -> None:
+        """Read the topics among `qids` not read yet, in one go."""
+        if self._every is not None:
+            return
+        missing = [q for q in dict.fromkeys(qids) if q not in self._read]
+        if missing:
+            found = self._load(missing)
+            for qid in missing:
+                self._read[qid] = found.get(qid)
+
+    def held(self) -> int:
+        """How many topics' rankings are in memory."""
+        return sum(topic is not None for topic in self._read.values())
+
+    def __getitem__(self, qid: str) -> TopicRanking:
+        self.read((qid,))
+        topic = self._read.get(qid)
+        if topic is None:
+            raise KeyError(qid)
+        return topic
+
+    def __contains__(self, qid: object) -> bool:
+        return isinstance(qid, str) and self.get(qid) is not None
+
+    def _walk(self) -> list[str]:
+        if self._every is None:
+            everything = self._load(None)
+            # Rankings read before keep their identity (and the docids they have read since).
+            for qid, topic in everything.items():
+                if self._read.get(qid) is None:
+                    self._read[qid] = topic
+            self._every = list(everything)
+        return self._every
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._walk())
+
+    def __len__(self) -> int:
+        return len(self._walk())
+
+
 @dataclass
 class Rankings:
     runs: list[str]
-    topics: dict[str, TopicRanking]  # in qid byte order
+    topics: TopicTable  # in qid byte order when walked
 
     @property
     def qids(self) -> list[str]:
@@ -128,11 +196,11 @@ def rankings_from_lists(runs: Mapping[str, Mapping[str, list[str]]]) -> Rankings
             order[r, : len(row)] = [index[d] for d in row]
         lengths = np.array([len(row) for row in rows], dtype=np.int64)
         topics[qid] = TopicRanking(qid, order, lengths, len(docids), partial(list, docids))
-    return Rankings(names, topics)
+    return Rankings(names, TopicTable.of(topics))
 
 
-def rankings_from_stored(
-    runs: list[str],
+def topics_from_stored(
+    runs: int,
     qids: list[str],
     sizes: list[int],
     run: np.ndarray,
@@ -140,9 +208,10 @@ def rankings_from_stored(
     docs: Sequence[np.ndarray],
     vocabularies: Sequence[Vocabulary],
     references: Sequence[ReferenceOrder] | None = None,
-) -> Rankings:
-    """Build from stored rankings: row i is run `run[i]`'s ranking of topic `topic[i]` (indexes
-    into `runs` and `qids`), its document numbers in trec_eval's order in `docs[i]`."""
+) -> dict[str, TopicRanking]:
+    """Build from stored rankings of `runs` runs: row i is run `run[i]`'s ranking of topic
+    `topic[i]` (indexes into the runs and `qids`), its document numbers in trec_eval's order in
+    `docs[i]`."""
     lengths = np.array([len(d) for d in docs], dtype=np.int64)
     by_topic = np.argsort(topic, kind="stable")
     bounds = np.searchsorted(topic[by_topic], np.arange(len(qids) + 1))
@@ -150,15 +219,15 @@ def rankings_from_stored(
     for t, qid in enumerate(qids):
         rows = by_topic[bounds[t] : bounds[t + 1]]
         depth = int(lengths[rows].max()) if len(rows) else 0
-        order = np.full((len(runs), depth), UNRANKED, dtype=np.intp)  # intp: indexing needs no conversion
-        counts = np.zeros(len(runs), dtype=np.int64)
+        order = np.full((runs, depth), UNRANKED, dtype=np.intp)  # intp: indexing needs no conversion
+        counts = np.zeros(runs, dtype=np.int64)
         for row in rows.tolist():
             order[run[row], : lengths[row]] = docs[row]
             counts[run[row]] = lengths[row]
         topics[qid] = TopicRanking(
             qid, order, counts, sizes[t], vocabularies[t], references[t] if references is not None else None
         )
-    return Rankings(runs, topics)
+    return topics
 
 
 @dataclass

@@ -132,27 +132,54 @@ class StoredRankings(NamedTuple):
     docs: list[np.ndarray]  # per stored ranking: document numbers in trec_eval's order
 
 
-def fetch_rankings(con: Connection) -> StoredRankings:
-    """Read the stored rankings: one list per run and topic, no sorting and no docid."""
+def ranked_runs(con: Connection) -> tuple[list[str], list[int]]:
+    """Every run's name (in name order) and stored id."""
     named = con.execute("SELECT run_id, name FROM runs ORDER BY name").fetchall()
-    run_index = {run_id: i for i, (run_id, _) in enumerate(named)}
+    return [name for _, name in named], [run_id for run_id, _ in named]
+
+
+def fetch_rankings(
+    con: Connection, qids: Sequence[str] | None = None, runs: tuple[list[str], list[int]] | None = None
+) -> StoredRankings:
+    """Read the stored rankings of `qids` (None: of every ranked topic) by `runs` (names and ids,
+    as `ranked_runs` gave them; None: every run): one list per run and topic, no sorting and no
+    docid. A run stored since `runs` were read is left out, so that topics read later line up."""
+    names, run_ids = runs if runs is not None else ranked_runs(con)
+    run_index = {run_id: i for i, run_id in enumerate(run_ids)}
+    # Only the chosen topics are read: a run over a million topics costs nothing where not asked for.
+    if qids is None:
+        chosen, parameters = "SELECT topic, qid FROM ranking_topics", []
+    else:
+        chosen, parameters = (
+            "SELECT topic, qid FROM ranking_topics WHERE qid IN (SELECT unnest(?::VARCHAR[]))",
+            [list(qids)],
+        )
     topics = con.execute(
-        """
-        SELECT t.topic, t.qid, s.size
-        FROM ranking_topics AS t
-        JOIN (SELECT topic, max(doc) + 1 AS size FROM ranking_docs GROUP BY topic) AS s USING (topic)
-        WHERE t.topic IN (SELECT DISTINCT topic FROM run_rankings)
-        """
+        f"""
+        WITH chosen AS ({chosen}),
+             ranked AS (SELECT DISTINCT topic FROM run_rankings WHERE topic IN (SELECT topic FROM chosen))
+        SELECT c.topic, c.qid, s.size
+        FROM chosen AS c
+        JOIN (SELECT topic, max(doc) + 1 AS size FROM ranking_docs
+              WHERE topic IN (SELECT topic FROM ranked) GROUP BY topic) AS s USING (topic)
+        """,
+        parameters,
     ).fetchall()
     topics.sort(key=lambda row: row[1].encode("utf-8"))
     topic_index = {key: i for i, (key, _, _) in enumerate(topics)}
-    stored = con.execute("SELECT run_id, topic, docs FROM run_rankings").fetchnumpy()
-    run = np.array([run_index[r] for r in stored["run_id"].tolist()], dtype=np.int64)
-    topic = np.array([topic_index[t] for t in stored["topic"].tolist()], dtype=np.int64)
-    docs = [np.asarray(d, dtype=np.int32) for d in stored["docs"]]
+    stored = con.execute(
+        f"WITH chosen AS ({chosen})"
+        " SELECT run_id, topic, docs FROM run_rankings WHERE topic IN (SELECT topic FROM chosen)",
+        parameters,
+    ).fetchnumpy()
+    row_runs, row_topics = stored["run_id"].tolist(), stored["topic"].tolist()
+    known = [i for i, r in enumerate(row_runs) if r in run_index]
+    run = np.array([run_index[row_runs[i]] for i in known], dtype=np.int64)
+    topic = np.array([topic_index[row_topics[i]] for i in known], dtype=np.int64)
+    docs = [np.asarray(stored["docs"][i], dtype=np.int32) for i in known]
     return StoredRankings(
-        [name for _, name in named],
-        [run_id for run_id, _ in named],
+        names,
+        run_ids,
         [qid for _, qid, _ in topics],
         [key for key, _, _ in topics],
         [int(size) for _, _, size in topics],

@@ -30,8 +30,14 @@ def topic_rectifiers(engine: EvaluationEngine, qrels: str, pilot: str, measure: 
     m = measure_of(measure)
     gold, llm = engine.evaluator(pilot), engine.evaluator(qrels)
     gold_values, llm_values = gold.per_topic(m), llm.per_topic(m)
-    topics = [q for q in gold.qids if gold.labels.get(q) and gold.labels[q].judged and q in llm.row]
-    return {q: gold_values[gold.row[q]] - llm_values[llm.row[q]] for q in topics}
+    labelled = [q for q in gold.qids if gold.labels.get(q) and gold.labels[q].judged]
+    topics = llm.knows(labelled)
+    unlabelled = np.full(len(llm.runs), np.nan)  # a ranked topic the LLM set does not label
+    return {
+        q: gold_values[gold.row[q]] - (llm_values[llm.row[q]] if q in llm.row else unlabelled)
+        for q in labelled
+        if q in topics
+    }
 
 
 def topic_rectifier_sd(rectifiers: dict[str, np.ndarray]) -> float:

@@ -19,7 +19,7 @@ from studio.domain.errors import UsageError
 from studio.domain.rows import LabelEvent
 from studio.metrics.evaluator import Evaluator
 from studio.metrics.names import Measure, parse_measure
-from studio.metrics.rankings import Rankings, ordered_rows, rankings_from_stored
+from studio.metrics.rankings import Rankings, TopicRanking, TopicTable, ordered_rows, topics_from_stored
 from studio.store import Connection, Database, new_batch
 from studio.store import labels as label_store
 from studio.store import rankings as ranking_store
@@ -42,6 +42,7 @@ class EvaluationEngine:
         # only one using them (a front end's workers and its UI thread, a judge's last writes).
         self.lock = threading.RLock()
         self._rankings: Rankings | None = None
+        self._runs: tuple[list[str], list[int]] = ([], [])  # the rankings' runs: names and stored ids
         self._reference_orders: dict[tuple[int, int], np.ndarray] | None = None
         self._followed: frozenset[str] | None = None  # label sets others are made from (read once)
         self._derived: frozenset[str] | None = None  # label sets made from others (read once)
@@ -58,14 +59,18 @@ class EvaluationEngine:
 
     def rankings(self) -> Rankings:
         if self._rankings is None:
-            stored = ranking_store.fetch_rankings(self.db.cursor())
-            # A topic's docids are read when first needed, through the asking thread's cursor.
-            vocabularies = [partial(self._docids, key) for key in stored.topic_keys]
-            references = [partial(self._reference_order, key, stored.run_ids) for key in stored.topic_keys]
-            self._rankings = rankings_from_stored(
-                stored.runs, stored.qids, stored.sizes, stored.run, stored.topic, stored.docs, vocabularies, references
-            )
+            self._runs = ranking_store.ranked_runs(self.db.cursor())
+            self._rankings = Rankings(self._runs[0], TopicTable(self._read_topics))
         return self._rankings
+
+    def _read_topics(self, qids: Sequence[str] | None) -> dict[str, TopicRanking]:
+        # Through the asking thread's cursor; a topic's docids are read when first needed.
+        stored = ranking_store.fetch_rankings(self.db.cursor(), qids, self._runs)
+        vocabularies = [partial(self._docids, key) for key in stored.topic_keys]
+        references = [partial(self._reference_order, key, stored.run_ids) for key in stored.topic_keys]
+        return topics_from_stored(
+            len(stored.runs), stored.qids, stored.sizes, stored.run, stored.topic, stored.docs, vocabularies, references
+        )
 
     def _reference_order(self, topic_key: int, run_ids: list[int]) -> np.ndarray:
         # Compatibility's order of every run and topic, read at once the first time a topic needs it.

@@ -50,7 +50,7 @@ class EvaluationMixin(ProjectBase):
         """Rows of `studio eval`: {"run", "measure", "value", "topics"} (and "topic"); `topics`:
         only over these (as trec_eval on the labels cut to them)."""
         if topics is not None:
-            check_subset(TopicChoice(subset=tuple(topics)), set(self.engine.evaluator(qrels).qids))
+            check_subset(TopicChoice(subset=tuple(topics)), self.engine.evaluator(qrels).knows(topics))
         return self.engine.eval_rows(qrels, list(measures), per_topic=per_topic, complete=complete, topics=topics)
 
     def comparison_frame(self, ref: str, qrels: str, topics: TopicChoice = EVERY_TOPIC) -> ComparisonFrame:

@@ -214,8 +214,9 @@ def fd_leaderboard(
     retrieved: list[list[Pair]] = []
     for r in range(len(rankings.runs)):
         pairs: list[Pair] = []
-        for qid, topic in rankings.topics.items():
-            if qid not in judged:  # as trec_eval: a topic the label set does not cover is not evaluated
+        for qid in evaluator.qids:  # as trec_eval: a topic the label set does not cover is not evaluated
+            topic = rankings.topics.get(qid)
+            if topic is None or qid not in judged:
                 continue
             order = topic.order[r, :k]
             pairs.extend(

@@ -26,7 +26,8 @@ def comparison_frame(
     leaderboards' measure when there is one (`qrels_measure`: the other side's form of it, at its
     own relevance level)."""
     ref_eval, aud_eval = engine.evaluator(ref), engine.evaluator(qrels)
-    check_subset(choice, set(ref_eval.qids) | set(aud_eval.qids))
+    chosen = choice.subset or ()
+    check_subset(choice, ref_eval.knows(chosen) | aud_eval.knows(chosen))
     levels = None
     if measure is not None and uses_level(measure):
         levels = (measure.rel, (qrels_measure or measure).rel)

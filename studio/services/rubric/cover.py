@@ -30,7 +30,10 @@ def cover_leaderboard(
     per_run = []
     for r in range(len(rankings.runs)):
         ranking = {}
-        for qid, topic in rankings.topics.items():
+        for qid in qids:  # only the bank's topics count
+            topic = rankings.topics.get(qid)
+            if topic is None:
+                continue
             order = topic.order[r]
             ranking[qid] = [topic.docids[d] for d in order[order != UNRANKED]]
         per_run.append(rubric_cover_at_k(grades, items, ranking, k, min_grade, normalise))

@@ -45,9 +45,9 @@ def decision_labels(
     matrix = scratch.per_topic(m)  # updated in place by set_label
     before = _pair_delta(matrix, a, b)
     found: list[DecisionLabel] = []
-    for qid, topic in engine.rankings().topics.items():
-        mine, theirs = audited.labels.get(qid), ref_labels.get(qid)
-        if mine is None or theirs is None or qid not in scratch.row:
+    for qid in scratch.qids:  # the labelled topics, in trec_eval's order
+        mine, theirs, topic = audited.labels.get(qid), ref_labels.get(qid), engine.rankings().topics.get(qid)
+        if mine is None or theirs is None or topic is None:
             continue
         depth = m.cutoff
         retrieved: dict[str, list[str]] = {}

@@ -103,7 +103,7 @@ def significance(
     columns = chosen_runs(evaluator, runs)
     names = [evaluator.runs[c] for c in columns]
     if ref is None:
-        check_subset(topics, set(evaluator.qids))
+        check_subset(topics, evaluator.knows(topics.subset or ()))
         values = run_values(evaluator, m, columns, topics.subset)
         decided = decided_pairs(qrels, str(m), names, values, plan)
         if topics.subset is not None:  # how many of the chosen topics the label set labels

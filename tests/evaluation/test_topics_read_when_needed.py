@@ -6,6 +6,7 @@ memory are counted through the engine's topic table.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
@@ -80,8 +81,8 @@ def test_the_table_asks_its_loader_only_for_topics_not_read() -> None:
     stored = {q: _ranking(q) for q in ("b", "a", "c")}
     asked: list[list[str] | None] = []
 
-    def load(qids: object) -> dict[str, TopicRanking]:
-        asked.append(None if qids is None else list(qids))  # type: ignore[call-overload]
+    def load(qids: Sequence[str] | None) -> dict[str, TopicRanking]:
+        asked.append(None if qids is None else list(qids))
         return dict(sorted(stored.items())) if qids is None else {q: stored[q] for q in qids if q in stored}
 
     table = TopicTable(load)

@@ -60,6 +60,11 @@ def audit(con: Connection, name: str) -> AuditRecord | None:
     return found[0] if found else None
 
 
+def audit_names(con: Connection) -> frozenset[str]:
+    """Every audit's name (its gold label set's name too)."""
+    return frozenset(str(name) for (name,) in con.execute("SELECT name FROM audits").fetchall())
+
+
 def audits(con: Connection, label_set: str | None = None) -> list[AuditRecord]:
     cursor = con.execute(
         "SELECT audit_id, name, label_set, design, strata, allocation, pilot, budget, population, seed,"

@@ -99,6 +99,17 @@ def test_label_and_import_replace_refuse_an_audits_gold_set(studio: Studio, proj
     checked(studio)
 
 
+def test_an_open_project_refuses_the_gold_set_of_an_audit_it_just_planned(project: Path) -> None:
+    with Project.open(project) as opened:
+        edit = opened.set_label(LLM, "1001", "gate-doc", 1)  # the owners are known (and kept) from here on
+        opened.undo(LLM)
+        pairs = opened.plan_audit(LLM, name="fresh", budget=4, design="pairs")
+        assert pairs["units"] and edit["grade"] == 1
+        first = opened.audit_pairs("fresh")[0]
+        with pytest.raises(UsageError, match="gold set of audit fresh"):
+            opened.set_label("fresh", first["qid"], first["docid"], 2)
+
+
 def test_an_estimate_says_when_the_audited_set_changed_after_the_draw(studio: Studio, write: Write) -> None:
     pairs = planned(studio)
     ok(studio("audit", "import", "gate", qrels_file(write, "a.qrels", {(p["qid"], p["docid"]): 2.0 for p in pairs})))

@@ -21,6 +21,7 @@ from studio.metrics.evaluator import Evaluator
 from studio.metrics.names import Measure, parse_measure
 from studio.metrics.rankings import Rankings, TopicRanking, TopicTable, ordered_rows, topics_from_stored
 from studio.store import Connection, Database, new_batch
+from studio.store import audits as audit_store
 from studio.store import labels as label_store
 from studio.store import rankings as ranking_store
 from studio.store.changes import OutsideEvent
@@ -46,6 +47,7 @@ class EvaluationEngine:
         self._reference_orders: dict[tuple[int, int], np.ndarray] | None = None
         self._followed: frozenset[str] | None = None  # label sets others are made from (read once)
         self._derived: frozenset[str] | None = None  # label sets made from others (read once)
+        self._owned: frozenset[str] | None = None  # derived sets and audits' gold sets (read once)
         self._evaluators: dict[str, Evaluator] = {}
         self._set_ids: dict[str, int] = {}  # label set ids by name (a replaced set gets a new one: forgotten)
         # The label event sequence value each cached evaluator is known current at; None once an
@@ -123,10 +125,18 @@ class EvaluationEngine:
             self._derived = label_store.derived_set_names(self.db.cursor())
         return self._derived
 
+    def owned_sets(self) -> frozenset[str]:
+        """The label sets that take no write of a person's own: derived sets and audits' gold sets
+        (read once; a live edit's check costs no query)."""
+        if self._owned is None:
+            self._owned = self.derived_sets() | audit_store.audit_names(self.db.cursor())
+        return self._owned
+
     def forget_followers(self) -> None:
-        """A derived, ensemble or calibrated set was made (here or in another process)."""
+        """A derived, ensemble or calibrated set or an audit was made (here or in another process)."""
         self._followed = None
         self._derived = None
+        self._owned = None
 
     def forget_runs(self) -> None:
         self._rankings = None
@@ -138,6 +148,7 @@ class EvaluationEngine:
         if name is None:
             self._followed = None
             self._derived = None
+            self._owned = None
             self._evaluators.clear()
             self._set_ids.clear()
             self._as_of.clear()

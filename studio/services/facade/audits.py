@@ -47,9 +47,12 @@ class AuditsMixin(ProjectBase):
         """Draw a sample of `qrels`' pool (whole topics, pairs, or stratified pairs) with each unit's
         inclusion probability; its gold labels become the human label set `name`."""
         name = check_name(name, "audit")
-        return audit_samples.plan_audit(
-            self.db, qrels, name=name, budget=budget, design=design, strata=strata, seed=seed, pilot=pilot
-        )
+        try:
+            return audit_samples.plan_audit(
+                self.db, qrels, name=name, budget=budget, design=design, strata=strata, seed=seed, pilot=pilot
+            )
+        finally:
+            self.engine.forget_followers()  # its gold set takes no write but the audit's
 
     def import_audit(self, audit: str, file: PathLike, *, assessor: str | None = None) -> GoldImport:
         """Gold labels made elsewhere for the audit's sample (a pair outside it refuses the file);

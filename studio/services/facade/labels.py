@@ -34,7 +34,8 @@ class LabelsMixin(ProjectBase):
         check_id(docid, "docid")
         if grade is not None:
             check_grade(grade)
-        refuse_owned(self.db.cursor(), [qrels], "label")  # a derived set, or an audit's gold set
+        if qrels in self.engine.owned_sets():  # a derived set, or an audit's gold set: say which
+            refuse_owned(self.db.cursor(), [qrels], "label")
         return self.writes.edit(qrels, qid, docid, grade, note=note, person=person)
 
     def undo(self, qrels: str | None = None) -> LabelEvent | None:

@@ -134,6 +134,11 @@ def estimator_kind(level: float, tuned: bool, estimator: str | None) -> str:
     """The estimator to use, one of ppi.ESTIMATORS; a usage error for a level or name it cannot take."""
     if not 0 < level < 1:
         raise UsageError(f"--level must lie between 0 and 1, not {level}")
+    return chosen_estimator(estimator, tuned)
+
+
+def chosen_estimator(estimator: str | None, tuned: bool) -> str:
+    """`estimator`, or the default (ppi++ when `tuned`); a usage error for a name ppi does not know."""
     kind = estimator or ("ppi++" if tuned else ppi.DEFAULT_ESTIMATOR)
     if kind not in ppi.ESTIMATORS:
         raise UsageError(f"unknown estimator {kind!r} (known: {', '.join(ppi.ESTIMATORS)})")
@@ -254,22 +259,10 @@ def run_pairs(linear: Linear, pi: np.ndarray, *, level: float, estimator: str) -
     units = linear.units
     if len(units.runs) < 2:
         return []
-    i, j = ppi.column_pairs(len(units.runs))
-    found = ppi_ratio.shifted(
-        ppi.estimate_totals(
-            units.sampled[None, :],
-            ppi.differences(units.a, i, j),
-            None if estimator == "gold" else ppi.differences(units.b, i, j),
-            pi,
-            level=level,
-            estimator=estimator,
-            strata=units.strata,
-            pseudo=linear.pseudo,
-        ),
-        linear.constant[i] - linear.constant[j],
-    )
+    paired = pair_intervals(linear, pi, level=level, estimator=estimator)
+    found = paired.intervals
     rows: list[RunPairEstimate] = []
-    for c, (first, second) in enumerate(zip(i.tolist(), j.tolist(), strict=True)):
+    for c, (first, second) in enumerate(zip(paired.first.tolist(), paired.second.tolist(), strict=True)):
         diff, low, high = found.estimate[0, c], found.low[0, c], found.high[0, c]
         if diff < 0:  # the run estimated higher goes first
             first, second, diff, low, high = second, first, -diff, -high, -low
@@ -285,6 +278,35 @@ def run_pairs(linear: Linear, pi: np.ndarray, *, level: float, estimator: str) -
         )
     rows.sort(key=lambda row: -(row["difference"] or 0.0))
     return rows
+
+
+@dataclass(frozen=True)
+class PairIntervals:
+    """The interval of each run pair's difference, column c the pair (first[c], second[c])."""
+
+    first: np.ndarray  # (pairs,) run index of the minuend
+    second: np.ndarray  # (pairs,) run index of the subtrahend
+    intervals: ppi.Intervals  # (1 × pairs) estimate, interval, se and df of runs[first] − runs[second]
+
+
+def pair_intervals(linear: Linear, pi: np.ndarray, *, level: float, estimator: str) -> PairIntervals:
+    """Every run pair's difference estimated on the same units, estimator and design as the runs."""
+    units = linear.units
+    i, j = ppi.column_pairs(len(units.runs))
+    found = ppi_ratio.shifted(
+        ppi.estimate_totals(
+            units.sampled[None, :],
+            ppi.differences(units.a, i, j),
+            None if estimator == "gold" else ppi.differences(units.b, i, j),
+            pi,
+            level=level,
+            estimator=estimator,
+            strata=units.strata,
+            pseudo=linear.pseudo,
+        ),
+        linear.constant[i] - linear.constant[j],
+    )
+    return PairIntervals(i, j, found)
 
 
 def _by_estimate(row: EstimateRun) -> float:

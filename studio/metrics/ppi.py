@@ -128,6 +128,33 @@ def estimate_totals(
     labels = np.zeros(mask.shape[1], dtype=np.int64) if strata is None else np.asarray(strata)
     layers = [_Stratum.of(mask, a, b, pi, labels == h) for h in np.unique(labels)]
     n = mask.sum(axis=1)  # (T,)
+    weights = _weights(kind, layers, mask)
+    estimate, variance = _stratified_totals(layers, weights, pseudo, (mask.shape[0], a.shape[1]))
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = np.sqrt(variance)
+        # A fitted λ̂ costs a degree of freedom; cross-fit folds that all chose λ = 0 are the gold
+        # sample alone, and keep its degrees of freedom (and so its width exactly).
+        reported = weights.reported
+        fitted = np.ones(len(n)) if kind == "ppi++" else (reported > 0) if kind == "cross-fit" else np.zeros(len(n))
+        df = n - len(layers) - fitted
+        q = np.where(df >= 1, t_quantile(0.5 + level / 2, np.maximum(df, 1)), np.nan)[:, None]
+    half = q * se
+    lam_out = np.broadcast_to(reported[:, None], estimate.shape).copy()
+    return Intervals(estimate, estimate - half, estimate + half, se, lam_out, df.astype(np.float64))
+
+
+@dataclass(frozen=True)
+class _Weights:
+    """The LLM term's weight λ over the sample: each part of it rectified with its own λ."""
+
+    parts: list[tuple[np.ndarray, np.ndarray]]  # (keep (T × M), λ (T,)): the units of a part and their λ
+    reported: np.ndarray  # (T,) the λ an interval reports (cross-fit: the folds' λ weighted by their units)
+
+
+def _weights(kind: str, layers: list[_Stratum], mask: np.ndarray) -> _Weights:
+    """λ per trial for `kind`: fixed (gold 0, ppi 1), fitted on the whole sample (ppi++), or, for
+    cross-fit, each fold's from the other folds."""
+    n = mask.sum(axis=1)
     if kind == "cross-fit":
         folds = _folds(mask, int(min(FOLDS, max(n.min(), 1))))
         lam_of_fold = np.stack(
@@ -135,17 +162,23 @@ def estimate_totals(
         )  # (T, F): each fold's λ from the other folds
         lam_of_fold[n < MIN_CROSS_FIT_UNITS] = 0.0
         parts = [(fold, lam_of_fold[:, f]) for f, fold in enumerate(folds)]
-        reported = sum(lam * fold.sum(axis=1) for fold, lam in parts) / np.maximum(n, 1)
-    else:
-        lam = {"gold": np.zeros(len(n)), "ppi": np.ones(len(n))}.get(kind)
-        if lam is None:
-            lam = _fitted_lambda(layers, np.ones_like(mask), mask)
-        parts, reported = [(np.ones_like(mask), lam)], lam
-    estimate = np.zeros((mask.shape[0], a.shape[1]))
+        return _Weights(parts, sum(lam * fold.sum(axis=1) for fold, lam in parts) / np.maximum(n, 1))
+    lam = {"gold": np.zeros(len(n)), "ppi": np.ones(len(n))}.get(kind)
+    if lam is None:
+        lam = _fitted_lambda(layers, np.ones_like(mask), mask)
+    return _Weights([(np.ones_like(mask), lam)], lam)
+
+
+def _stratified_totals(
+    layers: list[_Stratum], weights: _Weights, pseudo: str | None, shape: tuple[int, int]
+) -> tuple[np.ndarray, np.ndarray]:
+    """(T × K) θ̂ = Σ_h M_h mean_{S_h} ψ and its variance Σ_h M_h² (1 − n_h/M_h) s²_{ψ,h} / n_h."""
+    estimate = np.zeros(shape)
     variance = np.zeros_like(estimate)
+    reported = weights.reported
     with np.errstate(invalid="ignore", divide="ignore"):
         for layer in layers:
-            total, squares = layer.residual_sums(parts)
+            total, squares = layer.residual_sums(weights.parts)
             count = layer.count[:, None]
             mean = total / count
             spread = np.maximum(squares - count * mean**2, 0.0)
@@ -155,15 +188,7 @@ def estimate_totals(
             fpc = 1.0 - count / layer.size
             estimate += layer.size * mean
             variance += np.where(fpc > 0, layer.size**2 * fpc * spread / count, 0.0)
-        se = np.sqrt(variance)
-        # A fitted λ̂ costs a degree of freedom; cross-fit folds that all chose λ = 0 are the gold
-        # sample alone, and keep its degrees of freedom (and so its width exactly).
-        fitted = np.ones(len(n)) if kind == "ppi++" else (reported > 0) if kind == "cross-fit" else np.zeros(len(n))
-        df = n - len(layers) - fitted
-        q = np.where(df >= 1, t_quantile(0.5 + level / 2, np.maximum(df, 1)), np.nan)[:, None]
-    half = q * se
-    lam_out = np.broadcast_to(reported[:, None], estimate.shape).copy()
-    return Intervals(estimate, estimate - half, estimate + half, se, lam_out, df.astype(np.float64))
+    return estimate, variance
 
 
 @dataclass(frozen=True)

@@ -94,11 +94,7 @@ def estimate(
     """Estimated leaderboard with intervals beside the LLM-only values and the gold-only intervals.
     `estimator`: one of ppi.ESTIMATORS (None: cross-fit, or ppi++ with `tuned`); `llm_relevant`:
     the LLM label set's own relevance level for binary measures (None: the measure's)."""
-    if not 0 < level < 1:
-        raise UsageError(f"--level must lie between 0 and 1, not {level}")
-    kind = estimator or ("ppi++" if tuned else ppi.DEFAULT_ESTIMATOR)
-    if kind not in ppi.ESTIMATORS:
-        raise UsageError(f"unknown estimator {kind!r} (known: {', '.join(ppi.ESTIMATORS)})")
+    kind = estimator_kind(level, tuned, estimator)
     m = measure_of(measure)
     llm_m = at_level(m, llm_relevant)
     found = gold_design(engine, gold, design)
@@ -107,39 +103,9 @@ def estimate(
     n, total = int(units.sampled.sum()), len(units.keys)
     if n < 2:
         raise UsageError(f"{gold} grades {n} of the {total} {design} of {qrels}: an interval needs at least 2")
-    pi = units.probabilities(found.probabilities)
-    mask = units.sampled[None, :]
-    b = None if kind == "gold" else units.b
-    ppi_runs = ppi_ratio.shifted(
-        ppi.estimate_totals(
-            mask, units.a, b, pi, level=level, estimator=kind, strata=units.strata, pseudo=linear.pseudo
-        ),
-        linear.constant,
-    )
-    gold_runs = ppi_ratio.shifted(
-        ppi.estimate_totals(mask, linear.gold_units.a, None, pi, level=level, strata=units.strata),
-        linear.gold_constant,
-    )
-    llm = linear.llm_value
-    est = ppi_runs.estimate[0]
-    rows: list[EstimateRun] = []
-    for r, run in enumerate(units.runs):
-        rows.append(
-            {
-                "run": run,
-                "estimate": _num(est[r]),
-                "low": _num(ppi_runs.low[0, r]),
-                "high": _num(ppi_runs.high[0, r]),
-                "llm": _num(llm[r]),
-                "gold": _num(gold_runs.estimate[0, r]),
-                "gold_low": _num(gold_runs.low[0, r]),
-                "gold_high": _num(gold_runs.high[0, r]),
-                "lambda": _num(ppi_runs.lam[0, r]),
-            }
-        )
-    rows.sort(key=_by_estimate)
-    within_range(rows)
-    tau = corr.kendall_tau_b(est, llm) if len(units.runs) > 1 else float("nan")
+    fitted = run_intervals(linear, found, level=level, estimator=kind)
+    rows = run_rows(fitted)
+    tau = corr.kendall_tau_b(fitted.rectified.estimate[0], linear.llm_value) if len(units.runs) > 1 else float("nan")
     lacking = int((units.strata == UNLABELLED).sum()) if units.strata is not None else 0
     result: Estimate = {
         "advice": advice(rows, qrels, kind),
@@ -151,17 +117,84 @@ def estimate(
         "level": level,
         "estimator": kind,
         "power_tuning": kind in ("cross-fit", "ppi++"),
-        "lambda": _num(float(ppi_runs.lam[0, 0])) if len(units.runs) else None,
+        "lambda": _num(float(fitted.rectified.lam[0, 0])) if len(units.runs) else None,
         "units": total,
         "units_qrels_lacks": lacking,
         "gold_units": n,
         "covers": covers(design, level, qrels, gold, str(m), lacking),
         "warnings": side_warnings(engine, gold, qrels, m, llm_m) + drift_warnings(engine, gold),
         "runs": rows,
-        "pairs": run_pairs(linear, pi, level=level, estimator=kind),
+        "pairs": run_pairs(linear, fitted.pi, level=level, estimator=kind),
         "kendall_tau_vs_llm": _num(tau),
     }
     return result
+
+
+def estimator_kind(level: float, tuned: bool, estimator: str | None) -> str:
+    """The estimator to use, one of ppi.ESTIMATORS; a usage error for a level or name it cannot take."""
+    if not 0 < level < 1:
+        raise UsageError(f"--level must lie between 0 and 1, not {level}")
+    return chosen_estimator(estimator, tuned)
+
+
+def chosen_estimator(estimator: str | None, tuned: bool) -> str:
+    """`estimator`, or the default (ppi++ when `tuned`); a usage error for a name ppi does not know."""
+    kind = estimator or ("ppi++" if tuned else ppi.DEFAULT_ESTIMATOR)
+    if kind not in ppi.ESTIMATORS:
+        raise UsageError(f"unknown estimator {kind!r} (known: {', '.join(ppi.ESTIMATORS)})")
+    return kind
+
+
+@dataclass(frozen=True)
+class RunIntervals:
+    """Every run's interval from one gold sample, with the estimator and with the gold units alone."""
+
+    linear: Linear  # the units the intervals are totals over
+    pi: np.ndarray  # (units,) each unit's inclusion probability under the audit's design
+    rectified: ppi.Intervals  # the chosen estimator's, shifted by the linearisation's constant
+    gold_only: ppi.Intervals  # the gold sample's alone, the width the LLM labels must beat
+
+
+def run_intervals(linear: Linear, found: GoldDesign, *, level: float, estimator: str) -> RunIntervals:
+    """Each run's interval under `estimator`, and under the gold sample alone."""
+    units = linear.units
+    pi = units.probabilities(found.probabilities)
+    mask = units.sampled[None, :]
+    b = None if estimator == "gold" else units.b
+    rectified = ppi_ratio.shifted(
+        ppi.estimate_totals(
+            mask, units.a, b, pi, level=level, estimator=estimator, strata=units.strata, pseudo=linear.pseudo
+        ),
+        linear.constant,
+    )
+    gold_only = ppi_ratio.shifted(
+        ppi.estimate_totals(mask, linear.gold_units.a, None, pi, level=level, strata=units.strata),
+        linear.gold_constant,
+    )
+    return RunIntervals(linear, pi, rectified, gold_only)
+
+
+def run_rows(fitted: RunIntervals) -> list[EstimateRun]:
+    """One row per run, the highest estimate first, clipped to the measure's range."""
+    est, gold_runs, llm = fitted.rectified, fitted.gold_only, fitted.linear.llm_value
+    rows: list[EstimateRun] = []
+    for r, run in enumerate(fitted.linear.units.runs):
+        rows.append(
+            {
+                "run": run,
+                "estimate": _num(est.estimate[0, r]),
+                "low": _num(est.low[0, r]),
+                "high": _num(est.high[0, r]),
+                "llm": _num(llm[r]),
+                "gold": _num(gold_runs.estimate[0, r]),
+                "gold_low": _num(gold_runs.low[0, r]),
+                "gold_high": _num(gold_runs.high[0, r]),
+                "lambda": _num(est.lam[0, r]),
+            }
+        )
+    rows.sort(key=_by_estimate)
+    within_range(rows)
+    return rows
 
 
 def drift_warnings(engine: EvaluationEngine, gold: str) -> list[str]:
@@ -226,22 +259,10 @@ def run_pairs(linear: Linear, pi: np.ndarray, *, level: float, estimator: str) -
     units = linear.units
     if len(units.runs) < 2:
         return []
-    i, j = ppi.column_pairs(len(units.runs))
-    found = ppi_ratio.shifted(
-        ppi.estimate_totals(
-            units.sampled[None, :],
-            ppi.differences(units.a, i, j),
-            None if estimator == "gold" else ppi.differences(units.b, i, j),
-            pi,
-            level=level,
-            estimator=estimator,
-            strata=units.strata,
-            pseudo=linear.pseudo,
-        ),
-        linear.constant[i] - linear.constant[j],
-    )
+    paired = pair_intervals(linear, pi, level=level, estimator=estimator)
+    found = paired.intervals
     rows: list[RunPairEstimate] = []
-    for c, (first, second) in enumerate(zip(i.tolist(), j.tolist(), strict=True)):
+    for c, (first, second) in enumerate(zip(paired.first.tolist(), paired.second.tolist(), strict=True)):
         diff, low, high = found.estimate[0, c], found.low[0, c], found.high[0, c]
         if diff < 0:  # the run estimated higher goes first
             first, second, diff, low, high = second, first, -diff, -high, -low
@@ -257,6 +278,35 @@ def run_pairs(linear: Linear, pi: np.ndarray, *, level: float, estimator: str) -
         )
     rows.sort(key=lambda row: -(row["difference"] or 0.0))
     return rows
+
+
+@dataclass(frozen=True)
+class PairIntervals:
+    """The interval of each run pair's difference, column c the pair (first[c], second[c])."""
+
+    first: np.ndarray  # (pairs,) run index of the minuend
+    second: np.ndarray  # (pairs,) run index of the subtrahend
+    intervals: ppi.Intervals  # (1 × pairs) estimate, interval, se and df of runs[first] − runs[second]
+
+
+def pair_intervals(linear: Linear, pi: np.ndarray, *, level: float, estimator: str) -> PairIntervals:
+    """Every run pair's difference estimated on the same units, estimator and design as the runs."""
+    units = linear.units
+    i, j = ppi.column_pairs(len(units.runs))
+    found = ppi_ratio.shifted(
+        ppi.estimate_totals(
+            units.sampled[None, :],
+            ppi.differences(units.a, i, j),
+            None if estimator == "gold" else ppi.differences(units.b, i, j),
+            pi,
+            level=level,
+            estimator=estimator,
+            strata=units.strata,
+            pseudo=linear.pseudo,
+        ),
+        linear.constant[i] - linear.constant[j],
+    )
+    return PairIntervals(i, j, found)
 
 
 def _by_estimate(row: EstimateRun) -> float:

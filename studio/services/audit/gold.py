@@ -3,17 +3,19 @@ grading has come (done/total, per stratum)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 
 from studio.domain.audit_results import AuditRecord, GoldImport, GradedBy, GradingProgress
 from studio.domain.errors import InputError, UsageError
+from studio.domain.models import QrelsRow
 from studio.domain.rows import AuditPair, AuditProgress, AuditRow, StratumProgress
 from studio.formats.text_input import TREC_LINE_BYTES, Text, read_lines
 from studio.formats.trec import parse_qrels, trec_lines
 from studio.services.audit.assessments import GRADE, PairGrades, standing_grades
 from studio.services.audit.assignment import assessor_pairs, assessors_of
 from studio.services.audit.samples import audit_pairs
-from studio.store import Database, new_batch
+from studio.store import Connection, Database, new_batch
 from studio.store import assessors as assessor_store
 from studio.store import audits as audit_store
 from studio.store import labels as label_store
@@ -34,69 +36,15 @@ def import_gold(db: Database, audit: str, path: Path, *, assessor: str | None = 
     found = _audit(db, audit)
     text = read_lines(path, TREC_LINE_BYTES)
     parsed = parse_qrels(text, str(path))
-    con = db.cursor()
-    sample = {(q, d) for q, d, _ in audit_pairs(con, audit)}
-    where = f"audit {audit!r}'s sample"
-    if assessor is not None and assessors_of(con, found["audit_id"]):
-        sample = {(q, d) for q, d, _ in assessor_pairs(con, audit, assessor)}
-        where = f"the pairs audit {audit!r} gives {assessor}"
-    outside = next((row for row in parsed.rows if (row.qid, row.docid) not in sample), None)
-    if outside is not None:
-        raise InputError(
-            str(path), _line_of(text, outside.qid, outside.docid), f"({outside.qid}, {outside.docid}) is not in {where}"
-        )
+    refuse_outside(db.cursor(), found, parsed.rows, text, str(path), assessor)
     set_id = label_store.label_set_id(db.cursor(), audit)
     assert set_id is not None
-    written = 0
     with db.transaction() as tx:
-        batch = new_batch(tx, "audit import", str(path))
-        current = {(q, d): g for q, d, g in audit_store.pool(tx, audit)}
-        standing = standing_grades(tx, found["audit_id"]) if assessor is not None else {}
-        for row in parsed.rows:
-            if assessor is not None:
-                pair = standing.setdefault((row.qid, row.docid), PairGrades())
-                pair.grades[assessor] = row.grade
-                event = label_store.append_label_event(
-                    tx,
-                    set_id,
-                    row.qid,
-                    row.docid,
-                    pair.gold,
-                    origin="import",
-                    source=str(path),
-                    batch_id=batch,
-                    note=f"audit {audit}: {assessor} graded {row.grade:g}",
-                )
-                event_id = event["event"]
-                audit_store.add_grade(tx, found["audit_id"], row.qid, row.docid, event_id)
-                assessor_store.add_assessment(
-                    tx,
-                    found["audit_id"],
-                    row.qid,
-                    row.docid,
-                    assessor,
-                    kind=GRADE,
-                    grade=row.grade,
-                    seconds=None,
-                    label_event=event_id,
-                )
-                written += 1
-                continue
-            if current.get((row.qid, row.docid)) == row.grade:
-                continue
-            event = label_store.append_label_event(
-                tx,
-                set_id,
-                row.qid,
-                row.docid,
-                row.grade,
-                origin="import",
-                source=str(path),
-                batch_id=batch,
-                note=f"audit {audit}",
-            )
-            audit_store.add_grade(tx, found["audit_id"], row.qid, row.docid, event["event"])
-            written += 1
+        target = GoldTarget(found, set_id, str(path), new_batch(tx, "audit import", str(path)))
+        if assessor is None:
+            written = write_gold_grades(tx, target, parsed.rows)
+        else:
+            written = write_assessor_grades(tx, target, parsed.rows, assessor)
     whose: GradedBy = {} if assessor is None else {"assessor": assessor}
     return {
         "audit": audit,
@@ -106,6 +54,93 @@ def import_gold(db: Database, audit: str, path: Path, *, assessor: str | None = 
         "labels_written": written,
         **progress_totals(db, audit),
     }
+
+
+def refuse_outside(
+    con: Connection, found: AuditRecord, rows: list[QrelsRow], text: Text, source: str, assessor: str | None
+) -> None:
+    """An input error naming the first line whose pair is outside the audit's sample (or, with
+    `assessor` and an audit that assigns pairs, outside that assessor's pairs)."""
+    audit = found["name"]
+    sample = {(q, d) for q, d, _ in audit_pairs(con, audit)}
+    where = f"audit {audit!r}'s sample"
+    if assessor is not None and assessors_of(con, found["audit_id"]):
+        sample = {(q, d) for q, d, _ in assessor_pairs(con, audit, assessor)}
+        where = f"the pairs audit {audit!r} gives {assessor}"
+    outside = next((row for row in rows if (row.qid, row.docid) not in sample), None)
+    if outside is not None:
+        raise InputError(
+            source, _line_of(text, outside.qid, outside.docid), f"({outside.qid}, {outside.docid}) is not in {where}"
+        )
+
+
+@dataclass(frozen=True)
+class GoldTarget:
+    """Where one import's grades go and what its events record."""
+
+    audit: AuditRecord
+    set_id: int  # the audit's gold label set
+    source: str  # the imported file
+    batch: int  # the import's batch of events
+
+
+def write_gold_grades(tx: Connection, target: GoldTarget, rows: list[QrelsRow]) -> int:
+    """Each line's grade as the pair's gold grade, skipping grades the pair already has; the count written."""
+    audit = target.audit["name"]
+    current = {(q, d): g for q, d, g in audit_store.pool(tx, audit)}
+    written = 0
+    for row in rows:
+        if current.get((row.qid, row.docid)) == row.grade:
+            continue
+        event = label_store.append_label_event(
+            tx,
+            target.set_id,
+            row.qid,
+            row.docid,
+            row.grade,
+            origin="import",
+            source=target.source,
+            batch_id=target.batch,
+            note=f"audit {audit}",
+        )
+        audit_store.add_grade(tx, target.audit["audit_id"], row.qid, row.docid, event["event"])
+        written += 1
+    return written
+
+
+def write_assessor_grades(tx: Connection, target: GoldTarget, rows: list[QrelsRow], assessor: str) -> int:
+    """Each line as the assessor's grade, and the pair's gold grade as all its assessors' grades
+    now give it (written even when unchanged: the assessment points at its event); the count written."""
+    audit_id = target.audit["audit_id"]
+    standing = standing_grades(tx, audit_id)
+    for row in rows:
+        pair = standing.setdefault((row.qid, row.docid), PairGrades())
+        pair.grades[assessor] = row.grade
+        event = label_store.append_label_event(
+            tx,
+            target.set_id,
+            row.qid,
+            row.docid,
+            pair.gold,
+            origin="import",
+            source=target.source,
+            batch_id=target.batch,
+            note=f"audit {target.audit['name']}: {assessor} graded {row.grade:g}",
+        )
+        event_id = event["event"]
+        audit_store.add_grade(tx, audit_id, row.qid, row.docid, event_id)
+        assessor_store.add_assessment(
+            tx,
+            audit_id,
+            row.qid,
+            row.docid,
+            assessor,
+            kind=GRADE,
+            grade=row.grade,
+            seconds=None,
+            label_event=event_id,
+        )
+    return len(rows)
 
 
 def _line_of(text: Text, qid: str, docid: str) -> int | None:

@@ -19,15 +19,16 @@ from studio.domain.errors import UsageError
 from studio.domain.frames import TopicChoice, sorted_topics
 from studio.domain.pair_decisions import AuditDecisions, AuditPairDecision
 from studio.domain.significance import CORRECTIONS, SignificancePlan, SignificantPair
-from studio.metrics import interval_tests, ppi, ppi_ratio
+from studio.metrics import interval_tests
 from studio.metrics import multiple_testing as mt
-from studio.services.audit.estimates import linear_units
+from studio.services.audit.estimates import PairIntervals, chosen_estimator, linear_units, pair_intervals
 from studio.services.audit.levels import at_level
 from studio.services.audit.units import gold_design
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
 from studio.services.significance import pairs
 
 REF_TEST = "t"  # the reference's decisions: `studio significance`'s default test
+LEVEL = 0.95  # the differences' intervals are computed at some level; p-values do not depend on it
 
 
 def audit_decisions(
@@ -50,9 +51,7 @@ def audit_decisions(
         raise UsageError(f"unknown correction {correction!r} ({', '.join(CORRECTIONS)})")
     if not 0 < alpha < 1:
         raise UsageError(f"--alpha must lie between 0 and 1, not {alpha}")
-    kind = estimator or ("ppi++" if tuned else ppi.DEFAULT_ESTIMATOR)
-    if kind not in ppi.ESTIMATORS:
-        raise UsageError(f"unknown estimator {kind!r} (known: {', '.join(ppi.ESTIMATORS)})")
+    kind = chosen_estimator(estimator, tuned)
     m = measure_of(measure)
     found = gold_design(engine, gold, design)
     linear = linear_units(engine, qrels, gold, m, at_level(m, llm_relevant), found)
@@ -62,33 +61,32 @@ def audit_decisions(
     result = AuditDecisions(correction=correction, alpha=alpha, significant=0, pairs=[])
     if len(units.runs) < 2:
         return result
-    i, j = ppi.column_pairs(len(units.runs))
-    # As estimates.run_pairs computes the differences' intervals: the level moves no p-value.
-    intervals = ppi_ratio.shifted(
-        ppi.estimate_totals(
-            units.sampled[None, :],
-            ppi.differences(units.a, i, j),
-            None if kind == "gold" else ppi.differences(units.b, i, j),
-            units.probabilities(found.probabilities),
-            estimator=kind,
-            strata=units.strata,
-            pseudo=linear.pseudo,
-        ),
-        linear.constant[i] - linear.constant[j],
-    )
+    # The differences' intervals of `studio estimate`; their level moves no p-value.
+    paired = pair_intervals(linear, units.probabilities(found.probabilities), level=LEVEL, estimator=kind)
+    result["pairs"] = decision_rows(units.runs, paired, correction, alpha)
+    result["significant"] = sum(row["significant"] for row in result["pairs"])
+    if ref is not None:
+        _compare(result, engine, qrels, ref, str(m))
+    return result
+
+
+def decision_rows(runs: list[str], paired: PairIntervals, correction: str, alpha: float) -> list[AuditPairDecision]:
+    """Each run pair's p-value, corrected over the pairs, the run estimated higher first; the
+    smallest p-value first."""
+    intervals = paired.intervals
     assert intervals.df is not None
     difference, se = intervals.estimate[0], intervals.se[0]
     p = interval_tests.two_sided_p(difference, se, intervals.df[0])
     adjusted = mt.adjust(p, correction)
     significant = mt.rejected(p, correction, alpha)
     rows: list[AuditPairDecision] = []
-    for c, (first, second) in enumerate(zip(i.tolist(), j.tolist(), strict=True)):
+    for c, (first, second) in enumerate(zip(paired.first.tolist(), paired.second.tolist(), strict=True)):
         sign = -1.0 if difference[c] < 0 else 1.0  # the run estimated higher goes first
         a, b = (first, second) if sign > 0 else (second, first)
         rows.append(
             AuditPairDecision(
-                run_a=units.runs[a],
-                run_b=units.runs[b],
+                run_a=runs[a],
+                run_b=runs[b],
                 difference=_num(sign * difference[c]),
                 se=_num(se[c]),
                 df=_num(intervals.df[0]),
@@ -98,11 +96,7 @@ def audit_decisions(
             )
         )
     rows.sort(key=lambda r: (_or_inf(r["p_value"]), -(r["difference"] or 0.0), r["run_a"], r["run_b"]))
-    result["pairs"] = rows
-    result["significant"] = int(significant.sum())
-    if ref is not None:
-        _compare(result, engine, qrels, ref, str(m))
-    return result
+    return rows
 
 
 def _compare(result: AuditDecisions, engine: EvaluationEngine, audited: str, ref: str, measure: str) -> None:

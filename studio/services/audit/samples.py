@@ -14,6 +14,7 @@ stops early still leaves a random subsample behind.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -66,44 +67,14 @@ def plan_audit(
 ) -> AuditPlan:
     """Draw the sample, store it with the empty gold label set `name`, and say what was drawn (its
     pairs in assessor-hours too)."""
-    if design not in DESIGNS:
-        raise UsageError(f"design {design!r}: choose one of {', '.join(DESIGNS)}")
-    if design == "stratified" and strata not in STRATA:
-        raise UsageError(f"a stratified audit needs --strata {'|'.join(STRATA)}")
-    if design != "stratified" and strata is not None:
-        raise UsageError("--strata goes with --design stratified")
-    if budget < 1:
-        raise UsageError("--budget must be at least 1")
+    check_plan(db.cursor(), name, budget=budget, design=design, strata=strata)
     con = db.cursor()
-    if label_store.label_set_id(con, name) is not None or audit_store.audit(con, name) is not None:
-        raise UsageError(f"the name {name!r} is taken: the audit's gold labels become a label set of that name")
     pairs = pool_pairs(con, label_set, strata)
     rng = np.random.default_rng(seed)
-    rows: list[StrataRow] = []
-    allocation: str | None = None
-    used_pilot: PilotUsed = {}  # a stratified draw's pilot
-    if design == "topics":
-        topics = sorted({p.qid for p in pairs})
-        drawn = min(budget, len(topics))
-        chosen = [topics[i] for i in sorted(rng.choice(len(topics), drawn, replace=False))]
-        units: list[adaptive.DrawnUnit] = [(q, None, None, drawn / len(topics)) for q in chosen]
-        population = len(topics)
-    elif design == "pairs":
-        drawn = min(budget, len(pairs))
-        units = [
-            (pairs[i].qid, pairs[i].docid, None, drawn / len(pairs))
-            for i in sorted(rng.choice(len(pairs), drawn, replace=False))
-        ]
-        population = len(pairs)
-    elif design == "stratified":
-        units, allocation, stratum_rows, pilot_name, pilot_size = _stratified(con, label_set, pairs, budget, rng, pilot)
-        rows = list(stratum_rows)
-        population = len(pairs)
-        used_pilot = {"pilot": pilot_name, "pilot_pairs": pilot_size}
-    else:
-        units, allocation, rows, population = _adaptive(con, label_set, pairs, design, budget, rng, pilot)
-    order = rng.permutation(len(units))
-    placed = [(q, d, h, p, int(order[i])) for i, (q, d, h, p) in enumerate(units)]
+    draw = draw_sample(con, label_set, pairs, design=design, budget=budget, rng=rng, pilot=pilot)
+    # The walking order is drawn after the sample, from the same generator: one seed fixes both.
+    order = rng.permutation(len(draw.units))
+    placed = [(q, d, h, p, int(order[i])) for i, (q, d, h, p) in enumerate(draw.units)]
     with db.transaction() as tx:
         label_store.create_label_set(tx, name, GOLD_KIND, f"audit of {label_set}")
         audit_id = audit_store.create_audit(
@@ -112,10 +83,10 @@ def plan_audit(
             label_set,
             design,
             strata=strata,
-            allocation=allocation,
-            pilot=used_pilot.get("pilot"),
-            budget=len(units),
-            population=population,
+            allocation=draw.allocation,
+            pilot=draw.pilot.get("pilot"),
+            budget=len(draw.units),
+            population=draw.population,
             seed=seed,
         )
         audit_store.add_units(tx, audit_id, placed)
@@ -126,14 +97,75 @@ def plan_audit(
         "design": design,
         "strata": strata,
         "seed": seed,
-        **used_pilot,
-        "allocation": allocation,
-        "units": len(units),
-        "population": population,
+        **draw.pilot,
+        "allocation": draw.allocation,
+        "units": len(draw.units),
+        "population": draw.population,
         "pairs": walked,
-        "strata_rows": rows,
+        "strata_rows": draw.rows,
         **time_summary(db.cursor(), walked),
     }
+
+
+def check_plan(con: Connection, name: str, *, budget: int, design: str, strata: str | None) -> None:
+    """A usage error for a design, strata, budget or name an audit cannot take."""
+    if design not in DESIGNS:
+        raise UsageError(f"design {design!r}: choose one of {', '.join(DESIGNS)}")
+    if design == "stratified" and strata not in STRATA:
+        raise UsageError(f"a stratified audit needs --strata {'|'.join(STRATA)}")
+    if design != "stratified" and strata is not None:
+        raise UsageError("--strata goes with --design stratified")
+    if budget < 1:
+        raise UsageError("--budget must be at least 1")
+    if label_store.label_set_id(con, name) is not None or audit_store.audit(con, name) is not None:
+        raise UsageError(f"the name {name!r} is taken: the audit's gold labels become a label set of that name")
+
+
+@dataclass(frozen=True)
+class Draw:
+    """A drawn sample before it is stored."""
+
+    units: list[adaptive.DrawnUnit]  # (qid, docid or None for a whole topic, stratum, π) in drawing order
+    population: int  # topics or pairs the sample was drawn from
+    allocation: str | None = None  # how the budget was spread over strata or π set (None: uniform)
+    rows: list[StrataRow] = field(default_factory=list)  # per stratum: its size, spread and draw
+    pilot: PilotUsed = field(default_factory=lambda: PilotUsed())  # a stratified draw's pilot
+
+
+def draw_sample(
+    con: Connection,
+    label_set: str,
+    pairs: list[PoolPair],
+    *,
+    design: str,
+    budget: int,
+    rng: np.random.Generator,
+    pilot: str | None,
+) -> Draw:
+    """The design's sample of the pool: at most `budget` topics or pairs."""
+    if design == "topics":
+        return _uniform_topics(pairs, budget, rng)
+    if design == "pairs":
+        return _uniform_pairs(pairs, budget, rng)
+    if design == "stratified":
+        return _stratified(con, label_set, pairs, budget, rng, pilot)
+    return _adaptive(con, label_set, pairs, design, budget, rng, pilot)
+
+
+def _uniform_topics(pairs: list[PoolPair], budget: int, rng: np.random.Generator) -> Draw:
+    topics = sorted({p.qid for p in pairs})
+    drawn = min(budget, len(topics))
+    chosen = [topics[i] for i in sorted(rng.choice(len(topics), drawn, replace=False))]
+    return Draw([(q, None, None, drawn / len(topics)) for q in chosen], len(topics))
+
+
+def _uniform_pairs(pairs: list[PoolPair], budget: int, rng: np.random.Generator) -> Draw:
+    drawn = min(budget, len(pairs))
+    units: list[adaptive.DrawnUnit] = [
+        (pairs[i].qid, pairs[i].docid, None, drawn / len(pairs))
+        for i in sorted(rng.choice(len(pairs), drawn, replace=False))
+    ]
+    return Draw(units, len(pairs))
 
 
 def _adaptive(
@@ -144,19 +176,19 @@ def _adaptive(
     budget: int,
     rng: np.random.Generator,
     pilot: str | None,
-) -> tuple[list[adaptive.DrawnUnit], str, list[StrataRow], int]:
+) -> Draw:
     if design == adaptive.TOPICS_NEYMAN:
         strata = adaptive.topic_strata(con, label_set, pilot, budget)
         units, topic_rows = adaptive.draw_topics_neyman(strata, budget, rng)
-        return units, f"neyman from the {strata.spread_source}", list(topic_rows), len(strata.topics)
+        return Draw(units, len(strata.topics), f"neyman from the {strata.spread_source}", list(topic_rows))
     scores = adaptive.pair_error_scores(con, label_set, pairs, pilot)
     units, summary = adaptive.draw_pairs_uncertainty(pairs, scores, budget, rng)
-    return units, f"π from the {scores.source}", [summary], len(pairs)
+    return Draw(units, len(pairs), f"π from the {scores.source}", [summary])
 
 
 def _stratified(
     con: Connection, label_set: str, pairs: list[PoolPair], budget: int, rng: np.random.Generator, pilot: str | None
-) -> tuple[list[adaptive.DrawnUnit], str, list[StratumDraw], str | None, int]:
+) -> Draw:
     names = sorted({p.stratum for p in pairs if p.stratum is not None})
     members = {h: [p for p in pairs if p.stratum == h] for h in names}
     sizes = [len(members[h]) for h in names]
@@ -168,12 +200,12 @@ def _stratified(
         allocation, weights = "neyman", neyman_weights(sizes, [float(s or 0.0) for s in spreads])
     counts = allocate(sizes, weights, budget)
     units: list[adaptive.DrawnUnit] = []
-    rows: list[StratumDraw] = []
+    rows: list[StrataRow] = []
     for h, size, count, spread in zip(names, sizes, counts, spreads, strict=True):
         chosen = sorted(rng.choice(size, count, replace=False)) if count else []
         units += [(members[h][i].qid, members[h][i].docid, h, count / size) for i in chosen]
         rows.append(StratumDraw(stratum=h, pairs=size, sd=spread, drawn=count, inclusion=count / size))
-    return units, allocation, rows, pilot_name, len(differences)
+    return Draw(units, len(pairs), allocation, rows, PilotUsed(pilot=pilot_name, pilot_pairs=len(differences)))
 
 
 def audit_pairs(con: Connection, audit: str) -> list[tuple[str, str, str | None]]:

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import NamedTuple
+
 import numpy as np
 
 from studio.domain.errors import UsageError
-from studio.domain.frames import EVERY_TOPIC, TopicChoice
+from studio.domain.frames import EVERY_TOPIC, ComparisonFrame, TopicChoice
 from studio.domain.rows import Disagreement
 from studio.metrics import correlation as corr
+from studio.metrics.evaluator import Evaluator
 from studio.metrics.names import Measure
+from studio.metrics.rankings import TopicLabels
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
 from studio.services.meta.frame import comparison_frame, framed_means
 from studio.services.meta.label_agreement import shared_pairs
@@ -36,8 +41,58 @@ def disagreements(
     m = measure_of(measure)
     frame = comparison_frame(engine, ref, qrels, topics)
     ref_eval = engine.evaluator(ref)
-    x = framed_means(ref_eval, m, frame.ref_topics())
     audited = engine.evaluator(qrels).labels
+    board = scratch_board(engine, ref_eval, audited, m, frame)
+    in_frame = set(frame.common)
+    by_topic = differing_pairs(
+        {q: t.judged for q, t in ref_eval.labels.items() if q in in_frame},
+        {q: t.judged for q, t in audited.items() if q in in_frame},
+    )
+    queue = [found for qid, pairs in by_topic.items() for found in topic_disagreements(board, qid, pairs)]
+    queue.sort(key=lambda d: (-abs(d["delta_tau"]), -(d["distance"] or 0.0), d["qid"], d["docid"]))
+    if order == "spread":
+        queue = by_spread(engine, [ref, qrels], queue)
+    elif order != "delta-tau":
+        raise UsageError(f"unknown order {order!r} (delta-tau, spread)")
+    return queue[:limit] if limit is not None else queue
+
+
+class DifferingPair(NamedTuple):
+    """A document of a topic the two label sets grade differently."""
+
+    docid: str
+    ref_grade: float
+    grade: float  # the audited set's
+
+
+def differing_pairs(
+    ref_labels: dict[str, dict[str, float]], audited_labels: dict[str, dict[str, float]]
+) -> dict[str, list[DifferingPair]]:
+    """Per topic, the pairs both sets label with different grades."""
+    by_topic: dict[str, list[DifferingPair]] = {}
+    for qid, docid, ref_grade, grade in shared_pairs(ref_labels, audited_labels):
+        if ref_grade != grade:
+            by_topic.setdefault(qid, []).append(DifferingPair(docid, ref_grade, grade))
+    return by_topic
+
+
+@dataclass(frozen=True)
+class ScratchBoard:
+    """The audited set's leaderboard on a scratch evaluator that takes one edit at a time."""
+
+    scratch: Evaluator  # a copy of the audited labels: an edit is set, measured and set back
+    reference: np.ndarray  # (runs,) the reference's means over its framed topics
+    before: float  # τ between the two leaderboards before any edit
+    matrix: np.ndarray  # (topics × runs) the scratch's per-topic values, updated in place by set_label
+    totals: np.ndarray  # (runs,) each run's sum of values over the framed topics
+    counts: np.ndarray  # (runs,) the framed topics each run has a value on
+
+
+def scratch_board(
+    engine: EvaluationEngine, ref_eval: Evaluator, audited: dict[str, TopicLabels], m: Measure, frame: ComparisonFrame
+) -> ScratchBoard:
+    """The leaderboards before any edit, and the audited one's per-topic values to edit."""
+    reference = framed_means(ref_eval, m, frame.ref_topics())
     # The scratch copy takes the audited set's document numbers: no topic's docids are read.
     scratch = type(ref_eval)(
         engine.rankings(),
@@ -45,50 +100,42 @@ def disagreements(
         {q: dict(t.numbers) for q, t in audited.items()},
     )
     framed = np.sort(scratch.rows_of(frame.qrels_topics()))
-    before = corr.kendall_tau_b(x, scratch.means(m, topics=frame.qrels_topics()))
-    in_frame = set(frame.common)
-    by_topic: dict[str, list[tuple[str, float, float]]] = {}
-    ref_labels = {q: t.judged for q, t in ref_eval.labels.items() if q in in_frame}
-    aud_labels = {q: t.judged for q, t in audited.items() if q in in_frame}
-    for qid, docid, ref_grade, grade in shared_pairs(ref_labels, aud_labels):
-        if ref_grade != grade:
-            by_topic.setdefault(qid, []).append((docid, ref_grade, grade))
+    before = corr.kendall_tau_b(reference, scratch.means(m, topics=frame.qrels_topics()))
     # An edit changes one topic's row: each run's mean follows from the other framed topics' totals.
-    matrix = scratch.per_topic(m)  # updated in place by set_label
+    matrix = scratch.per_topic(m)
     filled = ~np.isnan(matrix[framed])
     totals, counts = np.where(filled, matrix[framed], 0.0).sum(axis=0), filled.sum(axis=0)
-    queue: list[Disagreement] = []
-    for qid, pairs in by_topic.items():
-        row = matrix[scratch.row[qid]]
-        other_totals = totals - np.where(np.isnan(row), 0.0, row)
-        other_counts = counts - ~np.isnan(row)
-        edited = []
-        for docid, ref_grade, grade in pairs:
-            scratch.set_label(qid, docid, ref_grade)
-            counted = ~np.isnan(row)
-            n = other_counts + counted
-            edited.append(np.divide(other_totals + np.where(counted, row, 0.0), n, out=np.zeros(len(n)), where=n > 0))
-            scratch.set_label(qid, docid, grade)
-        # One topic's edits share x's pair signs: their τ come as one matrix product.
-        after = corr.kendall_tau_b_rows(x, np.array(edited))
-        for (docid, ref_grade, grade), tau in zip(pairs, after, strict=True):
-            delta = (tau - before) if not (np.isnan(tau) or np.isnan(before)) else 0.0
-            queue.append(
-                Disagreement(
-                    qid=qid,
-                    docid=docid,
-                    ref_grade=ref_grade,
-                    grade=grade,
-                    delta_tau=float(delta),
-                    distance=abs(ref_grade - grade),
-                )
-            )
-    queue.sort(key=lambda d: (-abs(d["delta_tau"]), -(d["distance"] or 0.0), d["qid"], d["docid"]))
-    if order == "spread":
-        queue = by_spread(engine, [ref, qrels], queue)
-    elif order != "delta-tau":
-        raise UsageError(f"unknown order {order!r} (delta-tau, spread)")
-    return queue[:limit] if limit is not None else queue
+    return ScratchBoard(scratch, reference, before, matrix, totals, counts)
+
+
+def topic_disagreements(board: ScratchBoard, qid: str, pairs: list[DifferingPair]) -> list[Disagreement]:
+    """Each of a topic's differing pairs with the change in τ when the audited grade takes the
+    reference's (the scratch labels are left as they were)."""
+    scratch = board.scratch
+    row = board.matrix[scratch.row[qid]]
+    other_totals = board.totals - np.where(np.isnan(row), 0.0, row)
+    other_counts = board.counts - ~np.isnan(row)
+    edited = []
+    for docid, ref_grade, grade in pairs:
+        scratch.set_label(qid, docid, ref_grade)
+        counted = ~np.isnan(row)
+        n = other_counts + counted
+        edited.append(np.divide(other_totals + np.where(counted, row, 0.0), n, out=np.zeros(len(n)), where=n > 0))
+        scratch.set_label(qid, docid, grade)
+    # One topic's edits share the reference's pair signs: their τ come as one matrix product.
+    after = corr.kendall_tau_b_rows(board.reference, np.array(edited))
+    before = board.before
+    return [
+        Disagreement(
+            qid=qid,
+            docid=docid,
+            ref_grade=ref_grade,
+            grade=grade,
+            delta_tau=float((tau - before) if not (np.isnan(tau) or np.isnan(before)) else 0.0),
+            distance=abs(ref_grade - grade),
+        )
+        for (docid, ref_grade, grade), tau in zip(pairs, after, strict=True)
+    ]
 
 
 def by_spread(engine: EvaluationEngine, label_sets: list[str], queue: list[Disagreement]) -> list[Disagreement]:

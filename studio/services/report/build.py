@@ -28,12 +28,12 @@ from studio.services.report.comparison_sections import (
     scatter_section,
     subsampling_section,
 )
+from studio.services.report.data_section import data_summary
 from studio.services.report.ensemble_section import ensemble_section
 from studio.services.report.partial_audit_sections import calibration_sections, estimate_sections
 from studio.services.report.project_sections import (
     audit_section,
     bank_section,
-    data_summary,
     embedding_section,
     probe_section,
 )

@@ -4,7 +4,11 @@ cross-fitted figures and calibration curve. Present only when the project has th
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 from studio.domain.report import Cell, Interval, Section, Table
+from studio.domain.rows import AuditRow
+from studio.domain.views import EstimateView
 from studio.services.facade.core import ProjectCore
 from studio.services.report.cells import statistic
 from studio.services.views.estimates import calibration_view, estimate_view
@@ -17,68 +21,12 @@ def estimate_sections(project: ProjectCore, measure: str) -> list[Section]:
     audits = project.audits()
     if not audits:
         return []
-    design_rows: list[dict[str, Cell]] = [
-        {
-            "audit": a["audit"],
-            "label set": a["qrels"],
-            "design": a["design"],
-            "strata": a["strata"] or "–",
-            "sample": a["total"],
-            "graded": a["done"],
-            "population": a["population"],
-            "seed": a["seed"],
-        }
-        for a in audits
-    ]
-    tables = [
-        Table(
-            title="Audits",
-            columns=["audit", "label set", "design", "strata", "sample", "graded", "population", "seed"],
-            rows=design_rows,
-        )
-    ]
+    tables = [audits_table(audits)]
     notes: list[str] = []
     for audit in audits:
-        design = "topics" if audit["design"].startswith("topics") else "pairs"
-        view = estimate_view(project, audit["qrels"], audit["audit"], measure)
-        if view.error is not None:
-            notes.append(f"{audit['audit']}: no estimate ({view.error})")
-            continue
-        notes.append(f"{audit['audit']} ({design}): {view.headline()}")
-        tables.append(
-            Table(
-                title=f"{audit['audit']}: estimated {view.measure} under full human judging",
-                columns=["run", "estimate", "interval", audit["qrels"], "gold alone"],
-                rows=[
-                    {
-                        "run": r["run"],
-                        "estimate": statistic(r["estimate"]),
-                        "interval": Interval(statistic(r["low"]), statistic(r["high"])),
-                        audit["qrels"]: statistic(r["llm"]),
-                        "gold alone": Interval(statistic(r["gold_low"]), statistic(r["gold_high"])),
-                    }
-                    for r in view.runs
-                ],
-            )
-        )
-        settled = [p for p in view.run_pairs if p["settled"]][:SETTLED_SHOWN]
-        tables.append(
-            Table(
-                title=f"{audit['audit']}: settled run orderings ({view.settled} of {view.pairs}; the "
-                f"{min(view.settled, SETTLED_SHOWN)} largest shown)",
-                columns=["above", "below", "difference", "interval"],
-                rows=[
-                    {
-                        "above": p["run_a"],
-                        "below": p["run_b"],
-                        "difference": statistic(p["difference"]),
-                        "interval": Interval(statistic(p["low"]), statistic(p["high"])),
-                    }
-                    for p in settled
-                ],
-                empty="no run ordering is settled yet",
-            )
-        )
+        found = audit_findings(project, audit, measure)
+        notes.append(found.note)
+        tables.extend(found.tables)
     return [
         Section(
             key="estimates",
@@ -94,6 +42,85 @@ def estimate_sections(project: ProjectCore, measure: str) -> list[Section]:
             notes=notes,
         )
     ]
+
+
+class AuditFindings(NamedTuple):
+    """What one audit adds to the section."""
+
+    note: str  # its headline, or why it has no estimate
+    tables: list[Table]  # its estimated leaderboard and settled orderings (none without an estimate)
+
+
+def audits_table(audits: list[AuditRow]) -> Table:
+    """Every audit's size and design."""
+    rows: list[dict[str, Cell]] = [
+        {
+            "audit": a["audit"],
+            "label set": a["qrels"],
+            "design": a["design"],
+            "strata": a["strata"] or "–",
+            "sample": a["total"],
+            "graded": a["done"],
+            "population": a["population"],
+            "seed": a["seed"],
+        }
+        for a in audits
+    ]
+    return Table(
+        title="Audits",
+        columns=["audit", "label set", "design", "strata", "sample", "graded", "population", "seed"],
+        rows=rows,
+    )
+
+
+def audit_findings(project: ProjectCore, audit: AuditRow, measure: str) -> AuditFindings:
+    """One audit's headline and tables, or a note saying why it estimates nothing."""
+    design = "topics" if audit["design"].startswith("topics") else "pairs"
+    view = estimate_view(project, audit["qrels"], audit["audit"], measure)
+    if view.error is not None:
+        return AuditFindings(f"{audit['audit']}: no estimate ({view.error})", [])
+    return AuditFindings(
+        f"{audit['audit']} ({design}): {view.headline()}",
+        [estimated_runs_table(audit, view), settled_pairs_table(audit, view)],
+    )
+
+
+def estimated_runs_table(audit: AuditRow, view: EstimateView) -> Table:
+    """Each run's estimate and interval beside the label set's own value and the gold-only interval."""
+    return Table(
+        title=f"{audit['audit']}: estimated {view.measure} under full human judging",
+        columns=["run", "estimate", "interval", audit["qrels"], "gold alone"],
+        rows=[
+            {
+                "run": r["run"],
+                "estimate": statistic(r["estimate"]),
+                "interval": Interval(statistic(r["low"]), statistic(r["high"])),
+                audit["qrels"]: statistic(r["llm"]),
+                "gold alone": Interval(statistic(r["gold_low"]), statistic(r["gold_high"])),
+            }
+            for r in view.runs
+        ],
+    )
+
+
+def settled_pairs_table(audit: AuditRow, view: EstimateView) -> Table:
+    """The settled run orderings, the largest difference first (at most SETTLED_SHOWN)."""
+    settled = [p for p in view.run_pairs if p["settled"]][:SETTLED_SHOWN]
+    return Table(
+        title=f"{audit['audit']}: settled run orderings ({view.settled} of {view.pairs}; the "
+        f"{min(view.settled, SETTLED_SHOWN)} largest shown)",
+        columns=["above", "below", "difference", "interval"],
+        rows=[
+            {
+                "above": p["run_a"],
+                "below": p["run_b"],
+                "difference": statistic(p["difference"]),
+                "interval": Interval(statistic(p["low"]), statistic(p["high"])),
+            }
+            for p in settled
+        ],
+        empty="no run ordering is settled yet",
+    )
 
 
 def calibration_sections(project: ProjectCore) -> list[Section]:

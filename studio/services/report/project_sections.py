@@ -1,20 +1,21 @@
-"""The report's sections on the project itself: what it holds, its test banks, robustness
-probes, embedding distances and the audit history."""
+"""The report's sections on the project itself: its test banks, robustness probes, embedding
+distances and the audit history (what it holds: `data_section`)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
+from studio.domain.bank_results import BankReport
 from studio.domain.errors import UsageError
 from studio.domain.report import Cell, Section, Table
-from studio.domain.rows import LabelSetRow
+from studio.domain.rows import BankInfo
 from studio.judges.embedder import Embedder, TextEmbedder
 from studio.metrics.correlation import kendall_tau_b
 from studio.services.facade.core import ProjectCore
 from studio.services.meta.probes import probe_summary
-from studio.services.report.cells import cell, grade_text, source_name, statistic
+from studio.services.report.cells import cell, grade_text, statistic
 from studio.services.rubric.diagnostics import bank_report
 from studio.services.views.bank import graders_of
 from studio.store import report as report_store
@@ -34,137 +35,17 @@ REVIEW_ACTIONS = {
 }
 
 
-# -- 1. data summary --------------------------------------------------------------------------
-
-
-def data_summary(project: ProjectCore, label_sets: list[LabelSetRow]) -> Section:
-    counts = project.counts()
-    tables = [
-        Table("Counts", ["what", "count"], [{"what": k.replace("_", " "), "count": v} for k, v in counts.items()]),
-        Table(
-            "Label sets",
-            ["label set", "kind", "topics", "pairs", "events", "source"],
-            [
-                {
-                    "label set": r["name"],
-                    "kind": r["kind"],
-                    "topics": r["topics"],
-                    "pairs": r["pairs"],
-                    "events": r["events"],
-                    "source": source_name(r["source"]),
-                }
-                for r in label_sets
-            ],
-        ),
-        Table(
-            "Runs",
-            ["run", "topics", "rows"],
-            [{"run": r["name"], "topics": r["topics"], "rows": r["rows"]} for r in project.runs()],
-            empty="no runs loaded",
-        ),
-        Table(
-            "Test banks",
-            ["bank", "topics", "items", "questions", "nuggets", "vital", "okay", "source"],
-            [
-                {
-                    "bank": r["name"],
-                    **{k: r[k] for k in ("topics", "items", "questions", "nuggets", "vital", "okay")},
-                    "source": source_name(r["source"]),
-                }
-                for r in project.banks()
-            ],
-            empty="no test bank loaded",
-        ),
-        Table(
-            "Generated answers",
-            ["system", "topics", "mean characters"],
-            [
-                {"system": r["system"], "topics": r["topics"], "mean characters": r["mean_chars"]}
-                for r in project.responses()
-            ],
-            empty="no generated answers loaded",
-        ),
-        Table(
-            "Judge runs",
-            [
-                "run",
-                "label set",
-                "method",
-                "backend",
-                "model",
-                "prompt",
-                "pool",
-                "pairs",
-                "calls",
-                "cache hits",
-                "failures",
-            ],
-            [
-                {
-                    "run": r["run"],
-                    "label set": r["label_set"],
-                    "method": r["method"],
-                    "backend": r["backend"],
-                    "model": r["model"],
-                    "prompt": r["prompt"],
-                    "pool": r["pool"],
-                    "pairs": r["pairs"],
-                    "calls": r["calls"],
-                    "cache hits": r["cache_hits"],
-                    "failures": r["failures"],
-                }
-                for r in project.judge_runs()
-            ],
-            empty="no judge has run",
-        ),
-    ]
-    return Section(
-        "data",
-        "Data summary",
-        "What the project file holds: topics, documents, label sets, runs, test banks, generated "
-        "answers and the judge runs that made LLM label sets.",
-        tables,
-    )
-
-
 # -- 7. test banks ----------------------------------------------------------------------------
 
 
 def bank_section(project: ProjectCore, reference: str, measure: str) -> Section:
+    """Each test bank's diagnostics under every rubric judge that graded with it."""
     summary: list[dict[str, Cell]] = []
     spurious: list[dict[str, Cell]] = []
     for bank in project.banks():
-        graders = graders_of(project, bank["name"])
-        if not graders:
-            summary.append({"bank": bank["name"], "rubric label set": "no rubric judge yet", "items": bank["items"]})
-        for source in graders:
-            try:
-                found = bank_report(project.engine, bank["name"], source, ref=reference, measure=measure)
-            except UsageError as error:
-                summary.append({"bank": bank["name"], "rubric label set": f"{source}: {error}", "items": bank["items"]})
-                continue
-            summary.append(
-                {
-                    "bank": bank["name"],
-                    "rubric label set": source,
-                    "items": len(found["items"]),
-                    "spurious items": len(found["spurious"]),
-                    "uncovered relevant": len(found["uncovered_relevant"]),
-                    "stale cells": _stale_cells(project, source),
-                    "Exam-Binary τ": statistic(found["tau_all_items"]),
-                }
-            )
-            spurious.extend(
-                {
-                    "bank": bank["name"],
-                    "rubric label set": source,
-                    "topic": item["qid"],
-                    "item": item["text"],
-                    "covered": item["covered"],
-                    "non-relevant covered": item["covered_nonrelevant"],
-                }
-                for item in found["spurious"][:TOP_SPURIOUS]
-            )
+        found = bank_diagnostics(project, bank, reference, measure)
+        summary.extend(found.summary)
+        spurious.extend(found.spurious)
     return Section(
         "banks",
         "Test-bank diagnostics",
@@ -194,6 +75,57 @@ def bank_section(project: ProjectCore, reference: str, measure: str) -> Section:
             ),
         ],
     )
+
+
+class BankDiagnostics(NamedTuple):
+    """One bank's rows in the section's two tables."""
+
+    summary: list[dict[str, Cell]]  # one per rubric judge (or one saying there is none, or why it failed)
+    spurious: list[dict[str, Cell]]  # its most spurious items under each judge
+
+
+def bank_diagnostics(project: ProjectCore, bank: BankInfo, reference: str, measure: str) -> BankDiagnostics:
+    """The bank's summary under each rubric judge that graded with it, and its most spurious items."""
+    found = BankDiagnostics([], [])
+    graders = graders_of(project, bank["name"])
+    if not graders:
+        found.summary.append({"bank": bank["name"], "rubric label set": "no rubric judge yet", "items": bank["items"]})
+    for source in graders:
+        try:
+            report = bank_report(project.engine, bank["name"], source, ref=reference, measure=measure)
+        except UsageError as error:
+            found.summary.append(
+                {"bank": bank["name"], "rubric label set": f"{source}: {error}", "items": bank["items"]}
+            )
+            continue
+        found.summary.append(
+            {
+                "bank": bank["name"],
+                "rubric label set": source,
+                "items": len(report["items"]),
+                "spurious items": len(report["spurious"]),
+                "uncovered relevant": len(report["uncovered_relevant"]),
+                "stale cells": _stale_cells(project, source),
+                "Exam-Binary τ": statistic(report["tau_all_items"]),
+            }
+        )
+        found.spurious.extend(spurious_rows(bank["name"], source, report))
+    return found
+
+
+def spurious_rows(bank: str, source: str, report: BankReport) -> list[dict[str, Cell]]:
+    """The bank's TOP_SPURIOUS most spurious items under one rubric judge."""
+    return [
+        {
+            "bank": bank,
+            "rubric label set": source,
+            "topic": item["qid"],
+            "item": item["text"],
+            "covered": item["covered"],
+            "non-relevant covered": item["covered_nonrelevant"],
+        }
+        for item in report["spurious"][:TOP_SPURIOUS]
+    ]
 
 
 def _stale_cells(project: ProjectCore, source: str) -> int | None:

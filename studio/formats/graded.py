@@ -93,59 +93,70 @@ def write_rubric_graded(
     `correctAnswered` lists the items graded ≥ `min_grade` (the workbench's threshold), the
     other graded items are `wrongAnswered`; failures go to `llm_response_errors` only.
     """
-    prompt_class, prompt_type = PROMPT_CLASSES.get(grader.method, (grader.method, grader.method))
-    id_key = "question_id" if prompt_type == "question" else "nugget_id"
     by_doc: dict[str, dict[str, list[ItemJudgment]]] = {}
     for judgment in judgments:
         by_doc.setdefault(judgment.qid, {}).setdefault(judgment.docid, []).append(judgment)
     lines = []
     for qid, docs in by_doc.items():
-        paragraphs = []
-        for docid, cells in docs.items():
-            graded = [c for c in cells if c.grade is not None]
-            failed = [c for c in cells if c.grade is None]
-            correct = [c.item_id for c in graded if c.grade is not None and c.grade >= min_grade]
-            grade = {
-                "correctAnswered": correct,
-                "wrongAnswered": [c.item_id for c in graded if c.item_id not in set(correct)],
-                "answers": [[c.item_id, c.output or ""] for c in cells],
-                "llm_response_errors": {
-                    c.item_id: {"failure_reason": c.error or "no grade", "caught_exception": None, "response": c.output}
-                    for c in failed
-                }
-                or None,
-                "llm": grader.model,
-                "llm_options": {"backend": grader.backend, **grader.options},
-                "exam_ratio": len(correct) / len(graded) if graded else 0.0,
-                "prompt_info": {
-                    "prompt_class": prompt_class,
-                    "prompt_name": grader.prompt_name,
-                    "prompt_hash": grader.prompt_hash,
-                    "is_self_rated": True,
-                },
-                "self_ratings": [
-                    {id_key: c.item_id, "self_rating": _number(c.grade)} for c in graded if c.grade is not None
-                ],
-                "prompt_type": prompt_type,
-            }
-            relevance = (reference or {}).get((qid, docid))
-            paragraphs.append(
-                {
-                    "paragraph_id": docid,
-                    "text": texts.get((qid, docid), ""),
-                    "paragraph": None,
-                    "paragraph_data": {
-                        "judgments": []
-                        if relevance is None
-                        else [{"paragraphId": docid, "query": qid, "relevance": _number(relevance), "titleQuery": qid}],
-                        "rankings": [],
-                    },
-                    "exam_grades": [grade],
-                    "grades": None,
-                }
+        paragraphs = [
+            _paragraph(
+                qid,
+                docid,
+                texts.get((qid, docid), ""),
+                (reference or {}).get((qid, docid)),
+                _exam_grade(grader, cells, min_grade),
             )
+            for docid, cells in docs.items()
+        ]
         lines.append(_json_line([qid, paragraphs]))
     return "".join(lines)
+
+
+def _exam_grade(grader: Grader, cells: list[ItemJudgment], min_grade: float) -> dict[str, Any]:
+    """The `exam_grades` entry of one document's cells."""
+    prompt_class, prompt_type = PROMPT_CLASSES.get(grader.method, (grader.method, grader.method))
+    id_key = "question_id" if prompt_type == "question" else "nugget_id"
+    graded = [c for c in cells if c.grade is not None]
+    failed = [c for c in cells if c.grade is None]
+    correct = [c.item_id for c in graded if c.grade is not None and c.grade >= min_grade]
+    return {
+        "correctAnswered": correct,
+        "wrongAnswered": [c.item_id for c in graded if c.item_id not in set(correct)],
+        "answers": [[c.item_id, c.output or ""] for c in cells],
+        "llm_response_errors": {
+            c.item_id: {"failure_reason": c.error or "no grade", "caught_exception": None, "response": c.output}
+            for c in failed
+        }
+        or None,
+        "llm": grader.model,
+        "llm_options": {"backend": grader.backend, **grader.options},
+        "exam_ratio": len(correct) / len(graded) if graded else 0.0,
+        "prompt_info": {
+            "prompt_class": prompt_class,
+            "prompt_name": grader.prompt_name,
+            "prompt_hash": grader.prompt_hash,
+            "is_self_rated": True,
+        },
+        "self_ratings": [{id_key: c.item_id, "self_rating": _number(c.grade)} for c in graded if c.grade is not None],
+        "prompt_type": prompt_type,
+    }
+
+
+def _paragraph(qid: str, docid: str, text: str, relevance: float | None, grade: dict[str, Any]) -> dict[str, Any]:
+    """A graded document: its text, its reference judgment (when there is one) and its exam grade."""
+    return {
+        "paragraph_id": docid,
+        "text": text,
+        "paragraph": None,
+        "paragraph_data": {
+            "judgments": []
+            if relevance is None
+            else [{"paragraphId": docid, "query": qid, "relevance": _number(relevance), "titleQuery": qid}],
+            "rankings": [],
+        },
+        "exam_grades": [grade],
+        "grades": None,
+    }
 
 
 def _rubric_lines(text: Text, source: str) -> Iterable[tuple[int, str, list[Any]]]:
@@ -195,35 +206,11 @@ def parse_rubric_graded(text: Text, source: str, llm: str | None = None) -> Grad
     seen: set[tuple[str, str]] = set()
     for number, qid, paragraphs in _rubric_lines(text, source):
         for paragraph in paragraphs:
-            if not isinstance(paragraph, dict) or not isinstance(paragraph.get("paragraph_id"), str):
-                raise InputError(source, number, "each paragraph needs a paragraph_id")
-            docid = checked_id(paragraph["paragraph_id"], "paragraph_id", source, number)
-            if (qid, docid) in seen:
-                raise InputError(source, number, f"paragraph {docid!r} of topic {qid!r} appears twice")
-            seen.add((qid, docid))
-            entries = [
-                e
-                for e in paragraph.get("exam_grades") or []
-                if isinstance(e, dict) and (llm is None or e.get("llm") == llm)
-            ]
-            for entry in entries:
+            docid = _paragraph_id(paragraph, qid, source, number, seen)
+            for entry in _entries(paragraph, llm):
                 key = _grader_key(entry)
                 if chosen is None:
-                    chosen = key
-                    info = entry.get("prompt_info") or {}
-                    prompt_type = entry.get("prompt_type") or ""
-                    method = METHOD_OF_PROMPT_TYPE.get(prompt_type) or (
-                        "exam-nugget" if "nugget" in key[1].lower() else "exam-question"
-                    )
-                    options = dict(entry.get("llm_options") or {})
-                    grader = Grader(
-                        method,
-                        key[0],
-                        str(options.pop("backend", "")),
-                        str(info.get("prompt_name") or key[1]),
-                        str(info.get("prompt_hash") or ""),
-                        options,
-                    )
+                    chosen, grader = key, _grader_of(entry, key)
                 elif key != chosen:
                     raise InputError(
                         source,
@@ -231,28 +218,66 @@ def parse_rubric_graded(text: Text, source: str, llm: str | None = None) -> Grad
                         f"the file holds grades of several graders ({chosen[0]} with "
                         f"{chosen[1]}, {key[0]} with {key[1]}): choose one with --llm",
                     )
-                grades = _ratings(entry, source, number)
-                answers = {str(i): a for i, a in entry.get("answers") or [] if isinstance(a, str)}
-                errors = entry.get("llm_response_errors") or {}
-                # Cells in the order the answers list them (the order they were graded in).
-                for item_id in dict.fromkeys([*answers, *grades, *errors]):
-                    if item_id in grades:
-                        judgments.append(ItemJudgment(qid, docid, item_id, grades[item_id], answers.get(item_id)))
-                    elif item_id in errors:
-                        failure = errors[item_id] if isinstance(errors[item_id], dict) else {}
-                        judgments.append(
-                            ItemJudgment(
-                                qid,
-                                docid,
-                                item_id,
-                                None,
-                                failure.get("response"),
-                                str(failure.get("failure_reason") or "no grade"),
-                            )
-                        )
+                judgments += _entry_judgments(entry, qid, docid, source, number)
     if grader is None:
         raise InputError(source, None, "no exam grades in the file" + (f" by {llm!r}" if llm else ""))
     return GradedFile(grader, judgments)
+
+
+def _paragraph_id(paragraph: Any, qid: str, source: str, line: int, seen: set[tuple[str, str]]) -> str:
+    """The paragraph's document id, checked and marked `seen`: a document graded twice is refused."""
+    if not isinstance(paragraph, dict) or not isinstance(paragraph.get("paragraph_id"), str):
+        raise InputError(source, line, "each paragraph needs a paragraph_id")
+    docid = checked_id(paragraph["paragraph_id"], "paragraph_id", source, line)
+    if (qid, docid) in seen:
+        raise InputError(source, line, f"paragraph {docid!r} of topic {qid!r} appears twice")
+    seen.add((qid, docid))
+    return docid
+
+
+def _entries(paragraph: Mapping[str, Any], llm: str | None) -> list[dict[str, Any]]:
+    """The paragraph's exam_grades entries (those by `llm` when given)."""
+    return [
+        e for e in paragraph.get("exam_grades") or [] if isinstance(e, dict) and (llm is None or e.get("llm") == llm)
+    ]
+
+
+def _grader_of(entry: Mapping[str, Any], key: tuple[str, str]) -> Grader:
+    """The grader an entry names; its method from the prompt type, else guessed from the prompt class."""
+    info = entry.get("prompt_info") or {}
+    prompt_type = entry.get("prompt_type") or ""
+    method = METHOD_OF_PROMPT_TYPE.get(prompt_type) or (
+        "exam-nugget" if "nugget" in key[1].lower() else "exam-question"
+    )
+    options = dict(entry.get("llm_options") or {})
+    return Grader(
+        method,
+        key[0],
+        str(options.pop("backend", "")),
+        str(info.get("prompt_name") or key[1]),
+        str(info.get("prompt_hash") or ""),
+        options,
+    )
+
+
+def _entry_judgments(entry: Mapping[str, Any], qid: str, docid: str, source: str, line: int) -> list[ItemJudgment]:
+    """One entry's cells: a grade per rated item, a failure per item with only an error."""
+    grades = _ratings(entry, source, line)
+    answers = {str(i): a for i, a in entry.get("answers") or [] if isinstance(a, str)}
+    errors = entry.get("llm_response_errors") or {}
+    judgments = []
+    # Cells in the order the answers list them (the order they were graded in).
+    for item_id in dict.fromkeys([*answers, *grades, *errors]):
+        if item_id in grades:
+            judgments.append(ItemJudgment(qid, docid, item_id, grades[item_id], answers.get(item_id)))
+        elif item_id in errors:
+            failure = errors[item_id] if isinstance(errors[item_id], dict) else {}
+            judgments.append(
+                ItemJudgment(
+                    qid, docid, item_id, None, failure.get("response"), str(failure.get("failure_reason") or "no grade")
+                )
+            )
+    return judgments
 
 
 # --- nuggetizer assignment JSONL -----------------------------------------------------------------

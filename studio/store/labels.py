@@ -234,16 +234,7 @@ def append_label_event(
     assert row is not None
     event_id, previous = int(row[0]), row[1]
     if known is not None and event_id != known.as_of + 1:
-        corrected = con.execute(
-            """
-            UPDATE label_events SET previous = (
-                SELECT arg_max_null(grade, event_id) FROM label_events
-                WHERE label_set_id = ? AND qid = ? AND docid = ? AND event_id < ?)
-            WHERE event_id = ? RETURNING previous
-            """,
-            [label_set, qid, docid, event_id, event_id],
-        ).fetchone()
-        previous = corrected[0] if corrected else None
+        previous = _read_previous_again(con, label_set, qid, docid, event_id)
     return StoredEvent(
         event=event_id,
         qid=qid,
@@ -256,6 +247,21 @@ def append_label_event(
         undoes=undoes,
         time=row[2].isoformat(sep=" ", timespec="seconds"),
     )
+
+
+def _read_previous_again(con: Connection, label_set: int, qid: str, docid: str, event_id: int) -> float | None:
+    """Event `event_id`'s replaced grade read from the events before it, and stored: an event
+    appended in between made the caller's belief stale."""
+    corrected = con.execute(
+        """
+        UPDATE label_events SET previous = (
+            SELECT arg_max_null(grade, event_id) FROM label_events
+            WHERE label_set_id = ? AND qid = ? AND docid = ? AND event_id < ?)
+        WHERE event_id = ? RETURNING previous
+        """,
+        [label_set, qid, docid, event_id, event_id],
+    ).fetchone()
+    return None if corrected is None or corrected[0] is None else float(corrected[0])
 
 
 UndoableEvent = tuple[int, int, str, str, float | None]

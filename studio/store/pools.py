@@ -68,3 +68,14 @@ def passage_texts(con: Connection, pairs: Sequence[tuple[str, str]]) -> dict[tup
         if text is not None:
             texts[(qid, docid)] = text
     return texts
+
+
+def pairs_graded_at_least(con: Connection, label_set: int, grade: float) -> list[tuple[str, str]]:
+    """The pairs `label_set` grades `grade` or higher, in (qid, docid) order (one query)."""
+    return [
+        tuple(r)
+        for r in con.execute(
+            "SELECT qid, docid FROM labels WHERE label_set_id = ? AND grade >= ? ORDER BY qid, docid",
+            [label_set, grade],
+        ).fetchall()
+    ]

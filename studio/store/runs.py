@@ -86,10 +86,16 @@ def stage_run_files(con: Connection, files: Sequence[tuple[int, Path]], tags: Ma
     """
     if not files:
         return
+    _read_run_files(con, files, tags or {})
+    _check_staged_pairs(con, [index for index, _ in files])
+
+
+def _read_run_files(con: Connection, files: Sequence[tuple[int, Path]], tags: Mapping[int, str]) -> None:
+    """The files' rows into `staged_run_rows`, a line DuckDB's split cannot read as the precise
+    parser would (or a row of another tag) refusing the fast path."""
     paths = [literal_path(path) for _, path in files]
     mapping = ", ".join(f"({index}, ?, CAST(? AS VARCHAR))" for index, _ in files)
-    expected = [(tags or {}).get(index) for index, _ in files]
-    indexes = [index for index, _ in files]
+    expected = [tags.get(index) for index, _ in files]
     try:
         for _, path in files:
             if (unsure := unsure_of_file(path)) is not None:
@@ -110,6 +116,11 @@ def stage_run_files(con: Connection, files: Sequence[tuple[int, Path]], tags: Ma
             )
     except (duckdb.Error, OSError, EOFError, zlib.error) as error:
         raise FastPathRefused(str(error)) from error
+
+
+def _check_staged_pairs(con: Connection, indexes: list[int]) -> None:
+    """The staged rows of the files `indexes` checked as the precise parser checks them, their
+    (qid, docid) pairs staged; a problem refuses the fast path and drops the files' rows."""
     # A docid twice in a topic of one file: the (qid, docid) pairs are grouped across the files
     # (far fewer groups than rows), each group keeping a bit per file; a file's second row sets
     # no new bit. Cheaper than grouping by file, qid and docid. The groups are kept: they are the

@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from studio.domain.errors import UsageError
 from studio.domain.export_report import ExportReport
@@ -31,6 +31,26 @@ def export_qrels(db: Database, label_set: str, path: str | Path) -> ExportReport
     return ExportReport("qrels", label_set, target, counts, warnings)
 
 
+class JudgedUnit(NamedTuple):
+    """A judgment of a judge run, with its call and its run's description, as exported."""
+
+    qid: str
+    docid: str
+    docid_b: str | None
+    item_id: str | None
+    label: float | None
+    error: str | None  # why the answer gave no label
+    messages: str | None  # the call's prompt, as JSON
+    output: str | None  # the raw answer
+    method: str
+    model: str
+    confidence: float | None
+    expected: float | None
+    probs: str | None  # the label distribution, as JSON
+    backend: str
+    params: str  # the run's parameters, as JSON
+
+
 def export_judgments(db: Database, label_set: str, path: str | Path) -> ExportReport:
     """The newest judge run of a label set as UMBRELA-style judgment JSONL (prompt, raw output,
     judgment, result_status), one line per judged unit."""
@@ -50,46 +70,38 @@ def export_judgments(db: Database, label_set: str, path: str | Path) -> ExportRe
     ).fetchall()
     if not rows:
         raise UsageError(f"label set {label_set!r} was not made by a judge")
-    records = []
-    for (
-        qid,
-        docid,
-        docid_b,
-        item_id,
-        label,
-        error,
-        messages,
-        output,
-        method,
-        model,
-        confidence,
-        expected,
-        probs,
-        backend,
-        params,
-    ) in rows:
-        # An imported run names the backend that made it in its configuration.
-        made_by = (json.loads(params).get("config") or {}).get("backend") or backend
-        record: dict[str, Any] = {"qid": qid, "docid": docid}
-        if docid_b is not None:
-            record["docid_b"] = docid_b
-        if item_id is not None:
-            record["item_id"] = item_id
-        judgment = None if label is None else int(label) if float(label).is_integer() else label
-        record |= {
-            "model": model,
-            "backend": made_by,
-            "method": method,
-            "prompt": json.loads(messages) if messages else None,
-            "prediction": output,
-            "judgment": judgment,
-            "result_status": 0 if label is None else 1,
-        }
-        if error:
-            record["error"] = error
-        if confidence is not None:
-            record |= {"confidence": confidence, "expected": expected, "label_probs": json.loads(probs or "null")}
-        records.append(record)
+    records = [judgment_record(JudgedUnit(*row)) for row in rows]
     target = deliver(write_judgments(records), path)
     failures = sum(1 for r in records if r["result_status"] == 0)
     return ExportReport("judgments", label_set, target, {"judgments": len(records), "failures": failures}, [])
+
+
+def judgment_record(unit: JudgedUnit) -> dict[str, Any]:
+    """One JSON line of the judgment file: the unit, who judged it, the prompt, answer and grade."""
+    # An imported run names the backend that made it in its configuration.
+    made_by = (json.loads(unit.params).get("config") or {}).get("backend") or unit.backend
+    record: dict[str, Any] = {"qid": unit.qid, "docid": unit.docid}
+    if unit.docid_b is not None:
+        record["docid_b"] = unit.docid_b
+    if unit.item_id is not None:
+        record["item_id"] = unit.item_id
+    label = unit.label
+    judgment = None if label is None else int(label) if float(label).is_integer() else label
+    record |= {
+        "model": unit.model,
+        "backend": made_by,
+        "method": unit.method,
+        "prompt": json.loads(unit.messages) if unit.messages else None,
+        "prediction": unit.output,
+        "judgment": judgment,
+        "result_status": 0 if label is None else 1,
+    }
+    if unit.error:
+        record["error"] = unit.error
+    if unit.confidence is not None:
+        record |= {
+            "confidence": unit.confidence,
+            "expected": unit.expected,
+            "label_probs": json.loads(unit.probs or "null"),
+        }
+    return record

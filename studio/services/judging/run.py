@@ -8,23 +8,25 @@ any point loses no finished call and a second run costs no call at all.
 from __future__ import annotations
 
 import time
-from collections.abc import Generator
+from collections.abc import Generator, Iterator
+from dataclasses import dataclass
 from typing import Any
 
 from studio.domain.errors import UsageError
 from studio.domain.judging import JudgeConfig, JudgeProgress, JudgeSummary
 from studio.domain.models import LabelSetKind
-from studio.judges.backend import Backend, call_key
+from studio.judges.backend import Backend, ChatResult, call_key
 from studio.judges.methods import Method, get_method
-from studio.judges.parsing import Parsed
 from studio.services.evaluation.engine import EvaluationEngine
 from studio.services.judging.backends import make_backend
 from studio.services.judging.config import rerunnable
 from studio.services.judging.label_writers import write_own_scores, write_preference_labels
 from studio.services.judging.ownership import lets_go_when_given_up
 from studio.services.judging.pools import pool_pairs
+from studio.services.judging.recording import OpenRun, record_answer
 from studio.services.judging.samples import SelfConsistency
-from studio.services.judging.stale import stale_plan
+from studio.services.judging.stale import StalePlan, stale_plan
+from studio.services.judging.tally import Tally
 from studio.services.judging.timed_batches import timed_batches
 from studio.services.judging.units import Unit, bank_items, build_units
 from studio.services.writes.label_writes import LabelWrites
@@ -47,18 +49,23 @@ def judge_label_set(db: Database, name: str, backend: str) -> int:
         return label_store.create_label_set(tx, name, kind_name.value, f"judge:{backend}")
 
 
-def _outcome(
-    method: Method, output: str | None, error: str | None, probs: dict[str, float] | None
-) -> tuple[Parsed, float | None, float | None]:
-    if output is None:
-        return Parsed(None, f"call failed: {error}"), None, None
-    parsed = method.parse(output)
-    if not probs:
-        return parsed, None, None
-    known = {label: p for label, p in probs.items() if label in method.labels}
-    expected = sum(method.value_of(label) * p for label, p in known.items()) if known else None
-    confidence = max(known.values()) if known else None
-    return parsed, expected, confidence
+@dataclass
+class JudgePlan:
+    """What a run judges, known before a model loads or a label set is created."""
+
+    pairs: list[tuple[str, str]]  # the pool
+    units: list[Unit]  # the calls to make, one answer each (self-consistency copies them later)
+    missing: list[tuple[str, str]]  # pairs without a topic or document text: recorded as failures
+    stale: StalePlan | None  # with `stale_only`: the cells graded again, kept and dropped
+
+
+@dataclass
+class Followers:
+    """The derived label sets that followed a finished run's new grades, and those that could not."""
+
+    derived: list[str]  # derived sets other than ensembles
+    ensembles: list[str]
+    blocked: dict[str, str]  # each set that could not follow, with the reason
 
 
 @lets_go_when_given_up
@@ -84,120 +91,101 @@ def run_judge(
     # Reads outside transactions are marked busy: a front end that releases the file from
     # another thread (the TUI) then waits for them; the file is free while a model loads.
     with db.busy():
-        pairs = pool_pairs(db, config)
-        plan = stale_plan(db, config, pairs) if stale_only else None
-        # Units first: a judge that cannot run (no bank for a rubric method) is refused before it
-        # loads a model or creates its label set.
-        units, missing = build_units(
-            db, method, pairs, config.seed, config.bank, only=plan.to_grade if plan is not None else None
-        )
+        plan = plan_judging(db, config, method, stale_only=stale_only)
     db.idle()
     with db.busy():
-        backend = backend or make_backend(db, config)
-        params = backend.params()
-        consistency = SelfConsistency(config, method, backend)
-        units = consistency.expand(units)
-        set_id = judge_label_set(db, config.name, backend.name)
-        for unit in units:
-            unit.key = call_key(backend.name, backend.model, consistency.params(params, unit), unit.request)
-        with db.transaction() as tx:
-            run = judge_store.create_judge_run(
-                tx,
-                set_id,
-                method=method.name,
-                backend=backend.name,
-                model=backend.model,
-                prompt_name=method.prompt.name,
-                prompt_hash=method.prompt.sha256,
-                params=params | {"seed": config.seed, "config": saved_config},
-                pool=config.pool,
-            )
-            batch = new_batch(tx, "judge", f"{config.name} run {run}")
-            if plan is not None:
-                judge_store.copy_judgments(tx, plan.previous, run, sorted(plan.kept))
-            for qid, docid in missing:
-                judge_store.add_judgment(
-                    tx,
-                    run,
-                    qid,
-                    docid,
-                    None,
-                    "",
-                    label=None,
-                    expected=None,
-                    confidence=None,
-                    parse_error="no text for the topic or document",
-                )
-        source = f"judge run {run}"
-        by_key: dict[str, list[Unit]] = {}
-        for unit in units:
-            by_key.setdefault(unit.key, []).append(unit)
-        total = len(units) + len(missing)
-        stats = {"done": len(missing), "calls": 0, "hits": 0, "failures": len(missing), "prompt": 0, "completion": 0}
-        stats["failed_calls"] = 0
-        first_failure: str | None = None  # what the backend said of the first call that got no answer
-        cost = 0.0
-
-        def record(tx: Any, key: str, output: str | None, error: str | None, probs: dict[str, float] | None) -> None:
-            for unit in by_key[key]:
-                stats["done"] += 1
-                outcomes: list[tuple[str | None, Parsed, float | None, float | None]]
-                if unit.window and method.parse_window is not None:  # window units come from window methods
-                    failed = [Parsed(None, f"call failed: {error}")] * len(unit.window)
-                    window_parsed = method.parse_window(output, len(unit.window)) if output is not None else failed
-                    outcomes = [
-                        (item, parsed, None, None) for item, parsed in zip(unit.window, window_parsed, strict=True)
-                    ]
-                else:
-                    outcomes = [(unit.item_id, *_outcome(method, output, error, probs))]
-                hashes = unit.item_hashes or (None,) * len(outcomes)
-                for (item_id, parsed, expected, confidence), item_hash in zip(outcomes, hashes, strict=True):
-                    label = parsed.label
-                    judge_store.add_judgment(
-                        tx,
-                        run,
-                        unit.qid,
-                        unit.docid,
-                        unit.docid_b,
-                        key,
-                        label=label,
-                        parse_error=parsed.error,
-                        expected=expected,
-                        confidence=confidence,
-                        item_id=item_id,
-                        item_hash=item_hash,
-                        sample=unit.sample,
-                    )
-                    if label is None:
-                        stats["failures"] += 1
-                    elif (
-                        not method.pairwise
-                        and method.item_kind is None
-                        and not consistency.sampling
-                        and label_store.current_grade(tx, set_id, unit.qid, unit.docid) != label
-                    ):
-                        label_store.append_label_event(
-                            tx, set_id, unit.qid, unit.docid, label, origin="judge", source=source, batch_id=batch
-                        )
-                    consistency.record(tx, set_id, method, unit, label, probs, source=source, batch=batch)
-
-        # A call that failed for good (retries exhausted, server error) is asked again on the next
-        # run; an answer that could not be parsed is not: the model would say the same.
-        cached = {
-            key: call
-            for key, call in judge_store.cached_calls(db.cursor(), list(by_key)).items()
-            if call["output"] is not None
-        }
-        if cached:
-            with db.transaction() as tx:
-                for key, call in cached.items():
-                    record(tx, key, call["output"], call["error"], call["label_probs"])
-                    stats["hits"] += len(by_key[key])
+        opened = open_run(db, config, method, plan, backend or make_backend(db, config), saved_config)
+        tally = Tally(done=len(plan.missing), failures=len(plan.missing))
+        cached = replay_cache(db, opened, tally)
     db.idle()  # the model works with the file free for other processes
-    yield JudgeProgress(stats["done"], total, 0, stats["hits"], stats["failures"], time.perf_counter() - start)
+    yield tally.progress(opened.total, start)
+    yield from call_model(db, opened, [key for key in opened.by_key if key not in cached], tally, start)
+    with db.busy():
+        followers = finish_run(db, config, opened, plan, tally, writes)
+    db.idle()
+    yield judge_summary(config, opened, plan, tally, followers, start)
 
-    pending = [key for key in by_key if key not in cached]
-    requests = [by_key[key][0].request for key in pending]
+
+def plan_judging(db: Database, config: JudgeConfig, method: Method, *, stale_only: bool) -> JudgePlan:
+    """The pool, and a call for each of its pairs (only the stale cells' with `stale_only`)."""
+    pairs = pool_pairs(db, config)
+    stale = stale_plan(db, config, pairs) if stale_only else None
+    # Units first: a judge that cannot run (no bank for a rubric method) is refused before it
+    # loads a model or creates its label set.
+    units, missing = build_units(
+        db, method, pairs, config.seed, config.bank, only=stale.to_grade if stale is not None else None
+    )
+    return JudgePlan(pairs, units, missing, stale)
+
+
+def open_run(
+    db: Database, config: JudgeConfig, method: Method, plan: JudgePlan, backend: Backend, saved_config: dict[str, Any]
+) -> OpenRun:
+    """The run's label set and judge_runs row, with the grades it carries over and the failures
+    of the pairs it cannot judge already written; every unit keyed by the call it makes."""
+    params = backend.params()
+    consistency = SelfConsistency(config, method, backend)
+    units = consistency.expand(plan.units)
+    set_id = judge_label_set(db, config.name, backend.name)
+    by_key: dict[str, list[Unit]] = {}
+    for unit in units:
+        unit.key = call_key(backend.name, backend.model, consistency.params(params, unit), unit.request)
+        by_key.setdefault(unit.key, []).append(unit)
+    with db.transaction() as tx:
+        run = judge_store.create_judge_run(
+            tx,
+            set_id,
+            method=method.name,
+            backend=backend.name,
+            model=backend.model,
+            prompt_name=method.prompt.name,
+            prompt_hash=method.prompt.sha256,
+            params=params | {"seed": config.seed, "config": saved_config},
+            pool=config.pool,
+        )
+        batch = new_batch(tx, "judge", f"{config.name} run {run}")
+        if plan.stale is not None:
+            judge_store.copy_judgments(tx, plan.stale.previous, run, sorted(plan.stale.kept))
+        for qid, docid in plan.missing:
+            judge_store.add_judgment(
+                tx,
+                run,
+                qid,
+                docid,
+                None,
+                "",
+                label=None,
+                expected=None,
+                confidence=None,
+                parse_error="no text for the topic or document",
+            )
+    total = len(units) + len(plan.missing)
+    return OpenRun(method, backend, params, consistency, set_id, run, batch, by_key, total)
+
+
+def replay_cache(db: Database, opened: OpenRun, tally: Tally) -> set[str]:
+    """Record the answers the call cache holds, in one transaction; the keys it answered."""
+    # A call that failed for good (retries exhausted, server error) is asked again on the next
+    # run; an answer that could not be parsed is not: the model would say the same.
+    cached = {
+        key: ChatResult(call["output"], error=call["error"], label_probs=call["label_probs"])
+        for key, call in judge_store.cached_calls(db.cursor(), list(opened.by_key)).items()
+        if call["output"] is not None
+    }
+    if cached:
+        with db.transaction() as tx:
+            for key, answer in cached.items():
+                record_answer(tx, opened, key, answer, tally)
+                tally.cache_hits += len(opened.by_key[key])
+    return set(cached)
+
+
+def call_model(
+    db: Database, opened: OpenRun, pending: list[str], tally: Tally, start: float
+) -> Iterator[JudgeProgress]:
+    """Ask the backend the `pending` calls, storing each answer and yielding progress once stored."""
+    backend = opened.backend
+    requests = [opened.by_key[key][0].request for key in pending]
     for arrived in timed_batches(backend.complete(requests)):
         # What arrived within half a second is written in one short transaction; the file is
         # then given up until the next group, so other processes wait a few milliseconds at most.
@@ -210,7 +198,7 @@ def run_judge(
                     key,
                     backend.name,
                     backend.model,
-                    params,
+                    opened.params,
                     requests[index].as_json(),
                     output=result.text,
                     error=result.error,
@@ -220,66 +208,68 @@ def run_judge(
                     seconds=result.seconds,
                     cost=result.cost,
                 )
-                record(tx, key, result.text, result.error, result.label_probs)
-                stats["calls"] += 1
-                if result.text is None:
-                    stats["failed_calls"] += 1
-                    first_failure = first_failure or result.error
-                stats["prompt"] += result.prompt_tokens
-                stats["completion"] += result.completion_tokens
-                cost += result.cost or 0.0
-                progress.append(
-                    JudgeProgress(
-                        stats["done"],
-                        total,
-                        stats["calls"],
-                        stats["hits"],
-                        stats["failures"],
-                        time.perf_counter() - start,
-                    )
-                )
+                record_answer(tx, opened, key, result, tally)
+                tally.called(result)
+                progress.append(tally.progress(opened.total, start))
         db.idle()
         yield from progress  # reported once stored
-    with db.busy():
-        if method.pairwise:
-            write_preference_labels(db, run, set_id, pairs, batch, source)
-        if method.own_score is not None:
-            with db.transaction() as tx:
-                write_own_scores(tx, method, run, set_id, batch, source, bank_items(db, method, config.bank))
-        # The derived sets made from this label set (or its item grades) follow its new grades.
-        writes = writes if writes is not None else LabelWrites(EvaluationEngine(db))
-        followed = writes.written([config.name], item_grades=[config.name])
-        kinds = writes.derived_kinds(followed.followed)
-        followers = [name for name, kind in kinds.items() if kind != "ensemble"]
-        ensembles = [name for name, kind in kinds.items() if kind == "ensemble"]
+
+
+def finish_run(
+    db: Database, config: JudgeConfig, opened: OpenRun, plan: JudgePlan, tally: Tally, writes: LabelWrites | None
+) -> Followers:
+    """The labels made from all the run's answers (preference wins, a rubric judge's own scores),
+    the derived sets that follow the label set, and the run marked finished."""
+    method, run, set_id = opened.method, opened.run, opened.set_id
+    if method.pairwise:
+        write_preference_labels(db, run, set_id, plan.pairs, opened.batch, opened.source)
+    if method.own_score is not None:
         with db.transaction() as tx:
-            judge_store.finish_judge_run(
-                tx, run, pairs=len(pairs), calls=stats["calls"], cache_hits=stats["hits"], failures=stats["failures"]
-            )
-    db.idle()
-    yield JudgeSummary(
+            write_own_scores(tx, method, run, set_id, opened.batch, opened.source, bank_items(db, method, config.bank))
+    # The derived sets made from this label set (or its item grades) follow its new grades.
+    writes = writes if writes is not None else LabelWrites(EvaluationEngine(db))
+    followed = writes.written([config.name], item_grades=[config.name])
+    kinds = writes.derived_kinds(followed.followed)
+    followers = Followers(
+        derived=[name for name, kind in kinds.items() if kind != "ensemble"],
+        ensembles=[name for name, kind in kinds.items() if kind == "ensemble"],
+        blocked=followed.blocked,
+    )
+    with db.transaction() as tx:
+        judge_store.finish_judge_run(
+            tx, run, pairs=len(plan.pairs), calls=tally.calls, cache_hits=tally.cache_hits, failures=tally.failures
+        )
+    return followers
+
+
+def judge_summary(
+    config: JudgeConfig, opened: OpenRun, plan: JudgePlan, tally: Tally, followers: Followers, start: float
+) -> JudgeSummary:
+    """What the run did, as `studio judge` reports it."""
+    method, backend, stale, consistency = opened.method, opened.backend, plan.stale, opened.consistency
+    return JudgeSummary(
         label_set=config.name,
         method=method.name,
         backend=backend.name,
         model=backend.model,
-        pairs=len(pairs),
-        calls=stats["calls"],
-        cache_hits=stats["hits"],
-        failures=stats["failures"],
+        pairs=len(plan.pairs),
+        calls=tally.calls,
+        cache_hits=tally.cache_hits,
+        failures=tally.failures,
         seconds=round(time.perf_counter() - start, 3),
-        prompt_tokens=stats["prompt"],
-        completion_tokens=stats["completion"],
-        judge_run=run,
-        failed_calls=stats["failed_calls"],
-        first_failure=first_failure,
+        prompt_tokens=tally.prompt_tokens,
+        completion_tokens=tally.completion_tokens,
+        judge_run=opened.run,
+        failed_calls=tally.failed_calls,
+        first_failure=tally.first_failure,
         # A method that scores its own grades always says which sets followed, even none.
-        derived_updated=followers if method.own_score is not None or followers else None,
-        stale_cells=len(plan.to_grade) if plan is not None else None,
-        deleted_cells=len(plan.stale) - len(plan.to_grade) if plan is not None else None,
-        kept_cells=len(plan.kept) if plan is not None else None,
+        derived_updated=followers.derived if method.own_score is not None or followers.derived else None,
+        stale_cells=len(stale.to_grade) if stale is not None else None,
+        deleted_cells=len(stale.stale) - len(stale.to_grade) if stale is not None else None,
+        kept_cells=len(stale.kept) if stale is not None else None,
         samples=consistency.samples if consistency.reported else None,
         self_consistency=consistency.mode if consistency.reported else None,
-        ensembles_updated=ensembles or None,
-        derived_blocked=followed.blocked or None,
-        cost=round(cost, 6) if config.price_input or config.price_output else None,
+        ensembles_updated=followers.ensembles or None,
+        derived_blocked=followers.blocked or None,
+        cost=round(tally.cost, 6) if config.price_input or config.price_output else None,
     )

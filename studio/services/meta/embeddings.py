@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import hashlib
 import time
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import chain
+from typing import NamedTuple
 
 import numpy as np
 
@@ -22,7 +24,7 @@ from studio.domain.judging import JudgeConfig, JudgeSummary
 from studio.judges.embedder import Embedder, TextEmbedder
 from studio.metrics.correlation import kendall_tau_b
 from studio.metrics.frechet import frechet_distance
-from studio.metrics.rankings import UNRANKED
+from studio.metrics.rankings import UNRANKED, Rankings
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
 from studio.services.judging.config import rerunnable
 from studio.services.judging.pools import pool_pairs
@@ -76,6 +78,29 @@ def embed(db: Database, embedder: TextEmbedder, texts: list[str]) -> np.ndarray:
     return embed_counted(db, embedder, texts).vectors
 
 
+@dataclass
+class PairVectors:
+    """The embeddings of (topic, document) pairs' texts: one row per pair with a text."""
+
+    vectors: np.ndarray
+    row_of: dict[Pair, int]  # a pair's row in `vectors` (pairs without a text have none)
+    encoded: int  # distinct texts the model encoded
+    cached: int  # distinct texts found in the cache
+
+    def of(self, pairs: list[Pair]) -> np.ndarray:
+        """The rows of those of `pairs` that have a text, in order."""
+        rows = [self.row_of[p] for p in pairs if p in self.row_of]
+        return self.vectors[rows] if rows else np.zeros((0, self.vectors.shape[1] if self.vectors.ndim == 2 else 0))
+
+
+def embed_pairs(db: Database, embedder: TextEmbedder, pairs: Iterable[Pair]) -> PairVectors:
+    """The vectors of the pairs' document texts, through the cache (each pair once)."""
+    texts = pools.passage_texts(db.cursor(), list(dict.fromkeys(pairs)))
+    keys = list(texts)
+    embedded = embed_counted(db, embedder, [texts[key] for key in keys])
+    return PairVectors(embedded.vectors, {key: row for row, key in enumerate(keys)}, embedded.encoded, embedded.cached)
+
+
 # -- the embedding judge ---------------------------------------------------------------------------
 
 
@@ -88,6 +113,13 @@ def exemplars_of(reference: dict[str, dict[str, float]], qids: set[str]) -> dict
         top = max(grades.values(), default=0.0)
         found[qid] = sorted(d for d, g in grades.items() if g == top) if top >= 1 else []
     return found
+
+
+class Outcome(NamedTuple):
+    """An embedding judgment: the similarity as the label, or why there is none."""
+
+    label: float | None
+    error: str | None
 
 
 def embedding_judge(db: Database, config: JudgeConfig, embedder: TextEmbedder | None = None) -> JudgeSummary:
@@ -103,32 +135,66 @@ def embedding_judge(db: Database, config: JudgeConfig, embedder: TextEmbedder | 
     exemplars = exemplars_of(load_labels(con, ref_id), {qid for qid, _ in pairs})
     embedder = embedder or Embedder(config.model)
     set_id = judge_label_set(db, config.name, BACKEND)
-
     exemplar_pairs = [(qid, docid) for qid, docids in exemplars.items() for docid in docids]
-    texts = pools.passage_texts(con, list(dict.fromkeys(pairs + exemplar_pairs)))
-    keys = list(texts)
-    embedded = embed_counted(db, embedder, [texts[key] for key in keys])
-    row_of = {key: row for row, key in enumerate(keys)}
-    vectors = embedded.vectors.astype(np.float64)
+    embedded = embed_pairs(db, embedder, pairs + exemplar_pairs)
+    outcomes = similarity_outcomes(pairs, exemplars, embedded, config.ref)
+    failures = sum(outcome.label is None for outcome in outcomes.values())
+    run = write_embedding_run(db, config, set_id, embedder.name, outcomes, embedded, len(pairs))
+    return JudgeSummary(
+        label_set=config.name,
+        method=METHOD,
+        backend=BACKEND,
+        model=embedder.name,
+        pairs=len(pairs),
+        calls=embedded.encoded,
+        cache_hits=embedded.cached,
+        failures=failures,
+        seconds=round(time.perf_counter() - start, 3),
+        prompt_tokens=0,
+        completion_tokens=0,
+        judge_run=run,
+        ref=config.ref,
+    )
 
-    outcomes: dict[Pair, tuple[float | None, str | None]] = {}
+
+def similarity_outcomes(
+    pairs: list[Pair], exemplars: dict[str, list[str]], embedded: PairVectors, ref: str
+) -> dict[Pair, Outcome]:
+    """Each pair's highest cosine similarity to its topic's other exemplars, or why it has none."""
+    vectors = embedded.vectors.astype(np.float64)
+    row_of = embedded.row_of
+    outcomes: dict[Pair, Outcome] = {}
     for qid, docid in pairs:
         if (qid, docid) not in row_of:
-            outcomes[(qid, docid)] = (None, "no text for the document")
+            outcomes[(qid, docid)] = Outcome(None, "no text for the document")
             continue
         if not exemplars[qid]:
-            outcomes[(qid, docid)] = (None, f"no exemplar: the topic's highest {config.ref!r} grade is below 1")
+            outcomes[(qid, docid)] = Outcome(None, f"no exemplar: the topic's highest {ref!r} grade is below 1")
             continue
         # Leave-one-out: an exemplar compared with itself would score 1 and say nothing.
         others = [row_of[(qid, e)] for e in exemplars[qid] if e != docid and (qid, e) in row_of]
         if not others:
-            outcomes[(qid, docid)] = (None, "no exemplar other than the document itself")
+            outcomes[(qid, docid)] = Outcome(None, "no exemplar other than the document itself")
             continue
         best = float(np.max(vectors[others] @ vectors[row_of[(qid, docid)]]))
         # Unit vectors in float32: a duplicate text can come out a hair above 1.
-        outcomes[(qid, docid)] = (min(max(best, -1.0), 1.0), None)
+        outcomes[(qid, docid)] = Outcome(min(max(best, -1.0), 1.0), None)
+    return outcomes
 
-    failures = sum(label is None for label, _ in outcomes.values())
+
+def write_embedding_run(
+    db: Database,
+    config: JudgeConfig,
+    set_id: int,
+    model: str,
+    outcomes: dict[Pair, Outcome],
+    embedded: PairVectors,
+    pairs: int,
+) -> int:
+    """The judge run of the pool's `pairs` with its judgments, and a label event for each label
+    that changed, in one transaction; the run's id."""
+    failures = sum(outcome.label is None for outcome in outcomes.values())
+    con = db.cursor()
     current = {(qid, docid): grade for qid, docs in load_labels(con, set_id).items() for docid, grade in docs.items()}
     with db.transaction() as tx:
         run = judge_store.create_judge_run(
@@ -136,7 +202,7 @@ def embedding_judge(db: Database, config: JudgeConfig, embedder: TextEmbedder | 
             set_id,
             method=METHOD,
             backend=BACKEND,
-            model=embedder.name,
+            model=model,
             prompt_name=METHOD,
             prompt_hash="",
             params={
@@ -159,23 +225,9 @@ def embedding_judge(db: Database, config: JudgeConfig, embedder: TextEmbedder | 
                     tx, set_id, qid, docid, label, origin="judge", source=source, batch_id=batch
                 )
         judge_store.finish_judge_run(
-            tx, run, pairs=len(pairs), calls=embedded.encoded, cache_hits=embedded.cached, failures=failures
+            tx, run, pairs=pairs, calls=embedded.encoded, cache_hits=embedded.cached, failures=failures
         )
-    return JudgeSummary(
-        label_set=config.name,
-        method=METHOD,
-        backend=BACKEND,
-        model=embedder.name,
-        pairs=len(pairs),
-        calls=embedded.encoded,
-        cache_hits=embedded.cached,
-        failures=failures,
-        seconds=round(time.perf_counter() - start, 3),
-        prompt_tokens=0,
-        completion_tokens=0,
-        judge_run=run,
-        ref=config.ref,
-    )
+    return run
 
 
 # -- the FD@k leaderboard ------------------------------------------------------------------------
@@ -209,12 +261,37 @@ def fd_leaderboard(
     relevant_pairs = [
         (qid, d) for qid, docs in sorted(judged.items()) for d, g in sorted(docs.items()) if g >= threshold
     ]
-
     rankings = engine.rankings()
+    retrieved = retrieved_pairs(rankings, evaluator.qids, judged, k, unjudged_only=unjudged_only)
+    embedder = embedder or Embedder(model)
+    embedded = embed_pairs(engine.db, embedder, chain(relevant_pairs, *retrieved))
+    target = embedded.of(relevant_pairs)
+    found = [embedded.of(pairs) for pairs in retrieved]
+    fd = np.array([frechet_distance(vectors, target) for vectors in found])  # NaN below two vectors on either side
+    defined = ~np.isnan(fd)
+    tau = kendall_tau_b(evaluator.means(measure)[defined], -fd[defined])
+    return {
+        "qrels": qrels,
+        "measure": f"FD@{k}" + ("(unjudged)" if unjudged_only else ""),
+        "k": k,
+        "model": embedder.name,
+        "relevant": threshold,
+        "ref_measure": ref_measure,
+        "rows": fd_rows(rankings.runs, fd, [len(vectors) for vectors in found]),
+        "kendall_tau": None if np.isnan(tau) else tau,
+        "relevant_documents": len(target),
+    }
+
+
+def retrieved_pairs(
+    rankings: Rankings, qids: Sequence[str], judged: Mapping[str, Mapping[str, float]], k: int, *, unjudged_only: bool
+) -> list[list[Pair]]:
+    """Per run, the pairs of its top `k` documents on the label set's topics (without the judged
+    ones with `unjudged_only`)."""
     retrieved: list[list[Pair]] = []
     for r in range(len(rankings.runs)):
         pairs: list[Pair] = []
-        for qid in evaluator.qids:  # as trec_eval: a topic the label set does not cover is not evaluated
+        for qid in qids:  # as trec_eval: a topic the label set does not cover is not evaluated
             topic = rankings.topics.get(qid)
             if topic is None or qid not in judged:
                 continue
@@ -225,40 +302,14 @@ def fd_leaderboard(
                 if not unjudged_only or topic.docids[d] not in judged[qid]
             )
         retrieved.append(pairs)
+    return retrieved
 
-    texts = pools.passage_texts(engine.db.cursor(), list(dict.fromkeys(chain(relevant_pairs, *retrieved))))
-    keys = list(texts)
-    embedder = embedder or Embedder(model)
-    vectors = embed(engine.db, embedder, [texts[key] for key in keys])
-    row_of = {key: row for row, key in enumerate(keys)}
 
-    def vectors_of(pairs: list[Pair]) -> np.ndarray:
-        rows = [row_of[p] for p in pairs if p in row_of]
-        return vectors[rows] if rows else np.zeros((0, vectors.shape[1] if vectors.ndim == 2 else 0))
-
-    target = vectors_of(relevant_pairs)
-    values, sizes = [], []
-    for pairs in retrieved:
-        found = vectors_of(pairs)
-        sizes.append(len(found))
-        values.append(frechet_distance(found, target))  # NaN below two vectors on either side
+def fd_rows(runs: Sequence[str], fd: np.ndarray, documents: list[int]) -> list[FdRow]:
+    """One row per run, best (lowest FD) first; runs without an FD last."""
     rows: list[FdRow] = [
         {"run": run, "value": None if np.isnan(v) else v, "documents": n}
-        for run, v, n in zip(rankings.runs, values, sizes, strict=True)
+        for run, v, n in zip(runs, fd.tolist(), documents, strict=True)
     ]
     rows.sort(key=lambda row: (row["value"] is None, row["value"] or 0.0, row["run"]))
-
-    fd = np.array(values)
-    defined = ~np.isnan(fd)
-    tau = kendall_tau_b(evaluator.means(measure)[defined], -fd[defined])
-    return {
-        "qrels": qrels,
-        "measure": f"FD@{k}" + ("(unjudged)" if unjudged_only else ""),
-        "k": k,
-        "model": embedder.name,
-        "relevant": threshold,
-        "ref_measure": ref_measure,
-        "rows": rows,
-        "kendall_tau": None if np.isnan(tau) else tau,
-        "relevant_documents": len(target),
-    }
+    return rows

@@ -9,6 +9,7 @@ nothing and a better parser can read the stored answers later. The items land in
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from studio.domain.bank_results import GeneratedBank
 from studio.domain.errors import UsageError
@@ -16,9 +17,9 @@ from studio.domain.judging import JudgeConfig, JudgeProgress
 from studio.domain.models import BankItem, rubric_item_id
 from studio.judges.backend import Backend, ChatRequest
 from studio.judges.parsing import parse_generated_items
-from studio.judges.prompts import load_prompt
+from studio.judges.prompts import PromptTemplate, load_prompt
 from studio.services.judging.backends import make_backend
-from studio.services.judging.cached_calls import ask
+from studio.services.judging.cached_calls import Answers, ask
 from studio.store import Database, new_batch, pools
 from studio.store import banks as bank_store
 
@@ -53,6 +54,31 @@ def generate_bank(
         ChatRequest(tuple(prompt.render(query=queries[q])), max_tokens=400, subject=(q,), unit="generate") for q in qids
     ]
     answers = yield from ask(db, backend, requests)
+    made = generated_items(qids, answers, kind, max_items)
+    write_generated(db, config, existing, backend, prompt, made.items)
+    backend.close()
+    yield GeneratedBank(
+        bank=config.name,
+        kind=kind,
+        backend=backend.name,
+        model=backend.model,
+        topics=len(qids),
+        items=len(made.items),
+        calls=answers.made,
+        cache_hits=answers.cached,
+        topics_without_items=made.empty,
+    )
+
+
+class GeneratedItems(NamedTuple):
+    """The items read from the answers, in topic order, and the topics whose answer gave none."""
+
+    items: list[BankItem]
+    empty: list[str]
+
+
+def generated_items(qids: list[str], answers: Answers, kind: str, max_items: int) -> GeneratedItems:
+    """The first `max_items` items of each topic's answer (the answers in `qids` order), each once."""
     items: list[BankItem] = []
     empty: list[str] = []
     key_name = f"{kind}s"  # the JSON key the generation prompt asks for
@@ -66,6 +92,19 @@ def generate_bank(
                 items.append(item)
         if not seen:
             empty.append(qid)
+    return GeneratedItems(items, empty)
+
+
+def write_generated(
+    db: Database,
+    config: JudgeConfig,
+    existing: int | None,
+    backend: Backend,
+    prompt: PromptTemplate,
+    items: list[BankItem],
+) -> None:
+    """The bank made (or replaced) in one transaction: items no longer made are deleted, new ones
+    added; an item made again stays as it is, with the edits made to it since."""
     with db.transaction() as tx:
         batch = new_batch(tx, "bank generate", f"{backend.name}:{backend.model}")
         bank = (
@@ -91,15 +130,3 @@ def generate_bank(
             batch_id=batch,
             note=f"prompt {prompt.name} ({prompt.sha256[:12]})",
         )
-    backend.close()
-    yield GeneratedBank(
-        bank=config.name,
-        kind=kind,
-        backend=backend.name,
-        model=backend.model,
-        topics=len(qids),
-        items=len(items),
-        calls=answers.made,
-        cache_hits=answers.cached,
-        topics_without_items=empty,
-    )

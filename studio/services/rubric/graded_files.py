@@ -26,7 +26,7 @@ from studio.formats.graded import (
     write_rubric_graded,
 )
 from studio.formats.text_input import first_text, read_lines
-from studio.judges.methods import get_method
+from studio.judges.methods import Method, get_method
 from studio.services.exports.delivery import deliver
 from studio.services.imports.judgments import store_imported_call
 from studio.services.judging.config import newest_run
@@ -140,45 +140,14 @@ def import_graded(
     con = db.cursor()
     if label_store.label_set_id(con, name) is not None and not replace:
         raise UsageError(f"label set {name!r} already exists (use --replace)")
-    config = {"method": method.name, "backend": "import", "pool": "import", "bank": bank}
     with db.transaction() as tx:
         batch = new_batch(tx, "import graded", source)
         items = _bank_for(tx, graded, bank, source, batch)
-        texts = {(item.qid, item.item_id): item.text for item in items}
         set_id = label_store.label_set_id(tx, name) or label_store.create_label_set(
             tx, name, LabelSetKind.LLM.value, f"import:{path.name}"
         )
-        run = judge_store.create_judge_run(
-            tx,
-            set_id,
-            method=method.name,
-            backend=graded.grader.backend or "import",
-            model=graded.grader.model,
-            prompt_name=graded.grader.prompt_name or method.prompt.name,
-            prompt_hash=graded.grader.prompt_hash,
-            params={"source": source, "options": graded.grader.options, "config": config},
-            pool="import",
-        )
-        for cell in graded.judgments:
-            key = (
-                ""
-                if cell.output is None
-                else store_imported_call(tx, graded.grader.model, (cell.qid, cell.docid, cell.item_id), cell.output)
-            )
-            judge_store.add_judgment(
-                tx,
-                run,
-                cell.qid,
-                cell.docid,
-                None,
-                key,
-                label=cell.grade,
-                parse_error=cell.error,
-                expected=None,
-                confidence=None,
-                item_id=cell.item_id,
-                item_hash=item_text_hash(texts[(cell.qid, cell.item_id)]),
-            )
+        run = _create_import_run(tx, set_id, graded, method, source, bank)
+        _add_item_judgments(tx, run, graded, items)
         write_own_scores(
             tx,
             method,
@@ -197,3 +166,44 @@ def import_graded(
         [name],
         {"documents": pairs, "grades": len(graded.judgments) - failures, "failures": failures},
     )
+
+
+def _create_import_run(tx: Connection, set_id: int, graded: GradedFile, method: Method, source: str, bank: str) -> int:
+    """The judge run (backend `import` unless the file names one) that holds the file's grades."""
+    config = {"method": method.name, "backend": "import", "pool": "import", "bank": bank}
+    return judge_store.create_judge_run(
+        tx,
+        set_id,
+        method=method.name,
+        backend=graded.grader.backend or "import",
+        model=graded.grader.model,
+        prompt_name=graded.grader.prompt_name or method.prompt.name,
+        prompt_hash=graded.grader.prompt_hash,
+        params={"source": source, "options": graded.grader.options, "config": config},
+        pool="import",
+    )
+
+
+def _add_item_judgments(tx: Connection, run: int, graded: GradedFile, items: list[BankItem]) -> None:
+    """One judgment per graded cell, its raw answer kept as a call when the file has one."""
+    texts = {(item.qid, item.item_id): item.text for item in items}
+    for cell in graded.judgments:
+        key = (
+            ""
+            if cell.output is None
+            else store_imported_call(tx, graded.grader.model, (cell.qid, cell.docid, cell.item_id), cell.output)
+        )
+        judge_store.add_judgment(
+            tx,
+            run,
+            cell.qid,
+            cell.docid,
+            None,
+            key,
+            label=cell.grade,
+            parse_error=cell.error,
+            expected=None,
+            confidence=None,
+            item_id=cell.item_id,
+            item_hash=item_text_hash(texts[(cell.qid, cell.item_id)]),
+        )

@@ -1,21 +1,12 @@
-"""Measure names as ir_measures writes them: `nDCG@10`, `P(rel=2)@10`, `AP`, `Compat(p=0.9)`."""
+"""Measure names as ir_measures writes them: `nDCG@10`, `P(rel=2)@10`, `AP`, `Compat(p=0.9)`; the
+parameters each measure takes are its spec's (metrics/measures.py)."""
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass
 
-# name -> (takes a cutoff, requires a cutoff, takes rel=, takes p=)
-MEASURES: dict[str, tuple[bool, bool, bool, bool]] = {
-    "nDCG": (True, False, False, False),
-    "P": (True, True, True, False),
-    "R": (True, True, True, False),
-    "AP": (True, False, True, False),
-    "RR": (True, False, True, False),
-    "Rprec": (False, False, True, False),
-    "Judged": (True, True, False, False),
-    "Compat": (False, False, False, True),
-}
+from studio.metrics.measures import MEASURES, Cutoff
 
 _PATTERN = re.compile(r"^(?P<name>[A-Za-z]+)(?:\((?P<params>[^)]*)\))?(?:@(?P<cutoff>\d+))?$")
 
@@ -31,7 +22,8 @@ class Measure:
 
     def __str__(self) -> str:
         params = []
-        if self.name == "Compat":
+        spec = MEASURES.get(self.name)
+        if spec is not None and spec.takes_p:
             params.append(f"p={self.p:g}")
         elif self.rel != 1.0:
             params.append(f"rel={self.rel:g}")
@@ -46,11 +38,13 @@ def parse_measure(text: str) -> Measure:
         known = ", ".join(MEASURES)
         raise ValueError(f"unknown measure {text!r} (known: {known}; e.g. nDCG@10, P(rel=2)@10)")
     name = match["name"]
-    takes_cutoff, needs_cutoff, takes_rel, takes_p = MEASURES[name]
+    spec = MEASURES[name]
     cutoff = int(match["cutoff"]) if match["cutoff"] else None
-    if cutoff is not None and (not takes_cutoff or cutoff < 1):
-        raise ValueError(f"{text!r}: {name} takes no cutoff" if not takes_cutoff else f"{text!r}: cutoff must be ≥ 1")
-    if cutoff is None and needs_cutoff:
+    if cutoff is not None and not spec.takes_cutoff:
+        raise ValueError(f"{text!r}: {name} takes no cutoff")
+    if cutoff is not None and cutoff < 1:
+        raise ValueError(f"{text!r}: cutoff must be ≥ 1")
+    if cutoff is None and spec.cutoff is Cutoff.required:
         raise ValueError(f"{text!r}: {name} needs a cutoff, e.g. {name}@10")
     rel, p = 1.0, 0.95
     for param in filter(None, (part.strip() for part in (match["params"] or "").split(","))):
@@ -59,9 +53,9 @@ def parse_measure(text: str) -> Measure:
             number = float(value)
         except ValueError:
             raise ValueError(f"{text!r}: parameter {param!r} needs a number") from None
-        if key == "rel" and takes_rel:
+        if key == "rel" and spec.takes_rel:
             rel = number
-        elif key == "p" and takes_p and 0 < number < 1:
+        elif key == "p" and spec.takes_p and 0 < number < 1:
             p = number
         else:
             raise ValueError(f"{text!r}: {name} does not take {param!r}")

@@ -10,7 +10,8 @@ import typer
 from studio.cli import grades
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.output import Format, OutputFormat, emit_object, emit_records
+from studio.cli.options import FormatOption
+from studio.cli.output import OutputFormat, emit_object, emit_records
 from studio.domain.names import check_name
 
 AuditName = Annotated[str, typer.Argument(help="The audit (also its gold label set's name).")]
@@ -33,7 +34,7 @@ def register(commands: typer.Typer) -> None:
             float, typer.Option("--overlap", min=0.0, max=1.0, help="Share of the pairs given to two assessors.")
         ] = 0.0,
         seed: Annotated[int, typer.Option("--seed", help="Seed of the shared pairs and of the split.")] = 0,
-        fmt: Format = OutputFormat.table,
+        fmt: FormatOption = OutputFormat.table,
     ) -> None:
         """Split the audit's sample among named assessors, a share --overlap of it graded by two."""
         with open_project(ctx) as project:
@@ -46,7 +47,7 @@ def register(commands: typer.Typer) -> None:
 
     @commands.command("agreement")
     @handles_errors
-    def agreement_command(ctx: typer.Context, audit: AuditName, fmt: Format = OutputFormat.table) -> None:
+    def agreement_command(ctx: typer.Context, audit: AuditName, fmt: FormatOption = OutputFormat.table) -> None:
         """Agreement on the pairs two assessors graded: κ per couple (unweighted, linear, quadratic),
         Krippendorff's α (ordinal) over all, and the conflicts not adjudicated yet."""
         with open_project(ctx) as project:
@@ -87,7 +88,7 @@ def register(commands: typer.Typer) -> None:
             float, typer.Argument(parser=grades.grade, help="The adjudicated grade: the pair's gold grade from now on.")
         ],
         person: Annotated[str | None, typer.Option(envvar="STUDIO_PERSON", help="Who adjudicates.")] = None,
-        fmt: Format = OutputFormat.table,
+        fmt: FormatOption = OutputFormat.table,
     ) -> None:
         """Settle a pair's grade (a conflict of two assessors): it becomes the gold grade `studio
         estimate` uses; each assessor's grade stays recorded."""

@@ -8,7 +8,8 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.output import Format, OutputFormat, emit_records
+from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption
+from studio.cli.output import OutputFormat, emit_records
 from studio.domain.choices import CalibrationMethod
 
 commands = typer.Typer()
@@ -29,9 +30,9 @@ def calibrate(
     ] = CalibrationMethod.isotonic,
     folds: Annotated[int, typer.Option("--folds", min=2, help="Cross-fitting folds (by topic).")] = 5,
     seed: Annotated[int, typer.Option(help="Seed of the topics' split into folds.")] = 0,
-    measure: Annotated[str, typer.Option("--measure", "-m", help="Leaderboard measure for τ.")] = "nDCG@10",
+    measure: MeasureOption = DEFAULT_MEASURE,
     replace: Annotated[bool, typer.Option("--replace", help="Calibrate an existing calibrated set again.")] = False,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Map an LLM label set's grades (its expected grades where the judge gave label
     distributions) to a gold label set's; κ and τ are cross-fitted, beside the raw set's on the

@@ -9,7 +9,8 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.output import Format, OutputFormat, emit_object, emit_records
+from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption
+from studio.cli.output import OutputFormat, emit_object, emit_records
 from studio.domain.pair_decisions import AuditDecisions
 from studio.domain.rows import EstimateRun
 from studio.domain.significance import Correction
@@ -42,7 +43,7 @@ def estimate(
     ctx: typer.Context,
     qrels: Annotated[str, typer.Option("--qrels", help="The LLM label set (labels every unit).")],
     gold: Annotated[str, typer.Option("--gold", help="The human label set of the audited sample.")],
-    measure: Annotated[str, typer.Option("--measure", "-m", help="Measure, e.g. nDCG@10, P(rel=2)@10.")] = "nDCG@10",
+    measure: MeasureOption = DEFAULT_MEASURE,
     design: Design = "topics",
     level: Level = 0.95,
     estimator: Estimator = "cross-fit",
@@ -65,7 +66,7 @@ def estimate(
             "--ref", help="With --decisions: the full reference label set, whose own decisions check the audit's."
         ),
     ] = None,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Estimate each run's measure under full human labels from LLM labels plus a gold sample (PPI);
     with --decisions, which run-pair decisions the audit already supports."""

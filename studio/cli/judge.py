@@ -17,6 +17,7 @@ from studio.cli import judges
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.grades import grade
+from studio.cli.options import FormatOption
 from studio.cli.output import OutputFormat, emit_object, stderr_console
 from studio.cli.pools import POOL_HELP
 from studio.cli.pools import pool as pool_value
@@ -91,7 +92,7 @@ def judge(
     reparse: Annotated[bool, typer.Option("--reparse", hidden=True)] = False,  # studio judges reparse
     export_batch: Annotated[Path | None, typer.Option(hidden=True)] = None,  # studio judges export-batch
     import_batch: Annotated[Path | None, typer.Option(hidden=True)] = None,  # studio judges import-batch
-    fmt: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Label a pool of pairs with an LLM judge; every call is cached in the project file.
 
@@ -205,7 +206,7 @@ def derive(
         float, typer.Option(parser=grade, help="An item counts as answered/covered at grade ≥ this.")
     ] = 4.0,
     replace: Annotated[bool, typer.Option("--replace", help="Recompute an existing derived set.")] = False,
-    fmt: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """A derived label set from item grades: Exam-Binary, Exam-Graded max/mean, Rubric-Qrels."""
     label_set = name or f"{score.value}-of-{source}"

@@ -9,7 +9,8 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.output import Format, OutputFormat, emit_object, emit_records
+from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption
+from studio.cli.output import OutputFormat, emit_object, emit_records
 from studio.cli.topic_options import (
     ScopeOption,
     TopicOption,
@@ -44,7 +45,7 @@ def _run_names(text: str | None) -> list[str] | None:
 def significance(
     ctx: typer.Context,
     qrels: Annotated[str, typer.Option("--qrels", help="Label set to test the runs under.")],
-    measure: Annotated[str, typer.Option("--measure", "-m", help="Measure, e.g. nDCG@10, P(rel=2)@10.")] = "nDCG@10",
+    measure: MeasureOption = DEFAULT_MEASURE,
     test: Annotated[
         SignificanceTest,
         typer.Option(help="Paired t, sign-flip randomization, shifted bootstrap, or randomised Tukey HSD."),
@@ -75,7 +76,7 @@ def significance(
     scope: ScopeOption = TopicScope.common,
     topic: TopicOption = None,
     topics_file: TopicsFileOption = None,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Paired significance tests between every pair of runs, corrected for the number of pairs;
     with --ref, the agreement of the two label sets' decisions; with --ref and --pair A B, the

@@ -120,11 +120,14 @@ def correlate(
         _warn([warning])
     if len(results) > 1:
         _print_table_two(results, fmt)
-        return
-    result = results[0]
-    if fmt is OutputFormat.json:
-        emit_object(result, fmt)
-        return
+    elif fmt is OutputFormat.json:
+        emit_object(results[0], fmt)
+    else:
+        _print_correlation(results[0], ref, qrels, fmt)
+
+
+def _print_correlation(result: Correlation, ref: str, qrels: str, fmt: OutputFormat) -> None:
+    """One measure's correlation: its figures in one table, then the swapped run pairs."""
     summary = {k: v for k, v in result.items() if not isinstance(v, list | dict)}
     levels = result.get("levels")
     if levels:

@@ -63,36 +63,20 @@ def compare(
     if fmt is not OutputFormat.table:  # one flat row per label set for spreadsheets
         emit_records([flat_row(row) for row in rows], fmt)
         return
+    _print_tables(rows, ref, measure, fmt)
+
+
+def _print_tables(rows: list[MethodComparison], ref: str, measure: str, fmt: OutputFormat) -> None:
+    """Three tables: the labels against the reference's, the leaderboards against its, and the
+    alignment with the order of its grades."""
     emit_records(
-        [
-            {
-                "qrels": r["qrels"],
-                "pairs": r["pairs"],
-                "κ binary": r["kappa_binary"],
-                "κ graded": r["kappa_graded"],
-                "α ordinal": r["krippendorff_alpha"],
-                "more lenient": _rate(r["more_lenient"]),
-                "stricter": _rate(r["stricter"]),
-            }
-            for r in rows
-        ],
+        [_labels_row(row) for row in rows],
         fmt,
         title="\n".join([f"Labels against {ref}", *(frame_line(row["frame"]) for row in rows)]),
     )
     typer.echo("")
     emit_records(
-        [
-            {
-                "qrels": r["qrels"],
-                "topics": r["topics"],
-                "τ": r["kendall_tau"],
-                "τ 95%": _interval(r["kendall_tau_low"], r["kendall_tau_high"]),
-                "τ_AP": r["tau_ap"],
-                "τ_AP 95%": _interval(r["tau_ap_low"], r["tau_ap_high"]),
-                "τ compat": r["compat_tau"],
-            }
-            for r in rows
-        ],
+        [_leaderboards_row(row) for row in rows],
         fmt,
         title=f"Leaderboards against {ref} ({rows[0]['measure'] if rows else measure}; τ compat: "
         "Compat(p=0.9) against nDCG@10)",
@@ -111,6 +95,30 @@ def compare(
         for pair, bucket in row["alignment"].items()
     ]
     emit_records(alignment, fmt, title=f"Alignment with the order of {ref}'s grades")
+
+
+def _labels_row(r: MethodComparison) -> dict[str, object]:
+    return {
+        "qrels": r["qrels"],
+        "pairs": r["pairs"],
+        "κ binary": r["kappa_binary"],
+        "κ graded": r["kappa_graded"],
+        "α ordinal": r["krippendorff_alpha"],
+        "more lenient": _rate(r["more_lenient"]),
+        "stricter": _rate(r["stricter"]),
+    }
+
+
+def _leaderboards_row(r: MethodComparison) -> dict[str, object]:
+    return {
+        "qrels": r["qrels"],
+        "topics": r["topics"],
+        "τ": r["kendall_tau"],
+        "τ 95%": _interval(r["kendall_tau_low"], r["kendall_tau_high"]),
+        "τ_AP": r["tau_ap"],
+        "τ_AP 95%": _interval(r["tau_ap_low"], r["tau_ap_high"]),
+        "τ compat": r["compat_tau"],
+    }
 
 
 def flat_row(row: MethodComparison) -> dict[str, object]:

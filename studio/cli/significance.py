@@ -19,7 +19,7 @@ from studio.cli.topic_options import (
     topic_choice,
     warn_frame,
 )
-from studio.domain.frames import EVERY_TOPIC, TopicScope
+from studio.domain.frames import EVERY_TOPIC, TopicChoice, TopicScope
 from studio.domain.pair_decisions import PairLabels
 from studio.domain.significance import Correction, Significance, SignificancePlan, SignificanceTest
 
@@ -84,15 +84,7 @@ def significance(
     plan = SignificancePlan(test.value, correction.value, alpha, resamples, seed)
     chosen = topic_choice(topic, topics_file, scope)
     if pair is not None:
-        if chosen != EVERY_TOPIC:
-            raise typer.BadParameter(
-                "--pair tests the pair on the topics both label sets label; drop --topics, --topic and --topics-file",
-                param_hint="--pair",
-            )
-        if ref is None:
-            raise typer.BadParameter(
-                "--pair compares two label sets: name the reference with --ref", param_hint="--pair"
-            )
+        ref = _check_pair(chosen, ref)
         with open_project(ctx) as project:
             behind = project.pair_labels(
                 ref, qrels, pair[0], pair[1], measure, plan, runs=_run_names(runs), limit=limit
@@ -108,6 +100,18 @@ def significance(
         emit_object(result, fmt)
         return
     _print(result, fmt, chosen.describe_subset())
+
+
+def _check_pair(chosen: TopicChoice, ref: str | None) -> str:
+    """The reference a --pair is compared under; a usage error when the other options do not fit it."""
+    if chosen != EVERY_TOPIC:
+        raise typer.BadParameter(
+            "--pair tests the pair on the topics both label sets label; drop --topics, --topic and --topics-file",
+            param_hint="--pair",
+        )
+    if ref is None:
+        raise typer.BadParameter("--pair compares two label sets: name the reference with --ref", param_hint="--pair")
+    return ref
 
 
 def _print(result: Significance, fmt: OutputFormat, subset: str | None = None) -> None:

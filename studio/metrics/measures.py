@@ -1,6 +1,6 @@
 """The measures the studio computes: one spec each (its name, what it is, the parameters it takes,
 its paper and its function), registered once in `MEASURES`, the table that parsing a name
-(metrics/names.py), printing it back and computing it (`topic_values`) all read.
+(metrics/names.py), printing a `Measure` back and computing it (`topic_values`) all read.
 
 Every function takes the topic's graded ranking matrix `G` (runs x depth; NaN where a document
 is unjudged or past the end of a run), the topic's ranking and labels and the measure with its
@@ -12,17 +12,34 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from studio.metrics import trec_measures as tm
 from studio.metrics.rankings import TopicLabels, TopicRanking
 
-if TYPE_CHECKING:  # names.py reads this table to parse a name: a runtime import would be a cycle
-    from studio.metrics.names import Measure
 
-TopicFunction = Callable[[np.ndarray, TopicRanking, TopicLabels, "Measure"], np.ndarray]
+@dataclass(frozen=True, slots=True)
+class Measure:
+    """One measure with its parameters (`parse_measure` reads a name into one); `str()` gives the name back."""
+
+    name: str
+    cutoff: int | None = None
+    rel: float = 1.0  # binary relevance: grade >= rel
+    p: float = 0.95  # persistence of Compat
+
+    def __str__(self) -> str:
+        params = []
+        spec = MEASURES.get(self.name)
+        if spec is not None and spec.takes_p:
+            params.append(f"p={self.p:g}")
+        elif self.rel != 1.0:
+            params.append(f"rel={self.rel:g}")
+        text = self.name + (f"({','.join(params)})" if params else "")
+        return text + (f"@{self.cutoff}" if self.cutoff is not None else "")
+
+
+TopicFunction = Callable[[np.ndarray, TopicRanking, TopicLabels, Measure], np.ndarray]
 
 
 class Cutoff(Enum):

@@ -1,34 +1,16 @@
-"""Measure names as ir_measures writes them: `nDCG@10`, `P(rel=2)@10`, `AP`, `Compat(p=0.9)`; the
-parameters each measure takes are its spec's (metrics/measures.py)."""
+"""Measure names as ir_measures writes them: `nDCG@10`, `P(rel=2)@10`, `AP`, `Compat(p=0.9)`, read
+into a `Measure` (metrics/measures.py) with the parameters its spec says it takes."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-from studio.metrics.measures import MEASURES, Cutoff
+from studio.metrics.measures import MEASURES, Cutoff, Measure
+
+# Measure is defined beside the table it reads (metrics/measures.py); the studio imports it from here.
+__all__ = ["Measure", "parse_measure"]
 
 _PATTERN = re.compile(r"^(?P<name>[A-Za-z]+)(?:\((?P<params>[^)]*)\))?(?:@(?P<cutoff>\d+))?$")
-
-
-@dataclass(frozen=True, slots=True)
-class Measure:
-    """One measure with its parameters; `str()` gives back the canonical name."""
-
-    name: str
-    cutoff: int | None = None
-    rel: float = 1.0  # binary relevance: grade >= rel
-    p: float = 0.95  # persistence of Compat
-
-    def __str__(self) -> str:
-        params = []
-        spec = MEASURES.get(self.name)
-        if spec is not None and spec.takes_p:
-            params.append(f"p={self.p:g}")
-        elif self.rel != 1.0:
-            params.append(f"rel={self.rel:g}")
-        text = self.name + (f"({','.join(params)})" if params else "")
-        return text + (f"@{self.cutoff}" if self.cutoff is not None else "")
 
 
 def parse_measure(text: str) -> Measure:

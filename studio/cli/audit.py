@@ -11,7 +11,8 @@ import typer
 from studio.cli.audit_assessors import register as register_assessor_commands
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.output import Format, OutputFormat, emit_object, emit_records, stderr_console
+from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption
+from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console
 from studio.domain.errors import UsageError
 
 commands = typer.Typer(name="audit", help="Audit samples: draw, grade, import gold labels, plan.", no_args_is_help=True)
@@ -46,11 +47,11 @@ def plan_command(
             "--target-width", min=0.0, help="Plan only: the sample each design needs for an interval this wide."
         ),
     ] = None,
-    measure: Annotated[str, typer.Option("--measure", "-m", help="Measure of the topic design's plan.")] = "nDCG@10",
+    measure: MeasureOption = DEFAULT_MEASURE,
     trials: Annotated[
         int, typer.Option("--trials", min=1, help="Plan only: audits simulated per design to recommend one.")
     ] = 200,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Draw an audit sample with known inclusion probabilities (or, with --target-width, plan its size;
     with --budget and no --name, recommend a design by simulated coverage and width)."""
@@ -143,7 +144,7 @@ def import_command(
     assessor: Annotated[
         str | None, typer.Option("--assessor", help="Whose grades these are (of the pairs given to them).")
     ] = None,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Gold labels made elsewhere for an audit's sample (a pair outside the sample refuses the file)."""
     with open_project(ctx) as project:
@@ -153,7 +154,7 @@ def import_command(
 
 @commands.command("list")
 @handles_errors
-def list_command(ctx: typer.Context, fmt: Format = OutputFormat.table) -> None:
+def list_command(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> None:
     """The audits: label set, design, units drawn, pairs graded."""
     with open_project(ctx) as project:
         rows = project.audits()
@@ -162,7 +163,7 @@ def list_command(ctx: typer.Context, fmt: Format = OutputFormat.table) -> None:
 
 @commands.command("show")
 @handles_errors
-def show_command(ctx: typer.Context, audit: AuditName, fmt: Format = OutputFormat.table) -> None:
+def show_command(ctx: typer.Context, audit: AuditName, fmt: FormatOption = OutputFormat.table) -> None:
     """An audit's design and progress: pairs graded of the sample, per stratum."""
     with open_project(ctx) as project:
         found: dict[str, Any] = dict(project.audit(audit))
@@ -183,7 +184,7 @@ def pairs_command(
     assessor: Annotated[
         str | None, typer.Option("--assessor", help="Only the pairs given to this assessor (`studio audit assign`).")
     ] = None,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """The sampled pairs in the order they are walked in, with stratum, inclusion probability and
     gold grade: the list for assessors who grade elsewhere (then `studio audit import`)."""
@@ -206,7 +207,7 @@ def simulate_command(
         ),
     ] = "topics",
     trials: Annotated[int, typer.Option("--trials", min=1, help="Audits drawn.")] = 1000,
-    measure: Annotated[str, typer.Option("--measure", "-m", help="Measure of the leaderboard.")] = "nDCG@10",
+    measure: MeasureOption = DEFAULT_MEASURE,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the draws.")] = 0,
     level: Annotated[float, typer.Option("--level", min=0.5, max=0.999, help="Nominal coverage.")] = 0.95,
     estimator: Annotated[
@@ -220,7 +221,7 @@ def simulate_command(
         str | None,
         typer.Option("--pilot", help="Human grades for the designs' calibration residuals and strata spreads."),
     ] = None,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """How often `studio estimate`'s intervals from audits of this budget would cover --ref's values."""
     with open_project(ctx) as project:

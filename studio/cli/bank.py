@@ -10,6 +10,7 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.grades import grade
+from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption
 from studio.cli.output import OutputFormat, emit_object, emit_records
 from studio.domain.bank_results import NuggetizedBank
 from studio.domain.choices import Importance, ItemKind, ModelBackend
@@ -24,7 +25,6 @@ Bank = Annotated[str, typer.Argument(help="Bank name (see `studio list banks`)."
 Item = Annotated[str, typer.Argument(help="Item id, e.g. 1001/4694fffb….")]
 Note = Annotated[str | None, typer.Option(help="Why (kept with the edit).")]
 Person = Annotated[str | None, typer.Option(envvar="STUDIO_PERSON", help="Who edits.")]
-Format = Annotated[OutputFormat, typer.Option("--format", "-f")]
 
 
 def _item(item: BankItem, fmt: OutputFormat, title: str) -> None:
@@ -37,7 +37,7 @@ def list_items(
     ctx: typer.Context,
     bank: Bank,
     topic: Annotated[str | None, typer.Option(help="One topic.")] = None,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """The bank's current items."""
     with open_project(ctx) as project:
@@ -55,7 +55,7 @@ def add(
     importance: Annotated[Importance | None, typer.Option(help="How much a nugget matters.")] = None,
     note: Note = None,
     person: Person = None,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Add an item to a topic."""
     level = None if importance is None else importance.value
@@ -76,7 +76,7 @@ def edit(
     text: Annotated[str, typer.Argument(help="New wording.")],
     note: Note = None,
     person: Person = None,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Reword an item (it keeps its id)."""
     with open_project(ctx) as project:
@@ -92,7 +92,7 @@ def weight(
     importance: Annotated[Importance, typer.Argument(help="How much the nugget matters.")],
     note: Note = None,
     person: Person = None,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Mark an item vital or okay."""
     with open_project(ctx) as project:
@@ -107,7 +107,7 @@ def delete(
     item: Item,
     note: Note = None,
     person: Person = None,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Retire an item (its history stays)."""
     with open_project(ctx) as project:
@@ -123,7 +123,7 @@ def merge(
     text: Annotated[str | None, typer.Option(help="Wording of the merged item.")] = None,
     note: Note = None,
     person: Person = None,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Replace several items of one topic by one."""
     with open_project(ctx) as project:
@@ -139,7 +139,7 @@ def split(
     texts: Annotated[list[str], typer.Argument(help="Two or more new wordings.")],
     note: Note = None,
     person: Person = None,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Replace one item by several."""
     with open_project(ctx) as project:
@@ -157,7 +157,7 @@ def history(
     ctx: typer.Context,
     bank: Bank,
     limit: Annotated[int, typer.Option(min=1, help="How many.")] = 50,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """The bank's item events, newest first (imports, edits, who and why)."""
     with open_project(ctx) as project:
@@ -173,9 +173,9 @@ def report(
     ref: Annotated[str, typer.Option(help="Reference label set.")] = "human",
     min_grade: Annotated[float, typer.Option(parser=grade, help="Covered at item grade ≥ this.")] = 4.0,
     relevant: Annotated[float | None, typer.Option(parser=grade, help="Reference-relevant at grade ≥ this.")] = None,
-    measure: Annotated[str, typer.Option("--measure", "-m", help="Measure of the item effect.")] = "nDCG@10",
+    measure: MeasureOption = DEFAULT_MEASURE,
     topic: Annotated[list[str] | None, typer.Option(help="Only these topics (repeat).")] = None,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Diagnostics: spurious items, uncovered relevant documents, coverage and each item's effect on τ."""
     with open_project(ctx) as project:
@@ -207,7 +207,7 @@ def report(
 def stale(
     ctx: typer.Context,
     source: Annotated[str, typer.Option("--from", help="Label set of a rubric judge run.")],
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """The cells bank edits made stale since the judge graded them (`studio judge --stale` grades them)."""
     with open_project(ctx) as project:
@@ -229,7 +229,7 @@ def generate(
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
     api_key_env: Annotated[str, typer.Option(help="Variable holding the API key.")] = "OPENAI_API_KEY",
     replace: Annotated[bool, typer.Option("--replace", help="Regenerate an existing bank.")] = False,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Generate ~10 exam questions or nuggets per topic from the query alone (Rubric/EXAM prompts)."""
     config = JudgeConfig(
@@ -258,7 +258,7 @@ def cover(
     min_grade: Annotated[float, typer.Option(parser=grade, help="Covered at item grade ≥ this.")] = 4.0,
     normalise: Annotated[bool, typer.Option("--normalise", help="Divide by what any document covers.")] = False,
     ref: Annotated[str, typer.Option(help="Reference label set for Kendall τ.")] = "human",
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Rubric-Cover@k leaderboard: the fraction of each topic's items a run's top k covers."""
     with open_project(ctx) as project:
@@ -284,7 +284,7 @@ def nuggetize_command(
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
     api_key_env: Annotated[str, typer.Option(help="Variable holding the API key.")] = "OPENAI_API_KEY",
     replace: Annotated[bool, typer.Option("--replace", help="Rebuild an existing bank.")] = False,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """AutoNuggetizer: nuggets from judged-relevant documents (windows of 10), vital/okay, top 20 per topic."""
     config = JudgeConfig(

@@ -8,8 +8,10 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.output import Format, OutputFormat, emit_records
+from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption
+from studio.cli.output import OutputFormat, emit_records
 from studio.domain.choices import CalibrationMethod
+from studio.domain.label_set_results import CalibrationMade
 
 commands = typer.Typer()
 
@@ -29,9 +31,9 @@ def calibrate(
     ] = CalibrationMethod.isotonic,
     folds: Annotated[int, typer.Option("--folds", min=2, help="Cross-fitting folds (by topic).")] = 5,
     seed: Annotated[int, typer.Option(help="Seed of the topics' split into folds.")] = 0,
-    measure: Annotated[str, typer.Option("--measure", "-m", help="Leaderboard measure for τ.")] = "nDCG@10",
+    measure: MeasureOption = DEFAULT_MEASURE,
     replace: Annotated[bool, typer.Option("--replace", help="Calibrate an existing calibrated set again.")] = False,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Map an LLM label set's grades (its expected grades where the judge gave label
     distributions) to a gold label set's; κ and τ are cross-fitted, beside the raw set's on the
@@ -43,17 +45,27 @@ def calibrate(
     if fmt is OutputFormat.json:
         emit_records([done], fmt)
         return
+    _print_figures(done, fmt, raw=qrels, calibrated=name, gold=gold, method=method.value, measure=measure)
+    if fmt is OutputFormat.table:
+        typer.echo("")
+        _print_curve(done, fmt)
+
+
+def _print_figures(
+    done: CalibrationMade, fmt: OutputFormat, *, raw: str, calibrated: str, gold: str, method: str, measure: str
+) -> None:
+    """κ, τ and the mean grade of the raw set and of the calibrated one, on the same gold pairs."""
     emit_records(
         [
             {
-                "label set": qrels,
+                "label set": raw,
                 "κ graded": done["kappa_raw"],
                 "κ linear": done["kappa_linear_raw"],
                 f"τ {measure}": done["tau_raw"],
                 "mean grade": done["mean_raw"],
             },
             {
-                "label set": name,
+                "label set": calibrated,
                 "κ graded": done["kappa_calibrated"],
                 "κ linear": done["kappa_linear_calibrated"],
                 f"τ {measure}": done["tau_calibrated"],
@@ -63,21 +75,22 @@ def calibrate(
         fmt,
         title=(
             f"Against {gold} on {done['pairs']} gold pairs of {done['topics']} topics, cross-fitted in "
-            f"{done['folds']} folds ({method.value}; mean gold grade {done['mean_gold']})"
+            f"{done['folds']} folds ({method}; mean gold grade {done['mean_gold']})"
         ),
     )
-    if fmt is OutputFormat.table:
-        typer.echo("")
-        emit_records(
-            [
-                {
-                    "LLM value": f"{b['low']:.3g}–{b['high']:.3g}",
-                    "pairs": b["pairs"],
-                    "mean gold": b["mean_gold"],
-                    "map": b["fitted"],
-                }
-                for b in done["curve"]
-            ],
-            fmt,
-            title="Calibration curve (map fitted on all gold pairs)",
-        )
+
+
+def _print_curve(done: CalibrationMade, fmt: OutputFormat) -> None:
+    emit_records(
+        [
+            {
+                "LLM value": f"{b['low']:.3g}–{b['high']:.3g}",
+                "pairs": b["pairs"],
+                "mean gold": b["mean_gold"],
+                "map": b["fitted"],
+            }
+            for b in done["curve"]
+        ],
+        fmt,
+        title="Calibration curve (map fitted on all gold pairs)",
+    )

@@ -3,12 +3,11 @@
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import ExitCode, handles_errors
+from studio.cli.options import FormatOption
 from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console
 from studio.domain.check_report import CheckReport
 
@@ -37,9 +36,7 @@ def print_report(report: CheckReport) -> None:
 @handles_errors
 def check_command(
     ctx: typer.Context,
-    fmt: Annotated[
-        OutputFormat, typer.Option("--format", "-f", help="How to print the report (table: text).")
-    ] = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Check the project file: labels and bank items against their events, orphan rows, keys held
     twice, stored rankings, judge runs' states and counts, derived label sets against a fresh
@@ -61,9 +58,7 @@ def check_command(
 @handles_errors
 def refresh_command(
     ctx: typer.Context,
-    fmt: Annotated[
-        OutputFormat, typer.Option("--format", "-f", help="How to print what changed.")
-    ] = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Derive every derived label set (ensembles, calibrations, bank scores) afresh from its sources.
 

@@ -3,12 +3,11 @@ Exit 0 when everything needed is there, 1 when a section failed (named on stderr
 
 from __future__ import annotations
 
-from typing import Annotated
-
 import typer
 
 from studio.cli.context import options
 from studio.cli.errors import ExitCode, handles_errors
+from studio.cli.options import FormatOption
 from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console
 from studio.domain.doctor_report import DoctorReport
 from studio.services.project import Project
@@ -34,9 +33,7 @@ def print_report(report: DoctorReport) -> None:
 @handles_errors
 def doctor_command(
     ctx: typer.Context,
-    fmt: Annotated[
-        OutputFormat, typer.Option("--format", "-f", help="How to print the report (table: text).")
-    ] = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Check the installation: Python, the studio, DuckDB, llama-cpp-python and its build, the
     default local model, the embeddings extra, the API's environment variables (names only), the

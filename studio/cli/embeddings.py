@@ -9,7 +9,8 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.grades import grade
-from studio.cli.output import Format, OutputFormat, emit_object, emit_records
+from studio.cli.options import FormatOption
+from studio.cli.output import OutputFormat, emit_object, emit_records
 
 commands = typer.Typer()
 
@@ -33,7 +34,7 @@ def fd(
     ref_measure: Annotated[
         str, typer.Option(help="Measure of the label set's leaderboard that Kendall τ compares −FD with.")
     ] = "nDCG@10",
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """FD@k leaderboard: Fréchet distance between the embeddings of each run's top k and of the
     relevant documents (lower is better), with Kendall τ against the label set's leaderboard."""

@@ -9,7 +9,8 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.output import Format, OutputFormat, emit_object, emit_records, stderr_console
+from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption
+from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console
 from studio.domain.choices import EnsembleHow
 from studio.domain.comparisons import EnsembleScore
 
@@ -30,9 +31,9 @@ def ensemble(
         ),
     ] = EnsembleHow.majority,
     ref: Annotated[str, typer.Option(help="Reference label set for κ and τ.")] = "human",
-    measure: Annotated[str, typer.Option("--measure", "-m", help="Leaderboard measure for τ.")] = "nDCG@10",
+    measure: MeasureOption = DEFAULT_MEASURE,
     replace: Annotated[bool, typer.Option("--replace", help="Rebuild an existing label set of that name.")] = False,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Combine label sets pair by pair into a derived label set that follows its members (a member
     judged, imported or edited again recomputes it), keeping each pair's spread (how many members

@@ -9,9 +9,10 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.output import Format, OutputFormat, emit_object, emit_records
+from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption
+from studio.cli.output import OutputFormat, emit_object, emit_records
 from studio.domain.pair_decisions import AuditDecisions
-from studio.domain.rows import EstimateRun
+from studio.domain.rows import Estimate, EstimateRun
 from studio.domain.significance import Correction
 
 commands = typer.Typer()
@@ -42,7 +43,7 @@ def estimate(
     ctx: typer.Context,
     qrels: Annotated[str, typer.Option("--qrels", help="The LLM label set (labels every unit).")],
     gold: Annotated[str, typer.Option("--gold", help="The human label set of the audited sample.")],
-    measure: Annotated[str, typer.Option("--measure", "-m", help="Measure, e.g. nDCG@10, P(rel=2)@10.")] = "nDCG@10",
+    measure: MeasureOption = DEFAULT_MEASURE,
     design: Design = "topics",
     level: Level = 0.95,
     estimator: Estimator = "cross-fit",
@@ -65,7 +66,7 @@ def estimate(
             "--ref", help="With --decisions: the full reference label set, whose own decisions check the audit's."
         ),
     ] = None,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Estimate each run's measure under full human labels from LLM labels plus a gold sample (PPI);
     with --decisions, which run-pair decisions the audit already supports."""
@@ -75,8 +76,9 @@ def estimate(
         result = project.estimate(
             qrels, gold, measure, design=design, level=level, estimator=estimator, llm_relevant=llm_relevant
         )
-        decided = (
-            project.estimate_decisions(
+        decided: AuditDecisions | None = None
+        if decisions:
+            decided = project.estimate_decisions(
                 qrels,
                 gold,
                 measure,
@@ -87,13 +89,18 @@ def estimate(
                 alpha=alpha,
                 ref=ref,
             )
-            if decisions
-            else None
-        )
     if fmt is OutputFormat.json:
         # A key of its own, only when asked: the estimate's keys stay as they are.
         emit_object(result if decided is None else {**result, "decisions": decided}, fmt)
         return
+    _print_estimate(result, gold, design, fmt)
+    if decided is not None:
+        _print_decisions(decided, fmt)
+    _print_summary(result, qrels)
+
+
+def _print_estimate(result: Estimate, gold: str, design: str, fmt: OutputFormat) -> None:
+    """The runs' estimates with their intervals, then the run pairs the intervals settle."""
     emit_records(
         [_run_row(row) for row in result["runs"]],
         fmt,
@@ -108,8 +115,10 @@ def estimate(
         title=f"Settled run pairs: {len(settled)} of {len(result['pairs'])} (interval excludes 0)",
     )
     typer.echo("")
-    if decided is not None:
-        _print_decisions(decided, fmt)
+
+
+def _print_summary(result: Estimate, qrels: str) -> None:
+    """How the estimate relates to the LLM's leaderboard, its estimator, what it covers, its warnings."""
     tau = result["kendall_tau_vs_llm"]
     typer.echo(f"Kendall τ of the estimated leaderboard against {qrels}'s: " + ("n/a" if tau is None else f"{tau:.3f}"))
     lam = result["lambda"]

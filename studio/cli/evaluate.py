@@ -9,7 +9,8 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.grades import grade
-from studio.cli.output import Format, OutputFormat, emit_object, emit_records, stderr_console, warn_about_scale
+from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption, MeasureRowsOption, MeasuresOption
+from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console, warn_about_scale
 from studio.cli.topic_options import (
     ScopeOption,
     TopicOption,
@@ -25,7 +26,6 @@ from studio.domain.numbers import read_grade, why_not_grade
 
 Ref = Annotated[str, typer.Option("--ref", help="Reference label set (e.g. the human one).")]
 Qrels = Annotated[str, typer.Option("--qrels", help="Label set to evaluate with or to audit.")]
-MeasureOption = Annotated[str, typer.Option("--measure", "-m", help="Measure, e.g. nDCG@10, P(rel=2)@10.")]
 Complete = Annotated[bool, typer.Option("--complete", "-c", help="Average over every labelled topic (trec_eval -c).")]
 LlmRelevant = Annotated[
     float | None,
@@ -46,14 +46,12 @@ commands = typer.Typer()
 def eval_command(
     ctx: typer.Context,
     qrels: Qrels,
-    measure: Annotated[
-        list[str] | None, typer.Option("--measure", "-m", help="Measures (repeat); default nDCG@10 AP P@10 RR R@100.")
-    ] = None,
+    measure: MeasuresOption = None,
     per_topic: Annotated[bool, typer.Option("--per-topic", "-q", help="One row per topic too.")] = False,
     complete: Complete = False,
     topic: TopicOption = None,
     topics_file: TopicsFileOption = None,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Leaderboard: one row per run and measure, trec_eval-exact (with --topic or --topics-file, as
     trec_eval on the labels cut to those topics)."""
@@ -79,7 +77,7 @@ def answers(
     ctx: typer.Context,
     qrels: Qrels,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Leaderboard of generative systems: mean grade of their answers, 95% bootstrap interval over topics."""
     with open_project(ctx) as project:
@@ -93,21 +91,14 @@ def correlate(
     ctx: typer.Context,
     ref: Ref,
     qrels: Qrels,
-    measure: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--measure",
-            "-m",
-            help="Measure, e.g. nDCG@10, P(rel=2)@10; repeat for a row per measure (UMBRELA's Table 2).",
-        ),
-    ] = None,
+    measure: MeasureRowsOption = None,
     complete: Complete = False,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap and subsampling.")] = 0,
     llm_relevant: LlmRelevant = None,
     scope: ScopeOption = TopicScope.common,
     topic: TopicOption = None,
     topics_file: TopicsFileOption = None,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Rank correlation of the leaderboards under two label sets (Kendall τ-b, τ_AP, ρ, RBO, swaps),
     both on the topics both label: run-level τ, the mean of per-topic τ, τ over every topic/run
@@ -119,7 +110,7 @@ def correlate(
     reference counts grade ≥ 2 as relevant and a 0/1 judge grade ≥ 1 (`levels` says which each used).
     `leaderboard:NAME` on either side names a leaderboard imported with `studio import leaderboard`:
     its means, over the runs both sides rank (per-topic statistics null)."""
-    measures = measure or ["nDCG@10"]
+    measures = measure or [DEFAULT_MEASURE]
     chosen = topic_choice(topic, topics_file, scope)
     with open_project(ctx) as project:
         results = project.correlations(
@@ -129,11 +120,14 @@ def correlate(
         _warn([warning])
     if len(results) > 1:
         _print_table_two(results, fmt)
-        return
-    result = results[0]
-    if fmt is OutputFormat.json:
-        emit_object(result, fmt)
-        return
+    elif fmt is OutputFormat.json:
+        emit_object(results[0], fmt)
+    else:
+        _print_correlation(results[0], ref, qrels, fmt)
+
+
+def _print_correlation(result: Correlation, ref: str, qrels: str, fmt: OutputFormat) -> None:
+    """One measure's correlation: its figures in one table, then the swapped run pairs."""
     summary = {k: v for k, v in result.items() if not isinstance(v, list | dict)}
     levels = result.get("levels")
     if levels:
@@ -217,7 +211,7 @@ def agree(
     clip: Annotated[bool, typer.Option("--clip", help="Clip grades outside the reference's scale into it.")] = False,
     topic: TopicOption = None,
     topics_file: TopicsFileOption = None,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Label agreement on the pairs both label sets label: Cohen's κ (binary, graded, weighted),
     Krippendorff's α, confusion, alignment."""
@@ -263,7 +257,7 @@ def disagreements(
     ctx: typer.Context,
     ref: Ref,
     qrels: Qrels,
-    measure: MeasureOption = "nDCG@10",
+    measure: MeasureOption = DEFAULT_MEASURE,
     limit: Annotated[int | None, typer.Option(min=1, help="Show at most this many.")] = None,
     order: Annotated[
         QueueOrder,
@@ -275,7 +269,7 @@ def disagreements(
     scope: ScopeOption = TopicScope.common,
     topic: TopicOption = None,
     topics_file: TopicsFileOption = None,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """The review queue: pairs graded differently, the most leaderboard-changing first (Δτ of the
     two leaderboards on the topics both label, as `correlate` has them).
@@ -307,7 +301,7 @@ def label(
     qrels: Qrels,
     note: Annotated[str | None, typer.Option(help="Why (kept with the edit).")] = None,
     person: Annotated[str | None, typer.Option(envvar="STUDIO_PERSON", help="Who edits.")] = None,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """One audited label edit; `studio undo` reverts it."""
     value = None if grade.lower() == "none" else _grade(grade)
@@ -333,7 +327,7 @@ def _grade(text: str) -> float:
 def undo(
     ctx: typer.Context,
     qrels: Annotated[str | None, typer.Option("--qrels", help="Only edits of this label set.")] = None,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Revert the newest audited label edit still in effect (not undone, nor overwritten since by an import,
     a judge or a derivation)."""
@@ -351,7 +345,7 @@ def history(
     ctx: typer.Context,
     qrels: Annotated[str | None, typer.Option("--qrels", help="Only edits of this label set.")] = None,
     limit: Annotated[int, typer.Option(min=1, help="How many, newest first.")] = 20,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Audited label edits and undos, newest first."""
     with open_project(ctx) as project:

@@ -9,6 +9,7 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.grades import grade
+from studio.cli.options import MeasuresOption
 from studio.cli.output import stderr_console
 from studio.domain.choices import AnswerLayout, BankFormat, LeaderboardLayout
 from studio.domain.export_report import ExportReport
@@ -107,10 +108,7 @@ def export_leaderboard(
     ctx: typer.Context,
     qrels: Annotated[str, typer.Option("--qrels", help="Label set to evaluate with.", show_default=False)],
     out: Out,
-    measure: Annotated[
-        list[str] | None,
-        typer.Option("--measure", "-m", help="Measures (repeat); default nDCG@10 AP P@10 RR R@100."),
-    ] = None,
+    measure: MeasuresOption = None,
     fmt: Annotated[
         LeaderboardLayout | None,
         typer.Option(

@@ -9,7 +9,8 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.output import Format, OutputFormat, emit_object, stderr_console
+from studio.cli.options import FormatOption
+from studio.cli.output import OutputFormat, emit_object, stderr_console
 from studio.domain.choices import ItemKind, LeaderboardLayout, OnDuplicate, OnDuplicateGrade
 from studio.domain.import_report import ImportReport
 from studio.domain.models import LabelSetKind
@@ -37,7 +38,7 @@ def _report(report: ImportReport, fmt: OutputFormat) -> None:
 @commands.command("topics")
 @handles_errors
 def import_topics(
-    ctx: typer.Context, files: Files, replace: ReplaceTexts = False, fmt: Format = OutputFormat.table
+    ctx: typer.Context, files: Files, replace: ReplaceTexts = False, fmt: FormatOption = OutputFormat.table
 ) -> None:
     """Topics: `qid<TAB>text` lines or JSONL (qid|query_id|id, text|query|title)."""
     with open_project(ctx, create=True) as project:
@@ -54,7 +55,7 @@ def import_docs(
         typer.Option(help="A docid listed again with another text: error, or keep the first/last."),
     ] = OnDuplicate.ERROR,
     replace: ReplaceTexts = False,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Documents: `docid<TAB>text` lines or JSONL (docid|id|pid, text|contents|segment, title).
 
@@ -82,7 +83,7 @@ def import_qrels(
         ),
     ] = OnDuplicateGrade.ERROR,
     replace: Replace = False,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """TREC qrels `qid iter docid grade` (grades may be fractional); one label set per file."""
     with open_project(ctx, create=True) as project:
@@ -102,7 +103,7 @@ def import_run(
         ),
     ] = None,
     replace: Replace = False,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """TREC runs `qid Q0 docid rank score tag`; many files at once.
 
@@ -119,7 +120,7 @@ def import_responses(
     files: Files,
     system: Annotated[str | None, typer.Option(help="System name, overriding the file's.")] = None,
     replace: Replace = False,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Generated answers: JSONL {qid, system, text} or the TREC RAG 2024 answer format."""
     with open_project(ctx, create=True) as project:
@@ -134,7 +135,7 @@ def import_bank(
     name: Annotated[str | None, typer.Option(help="Bank name (default: the first file's name).")] = None,
     kind: Annotated[ItemKind | None, typer.Option(help="What the items of a TSV file are (default nugget).")] = None,
     replace: Replace = False,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Test banks: Rubric-workbench JSONL(.gz) (`items`, or the older `questions`), nuggetizer JSONL or TSV
     qid_n<TAB>text[<TAB>vital|okay]. Query texts of topics the project lacks become their topics."""
@@ -150,7 +151,7 @@ def import_judgments(
     files: Files,
     name: Annotated[str | None, typer.Option(help="Label set name (default: the file name).")] = None,
     replace: Replace = False,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """UMBRELA-style judgment JSONL {qid, docid, judgment, result_status, …} into an LLM label set."""
     with open_project(ctx, create=True) as project:
@@ -168,7 +169,7 @@ def import_graded(
     ],
     llm: Annotated[str | None, typer.Option(help="The grader to take from a file holding several.")] = None,
     replace: Replace = False,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Item grades: a Rubric-workbench graded file or nuggetizer assignment JSONL."""
     with open_project(ctx, create=True) as project:
@@ -187,7 +188,7 @@ def import_irds(
         bool, typer.Option("--all-docs", help="Every document of the collection, not only those the project needs.")
     ] = False,
     replace: Replace = False,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Topics, qrels and documents of an ir_datasets dataset, from its local cache (needs the [irds] extra).
 
@@ -211,7 +212,7 @@ def import_leaderboard(
         str | None, typer.Option(help="Run of a file that names none (one tool output; default: the file name).")
     ] = None,
     replace: Replace = False,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """A leaderboard another tool wrote (trec_eval -q, ir_measures, tot, JSONL, or studio's JSON/TSV/CSV),
     to correlate against: `studio correlate --ref leaderboard:NAME --qrels Q`."""
@@ -226,7 +227,7 @@ def import_probs(
     file: Annotated[Path, typer.Argument(help="CSV of label probabilities (.gz accepted).", show_default=False)],
     name: Annotated[str | None, typer.Option(help="Label set name (default: the file name).")] = None,
     replace: Replace = False,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """LLM label probabilities, CSV topic_id,doc_id,prob_0…prob_k (or prob_yes,prob_no), into an LLM label set.
 

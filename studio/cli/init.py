@@ -13,7 +13,8 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.output import Format, OutputFormat, emit_object
+from studio.cli.options import FormatOption
+from studio.cli.output import OutputFormat, emit_object
 
 commands = typer.Typer()
 
@@ -26,7 +27,7 @@ def init_command(
         Path | None,
         typer.Argument(help="The project file (default: --db, $STUDIO_DB, ./studio.duckdb).", show_default=False),
     ] = None,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Create an empty project file. A studio project already there is kept as it is (upgraded to
     this studio's schema); any other file is refused untouched (exit 2)."""

@@ -17,6 +17,7 @@ from studio.cli import judges
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.grades import grade
+from studio.cli.options import FormatOption
 from studio.cli.output import OutputFormat, emit_object, stderr_console
 from studio.cli.pools import POOL_HELP
 from studio.cli.pools import pool as pool_value
@@ -28,70 +29,78 @@ from studio.services.project import Project
 
 commands = typer.Typer()
 
+# The options of `studio judge` too long for a line of its signature.
+Backend = Annotated[
+    BackendName, typer.Option(help="llamacpp (local GGUF), openai (any compatible server) or simulated.")
+]
+Model = Annotated[
+    str | None,
+    typer.Option(help="GGUF path (llamacpp), model name (openai) or sentence-transformers folder (embedding)."),
+]
+Ref = Annotated[str, typer.Option(help="Reference label set (holes pool, simulated judge, embedding exemplars).")]
+Kappa = Annotated[float, typer.Option(min=0.0, max=1.0, help="Target agreement of the simulated judge.")]
+Samples = Annotated[
+    int,
+    typer.Option(
+        min=1,
+        help=(
+            "Answers per pair (self-consistency): the label is their majority, their spread is kept. "
+            "The llamacpp backend reads its label distribution instead of sampling."
+        ),
+    ),
+]
+Temperature = Annotated[
+    float | None, typer.Option(min=0.0, help="Temperature of the sampled answers (--samples K > 1; default 0.7).")
+]
+BaseUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1.")]
+ApiKeyEnv = Annotated[str, typer.Option(help="Environment variable holding the API key.")]
+PriceInput = Annotated[float | None, typer.Option(min=0.0, help="Price per million input tokens (openai).")]
+PriceOutput = Annotated[float | None, typer.Option(min=0.0, help="Price per million output tokens (openai).")]
+Constrain = Annotated[
+    ConstrainMode,
+    typer.Option(help="Constrain answers to the labels (openai): auto asks the server what it supports."),
+]
+Stale = Annotated[
+    bool,
+    typer.Option("--stale", help="Grade only the cells a bank edit made stale (the newest judge run as it was)."),
+]
+
 
 @commands.command()
 @handles_errors
 def judge(
     ctx: typer.Context,
     method: Annotated[JudgeMethod, typer.Option(help="How the judge labels a pair.")] = JudgeMethod.umbrela,
-    backend: Annotated[
-        BackendName, typer.Option(help="llamacpp (local GGUF), openai (any compatible server) or simulated.")
-    ] = BackendName.llamacpp,
+    backend: Backend = BackendName.llamacpp,
     name: Annotated[str | None, typer.Option(help="Label set to write (created when new; re-running resumes).")] = None,
     pool: Annotated[str, typer.Option(parser=pool_value, help=POOL_HELP)] = "qrels:human",
-    model: Annotated[
-        str | None,
-        typer.Option(help="GGUF path (llamacpp), model name (openai) or sentence-transformers folder (embedding)."),
-    ] = None,
+    model: Model = None,
     prompt: Annotated[str | None, typer.Option(help="A custom prompt file or template folder.")] = None,
     topics: Annotated[list[str] | None, typer.Option("--topic", help="Only these topics (repeat).")] = None,
     limit: Annotated[int | None, typer.Option(min=1, help="At most this many pairs.")] = None,
-    ref: Annotated[
-        str, typer.Option(help="Reference label set (holes pool, simulated judge, embedding exemplars).")
-    ] = "human",
+    ref: Ref = "human",
     bank: Annotated[str | None, typer.Option(help="Test bank the rubric methods grade with.")] = None,
-    kappa: Annotated[float, typer.Option(min=0.0, max=1.0, help="Target agreement of the simulated judge.")] = 0.6,
+    kappa: Kappa = 0.6,
     seed: Annotated[int, typer.Option(help="Seed of sampling and decoding.")] = 0,
-    samples: Annotated[
-        int,
-        typer.Option(
-            min=1,
-            help=(
-                "Answers per pair (self-consistency): the label is their majority, their spread is kept. "
-                "The llamacpp backend reads its label distribution instead of sampling."
-            ),
-        ),
-    ] = 1,
-    temperature: Annotated[
-        float | None, typer.Option(min=0.0, help="Temperature of the sampled answers (--samples K > 1; default 0.7).")
-    ] = None,
+    samples: Samples = 1,
+    temperature: Temperature = None,
     threads: Annotated[int | None, typer.Option(min=1, help="CPU threads for llama.cpp.")] = None,
-    base_url: Annotated[
-        str | None, typer.Option(help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1.")
-    ] = None,
-    api_key_env: Annotated[str, typer.Option(help="Environment variable holding the API key.")] = "OPENAI_API_KEY",
+    base_url: BaseUrl = None,
+    api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
     concurrency: Annotated[int, typer.Option(min=1, help="Requests in flight (openai).")] = 4,
     timeout: Annotated[float, typer.Option(min=0.0, help="Seconds per request (openai).")] = 60.0,
     retries: Annotated[int, typer.Option(min=0, help="Retries of a transient failure (openai).")] = 5,
-    price_input: Annotated[float | None, typer.Option(min=0.0, help="Price per million input tokens (openai).")] = None,
-    price_output: Annotated[
-        float | None, typer.Option(min=0.0, help="Price per million output tokens (openai).")
-    ] = None,
-    constrain: Annotated[
-        ConstrainMode,
-        typer.Option(help="Constrain answers to the labels (openai): auto asks the server what it supports."),
-    ] = ConstrainMode.auto,
-    stale: Annotated[
-        bool,
-        typer.Option("--stale", help="Grade only the cells a bank edit made stale (the newest judge run as it was)."),
-    ] = False,
+    price_input: PriceInput = None,
+    price_output: PriceOutput = None,
+    constrain: Constrain = ConstrainMode.auto,
+    stale: Stale = False,
     failures: Annotated[bool, typer.Option("--failures", hidden=True)] = False,  # studio judges failures
     extract_answers: Annotated[bool, typer.Option("--extract-answers", hidden=True)] = False,  # … extract-answers
     verify: Annotated[bool, typer.Option("--verify", hidden=True)] = False,  # studio judges verify
     reparse: Annotated[bool, typer.Option("--reparse", hidden=True)] = False,  # studio judges reparse
     export_batch: Annotated[Path | None, typer.Option(hidden=True)] = None,  # studio judges export-batch
     import_batch: Annotated[Path | None, typer.Option(hidden=True)] = None,  # studio judges import-batch
-    fmt: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Label a pool of pairs with an LLM judge; every call is cached in the project file.
 
@@ -136,6 +145,11 @@ def judge(
         if method is JudgeMethod.embedding and samples > 1:
             raise UsageError("--samples works with the LLM methods, not with embedding similarity")
         summary = _run_with_progress(project, config, stale_only=stale)
+    _report(summary, label_set, fmt)
+
+
+def _report(summary: JudgeSummary, label_set: str, fmt: OutputFormat) -> None:
+    """The run's summary on stdout; a run whose every call failed then ends with CallsFailed."""
     emit_object(summary.as_dict(), fmt, title=f"Judged into {label_set}")
     if summary.every_call_failed:  # the summary is data all the same; the status says it failed
         raise CallsFailed(
@@ -205,7 +219,7 @@ def derive(
         float, typer.Option(parser=grade, help="An item counts as answered/covered at grade ≥ this.")
     ] = 4.0,
     replace: Annotated[bool, typer.Option("--replace", help="Recompute an existing derived set.")] = False,
-    fmt: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """A derived label set from item grades: Exam-Binary, Exam-Graded max/mean, Rubric-Qrels."""
     label_set = name or f"{score.value}-of-{source}"

@@ -16,7 +16,8 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.listing import Listing, emit_listing
-from studio.cli.output import Format, OutputFormat, emit_object, emit_records
+from studio.cli.options import FormatOption
+from studio.cli.output import OutputFormat, emit_object, emit_records
 from studio.cli.pools import POOL_HELP
 from studio.cli.pools import pool as pool_value
 from studio.cli.progress import progress_bar
@@ -66,7 +67,7 @@ def read_batch(project: Project, config: JudgeConfig, path: Path, fmt: OutputFor
 
 @commands.command("list")
 @handles_errors
-def list_runs(ctx: typer.Context, fmt: Format = OutputFormat.table) -> None:
+def list_runs(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> None:
     """Every judge run: label set, method, backend, model, pairs, calls, cache hits, failures.
 
     The same list as `studio list judges`."""
@@ -76,7 +77,7 @@ def list_runs(ctx: typer.Context, fmt: Format = OutputFormat.table) -> None:
 
 @commands.command()
 @handles_errors
-def failures(ctx: typer.Context, name: LabelSet, fmt: Format = OutputFormat.table) -> None:
+def failures(ctx: typer.Context, name: LabelSet, fmt: FormatOption = OutputFormat.table) -> None:
     """The newest run's failures (no readable label) with the model's raw output."""
     with open_project(ctx) as project:
         show_failures(project, name, fmt)
@@ -84,7 +85,7 @@ def failures(ctx: typer.Context, name: LabelSet, fmt: Format = OutputFormat.tabl
 
 @commands.command()
 @handles_errors
-def reparse(ctx: typer.Context, name: LabelSet, fmt: Format = OutputFormat.table) -> None:
+def reparse(ctx: typer.Context, name: LabelSet, fmt: FormatOption = OutputFormat.table) -> None:
     """Parse the newest run's stored outputs again with the current parser (no model call)."""
     with open_project(ctx) as project:
         show_reparse(project, name, fmt)
@@ -92,7 +93,7 @@ def reparse(ctx: typer.Context, name: LabelSet, fmt: Format = OutputFormat.table
 
 @commands.command("extract-answers")
 @handles_errors
-def extract_answers(ctx: typer.Context, name: LabelSet, fmt: Format = OutputFormat.table) -> None:
+def extract_answers(ctx: typer.Context, name: LabelSet, fmt: FormatOption = OutputFormat.table) -> None:
     """Extract each document's answer to each item of a rubric judge's bank (calls cached)."""
     with open_project(ctx) as project:
         show_extracted_answers(project, name, fmt)
@@ -100,7 +101,7 @@ def extract_answers(ctx: typer.Context, name: LabelSet, fmt: Format = OutputForm
 
 @commands.command()
 @handles_errors
-def verify(ctx: typer.Context, name: LabelSet, fmt: Format = OutputFormat.table) -> None:
+def verify(ctx: typer.Context, name: LabelSet, fmt: FormatOption = OutputFormat.table) -> None:
     """Per item, the documents by grade with the answers extracted from them."""
     with open_project(ctx) as project:
         show_verification(project, name, fmt)
@@ -145,7 +146,7 @@ def export_batch(
     bank: Bank = None,
     prompt: Prompt = None,
     constrain: Constrain = None,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Write the requests the call cache has no answer for as an OpenAI Batch input file (no call).
 
@@ -188,7 +189,7 @@ def import_batch(
     bank: Bank = None,
     prompt: Prompt = None,
     constrain: Constrain = None,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Store the answers of an OpenAI Batch output file in the call cache (one transaction).
 

@@ -19,6 +19,7 @@ import typer
 from studio.cli.context import open_project, options
 from studio.cli.errors import handles_errors
 from studio.cli.listing import print_overview
+from studio.cli.options import FormatOption
 from studio.cli.output import OutputFormat, stderr_console
 from studio.cli.topic_options import ScopeOption, TopicOption, TopicsFileOption, topic_choice
 from studio.domain.choices import ScreenName
@@ -37,7 +38,7 @@ def demo(
     db: Annotated[Path | None, typer.Option("--db", help="Where to build it (default: the user data folder).")] = None,
     no_tui: Annotated[bool, typer.Option("--no-tui", help="Print the overview and exit.")] = False,
     rebuild: Annotated[bool, typer.Option("--rebuild", help="Build it afresh, dropping edits.")] = False,
-    fmt: Annotated[OutputFormat, typer.Option("--format", "-f")] = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Build the bundled sample project (once) and open the studio on it. It lives in the user data
     folder (or where --db says; never where $STUDIO_DB says, which names a person's own project), and

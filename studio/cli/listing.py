@@ -10,6 +10,7 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
+from studio.cli.options import FormatOption
 from studio.cli.output import OutputFormat, emit_object, emit_records
 from studio.domain.views import Overview
 from studio.services.project import Project
@@ -92,7 +93,7 @@ commands = typer.Typer()
 def list_command(
     ctx: typer.Context,
     what: Annotated[Listing | None, typer.Argument(help="What to list (default: an overview).")] = None,
-    fmt: Annotated[OutputFormat, typer.Option("--format", "-f", help="How to print it.")] = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """What the project holds.
 

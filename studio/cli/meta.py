@@ -8,7 +8,8 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.output import Format, OutputFormat, emit_object, emit_records, warn_about_scale
+from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption
+from studio.cli.output import OutputFormat, emit_object, emit_records, warn_about_scale
 from studio.cli.pools import POOL_HELP
 from studio.cli.pools import pool as pool_value
 from studio.cli.progress import progress_bar
@@ -38,14 +39,14 @@ def compare(
     ctx: typer.Context,
     ref: Ref,
     qrels: Annotated[list[str], typer.Option("--qrels", help="Label sets to compare (repeat).")],
-    measure: Annotated[str, typer.Option("--measure", "-m", help="Leaderboard measure for τ and τ_AP.")] = "nDCG@10",
+    measure: MeasureOption = DEFAULT_MEASURE,
     resamples: Annotated[int, typer.Option(min=1, help="Bootstrap resamples over topics.")] = 1000,
     seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
     clip: Annotated[bool, typer.Option("--clip", help="Clip grades outside the reference's scale into it.")] = False,
     scope: ScopeOption = TopicScope.common,
     topic: TopicOption = None,
     topics_file: TopicsFileOption = None,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """One table: per label set κ, α, alignment, leniency, τ and τ_AP with 95% bootstrap intervals,
     and the τ of its compatibility leaderboard against the reference's nDCG@10 leaderboard; each
@@ -62,36 +63,20 @@ def compare(
     if fmt is not OutputFormat.table:  # one flat row per label set for spreadsheets
         emit_records([flat_row(row) for row in rows], fmt)
         return
+    _print_tables(rows, ref, measure, fmt)
+
+
+def _print_tables(rows: list[MethodComparison], ref: str, measure: str, fmt: OutputFormat) -> None:
+    """Three tables: the labels against the reference's, the leaderboards against its, and the
+    alignment with the order of its grades."""
     emit_records(
-        [
-            {
-                "qrels": r["qrels"],
-                "pairs": r["pairs"],
-                "κ binary": r["kappa_binary"],
-                "κ graded": r["kappa_graded"],
-                "α ordinal": r["krippendorff_alpha"],
-                "more lenient": _rate(r["more_lenient"]),
-                "stricter": _rate(r["stricter"]),
-            }
-            for r in rows
-        ],
+        [_labels_row(row) for row in rows],
         fmt,
         title="\n".join([f"Labels against {ref}", *(frame_line(row["frame"]) for row in rows)]),
     )
     typer.echo("")
     emit_records(
-        [
-            {
-                "qrels": r["qrels"],
-                "topics": r["topics"],
-                "τ": r["kendall_tau"],
-                "τ 95%": _interval(r["kendall_tau_low"], r["kendall_tau_high"]),
-                "τ_AP": r["tau_ap"],
-                "τ_AP 95%": _interval(r["tau_ap_low"], r["tau_ap_high"]),
-                "τ compat": r["compat_tau"],
-            }
-            for r in rows
-        ],
+        [_leaderboards_row(row) for row in rows],
         fmt,
         title=f"Leaderboards against {ref} ({rows[0]['measure'] if rows else measure}; τ compat: "
         "Compat(p=0.9) against nDCG@10)",
@@ -110,6 +95,30 @@ def compare(
         for pair, bucket in row["alignment"].items()
     ]
     emit_records(alignment, fmt, title=f"Alignment with the order of {ref}'s grades")
+
+
+def _labels_row(r: MethodComparison) -> dict[str, object]:
+    return {
+        "qrels": r["qrels"],
+        "pairs": r["pairs"],
+        "κ binary": r["kappa_binary"],
+        "κ graded": r["kappa_graded"],
+        "α ordinal": r["krippendorff_alpha"],
+        "more lenient": _rate(r["more_lenient"]),
+        "stricter": _rate(r["stricter"]),
+    }
+
+
+def _leaderboards_row(r: MethodComparison) -> dict[str, object]:
+    return {
+        "qrels": r["qrels"],
+        "topics": r["topics"],
+        "τ": r["kendall_tau"],
+        "τ 95%": _interval(r["kendall_tau_low"], r["kendall_tau_high"]),
+        "τ_AP": r["tau_ap"],
+        "τ_AP 95%": _interval(r["tau_ap_low"], r["tau_ap_high"]),
+        "τ compat": r["compat_tau"],
+    }
 
 
 def flat_row(row: MethodComparison) -> dict[str, object]:
@@ -138,7 +147,7 @@ def sensitivity(
     limit: Annotated[int | None, typer.Option(min=1, help="At most this many pairs.")] = None,
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
     seed: Annotated[int, typer.Option(help="Seed of decoding (and of the simulated judge).")] = 0,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Run one method with several prompts: κ per prompt, mean and variance, α between prompts."""
     config = JudgeConfig(
@@ -178,7 +187,7 @@ def probe(
     ref: Ref = "human",
     limit: Annotated[int, typer.Option(min=1, help="Non-relevant pairs to perturb per judge.")] = 40,
     seed: Annotated[int, typer.Option(help="Seed of the sample.")] = 0,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Stuff reference-non-relevant passages with the query and a claim of relevance; see how far
     each judge's labels move (Alaofi et al. 2024)."""

@@ -21,9 +21,8 @@ import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from enum import StrEnum
-from typing import Annotated, Any
+from typing import Any
 
-import typer
 from rich.cells import cell_len
 from rich.console import Console
 from rich.table import Table
@@ -38,10 +37,6 @@ class OutputFormat(StrEnum):
     json = "json"
     csv = "csv"
     tsv = "tsv"
-
-
-# The --format option of every command that prints results.
-Format = Annotated[OutputFormat, typer.Option("--format", "-f", help="How to print the result.")]
 
 
 # What numpy warns of in arithmetic (an overflow, an invalid value, a division by zero), and its

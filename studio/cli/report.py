@@ -9,6 +9,7 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
+from studio.cli.options import DEFAULT_MEASURE, MeasureOption
 from studio.cli.output import stderr_console
 from studio.cli.topic_options import ScopeOption, TopicOption, TopicsFileOption, topic_choice
 from studio.domain.frames import TopicScope
@@ -25,7 +26,7 @@ def report(
         typer.Option("--out", "-o", help="Folder to write report.html, report.md and figures/ to.", show_default=False),
     ],
     ref: Annotated[str | None, typer.Option(help="Reference label set (default: human, else the first).")] = None,
-    measure: Annotated[str, typer.Option("--measure", "-m", help="Measure of the leaderboards.")] = "nDCG@10",
+    measure: MeasureOption = DEFAULT_MEASURE,
     with_embeddings: Annotated[
         bool, typer.Option("--with-embeddings", help="Add Fréchet distances of embeddings (FD@10; loads torch).")
     ] = False,

@@ -9,7 +9,8 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.output import Format, OutputFormat, emit_object, emit_records
+from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption
+from studio.cli.output import OutputFormat, emit_object, emit_records
 from studio.cli.topic_options import (
     ScopeOption,
     TopicOption,
@@ -18,7 +19,7 @@ from studio.cli.topic_options import (
     topic_choice,
     warn_frame,
 )
-from studio.domain.frames import EVERY_TOPIC, TopicScope
+from studio.domain.frames import EVERY_TOPIC, TopicChoice, TopicScope
 from studio.domain.pair_decisions import PairLabels
 from studio.domain.significance import Correction, Significance, SignificancePlan, SignificanceTest
 
@@ -44,7 +45,7 @@ def _run_names(text: str | None) -> list[str] | None:
 def significance(
     ctx: typer.Context,
     qrels: Annotated[str, typer.Option("--qrels", help="Label set to test the runs under.")],
-    measure: Annotated[str, typer.Option("--measure", "-m", help="Measure, e.g. nDCG@10, P(rel=2)@10.")] = "nDCG@10",
+    measure: MeasureOption = DEFAULT_MEASURE,
     test: Annotated[
         SignificanceTest,
         typer.Option(help="Paired t, sign-flip randomization, shifted bootstrap, or randomised Tukey HSD."),
@@ -75,7 +76,7 @@ def significance(
     scope: ScopeOption = TopicScope.common,
     topic: TopicOption = None,
     topics_file: TopicsFileOption = None,
-    fmt: Format = OutputFormat.table,
+    fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Paired significance tests between every pair of runs, corrected for the number of pairs;
     with --ref, the agreement of the two label sets' decisions; with --ref and --pair A B, the
@@ -83,15 +84,7 @@ def significance(
     plan = SignificancePlan(test.value, correction.value, alpha, resamples, seed)
     chosen = topic_choice(topic, topics_file, scope)
     if pair is not None:
-        if chosen != EVERY_TOPIC:
-            raise typer.BadParameter(
-                "--pair tests the pair on the topics both label sets label; drop --topics, --topic and --topics-file",
-                param_hint="--pair",
-            )
-        if ref is None:
-            raise typer.BadParameter(
-                "--pair compares two label sets: name the reference with --ref", param_hint="--pair"
-            )
+        ref = _check_pair(chosen, ref)
         with open_project(ctx) as project:
             behind = project.pair_labels(
                 ref, qrels, pair[0], pair[1], measure, plan, runs=_run_names(runs), limit=limit
@@ -107,6 +100,18 @@ def significance(
         emit_object(result, fmt)
         return
     _print(result, fmt, chosen.describe_subset())
+
+
+def _check_pair(chosen: TopicChoice, ref: str | None) -> str:
+    """The reference a --pair is compared under; a usage error when the other options do not fit it."""
+    if chosen != EVERY_TOPIC:
+        raise typer.BadParameter(
+            "--pair tests the pair on the topics both label sets label; drop --topics, --topic and --topics-file",
+            param_hint="--pair",
+        )
+    if ref is None:
+        raise typer.BadParameter("--pair compares two label sets: name the reference with --ref", param_hint="--pair")
+    return ref
 
 
 def _print(result: Significance, fmt: OutputFormat, subset: str | None = None) -> None:

@@ -11,9 +11,9 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from studio.metrics.measures import topic_values
 from studio.metrics.names import Measure
 from studio.metrics.rankings import Labels, Numbers, Rankings, TopicLabels, align_labels
-from studio.metrics.trec_measures import topic_values
 
 
 def byte_order(qids: set[str] | list[str]) -> list[str]:

@@ -1,42 +1,16 @@
-"""Measure names as ir_measures writes them: `nDCG@10`, `P(rel=2)@10`, `AP`, `Compat(p=0.9)`."""
+"""Measure names as ir_measures writes them: `nDCG@10`, `P(rel=2)@10`, `AP`, `Compat(p=0.9)`, read
+into a `Measure` (metrics/measures.py) with the parameters its spec says it takes."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
-# name -> (takes a cutoff, requires a cutoff, takes rel=, takes p=)
-MEASURES: dict[str, tuple[bool, bool, bool, bool]] = {
-    "nDCG": (True, False, False, False),
-    "P": (True, True, True, False),
-    "R": (True, True, True, False),
-    "AP": (True, False, True, False),
-    "RR": (True, False, True, False),
-    "Rprec": (False, False, True, False),
-    "Judged": (True, True, False, False),
-    "Compat": (False, False, False, True),
-}
+from studio.metrics.measures import MEASURES, Cutoff, Measure
+
+# Measure is defined beside the table it reads (metrics/measures.py); the studio imports it from here.
+__all__ = ["Measure", "parse_measure"]
 
 _PATTERN = re.compile(r"^(?P<name>[A-Za-z]+)(?:\((?P<params>[^)]*)\))?(?:@(?P<cutoff>\d+))?$")
-
-
-@dataclass(frozen=True, slots=True)
-class Measure:
-    """One measure with its parameters; `str()` gives back the canonical name."""
-
-    name: str
-    cutoff: int | None = None
-    rel: float = 1.0  # binary relevance: grade >= rel
-    p: float = 0.95  # persistence of Compat
-
-    def __str__(self) -> str:
-        params = []
-        if self.name == "Compat":
-            params.append(f"p={self.p:g}")
-        elif self.rel != 1.0:
-            params.append(f"rel={self.rel:g}")
-        text = self.name + (f"({','.join(params)})" if params else "")
-        return text + (f"@{self.cutoff}" if self.cutoff is not None else "")
 
 
 def parse_measure(text: str) -> Measure:
@@ -46,11 +20,13 @@ def parse_measure(text: str) -> Measure:
         known = ", ".join(MEASURES)
         raise ValueError(f"unknown measure {text!r} (known: {known}; e.g. nDCG@10, P(rel=2)@10)")
     name = match["name"]
-    takes_cutoff, needs_cutoff, takes_rel, takes_p = MEASURES[name]
+    spec = MEASURES[name]
     cutoff = int(match["cutoff"]) if match["cutoff"] else None
-    if cutoff is not None and (not takes_cutoff or cutoff < 1):
-        raise ValueError(f"{text!r}: {name} takes no cutoff" if not takes_cutoff else f"{text!r}: cutoff must be ≥ 1")
-    if cutoff is None and needs_cutoff:
+    if cutoff is not None and not spec.takes_cutoff:
+        raise ValueError(f"{text!r}: {name} takes no cutoff")
+    if cutoff is not None and cutoff < 1:
+        raise ValueError(f"{text!r}: cutoff must be ≥ 1")
+    if cutoff is None and spec.cutoff is Cutoff.required:
         raise ValueError(f"{text!r}: {name} needs a cutoff, e.g. {name}@10")
     rel, p = 1.0, 0.95
     for param in filter(None, (part.strip() for part in (match["params"] or "").split(","))):
@@ -59,9 +35,9 @@ def parse_measure(text: str) -> Measure:
             number = float(value)
         except ValueError:
             raise ValueError(f"{text!r}: parameter {param!r} needs a number") from None
-        if key == "rel" and takes_rel:
+        if key == "rel" and spec.takes_rel:
             rel = number
-        elif key == "p" and takes_p and 0 < number < 1:
+        elif key == "p" and spec.takes_p and 0 < number < 1:
             p = number
         else:
             raise ValueError(f"{text!r}: {name} does not take {param!r}")

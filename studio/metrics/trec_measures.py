@@ -1,4 +1,5 @@
-"""The measures of one topic for every run at once, with trec_eval's exact semantics.
+"""The measures of one topic for every run at once, with trec_eval's exact semantics (their table,
+with what each is and its paper: metrics/measures.py).
 
 Each function takes the topic's graded ranking matrix `G` (runs x depth; NaN where a document
 is unjudged or past the end of a run) and returns one value per run. Gains are the grades
@@ -11,7 +12,6 @@ from functools import lru_cache
 
 import numpy as np
 
-from studio.metrics.names import Measure
 from studio.metrics.rankings import TopicLabels, TopicRanking
 
 
@@ -161,33 +161,3 @@ def _rank_within_groups(groups: np.ndarray) -> np.ndarray:
         out[i] = counts.get(g, 0)
         counts[g] = out[i] + 1
     return out
-
-
-CUT_BY_K = frozenset({"nDCG", "P", "R", "AP", "RR", "Judged"})  # measures that read G[:, :cutoff] only
-
-
-def topic_values(measure: Measure, topic: TopicRanking, labels: TopicLabels) -> np.ndarray:
-    """One value per run for this topic; NaN for runs that retrieved nothing for it."""
-    name, k, rel = measure.name, measure.cutoff, measure.rel
-    # A measure with a cutoff reads the grades of the first k positions only (R-precision reads
-    # as many as the topic has relevant documents, Compat its own order): only those are gathered.
-    G = graded_matrix(topic, labels, k if name in CUT_BY_K else None)
-    if name == "nDCG":
-        values = ndcg(G, labels, k)
-    elif name == "P":
-        values = precision(G, rel, k or 0)
-    elif name == "R":
-        values = recall(G, labels, rel, k)
-    elif name == "AP":
-        values = average_precision(G, labels, rel, k)
-    elif name == "RR":
-        values = reciprocal_rank(G, rel, k)
-    elif name == "Rprec":
-        values = r_precision(G, labels, rel)
-    elif name == "Judged":
-        values = judged(G, topic.lengths, k or 0)
-    elif name == "Compat":
-        values = compatibility(topic, labels, measure.p)
-    else:  # pragma: no cover - parse_measure admits no other names
-        raise ValueError(f"unknown measure {measure}")
-    return np.where(topic.lengths > 0, values, np.nan)

@@ -19,13 +19,13 @@ from pathlib import Path
 from typing import Protocol
 
 from textual import on, work
-from textual.binding import Binding
 from textual.worker import Worker, WorkerState
 
 from studio.domain.choices import ScreenName
 from studio.domain.frames import EVERY_TOPIC, TopicChoice, TopicScope
 from studio.domain.keymap import NO_KEYMAP, Keymap
 from studio.services.project import Project
+from studio.tui.bindings import bindings_of
 from studio.tui.commands import ScreenActions, studio_keys
 from studio.tui.crash import report_crash
 from studio.tui.messages import ChangesNoticed
@@ -61,11 +61,6 @@ class ChangeWatch(Protocol):
     def poll(self) -> Described | None: ...
 
 
-# The five screens' keys share one footer entry ("f2 f3 f4 f5 f6 Screen"): with their names
-# spelled out, a screen with its own keys ran out of 120 columns before "q Quit".
-SCREENS = Binding.Group("Screen")
-
-
 class StudioApp(StateApp):
     TITLE = "Relevance Assessment Studio"
     CSS_PATH = "studio.tcss"
@@ -80,38 +75,7 @@ class StudioApp(StateApp):
         ScreenName.judges: JudgesScreen,
     }
     DEFAULT_MODE = ScreenName.overview
-    BINDINGS = [
-        Binding("f1", "context_help", "Help", id="app.help", tooltip="Help for this screen"),
-        Binding(
-            "f2",
-            "switch_mode('overview')",
-            "Overview",
-            id="app.overview",
-            tooltip="What the project holds",
-            group=SCREENS,
-        ),
-        Binding(
-            "f3",
-            "switch_mode('leaderboard')",
-            "Leaderboard",
-            id="app.leaderboard",
-            tooltip="Runs under two label sets, rank correlation",
-            group=SCREENS,
-        ),
-        Binding(
-            "f4",
-            "switch_mode('review')",
-            "Review",
-            id="app.review",
-            tooltip="Step through disagreements",
-            group=SCREENS,
-        ),
-        Binding("f5", "switch_mode('bank')", "Bank", id="app.bank", tooltip="Edit test banks, re-grade", group=SCREENS),
-        Binding(
-            "f6", "switch_mode('judges')", "Judges", id="app.judges", tooltip="Run and watch LLM judges", group=SCREENS
-        ),
-        Binding("q", "quit", "Quit", id="app.quit", tooltip="Leave the studio (nothing to save)"),
-    ]
+    BINDINGS = bindings_of("app")
 
     def __init__(
         self,

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from studio.metrics.names import MEASURES, Measure
+from studio.metrics.measures import MEASURES
+from studio.metrics.names import Measure
 from studio.services.evaluation.engine import EvaluationEngine
 
 
 def uses_level(measure: Measure) -> bool:
     """Whether the measure reads grades through a relevance level (P, R, AP, RR, Rprec)."""
-    return MEASURES.get(measure.name, (False, False, False, False))[2]
+    spec = MEASURES.get(measure.name)
+    return spec is not None and spec.takes_rel
 
 
 def at_level(measure: Measure, rel: float | None) -> Measure:

@@ -8,7 +8,6 @@ from rich.markup import escape
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.widgets import Footer, Header, Static
 
@@ -17,9 +16,10 @@ from studio.domain.highlight import highlight_spans
 from studio.domain.steps import AuditStep
 from studio.domain.views import AuditPairView, Reveal
 from studio.services.project import AuditSession
+from studio.tui.bindings import bindings_of
 from studio.tui.in_order import InOrder
 from studio.tui.messages import AuditOpened, AuditPairRead, AuditWriteFailed, AuditWritten, Pair
-from studio.tui.screens.base import StudioScreen, grade_bindings
+from studio.tui.screens.base import StudioScreen
 from studio.tui.widgets.pair_panel import grade_text
 
 HELP = """A blind audit walks an audit's sample (`studio audit plan`) in the random order drawn with
@@ -62,12 +62,7 @@ def passage(view: AuditPairView) -> Text:
 class AuditScreen(StudioScreen):
     TITLE = "Blind audit"
     HELP = HELP
-    BINDINGS = [
-        *grade_bindings("audit", "Gold grade {grade} for this pair, then the next"),
-        Binding("s", "skip", "Skip", id="audit.skip", tooltip="Grade this pair later"),
-        Binding("u", "undo", "Undo", id="audit.undo", tooltip="Revert the audit's last grade and show its pair"),
-        Binding("escape", "leave", "Back", id="audit.leave", tooltip="Back to Review"),
-    ]
+    BINDINGS = bindings_of("audit")
 
     def __init__(self, audit: str) -> None:
         super().__init__()

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 from textual.worker import Worker, WorkerState
 
+from studio.tui.bindings import bindings_of
 from studio.tui.messages import AuditsListed
 from studio.tui.state import StateApp
 
@@ -31,7 +31,7 @@ def no_audit_text(qrels: str | None) -> str:
 class AuditPicker(ModalScreen[str | None]):
     """Choose one of the project's audits (dismissed with its name, or None)."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="audit-picker.cancel", tooltip="Close")]
+    BINDINGS = bindings_of("audit-picker")
 
     def __init__(self, qrels: str | None) -> None:
         super().__init__()

@@ -8,7 +8,6 @@ from typing import Any
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, ProgressBar, Select, Static
 
@@ -17,6 +16,7 @@ from studio.domain.errors import StudioError
 from studio.domain.models import BankItem
 from studio.domain.views import BankRow, BankView
 from studio.services.project import BankEditor
+from studio.tui.bindings import bindings_of
 from studio.tui.in_order import InOrder
 from studio.tui.judge_worker import stream_judge
 from studio.tui.messages import BankEdited, BankLoaded, GradersLoaded, JudgeFinished, JudgeProgressed, NamesLoaded
@@ -62,25 +62,7 @@ def status_line(view: BankView) -> str:
 class BankScreen(StudioScreen):
     TITLE = "Bank"
     HELP = HELP
-    BINDINGS = [
-        Binding("a", "add", "Add", id="bank.add", tooltip="Add an item to this topic"),
-        Binding("e", "edit", "Edit", id="bank.edit", tooltip="New wording of the item (its cells become stale)"),
-        Binding("d", "delete", "Delete", id="bank.delete", tooltip="Delete the item"),
-        Binding("v", "weight", "Vital/okay", id="bank.weight", tooltip="Switch the nugget between vital and okay"),
-        Binding(
-            "u", "restore", "Undo delete", id="bank.restore", tooltip="Bring back the item deleted last", show=False
-        ),
-        Binding("space", "mark", "Mark", id="bank.mark", tooltip="Mark the item for merging"),
-        Binding("m", "merge", "Merge", id="bank.merge", tooltip="Merge the marked items into one"),
-        Binding(
-            "g",
-            "regrade",
-            "Re-grade stale",
-            id="bank.regrade",
-            tooltip="Grade the stale cells again with the judge that graded the bank",
-        ),
-        Binding("r", "reload", "Reload", id="bank.reload", tooltip="Read the bank again"),
-    ]
+    BINDINGS = bindings_of("bank")
 
     def __init__(self) -> None:
         super().__init__()

@@ -8,7 +8,6 @@ from contextlib import contextmanager
 from typing import ClassVar
 
 from textual import on, work
-from textual.binding import Binding
 from textual.screen import Screen
 from textual.worker import Worker, WorkerState
 
@@ -80,17 +79,3 @@ class StudioScreen(Screen[None]):
         with self.locked() as project:
             names = project.names()
         self.post_message(NamesLoaded(names))
-
-
-# One footer entry stands for the four grade keys: each key shown (as the keymap has it), one label.
-GRADES = Binding.Group("Grade", compact=True)
-
-
-def grade_bindings(screen: str, tooltip: str) -> list[Binding]:
-    """The keys 0–3, each giving its grade (`tooltip` with {grade}), grouped in the footer."""
-    return [
-        Binding(
-            str(g), f"grade({g})", f"Grade {g}", id=f"{screen}.grade{g}", tooltip=tooltip.format(grade=g), group=GRADES
-        )
-        for g in range(4)
-    ]

@@ -9,7 +9,6 @@ from typing import Any
 from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Input, Label, ProgressBar, Select, Static
 from textual.worker import Worker
@@ -17,6 +16,7 @@ from textual.worker import Worker
 from studio.domain.choices import BackendName, JudgeMethod
 from studio.domain.judging import JudgeConfig
 from studio.domain.rows import JudgeRunRow
+from studio.tui.bindings import bindings_of
 from studio.tui.judge_worker import stream_judge
 from studio.tui.messages import (
     FailuresLoaded,
@@ -74,13 +74,7 @@ def run_cells(run: JudgeRunRow) -> tuple[str, ...]:
 class JudgesScreen(StudioScreen):
     TITLE = "Judges"
     HELP = HELP
-    BINDINGS = [
-        Binding(
-            "ctrl+s", "start", "Start / resume", id="judges.start", tooltip="Run the judge (cached calls are free)"
-        ),
-        Binding("ctrl+x", "cancel", "Cancel", id="judges.cancel", tooltip="Stop; finished judgments stay saved"),
-        Binding("ctrl+f", "failures", "Failures", id="judges.failures", tooltip="List the newest run's failures"),
-    ]
+    BINDINGS = bindings_of("judges")
 
     def __init__(self) -> None:
         super().__init__()

@@ -8,12 +8,12 @@ from rich.markup import escape
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Footer, Header, Select, Static
 from textual_plotext import PlotextPlot
 
 from studio.domain.views import EstimateView, LeaderboardView
+from studio.tui.bindings import bindings_of
 from studio.tui.messages import CalibrationRead, EstimateComputed, LeaderboardComputed, NamesLoaded
 from studio.tui.screens.base import StudioScreen
 from studio.tui.screens.significance import SignificanceScreen
@@ -58,32 +58,7 @@ def stats_line(view: LeaderboardView) -> str:
 class LeaderboardScreen(StudioScreen):
     TITLE = "Leaderboard"
     HELP = HELP
-    BINDINGS = [
-        Binding(
-            "r", "recompute", "Recompute", id="leaderboard.recompute", tooltip="Read the labels again and recompute"
-        ),
-        Binding(
-            "e",
-            "toggle_estimate",
-            "Estimate",
-            id="leaderboard.estimate",
-            tooltip="The leaderboard full human judging would give, from the gold sample",
-        ),
-        Binding(
-            "c",
-            "calibration",
-            "Calibration",
-            id="leaderboard.calibration",
-            tooltip="The audited set's calibration curve",
-        ),
-        Binding(
-            "s",
-            "significance",
-            "Significance",
-            id="leaderboard.significance",
-            tooltip="Which run differences both label sets call significant",
-        ),
-    ]
+    BINDINGS = bindings_of("leaderboard")
 
     def __init__(self) -> None:
         super().__init__()

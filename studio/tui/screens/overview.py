@@ -8,10 +8,10 @@ from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
 
 from studio.domain.views import Overview
+from studio.tui.bindings import bindings_of
 from studio.tui.messages import OverviewLoaded
 from studio.tui.screens.base import StudioScreen
 from studio.tui.widgets.table import Table
@@ -106,16 +106,7 @@ def _cell(value: Any) -> str:
 class OverviewScreen(StudioScreen):
     TITLE = "Overview"
     HELP = HELP
-    BINDINGS = [
-        Binding("r", "refresh_overview", "Refresh", id="overview.refresh", tooltip="Read the project file again"),
-        Binding("1", "show_tab('label_sets')", "Label sets", id="overview.label_sets", show=False),
-        Binding("2", "show_tab('runs')", "Runs", id="overview.runs", show=False),
-        Binding("3", "show_tab('topics')", "Topics", id="overview.topics", show=False),
-        Binding("4", "show_tab('banks')", "Banks", id="overview.banks", show=False),
-        Binding("5", "show_tab('responses')", "Answers", id="overview.responses", show=False),
-        Binding("6", "show_tab('judges')", "Judge runs", id="overview.judges", show=False),
-        Binding("7", "show_tab('leaderboards')", "Leaderboards", id="overview.leaderboards", show=False),
-    ]
+    BINDINGS = bindings_of("overview")
 
     def __init__(self) -> None:
         super().__init__()

@@ -25,6 +25,7 @@ from studio.domain.rows import LABEL_ACTIONS, Decision
 from studio.domain.steps import ReviewStep
 from studio.domain.views import ReviewFilters, Stats
 from studio.services.project import ReviewSession
+from studio.tui.bindings import bindings_of
 from studio.tui.in_order import InOrder
 from studio.tui.messages import (
     PairRead,
@@ -38,7 +39,7 @@ from studio.tui.messages import (
 from studio.tui.screens.audit import AuditScreen
 from studio.tui.screens.audit_picker import AuditPicker
 from studio.tui.screens.base import StudioScreen
-from studio.tui.screens.review_text import FILTER_HINT, HELP, READ_AHEAD, REVIEW_KEYS, status_line
+from studio.tui.screens.review_text import FILTER_HINT, HELP, READ_AHEAD, status_line
 from studio.tui.widgets.pair_panel import PairPanel
 from studio.tui.widgets.review_history import HistoryList, history_rows
 from studio.tui.widgets.text_prompt import TextPrompt
@@ -48,7 +49,7 @@ from studio.tui.widgets.view_cache import ViewCache
 class ReviewScreen(StudioScreen):
     TITLE = "Review"
     HELP = HELP
-    BINDINGS = [*REVIEW_KEYS]
+    BINDINGS = bindings_of("review")
 
     def __init__(self) -> None:
         super().__init__()

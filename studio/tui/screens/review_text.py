@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 from rich.markup import escape
-from textual.binding import Binding
 
 from studio.domain.views import Stats
 from studio.services.project import ReviewSession
-from studio.tui.screens.base import grade_bindings
 from studio.tui.widgets.pair_panel import number
 
 HELP = """Review steps through the pairs the audited label set (an LLM's) and the reference (the
@@ -56,46 +54,3 @@ def status_line(session: ReviewSession, stats: Stats, saving: int = 0) -> str:
     if session.read_only is not None:
         line += f"\n[yellow]{escape(session.read_only)}: only skip, flag and note apply.[/yellow]"
     return line
-
-
-REVIEW_KEYS = [
-    *grade_bindings("review", "Set grade {grade} in the audited label set and go on"),
-    Binding("a", "accept", "Accept", id="review.accept", tooltip="Keep the audited (LLM) label and go on"),
-    Binding(
-        "h",
-        "keep_reference",
-        "Keep human",
-        id="review.reference",
-        tooltip="Give the audited set the reference grade and go on",
-    ),
-    Binding("s", "skip", "Skip", id="review.skip", tooltip="Decide later (skipped pairs come last)"),
-    Binding("f", "flag", "Flag", id="review.flag", tooltip="Mark the pair for a second look"),
-    Binding("n", "note", "Note", id="review.note", tooltip="Write a note on the pair"),
-    Binding("u", "undo", "Undo", id="review.undo", tooltip="Revert the last decision and show its pair"),
-    Binding("left_square_bracket", "go(-1)", "Previous", id="review.previous", tooltip="Previous pair", show=False),
-    Binding("right_square_bracket", "go(1)", "Next", id="review.next", tooltip="Next pair", show=False),
-    Binding(
-        "slash",
-        "filter",
-        "Filter",
-        id="review.filter",
-        tooltip="Narrow the queue: topic Q, run R, or a grade pair such as 3 0",
-    ),
-    # Off the footer, which is full; F1 and the palette list them.
-    Binding(
-        "escape",
-        "back",
-        "Back",
-        id="review.back",
-        show=False,
-        tooltip="Back to the screen that sent you here (the significance matrix)",
-    ),
-    Binding(
-        "b",
-        "blind_audit",
-        "Blind audit",
-        id="review.audit",
-        show=False,
-        tooltip="Grade an audit's sample in its random order, the LLM's grade hidden",
-    ),
-]

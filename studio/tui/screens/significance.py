@@ -16,13 +16,13 @@ from typing import Any
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.widgets import DataTable, Footer, Header, Static
 
 from studio.domain.choices import ScreenName
 from studio.domain.significance import CORRECTIONS, SIGNIFICANCE_TESTS, Significance, SignificancePlan, SignificantPair
 from studio.domain.significance_matrix import CLASS_COLOURS, CLASS_LETTERS, CLASS_MEANINGS, DecisionGrid, decision_grid
 from studio.domain.views import ReviewFilters
+from studio.tui.bindings import bindings_of
 from studio.tui.messages import SignificanceComputed
 from studio.tui.screens.base import StudioScreen
 from studio.tui.widgets.table import Table
@@ -113,11 +113,7 @@ def next_plan(plan: tuple[str, str, float], *, test: bool) -> tuple[str, str, fl
 class SignificanceScreen(StudioScreen):
     TITLE = "Significance"
     HELP = HELP
-    BINDINGS = [
-        Binding("escape", "close", "Back", id="significance.close", tooltip="Back to the leaderboard"),
-        Binding("t", "next_test", "Test", id="significance.test", tooltip="The next significance test"),
-        Binding("c", "next_correction", "Correction", id="significance.correction", tooltip="The next correction"),
-    ]
+    BINDINGS = bindings_of("significance")
 
     def __init__(self, ref: str, qrels: str, measure: str, plan: tuple[str, str, float] = ("t", "holm", 0.05)):
         super().__init__()

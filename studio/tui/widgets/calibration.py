@@ -4,12 +4,12 @@ mean grade and the fitted map — and its cross-fitted κ and τ beside the raw 
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
 from studio.domain.views import CalibrationView
+from studio.tui.bindings import bindings_of
 
 
 def _fmt(value: object) -> str:
@@ -38,7 +38,7 @@ def calibration_markdown(view: CalibrationView) -> str:
 
 
 class CalibrationScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,c,q", "dismiss", "Close", id="calibration.close", tooltip="Back to the leaderboard")]
+    BINDINGS = bindings_of("calibration")
 
     def __init__(self, view: CalibrationView) -> None:
         super().__init__()

@@ -5,10 +5,11 @@ from __future__ import annotations
 
 from rich.markup import escape
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Static
+
+from studio.tui.bindings import bindings_of
 
 CLOSE_HINT = "[dim]enter or escape closes[/dim]"
 
@@ -17,7 +18,7 @@ class MessageDialog(ModalScreen[None]):
     """A titled message; `error` styles it as a failure. Messages that arrive while it is open are
     added to it, so a burst of failures is one dialog to close, not one per failure."""
 
-    BINDINGS = [Binding("escape,enter,q", "dismiss", "Close", id="dialog.close", tooltip="Back to the screen")]
+    BINDINGS = bindings_of("dialog")
 
     def __init__(self, title: str, text: str, *, error: bool = True) -> None:
         super().__init__(classes="error" if error else "info")
@@ -49,10 +50,7 @@ class MessageDialog(ModalScreen[None]):
 class ConfirmDialog(ModalScreen[bool]):
     """A question a destructive step asks first: y says yes, n or escape no."""
 
-    BINDINGS = [
-        Binding("y", "answer(True)", "Yes", id="confirm.yes", tooltip="Go ahead"),
-        Binding("n,escape", "answer(False)", "No", id="confirm.no", tooltip="Leave it as it is"),
-    ]
+    BINDINGS = bindings_of("confirm")
 
     def __init__(self, question: str) -> None:
         super().__init__(classes="info")

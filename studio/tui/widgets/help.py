@@ -3,16 +3,15 @@
 from __future__ import annotations
 
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import VerticalScroll
 from textual.screen import ModalScreen
 from textual.widgets import Markdown
 
+from studio.tui.bindings import bindings_of
+
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [
-        Binding("escape,f1,q", "dismiss", "Close help", id="help.close", tooltip="Back to the screen"),
-    ]
+    BINDINGS = bindings_of("help")
 
     def __init__(self, title: str, text: str, keys: list[tuple[str, str]]) -> None:
         super().__init__()

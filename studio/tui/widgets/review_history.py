@@ -10,12 +10,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rich.text import Text
-from textual.binding import Binding
 from textual.message import Message
 from textual.widgets import Static
 
 from studio.domain.rows import Decision
 from studio.domain.steps import ReviewStep
+from studio.tui.bindings import bindings_of
 
 PAIR_WIDTH = 15  # "1004 p1004-16" and the like, so that the decisions line up
 
@@ -49,11 +49,7 @@ class HistoryList(Static, can_focus=True):
     """The rows of `history_rows`, one line each, a cursor on one when focused; enter posts
     `Chosen` with the row key."""
 
-    BINDINGS = [
-        Binding("up", "move(-1)", "Newer", id="history.up", show=False, tooltip="The decision above"),
-        Binding("down", "move(1)", "Older", id="history.down", show=False, tooltip="The decision below"),
-        Binding("enter", "choose", "Decide again", id="history.choose", show=False, tooltip="Show its pair again"),
-    ]
+    BINDINGS = bindings_of("history")
 
     @dataclass
     class Chosen(Message):

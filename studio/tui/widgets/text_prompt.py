@@ -4,16 +4,17 @@ from __future__ import annotations
 
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.containers import Vertical
 from textual.screen import ModalScreen
 from textual.widgets import Input, Static
+
+from studio.tui.bindings import bindings_of
 
 
 class TextPrompt(ModalScreen[str | None]):
     """Dismissed with the text entered ("" when empty), or None when cancelled."""
 
-    BINDINGS = [Binding("escape", "cancel", "Cancel", id="prompt.cancel", tooltip="Close without saving")]
+    BINDINGS = bindings_of("prompt")
 
     def __init__(self, title: str, value: str = "") -> None:
         super().__init__()

@@ -66,6 +66,8 @@ Stale = Annotated[
 ]
 
 
+# One piece over 60 lines: its thirty options are typer's signature, and mapping them onto
+# `JudgeConfig` one typed field at a time is what keeps an absent option None (ctx.params says ()).
 @commands.command()
 @handles_errors
 def judge(

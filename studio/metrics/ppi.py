@@ -81,7 +81,7 @@ from studio.metrics.ppi_sums import MIN_CROSS_FIT_UNITS as MIN_CROSS_FIT_UNITS
 from studio.metrics.ppi_sums import FoldSums, LlmPopulation, StratumSums, dealt_folds, fold_count
 from studio.metrics.ppi_sums import Intervals as Intervals
 from studio.metrics.ppi_sums import t_quantile as t_quantile
-from studio.metrics.sampling import allocate
+from studio.metrics.sampling import proportional_counts
 
 ESTIMATORS = ("cross-fit", "ppi", "ppi++", "gold")
 DEFAULT_ESTIMATOR = "cross-fit"
@@ -266,12 +266,13 @@ def _mean_of_numbers(values: np.ndarray) -> float:
 def draw_samples(units: int, budget: int, trials: int, seed: int, strata: np.ndarray | None = None) -> np.ndarray:
     """(trials × units) 0/1 masks of simple random samples without replacement of `budget` units;
     with `strata`, a sample within each stratum, the budget shared in proportion to their sizes
-    (at least one unit in each)."""
+    (at least two units in each, when the budget allows: one would leave the stratum's variance,
+    and so the interval, no number)."""
     rng = np.random.default_rng(seed)
     labels = np.zeros(units, dtype=np.int64) if strata is None else np.asarray(strata)
     names = np.unique(labels)
     sizes = [int((labels == h).sum()) for h in names]
-    counts = allocate(sizes, [float(s) for s in sizes], budget) if len(names) > 1 else [budget]
+    counts = proportional_counts(sizes, budget) if len(names) > 1 else [budget]
     mask = np.zeros((trials, units))
     for h, drawn in zip(names, counts, strict=True):
         where = np.flatnonzero(labels == h)

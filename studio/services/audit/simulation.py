@@ -21,6 +21,7 @@ from studio.domain.audit_designs import AuditSimulation, RunCoverage
 from studio.domain.errors import UsageError
 from studio.metrics import ppi, ppi_ratio, ppi_ratio_trials
 from studio.metrics.names import Measure
+from studio.metrics.sampling import MIN_PER_STRATUM
 from studio.services.audit import adaptive
 from studio.services.audit.levels import at_level
 from studio.services.audit.pairs import UNLABELLED, Pairs, pool_pairs, precision_units
@@ -179,15 +180,16 @@ def check_draws(request: SimulationRequest, draws: Draws) -> None:
     a stratum of several (its variance, and so every interval, would be no number), or fewer units
     than the strata (and the fitted λ) take degrees of freedom."""
     labels = np.zeros(draws.masks.shape[1], dtype=np.int64) if draws.strata is None else draws.strata
-    names = np.unique(labels)
+    names, sizes = np.unique(labels, return_counts=True)
     unit = "topics" if request.unit == "topics" else "pairs"
-    for h in names:
-        inside = labels == h
-        size, least = int(inside.sum()), int(draws.masks[:, inside].sum(axis=1).min())
-        if least < min(2, size):
+    floors = np.minimum(MIN_PER_STRATUM, sizes)
+    for h, size, floor in zip(names, sizes, floors, strict=True):
+        least = int(draws.masks[:, labels == h].sum(axis=1).min())
+        if least < floor:
             raise UsageError(
                 f"--budget {request.budget} is too small for {request.design} here: an audit draws {least} of a "
-                f"stratum's {size} {unit}, and an interval needs 2 of each of its {len(names)} strata"
+                f"stratum's {size} {unit}, and an interval needs {MIN_PER_STRATUM} of each stratum "
+                f"(these {len(names)} strata take {int(floors.sum())})"
             )
     fitted = 1 if request.estimator == "ppi++" else 0
     if int(draws.masks.sum(axis=1).min()) < len(names) + fitted + 1:

@@ -19,14 +19,13 @@ the order of additions (the estimates agree to about 1e-14 relative).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from math import comb
 from typing import NamedTuple
 
 import numpy as np
 
 from studio.metrics import ppi_sums
 from studio.metrics.ppi_ratio import PairPool, ideal_dcg
+from studio.metrics.ppi_ratio_pool import AuditPool, Point, audit_pool, llm_population
 from studio.metrics.ppi_sums import FoldSums, Intervals, LlmPopulation, StratumSums
 
 CHUNK = 100  # audits estimated together: bounds the (audits × topics × grades × runs) arrays
@@ -37,28 +36,6 @@ class TrialEstimates(NamedTuple):
 
     ours: Intervals
     gold: Intervals
-
-
-@dataclass(frozen=True)
-class _Pool:
-    """What the audits share: the pool's pairs with their gains, grade classes, strata, weights
-    and top-k entries, and the LLM's moments per stratum (see the module's docstring)."""
-
-    pool: PairPool
-    levels: np.ndarray  # (G,) the positive grades that occur
-    gold_gain: np.ndarray  # (M,)
-    gold_class: np.ndarray  # (M,) index into levels, −1: not relevant
-    llm_gain: np.ndarray
-    llm_class: np.ndarray
-    llm_levels: np.ndarray  # (G,) bool: a grade the LLM gives
-    layer: np.ndarray  # (M,) the pair's stratum 0 … H−1
-    sizes: np.ndarray  # (H,) M_h
-    pi: np.ndarray  # (M,)
-    top_start: np.ndarray  # (M + 1,) each pair's top-k entries: top_run[top_start[i]:top_start[i + 1]]
-    top_run: np.ndarray
-    top_discount: np.ndarray
-    run_scale: np.ndarray  # (R,) s_r
-    moments: dict[tuple[int, int], np.ndarray]  # (ω power of 1/π, j) → (H, Q, C, R) Σ ω (g·d)^j by LLM grade class
 
 
 def estimate_ndcg_trials(
@@ -75,80 +52,9 @@ def estimate_ndcg_trials(
     """Each audit's (row of `masks`, trials × M, 0/1) nDCG@k intervals, as `ppi_ratio.estimate_ndcg`
     gives them with and without (`gold_only`) the LLM's grades: `gold_grade` must hold every pair's
     grade (the simulation's truth), `llm_grade` NaN where the LLM set lacks the pair."""
-    shared = _shared(pool, gold_grade, llm_grade, pi, strata)
+    shared = audit_pool(pool, gold_grade, llm_grade, pi, strata)
     parts = [_chunk(shared, masks[start : start + CHUNK], level, estimator) for start in range(0, len(masks), CHUNK)]
     return TrialEstimates(_joined([p.ours for p in parts]), _joined([p.gold for p in parts]))
-
-
-def _shared(
-    pool: PairPool, gold_grade: np.ndarray, llm_grade: np.ndarray, pi: np.ndarray, strata: np.ndarray | None
-) -> _Pool:
-    gold_gain = np.maximum(np.nan_to_num(np.asarray(gold_grade, dtype=np.float64)), 0.0)
-    llm_gain = np.maximum(np.nan_to_num(np.asarray(llm_grade, dtype=np.float64)), 0.0)
-    found = np.unique(np.concatenate([gold_gain[gold_gain > 0], llm_gain[llm_gain > 0]]))
-    levels = found if found.size else np.array([1.0])
-
-    def grade_class(gain: np.ndarray) -> np.ndarray:
-        result: np.ndarray = np.where(gain > 0, np.searchsorted(levels, gain), -1)
-        return result
-
-    labels = np.zeros(len(pi), dtype=np.int64) if strata is None else np.asarray(strata)
-    _, layer = np.unique(labels, return_inverse=True)
-    layer = layer.reshape(-1)
-    unit, run = np.nonzero(pool.discount > 0)
-    top_start = np.searchsorted(unit, np.arange(len(pi) + 1))
-    shared = _Pool(
-        pool=pool,
-        levels=levels,
-        gold_gain=gold_gain,
-        gold_class=grade_class(gold_gain),
-        llm_gain=llm_gain,
-        llm_class=grade_class(llm_gain),
-        llm_levels=np.isin(levels, llm_gain[llm_gain > 0]),
-        layer=layer,
-        sizes=np.bincount(layer),
-        pi=np.asarray(pi, dtype=np.float64),
-        top_start=top_start,
-        top_run=run,
-        top_discount=pool.discount[unit, run],
-        run_scale=1.0 / np.maximum(pool.topic_counts, 1),
-        moments={},
-    )
-    for weight_power, most in ((0, 2), (2, 2), (4, 4)):
-        for j in range(most + 1):
-            shared.moments[(weight_power, j)] = _moment(shared, weight_power, j)
-    return shared
-
-
-def _moment(shared: _Pool, weight_power: int, j: int) -> np.ndarray:
-    """(H, Q, C, R) Σ π^−weight_power · (g·d)^j over the stratum's pairs of the topic that the LLM
-    grades at the class (j = 0: their weights, the same for every run)."""
-    pool = shared.pool
-    shape = (len(shared.sizes), pool.topics, len(shared.levels), pool.discount.shape[1])
-    out = np.zeros(shape)
-    graded = shared.llm_class >= 0
-    weight = shared.pi**-weight_power
-    if j == 0:
-        index = (shared.layer[graded], pool.topic[graded], shared.llm_class[graded])
-        flat = np.zeros(shape[:3])
-        np.add.at(flat, index, weight[graded])
-        out[...] = flat[..., None]
-        return out
-    unit = np.repeat(np.arange(len(shared.pi)), np.diff(shared.top_start))
-    on = graded[unit]
-    unit, run = unit[on], shared.top_run[on]
-    values = weight[unit] * (shared.llm_gain[unit] * shared.top_discount[on]) ** j
-    np.add.at(out, (shared.layer[unit], pool.topic[unit], shared.llm_class[unit], run), values)
-    return out
-
-
-class _Point(NamedTuple):
-    """Each audit's linearisation point (`ppi_ratio.linearise`), (T, Q, ·)."""
-
-    inverse: np.ndarray  # (T, Q, R) 1/Î where the topic counts for the run, else 0
-    ratio_weight: np.ndarray  # (T, Q, R) D̂/Î²
-    slope: np.ndarray  # (T, Q, G) ∂I/∂N_g
-    constant: np.ndarray  # (T, R) c
 
 
 class _Sample(NamedTuple):
@@ -163,12 +69,12 @@ class _Sample(NamedTuple):
     fold_sizes: np.ndarray  # (T, folds)
 
 
-def _chunk(shared: _Pool, masks: np.ndarray, level: float, estimator: str) -> TrialEstimates:
+def _chunk(shared: AuditPool, masks: np.ndarray, level: float, estimator: str) -> TrialEstimates:
     trial, unit = np.nonzero(masks)
     point = _point(shared, masks.shape[0], trial, unit)
     sample = _sample(shared, masks, trial, unit, estimator)
     ours, gold = _sample_sums(shared, point, sample)
-    population = _population(shared, point, sample.drawn)
+    population = llm_population(shared, point, sample.drawn)
     layers = [StratumSums(int(size), sample.drawn[:, h], ours[h], population[h]) for h, size in enumerate(shared.sizes)]
     unknown = LlmPopulation(np.zeros(1), np.zeros(1), np.zeros_like(point.constant))  # gold only: b = 0
     gold_layers = [StratumSums(int(size), sample.drawn[:, h], gold[h], unknown) for h, size in enumerate(shared.sizes)]
@@ -177,7 +83,7 @@ def _chunk(shared: _Pool, masks: np.ndarray, level: float, estimator: str) -> Tr
     return TrialEstimates(_shifted(found, point.constant), _shifted(alone, point.constant))
 
 
-def _point(shared: _Pool, trials: int, trial: np.ndarray, unit: np.ndarray) -> _Point:
+def _point(shared: AuditPool, trials: int, trial: np.ndarray, unit: np.ndarray) -> Point:
     """Each audit's Horvitz–Thompson totals D̂ and N̂ per topic, and the linearisation at them."""
     from scipy.sparse import csr_matrix  # with scipy, as `ppi_sums.t_quantile` imports it: not at start-up
 
@@ -201,11 +107,11 @@ def _point(shared: _Pool, trials: int, trial: np.ndarray, unit: np.ndarray) -> _
     scale = shared.run_scale
     point = (dcg_hat * inverse * scale).sum(axis=1)
     at_point = ((dcg_hat * inverse - ratio_weight * (count_hat * slope).sum(axis=2)[:, :, None]) * scale).sum(axis=1)
-    return _Point(inverse, ratio_weight, slope, point - at_point)
+    return Point(inverse, ratio_weight, slope, point - at_point)
 
 
 def _ideal(
-    shared: _Pool, count_hat: np.ndarray, trial: np.ndarray, gold_class: np.ndarray
+    shared: AuditPool, count_hat: np.ndarray, trial: np.ndarray, gold_class: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """I(N̂) and ∂I/∂N per audit and topic, over the grades the audit's gold sample or the LLM gives
     (those `ppi_ratio.linearise` sees: a grade no pair of the audit has would only move the last digits)."""
@@ -231,7 +137,7 @@ def _ideal(
     return ideal, slope
 
 
-def _sample(shared: _Pool, masks: np.ndarray, trial: np.ndarray, unit: np.ndarray, estimator: str) -> _Sample:
+def _sample(shared: AuditPool, masks: np.ndarray, trial: np.ndarray, unit: np.ndarray, estimator: str) -> _Sample:
     """The sampled pairs' strata, folds (each audit's own count, as `ppi.estimate_totals` deals them
     for one audit) and scales."""
     trials, strata = masks.shape[0], len(shared.sizes)
@@ -246,7 +152,7 @@ def _sample(shared: _Pool, masks: np.ndarray, trial: np.ndarray, unit: np.ndarra
     return _Sample(trial, unit, layer * folds + fold, scale, folds, drawn, fold_sizes.astype(np.float64))
 
 
-def _sample_sums(shared: _Pool, point: _Point, sample: _Sample) -> tuple[list[FoldSums], list[FoldSums]]:
+def _sample_sums(shared: AuditPool, point: Point, sample: _Sample) -> tuple[list[FoldSums], list[FoldSums]]:
     """Per stratum, (count, Σz_a, Σz_b, Σz_a², Σz_a·z_b, Σz_b²) by audit and fold, with the LLM's
     grades; and (Σz_a, 0, Σz_a², 0, 0) over each audit's whole sample, without them."""
     pool = shared.pool
@@ -308,7 +214,7 @@ def _sample_sums(shared: _Pool, point: _Point, sample: _Sample) -> tuple[list[Fo
     return ours, gold
 
 
-def _top_entries(shared: _Pool, unit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _top_entries(shared: AuditPool, unit: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The top-k entries of the sampled pairs `unit` (E,): for each, the sample entry it is of and
     its index into `top_run` and `top_discount`."""
     lengths = np.diff(shared.top_start)[unit]
@@ -322,73 +228,6 @@ def _slope_at(slope: np.ndarray, trial: np.ndarray, topic: np.ndarray, grade_cla
     """σ at each entry's grade class (0 where the pair is not relevant)."""
     result: np.ndarray = np.where(grade_class >= 0, slope[trial, topic, np.maximum(grade_class, 0)], 0.0)
     return result
-
-
-def _population(shared: _Pool, point: _Point, drawn: np.ndarray) -> list[LlmPopulation]:
-    """Per stratum, the population mean and variance of b and the pair pseudo-unit's square, by audit."""
-    s = shared.run_scale
-    power = _Powers(point)
-    total = _power_sum(shared, power, 0, 1)
-    squares = _power_sum(shared, power, 0, 2)
-    weighted_squares = _power_sum(shared, power, 2, 2)
-    weighted_fourths = _power_sum(shared, power, 4, 4)
-    found = []
-    for h, size in enumerate(shared.sizes):
-        mean = s * total[:, h] / size
-        with np.errstate(invalid="ignore", divide="ignore"):
-            spread = (
-                np.maximum(s**2 * squares[:, h] - size * mean**2, 0.0) / (size - 1) if size > 1 else np.zeros_like(mean)
-            )
-            share = (drawn[:, h] / size)[:, None]
-            pair_squares = share**2 * s**2 * weighted_squares[:, h]
-            pseudo = np.where(pair_squares > 0, share**4 * s**4 * weighted_fourths[:, h] / pair_squares, 0.0)
-        found.append(LlmPopulation(mean, spread, pseudo))
-    return found
-
-
-class _Powers:
-    """Powers of an audit's 1/Î, D̂/Î² (T, Q, R) and σ (T, Q, G), each computed once."""
-
-    def __init__(self, point: _Point) -> None:
-        self._inverse = [np.ones_like(point.inverse), point.inverse]
-        self._ratio = [np.ones_like(point.ratio_weight), point.ratio_weight]
-        self._slope = [np.ones_like(point.slope), point.slope]
-        self._factors: dict[tuple[int, int], np.ndarray] = {}
-        self._slopes: dict[int, np.ndarray] = {}
-
-    @staticmethod
-    def _nth(powers: list[np.ndarray], n: int) -> np.ndarray:
-        while len(powers) <= n:
-            powers.append(powers[-1] * powers[1])
-        return powers[n]
-
-    def factor(self, j: int, k: int) -> np.ndarray:
-        """(T, Q, R) (1/Î)^j · (D̂/Î²)^k."""
-        if (j, k) not in self._factors:
-            self._factors[(j, k)] = self._nth(self._inverse, j) * self._nth(self._ratio, k)
-        return self._factors[(j, k)]
-
-    def slope(self, k: int) -> np.ndarray:
-        """(Q, T, G) σ^k, topics first (the batch axis of a product over grades)."""
-        if k not in self._slopes:
-            self._slopes[k] = np.ascontiguousarray(self._nth(self._slope, k).transpose(1, 0, 2))
-        return self._slopes[k]
-
-
-def _power_sum(shared: _Pool, power: _Powers, weight_power: int, p: int) -> np.ndarray:
-    """(T, H, R) Σ_i π_i^−weight_power (x_ir − y_ir)^p over each stratum's pairs the LLM grades
-    (b = s·(x − y); a pair it does not grade has b = 0), the binomial expansion over the moments."""
-    strata, topics, grades, runs = shared.moments[(weight_power, 0)].shape
-    total: np.ndarray | None = None
-    for j in range(p + 1):
-        k = p - j  # the power of y = σ · D̂/Î²
-        moment = shared.moments[(weight_power, j)]  # (H, Q, C, R)
-        by_topic = moment.transpose(1, 2, 0, 3).reshape(topics, grades, strata * runs)
-        by_grade = (power.slope(k) @ by_topic).reshape(topics, -1, strata, runs)  # (Q, T, H, R)
-        term = comb(p, j) * (-1) ** k * np.einsum("tqr,qthr->thr", power.factor(j, k), by_grade)
-        total = term if total is None else total + term
-    assert total is not None
-    return total
 
 
 def _shifted(found: Intervals, constant: np.ndarray) -> Intervals:

@@ -17,7 +17,7 @@ BENCHMARKS = sorted(p.stem for p in (REPO / "benchmarks").glob("bench_*.py"))
 
 
 def test_the_benchmarks_are_found() -> None:
-    assert {"bench_eval", "bench_import", "bench_judge", "bench_tui"} <= set(BENCHMARKS)
+    assert {"bench_eval", "bench_import", "bench_judge", "bench_simulation", "bench_tui"} <= set(BENCHMARKS)
 
 
 @pytest.mark.parametrize("name", BENCHMARKS)

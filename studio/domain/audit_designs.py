@@ -70,9 +70,10 @@ class BudgetPlan(TypedDict):
 
 class RunCoverage(TypedDict):
     run: str
-    coverage: float  # share of the trials whose interval held the run's true value
-    width: float  # mean interval width
-    gold_width: float  # mean width of the gold-only interval of the same audits
+    # None: not a number (the audits gave the run no interval)
+    coverage: float | None  # share of the trials whose interval held the run's true value
+    width: float | None  # mean interval width
+    gold_width: float | None  # mean width of the gold-only interval of the same audits
 
 
 class AuditSimulation(TypedDict):

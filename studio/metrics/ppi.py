@@ -65,9 +65,8 @@ the with-replacement approximation within each stratum.
 One pseudo-unit (`pseudo=`). A sample from a rectifier with a rare heavy tail (a few pairs a good
 judge gets wrong, a few topics where the LLM misses what people found) often holds none of it, and
 its spread is small exactly when its mean is off. Each stratum's sum of squares gets one
-pseudo-unit of residual λ·δ, δ known from the LLM labels (`ppi_strata.Stratum.pseudo_square`),
-as Agresti and Coull add pseudo-counts; estimate, λ and df do not move, and at λ = 0 nothing
-changes.
+pseudo-unit of residual λ·δ, δ known from the LLM labels (`pseudo_square`), as Agresti
+and Coull add pseudo-counts; estimate, λ and df do not move, and at λ = 0 nothing changes.
 """
 
 from __future__ import annotations
@@ -76,31 +75,19 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from studio.metrics.ppi_strata import PSEUDO_PAIR as PSEUDO_PAIR
-from studio.metrics.ppi_strata import PSEUDO_TOPIC as PSEUDO_TOPIC
-from studio.metrics.ppi_strata import Stratum, Weights, fitted_lambda, folds, stratified_totals
-from studio.metrics.sampling import allocate
+from studio.metrics import ppi_sums
+from studio.metrics.ppi_sums import FOLDS as FOLDS
+from studio.metrics.ppi_sums import MIN_CROSS_FIT_UNITS as MIN_CROSS_FIT_UNITS
+from studio.metrics.ppi_sums import FoldSums, LlmPopulation, StratumSums, dealt_folds, fold_count
+from studio.metrics.ppi_sums import Intervals as Intervals
+from studio.metrics.ppi_sums import t_quantile as t_quantile
+from studio.metrics.sampling import proportional_counts
 
 ESTIMATORS = ("cross-fit", "ppi", "ppi++", "gold")
 DEFAULT_ESTIMATOR = "cross-fit"
-FOLDS = 10  # cross-fitting folds (fewer when the sample is smaller: leave-one-out)
-# Below this many gold units cross-fitting is the gold sample alone: each fold's λ would rest on a
-# handful of units (4-topic audits of TREC DL came out up to 1.34× as wide as gold-only).
-MIN_CROSS_FIT_UNITS = 8
-
-
-@dataclass(frozen=True)
-class Intervals:
-    """Estimates and two-sided intervals, (trials × columns); NaN where the sample is too small."""
-
-    estimate: np.ndarray
-    low: np.ndarray
-    high: np.ndarray
-    se: np.ndarray
-    lam: np.ndarray  # the LLM term's weight, in [0, 1] (1: plain PPI, 0: gold only; cross-fit: the folds' mean)
-    # (trials,) the t quantile's degrees of freedom: a p-value from estimate and se against t(df)
-    # is below 1 − level exactly when the interval excludes 0.
-    df: np.ndarray | None = None
+PSEUDO_PAIR = "pair"  # one pseudo-disagreement: a unit is one pair with one grade
+PSEUDO_TOPIC = "topic"  # one pseudo-topic: a unit is a topic's value of a run
+PSEUDO_UNITS = (PSEUDO_PAIR, PSEUDO_TOPIC)
 
 
 def estimate_totals(
@@ -119,48 +106,94 @@ def estimate_totals(
     each column of `a` and `b` (M × K; `b` None: gold only). `estimator` is one of ESTIMATORS
     (None: `ppi++` when `tuned`, else `ppi`); `strata` (M,) integer labels, None: one stratum.
     `pseudo`: PSEUDO_PAIR or PSEUDO_TOPIC adds one pseudo-unit of the design's kind to each
-    stratum's spread (see `ppi_strata.Stratum.pseudo_square`); None: the plain sample variance.
+    stratum's spread (see `pseudo_square`); None: the plain sample variance.
     Values of `a` outside the sample are never read as long as they are finite (set them to 0)."""
     kind = estimator or ("ppi++" if tuned else "ppi")
     if kind not in ESTIMATORS:
         raise ValueError(f"unknown estimator {kind!r} (known: {', '.join(ESTIMATORS)})")
+    if pseudo is not None and pseudo not in PSEUDO_UNITS:
+        raise ValueError(f"unknown pseudo-unit {pseudo!r} (known: {', '.join(PSEUDO_UNITS)})")
     mask = np.atleast_2d(np.asarray(sampled, dtype=np.float64))
     if b is None:
         kind, b = "gold", np.zeros_like(a)
     labels = np.zeros(mask.shape[1], dtype=np.int64) if strata is None else np.asarray(strata)
-    layers = [Stratum.of(mask, a, b, pi, labels == h) for h in np.unique(labels)]
     n = mask.sum(axis=1)  # (T,)
-    weights = _weights(kind, layers, mask)
-    estimate, variance = stratified_totals(layers, weights, pseudo, (mask.shape[0], a.shape[1]))
+    folds = int(fold_count(n.min())) if kind == "cross-fit" else 1
+    trial, unit = np.nonzero(mask)
+    fold = dealt_folds(trial, np.full(mask.shape[0], folds))
+    layers = [_stratum_sums(mask, a, b, pi, labels == h, (trial, unit, fold), folds, pseudo) for h in np.unique(labels)]
+    fold_sizes = np.bincount(trial * folds + fold, minlength=mask.shape[0] * folds).reshape(-1, folds)
+    return ppi_sums.intervals(layers, fold_sizes.astype(np.float64), kind, level)
+
+
+def _stratum_sums(
+    mask: np.ndarray,
+    a: np.ndarray,
+    b: np.ndarray,
+    pi: np.ndarray,
+    inside: np.ndarray,
+    sample: tuple[np.ndarray, np.ndarray, np.ndarray],
+    folds: int,
+    pseudo: str | None,
+) -> StratumSums:
+    """One stratum's sums over every trial's sample, fold by fold: `sample` the sampled units'
+    (trial, unit, fold), each unit scaled by z = n_h/(M_h π)."""
+    from scipy.sparse import csr_matrix  # with scipy, as `t_quantile` imports it: not at start-up
+
+    trials = mask.shape[0]
+    size = int(inside.sum())
+    count = mask[:, inside].sum(axis=1)
+    local = np.cumsum(inside) - 1  # a unit's index within the stratum
+    trial, unit, fold = (part[inside[sample[1]]] for part in sample)
+    scale = count[trial] / (size * pi[unit])
+    rows, columns, shape = trial * folds + fold, local[unit], (trials * folds, size)
+    weights = csr_matrix((scale, (rows, columns)), shape=shape)
+    squared = csr_matrix((scale * scale, (rows, columns)), shape=shape)
+    a_h, b_h = a[inside], b[inside]
+
+    def per_fold(matrix: csr_matrix, values: np.ndarray) -> np.ndarray:
+        result: np.ndarray = np.asarray(matrix @ values).reshape(trials, folds, a.shape[1])
+        return result
+
+    sums = FoldSums(
+        units=np.bincount(rows, minlength=trials * folds).reshape(trials, folds).astype(np.float64),
+        za=per_fold(weights, a_h),
+        zb=per_fold(weights, b_h),
+        zaa=per_fold(squared, a_h * a_h),
+        zab=per_fold(squared, a_h * b_h),
+        zbb=per_fold(squared, b_h * b_h),
+    )
+    llm = LlmPopulation(
+        b_mean=b_h.mean(axis=0),
+        b_spread=b_h.var(axis=0, ddof=1) if size > 1 else np.zeros(b.shape[1]),
+        pseudo_square=None if pseudo is None else pseudo_square(pseudo, count, pi[inside], b_h),
+    )
+    return StratumSums(size, count, sums, llm)
+
+
+def pseudo_square(kind: str, drawn: np.ndarray, pi: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """(T, K) the square of one pseudo-unit's residual per unit of λ (the module's "One
+    pseudo-unit"), from the LLM labels over a stratum's whole population (`pi` and `b` its units';
+    `drawn` (T,) each trial's n_h, so that z_b = n_h·b/(M_h·π)). `"pair"`: a pair whose LLM label
+    counts δ where its gold one counts 0 (a rectifier is 0 wherever they agree; with a κ 0.8 judge on
+    TREC DL a quarter of 1,000-pair samples held 0–2 disagreements in a run's top 10 and covered
+    0–0.84), δ² = Σ z_b⁴ / Σ z_b², the typical squared contribution of a pair weighted towards those
+    that count. `"topic"`: a topic whose prediction λ·(z_b − b̄) is wholly wrong, δ² = S²_zb, the
+    spread of the LLM's values over the stratum's topics."""
+    size = b.shape[0]
+    counts, trial_count = np.unique(drawn, return_inverse=True)  # the trials' n_h differ little, if at all
+    scale = counts[:, None] / (size * pi[None, :])  # (U, M_h): z_b = scale·b
     with np.errstate(invalid="ignore", divide="ignore"):
-        se = np.sqrt(variance)
-        # A fitted λ̂ costs a degree of freedom; cross-fit folds that all chose λ = 0 are the gold
-        # sample alone, and keep its degrees of freedom (and so its width exactly).
-        reported = weights.reported
-        fitted = np.ones(len(n)) if kind == "ppi++" else (reported > 0) if kind == "cross-fit" else np.zeros(len(n))
-        df = n - len(layers) - fitted
-        q = np.where(df >= 1, t_quantile(0.5 + level / 2, np.maximum(df, 1)), np.nan)[:, None]
-    half = q * se
-    lam_out = np.broadcast_to(reported[:, None], estimate.shape).copy()
-    return Intervals(estimate, estimate - half, estimate + half, se, lam_out, df.astype(np.float64))
-
-
-def _weights(kind: str, layers: list[Stratum], mask: np.ndarray) -> Weights:
-    """λ per trial for `kind`: fixed (gold 0, ppi 1), fitted on the whole sample (ppi++), or, for
-    cross-fit, each fold's from the other folds."""
-    n = mask.sum(axis=1)
-    if kind == "cross-fit":
-        fold_masks = folds(mask, int(min(FOLDS, max(n.min(), 1))))
-        lam_of_fold = np.stack(
-            [fitted_lambda(layers, 1.0 - fold, mask) for fold in fold_masks], axis=1
-        )  # (T, F): each fold's λ from the other folds
-        lam_of_fold[n < MIN_CROSS_FIT_UNITS] = 0.0
-        parts = [(fold, lam_of_fold[:, f]) for f, fold in enumerate(fold_masks)]
-        return Weights(parts, sum(lam * fold.sum(axis=1) for fold, lam in parts) / np.maximum(n, 1))
-    lam = {"gold": np.zeros(len(n)), "ppi": np.ones(len(n))}.get(kind)
-    if lam is None:
-        lam = fitted_lambda(layers, np.ones_like(mask), mask)
-    return Weights([(np.ones_like(mask), lam)], lam)
+        if kind == PSEUDO_TOPIC:
+            if size < 2:
+                return np.zeros((drawn.shape[0], b.shape[1]))
+            total, squares = scale @ b, scale**2 @ b**2
+            found = np.maximum(squares - total**2 / size, 0.0) / (size - 1)
+        else:
+            squares = scale**2 @ b**2
+            found = np.where(squares > 0, (scale**4 @ b**4) / squares, 0.0)
+    result: np.ndarray = found[trial_count.reshape(-1)]
+    return result
 
 
 def topic_units(llm: np.ndarray, gold: np.ndarray, counted: np.ndarray | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -209,27 +242,37 @@ class Coverage:
     lam: float = float("nan")  # the mean weight of the LLM term over the trials
 
     def summary(self) -> dict[str, float]:
-        width, gold = float(np.nanmean(self.width)), float(np.nanmean(self.gold_width))
+        """Over the runs whose figure is a number (NaN when none is)."""
+        width, gold = _mean_of_numbers(self.width), _mean_of_numbers(self.gold_width)
+        numbers = self.coverage[~np.isnan(self.coverage)]
         return {
-            "coverage": float(np.nanmean(self.coverage)),
-            "min_run_coverage": float(np.nanmin(self.coverage)),
+            "coverage": _mean_of_numbers(self.coverage),
+            "min_run_coverage": float(numbers.min()) if numbers.size else float("nan"),
             "width": width,
-            "gold_coverage": float(np.nanmean(self.gold_coverage)),
+            "gold_coverage": _mean_of_numbers(self.gold_coverage),
             "gold_width": gold,
             "width_ratio": width / gold if gold > 0 else float("nan"),
             "mean_lambda": self.lam,
         }
 
 
+def _mean_of_numbers(values: np.ndarray) -> float:
+    """numpy's nanmean (the same sum, to the last digit), NaN over nothing without its warning."""
+    missing = np.isnan(values)
+    count = int((~missing).sum())
+    return float(np.sum(np.where(missing, 0.0, values)) / count) if count else float("nan")
+
+
 def draw_samples(units: int, budget: int, trials: int, seed: int, strata: np.ndarray | None = None) -> np.ndarray:
     """(trials × units) 0/1 masks of simple random samples without replacement of `budget` units;
     with `strata`, a sample within each stratum, the budget shared in proportion to their sizes
-    (at least one unit in each)."""
+    (at least two units in each, when the budget allows: one would leave the stratum's variance,
+    and so the interval, no number)."""
     rng = np.random.default_rng(seed)
     labels = np.zeros(units, dtype=np.int64) if strata is None else np.asarray(strata)
     names = np.unique(labels)
     sizes = [int((labels == h).sum()) for h in names]
-    counts = allocate(sizes, [float(s) for s in sizes], budget) if len(names) > 1 else [budget]
+    counts = proportional_counts(sizes, budget) if len(names) > 1 else [budget]
     mask = np.zeros((trials, units))
     for h, drawn in zip(names, counts, strict=True):
         where = np.flatnonzero(labels == h)
@@ -289,11 +332,3 @@ def simulate(
     gold = estimate_totals(masks, a, None, pi, level=level, strata=strata)
     result = coverage(found, gold, a.sum(axis=0)[None, :])
     return Coverage(result.coverage, result.width, result.gold_coverage, result.gold_width, float(found.lam.mean()))
-
-
-def t_quantile(p: float, df: np.ndarray) -> np.ndarray:
-    """Student's t quantile (scipy's t.ppf). scipy is imported here, when an interval is asked for:
-    at module level it would add most of a second to every start of the studio."""
-    from scipy.special import stdtrit
-
-    return np.asarray(stdtrit(df, p), dtype=np.float64)

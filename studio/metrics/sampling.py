@@ -13,6 +13,7 @@ from collections.abc import Sequence
 import numpy as np
 
 Z95 = 1.959963984540054
+MIN_PER_STRATUM = 2  # a stratum's variance needs two drawn units
 
 
 def capped_shares(sizes: Sequence[int], weights: Sequence[float], budget: float) -> np.ndarray:
@@ -55,6 +56,30 @@ def allocate(sizes: Sequence[int], weights: Sequence[float], budget: int) -> lis
         excess = np.where(counts > 1, counts - ideal, -np.inf)
         counts[int(np.argmax(excess))] -= 1
     return [int(c) for c in counts]
+
+
+def at_least_two(counts: Sequence[int], sizes: Sequence[int], budget: int) -> list[int]:
+    """`counts` with MIN_PER_STRATUM units (or the whole stratum, when smaller) in every stratum, the
+    units taken from the strata that have the most beyond theirs; unchanged when the budget cannot give
+    every stratum its floor. A stratum of one drawn unit of several has no variance estimate: an
+    interval over it would be no number at all."""
+    result = [int(c) for c in counts]
+    floor = [min(MIN_PER_STRATUM, int(n)) for n in sizes]
+    if sum(floor) > min(int(budget), sum(int(n) for n in sizes)):
+        return result
+    for h, need in enumerate(floor):
+        while result[h] < need:
+            donor = max((k for k in range(len(result)) if result[k] > floor[k]), key=lambda k: result[k], default=None)
+            if donor is None:
+                break
+            result[donor] -= 1
+            result[h] += 1
+    return result
+
+
+def proportional_counts(sizes: Sequence[int], budget: int) -> list[int]:
+    """Whole units per stratum in proportion to their sizes, at least two in each (`at_least_two`)."""
+    return at_least_two(allocate(sizes, [float(n) for n in sizes], budget), sizes, budget)
 
 
 def neyman_weights(sizes: Sequence[int], sds: Sequence[float]) -> list[float]:

@@ -24,11 +24,11 @@ from collections.abc import Mapping, Sequence
 
 import numpy as np
 
-from studio.metrics.sampling import allocate, neyman_weights
+from studio.metrics.sampling import MIN_PER_STRATUM as MIN_PER_STRATUM
+from studio.metrics.sampling import allocate, at_least_two, neyman_weights
 
 UNIFORM_SHARE = 0.5  # the uniform design's part in the mixture: π ≥ UNIFORM_SHARE · n/M
 TOPIC_STRATA = 3
-MIN_PER_STRATUM = 2  # a stratum's variance needs two units
 
 
 def predicted_error(distribution: Mapping[int, float], grade: float) -> float:
@@ -101,18 +101,7 @@ def neyman_counts(sizes: Sequence[int], spreads: Sequence[float], budget: int) -
     at least MIN_PER_STRATUM in every stratum that has as many when the budget allows: a stratum of
     one drawn unit has no variance estimate."""
     weights = neyman_weights(sizes, spreads) if any(s > 0 for s in spreads) else [float(n) for n in sizes]
-    counts = allocate(sizes, weights, budget)
-    floor = [min(MIN_PER_STRATUM, n) for n in sizes]
-    if sum(floor) > min(budget, sum(sizes)):
-        return counts
-    for h, need in enumerate(floor):
-        while counts[h] < need:
-            donor = max((k for k in range(len(counts)) if counts[k] > floor[k]), key=lambda k: counts[k], default=None)
-            if donor is None:
-                break
-            counts[donor] -= 1
-            counts[h] += 1
-    return counts
+    return at_least_two(allocate(sizes, weights, budget), sizes, budget)
 
 
 def stratified_draw(labels: np.ndarray, counts: Sequence[int], trials: int, rng: np.random.Generator) -> np.ndarray:

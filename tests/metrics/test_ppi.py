@@ -172,3 +172,21 @@ def test_a_stratum_without_predictions_is_estimated_by_its_gold_sample() -> None
     found = ppi.estimate_totals(masks, a, b, pi, strata=strata)
     np.testing.assert_allclose(found.estimate.mean(axis=0), gold.mean(axis=0))
     np.testing.assert_allclose((found.se**2).mean(axis=0), found.estimate.var(axis=0), rtol=1e-9)
+
+
+def test_a_small_stratum_gets_two_units_and_every_interval_is_a_number() -> None:
+    """Four units the LLM lacks beside 996 it labels: the proportional share of a 100-unit budget
+    would be 0.4 units, rounded up to one, and one drawn unit of four has no variance. Two are drawn."""
+    rng = np.random.default_rng(3)
+    gold = rng.random((1000, 2))
+    a, b = ppi.topic_units(np.clip(gold + rng.normal(0, 0.1, gold.shape), 0, 1), gold)
+    strata = np.array([0] * 996 + [1] * 4)
+    b[strata == 1] = 0.0
+    masks = ppi.draw_samples(1000, 100, 50, seed=1, strata=strata)
+    assert (masks[:, strata == 1].sum(axis=1) == 2).all() and (masks.sum(axis=1) == 100).all()
+    found = ppi.estimate_totals(masks, a, b, ppi.inclusion(masks, strata), estimator="cross-fit", strata=strata)
+    assert np.isfinite(found.low).all() and np.isfinite(found.high).all()
+
+
+def test_a_budget_below_two_units_a_stratum_keeps_one_in_each() -> None:
+    assert ppi.draw_samples(10, 3, 5, seed=1, strata=np.array([0] * 8 + [1, 1])).sum(axis=1).tolist() == [3.0] * 5

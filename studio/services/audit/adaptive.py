@@ -15,7 +15,7 @@ import numpy as np
 from studio.domain.audit_results import TopicStratumDraw, UncertaintyDraw
 from studio.domain.errors import UsageError
 from studio.metrics import unequal_sampling as us
-from studio.metrics.sampling import allocate
+from studio.metrics.sampling import proportional_counts
 from studio.services.audit.pool import PoolPair, pilot_differences
 from studio.store import Connection
 from studio.store import audits as audit_store
@@ -202,8 +202,10 @@ def simulated_topic_draws(
     pilot: str | None = None,
 ) -> Draws:
     """`topics-neyman` audits of the topics `keys` (own strata: 0, the LLM set labels the topic; 1,
-    it does not, a stratum of its own with the largest spread)."""
-    strata = topic_strata(con, qrels, pilot, budget)
+    it does not, a stratum of its own with the largest spread, whose two topics the LLM's strata
+    leave room for)."""
+    lacked = int((np.asarray(own) != 0).sum())
+    strata = topic_strata(con, qrels, pilot, budget - min(us.MIN_PER_STRATUM, lacked))
     label_of = dict(zip(strata.topics, strata.labels.tolist(), strict=True))
     lacking = len(strata.names)
     crossed = np.array([label_of.get(k, lacking) if o == 0 else lacking for k, o in zip(keys, own, strict=True)])
@@ -237,7 +239,7 @@ def simulated_pair_draws(
     score_of = {(p.qid, p.docid): float(s) for p, s in zip(pool, scores.scores, strict=True)}
     labelled = np.flatnonzero(own == 0)
     lacking = np.flatnonzero(own != 0)
-    shares = allocate([len(labelled), len(lacking)], [float(len(labelled)), float(len(lacking))], budget)
+    shares = proportional_counts([len(labelled), len(lacking)], budget)
     pi = np.zeros(len(keys))
     masks = np.zeros((trials, len(keys)))
     pi[labelled] = us.mixed_probabilities(np.array([score_of.get(keys[int(i)], 0.0) for i in labelled]), shares[0])

@@ -17,6 +17,7 @@ TARGET_COVERAGE is recommended only when no design reaches it.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from studio.domain.audit_designs import DesignRecommendation, SimulatedDesign
 from studio.domain.errors import UsageError
@@ -34,6 +35,19 @@ SPARSE_PILOT = 0.5
 DESIGN_ORDER = ("topics", TOPICS_NEYMAN, "pairs", PAIRS_UNCERTAINTY)
 
 
+class Basis(NamedTuple):
+    """What the designs are simulated against: the truth's label set and topics, and the pool's shape."""
+
+    qrels: str  # the LLM label set whose pool is audited
+    pilot: str | None
+    truth: str  # the pilot, or without one the LLM set itself
+    truth_pairs: int  # pairs the truth grades
+    topics: set[str]  # the truth's topics: the population
+    pool_on_topics: int  # pairs the LLM set labels on them
+    pairs_per_topic: float  # of the LLM set's pool: what a whole topic costs, on average
+    estimator: str  # the pilot's: as `studio estimate` makes them; no pilot: gold-only
+
+
 def recommend_design(
     engine: EvaluationEngine,
     qrels: str,
@@ -48,6 +62,27 @@ def recommend_design(
     topics as cost that many pairs on average), and the recommended design with the reason."""
     if budget < 2:
         raise UsageError("--budget must be at least 2 pairs")
+    basis = simulation_basis(engine, qrels, pilot)
+    rows = [_simulated(engine, basis, design, budget, trials, measure, seed) for design in DESIGN_ORDER]
+    chosen, reason = choose(rows)
+    return DesignRecommendation(
+        qrels=qrels,
+        budget=budget,
+        measure=measure,
+        trials=trials,
+        seed=seed,
+        pilot=pilot,
+        basis=_basis_in_words(basis),
+        target_coverage=TARGET_COVERAGE,
+        recommended=chosen,
+        reason=reason,
+        warnings=_sparse_pilot(basis),
+        designs=rows,
+    )
+
+
+def simulation_basis(engine: EvaluationEngine, qrels: str, pilot: str | None) -> Basis:
+    """The truth the designs are simulated against, and what a topic of the pool costs."""
     con = engine.db.cursor()
     pool = audit_store.pool(con, qrels)
     if not pool:
@@ -57,78 +92,65 @@ def recommend_design(
     if len(truth_pool) < 2:
         raise UsageError(f"the pilot {truth!r} grades fewer than two pairs (see `studio list qrels`)")
     topics = {q for q, _, _ in truth_pool}
-    pairs_per_topic = len(pool) / len({q for q, _, _ in pool})
-    estimator = ppi.DEFAULT_ESTIMATOR if pilot is not None else "gold"
-    rows: list[SimulatedDesign] = []
-    for design in DESIGN_ORDER:
-        topic_design = design.startswith("topics")
-        units = round(budget / pairs_per_topic) if topic_design else budget
-        rows.append(
-            _simulated(
-                engine, qrels, truth, design, units, pairs_per_topic, len(topics), trials, measure, seed, estimator
-            )
+    return Basis(
+        qrels=qrels,
+        pilot=pilot,
+        truth=truth,
+        truth_pairs=len(truth_pool),
+        topics=topics,
+        pool_on_topics=sum(q in topics for q, _, _ in pool),
+        pairs_per_topic=len(pool) / len({q for q, _, _ in pool}),
+        estimator=ppi.DEFAULT_ESTIMATOR if pilot is not None else "gold",
+    )
+
+
+def _basis_in_words(basis: Basis) -> str:
+    if basis.pilot is not None:
+        return (
+            f"the pilot {basis.pilot} as the truth over its {len(basis.topics)} topics, "
+            "estimates as `studio estimate` makes them"
         )
-    chosen, reason = choose(rows)
-    warnings: list[str] = []
-    on_topics = sum(q in topics for q, _, _ in pool)
-    if pilot is not None and on_topics and len(truth_pool) < SPARSE_PILOT * on_topics:
-        warnings.append(
-            f"the pilot {pilot} grades {len(truth_pool)} of the {on_topics} pairs {qrels} labels on its topics: "
-            "the simulation counts every pair it lacks as not relevant, so the coverages describe that truth, "
-            "not the collection's; a pilot of whole topics (every pair of the pool graded) gives one worth simulating"
-        )
-    basis = (
-        f"the pilot {pilot} as the truth over its {len(topics)} topics, estimates as `studio estimate` makes them"
-        if pilot is not None
-        else f"{qrels}'s own labels as the truth and gold-only intervals (no pilot: the recommendation "
+    return (
+        f"{basis.qrels}'s own labels as the truth and gold-only intervals (no pilot: the recommendation "
         "rests on the LLM's labels and says how each design copes with their spread, not how good the judge is)"
     )
-    return DesignRecommendation(
-        qrels=qrels,
-        budget=budget,
-        measure=measure,
-        trials=trials,
-        seed=seed,
-        pilot=pilot,
-        basis=basis,
-        target_coverage=TARGET_COVERAGE,
-        recommended=chosen,
-        reason=reason,
-        warnings=warnings,
-        designs=rows,
-    )
+
+
+def _sparse_pilot(basis: Basis) -> list[str]:
+    """A warning when the pilot grades too little of the pool on its topics to be a truth."""
+    on_topics = basis.pool_on_topics
+    if basis.pilot is None or not on_topics or basis.truth_pairs >= SPARSE_PILOT * on_topics:
+        return []
+    return [
+        f"the pilot {basis.pilot} grades {basis.truth_pairs} of the {on_topics} pairs {basis.qrels} labels on its "
+        "topics: the simulation counts every pair it lacks as not relevant, so the coverages describe that truth, "
+        "not the collection's; a pilot of whole topics (every pair of the pool graded) gives one worth simulating"
+    ]
 
 
 def _simulated(
-    engine: EvaluationEngine,
-    qrels: str,
-    truth: str,
-    design: str,
-    units: int,
-    pairs_per_topic: float,
-    topics: int,
-    trials: int,
-    measure: str,
-    seed: int,
-    estimator: str,
+    engine: EvaluationEngine, basis: Basis, design: str, budget: int, trials: int, measure: str, seed: int
 ) -> SimulatedDesign:
-    cost = round(units * pairs_per_topic) if design.startswith("topics") else units
+    """One design simulated at `budget` pairs (a topic design: the whole topics that cost as many)."""
+    topic_design = design.startswith("topics")
+    units = round(budget / basis.pairs_per_topic) if topic_design else budget
+    cost = round(units * basis.pairs_per_topic) if topic_design else units
     row = SimulatedDesign(design=design, units=units, pairs=cost, coverage=None, width=None, note=None)
-    if design.startswith("topics") and not 2 <= units <= topics:
-        row["note"] = f"{units} topics: the truth has {topics}, and an interval needs 2"
+    if topic_design and not 2 <= units <= len(basis.topics):
+        row["note"] = f"{units} topics: the truth has {len(basis.topics)}, and an interval needs 2"
         return row
     try:
         found = simulate(
             engine,
-            truth,
-            qrels,
+            basis.truth,
+            basis.qrels,
             budget=units,
             design=design,
             trials=trials,
             measure=measure,
             seed=seed,
-            estimator=estimator,
-            pilot=None if truth == qrels else truth,
+            estimator=basis.estimator,
+            pilot=None if basis.truth == basis.qrels else basis.truth,
             ref_topics_only=True,
             beside_uniform=False,
         )

@@ -13,6 +13,7 @@ from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption
 from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console
+from studio.domain.audit_results import AuditPlan
 from studio.domain.errors import UsageError
 
 commands = typer.Typer(name="audit", help="Audit samples: draw, grade, import gold labels, plan.", no_args_is_help=True)
@@ -70,6 +71,11 @@ def plan_command(
         drawn = project.plan_audit(
             qrels, name=name, budget=budget, design=design, strata=strata, seed=seed, pilot=pilot
         )
+    _print_drawn(drawn, name, fmt)
+
+
+def _print_drawn(drawn: AuditPlan, name: str, fmt: OutputFormat) -> None:
+    """The sample drawn: where a stratified allocation came from (stderr), the audit and its strata."""
     if drawn["design"] == "stratified":
         stderr_console().print(
             f"{drawn['allocation']} allocation"

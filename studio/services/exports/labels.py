@@ -13,6 +13,7 @@ from studio.formats.judgments import write_judgments
 from studio.formats.trec import write_qrels
 from studio.services.exports.delivery import deliver
 from studio.store import Database
+from studio.store import judge_outputs as output_store
 from studio.store import labels as label_store
 
 
@@ -38,57 +39,37 @@ def export_judgments(db: Database, label_set: str, path: str | Path) -> ExportRe
     set_id = label_store.label_set_id(con, label_set)
     if set_id is None:
         raise UsageError(f"no label set named {label_set!r} (see `studio list qrels`)")
-    rows = con.execute(
-        """
-        SELECT g.qid, g.docid, g.docid_b, g.item_id, g.label, g.parse_error, c.messages, c.output,
-               r.method, r.model, g.confidence, g.expected, c.label_probs, r.backend, r.params
-        FROM judgments g JOIN judge_runs r USING (judge_run_id) LEFT JOIN calls c ON c.key = g.call_key
-        WHERE g.judge_run_id = (SELECT max(judge_run_id) FROM judge_runs WHERE label_set_id = ?)
-        ORDER BY g.qid, g.docid, g.docid_b, g.item_id
-        """,
-        [set_id],
-    ).fetchall()
+    rows = output_store.newest_run_judgments(con, set_id)
     if not rows:
         raise UsageError(f"label set {label_set!r} was not made by a judge")
     records = []
-    for (
-        qid,
-        docid,
-        docid_b,
-        item_id,
-        label,
-        error,
-        messages,
-        output,
-        method,
-        model,
-        confidence,
-        expected,
-        probs,
-        backend,
-        params,
-    ) in rows:
+    for row in rows:
         # An imported run names the backend that made it in its configuration.
-        made_by = (json.loads(params).get("config") or {}).get("backend") or backend
-        record: dict[str, Any] = {"qid": qid, "docid": docid}
-        if docid_b is not None:
-            record["docid_b"] = docid_b
-        if item_id is not None:
-            record["item_id"] = item_id
+        made_by = (json.loads(row.params).get("config") or {}).get("backend") or row.backend
+        record: dict[str, Any] = {"qid": row.qid, "docid": row.docid}
+        if row.docid_b is not None:
+            record["docid_b"] = row.docid_b
+        if row.item_id is not None:
+            record["item_id"] = row.item_id
+        label = row.label
         judgment = None if label is None else int(label) if float(label).is_integer() else label
         record |= {
-            "model": model,
+            "model": row.model,
             "backend": made_by,
-            "method": method,
-            "prompt": json.loads(messages) if messages else None,
-            "prediction": output,
+            "method": row.method,
+            "prompt": json.loads(row.messages) if row.messages else None,
+            "prediction": row.output,
             "judgment": judgment,
             "result_status": 0 if label is None else 1,
         }
-        if error:
-            record["error"] = error
-        if confidence is not None:
-            record |= {"confidence": confidence, "expected": expected, "label_probs": json.loads(probs or "null")}
+        if row.parse_error:
+            record["error"] = row.parse_error
+        if row.confidence is not None:
+            record |= {
+                "confidence": row.confidence,
+                "expected": row.expected,
+                "label_probs": json.loads(row.label_probs or "null"),
+            }
         records.append(record)
     target = deliver(write_judgments(records), path)
     failures = sum(1 for r in records if r["result_status"] == 0)

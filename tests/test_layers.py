@@ -1,4 +1,4 @@
-"""The layer contract of DESIGN.md §3: who may import what.
+"""The layer contract of DESIGN.md §3: who may import what, and who may run SQL.
 
 Checked twice: statically (every module under studio/ parsed with `ast`, so a lazy import inside
 a function counts too) and dynamically (a fresh interpreter imports a pure layer and shows what
@@ -333,6 +333,76 @@ def test_the_checker_accepts_allowed_imports() -> None:
         "import gzip\nfrom studio.domain.models import RunRow\nfrom . import jsonl\n",
     )
     assert not violations("studio.store.runs", "import duckdb\nfrom studio.formats.trec import x\n")
+
+
+# SQL is the store's: every query is a named function of studio/store/, and a service only hands
+# it a connection (or its transaction's). Checked by name, as a static check must: no module
+# outside the store calls a method named like a DuckDB statement runner, on anything.
+SQL_METHODS = frozenset({"execute", "executemany", "sql"})
+
+
+def sql_calls(source: str) -> list[tuple[int, str]]:
+    """(line, method) of every call of an SQL method in `source`, e.g. `con.execute(...)`,
+    `db.cursor().sql(...)`, inside functions too."""
+    return sorted(
+        (node.lineno, node.func.attr)
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in SQL_METHODS
+    )
+
+
+def sql_violations(modules: list[tuple[str, Path]]) -> list[str]:
+    """`file:line` of every SQL call in the modules outside studio/store/."""
+    root = STUDIO.parent
+    return [
+        f"{path.relative_to(root) if path.is_relative_to(root) else path}:{line} calls .{method}(...)"
+        for module, path in modules
+        if layer_of(module) != "store"
+        for line, method in sql_calls(path.read_text("utf-8"))
+    ]
+
+
+def test_only_the_store_runs_sql() -> None:
+    found = sql_violations(studio_modules())
+    assert not found, (
+        "SQL outside studio/store/: move each query into a named function of the store module"
+        " where its concept lives, and call that instead\n" + "\n".join(found)
+    )
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "def f(con):\n    return con.execute('SELECT 1').fetchone()\n",
+        "def f(db):\n    return db.cursor().execute('SELECT 1').fetchall()\n",
+        "def f(tx, rows):\n    tx.executemany('INSERT INTO t VALUES (?)', rows)\n",
+        "import duckdb\nduckdb.sql('SELECT 1')\n",
+        "class C:\n    def f(self):\n        with self.db.transaction() as tx:\n            tx.execute('DELETE')\n",
+    ],
+)
+def test_the_sql_rule_flags_a_query(source: str) -> None:
+    assert len(sql_calls(source)) == 1
+
+
+def test_the_sql_rule_leaves_store_calls_and_other_names_alone() -> None:
+    assert not sql_calls("def f(con):\n    return label_store.label_set_id(con, 'x')\n")
+    assert not sql_calls("def f(x):\n    return x.executor, x.sql_text, execute(x)\n")
+
+
+def test_the_sql_rule_reports_file_and_line_outside_the_store_only(tmp_path: Path) -> None:
+    service, store = tmp_path / "service.py", tmp_path / "store.py"
+    query = "def f(con):\n    x = 1\n    return con.execute('SELECT 1')\n"
+    service.write_text(query, encoding="utf-8")
+    store.write_text(query, encoding="utf-8")
+    found = sql_violations([("studio.services.judging.x", service), ("studio.store.x", store)])
+    assert found == [f"{service}:3 calls .execute(...)"]
+
+
+def test_the_sql_rule_sees_the_modules_it_checks() -> None:
+    # Not vacuous: the scan reaches the services, and the store's own queries are calls it sees.
+    modules = studio_modules()
+    assert sum(layer_of(m) == "services" for m, _ in modules) > 100
+    assert sql_calls((STUDIO / "store" / "labels.py").read_text("utf-8"))
 
 
 def run_python(code: str) -> subprocess.CompletedProcess[str]:

@@ -17,6 +17,17 @@ def upsert_topics(con: Connection, topics: Sequence[Topic]) -> None:
     )
 
 
+def topic_ids(con: Connection) -> list[str]:
+    """Every topic's qid, in qid order."""
+    return [qid for (qid,) in con.execute("SELECT qid FROM topics ORDER BY qid").fetchall()]
+
+
+def topic_count(con: Connection) -> int:
+    """How many topics the project holds."""
+    row = con.execute("SELECT count(*) FROM topics").fetchone()
+    return int(row[0]) if row else 0
+
+
 def changed_topics(con: Connection, topics: Sequence[Topic]) -> list[str]:
     """The qids of `topics` the project holds with another text."""
     rows = con.execute(

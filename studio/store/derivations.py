@@ -1,5 +1,6 @@
 """How every derived label set was made, read at once: the ensembles, the calibrated sets and the
-bank scores, each naming the label sets (and bank) it is made from."""
+bank scores, each naming the label sets (and bank) it is made from; and a bank score's record,
+written and looked up on its own."""
 
 from __future__ import annotations
 
@@ -55,3 +56,33 @@ def derivation_records(con: Connection) -> list[DerivationRecord]:
     ).fetchall():
         found.append(BankScoreRecord(str(name), str(source), str(bank), str(score), float(min_grade)))
     return sorted(found, key=lambda record: record.name)
+
+
+def record_derivation(con: Connection, label_set: int, source: str, bank: str, score: str, min_grade: float) -> None:
+    """Remember how a derived label set was made, so it can follow its source."""
+    con.execute(
+        "INSERT OR REPLACE INTO derivations (label_set_id, source, bank, score, min_grade) VALUES (?, ?, ?, ?, ?)",
+        [label_set, source, bank, score, min_grade],
+    )
+
+
+def derivation(con: Connection, name: str) -> tuple[str, str, str, float] | None:
+    """(source, bank, score, min_grade) of the bank-score label set `name`, or None when it is not one."""
+    row = con.execute(
+        "SELECT d.source, d.bank, d.score, d.min_grade FROM derivations d JOIN label_sets l USING (label_set_id)"
+        " WHERE l.name = ?",
+        [name],
+    ).fetchone()
+    return None if row is None else (str(row[0]), str(row[1]), str(row[2]), float(row[3]))
+
+
+def derivations_of(con: Connection, source: str) -> list[tuple[str, str, str, float]]:
+    """(name, bank, score, min_grade) of the label sets derived from `source`."""
+    return [
+        (str(n), str(b), str(s), float(t))
+        for n, b, s, t in con.execute(
+            "SELECT l.name, d.bank, d.score, d.min_grade FROM derivations d JOIN label_sets l USING (label_set_id)"
+            " WHERE d.source = ? ORDER BY l.name",
+            [source],
+        ).fetchall()
+    ]

@@ -40,6 +40,17 @@ def label_set_id(con: Connection, name: str) -> int | None:
     return None if row is None else int(row[0])
 
 
+class LabelSetInfo(NamedTuple):
+    name: str
+    kind: str  # a LabelSetKind value
+
+
+def label_set_info(con: Connection, label_set: int) -> LabelSetInfo | None:
+    """The name and kind of the label set with id `label_set`, or None when there is none."""
+    row = con.execute("SELECT name, kind FROM label_sets WHERE label_set_id = ?", [label_set]).fetchone()
+    return None if row is None else LabelSetInfo(str(row[0]), str(row[1]))
+
+
 def create_label_set(con: Connection, name: str, kind: str, source: str | None) -> int:
     """A new, empty label set; `name` is stored composed, and refused when it looks like a taken
     one (`studio.store.new_names`)."""
@@ -68,6 +79,12 @@ def create_label_staging(con: Connection) -> None:
 
 def drop_label_staging(con: Connection) -> None:
     con.execute("DROP TABLE IF EXISTS staged_labels")
+
+
+def staged_label_count(con: Connection) -> int:
+    """How many grades the staging table holds, all files together."""
+    row = con.execute("SELECT count(*) FROM staged_labels").fetchone()
+    return int(row[0]) if row else 0
 
 
 def stage_qrels_file(con: Connection, file_index: int, path: Path) -> None:
@@ -314,36 +331,6 @@ def label_history(con: Connection, label_set: int | None, limit: int) -> list[La
         [label_set, label_set, limit],
     )
     return typed_records(cursor, LabelEvent)
-
-
-def record_derivation(con: Connection, label_set: int, source: str, bank: str, score: str, min_grade: float) -> None:
-    """Remember how a derived label set was made, so it can follow its source."""
-    con.execute(
-        "INSERT OR REPLACE INTO derivations (label_set_id, source, bank, score, min_grade) VALUES (?, ?, ?, ?, ?)",
-        [label_set, source, bank, score, min_grade],
-    )
-
-
-def derivation(con: Connection, name: str) -> tuple[str, str, str, float] | None:
-    """(source, bank, score, min_grade) of the bank-score label set `name`, or None when it is not one."""
-    row = con.execute(
-        "SELECT d.source, d.bank, d.score, d.min_grade FROM derivations d JOIN label_sets l USING (label_set_id)"
-        " WHERE l.name = ?",
-        [name],
-    ).fetchone()
-    return None if row is None else (str(row[0]), str(row[1]), str(row[2]), float(row[3]))
-
-
-def derivations_of(con: Connection, source: str) -> list[tuple[str, str, str, float]]:
-    """(name, bank, score, min_grade) of the label sets derived from `source`."""
-    return [
-        (str(n), str(b), str(s), float(t))
-        for n, b, s, t in con.execute(
-            "SELECT l.name, d.bank, d.score, d.min_grade FROM derivations d JOIN label_sets l USING (label_set_id)"
-            " WHERE d.source = ? ORDER BY l.name",
-            [source],
-        ).fetchall()
-    ]
 
 
 DERIVED = LabelSetKind.DERIVED.value

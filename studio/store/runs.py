@@ -171,6 +171,12 @@ def drop_run_staging(con: Connection) -> None:
     con.execute("DROP TABLE IF EXISTS staged_pairs")
 
 
+def staged_run_row_count(con: Connection) -> int:
+    """How many run rows the staging table holds, all files together."""
+    row = con.execute("SELECT count(*) FROM staged_run_rows").fetchone()
+    return int(row[0]) if row else 0
+
+
 def stage_run_rows(con: Connection, file_index: int, rows: Sequence[RunRow]) -> None:
     """Rows from the precise parser, moved in as column lists (one statement, not one per row)."""
     con.execute(

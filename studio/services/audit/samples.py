@@ -28,7 +28,7 @@ from studio.services.audit.pool import pool_pairs as pool_pairs
 from studio.services.audit.pool import stratum_of as stratum_of
 from studio.services.audit.timing import time_summary
 from studio.services.evaluation.engine import EvaluationEngine
-from studio.store import Connection, Database
+from studio.store import Connection, Database, catalog
 from studio.store import audits as audit_store
 from studio.store import labels as label_store
 
@@ -241,6 +241,5 @@ def audit_design(db_or_engine: Database | EvaluationEngine, gold_name: str) -> t
     if label_store.label_set_id(con, gold_name) is None:
         raise UsageError(f"no label set named {gold_name!r} (see `studio list qrels`)")
     topics = sorted({q for q, _, _ in audit_store.pool(con, gold_name)})
-    row = con.execute("SELECT count(*) FROM topics").fetchone()
-    population = max(int(row[0]) if row else 0, len(topics))
+    population = max(catalog.topic_count(con), len(topics))
     return "topics", {q: len(topics) / population for q in topics} if population else {}

@@ -14,6 +14,7 @@ from studio.services.ensembles.build import combined_labels, combined_pair, desc
 from studio.services.evaluation.engine import EvaluationEngine
 from studio.services.rubric.derive import bank_score_rows
 from studio.store import Connection
+from studio.store import derivations as derivation_store
 from studio.store import ensembles as ensemble_store
 from studio.store import labels as label_store
 from studio.store.derivations import BankScoreRecord, CalibrationRecord, DerivationRecord, EnsembleRecord
@@ -111,7 +112,7 @@ def fresh_bank_score(engine: EvaluationEngine, record: BankScoreRecord) -> Fresh
         source=f"{record.score} of {record.source}",
         batch=("derive", f"{record.score} of {record.source} with {record.bank}"),
         described=f"{record.score}({record.source}, {record.bank}, min_grade={record.min_grade:g})",
-        record=lambda tx, set_id: label_store.record_derivation(
+        record=lambda tx, set_id: derivation_store.record_derivation(
             tx, set_id, record.source, record.bank, record.score, record.min_grade
         ),
         figures={

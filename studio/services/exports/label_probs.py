@@ -12,6 +12,7 @@ from studio.domain.numbers import read_integer
 from studio.formats.label_probs import PairProbs, write_label_probs
 from studio.services.exports.delivery import deliver
 from studio.store import Database
+from studio.store import judge_outputs as output_store
 from studio.store import labels as label_store
 
 
@@ -22,16 +23,7 @@ def export_label_probs(db: Database, label_set: str, path: str | Path) -> Export
     set_id = label_store.label_set_id(con, label_set)
     if set_id is None:
         raise UsageError(f"no label set named {label_set!r} (see `studio list qrels`)")
-    found = con.execute(
-        """
-        SELECT g.qid, g.docid, c.label_probs
-        FROM judgments g LEFT JOIN calls c ON c.key = g.call_key
-        WHERE g.judge_run_id = (SELECT max(judge_run_id) FROM judge_runs WHERE label_set_id = ?)
-          AND g.docid_b IS NULL AND g.item_id IS NULL
-        ORDER BY g.qid, g.docid
-        """,
-        [set_id],
-    ).fetchall()
+    found = output_store.newest_run_distributions(con, set_id)
     if not found:
         raise UsageError(f"label set {label_set!r} was not made by a judge")
     rows: list[PairProbs] = []

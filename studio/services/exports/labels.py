@@ -13,6 +13,7 @@ from studio.formats.judgments import write_judgments
 from studio.formats.trec import write_qrels
 from studio.services.exports.delivery import deliver
 from studio.store import Database
+from studio.store import judge_outputs as output_store
 from studio.store import labels as label_store
 
 
@@ -58,16 +59,7 @@ def export_judgments(db: Database, label_set: str, path: str | Path) -> ExportRe
     set_id = label_store.label_set_id(con, label_set)
     if set_id is None:
         raise UsageError(f"no label set named {label_set!r} (see `studio list qrels`)")
-    rows = con.execute(
-        """
-        SELECT g.qid, g.docid, g.docid_b, g.item_id, g.label, g.parse_error, c.messages, c.output,
-               r.method, r.model, g.confidence, g.expected, c.label_probs, r.backend, r.params
-        FROM judgments g JOIN judge_runs r USING (judge_run_id) LEFT JOIN calls c ON c.key = g.call_key
-        WHERE g.judge_run_id = (SELECT max(judge_run_id) FROM judge_runs WHERE label_set_id = ?)
-        ORDER BY g.qid, g.docid, g.docid_b, g.item_id
-        """,
-        [set_id],
-    ).fetchall()
+    rows = output_store.newest_run_judgments(con, set_id)
     if not rows:
         raise UsageError(f"label set {label_set!r} was not made by a judge")
     records = [judgment_record(JudgedUnit(*row)) for row in rows]

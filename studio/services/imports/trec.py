@@ -122,8 +122,8 @@ def import_runs(db: Database, paths: Sequence[Path], *, name: str | None = None,
             run_ids = run_store.add_runs(tx, [(n, str(p)) for n, p in zip(names, paths, strict=True)], batch)
             ids = list(enumerate(run_ids))
             run_store.commit_staged_runs(tx, ids)
-            rows = tx.execute("SELECT count(*) FROM staged_run_rows").fetchone()
-        report.counts = {"runs": len(names), "rows": int(rows[0]) if rows else 0}
+            rows = run_store.staged_run_row_count(tx)
+        report.counts = {"runs": len(names), "rows": rows}
         if taken:
             report.warnings.append(f"replaced {', '.join(sorted(taken))}")
         return report
@@ -228,8 +228,8 @@ def _import_label_files(
                 )
                 if after is not None:
                     after(tx, index, set_id, path)
-            staged = tx.execute("SELECT count(*) FROM staged_labels").fetchone()
-        report.counts = {"label_sets": len(names), "labels": int(staged[0]) if staged else 0, "events": events}
+            staged = label_store.staged_label_count(tx)
+        report.counts = {"label_sets": len(names), "labels": staged, "events": events}
         return report
     finally:
         label_store.drop_label_staging(con)

@@ -7,6 +7,7 @@ from studio.domain.models import BankItem
 from studio.judges.methods import Method, pairwise_scores
 from studio.services.rubric.derive import scores_of
 from studio.store import Connection, Database
+from studio.store import judge_outputs as output_store
 from studio.store import judging as judge_store
 from studio.store import labels as label_store
 
@@ -31,14 +32,7 @@ def write_preference_labels(
     db: Database, run: int, set_id: int, pairs: list[tuple[str, str]], batch: int, source: str
 ) -> None:
     """Wins per document (ties ignored) become the label set's scores."""
-    rows = (
-        db.cursor()
-        .execute(
-            "SELECT qid, docid, docid_b, label FROM judgments WHERE judge_run_id = ? AND docid_b IS NOT NULL", [run]
-        )
-        .fetchall()
-    )
-    answers = {(q, a, b): label for q, a, b, label in rows}
+    answers = output_store.preference_answers(db.cursor(), run)
     by_topic: dict[str, list[str]] = {}
     for qid, docid in pairs:
         by_topic.setdefault(qid, []).append(docid)

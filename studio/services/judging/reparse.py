@@ -8,6 +8,7 @@ from studio.judges.parsing import Parsed
 from studio.services.judging.config import newest_run
 from studio.services.judging.label_writers import write_preference_labels
 from studio.store import Database, new_batch
+from studio.store import judge_outputs as output_store
 from studio.store import judging as judge_store
 from studio.store import labels as label_store
 
@@ -21,14 +22,7 @@ def reparse(db: Database, label_set: str) -> ReparseCounts:
     set_id = label_store.label_set_id(con, label_set)
     assert set_id is not None  # newest_run found its judge run
     method = get_method(method_name)
-    rows = con.execute(
-        """
-        SELECT g.rowid, g.qid, g.docid, g.docid_b, g.label, c.output, c.error
-        FROM judgments g LEFT JOIN calls c ON c.key = g.call_key
-        WHERE g.judge_run_id = ? AND g.call_key <> ''
-        """,
-        [run],
-    ).fetchall()
+    rows = output_store.stored_outputs(con, run)
     counts = ReparseCounts(judgments=len(rows), changed=0, failures=0)
     with db.transaction() as tx:
         batch = new_batch(tx, "reparse", f"{label_set} run {run}")
@@ -39,9 +33,7 @@ def reparse(db: Database, label_set: str) -> ReparseCounts:
             if parsed.label == old:
                 continue
             counts["changed"] += 1
-            tx.execute(
-                "UPDATE judgments SET label = ?, parse_error = ? WHERE rowid = ?", [parsed.label, parsed.error, rowid]
-            )
+            output_store.relabel(tx, rowid, parsed.label, parsed.error)
             if docid_b is None and parsed.label is not None:
                 label_store.append_label_event(
                     tx,

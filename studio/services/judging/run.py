@@ -40,9 +40,9 @@ def judge_label_set(db: Database, name: str, backend: str) -> int:
     con = db.cursor()
     found = label_store.label_set_id(con, name)
     if found is not None:
-        kind = con.execute("SELECT kind FROM label_sets WHERE label_set_id = ?", [found]).fetchone()
-        if kind and kind[0] not in (LabelSetKind.LLM.value, LabelSetKind.SIMULATED.value):
-            raise UsageError(f"label set {name!r} holds {kind[0]} labels; a judge writes only into its own sets")
+        info = label_store.label_set_info(con, found)
+        if info and info.kind not in (LabelSetKind.LLM.value, LabelSetKind.SIMULATED.value):
+            raise UsageError(f"label set {name!r} holds {info.kind} labels; a judge writes only into its own sets")
         return found
     kind_name = LabelSetKind.SIMULATED if backend == "simulated" else LabelSetKind.LLM
     with db.transaction() as tx:

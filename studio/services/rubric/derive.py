@@ -15,6 +15,7 @@ from studio.domain.models import BankItem, QrelsRow
 from studio.judges.parsing import assignments_from_grades
 from studio.store import Connection, Database
 from studio.store import banks as bank_store
+from studio.store import derivations as derivation_store
 from studio.store import judging as judge_store
 from studio.store import labels as label_store
 
@@ -78,7 +79,7 @@ def check_bank_score(con: Connection, score: str, name: str, *, replace: bool) -
     existing = label_store.label_set_id(con, name)
     if existing is not None and not replace:
         raise UsageError(f"label set {name!r} already exists (use --replace)")
-    if existing is not None and label_store.derivation(con, name) is None:
+    if existing is not None and derivation_store.derivation(con, name) is None:
         raise UsageError(f"label set {name!r} already exists and is not derived from item grades")
 
 

@@ -20,7 +20,7 @@ from studio.judges.parsing import parse_generated_items
 from studio.judges.prompts import PromptTemplate, load_prompt
 from studio.services.judging.backends import make_backend
 from studio.services.judging.cached_calls import Answers, ask
-from studio.store import Database, new_batch, pools
+from studio.store import Database, catalog, new_batch, pools
 from studio.store import banks as bank_store
 
 PROMPTS = {"question": "generate-questions", "nugget": "generate-nuggets", "subtopic": "generate-subtopics"}
@@ -44,7 +44,7 @@ def generate_bank(
     if existing is not None and not replace:
         raise UsageError(f"bank {config.name!r} already exists (use --replace)")
     prompt = load_prompt(config.prompt or PROMPTS[kind])
-    qids = config.topics or [q for (q,) in con.execute("SELECT qid FROM topics ORDER BY qid").fetchall()]
+    qids = config.topics or catalog.topic_ids(con)
     queries = pools.topic_texts(con, qids)
     missing = [q for q in qids if q not in queries]
     if missing:

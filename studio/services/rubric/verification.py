@@ -19,6 +19,7 @@ from studio.services.judging.cached_calls import ask
 from studio.services.judging.config import last_config, newest_run
 from studio.store import Database, pools
 from studio.store import banks as bank_store
+from studio.store import judge_outputs as output_store
 
 PROMPTS = {"question": ("extract-answer", "question"), "nugget": ("extract-nugget", "nugget")}
 
@@ -38,9 +39,7 @@ def extract_answers(
     run = _newest_run(db, label_set)
     bank_id = bank_store.bank_id(con, config.bank)
     items = {i.item_id: i for i in bank_store.current_items(con, bank_id)} if bank_id is not None else {}
-    rows = con.execute(
-        "SELECT DISTINCT qid, docid, item_id FROM judgments WHERE judge_run_id = ? AND item_id IS NOT NULL", [run]
-    ).fetchall()
+    rows = output_store.judged_items(con, run)
     passages = pools.passage_texts(con, [(q, d) for q, d, _ in rows])
     backend = backend or make_backend(db, config)
     work: list[tuple[str, str, str, ChatRequest]] = []
@@ -55,27 +54,11 @@ def extract_answers(
     answers = yield from ask(db, backend, [w[3] for w in work])
     with db.transaction() as tx:
         for (qid, docid, item_id, _), key in zip(work, answers.keys, strict=True):
-            tx.execute(
-                "UPDATE judgments SET answer_key = ? WHERE judge_run_id = ? AND qid = ? AND docid = ? AND item_id = ?",
-                [key, run, qid, docid, item_id],
-            )
+            output_store.set_answer_key(tx, run, qid, docid, item_id, key)
     yield ExtractedAnswers(judgments=len(work), calls=answers.made, cache_hits=answers.cached)
 
 
 def verification(db: Database, label_set: str, item_id: str | None = None) -> list[VerificationRow]:
     """Per item, the documents by grade (highest first) with the answer extracted from each."""
     run = _newest_run(db, label_set)
-    rows = (
-        db.cursor()
-        .execute(
-            """
-        SELECT g.item_id, g.qid, g.docid, g.label AS grade, c.output AS answer
-        FROM judgments g LEFT JOIN calls c ON c.key = g.answer_key
-        WHERE g.judge_run_id = ? AND g.item_id IS NOT NULL AND (? IS NULL OR g.item_id = ?)
-        ORDER BY g.item_id, g.label DESC NULLS LAST, g.docid
-        """,
-            [run, item_id, item_id],
-        )
-        .fetchall()
-    )
-    return [VerificationRow(item_id=i, qid=q, docid=d, grade=g, answer=a) for i, q, d, g, a in rows]
+    return output_store.verification_rows(db.cursor(), run, item_id)

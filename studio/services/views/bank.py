@@ -10,8 +10,8 @@ from studio.services.facade.core import ProjectCore
 from studio.services.meta.rank_correlation import correlation
 from studio.services.rubric.diagnostics import bank_report
 from studio.services.rubric.editing import BankEditor
+from studio.store import derivations as derivation_store
 from studio.store import judging as judge_store
-from studio.store import labels as label_store
 
 
 def graders_of(project: ProjectCore, bank: str) -> list[str]:
@@ -64,7 +64,7 @@ def _coverage(project: ProjectCore, view: BankView, source: str, ref: str, measu
         row.spurious = row.item_id in spurious
     view.spurious, view.uncovered = report["spurious"], report["uncovered_relevant"]
     con = project.db.cursor()
-    for name in [source, *(n for n, *_ in label_store.derivations_of(con, source))]:
+    for name in [source, *(n for n, *_ in derivation_store.derivations_of(con, source))]:
         view.taus[name] = correlation(project.engine, ref, name, measure, details=False)["kendall_tau"]
 
 

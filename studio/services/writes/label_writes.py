@@ -84,9 +84,9 @@ class LabelWrites:
         if found is None:
             return None
         event_id, set_id, qid, docid, previous = found
-        row = self.engine.db.cursor().execute("SELECT name FROM label_sets WHERE label_set_id = ?", [set_id]).fetchone()
-        assert row is not None
-        return self._write(_Edit(str(row[0]), qid, docid, previous, "undo", "undo", person, undoes=event_id), also)
+        info = label_store.label_set_info(self.engine.db.cursor(), set_id)
+        assert info is not None
+        return self._write(_Edit(info.name, qid, docid, previous, "undo", "undo", person, undoes=event_id), also)
 
     def _write(self, edit: _Edit, also: WithEdit | None) -> LabelEvent:
         # One writer at a time in this process: the TUI's workers and its UI thread share the engine.

@@ -116,9 +116,16 @@ def simulate(
     return simulated(engine, request, beside_uniform=beside_uniform)
 
 
-def simulated(engine: EvaluationEngine, request: SimulationRequest, *, beside_uniform: bool = True) -> AuditSimulation:
-    """The simulation `request` asks for: its population, draws, estimates and figures."""
-    population = simulated_population(engine, request)
+def simulated(
+    engine: EvaluationEngine,
+    request: SimulationRequest,
+    *,
+    beside_uniform: bool = True,
+    population: Population | None = None,
+) -> AuditSimulation:
+    """The simulation `request` asks for: its population (unless given: the same unit's), draws,
+    estimates and figures."""
+    population = population or simulated_population(engine, request)
     if not 2 <= request.budget <= population.count:
         raise UsageError(
             f"--budget must lie between 2 and {population.count} ({request.design} of {request.ref}'s pool)"
@@ -129,7 +136,7 @@ def simulated(engine: EvaluationEngine, request: SimulationRequest, *, beside_un
     if draws.note is not None:  # a design that is not uniform
         result["draws"] = draws.note
         if beside_uniform:
-            uniform = simulated(engine, replace(request, design=request.unit, pilot=None))
+            uniform = simulated(engine, replace(request, design=request.unit, pilot=None), population=population)
             result["uniform_coverage"] = uniform["coverage"]
             result["uniform_width"] = uniform["width"]
             result["width_vs_uniform"] = _ratio(result["width"], uniform["width"])

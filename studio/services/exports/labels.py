@@ -5,7 +5,7 @@ from __future__ import annotations
 import io
 import json
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from studio.domain.errors import UsageError
 from studio.domain.export_report import ExportReport
@@ -32,26 +32,6 @@ def export_qrels(db: Database, label_set: str, path: str | Path) -> ExportReport
     return ExportReport("qrels", label_set, target, counts, warnings)
 
 
-class JudgedUnit(NamedTuple):
-    """A judgment of a judge run, with its call and its run's description, as exported."""
-
-    qid: str
-    docid: str
-    docid_b: str | None
-    item_id: str | None
-    label: float | None
-    error: str | None  # why the answer gave no label
-    messages: str | None  # the call's prompt, as JSON
-    output: str | None  # the raw answer
-    method: str
-    model: str
-    confidence: float | None
-    expected: float | None
-    probs: str | None  # the label distribution, as JSON
-    backend: str
-    params: str  # the run's parameters, as JSON
-
-
 def export_judgments(db: Database, label_set: str, path: str | Path) -> ExportReport:
     """The newest judge run of a label set as UMBRELA-style judgment JSONL (prompt, raw output,
     judgment, result_status), one line per judged unit."""
@@ -62,13 +42,13 @@ def export_judgments(db: Database, label_set: str, path: str | Path) -> ExportRe
     rows = output_store.newest_run_judgments(con, set_id)
     if not rows:
         raise UsageError(f"label set {label_set!r} was not made by a judge")
-    records = [judgment_record(JudgedUnit(*row)) for row in rows]
+    records = [judgment_record(row) for row in rows]
     target = deliver(write_judgments(records), path)
     failures = sum(1 for r in records if r["result_status"] == 0)
     return ExportReport("judgments", label_set, target, {"judgments": len(records), "failures": failures}, [])
 
 
-def judgment_record(unit: JudgedUnit) -> dict[str, Any]:
+def judgment_record(unit: output_store.JudgmentRecord) -> dict[str, Any]:
     """One JSON line of the judgment file: the unit, who judged it, the prompt, answer and grade."""
     # An imported run names the backend that made it in its configuration.
     made_by = (json.loads(unit.params).get("config") or {}).get("backend") or unit.backend
@@ -88,12 +68,12 @@ def judgment_record(unit: JudgedUnit) -> dict[str, Any]:
         "judgment": judgment,
         "result_status": 0 if label is None else 1,
     }
-    if unit.error:
-        record["error"] = unit.error
+    if unit.parse_error:
+        record["error"] = unit.parse_error
     if unit.confidence is not None:
         record |= {
             "confidence": unit.confidence,
             "expected": unit.expected,
-            "label_probs": json.loads(unit.probs or "null"),
+            "label_probs": json.loads(unit.label_probs or "null"),
         }
     return record

@@ -13,7 +13,8 @@ and the p50/p95 latency of one audited edit: set_label + updated leaderboard + K
   the audited label set then `Project.correlation(ref, qrels, "nDCG@10", details=False)`;
 * duckdb_commit_ms: beside it, DuckDB's own floor on the same file: a one-row insert into a
   scratch table in a transaction of its own, and the COMMIT of that transaction alone.
-Usage: python -m benchmarks.bench_eval [--edits 300]
+* live_p95_ratios: the live edit's p95 over each floor's p95 (budget: 2× the one-row one).
+Usage: python -m benchmarks.bench_eval [--edits 300] [--live-only]
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import statistics
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -129,15 +131,30 @@ def live_edit_latencies(path: Path, edits: int, seed: int = 0) -> list[float]:
 
 
 SCRATCH_TABLE = "bench_commit_floor"
+# A scratch table shaped like label_events (its columns, types and default), without its key: what
+# appending one edit's row costs the database, beside the one-integer row of the budget.
+EVENT_SHAPED = (
+    "(event_id BIGINT, label_set_id INTEGER, qid VARCHAR, docid VARCHAR, grade DOUBLE, previous DOUBLE, "
+    "origin VARCHAR, source VARCHAR, note VARCHAR, undoes BIGINT, batch_id BIGINT, "
+    "created_at TIMESTAMP DEFAULT current_timestamp)"
+)
 
 
-def commit_latencies(path: Path, transactions: int) -> tuple[list[float], list[float]]:
-    """DuckDB's cost of a durable write on the project file: (a one-row insert into a scratch
-    table in its own transaction, the COMMIT alone), each timed like an edit."""
+class CommitFloor(NamedTuple):
+    """DuckDB's own cost of a durable write on the project file, one sample per transaction."""
+
+    one_row: list[float]  # BEGIN; a one-integer-row INSERT; COMMIT
+    commit: list[float]  # that COMMIT alone
+    event_row: list[float]  # BEGIN; one row shaped like a label event; COMMIT
+
+
+def commit_latencies(path: Path, transactions: int) -> CommitFloor:
+    """The floors, interleaved transaction by transaction so that both see the same machine."""
     with Project.open(path) as project:
         con = project.db.cursor()
         con.execute(f"CREATE OR REPLACE TABLE {SCRATCH_TABLE} (i INTEGER)")
-        whole, commits = [], []
+        con.execute(f"CREATE OR REPLACE TABLE {SCRATCH_TABLE}_events {EVENT_SHAPED}")
+        floor = CommitFloor([], [], [])
         for i in range(transactions):
             start = time.perf_counter()
             con.execute("BEGIN TRANSACTION")
@@ -145,10 +162,50 @@ def commit_latencies(path: Path, transactions: int) -> tuple[list[float], list[f
             committing = time.perf_counter()
             con.execute("COMMIT")
             end = time.perf_counter()
-            whole.append(end - start)
-            commits.append(end - committing)
+            floor.one_row.append(end - start)
+            floor.commit.append(end - committing)
+            start = time.perf_counter()
+            con.execute("BEGIN TRANSACTION")
+            con.execute(
+                f"INSERT INTO {SCRATCH_TABLE}_events (event_id, label_set_id, qid, docid, grade, previous, origin, "
+                "source, batch_id) VALUES (?, 1, ?, ?, 1.0, 0.0, 'person', 'benchmark', 1)",
+                [i, f"q{i % 50}", f"d{i}"],
+            )
+            con.execute("COMMIT")
+            floor.event_row.append(time.perf_counter() - start)
         con.execute(f"DROP TABLE {SCRATCH_TABLE}")
-    return whole, commits
+        con.execute(f"DROP TABLE {SCRATCH_TABLE}_events")
+    return floor
+
+
+def live_path_figures(path: Path, edits: int) -> dict[str, object]:
+    """The live edit beside DuckDB's floors, measured one after the other in this run."""
+    live = live_edit_latencies(path, edits)
+    floor = commit_latencies(path, edits)
+    live_p95 = float(np.percentile(live, 95))
+    return {
+        "live_edit_ms": {
+            "edits": len(live),
+            **spread_ms(live),
+            "budget_p95": 3.0,
+            "what": 'Project.set_label("noisy", …) then Project.correlation("human", "noisy", '
+            '"nDCG@10", details=False)',
+        },
+        "duckdb_commit_ms": {
+            "transactions": len(floor.one_row),
+            "insert_transaction": spread_ms(floor.one_row),
+            "commit": spread_ms(floor.commit),
+            "event_row_transaction": spread_ms(floor.event_row),
+            "what": "BEGIN; one-row INSERT into a scratch table; COMMIT on the same project file, "
+            "and the COMMIT alone: the database's floor under every edit; and the same with one row "
+            "shaped like a label event",
+        },
+        "live_p95_ratios": {
+            "to_one_row_transaction": round(live_p95 / float(np.percentile(floor.one_row, 95)), 2),
+            "to_event_row_transaction": round(live_p95 / float(np.percentile(floor.event_row, 95)), 2),
+            "budget_to_one_row": 2.0,
+        },
+    }
 
 
 def spread_ms(latencies: list[float]) -> dict[str, float]:
@@ -165,9 +222,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--edits", type=int, default=300)
     parser.add_argument("--data", type=Path, default=Path(__file__).parent / ".data" / "dl")
+    parser.add_argument("--live-only", action="store_true", help="only the live edit and DuckDB's floors")
     args = parser.parse_args()
     workload = generate(args.data)
     path = project_for(workload, args.data)
+    if args.live_only:
+        print(json.dumps({"benchmark": "live edits, DL-scale", **live_path_figures(path, args.edits)}, indent=2))
+        return
     qrels, runs = read_dicts(workload)
 
     import ir_measures
@@ -206,8 +267,7 @@ def main() -> None:
     details = correlation_details(path)
     latencies = edit_latencies(path, args.edits)
     ms = [t * 1000 for t in latencies]
-    live = live_edit_latencies(path, args.edits)
-    transactions, commits = commit_latencies(path, args.edits)
+    live = live_path_figures(path, args.edits)
     print(
         json.dumps(
             {
@@ -238,20 +298,7 @@ def main() -> None:
                     "max": round(max(ms), 2),
                     "budget_p95": 3.0,
                 },
-                "live_edit_ms": {
-                    "edits": len(live),
-                    **spread_ms(live),
-                    "budget_p95": 3.0,
-                    "what": 'Project.set_label("noisy", …) then Project.correlation("human", "noisy", '
-                    '"nDCG@10", details=False)',
-                },
-                "duckdb_commit_ms": {
-                    "transactions": len(transactions),
-                    "insert_transaction": spread_ms(transactions),
-                    "commit": spread_ms(commits),
-                    "what": "BEGIN; one-row INSERT into a scratch table; COMMIT on the same project file, "
-                    "and the COMMIT alone: the database's floor under every edit",
-                },
+                **live,
                 "correlation_details_ms": {
                     "median": round(details * 1000, 1),
                     "budget": 100.0,

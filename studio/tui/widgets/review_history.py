@@ -84,10 +84,22 @@ class HistoryList(Static, can_focus=True):
     def on_blur(self) -> None:
         self._draw()
 
+    def visible_rows(self) -> range:
+        """The rows the sidebar has lines for, the cursor's among them. Decisions typed faster than
+        they are saved pile up as "saving…" rows: drawing a hundred of them on every key, for the
+        thirty lines shown, took more of a keypress than the rest of the screen."""
+        lines = max(self.size.height, 1) if self.size.height else len(self.rows)
+        first = max(0, min(self.cursor - lines + 1, len(self.rows) - lines))
+        return range(first, min(first + lines, len(self.rows)))
+
     def _draw(self) -> None:
         text = Text()
-        for number, line in enumerate(self.row_texts()):
+        texts = self.row_texts()
+        for number in self.visible_rows():
             style = "reverse" if self.has_focus and number == self.cursor else ""
-            text.append(line + "\n", style=style)
+            text.append(texts[number] + "\n", style=style)
         text.rstrip()
         self.update(text)
+
+    def on_resize(self) -> None:
+        self._draw()

@@ -1,4 +1,4 @@
-"""`studio compare | sensitivity | probe`: comparing judging methods on a level playing field."""
+"""`studio compare | probe`: comparing judging methods on a level playing field."""
 
 from __future__ import annotations
 
@@ -9,15 +9,11 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption
-from studio.cli.output import OutputFormat, emit_object, emit_records, warn_about_scale
-from studio.cli.pools import POOL_HELP
-from studio.cli.pools import pool as pool_value
+from studio.cli.output import OutputFormat, emit_records, warn_about_scale
 from studio.cli.progress import progress_bar
 from studio.cli.topic_options import ScopeOption, TopicOption, TopicsFileOption, topic_choice, warn_frame
-from studio.domain.choices import BackendName, SensitivityMethod
 from studio.domain.comparisons import MethodComparison
 from studio.domain.frames import TopicScope, frame_line
-from studio.domain.judging import JudgeConfig
 
 Ref = Annotated[str, typer.Option("--ref", help="Reference label set (e.g. the human one).")]
 
@@ -130,53 +126,6 @@ def flat_row(row: MethodComparison) -> dict[str, object]:
     for pair, bucket in row["alignment"].items():
         flat.update({f"{pair}_{k}": v for k, v in bucket.items()})
     return flat
-
-
-@commands.command()
-@handles_errors
-def sensitivity(
-    ctx: typer.Context,
-    prompt: Annotated[list[str], typer.Option("--prompt", help="Prompt template or folder of templates (repeat).")],
-    method: Annotated[SensitivityMethod, typer.Option(help="The judging method.")] = SensitivityMethod.binary,
-    backend: Annotated[BackendName, typer.Option(help="Who answers the prompts.")] = BackendName.llamacpp,
-    name: Annotated[str, typer.Option(help="Prefix of the label sets (one per prompt).")] = "prompt",
-    model: Annotated[str | None, typer.Option(help="GGUF path (llamacpp) or model name (openai).")] = None,
-    pool: Annotated[str, typer.Option(parser=pool_value, help=POOL_HELP)] = "qrels:human",
-    ref: Ref = "human",
-    topics: Annotated[list[str] | None, typer.Option("--topic", help="Only these topics (repeat).")] = None,
-    limit: Annotated[int | None, typer.Option(min=1, help="At most this many pairs.")] = None,
-    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
-    seed: Annotated[int, typer.Option(help="Seed of decoding (and of the simulated judge).")] = 0,
-    fmt: FormatOption = OutputFormat.table,
-) -> None:
-    """Run one method with several prompts: κ per prompt, mean and variance, α between prompts."""
-    config = JudgeConfig(
-        method=method.value,
-        backend=backend.value,
-        name=name,
-        pool=pool,
-        model=model,
-        topics=topics,
-        limit=limit,
-        ref=ref,
-        base_url=base_url,
-        seed=seed,
-    )
-    with open_project(ctx) as project:
-        result = progress_bar(project.prompt_sensitivity(config, prompt), f"{method.value} × {len(prompt)} prompts")
-    if fmt is OutputFormat.json:
-        emit_object(result, fmt)
-        return
-    emit_records(result["prompts"], fmt, title=f"{method.value} with each prompt, against {ref}")
-    if fmt is OutputFormat.table:
-        typer.echo("")
-        summary: dict[str, object] = {
-            f"κ {kind} {stat}": value
-            for kind, spread in (("binary", result["kappa_binary"]), ("graded", result["kappa_graded"]))
-            for stat, value in spread.items()  # mean, variance, min, max
-        }
-        summary[f"α between prompts ({result['alpha_level']})"] = result["krippendorff_alpha"]
-        emit_object(summary, fmt, title="Across prompts")
 
 
 @commands.command()

@@ -12,6 +12,7 @@ from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption
 from studio.cli.output import OutputFormat, emit_records, warn_about_scale
 from studio.cli.progress import progress_bar
 from studio.cli.topic_options import ScopeOption, TopicOption, TopicsFileOption, topic_choice, warn_frame
+from studio.domain.choices import StuffingKind, StuffingPosition
 from studio.domain.comparisons import MethodComparison
 from studio.domain.frames import TopicScope, frame_line
 
@@ -136,10 +137,28 @@ def probe(
     ref: Ref = "human",
     limit: Annotated[int, typer.Option(min=1, help="Non-relevant pairs to perturb per judge.")] = 40,
     seed: Annotated[int, typer.Option(help="Seed of the sample.")] = 0,
+    separate: Annotated[
+        bool,
+        typer.Option(
+            "--separate", help="Each perturbation on its own (query words, claim, both) at the start, middle, end."
+        ),
+    ] = False,
+    kind: Annotated[
+        list[StuffingKind] | None, typer.Option("--kind", help="With --separate: only these perturbations (repeat).")
+    ] = None,
+    position: Annotated[
+        list[StuffingPosition] | None,
+        typer.Option("--position", help="With --separate: only these positions (repeat)."),
+    ] = None,
+    measure: MeasureOption = DEFAULT_MEASURE,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Stuff reference-non-relevant passages with the query and a claim of relevance; see how far
-    each judge's labels move (Alaofi et al. 2024)."""
+    each judge's labels move (Alaofi et al. 2024). `--separate`: each perturbation alone, per judge
+    its flip rate with a 95% Wilson interval and the runs the flipped passages would lift."""
+    if separate:
+        _probe_separately(ctx, qrels, ref, limit, seed, kind, position, measure, fmt)
+        return
     rows = []
     with open_project(ctx) as project:
         for name in qrels:
@@ -164,3 +183,49 @@ def probe(
         fmt,
         title=f"Mean label of {ref}-non-relevant passages before and after the probe",
     )
+
+
+def _probe_separately(
+    ctx: typer.Context,
+    qrels: list[str],
+    ref: str,
+    limit: int,
+    seed: int,
+    kinds: list[StuffingKind] | None,
+    positions: list[StuffingPosition] | None,
+    measure: str,
+    fmt: OutputFormat,
+) -> None:
+    """`probe --separate`: one row per judge × perturbation × position."""
+    probes = []
+    with open_project(ctx) as project:
+        for name in qrels:
+            found = project.probe_stuffing(
+                name,
+                ref=ref,
+                limit=limit,
+                seed=seed,
+                kinds=[k.value for k in kinds] if kinds else ("query", "claim", "both"),
+                positions=[p.value for p in positions] if positions else ("start", "middle", "end"),
+                measure=measure,
+            )
+            probes.append(progress_bar(found, f"stuffing {name}"))
+    if fmt is OutputFormat.json:
+        emit_records(probes, fmt)
+        return
+    rows = [
+        {
+            "label set": p["label_set"],
+            "perturbation": e["perturbation"],
+            "position": e["position"],
+            "docs": e["documents"],
+            "flipped": e["flipped"],
+            "flip rate": _rate(e["flip_rate"]),
+            "95%": _interval(e["low"], e["high"]),
+            "τ": e["kendall_tau"],
+            "runs rising": ", ".join(e["runs_rising"]),
+        }
+        for p in probes
+        for e in p["effects"]
+    ]
+    emit_records(rows, fmt, title=f"Flips of {ref}-non-relevant passages, one perturbation at a time")

@@ -168,7 +168,11 @@ EXAMPLES: dict[str, list[str]] = {
         "studio sensitivity --method binary --prompt binary --prompt binary-human --prompt binary-llm --name sens",
         "studio sensitivity --method graded --prompt graded-human --prompt graded-llm --name sens-graded",
     ],
-    "studio probe": ["studio probe --qrels umbrela-smol --qrels sim --limit 40"],
+    "studio probe": [
+        "studio probe --qrels umbrela-smol --qrels sim --limit 40",
+        "studio probe --qrels umbrela-smol --separate --limit 40      # query words, claim, both; start, middle, end",
+        "studio probe --qrels umbrela-smol --separate --kind claim --position end -f json",
+    ],
     "studio significance": [
         "studio significance --qrels human -m nDCG@10 --test t --correction holm --alpha 0.05",
         "studio significance --qrels umbrela --test randomization --resamples 10000 --seed 1 --format json",

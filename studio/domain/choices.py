@@ -198,3 +198,19 @@ class VarianceKind(StrEnum):
 
     sample = "sample"
     population = "population"
+
+
+class StuffingKind(StrEnum):
+    """What a stuffing probe puts into a passage."""
+
+    query = "query"
+    claim = "claim"
+    both = "both"
+
+
+class StuffingPosition(StrEnum):
+    """Where a stuffing probe puts it."""
+
+    start = "start"
+    middle = "middle"
+    end = "end"

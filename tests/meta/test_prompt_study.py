@@ -285,3 +285,22 @@ def test_the_study_command_with_the_simulated_judge(simulated_sample: Path, tmp_
     assert pairwise["pairs"] > 0 and pairwise["position_bias"] is not None and pairwise["tie_rate"] is not None
     binary = [c for c in summary["report"]["cells"] if c["method"] == "binary"]
     assert all(c["pairs"] <= 10 * 4 * 3 for c in binary) and len({c["agreement"] for c in binary}) > 1
+
+
+def test_the_report_has_a_prompt_sensitivity_section_with_its_figures(project_file: Path, tmp_path: Path) -> None:
+    from PIL import Image
+
+    out = tmp_path / "report"
+    result = cli(project_file, "report", "--ref", "human", "--out", out, "--resamples", "50")
+    assert result.exit_code == 0, result.output
+    html = next(out.glob("*.html")).read_text(encoding="utf-8")
+    assert 'id="prompt-sensitivity"' in html and "Per model × group × method (Table 4.5)" in html
+    figures = sorted(p.name for p in (out / "figures").glob("prompt*.png"))
+    assert figures == [
+        "prompt-alpha.png",
+        "prompt-diversity.png",
+        "prompts-m1-binary-dl-toy.png",
+        "prompts-m1-pairwise-dl-toy.png",
+    ]
+    with Image.open(out / "figures" / "prompts-m1-binary-dl-toy.png") as image:
+        assert image.size == (1000, 420)

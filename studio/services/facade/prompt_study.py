@@ -128,11 +128,17 @@ class PromptStudyMixin(ImportsMixin):
         The simulated judge draws its own noisy copy for each prompt (seed + the prompt's number)."""
         prompts = {(p.prompt_id, p.method): i for i, p in enumerate(self.collection_prompts(plan.collection))}
 
+        loaded: dict[str, Backend] = {}  # one backend per model: a local model loads once
+
         def default_backend(prompt: StudyPrompt, model: str) -> Backend:
             chosen = replace(config, model=None if model == "-" else model)
             if config.backend == "simulated":
-                chosen = replace(chosen, seed=config.seed + prompts.get((prompt.prompt_id, prompt.method), 0))
-            return make_backend(self.db, chosen)
+                return make_backend(
+                    self.db, replace(chosen, seed=config.seed + prompts.get((prompt.prompt_id, prompt.method), 0))
+                )
+            if model not in loaded:
+                loaded[model] = make_backend(self.db, chosen)
+            return loaded[model]
 
         yield from study_run.run_study(
             self.engine,

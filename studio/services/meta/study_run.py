@@ -117,25 +117,28 @@ def run_study(
         con, sorted({p for p in pointwise} | {(q, d) for q, _, a, b in pairwise for d in (a, b)})
     )
     names, calls, hits, failures = [], 0, 0, 0
+    opened: dict[int, Backend] = {}  # a backend may answer several prompts (one model load): closed once
     for model in models:
         for prompt in prompts:
-            backend = backend_for(prompt, model)
-            name = label_set_for(plan, model, prompt)
+            backend = opened.setdefault(id(found := backend_for(prompt, model)), found)
+            judge_model = backend.model if model == "-" else model
+            name = label_set_for(plan, judge_model, prompt)
             method = methods[id(prompt)]
             if prompt.method == "pairwise":
                 answers, failed = yield from _judge_pairs(db, backend, method, name, pairwise, queries, passages)
             else:
                 answers, failed = yield from _judge_points(db, backend, method, name, pointwise, queries, passages)
-            backend.close()
             set_id = label_store.label_set_id(db.cursor(), name)
             assert set_id is not None
             with db.transaction() as tx:
                 prompt_store.link_label_set(
-                    tx, set_id, plan.collection, prompt.prompt_id, prompt.method, model, plan.test_collection
+                    tx, set_id, plan.collection, prompt.prompt_id, prompt.method, judge_model, plan.test_collection
                 )
             engine.forget_labels(name)
             names.append(name)
             calls, hits, failures = calls + answers.made, hits + answers.cached, failures + failed
+    for backend in opened.values():
+        backend.close()
     report = study_report(engine, plan.ref, variance=variance, ref_relevant=ref_relevant, collection=plan.collection)
     yield StudyRunSummary(label_sets=names, calls=calls, cache_hits=hits, failures=failures, report=report)
 

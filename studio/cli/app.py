@@ -34,6 +34,7 @@ from studio.cli import (
     listing,
     meta,
     report,
+    sensitivity,
     significance,
 )
 from studio.cli.context import Options
@@ -62,7 +63,8 @@ COMMAND_MODULES: tuple[typer.Typer, ...] = (
     ensemble.commands,  # ensemble
     calibrate.commands,  # calibrate
     judges.commands,  # judges …
-    meta.commands,  # compare, sensitivity, probe
+    meta.commands,  # compare, probe
+    sensitivity.commands,  # sensitivity [run | report]
     significance.commands,  # significance
     estimate.commands,  # estimate
     report.commands,  # report

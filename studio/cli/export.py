@@ -52,6 +52,21 @@ def export_qrels(
         _report(project.export_qrels(name, out))
 
 
+@commands.command("prompts")
+@handles_errors
+def export_prompts(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Argument(help="Prompt collection to export.", show_default=False)],
+    out: Out,
+    folder: Annotated[
+        bool, typer.Option("--folder", help="Write a folder of template folders ID/METHOD/ instead of prompts.json.")
+    ] = False,
+) -> None:
+    """A prompt collection as `prompts.json` (the published layout), or as the studio's prompt folders."""
+    with open_project(ctx) as project:
+        _report(project.export_prompts(name, out, folder=folder))
+
+
 @commands.command("judgments")
 @handles_errors
 def export_judgments(

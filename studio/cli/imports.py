@@ -1,4 +1,4 @@
-"""`studio import topics|docs|qrels|run|responses|bank FILE…`."""
+"""`studio import topics|docs|qrels|run|responses|bank|prompts|preferences FILE…`."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from studio.cli.errors import handles_errors
 from studio.cli.options import FormatOption
 from studio.cli.output import OutputFormat, emit_object, stderr_console
 from studio.domain.choices import ItemKind, LeaderboardLayout, OnDuplicate, OnDuplicateGrade
+from studio.domain.errors import UsageError
 from studio.domain.import_report import ImportReport
 from studio.domain.models import LabelSetKind
 
@@ -82,12 +83,77 @@ def import_qrels(
             " (highest: as Clarke's compatibility.py reads qrels)."
         ),
     ] = OnDuplicateGrade.ERROR,
+    prompt: Annotated[
+        str | None,
+        typer.Option(help="The prompt (ID or COLLECTION/ID of an imported prompt collection) that made the labels."),
+    ] = None,
+    model: Annotated[str | None, typer.Option(help="With --prompt: the judge model behind the labels.")] = None,
+    collection: Annotated[
+        str | None, typer.Option(help="With --prompt: the test collection judged (e.g. dl20).")
+    ] = None,
     replace: Replace = False,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """TREC qrels `qid iter docid grade` (grades may be fractional); one label set per file."""
+    """TREC qrels `qid iter docid grade` (grades may be fractional); one label set per file.
+
+    With `--prompt`, `--model` and `--collection` the label set is an LLM's, linked to the prompt
+    that made it (for `studio sensitivity report`)."""
+    linked = [prompt, model, collection]
+    if any(v is not None for v in linked) and not all(v is not None for v in linked):
+        raise UsageError("--prompt, --model and --collection go together")
     with open_project(ctx, create=True) as project:
-        report = project.import_qrels(files, name=name, kind=kind, on_duplicate=on_duplicate, replace=replace)
+        if prompt is not None and model is not None and collection is not None:
+            report = project.import_linked_qrels(
+                files, name=name, prompt=prompt, model=model, collection=collection, kind=kind, replace=replace
+            )
+        else:
+            report = project.import_qrels(files, name=name, kind=kind, on_duplicate=on_duplicate, replace=replace)
+        _report(report, fmt)
+
+
+@commands.command("prompts")
+@handles_errors
+def import_prompts(
+    ctx: typer.Context,
+    file: Annotated[
+        Path, typer.Argument(help="prompts.json, or a folder of prompt template folders.", show_default=False)
+    ],
+    name: Annotated[str | None, typer.Option(help="Collection name (default: the file name).")] = None,
+    groups: Annotated[
+        Path | None,
+        typer.Option(help="JSON {participant or prompt id: group}, over the rule human-*: people, LLM-*: llm."),
+    ] = None,
+    replace: Replace = False,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """A prompt collection `{id: {participant_name, binary|graded|pairwise: {system, user}}}`.
+
+    A prompt's author group is `people` for `human-*` authors, `llm` for `LLM-*`, else the author's
+    name (or what `--groups` maps it to). Placeholders are checked against the method: `{query}`
+    and `{passage}`, or `{query}`, `{passage_a}` and `{passage_b}` for pairwise."""
+    with open_project(ctx, create=True) as project:
+        _report(project.import_prompts(file, name=name, groups=groups, replace=replace), fmt)
+
+
+@commands.command("preferences")
+@handles_errors
+def import_preferences(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="Verdict or raw preference file (.gz accepted).", show_default=False)],
+    name: Annotated[str, typer.Option(help="Label set to create.", show_default=False)],
+    prompt: Annotated[str, typer.Option(help="The prompt (ID or COLLECTION/ID).", show_default=False)],
+    model: Annotated[str, typer.Option(help="The judge model.", show_default=False)],
+    collection: Annotated[str, typer.Option(help="The test collection judged.", show_default=False)],
+    ref: Annotated[str, typer.Option(help="Reference that orders the passages of raw preferences.")] = "human",
+    replace: Replace = False,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Pairwise verdicts `qid category docA docB agree|disagree|tie` (docA the better passage), or raw
+    answers per order `qid docFirst docSecond 1|2`, into a label set linked to its prompt."""
+    with open_project(ctx, create=True) as project:
+        report = project.import_preferences(
+            file, name=name, prompt=prompt, model=model, collection=collection, ref=ref, replace=replace
+        )
         _report(report, fmt)
 
 

@@ -1,4 +1,4 @@
-"""`studio compare | sensitivity | probe`: comparing judging methods on a level playing field."""
+"""`studio compare | probe`: comparing judging methods on a level playing field."""
 
 from __future__ import annotations
 
@@ -9,15 +9,12 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption
-from studio.cli.output import OutputFormat, emit_object, emit_records, warn_about_scale
-from studio.cli.pools import POOL_HELP
-from studio.cli.pools import pool as pool_value
+from studio.cli.output import OutputFormat, emit_records, warn_about_scale
 from studio.cli.progress import progress_bar
 from studio.cli.topic_options import ScopeOption, TopicOption, TopicsFileOption, topic_choice, warn_frame
-from studio.domain.choices import BackendName, SensitivityMethod
+from studio.domain.choices import StuffingKind, StuffingPosition
 from studio.domain.comparisons import MethodComparison
 from studio.domain.frames import TopicScope, frame_line
-from studio.domain.judging import JudgeConfig
 
 Ref = Annotated[str, typer.Option("--ref", help="Reference label set (e.g. the human one).")]
 
@@ -134,63 +131,34 @@ def flat_row(row: MethodComparison) -> dict[str, object]:
 
 @commands.command()
 @handles_errors
-def sensitivity(
-    ctx: typer.Context,
-    prompt: Annotated[list[str], typer.Option("--prompt", help="Prompt template or folder of templates (repeat).")],
-    method: Annotated[SensitivityMethod, typer.Option(help="The judging method.")] = SensitivityMethod.binary,
-    backend: Annotated[BackendName, typer.Option(help="Who answers the prompts.")] = BackendName.llamacpp,
-    name: Annotated[str, typer.Option(help="Prefix of the label sets (one per prompt).")] = "prompt",
-    model: Annotated[str | None, typer.Option(help="GGUF path (llamacpp) or model name (openai).")] = None,
-    pool: Annotated[str, typer.Option(parser=pool_value, help=POOL_HELP)] = "qrels:human",
-    ref: Ref = "human",
-    topics: Annotated[list[str] | None, typer.Option("--topic", help="Only these topics (repeat).")] = None,
-    limit: Annotated[int | None, typer.Option(min=1, help="At most this many pairs.")] = None,
-    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
-    seed: Annotated[int, typer.Option(help="Seed of decoding (and of the simulated judge).")] = 0,
-    fmt: FormatOption = OutputFormat.table,
-) -> None:
-    """Run one method with several prompts: κ per prompt, mean and variance, α between prompts."""
-    config = JudgeConfig(
-        method=method.value,
-        backend=backend.value,
-        name=name,
-        pool=pool,
-        model=model,
-        topics=topics,
-        limit=limit,
-        ref=ref,
-        base_url=base_url,
-        seed=seed,
-    )
-    with open_project(ctx) as project:
-        result = progress_bar(project.prompt_sensitivity(config, prompt), f"{method.value} × {len(prompt)} prompts")
-    if fmt is OutputFormat.json:
-        emit_object(result, fmt)
-        return
-    emit_records(result["prompts"], fmt, title=f"{method.value} with each prompt, against {ref}")
-    if fmt is OutputFormat.table:
-        typer.echo("")
-        summary: dict[str, object] = {
-            f"κ {kind} {stat}": value
-            for kind, spread in (("binary", result["kappa_binary"]), ("graded", result["kappa_graded"]))
-            for stat, value in spread.items()  # mean, variance, min, max
-        }
-        summary[f"α between prompts ({result['alpha_level']})"] = result["krippendorff_alpha"]
-        emit_object(summary, fmt, title="Across prompts")
-
-
-@commands.command()
-@handles_errors
 def probe(
     ctx: typer.Context,
     qrels: Annotated[list[str], typer.Option("--qrels", help="Judge-made label sets to probe (repeat).")],
     ref: Ref = "human",
     limit: Annotated[int, typer.Option(min=1, help="Non-relevant pairs to perturb per judge.")] = 40,
     seed: Annotated[int, typer.Option(help="Seed of the sample.")] = 0,
+    separate: Annotated[
+        bool,
+        typer.Option(
+            "--separate", help="Each perturbation on its own (query words, claim, both) at the start, middle, end."
+        ),
+    ] = False,
+    kind: Annotated[
+        list[StuffingKind] | None, typer.Option("--kind", help="With --separate: only these perturbations (repeat).")
+    ] = None,
+    position: Annotated[
+        list[StuffingPosition] | None,
+        typer.Option("--position", help="With --separate: only these positions (repeat)."),
+    ] = None,
+    measure: MeasureOption = DEFAULT_MEASURE,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Stuff reference-non-relevant passages with the query and a claim of relevance; see how far
-    each judge's labels move (Alaofi et al. 2024)."""
+    each judge's labels move (Alaofi et al. 2024). `--separate`: each perturbation alone, per judge
+    its flip rate with a 95% Wilson interval and the runs the flipped passages would lift."""
+    if separate:
+        _probe_separately(ctx, qrels, ref, limit, seed, kind, position, measure, fmt)
+        return
     rows = []
     with open_project(ctx) as project:
         for name in qrels:
@@ -215,3 +183,49 @@ def probe(
         fmt,
         title=f"Mean label of {ref}-non-relevant passages before and after the probe",
     )
+
+
+def _probe_separately(
+    ctx: typer.Context,
+    qrels: list[str],
+    ref: str,
+    limit: int,
+    seed: int,
+    kinds: list[StuffingKind] | None,
+    positions: list[StuffingPosition] | None,
+    measure: str,
+    fmt: OutputFormat,
+) -> None:
+    """`probe --separate`: one row per judge × perturbation × position."""
+    probes = []
+    with open_project(ctx) as project:
+        for name in qrels:
+            found = project.probe_stuffing(
+                name,
+                ref=ref,
+                limit=limit,
+                seed=seed,
+                kinds=[k.value for k in kinds] if kinds else ("query", "claim", "both"),
+                positions=[p.value for p in positions] if positions else ("start", "middle", "end"),
+                measure=measure,
+            )
+            probes.append(progress_bar(found, f"stuffing {name}"))
+    if fmt is OutputFormat.json:
+        emit_records(probes, fmt)
+        return
+    rows = [
+        {
+            "label set": p["label_set"],
+            "perturbation": e["perturbation"],
+            "position": e["position"],
+            "docs": e["documents"],
+            "flipped": e["flipped"],
+            "flip rate": _rate(e["flip_rate"]),
+            "95%": _interval(e["low"], e["high"]),
+            "τ": e["kendall_tau"],
+            "runs rising": ", ".join(e["runs_rising"]),
+        }
+        for p in probes
+        for e in p["effects"]
+    ]
+    emit_records(rows, fmt, title=f"Flips of {ref}-non-relevant passages, one perturbation at a time")

@@ -36,6 +36,17 @@ EXAMPLES: dict[str, list[str]] = {
         "studio import qrels qrels.dl20-passage.txt --name human",
         "studio import qrels gpt4.qrels --name gpt4 --kind llm --on-duplicate highest",
         "studio import qrels qrels-fixed.txt --name human --replace",
+        "studio import qrels binary/gpt-4o/dl20/human-3.txt --name gpt4o-h3 --prompt human-3 --model gpt-4o"
+        " --collection dl20",
+    ],
+    "studio import prompts": [
+        "studio import prompts prompts.json --name ps     # human-* authors: people, LLM-*: llm",
+        "studio import prompts prompts.json --name ps --groups groups.json   # {participant: group}",
+        "studio import prompts my-prompts/ --name mine    # folders ID/METHOD/ with user.txt, meta.json",
+    ],
+    "studio import preferences": [
+        "studio import preferences pairwise/gpt-4o/dl20/human-3.txt --name gpt4o-pw-h3 --prompt human-3"
+        " --model gpt-4o --collection dl20",
     ],
     "studio import run": [
         "studio import run runs/*.gz                # names default to the tag column",
@@ -145,11 +156,23 @@ EXAMPLES: dict[str, list[str]] = {
         "studio judges import-batch umbrela-qwen results.jsonl --model Qwen2.5-7B-Instruct --pool runs:100",
     ],
     "studio compare": ["studio compare --ref human --qrels sim --qrels umbrela-smol -m nDCG@10 --resamples 1000"],
+    "studio sensitivity run": [
+        "studio sensitivity run --prompts ps --collection dl20 --model smollm2 --per-grade 10 --per-category 10",
+        "studio sensitivity run --prompts ps --collection dl20 --backend openai --model gpt-4o-mini --method pairwise",
+    ],
+    "studio sensitivity report": [
+        "studio sensitivity report --ref human --ref-relevant 2 --relevant 1 --reference umbrela-gpt4 -f json",
+        "studio sensitivity report --ref human --variance population --prompts ps",
+    ],
     "studio sensitivity": [
         "studio sensitivity --method binary --prompt binary --prompt binary-human --prompt binary-llm --name sens",
         "studio sensitivity --method graded --prompt graded-human --prompt graded-llm --name sens-graded",
     ],
-    "studio probe": ["studio probe --qrels umbrela-smol --qrels sim --limit 40"],
+    "studio probe": [
+        "studio probe --qrels umbrela-smol --qrels sim --limit 40",
+        "studio probe --qrels umbrela-smol --separate --limit 40      # query words, claim, both; start, middle, end",
+        "studio probe --qrels umbrela-smol --separate --kind claim --position end -f json",
+    ],
     "studio significance": [
         "studio significance --qrels human -m nDCG@10 --test t --correction holm --alpha 0.05",
         "studio significance --qrels umbrela --test randomization --resamples 10000 --seed 1 --format json",
@@ -167,6 +190,10 @@ EXAMPLES: dict[str, list[str]] = {
         "studio report --out report/ --ref human -m nDCG@10 --resamples 1000 --with-embeddings",
     ],
     "studio export qrels": ["studio export qrels umbrela-smol --out umbrela-smol.qrels"],
+    "studio export prompts": [
+        "studio export prompts ps --out prompts.json",
+        "studio export prompts ps --out ps-prompts --folder   # one studio template folder per prompt and method",
+    ],
     "studio export judgments": ["studio export judgments umbrela-smol --out umbrela-smol.jsonl"],
     "studio export graded": [
         "studio export graded exam-smol --out graded.jsonl.gz",

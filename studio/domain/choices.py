@@ -183,3 +183,34 @@ class LeaderboardLayout(StrEnum):
 
 
 DEFAULT_MEASURES = ("nDCG@10", "AP", "P@10", "RR", "R@100")
+
+
+class StudyMethodChoice(StrEnum):
+    """The methods of the prompt-sensitivity study's collections."""
+
+    binary = "binary"
+    graded = "graded"
+    pairwise = "pairwise"
+
+
+class VarianceKind(StrEnum):
+    """Which variance a spread reports: divisor n − 1 (sample) or n (population)."""
+
+    sample = "sample"
+    population = "population"
+
+
+class StuffingKind(StrEnum):
+    """What a stuffing probe puts into a passage."""
+
+    query = "query"
+    claim = "claim"
+    both = "both"
+
+
+class StuffingPosition(StrEnum):
+    """Where a stuffing probe puts it."""
+
+    start = "start"
+    middle = "middle"
+    end = "end"

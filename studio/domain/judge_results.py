@@ -145,3 +145,27 @@ class ProbeRun(ProbeSummary):
 
     calls: int
     cache_hits: int
+
+
+class StuffingEffect(TypedDict):
+    """One perturbation at one position: how often it flipped the judge (Alaofi et al. 2024)."""
+
+    perturbation: str  # query | claim | both
+    position: str  # start | middle | end
+    documents: int  # passages (pointwise) or pairs (pairwise) probed
+    failures: int  # of them, those without an answer before or after
+    flipped: int
+    flip_rate: float | None
+    low: float | None  # 95% Wilson interval of the flip rate
+    high: float | None
+    kendall_tau: float | None  # the judge's leaderboard against itself with the flipped labels
+    runs_rising: list[str]  # the runs that rise in it, best first
+
+
+class StuffingProbe(TypedDict):
+    """`studio probe --separate`: every perturbation on its own, for one judge."""
+
+    label_set: str
+    method: str
+    model: str
+    effects: list[StuffingEffect]

@@ -154,9 +154,14 @@ def get_method(name: str, prompt: str | None = None) -> Method:
     """A method with its bundled prompt, or with a custom prompt file or folder."""
     if name not in METHODS:
         raise UsageError(f"unknown method {name!r} (known: {', '.join(METHODS)})")
-    default_prompt, build = METHODS[name]
-    template = load_prompt(prompt or default_prompt)
-    method = _reads_structured_answers(_answer_space(build(template), template))
+    return method_with_template(name, load_prompt(prompt or METHODS[name][0]))
+
+
+def method_with_template(name: str, template: PromptTemplate) -> Method:
+    """A method asking with `template` (a prompt held as data rather than a file), its placeholders checked."""
+    if name not in METHODS:
+        raise UsageError(f"unknown method {name!r} (known: {', '.join(METHODS)})")
+    method = _reads_structured_answers(_answer_space(METHODS[name][1](template), template))
     if method.pairwise:
         needed = {"query", "passage_a", "passage_b"}
     elif method.window is not None:

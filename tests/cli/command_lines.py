@@ -78,6 +78,8 @@ def parse(args: list[str]) -> Any:
         # A group keeps the subcommand and its arguments back from its own parse (click's
         # protected arguments, `_protected_args` in typer's vendored click).
         rest = [*context._protected_args, *context.args]
+        if not rest and context.command.invoke_without_command:  # a group that is a command too
+            break
         name, command, rest = context.command.resolve_command(context, rest)
         context = command.make_context(name, rest, parent=context, resilient_parsing=False)
     return context

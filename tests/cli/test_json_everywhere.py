@@ -133,6 +133,31 @@ embeddings.Embedder = lambda *args, **kwargs: HashEmbedder()
 SIM = ["judge", "--method", "umbrela", "--backend", "simulated", "--name", "sim", "--kappa", "0.4", "--topic", "1001"]
 EXAM = [*("judge", "--method", "exam-question", "--backend", "simulated", "--name", "exam"), "--bank", "questions"]
 EXAM += ["--topic", "1009", "--limit", "6"]
+PROMPTS = {
+    "human-1": {
+        "participant_name": "human-1",
+        "binary": {"system": "", "user": "Relevant? 1 or 0.\nQuery: {query}\nPassage: {passage}"},
+        "pairwise": {"system": "", "user": "{query}\n1: {passage_a}\n2: {passage_b}\nBetter, 1 or 2?"},
+    },
+    "LLM-1": {"participant_name": "LLM-1", "binary": {"system": "Judge.", "user": "{query}\n{passage}\nYes or no?"}},
+}
+
+
+def prompt_file(project: Project, folder: Path) -> dict[str, str]:
+    """`prompts.json` in the case's folder (a collection of three prompts)."""
+    (folder / "prompts.json").write_text(json.dumps(PROMPTS), encoding="utf-8")
+    return {}
+
+
+def prompt_collection(project: Project, folder: Path) -> dict[str, str]:
+    """The collection `ps` imported, and `v.txt`: pairwise verdicts of its human-1 prompt."""
+    prompt_file(project, folder)
+    project.import_prompts(folder / "prompts.json", name="ps")
+    (folder / "v.txt").write_text("1001 3-vs-01 p1001-01 p1001-02 agree\n", encoding="utf-8")
+    return {}
+
+
+STUDY = ["sensitivity", "run", "--prompts", "ps", "--collection", "sample", "--backend", "simulated", "--topic", "1001"]
 RELABEL = ["label", "--qrels", LLM, "1001", "p1001-01", "0"]
 BATCH = ["judges", "export-batch", "pending", "--out", "{folder}/batch.jsonl", "--model", "fake", "--topic", "1001"]
 MODEL = ["--backend", "openai", "--model", "fake", "--base-url", "{model_url}", "--topic", "1001"]
@@ -220,6 +245,18 @@ CASES: dict[str, list[Case]] = {
         )
     ],
     "probe": [Case(["probe", "--qrels", "sim", "--limit", "6"], (SIM,))],
+    "import prompts": [Case(["import", "prompts", "{folder}/prompts.json", "--name", "ps"], (prompt_file,))],
+    "import preferences": [
+        Case(
+            [
+                *("import", "preferences", "{folder}/v.txt", "--name", "pw", "--prompt", "human-1"),
+                *("--model", "m", "--collection", "sample"),
+            ],
+            (prompt_collection,),
+        )
+    ],
+    "sensitivity run": [Case([*STUDY, "--per-grade", "2", "--per-category", "1"], (prompt_collection,))],
+    "sensitivity report": [Case(["sensitivity", "report", "--ref", "human"], (prompt_collection, STUDY))],
     "significance": [
         Case(["significance", "--qrels", "human"]),
         Case(["significance", "--ref", "human", "--qrels", LLM, "--test", "randomization", "--resamples", "500"]),

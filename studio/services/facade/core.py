@@ -11,11 +11,13 @@ from studio.services.facade.exports import ExportsMixin
 from studio.services.facade.imports import ImportsMixin
 from studio.services.facade.judges import JudgesMixin
 from studio.services.facade.labels import LabelsMixin
+from studio.services.facade.prompt_study import PromptStudyMixin
 from studio.services.facade.score_tables import ScoreTablesMixin
 from studio.services.facade.significance import SignificanceMixin
 
 
 class ProjectCore(
+    PromptStudyMixin,
     ImportsMixin,
     EvaluationMixin,
     SignificanceMixin,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator, Mapping
+from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
@@ -15,6 +15,7 @@ from studio.domain.judge_results import (
     ProbeRun,
     ReparseCounts,
     SensitivityReport,
+    StuffingProbe,
     VerificationRow,
 )
 from studio.domain.judging import JudgeConfig, JudgeProgress, JudgeSummary
@@ -130,3 +131,32 @@ class JudgesMixin(ProjectBase):
         from studio.services.meta.probes import run_probe
 
         return run_probe(self.engine, label_set, ref=ref, limit=limit, seed=seed)
+
+    def probe_stuffing(
+        self,
+        label_set: str,
+        *,
+        ref: str = "human",
+        limit: int = 40,
+        seed: int = 0,
+        kinds: Sequence[str] = ("query", "claim", "both"),
+        positions: Sequence[str] = ("start", "middle", "end"),
+        measure: str = "nDCG@10",
+        backend: Backend | None = None,
+    ) -> Iterator[JudgeProgress | StuffingProbe]:
+        """Each stuffing on its own (query words, claim, both; at the start, middle, end): per
+        perturbation the judge's flip rate with a 95% Wilson interval, and (pointwise) the runs
+        that rise when the flipped passages count as relevant."""
+        from studio.services.meta.stuffing import probe_stuffing
+
+        return probe_stuffing(
+            self.engine,
+            label_set,
+            ref=ref,
+            limit=limit,
+            seed=seed,
+            kinds=kinds,
+            positions=positions,
+            measure=measure,
+            backend=backend,
+        )

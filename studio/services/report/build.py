@@ -38,6 +38,7 @@ from studio.services.report.project_sections import (
     probe_section,
 )
 from studio.services.report.significance_section import significance_section
+from studio.services.report.study_section import study_section
 
 DEFAULT_REF = "human"
 
@@ -123,6 +124,7 @@ def build_report(
         subsampling_section(project.engine, others, reference, m, topics, names),
         bank_section(project, reference, m),
         probe_section(project),
+        *study_section(project, reference, names),
         *([embedding_section(project, [reference, *others], reference, m, embedder)] if with_embeddings else []),
         audit_section(project),
         *estimate_sections(project, m),

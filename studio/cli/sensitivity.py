@@ -1,0 +1,201 @@
+"""`studio sensitivity [run | report]`: how far an LLM judge's labels move with the prompt's wording.
+
+Bare, it runs one method with several prompt templates (the first study the studio had); `run`
+runs a whole imported prompt collection × models × methods on a seeded sample; `report` reports
+the study over every label set linked to a prompt (imported or run).
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from studio.cli.context import open_project
+from studio.cli.errors import handles_errors
+from studio.cli.options import FormatOption
+from studio.cli.output import OutputFormat, emit_object, emit_records
+from studio.cli.pools import POOL_HELP
+from studio.cli.pools import pool as pool_value
+from studio.cli.progress import progress_bar
+from studio.domain.choices import BackendName, SensitivityMethod, StudyMethodChoice, VarianceKind
+from studio.domain.errors import UsageError
+from studio.domain.judging import JudgeConfig
+from studio.domain.prompt_study import StudyPlan, StudyReport
+
+commands = typer.Typer(
+    name="sensitivity",
+    help="Prompt sensitivity: one method with several prompts (bare), a prompt collection's study (run, report).",
+    invoke_without_command=True,
+)
+
+Ref = Annotated[str, typer.Option("--ref", help="Reference label set (e.g. the human one).")]
+
+
+@commands.callback()
+@handles_errors
+def sensitivity(
+    ctx: typer.Context,
+    prompt: Annotated[
+        list[str] | None, typer.Option("--prompt", help="Prompt template or folder of templates (repeat).")
+    ] = None,
+    method: Annotated[SensitivityMethod, typer.Option(help="The judging method.")] = SensitivityMethod.binary,
+    backend: Annotated[BackendName, typer.Option(help="Who answers the prompts.")] = BackendName.llamacpp,
+    name: Annotated[str, typer.Option(help="Prefix of the label sets (one per prompt).")] = "prompt",
+    model: Annotated[str | None, typer.Option(help="GGUF path (llamacpp) or model name (openai).")] = None,
+    pool: Annotated[str, typer.Option(parser=pool_value, help=POOL_HELP)] = "qrels:human",
+    ref: Ref = "human",
+    topics: Annotated[list[str] | None, typer.Option("--topic", help="Only these topics (repeat).")] = None,
+    limit: Annotated[int | None, typer.Option(min=1, help="At most this many pairs.")] = None,
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed of decoding (and of the simulated judge).")] = 0,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Run one method with several prompts: κ per prompt, mean and variance, α between prompts.
+    `studio sensitivity run` and `studio sensitivity report` study a whole prompt collection."""
+    if ctx.invoked_subcommand is not None:
+        return
+    if not prompt:
+        raise UsageError("give the prompts to compare (--prompt, repeat), or a subcommand: run, report")
+    config = JudgeConfig(
+        method=method.value,
+        backend=backend.value,
+        name=name,
+        pool=pool,
+        model=model,
+        topics=topics,
+        limit=limit,
+        ref=ref,
+        base_url=base_url,
+        seed=seed,
+    )
+    with open_project(ctx) as project:
+        result = progress_bar(project.prompt_sensitivity(config, prompt), f"{method.value} × {len(prompt)} prompts")
+    if fmt is OutputFormat.json:
+        emit_object(result, fmt)
+        return
+    emit_records(result["prompts"], fmt, title=f"{method.value} with each prompt, against {ref}")
+    if fmt is OutputFormat.table:
+        typer.echo("")
+        summary: dict[str, object] = {
+            f"κ {kind} {stat}": value
+            for kind, spread in (("binary", result["kappa_binary"]), ("graded", result["kappa_graded"]))
+            for stat, value in spread.items()  # mean, variance, min, max
+        }
+        summary[f"α between prompts ({result['alpha_level']})"] = result["krippendorff_alpha"]
+        emit_object(summary, fmt, title="Across prompts")
+
+
+RefRelevant = Annotated[
+    float, typer.Option("--ref-relevant", help="The reference's lowest relevant grade (binary κ; TREC DL: 2).")
+]
+Relevant = Annotated[float, typer.Option("--relevant", help="The judges' lowest relevant grade (binary κ).")]
+Variance = Annotated[
+    VarianceKind,
+    typer.Option("--variance", help="Variance across a group's prompts: sample (n − 1) or population (n)."),
+]
+
+
+@commands.command("report")
+@handles_errors
+def report(
+    ctx: typer.Context,
+    ref: Ref,
+    ref_relevant: RefRelevant = 2.0,
+    relevant: Relevant = 1.0,
+    variance: Variance = VarianceKind.sample,
+    prompts: Annotated[str | None, typer.Option("--prompts", help="Only this prompt collection's label sets.")] = None,
+    reference: Annotated[
+        list[str] | None,
+        typer.Option("--reference", help="A label set shown as a reference row, e.g. UMBRELA's (repeat)."),
+    ] = None,
+    measure: Annotated[
+        str, typer.Option("--measure", "-m", help="Measure of the leaderboards τ compares.")
+    ] = "nDCG@10",
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """The study over every label set linked to a prompt: agreement per prompt (κ for binary and
+    graded, the share of pairs ordered as the reference in both orders for pairwise), mean and
+    variance per model × author group × method (Table 4.5), α between a group's prompts, lexical
+    diversity, and the leaderboard's τ under each prompt."""
+    with open_project(ctx) as project:
+        result = project.study_report(
+            ref,
+            ref_relevant=ref_relevant,
+            relevant=relevant,
+            variance=variance.value,
+            collection=prompts,
+            references=reference or [],
+            measure=measure,
+        )
+    print_study(result, fmt)
+
+
+def print_study(result: StudyReport, fmt: OutputFormat) -> None:
+    """The report as JSON, or its tables one after another."""
+    if fmt is OutputFormat.json:
+        emit_object(result, fmt)
+        return
+    emit_records(result["cells"], fmt, title=f"Agreement with {result['ref']} per prompt")
+    typer.echo("")
+    emit_records(result["groups"], fmt, title=f"Per model × group × method: mean and {result['variance']} variance")
+    typer.echo("")
+    emit_records(result["alpha"], fmt, title="Krippendorff's α between the prompts of a group")
+    typer.echo("")
+    emit_records(result["lexical_diversity"], fmt, title="Lexical diversity of the prompts")
+
+
+@commands.command("run")
+@handles_errors
+def run(
+    ctx: typer.Context,
+    prompts: Annotated[str, typer.Option("--prompts", help="The prompt collection.", show_default=False)],
+    collection: Annotated[
+        str, typer.Option(help="Name of the test collection judged (e.g. dl20).", show_default=False)
+    ],
+    method: Annotated[
+        list[StudyMethodChoice] | None, typer.Option("--method", help="Methods to run (repeat; default all three).")
+    ] = None,
+    backend: Annotated[BackendName, typer.Option(help="Who answers the prompts.")] = BackendName.llamacpp,
+    model: Annotated[
+        list[str] | None, typer.Option("--model", help="GGUF path (llamacpp) or model name (openai); repeat.")
+    ] = None,
+    ref: Ref = "human",
+    per_grade: Annotated[int, typer.Option(min=0, help="Passages per topic and grade (0: all).")] = 10,
+    per_category: Annotated[int, typer.Option(min=0, help="Pairs per topic and category (0: all).")] = 10,
+    topics: Annotated[list[str] | None, typer.Option("--topic", help="Only these topics (repeat).")] = None,
+    name: Annotated[str, typer.Option(help="Prefix of the label sets.")] = "study",
+    base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
+    kappa: Annotated[float, typer.Option(help="The simulated judge's agreement with --ref.")] = 0.6,
+    seed: Annotated[int, typer.Option(help="Seed of the sample, of decoding and of the simulated judge.")] = 0,
+    ref_relevant: RefRelevant = 2.0,
+    variance: Variance = VarianceKind.sample,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Judge a seeded sample (up to N passages per topic and grade; up to N pairs per topic from each
+    of 3-vs-0/1, 2-vs-0/1 and 3-vs-2, asked in both orders) with every prompt × model × method, each
+    into its own linked label set; then the study's report. Calls are cached: a rerun costs nothing."""
+    methods = tuple(m.value for m in method) if method else ("binary", "graded", "pairwise")
+    plan = StudyPlan(
+        collection=prompts,
+        methods=methods,
+        test_collection=collection,
+        ref=ref,
+        prefix=name,
+        per_grade=per_grade or None,
+        per_category=per_category or None,
+        seed=seed,
+        topics=tuple(topics) if topics else None,
+    )
+    config = JudgeConfig(
+        method="binary", backend=backend.value, name=name, ref=ref, base_url=base_url, kappa=kappa, seed=seed
+    )
+    with open_project(ctx) as project:
+        result = progress_bar(
+            project.run_study(plan, config, model or ["-"], variance=variance.value, ref_relevant=ref_relevant),
+            f"study of {prompts}",
+        )
+    if fmt is OutputFormat.json:
+        emit_object(result, fmt)
+        return
+    print_study(result["report"], fmt)

@@ -1,0 +1,154 @@
+"""Prompt collections and the prompt-sensitivity study over them."""
+
+from __future__ import annotations
+
+from collections.abc import Generator, Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from studio.domain.choices import VarianceKind
+from studio.domain.export_report import ExportReport
+from studio.domain.import_report import ImportReport
+from studio.domain.judging import JudgeConfig, JudgeProgress
+from studio.domain.models import LabelSetKind
+from studio.domain.prompt_study import StudyPlan, StudyPrompt, StudyReport, StudyRunSummary, Variance
+from studio.judges.backend import Backend
+from studio.services.facade.base import PathLike
+from studio.services.facade.imports import ImportsMixin
+from studio.services.judging.backends import make_backend
+from studio.services.meta import prompt_collection, prompt_study, study_run
+from studio.services.meta.study_run import BackendFor
+
+
+class PromptStudyMixin(ImportsMixin):
+    """Prompt collections as data, label sets linked to their prompts, and the study's report."""
+
+    def import_prompts(
+        self, path: PathLike, *, name: str | None = None, groups: PathLike | None = None, replace: bool = False
+    ) -> ImportReport:
+        """A `prompts.json` (or a folder of template folders) as a prompt collection; `groups` a JSON
+        mapping {participant or prompt id: group} over the name rule (human-*: people, LLM-*: llm)."""
+        return prompt_collection.import_prompts(
+            self.db, Path(path), name=name, groups_file=Path(groups) if groups else None, replace=replace
+        )
+
+    def export_prompts(self, collection: str, out: str | Path, *, folder: bool = False) -> ExportReport:
+        """A collection as `prompts.json`, or (`folder`) one template folder per prompt and method."""
+        return prompt_collection.export_prompts(self.db, collection, out, folder=folder)
+
+    def collection_prompts(self, collection: str) -> list[StudyPrompt]:
+        return prompt_collection.collection_prompts(self.db, collection)
+
+    def link_qrels(
+        self, label_set: str, *, prompt: str, model: str, collection: str, method: str | None = None
+    ) -> None:
+        """Link a label set to the prompt, judge model and test collection that made it."""
+        grades = [g for t in self.engine.evaluator(label_set).labels.values() for g in t.judged.values()]
+        chosen = method or prompt_collection.pointwise_method(self.db, prompt, grades)
+        prompt_collection.link_label_set(self.db, label_set, prompt, model, collection, chosen)
+
+    def import_linked_qrels(
+        self,
+        files: PathLike | Sequence[PathLike],
+        *,
+        name: str | None,
+        prompt: str,
+        model: str,
+        collection: str,
+        kind: LabelSetKind | str | None = None,
+        replace: bool = False,
+    ) -> ImportReport:
+        """Qrels a judge made with `prompt` (an LLM label set unless `kind` says otherwise), linked to
+        the prompt, the model and the test collection; an unknown prompt is refused before any write."""
+        prompt_collection.resolve_prompt(self.db, prompt)
+        report = self.import_qrels(files, name=name, kind=kind or LabelSetKind.LLM, replace=replace)
+        for label_set in report.names:
+            self.link_qrels(label_set, prompt=prompt, model=model, collection=collection)
+        return report
+
+    def import_preferences(
+        self,
+        path: PathLike,
+        *,
+        name: str,
+        prompt: str,
+        model: str,
+        collection: str,
+        ref: str = "human",
+        replace: bool = False,
+    ) -> ImportReport:
+        """Pairwise verdicts (`qid category docA docB agree|disagree|tie`) or raw answers per order
+        (`qid docFirst docSecond 1|2`, oriented by `ref`) into a label set linked to its prompt."""
+        return prompt_collection.import_preferences(
+            self.engine,
+            Path(path),
+            name=name,
+            prompt=prompt,
+            model=model,
+            test_collection=collection,
+            ref=ref,
+            replace=replace,
+        )
+
+    def study_report(
+        self,
+        ref: str,
+        *,
+        ref_relevant: float = 2.0,
+        relevant: float = 1.0,
+        variance: VarianceKind | str = "sample",
+        collection: str | None = None,
+        references: Sequence[str] = (),
+        measure: str = "nDCG@10",
+    ) -> StudyReport:
+        """Agreement per prompt, its mean and variance per model × group × method, α between a
+        group's prompts and the prompts' lexical diversity."""
+        return prompt_study.study_report(
+            self.engine,
+            ref,
+            ref_relevant=ref_relevant,
+            relevant=relevant,
+            variance=_variance(variance),
+            collection=collection,
+            references=references,
+            measure=measure,
+        )
+
+    def run_study(
+        self,
+        plan: StudyPlan,
+        config: JudgeConfig,
+        models: Sequence[str],
+        *,
+        backend_for: BackendFor | None = None,
+        variance: VarianceKind | str = "sample",
+        ref_relevant: float = 2.0,
+    ) -> Generator[JudgeProgress | StudyRunSummary, None, None]:
+        """Every prompt × model × method of the plan through the cached judge calls, then the report.
+        The simulated judge draws its own noisy copy for each prompt (seed + the prompt's number)."""
+        prompts = {(p.prompt_id, p.method): i for i, p in enumerate(self.collection_prompts(plan.collection))}
+
+        loaded: dict[str, Backend] = {}  # one backend per model: a local model loads once
+
+        def default_backend(prompt: StudyPrompt, model: str) -> Backend:
+            chosen = replace(config, model=None if model == "-" else model)
+            if config.backend == "simulated":
+                return make_backend(
+                    self.db, replace(chosen, seed=config.seed + prompts.get((prompt.prompt_id, prompt.method), 0))
+                )
+            if model not in loaded:
+                loaded[model] = make_backend(self.db, chosen)
+            return loaded[model]
+
+        yield from study_run.run_study(
+            self.engine,
+            plan,
+            models,
+            backend_for or default_backend,
+            variance=_variance(variance),
+            ref_relevant=ref_relevant,
+        )
+
+
+def _variance(kind: VarianceKind | str) -> Variance:
+    return "population" if VarianceKind(kind) is VarianceKind.population else "sample"

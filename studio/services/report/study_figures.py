@@ -1,0 +1,90 @@
+"""The prompt-sensitivity study's figures (thesis Figs. 4.6–4.8): agreement per prompt with the
+groups' means, α between a group's prompts, and the prompts' lexical diversity. Drawn as the
+other figures are (figures.py): Agg canvas, default style, fixed size, no time stamp."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from matplotlib import style
+from matplotlib.lines import Line2D
+from matplotlib.patches import Patch
+
+from studio.domain.prompt_study import LexicalDiversity, StudyAlpha, StudyCell
+from studio.domain.report import Figure
+from studio.services.report.figures import _canvas, _png
+
+PROMPTS_SIZE = (1000, 420)
+SMALL_SIZE = (640, 360)
+GROUP_COLOURS = ("#3b6fb6", "#d08a2e", "#3f8f3a", "#8e5ba6", "#c4453b", "#5b6573")
+REFERENCE_COLOUR = "#222222"
+
+
+def colours(groups: Sequence[str]) -> dict[str, str]:
+    return {g: GROUP_COLOURS[i % len(GROUP_COLOURS)] for i, g in enumerate(sorted(set(groups)))}
+
+
+def prompt_bars(name: str, caption: str, title: str, cells: Sequence[StudyCell]) -> Figure:
+    """One bar per prompt (coloured by author group), each group's mean a line, reference rows dashed."""
+    prompts = [c for c in cells if c["group"] != "reference"]
+    references = [c for c in cells if c["group"] == "reference"]
+    palette = colours([c["group"] for c in prompts])
+    with style.context("default"):
+        figure = _canvas(PROMPTS_SIZE)
+        ax = figure.add_axes((0.07, 0.3, 0.9, 0.6))
+        ordered = sorted(prompts, key=lambda c: (c["group"], c["prompt"]))
+        values = [c["agreement"] if c["agreement"] is not None else 0.0 for c in ordered]
+        ax.bar(range(len(ordered)), values, color=[palette[c["group"]] for c in ordered], width=0.7)
+        handles: list[Patch | Line2D] = [Patch(color=palette[g], label=g) for g in palette]
+        for group, colour in palette.items():
+            found = [c["agreement"] for c in ordered if c["group"] == group and c["agreement"] is not None]
+            if found:
+                mean = sum(found) / len(found)
+                ax.axhline(mean, color=colour, linewidth=1.5)
+                handles.append(Line2D([], [], color=colour, label=f"{group} mean {mean:.2f}"))
+        for reference in references:
+            if reference["agreement"] is not None:
+                ax.axhline(reference["agreement"], color=REFERENCE_COLOUR, linestyle="--", linewidth=1.2)
+                handles.append(
+                    Line2D([], [], color=REFERENCE_COLOUR, linestyle="--", label=f"{reference['prompt']} (reference)")
+                )
+        ax.set_xticks(range(len(ordered)), [c["prompt"] for c in ordered], rotation=60, ha="right", fontsize=8)
+        ax.set_ylabel("agreement with the reference")
+        ax.set_title(title, fontsize=11)
+        figure.legend(handles=handles, loc="lower center", ncols=min(len(handles), 4), frameon=False, fontsize=8)
+        return _png(figure, name, caption, PROMPTS_SIZE)
+
+
+def alpha_bars(name: str, caption: str, rows: Sequence[StudyAlpha]) -> Figure:
+    """Krippendorff's α between the prompts of each group, a bar per model × method × group."""
+    palette = colours([r["group"] for r in rows])
+    with style.context("default"):
+        figure = _canvas(SMALL_SIZE)
+        ax = figure.add_axes((0.1, 0.3, 0.85, 0.6))
+        labels = [f"{r['model']}\n{r['method']}" for r in rows]
+        ax.bar(range(len(rows)), [r["alpha"] or 0.0 for r in rows], color=[palette[r["group"]] for r in rows])
+        ax.set_xticks(range(len(rows)), labels, fontsize=8)
+        ax.set_ylabel("Krippendorff's α")
+        ax.set_title("Agreement between the prompts of a group", fontsize=11)
+        figure.legend(
+            handles=[Patch(color=c, label=g) for g, c in palette.items()], loc="lower center", ncols=4, frameon=False
+        )
+        return _png(figure, name, caption, SMALL_SIZE)
+
+
+def diversity_bars(name: str, caption: str, rows: Sequence[LexicalDiversity]) -> Figure:
+    """Mean pairwise Jaccard distance of the prompts' words, per group × method, system and user."""
+    with style.context("default"):
+        figure = _canvas(SMALL_SIZE)
+        ax = figure.add_axes((0.1, 0.3, 0.85, 0.6))
+        keys = sorted({(r["group"], r["method"]) for r in rows})
+        for offset, message, colour in ((-0.2, "system", "#8e5ba6"), (0.2, "user", "#3b6fb6")):
+            found = {(r["group"], r["method"]): r["jaccard_distance"] for r in rows if r["message"] == message}
+            heights = [found.get(k) or 0.0 for k in keys]
+            ax.bar([i + offset for i in range(len(keys))], heights, width=0.4, color=colour, label=message)
+        ax.set_xticks(range(len(keys)), [f"{g}\n{m}" for g, m in keys], fontsize=8)
+        ax.set_ylim(0, 1)
+        ax.set_ylabel("mean Jaccard distance")
+        ax.set_title("Lexical diversity of the prompts", fontsize=11)
+        ax.legend(frameon=False, fontsize=8)
+        return _png(figure, name, caption, SMALL_SIZE)

@@ -1,0 +1,91 @@
+"""The report's section on the prompt-sensitivity study: present when label sets are linked to
+prompts (`studio import qrels --prompt`, `studio import preferences`, `studio sensitivity run`).
+
+Label sets that are not linked to a prompt and whose name holds `umbrela` are the reference rows
+(UMBRELA's prompt, as in the thesis's Fig. 4.7).
+"""
+
+from __future__ import annotations
+
+from studio.domain.report import Cell, Section, Table
+from studio.services.facade.core import ProjectCore
+from studio.services.report.cells import FigureNames, statistic
+from studio.services.report.study_figures import alpha_bars, diversity_bars, prompt_bars
+from studio.store import prompt_collections as prompt_store
+
+
+def study_section(project: ProjectCore, reference: str, names: FigureNames) -> list[Section]:
+    linked = {link["label_set"] for link in prompt_store.linked_label_sets(project.db.cursor())}
+    if not linked:
+        return []
+    references = [
+        row["name"]
+        for row in project.label_sets()
+        if "umbrela" in row["name"].lower() and row["name"] not in linked and row["name"] != reference
+    ]
+    report = project.study_report(reference, references=references)
+    groups: list[dict[str, Cell]] = [
+        {
+            "model": g["model"],
+            "group": g["group"],
+            "method": g["method"],
+            "collection": g["collection"],
+            "prompts": g["cells"],
+            "mean": statistic(g["mean"]),
+            f"variance ({report['variance']})": statistic(g["variance"]),
+        }
+        for g in report["groups"]
+    ]
+    cells: list[dict[str, Cell]] = [
+        {
+            "prompt": c["prompt"],
+            "group": c["group"],
+            "model": c["model"],
+            "method": c["method"],
+            "collection": c["collection"],
+            "pairs": c["pairs"],
+            "agreement": statistic(c["agreement"]),
+            "τ": statistic(c["kendall_tau"]),
+            "first shown wins": statistic(c["position_bias"]),
+            "ties": statistic(c["tie_rate"]),
+        }
+        for c in report["cells"]
+    ]
+    figures = []
+    panels = sorted({(c["model"], c["method"], c["collection"]) for c in report["cells"] if c["group"] != "reference"})
+    for model, method, collection in panels:
+        shown = [
+            c
+            for c in report["cells"]
+            if (c["model"], c["method"], c["collection"]) == (model, method, collection)
+            or (c["group"] == "reference" and c["method"] == method)
+        ]
+        figures.append(
+            prompt_bars(
+                names("prompts", f"{model}-{method}-{collection}"),
+                f"Agreement with {reference} per prompt: {model}, {method}, {collection}; lines: the groups' means.",
+                f"{model} · {method} · {collection}",
+                shown,
+            )
+        )
+    if report["alpha"]:
+        figures.append(
+            alpha_bars(names("prompt-alpha"), "Krippendorff's α between a group's prompts.", report["alpha"])
+        )
+    figures.append(
+        diversity_bars(
+            names("prompt-diversity"),
+            "Mean pairwise Jaccard distance between the word sets of a group's messages.",
+            report["lexical_diversity"],
+        )
+    )
+    text = (
+        f"How far the labels move with the prompt's wording. Agreement with {reference}: Cohen's κ for binary "
+        "(each side at its relevance level) and graded prompts, for pairwise the share of pairs ordered as the "
+        f"reference in both orders (a tie when the orders disagree). Variance: {report['variance']}."
+    )
+    tables = [
+        Table("Per model × group × method (Table 4.5)", list(groups[0]) if groups else ["model"], groups),
+        Table("Per prompt", list(cells[0]), cells),
+    ]
+    return [Section("prompt-sensitivity", "Prompt sensitivity", text, tables, figures)]

@@ -166,7 +166,7 @@ def run(
     topics: Annotated[list[str] | None, typer.Option("--topic", help="Only these topics (repeat).")] = None,
     name: Annotated[str, typer.Option(help="Prefix of the label sets.")] = "study",
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
-    kappa: Annotated[float, typer.Option(help="The simulated judge's agreement with --ref.")] = 0.6,
+    kappa: Annotated[float, typer.Option(min=0.0, max=1.0, help="The simulated judge's agreement with --ref.")] = 0.6,
     seed: Annotated[int, typer.Option(help="Seed of the sample, of decoding and of the simulated judge.")] = 0,
     ref_relevant: RefRelevant = 2.0,
     variance: Variance = VarianceKind.sample,

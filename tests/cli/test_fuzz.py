@@ -59,6 +59,7 @@ HELD: dict[tuple[str, str], list[str] | None] = {
     ("demo", "no_tui"): ["--no-tui"],  # the TUI waits for keys
     ("judge", "backend"): ["simulated"],  # llamacpp runs a real model, openai calls a server
     ("sensitivity", "backend"): ["simulated"],
+    ("sensitivity run", "backend"): ["simulated"],
     # No simulated backend here: llama.cpp on a file that is no model (drawn from the files).
     ("bank generate", "backend"): ["llamacpp"],
     ("bank nuggetize", "backend"): ["llamacpp"],
@@ -75,7 +76,7 @@ READ_ONLY = {
     "estimate", "report", "export qrels", "export judgments", "export graded", "export bank",
     "export leaderboard", "judges list", "judges failures", "judges export-batch", "bank list",
     "bank history", "bank report", "bank stale", "bank cover", "audit list", "audit show",
-    "audit pairs", "audit simulate", "init",
+    "audit pairs", "audit simulate", "init", "sensitivity report", "export prompts",
 }  # fmt: skip
 
 # Parameters that name files (the rest of the text parameters name things in the project).
@@ -450,6 +451,7 @@ UNBOUNDED: dict[str, str] = {
     "--ref-threshold": THRESHOLD,
     "--min-grade": THRESHOLD,
     "--llm-relevant": THRESHOLD,
+    "--ref-relevant": THRESHOLD,
     "grade": "a grade (an argument): label sets hold any finite grade, see docs/formats.md",
 }
 

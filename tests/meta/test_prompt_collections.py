@@ -14,8 +14,14 @@ from hypothesis import strategies as st
 
 from studio import Project
 from studio.domain.errors import InputError
-from studio.domain.prompt_study import StudyPrompt
-from studio.formats.prompt_collections import group_of, parse_preferences, parse_prompts_json, write_prompts_json
+from studio.domain.prompt_study import PreferenceRow, StudyPrompt
+from studio.formats.prompt_collections import (
+    group_of,
+    parse_preferences,
+    parse_prompts_json,
+    write_preferences,
+    write_prompts_json,
+)
 from studio.judges.prompts import load_prompt
 
 TEXT = st.text(st.characters(exclude_categories=["Cs"], exclude_characters="{}"), max_size=30)
@@ -99,6 +105,25 @@ def test_a_prompt_that_does_not_fit_its_method_is_refused_with_its_id(method: st
 def test_malformed_collections_are_refused(text: str) -> None:
     with pytest.raises(InputError, match=r"^prompts\.json:\d+: "):
         parse_prompts_json(text, "prompts.json")
+
+
+VERDICT_ROWS = st.lists(
+    st.builds(
+        PreferenceRow,
+        IDS,
+        st.sampled_from(["3-vs-01", "2-vs-01", "3-vs-2"]),
+        IDS,
+        IDS,
+        st.sampled_from(["agree", "disagree", "tie"]),
+    ),
+    min_size=1,
+    max_size=20,
+)
+
+
+@given(VERDICT_ROWS)
+def test_verdict_files_round_trip(rows: list[PreferenceRow]) -> None:
+    assert parse_preferences(write_preferences(rows), "v.txt") == (rows, [])
 
 
 def test_preference_files_hold_verdicts_and_raw_answers() -> None:

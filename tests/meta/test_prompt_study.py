@@ -304,3 +304,30 @@ def test_the_report_has_a_prompt_sensitivity_section_with_its_figures(project_fi
     ]
     with Image.open(out / "figures" / "prompts-m1-binary-dl-toy.png") as image:
         assert image.size == (1000, 420)
+
+
+def test_raw_preferences_are_paired_by_order_and_tell_position_bias(project_file: Path, tmp_path: Path) -> None:
+    """Raw answers per order: d0 (grade 3) against d6 (0) won in both orders — agree; d2 (2)
+    against d0 (3): the first shown won twice — a tie; e6 against e7 (both 0) is not ordered by
+    the reference, and d4 against d8 has one order only: both left out, with a warning."""
+    raw = tmp_path / "raw.txt"
+    raw.write_text("q1 d0 d6 1\nq1 d6 d0 2\nq1 d2 d0 1\nq1 d0 d2 1\nq2 e6 e7 1\nq2 e7 e6 2\nq1 d4 d8 1\n")
+    result = cli(
+        project_file,
+        "import",
+        "preferences",
+        raw,
+        "--name",
+        "raw-h1",
+        "--prompt",
+        "human-1",
+        "--model",
+        "m2",
+        "--collection",
+        "dl-toy",
+    )
+    assert result.exit_code == 0, result.output
+    assert "2 pair(s) the reference does not order or answered in one order only" in result.stderr
+    [cell] = [c for c in report_of(project_file)["cells"] if c["label_set"] == "raw-h1"]
+    assert (cell["pairs"], cell["agreement"], cell["tie_rate"]) == (2, 0.5, 0.5)
+    assert cell["position_bias"] == 0.75  # three of the four answers chose the passage shown first

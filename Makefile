@@ -12,11 +12,11 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # Re-install whenever pyproject.toml changes. Everything: the test tools (dev), the embedding
-# methods (embeddings) and ir_datasets (irds), so that no test skips for want of an extra. torch 2.13.0 goes first because this machine holds its CPU build on disk;
+# methods (embeddings), ir_datasets (irds) and the PostgreSQL client (team), so that no test skips for want of an extra. torch 2.13.0 goes first because this machine holds its CPU build on disk;
 # left to the extra, pip would pick another version and download gigabytes of GPU libraries.
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e '.[dev,embeddings,irds]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,embeddings,irds,team]'
 	touch $(STAMP)
 
 install: $(STAMP)

@@ -13,6 +13,7 @@ from studio.services.facade.judges import JudgesMixin
 from studio.services.facade.labels import LabelsMixin
 from studio.services.facade.score_tables import ScoreTablesMixin
 from studio.services.facade.significance import SignificanceMixin
+from studio.services.facade.team import TeamMixin
 
 
 class ProjectCore(
@@ -25,5 +26,6 @@ class ProjectCore(
     BanksMixin,
     ExportsMixin,
     ScoreTablesMixin,
+    TeamMixin,
 ):
     """A project file and everything that can be asked of it headless."""

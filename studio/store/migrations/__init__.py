@@ -37,6 +37,9 @@ from studio.store.migrations import (
     v19_score_tables,
     v20_audit_assessors,
     v21_topic_vocabularies,
+    v22_reserved,
+    v23_reserved,
+    v24_team_sync,
 )
 
 MIGRATION_MODULES: tuple[ModuleType, ...] = (
@@ -61,6 +64,9 @@ MIGRATION_MODULES: tuple[ModuleType, ...] = (
     v19_score_tables,
     v20_audit_assessors,
     v21_topic_vocabularies,
+    v22_reserved,
+    v23_reserved,
+    v24_team_sync,
 )
 
 MIGRATIONS: list[tuple[int, str]] = [(module.VERSION, module.SQL) for module in MIGRATION_MODULES]

@@ -1,0 +1,184 @@
+"""The project file's side of a team: its link to the server, the global identity of each shared
+event, and the local events still to be given one (the outbox)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, NamedTuple
+
+from studio.store.database import Connection, records
+
+
+class Link(NamedTuple):
+    member: str
+    coordinator: str
+    conninfo: str
+    base_event: int
+    last_sync: str | None
+    last_attempt: str | None
+
+
+class Shared(NamedTuple):
+    """One shared event: its global identity, what it is and the local label event behind it."""
+
+    member: str
+    seq: int
+    kind: str
+    payload: str  # JSON
+    label_event: int | None
+    made_at: str  # when its member made it (their clock)
+
+
+def has_team_tables(con: Connection) -> bool:
+    """Whether the file has the team's tables (a read-only file of an older schema may not)."""
+    row = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'team_link'").fetchone()
+    return bool(row and row[0])
+
+
+def link(con: Connection) -> Link | None:
+    if not has_team_tables(con):
+        return None
+    row = con.execute(
+        "SELECT member, coordinator, conninfo, base_event, strftime(last_sync, '%Y-%m-%d %H:%M:%S'),"
+        " strftime(last_attempt, '%Y-%m-%d %H:%M:%S') FROM team_link"
+    ).fetchone()
+    if row is None:
+        return None
+    return Link(str(row[0]), str(row[1]), str(row[2]), int(row[3]), row[4], row[5])
+
+
+def set_link(con: Connection, member: str, coordinator: str, conninfo: str, base_event: int) -> None:
+    """This copy belongs to a team from now on (any earlier link and shared events forgotten:
+    a joined member's file starts from the coordinator's, whose are not its own)."""
+    con.execute("DELETE FROM team_link")
+    con.execute("DELETE FROM team_events")
+    con.execute(
+        "INSERT INTO team_link (member, coordinator, conninfo, base_event, published_at)"
+        " VALUES (?, ?, ?, ?, current_timestamp)",
+        [member, coordinator, conninfo, base_event],
+    )
+
+
+def newest_label_event(con: Connection) -> int:
+    row = con.execute("SELECT coalesce(max(event_id), 0) FROM label_events").fetchone()
+    return int(row[0]) if row else 0
+
+
+def note_attempt(con: Connection, *, reached: bool) -> None:
+    """A sync was tried now (and reached the server, when `reached`)."""
+    if reached:
+        con.execute("UPDATE team_link SET last_attempt = current_timestamp, last_sync = current_timestamp")
+    else:
+        con.execute("UPDATE team_link SET last_attempt = current_timestamp")
+
+
+# The label events this member made since the base that no shared event stands for yet, with what
+# an audit recorded with them (an assessor's grade or an adjudication), oldest first.
+_UNSHARED = """
+    SELECT e.event_id, s.name AS label_set, e.qid, e.docid, e.grade, e.previous, e.origin, e.note, e.undoes,
+           a.kind AS assessment, a.assessor, a.grade AS assessor_grade, a.seconds, au.name AS audit,
+           strftime(e.created_at, '%Y-%m-%d %H:%M:%S.%f') AS made_at
+    FROM label_events e
+    JOIN label_sets s USING (label_set_id)
+    LEFT JOIN audit_assessments a ON a.label_event = e.event_id
+    LEFT JOIN audits au ON au.audit_id = a.audit_id
+    WHERE e.event_id > ?
+      AND e.event_id NOT IN (SELECT label_event FROM team_events WHERE label_event IS NOT NULL)
+      AND (a.assessment_id IS NOT NULL OR e.origin IN ('person', 'undo'))
+    ORDER BY e.event_id
+"""
+
+
+def unshared_events(con: Connection, base_event: int) -> list[dict[str, Any]]:
+    return records(con.execute(_UNSHARED, [base_event]))
+
+
+def local_only_count(con: Connection, base_event: int) -> int:
+    """Label events since the base that no shared event stands for (imports, judges, derived sets)."""
+    row = con.execute(
+        "SELECT count(*) FROM label_events WHERE event_id > ?"
+        " AND event_id NOT IN (SELECT label_event FROM team_events WHERE label_event IS NOT NULL)",
+        [base_event],
+    ).fetchone()
+    return int(row[0]) if row else 0
+
+
+def next_seq(con: Connection, member: str) -> int:
+    row = con.execute("SELECT coalesce(max(seq), 0) + 1 FROM team_events WHERE member = ?", [member]).fetchone()
+    return int(row[0]) if row else 1
+
+
+def add_shared(con: Connection, events: Sequence[Shared], *, pushed: bool) -> None:
+    if not events:
+        return
+    con.executemany(
+        "INSERT INTO team_events (member, seq, kind, payload, label_event, pushed, made_at)"
+        " VALUES (?, ?, ?, ?, ?, ?, ?::TIMESTAMP)",
+        [[e.member, e.seq, e.kind, e.payload, e.label_event, pushed, e.made_at] for e in events],
+    )
+
+
+def waiting(con: Connection, member: str) -> list[Shared]:
+    """This member's events the server has not acknowledged, in order."""
+    rows = con.execute(
+        "SELECT member, seq, kind, payload, label_event, strftime(made_at, '%Y-%m-%d %H:%M:%S.%f')"
+        " FROM team_events WHERE member = ? AND NOT pushed ORDER BY seq",
+        [member],
+    ).fetchall()
+    return [Shared(str(m), int(s), str(k), str(p), None if e is None else int(e), str(t)) for m, s, k, p, e, t in rows]
+
+
+def waiting_count(con: Connection, member: str) -> int:
+    row = con.execute("SELECT count(*) FROM team_events WHERE member = ? AND NOT pushed", [member]).fetchone()
+    return int(row[0]) if row else 0
+
+
+def mark_pushed(con: Connection, member: str, up_to: int) -> None:
+    con.execute("UPDATE team_events SET pushed = true WHERE member = ? AND seq <= ? AND NOT pushed", [member, up_to])
+
+
+def cursors(con: Connection) -> dict[str, int]:
+    """Per member, the newest of their events this copy holds (its own: the newest made here)."""
+    rows = con.execute("SELECT member, max(seq) FROM team_events GROUP BY member").fetchall()
+    return {str(m): int(s) for m, s in rows}
+
+
+def label_event_of(con: Connection, member: str, seq: int) -> int | None:
+    """The local label event that made or applied the shared event (member, seq)."""
+    row = con.execute("SELECT label_event FROM team_events WHERE member = ? AND seq = ?", [member, seq]).fetchone()
+    return None if row is None or row[0] is None else int(row[0])
+
+
+def identity_of(con: Connection, label_event: int) -> tuple[str, int] | None:
+    """The global identity of the shared event a local label event stands for."""
+    row = con.execute("SELECT member, seq FROM team_events WHERE label_event = ?", [label_event]).fetchone()
+    return None if row is None else (str(row[0]), int(row[1]))
+
+
+def shared_counts(con: Connection) -> dict[str, int]:
+    """How many shared events of each member this copy holds."""
+    rows = con.execute("SELECT member, count(*) FROM team_events GROUP BY member ORDER BY member").fetchall()
+    return {str(m): int(n) for m, n in rows}
+
+
+def shared_identities(con: Connection) -> list[tuple[str, int]]:
+    rows = con.execute("SELECT member, seq FROM team_events ORDER BY member, seq").fetchall()
+    return [(str(m), int(s)) for m, s in rows]
+
+
+def pair_standing(con: Connection, label_set: str, qid: str, docid: str) -> tuple[float | None, str, str | None] | None:
+    """The event that sets a pair's label now: (its grade, when it was made, the member who made
+    it — None for one this copy made or that came with the base); None when the pair has no event."""
+    row = con.execute(
+        """
+        SELECT e.grade, strftime(coalesce(t.made_at, e.created_at), '%Y-%m-%d %H:%M:%S.%f'), t.member
+        FROM label_events e JOIN label_sets s USING (label_set_id)
+        LEFT JOIN team_events t ON t.label_event = e.event_id
+        WHERE s.name = ? AND e.qid = ? AND e.docid = ?
+        ORDER BY e.event_id DESC LIMIT 1
+        """,
+        [label_set, qid, docid],
+    ).fetchone()
+    if row is None:
+        return None
+    return (None if row[0] is None else float(row[0])), str(row[1]), (None if row[2] is None else str(row[2]))

@@ -53,8 +53,9 @@ def stamp(db: Database, link: Link) -> int:
 def sync(writes: LabelWrites) -> SyncResult:
     """Push what waits, pull what the others made; offline is an answer, not an error."""
     db = writes.engine.db
-    link = team_link(db)
-    stamp(db, link)
+    with db.busy():  # a release from another thread (the TUI's) waits for the end of it
+        link = team_link(db)
+        stamp(db, link)
     try:
         pushed, applied = _exchange(writes, link)
     except TeamUnreachable as error:
@@ -69,7 +70,8 @@ def sync(writes: LabelWrites) -> SyncResult:
 def _exchange(writes: LabelWrites, link: Link) -> tuple[int, Applied]:
     db = writes.engine.db
     applied = Applied(link.member)
-    with server.connected(link.conninfo) as con:
+    # Connected before the project file is used: an unreachable server keeps nobody waiting for it.
+    with server.connected(link.conninfo) as con, db.busy():
         role = server.current_role(con)
         if role != link.member:
             raise TeamRefused(f"the connection logs in as {role!r}, but this copy is {link.member!r}'s")

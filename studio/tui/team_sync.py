@@ -16,7 +16,7 @@ from studio.domain.team import SyncResult
 from studio.services.project import Project
 from studio.tui.messages import TeamSynced
 
-TEAM_SYNC_SECONDS = 3.0
+TEAM_SYNC_SECONDS = 1.0
 
 
 def sync_once(project: Project, post: Callable[[Message], Any]) -> None:

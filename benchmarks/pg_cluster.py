@@ -129,10 +129,13 @@ def start_cluster(coordinator: str, members: list[str]) -> Cluster:
     pwfile.unlink()
     cluster._write_passfile()
     cluster.start()
-    cluster.add_role(coordinator)
-    for member in members:
-        cluster.add_role(member)
-    cluster.admin_sql(f"CREATE DATABASE {cluster.database} OWNER {coordinator}")
-    cluster.admin_sql(f"REVOKE ALL ON DATABASE {cluster.database} FROM PUBLIC")
-    cluster.admin_sql(f"GRANT CONNECT ON DATABASE {cluster.database} TO {', '.join([coordinator, *members])}")
+    try:
+        for role in (coordinator, *members):
+            cluster.add_role(role)
+        cluster.admin_sql(f"CREATE DATABASE {cluster.database} OWNER {coordinator}")
+        cluster.admin_sql(f"REVOKE ALL ON DATABASE {cluster.database} FROM PUBLIC")
+        cluster.admin_sql(f"GRANT CONNECT ON DATABASE {cluster.database} TO {', '.join([coordinator, *members])}")
+    except BaseException:
+        cluster.remove()  # a server half set up is not left running
+        raise
     return cluster

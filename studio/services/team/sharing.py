@@ -47,7 +47,11 @@ def outgoing(
         target = pending.get(int(row["undoes"])) or local.identity_of(con, int(row["undoes"]))
         if target is not None:
             return "undo", {"member": target[0], "seq": target[1], "made_at": row["made_at"]}
-    label = {"qrels": row["label_set"], **pair, "grade": row["grade"], "previous": row["previous"], "note": row["note"]}
+    # The edit's parent: the shared event that set the pair when it was made (None: the base's or
+    # an unshared one); another member's edit with another parent crossed it.
+    parent = row["parent_event"]
+    seen = None if parent is None else pending.get(int(parent)) or local.identity_of(con, int(parent))
+    label = {"qrels": row["label_set"], **pair, "grade": row["grade"], "parent": seen, "note": row["note"]}
     return "label", label
 
 
@@ -91,7 +95,7 @@ def _apply_kind(
     applied: Applied,
 ) -> bool | None:
     """True: written with `record`; None: nothing to write; False: it must wait (an undo of an
-    event not here yet)."""
+    event not here yet). Label edits come in runs through `pulled_labels.apply_labels`."""
     who = event.member
     if event.kind == "grade":
         assessments.record_grade(
@@ -118,22 +122,5 @@ def _apply_kind(
             applied.conflicts.append(f"{who}'s undo of {payload['member']} #{payload['seq']}: no longer in effect here")
             return None
         return True
-    return _apply_label(writes, event, payload, record, applied)
-
-
-def _apply_label(
-    writes: LabelWrites, event: Incoming, payload: dict[str, Any], record: assessments.AlsoWrite, applied: Applied
-) -> bool | None:
-    qrels, qid, docid, grade = payload["qrels"], payload["qid"], payload["docid"], payload["grade"]
-    standing = local.pair_standing(writes.engine.db.cursor(), qrels, qid, docid)
-    if standing is not None:
-        now, made_at, by = standing
-        # Crossed: the sender did not see the grade that stands here (another member's edit).
-        if (by or applied.me) != event.member and now != payload.get("previous") and now != grade:
-            where = f"{qrels} {qid} {docid}"
-            if (made_at, by or applied.me) > (str(payload["made_at"]), event.member):
-                applied.conflicts.append(f"{where}: {by or applied.me}'s {now} stands over {event.member}'s {grade}")
-                return None
-            applied.conflicts.append(f"{where}: {event.member}'s {grade} stands over {by or applied.me}'s {now}")
-    writes.edit(qrels, qid, docid, grade, note=payload.get("note"), person=event.member, also=record)
-    return True
+    applied.conflicts.append(f"{who}'s event #{event.seq} is of a kind this studio does not apply ({event.kind})")
+    return None

@@ -13,6 +13,7 @@ import json
 
 from studio.domain.errors import TeamRefused, TeamUnreachable, UsageError
 from studio.domain.team import SyncResult, TeamStatus
+from studio.services.team.pulled_labels import apply_labels
 from studio.services.team.sharing import Applied, apply, outgoing
 from studio.services.writes.label_writes import LabelWrites
 from studio.store import Database
@@ -83,17 +84,27 @@ def _exchange(writes: LabelWrites, link: Link) -> tuple[int, Applied]:
             with db.transaction() as tx:
                 local.mark_pushed(tx, link.member, waiting[-1].seq)
         while True:
-            incoming = server.pull(con, local.cursors(db.cursor()))
-            fresh = 0
-            for event in incoming:
-                if event.member in applied.deferred:
-                    continue  # its earlier event waits: so do the later ones
-                before = applied.count
-                apply(writes, event, applied)
-                fresh += applied.count - before
-            if not fresh:
+            before = applied.count
+            apply_all(writes, server.pull(con, local.cursors(db.cursor())), applied)
+            if applied.count == before:
                 break
     return pushed, applied
+
+
+def apply_all(writes: LabelWrites, incoming: list[server.Incoming], applied: Applied) -> None:
+    """Apply pulled events in the server's order: runs of label edits in one bulk write each, the
+    others one by one; a member whose event must wait has their later ones wait too."""
+    run: list[server.Incoming] = []
+    for event in incoming:
+        if event.member in applied.deferred:
+            continue
+        if event.kind == "label":
+            run.append(event)
+            continue
+        apply_labels(writes, run, applied)
+        run = []
+        apply(writes, event, applied)
+    apply_labels(writes, run, applied)
 
 
 def _result(db: Database, link: Link, pushed: int, applied: Applied, *, offline: bool) -> SyncResult:

@@ -77,7 +77,10 @@ def note_attempt(con: Connection, *, reached: bool) -> None:
 _UNSHARED = """
     SELECT e.event_id, s.name AS label_set, e.qid, e.docid, e.grade, e.previous, e.origin, e.note, e.undoes,
            a.kind AS assessment, a.assessor, a.grade AS assessor_grade, a.seconds, au.name AS audit,
-           strftime(e.created_at, '%Y-%m-%d %H:%M:%S.%f') AS made_at
+           strftime(e.created_at, '%Y-%m-%d %H:%M:%S.%f') AS made_at,
+           (SELECT max(p.event_id) FROM label_events p
+            WHERE p.label_set_id = e.label_set_id AND p.qid = e.qid AND p.docid = e.docid
+              AND p.event_id < e.event_id) AS parent_event
     FROM label_events e
     JOIN label_sets s USING (label_set_id)
     LEFT JOIN audit_assessments a ON a.label_event = e.event_id
@@ -166,19 +169,65 @@ def shared_identities(con: Connection) -> list[tuple[str, int]]:
     return [(str(m), int(s)) for m, s in rows]
 
 
-def pair_standing(con: Connection, label_set: str, qid: str, docid: str) -> tuple[float | None, str, str | None] | None:
-    """The event that sets a pair's label now: (its grade, when it was made, the member who made
-    it — None for one this copy made or that came with the base); None when the pair has no event."""
-    row = con.execute(
+class Standing(NamedTuple):
+    """The event that sets a pair's label now: its grade, when it was made, and its global
+    identity (None: it came with the base or is not shared)."""
+
+    grade: float | None
+    made_at: str
+    identity: tuple[str, int] | None
+
+
+PairStanding = dict[tuple[str, str], Standing]
+
+
+def pairs_standing(con: Connection, label_set: int, pairs: Sequence[tuple[str, str]]) -> PairStanding:
+    """`pair_standing` of many pairs of one label set in one query."""
+    if not pairs:
+        return {}
+    qids, docids = [q for q, _ in pairs], [d for _, d in pairs]
+    rows = con.execute(
         """
-        SELECT e.grade, strftime(coalesce(t.made_at, e.created_at), '%Y-%m-%d %H:%M:%S.%f'), t.member
-        FROM label_events e JOIN label_sets s USING (label_set_id)
+        WITH wanted AS (SELECT DISTINCT unnest(?::VARCHAR[]) AS qid, unnest(?::VARCHAR[]) AS docid),
+        newest AS (
+            SELECT e.qid, e.docid, max(e.event_id) AS event_id
+            FROM label_events e JOIN wanted w ON w.qid = e.qid AND w.docid = e.docid
+            WHERE e.label_set_id = ? GROUP BY e.qid, e.docid
+        )
+        SELECT n.qid, n.docid, e.grade, strftime(coalesce(t.made_at, e.created_at), '%Y-%m-%d %H:%M:%S.%f'),
+               t.member, t.seq
+        FROM newest n JOIN label_events e ON e.event_id = n.event_id
         LEFT JOIN team_events t ON t.label_event = e.event_id
-        WHERE s.name = ? AND e.qid = ? AND e.docid = ?
-        ORDER BY e.event_id DESC LIMIT 1
         """,
-        [label_set, qid, docid],
-    ).fetchone()
-    if row is None:
-        return None
-    return (None if row[0] is None else float(row[0])), str(row[1]), (None if row[2] is None else str(row[2]))
+        [qids, docids, label_set],
+    ).fetchall()
+    return {
+        (str(q), str(d)): Standing(None if g is None else float(g), str(t), None if m is None else (str(m), int(s)))
+        for q, d, g, t, m, s in rows
+    }
+
+
+class PulledLabel(NamedTuple):
+    qid: str
+    docid: str
+    grade: float | None
+    previous: float | None
+    member: str
+    note: str | None
+
+
+def append_pulled_labels(con: Connection, label_set: int, rows: Sequence[PulledLabel], batch_id: int) -> list[int]:
+    """Others' label edits as person events of this copy, in order, each with the grade it
+    replaces (given: the caller knows the pairs' grades); their event ids, in the same order."""
+    if not rows:
+        return []
+    con.executemany(
+        "INSERT INTO label_events (event_id, label_set_id, qid, docid, grade, previous, origin, source, note, batch_id)"
+        " VALUES (nextval('label_event_ids'), ?, ?, ?, ?, ?, 'person', ?, ?, ?)",
+        [[label_set, r.qid, r.docid, r.grade, r.previous, r.member, r.note, batch_id] for r in rows],
+    )
+    found = con.execute(
+        "SELECT event_id FROM label_events WHERE batch_id = ? AND label_set_id = ? ORDER BY event_id",
+        [batch_id, label_set],
+    ).fetchall()
+    return [int(row[0]) for row in found]

@@ -112,12 +112,24 @@ def next_seq(con: Connection, member: str) -> int:
 
 
 def add_shared(con: Connection, events: Sequence[Shared], *, pushed: bool) -> None:
+    """Record shared events (one statement, however many: a pull brings thousands)."""
     if not events:
         return
-    con.executemany(
-        "INSERT INTO team_events (member, seq, kind, payload, label_event, pushed, made_at)"
-        " VALUES (?, ?, ?, ?, ?, ?, ?::TIMESTAMP)",
-        [[e.member, e.seq, e.kind, e.payload, e.label_event, pushed, e.made_at] for e in events],
+    con.execute(
+        """
+        INSERT INTO team_events (member, seq, kind, payload, label_event, pushed, made_at)
+        SELECT unnest(?::VARCHAR[]), unnest(?::BIGINT[]), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]),
+               unnest(?::BIGINT[]), ?, unnest(?::VARCHAR[])::TIMESTAMP
+        """,
+        [
+            [e.member for e in events],
+            [e.seq for e in events],
+            [e.kind for e in events],
+            [e.payload for e in events],
+            [e.label_event for e in events],
+            pushed,
+            [e.made_at for e in events],
+        ],
     )
 
 
@@ -221,13 +233,25 @@ def append_pulled_labels(con: Connection, label_set: int, rows: Sequence[PulledL
     replaces (given: the caller knows the pairs' grades); their event ids, in the same order."""
     if not rows:
         return []
-    con.executemany(
-        "INSERT INTO label_events (event_id, label_set_id, qid, docid, grade, previous, origin, source, note, batch_id)"
-        " VALUES (nextval('label_event_ids'), ?, ?, ?, ?, ?, 'person', ?, ?, ?)",
-        [[label_set, r.qid, r.docid, r.grade, r.previous, r.member, r.note, batch_id] for r in rows],
+    # The ids drawn first and given in order: a sequence in a set-wise insert numbers rows in no set order.
+    drawn = con.execute("SELECT nextval('label_event_ids') FROM range(?)", [len(rows)]).fetchall()
+    ids = sorted(int(row[0]) for row in drawn)
+    con.execute(
+        """
+        INSERT INTO label_events (event_id, label_set_id, qid, docid, grade, previous, origin, source, note, batch_id)
+        SELECT unnest(?::BIGINT[]), ?, unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::DOUBLE[]),
+               unnest(?::DOUBLE[]), 'person', unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), ?
+        """,
+        [
+            ids,
+            label_set,
+            [r.qid for r in rows],
+            [r.docid for r in rows],
+            [r.grade for r in rows],
+            [r.previous for r in rows],
+            [r.member for r in rows],
+            [r.note for r in rows],
+            batch_id,
+        ],
     )
-    found = con.execute(
-        "SELECT event_id FROM label_events WHERE batch_id = ? AND label_set_id = ? ORDER BY event_id",
-        [batch_id, label_set],
-    ).fetchall()
-    return [int(row[0]) for row in found]
+    return ids

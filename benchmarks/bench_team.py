@@ -1,6 +1,8 @@
 """A team under load: MEMBERS members, each in a process of its own, make EVENTS label edits each
-while syncing every SYNC_SECONDS (the TUI's cadence), all against one PostgreSQL server started for
-the run (Debian's binaries, a temporary cluster on a loopback port, as the tests start it).
+(one every PACE seconds, a brisk assessor's pace) while syncing every SYNC_SECONDS (the TUI's
+cadence), all against one PostgreSQL server started for the run (Debian's binaries, a temporary
+cluster on a loopback port, as the tests start it). The members run on this machine's cores, so a
+small machine measures its own crowding too: the figures say what 20 processes on it gave.
 
 Prints one JSON object:
 
@@ -15,7 +17,7 @@ Prints one JSON object:
 The edits go to disjoint pairs of the sample project's `human` label set (each member its own
 share), so that the figures measure sharing, not the conflicts the team's audits are for.
 
-Usage: python -m benchmarks.bench_team [--members 20] [--events 200] [--sync-seconds 1]
+Usage: python -m benchmarks.bench_team [--members 20] [--events 200] [--sync-seconds 1] [--pace 0.5]
 """
 
 from __future__ import annotations
@@ -44,7 +46,9 @@ def member_name(number: int) -> str:
     return f"m{number:02d}"
 
 
-def member_run(folder: Path, member: str, number: int, members: int, events: int, sync_seconds: float) -> None:
+def member_run(
+    folder: Path, member: str, number: int, members: int, events: int, sync_seconds: float, pace: float
+) -> None:
     """One member's process: edit its share of the pairs at a person's pace, sync on a timer, keep
     syncing until every member's events are here; write what it saw to MEMBER.json."""
     path = folder / f"{member}.duckdb"
@@ -65,7 +69,7 @@ def member_run(folder: Path, member: str, number: int, members: int, events: int
                 event = project.set_label("human", qid, docid, float((count + number) % 4), person=member)
                 made[int(event["event"])] = time.time()
                 count += 1
-                time.sleep(0.05)
+                time.sleep(pace)
             if time.time() >= next_sync:
                 project.sync()
                 syncs += 1
@@ -133,7 +137,7 @@ def server_span(cluster: Cluster, database: str) -> tuple[int, float]:
     return int(row[0]), float(row[1] or 0.0)
 
 
-def run(members: int, events: int, sync_seconds: float, folder: Path) -> dict[str, Any]:
+def run(members: int, events: int, sync_seconds: float, pace: float, folder: Path) -> dict[str, Any]:
     names = [member_name(n) for n in range(members)]
     cluster = start_cluster(COORDINATOR, names)
     os.environ.update(cluster.env())
@@ -188,6 +192,7 @@ def run(members: int, events: int, sync_seconds: float, folder: Path) -> dict[st
             "members": members,
             "events_per_member": events,
             "sync_seconds": sync_seconds,
+            "pace_s": pace,
             "events": on_server,
             "deliveries": len(latencies),
             "latency_p50_s": round(statistics.median(latencies), 3),
@@ -209,14 +214,17 @@ def main() -> None:
     parser.add_argument("--members", type=int, default=20)
     parser.add_argument("--events", type=int, default=200)
     parser.add_argument("--sync-seconds", type=float, default=1.0)
+    parser.add_argument("--pace", type=float, default=0.5, help="Seconds between one member's edits.")
     parser.add_argument("--member", type=int, default=None, help=argparse.SUPPRESS)
     parser.add_argument("--folder", type=Path, default=None, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.member is not None:
-        member_run(args.folder, member_name(args.member), args.member, args.members, args.events, args.sync_seconds)
+        member_run(
+            args.folder, member_name(args.member), args.member, args.members, args.events, args.sync_seconds, args.pace
+        )
         return
     with tempfile.TemporaryDirectory(prefix="bench-team-") as folder:
-        print(json.dumps(run(args.members, args.events, args.sync_seconds, Path(folder)), indent=1))
+        print(json.dumps(run(args.members, args.events, args.sync_seconds, args.pace, Path(folder)), indent=1))
 
 
 if __name__ == "__main__":

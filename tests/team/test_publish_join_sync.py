@@ -104,3 +104,22 @@ def test_the_commands_publish_join_and_sync(team_db: Team, audit_template: Path)
     done = run_subprocess(["--db", str(coordinator), "sync", "--format", "json"], team_db.folder, env)
     assert json.loads(done.stdout)["pulled"] == 3
     assert identities(coordinator) == identities(alice) == [("alice", 1), ("alice", 2), ("alice", 3)]
+
+
+def test_doctor_says_whether_the_team_connection_works(joined: Team) -> None:
+    alice = joined.path("alice")
+    done = run_subprocess(["--db", str(alice), "doctor", "--format", "json"], joined.folder, joined.cluster.env())
+    team = next(s for s in json.loads(done.stdout)["sections"] if s["name"] == "team")
+    assert (team["status"], team["facts"]["member"], team["facts"]["reached"]) == ("ok", "alice", True)
+    joined.cluster.stop()
+    try:
+        done = run_subprocess(["--db", str(alice), "doctor", "--format", "json"], joined.folder, joined.cluster.env())
+    finally:
+        joined.cluster.start()
+    team = next(s for s in json.loads(done.stdout)["sections"] if s["name"] == "team")
+    assert done.code == 1 and team["status"] == "fail" and "cannot be reached" in team["summary"]
+
+
+def test_sync_without_a_team_says_so(sample: Path) -> None:
+    done = run_subprocess(["--db", str(sample), "sync", "--format", "json"], sample.parent)
+    assert done.code == 2 and "belongs to no team" in done.stderr

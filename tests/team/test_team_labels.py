@@ -55,3 +55,16 @@ def test_crossing_edits_end_the_same_everywhere_and_are_named(joined: Team) -> N
     conflicts = sync(joined, "bob", "alice", "bob", "carol")
     assert conflicts and all(f"human {qid} {docid}" in c for c in conflicts)
     assert {grade_of(joined, role, qid, docid) for role in ("alice", "bob", "carol")} == {2.0}
+
+
+def test_an_event_about_what_a_copy_lacks_is_named_not_fatal(joined: Team) -> None:
+    with Project.open(joined.path(COORDINATOR)) as project:  # an audit made after the base
+        project.plan_audit("umbrela-smol", name="late", budget=4, design="pairs", seed=9)
+        session = project.blind_audit("late")
+        session.load()
+        session.grade(2)
+        assert project.sync()["pushed"] == 1
+    with Project.open(joined.path("alice")) as project:
+        done = project.sync()
+        assert done["pulled"] == 1 and any("cannot be applied here" in c for c in done["conflicts"])
+        assert project.sync()["pulled"] == 0  # taken once: the next sync does not stumble on it again

@@ -20,6 +20,7 @@ import json
 from dataclasses import dataclass, field
 from typing import Any
 
+from studio.domain.errors import UsageError
 from studio.domain.rows import StoredEvent
 from studio.services.audit import assessments
 from studio.services.writes.label_writes import LabelWrites
@@ -75,7 +76,11 @@ def apply(writes: LabelWrites, event: Incoming, applied: Applied) -> None:
         shared = Shared(event.member, event.seq, event.kind, event.payload, int(written["event"]), made_at)
         local.add_shared(tx, [shared], pushed=True)
 
-    done = _apply_kind(writes, event, payload, record, applied)
+    try:
+        done = _apply_kind(writes, event, payload, record, applied)
+    except UsageError as error:  # e.g. an audit made after the base: this copy has no such audit
+        applied.conflicts.append(f"{event.member}'s {event.kind} #{event.seq} cannot be applied here: {error}")
+        done = None
     if done is False:
         applied.deferred.add(event.member)
         return

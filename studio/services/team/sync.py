@@ -72,7 +72,7 @@ def _exchange(writes: LabelWrites, link: Link) -> tuple[int, Applied]:
     db = writes.engine.db
     applied = Applied(link.member)
     # Connected before the project file is used: an unreachable server keeps nobody waiting for it.
-    with server.connected(link.conninfo) as con, db.busy():
+    with server.connected(link.conninfo, reuse=True) as con, db.busy():
         role = server.current_role(con)
         if role != link.member:
             raise TeamRefused(f"the connection logs in as {role!r}, but this copy is {link.member!r}'s")

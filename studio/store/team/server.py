@@ -7,6 +7,7 @@ starts, and its absence is said as a usage error naming the extra.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -59,24 +60,67 @@ def _reason(error: Exception) -> str:
     return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
 
 
-@contextmanager
-def connected(conninfo: str) -> Iterator[psycopg.Connection[Any]]:
-    """A connection as libpq makes it from `conninfo`, service files, ~/.pgpass and the PG*
-    environment; a server out of reach raises `TeamUnreachable`, a refusal `TeamRefused`."""
+# Connections kept between syncs, by connection string: a login (SCRAM, TLS) costs more than the
+# sync it serves. One user at a time: a connection is taken out while in use.
+_KEPT: dict[str, Any] = {}
+_KEPT_LOCK = threading.Lock()
+
+
+def _connect(conninfo: str) -> Any:
     psycopg = _psycopg()
     timeout = {} if "connect_timeout" in conninfo else {"connect_timeout": CONNECT_SECONDS}
     try:
-        con = psycopg.connect(conninfo, **timeout)
+        return psycopg.connect(conninfo, **timeout)
     except psycopg.OperationalError as error:
         raise TeamUnreachable(f"the team's server cannot be reached: {_reason(error)}") from None
+
+
+def _kept(conninfo: str) -> Any | None:
+    """A kept connection that still answers (a restarted server broke the others), or None."""
+    psycopg = _psycopg()
+    with _KEPT_LOCK:
+        con = _KEPT.pop(conninfo, None)
+    if con is None:
+        return None
     try:
-        with con:
-            yield con
+        con.execute("SELECT 1")
+        con.rollback()
+    except psycopg.Error:
+        con.close()
+        return None
+    return con
+
+
+def _keep(conninfo: str, con: Any) -> None:
+    with _KEPT_LOCK:
+        extra = _KEPT.pop(conninfo, None)
+        _KEPT[conninfo] = con
+    if extra is not None:
+        extra.close()
+
+
+@contextmanager
+def connected(conninfo: str, *, reuse: bool = False) -> Iterator[psycopg.Connection[Any]]:
+    """A connection as libpq makes it from `conninfo`, service files, ~/.pgpass and the PG*
+    environment (with `reuse`, the one a previous call kept, while it answers), committed at the
+    end; a server out of reach raises `TeamUnreachable`, a refusal `TeamRefused`."""
+    psycopg = _psycopg()
+    con = (_kept(conninfo) if reuse else None) or _connect(conninfo)
+    try:
+        yield con
+        con.commit()
     except psycopg.errors.InsufficientPrivilege as error:
+        con.close()
         raise TeamRefused(f"the team's server refused: {_reason(error)}") from None
     except psycopg.OperationalError as error:
+        con.close()
         raise TeamUnreachable(f"the team's server went away: {_reason(error)}") from None
-    finally:
+    except BaseException:
+        con.close()
+        raise
+    if reuse:
+        _keep(conninfo, con)
+    else:
         con.close()
 
 

@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo check check-kernel test install lint bench bench-banks bench-scale clean
+.PHONY: demo check check-kernel test install lint bench bench-banks bench-scale bench-team clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info[:2] >= (3, 11), "the studio needs Python 3.11 or newer (3.11-3.13 tested)"'
@@ -12,11 +12,11 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 # Re-install whenever pyproject.toml changes. Everything: the test tools (dev), the embedding
-# methods (embeddings) and ir_datasets (irds), so that no test skips for want of an extra. torch 2.13.0 goes first because this machine holds its CPU build on disk;
+# methods (embeddings), ir_datasets (irds) and the PostgreSQL client (team), so that no test skips for want of an extra. torch 2.13.0 goes first because this machine holds its CPU build on disk;
 # left to the extra, pip would pick another version and download gigabytes of GPU libraries.
 $(STAMP): pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet torch==2.13.0
-	$(BIN)/python -m pip install --quiet -e '.[dev,embeddings,irds]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,embeddings,irds,team]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -75,6 +75,10 @@ bench-banks: $(STAMP)
 # TREC-RAG size (9 M run rows) and 50 M run rows: ~4 GB of generated files, an hour or more.
 bench-scale: $(STAMP)
 	$(BIN)/python -m benchmarks.bench_scale
+
+# 20 team members syncing through a PostgreSQL server started for the run (needs its binaries).
+bench-team: $(STAMP)
+	$(BIN)/python -m benchmarks.bench_team
 
 clean:
 	rm -rf $(VENV) .pytest_cache .hypothesis

@@ -24,6 +24,7 @@ EXCLUSIVE = {
     "textual": {"tui"},
     "textual_plotext": {"tui"},
     "typer": {"cli"},
+    "psycopg": {"store"},  # the team's PostgreSQL server: only store/ talks to databases
 }
 
 # Layers restricted to the standard library plus these studio layers (pure Python: no duckdb,

@@ -36,6 +36,8 @@ from studio.cli import (
     report,
     sensitivity,
     significance,
+    sync,
+    team,
 )
 from studio.cli.context import Options
 from studio.cli.errors import reported_errors
@@ -71,6 +73,8 @@ COMMAND_MODULES: tuple[typer.Typer, ...] = (
     export.commands,  # export …
     bank.commands,  # bank …
     audit.commands,  # audit …
+    team.commands,  # team …
+    sync.commands,  # sync
 )
 for module_commands in COMMAND_MODULES:
     app.add_typer(module_commands)

@@ -256,6 +256,19 @@ EXAMPLES: dict[str, list[str]] = {
     "studio audit assign": ["studio audit assign gold --assessors alice,bob,carol --overlap 0.2 --seed 0"],
     "studio audit agreement": ["studio audit agreement gold", "studio audit agreement gold --format json"],
     "studio audit adjudicate": ["studio audit adjudicate gold 1003 D42 2"],
+    "studio team publish": [
+        "studio team publish --to 'host=db.lab dbname=trec sslmode=require' --members alice,bob,carol",
+        "studio team publish --to service=trec-team --members alice,bob  # ~/.pg_service.conf",
+    ],
+    "studio team join": [
+        "studio --db alice.duckdb team join 'host=db.lab dbname=trec user=alice'  # password from ~/.pgpass",
+        "PGSERVICE=trec-team studio --db alice.duckdb team join ''",
+    ],
+    "studio team status": ["studio team status --format json"],
+    "studio sync": [
+        "studio sync                                # push what waits, pull the others' events",
+        'studio sync --format json                  # {"pushed": n, "pulled": n, "waiting": n, "offline": …}',
+    ],
     "studio audit simulate": [
         "studio audit simulate --ref human --qrels umbrela-smol --budget 5 --design topics --trials 1000 --seed 0",
     ],

@@ -82,3 +82,13 @@ class ProjectReadOnly(ProjectError):
 class CallsFailed(StudioError, RuntimeError):
     """A judge whose every call failed: the server was down, refused the key or answered errors.
     The failures are recorded with the run; running the judge again asks those calls again."""
+
+
+class TeamUnreachable(StudioError, RuntimeError):
+    """The team's PostgreSQL server cannot be reached (offline, stopped, refused the login): the
+    project works on, its events wait for the next sync."""
+
+
+class TeamRefused(StudioError, RuntimeError):
+    """The team's server refused what was asked (a privilege the role has not, a schema the studio
+    does not know): the message says which."""

@@ -27,13 +27,21 @@ from studio.judges import embedder, llamacpp_backend
 from studio.judges.endpoints import credentials_in
 from studio.judges.llamacpp_info import llama_cpp_build
 from studio.judges.openai_backend import API_KEY_ENV, BASE_URL_ENV, DEFAULT_BASE_URL
+from studio.services.team.probe import TeamProbe
 from studio.store.engine_version import duckdb_version
+from studio.store.team.server import INSTALL_TEAM, client_version
 
 OLDEST_PYTHON = (3, 11)
 REQUIREMENT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 # Opens the project file read-only, without creating it, and checks it (the facade supplies it).
 ProjectCheck = Callable[[Path], CheckReport]
+# Opens it the same way and tries its team connection (None: the project has no team).
+TeamCheck = Callable[[Path], TeamProbe | None]
+
+
+def _no_team(_: Path) -> TeamProbe | None:
+    return None
 
 
 @dataclass(frozen=True)
@@ -42,6 +50,7 @@ class Surroundings:
 
     project_file: Path
     check: ProjectCheck
+    team: TeamCheck = _no_team
     environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
 
 
@@ -267,6 +276,32 @@ def keys_section(surroundings: Surroundings) -> DoctorSection:
 
 
 # The sections in the order they are shown; a new subject is one function more here.
+def team_section(surroundings: Surroundings) -> DoctorSection:
+    """The PostgreSQL client (the [team] extra) and, when the project belongs to a team, whether
+    its connection works (the connection string is shown: it never holds a password)."""
+    version = client_version()
+    facts: dict[str, Fact] = {"psycopg": version}
+    try:
+        found = surroundings.team(surroundings.project_file) if surroundings.project_file.exists() else None
+    except StudioError:
+        found = None  # the project section says what is wrong with the file
+    if found is None:
+        client = f"psycopg {version}" if version else "psycopg not installed"
+        return DoctorSection("team", Status.absent, f"no team ({client})", facts, fix=None if version else INSTALL_TEAM)
+    facts.update(member=found.member, reached=found.reached, role=found.role, server_schema=found.server_schema)
+    if not found.reached or found.problem:
+        return DoctorSection(
+            "team",
+            Status.fail,
+            f"{found.member}'s connection does not work: {found.problem}",
+            facts,
+            [found.conninfo],
+            fix="check the server, ~/.pgpass or PGPASSWORD, PGSERVICE (`psql 'CONNINFO'` tries the same connection)",
+        )
+    summary = f"{found.member} reaches the team's server (schema {found.server_schema})"
+    return DoctorSection("team", Status.ok, summary, facts, [found.conninfo])
+
+
 SECTIONS: tuple[Callable[[Surroundings], DoctorSection], ...] = (
     python_section,
     studio_section,
@@ -277,6 +312,7 @@ SECTIONS: tuple[Callable[[Surroundings], DoctorSection], ...] = (
     api_section,
     keys_section,
     project_section,
+    team_section,
 )
 
 

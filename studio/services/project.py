@@ -21,6 +21,8 @@ from studio.services.facade.core import ProjectCore
 from studio.services.locations import demo_project_path
 from studio.services.rubric.editing import BankEditor
 from studio.services.sample_project import build_sample_file
+from studio.services.team.probe import TeamProbe
+from studio.services.team.probe import probe as probe_team
 from studio.services.views import bank as bank_views
 from studio.services.views import estimates as estimate_views
 from studio.services.views import overview as overview_views
@@ -63,10 +65,14 @@ class Project(ProjectCore):
             with cls.open(located, wait=wait, create=False, read_only=True) as project:
                 return project.check()
 
+        def team(located: Path) -> TeamProbe | None:
+            with cls.open(located, wait=wait, create=False, read_only=True) as project:
+                return probe_team(project.db)
+
         # Imported when asked: it reaches every judge back end, which nothing else needs at start-up.
         from studio.services.doctor import Surroundings, diagnose
 
-        return diagnose(Surroundings(cls.locate(path), check))
+        return diagnose(Surroundings(cls.locate(path), check, team))
 
     # -- what the screens show -------------------------------------------------------------------
 
@@ -119,7 +125,7 @@ class Project(ProjectCore):
 
     def blind_audit(self, audit: str, *, person: str | None = None) -> AuditSession:
         """Grading an audit's sample in its random order, the LLM's grade hidden (call `load()`)."""
-        return AuditSession(self, audit, person=person)
+        return AuditSession(self, audit, person=person or self.team_member())
 
     # -- the report --------------------------------------------------------------------------------
 

@@ -28,7 +28,7 @@ from studio.services.project import Project
 from studio.tui.bindings import bindings_of
 from studio.tui.commands import ScreenActions, studio_keys
 from studio.tui.crash import report_crash
-from studio.tui.messages import ChangesNoticed
+from studio.tui.messages import ChangesNoticed, TeamSynced
 from studio.tui.screens.audit import AuditScreen
 from studio.tui.screens.bank import BankScreen
 from studio.tui.screens.base import StudioScreen
@@ -37,6 +37,7 @@ from studio.tui.screens.leaderboard import LeaderboardScreen
 from studio.tui.screens.overview import OverviewScreen
 from studio.tui.screens.review import ReviewScreen
 from studio.tui.state import StateApp, StudioState, default_selection
+from studio.tui.team_sync import TEAM_SYNC_SECONDS, sync_once, team_line
 from studio.tui.widgets.help import HelpScreen
 
 # How often the studio looks whether to give the project file up, and for others' writes.
@@ -45,7 +46,7 @@ IDLE_RELEASE_SECONDS = 5.0  # unasked, the file is given up after this long with
 TUI_WAIT_SECONDS = 5.0
 # Workers that hold the file only inside their own transactions (judges, re-grading) and so do
 # not keep the studio from releasing it while they run; and the worker that releases it.
-LONG_JOBS = frozenset({"judge", "regrade", "share"})
+LONG_JOBS = frozenset({"judge", "regrade", "share", "team"})
 # Workers that save what a person decided: quitting waits for them.
 SAVING = frozenset({"review-writes", "audit-writes", "bank-edits"})
 QUIT_POLL_SECONDS = 0.1
@@ -95,7 +96,10 @@ class StudioApp(StateApp):
         self.start_screen = ScreenName.review if audit is not None else ScreenName(screen)
         self.DEFAULT_MODE = self.start_screen  # type: ignore[misc]  # Textual reads it per instance
         super().__init__(StudioState(project, default_selection(project, ref, qrels, measure, topics), person))
-        self.sub_title = header_text(Path(project.path).name, topics)
+        self.header = header_text(Path(project.path).name, topics)
+        self.sub_title = self.header
+        self.team_member = project.team_member()  # None: the project has no team
+        self.last_reached: str | None = None  # when the background sync last reached the server
         self.start_audit = audit
         self.watcher: ChangeWatch | None = None
         self.quitting = False
@@ -111,6 +115,10 @@ class StudioApp(StateApp):
         self.state.project.share_when_idle(TUI_WAIT_SECONDS)
         self.start_watching()
         self.set_interval(IDLE_SECONDS, self.share_the_file)
+        if self.team_member is not None:
+            self.sub_title = f"{self.header} · {team_line(self.team_member, None, None)}"
+            self.sync_team()
+            self.set_interval(TEAM_SYNC_SECONDS, self.sync_team)
         if self.start_audit is not None:  # a blind audit opens over Review, where escape leads
             self.push_screen(AuditScreen(self.start_audit))
 
@@ -145,6 +153,25 @@ class StudioApp(StateApp):
             project.lock.release()
         if changes is not None:
             self.post_message(ChangesNoticed(changes.describe()))
+
+    def sync_team(self) -> None:
+        """The team's sync in a worker, unless the last one still runs."""
+        if not any(not worker.is_finished and worker.group == "team" for worker in self.workers):
+            self.run_team_sync()
+
+    @work(thread=True, group="team", exit_on_error=False)
+    def run_team_sync(self) -> None:
+        sync_once(self.state.project, self.post_message)
+
+    @on(TeamSynced)
+    def show_team(self, message: TeamSynced) -> None:
+        assert self.team_member is not None
+        if message.result is not None and not message.result["offline"]:
+            self.last_reached = message.at
+        self.sub_title = f"{self.header} · {team_line(self.team_member, message, self.last_reached)}"
+        screen = self.screen
+        if message.result is not None and message.result["pulled"] and isinstance(screen, StudioScreen):
+            screen.project_changed()  # the others' grades are in the leaderboards already
 
     @on(ChangesNoticed)
     def show_changes(self, message: ChangesNoticed) -> None:
@@ -208,7 +235,8 @@ def run_studio(
     """Open the studio on `project` (on a blind audit with `audit`; the person's keys from `keymap`) and
     return, closing it, when the user quits: the exit status (1 after an unexpected error, its
     traceback in a file named on stderr)."""
-    who = person or os.environ.get("STUDIO_PERSON") or getpass.getuser()
+    # In a team's project the member is the PostgreSQL role: their grades are shared under that name.
+    who = person or project.team_member() or os.environ.get("STUDIO_PERSON") or getpass.getuser()
     with project:
         app = StudioApp(
             project, screen=screen, ref=ref, qrels=qrels, person=who, audit=audit, keymap=keymap, topics=topics

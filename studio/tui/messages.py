@@ -18,6 +18,7 @@ from studio.domain.rows import Decision, FailureRow, JudgeRunRow
 from studio.domain.significance import Significance
 from studio.domain.significance_matrix import DecisionGrid
 from studio.domain.steps import AuditStep, ReviewStep
+from studio.domain.team import SyncResult
 from studio.domain.views import (
     AuditPairView,
     BankView,
@@ -264,3 +265,12 @@ class EstimateComputed(Message):
     """The leaderboard full human judging would give, estimated from the audited set and the gold one."""
 
     view: EstimateView
+
+
+@dataclass
+class TeamSynced(Message):
+    """The team's background sync ran: its result, or why it could not (and when, as HH:MM:SS)."""
+
+    result: SyncResult | None
+    error: str | None
+    at: str

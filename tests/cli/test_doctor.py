@@ -30,7 +30,7 @@ from studio.domain.errors import UsageError
 from studio.domain.key_bindings import BINDINGS
 from studio.judges import embedder, llamacpp_backend
 
-SECTIONS = ["python", "studio", "duckdb", "llama_cpp", "default_model", "embeddings", "api", "keys", "project"]
+SECTIONS = ["python", "studio", "duckdb", "llama_cpp", "default_model", "embeddings", "api", "keys", "project", "team"]
 API_VARIABLES = ("OPENAI_API_KEY", "OPENAI_BASE_URL")
 KEYMAP_VARIABLES = ("STUDIO_KEYMAP", "XDG_CONFIG_HOME")
 SECRET_KEY = "sk-test-9f8e7d6c5b4a"
@@ -244,6 +244,7 @@ def machine_values() -> dict[str, str]:
         str(embedder.default_model_path()): "<embedder-path>",
         importlib.metadata.version("sentence-transformers"): "<version>",
         importlib.metadata.version("torch"): "<version>",
+        importlib.metadata.version("psycopg"): "<version>",
     }
 
 

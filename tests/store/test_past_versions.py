@@ -44,6 +44,7 @@ def test_every_past_version_has_a_fixture() -> None:
     # 14 was never used, so no studio ever wrote a file at it; the newest version is what the studio
     # writes now, and needs a fixture once a later version comes.
     made = {entry["version"] for entry in MANIFEST.values()}
+    # 22 and 23 hold no schema of their own here (their numbers belong to changes merged separately).
     past = set(range(1, LATEST_VERSION)) - {v14_skipped.VERSION}
     assert past <= made <= past | {LATEST_VERSION}
 

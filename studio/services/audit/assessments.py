@@ -118,10 +118,19 @@ def _write(
 
 
 def record_grade(
-    writes: LabelWrites, audit: str, qid: str, docid: str, assessor: str, grade: float, *, seconds: float | None = None
+    writes: LabelWrites,
+    audit: str,
+    qid: str,
+    docid: str,
+    assessor: str,
+    grade: float | None,
+    *,
+    seconds: float | None = None,
+    also: AlsoWrite | None = None,
 ) -> LabelEvent:
-    """`assessor`'s grade of a pair of the audit (and the seconds it took): the pair's gold grade follows."""
-    return _write(writes, audit, qid, docid, assessor=assessor, kind=GRADE, grade=grade, seconds=seconds)
+    """`assessor`'s grade of a pair of the audit (and the seconds it took; None takes their grade
+    back): the pair's gold grade follows."""
+    return _write(writes, audit, qid, docid, assessor=assessor, kind=GRADE, grade=grade, seconds=seconds, also=also)
 
 
 def take_back(writes: LabelWrites, audit: str, assessor: str) -> tuple[str, str] | None:

@@ -14,6 +14,7 @@ from studio.services.facade.labels import LabelsMixin
 from studio.services.facade.prompt_study import PromptStudyMixin
 from studio.services.facade.score_tables import ScoreTablesMixin
 from studio.services.facade.significance import SignificanceMixin
+from studio.services.facade.team import TeamMixin
 
 
 class ProjectCore(
@@ -27,5 +28,6 @@ class ProjectCore(
     BanksMixin,
     ExportsMixin,
     ScoreTablesMixin,
+    TeamMixin,
 ):
     """A project file and everything that can be asked of it headless."""

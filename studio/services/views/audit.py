@@ -55,6 +55,8 @@ class AuditSession:
         self.graded_now = 0
         self.graded: list[AuditStep] = []  # this sitting's grades, oldest first (undone at once)
         self.assessors: list[str] = []  # the audit's assessors (none: the audit has one, whoever grades)
+        # In a team's project every grade is an assessor's: the gold grade follows from all of them.
+        self.shared = project.team_member() is not None
         self.shown_at = time.monotonic()  # when the current pair came up
         self.seconds: dict[AuditStep, float] = {}  # each grade's time from its pair shown to its key
 
@@ -191,7 +193,7 @@ class AuditSession:
         qid, docid, grade = step.qid, step.docid, step.grade
         audit_id = self.record["audit_id"]
         seconds = self.seconds.pop(step, None)
-        if self.assessors and self.person is not None:
+        if (self.assessors or self.shared) and self.person is not None:
             assessments.record_grade(self.project.writes, self.audit, qid, docid, self.person, grade, seconds=seconds)
         else:
 
@@ -247,7 +249,7 @@ class AuditSession:
     # -- helpers ---------------------------------------------------------------------------------
 
     def _write_undo(self) -> tuple[str, str] | None:
-        if self.assessors and self.person is not None:
+        if (self.assessors or self.shared) and self.person is not None:
             return assessments.take_back(self.project.writes, self.audit, self.person)
         last = audit_store.last_live_grade(self.project.db.cursor(), self.record["audit_id"])
         if last is None:

@@ -38,6 +38,7 @@ from studio.store.migrations import (
     v20_audit_assessors,
     v21_topic_vocabularies,
     v23_prompt_collections,
+    v24_team_sync,
 )
 
 MIGRATION_MODULES: tuple[ModuleType, ...] = (
@@ -63,6 +64,7 @@ MIGRATION_MODULES: tuple[ModuleType, ...] = (
     v20_audit_assessors,
     v21_topic_vocabularies,
     v23_prompt_collections,
+    v24_team_sync,
 )
 
 MIGRATIONS: list[tuple[int, str]] = [(module.VERSION, module.SQL) for module in MIGRATION_MODULES]

@@ -1,0 +1,33 @@
+"""`studio sync`: this member's new events up to the team's server, the others' down."""
+
+from __future__ import annotations
+
+import typer
+
+from studio.cli.context import open_project
+from studio.cli.errors import handles_errors
+from studio.cli.options import FormatOption
+from studio.cli.output import OutputFormat, emit_object, stderr_console
+
+commands = typer.Typer()
+
+
+@commands.command("sync")
+@handles_errors
+def sync_command(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> None:
+    """Push this member's events not on the team's server yet (in the order they were made) and
+    apply the others'. Offline, it says so and loses nothing: the events wait for the next sync."""
+    with open_project(ctx) as project:
+        done = project.sync()
+    if done["offline"]:
+        stderr_console().print(
+            f"offline: {done.get('error', 'the server cannot be reached')}; {done['waiting']} events wait",
+            markup=False,
+            highlight=False,
+        )
+    for conflict in done["conflicts"]:
+        stderr_console().print(f"conflict: {conflict}", markup=False, highlight=False)
+    if fmt is OutputFormat.table:
+        emit_object({k: v for k, v in done.items() if k != "conflicts"} | {"conflicts": len(done["conflicts"])}, fmt)
+    else:
+        emit_object(done, fmt)

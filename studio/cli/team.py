@@ -1,0 +1,72 @@
+"""`studio team publish|join|status`: a team on one collection, sharing its events through PostgreSQL.
+
+The connection comes from libpq's own means: a connection string or `service=NAME`, PGSERVICE,
+~/.pgpass, the PG* environment variables, sslmode. A connection string holding a password is
+refused: the project file keeps the string.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import typer
+
+from studio.cli.context import open_project, options
+from studio.cli.errors import handles_errors
+from studio.cli.options import FormatOption
+from studio.cli.output import OutputFormat, emit_object
+from studio.services.project import Project
+
+commands = typer.Typer(
+    name="team",
+    help="Share the project's events with a team through PostgreSQL (`studio sync` exchanges them).",
+    no_args_is_help=True,
+)
+
+Conninfo = Annotated[
+    str, typer.Argument(help="libpq connection string or service=NAME (no password: ~/.pgpass, PGPASSWORD).")
+]
+
+
+@commands.command("publish")
+@handles_errors
+def publish_command(
+    ctx: typer.Context,
+    to: Annotated[
+        str,
+        typer.Option("--to", help="The team's database: libpq connection string or service=NAME (no password in it)."),
+    ],
+    members: Annotated[str, typer.Option("--members", help="Comma-separated PostgreSQL roles: alice,bob,…")],
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Publish the project to the team's database as the coordinator (the connection's role): its
+    data becomes the team's base, the members may join and append their events."""
+    with open_project(ctx) as project:
+        done = project.publish_team(to, members.split(","))
+    emit_object({**done, "members": ", ".join(done["members"])} if fmt is OutputFormat.table else done, fmt)
+
+
+@commands.command("join")
+@handles_errors
+def join_command(ctx: typer.Context, conninfo: Conninfo, fmt: FormatOption = OutputFormat.table) -> None:
+    """Make the project file (--db) from the team's published project; the member is the
+    connection's role. The team's events so far are pulled at once."""
+    path = Project.locate(options(ctx).project_file)
+    done = Project.join_team(path, conninfo, wait=options(ctx).wait)
+    emit_object(done, fmt, title=f"Joined as {done['member']}")
+
+
+@commands.command("status")
+@handles_errors
+def status_command(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> None:
+    """The team as this copy knows it (no server asked): member, last sync, events waiting."""
+    with open_project(ctx) as project:
+        found = project.team_status()
+    if found is None:
+        emit_object({"team": None}, fmt)
+        return
+    if fmt is OutputFormat.table:
+        shared = ", ".join(f"{member} {count}" for member, count in found["shared"].items()) or "none"
+        emit_object({**found, "shared": shared}, fmt, title="Team")
+    else:
+        emit_object(found, fmt)

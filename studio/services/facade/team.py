@@ -1,0 +1,54 @@
+"""A team on one collection: publishing the project, joining it, syncing its events."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from studio.domain.project_file import DEFAULT_WAIT_SECONDS
+from studio.domain.team import Joined, Published, SyncResult, TeamStatus
+from studio.services.facade.base import PathLike, ProjectBase
+from studio.services.team import membership
+from studio.services.team import sync as team_sync
+from studio.store.team import local
+
+
+class TeamMixin(ProjectBase):
+    """The project as one copy of a team's."""
+
+    def publish_team(self, conninfo: str, members: Sequence[str]) -> Published:
+        """Publish this project to the team's PostgreSQL database (the connection's role is the
+        coordinator; `members` are existing roles, who may then join)."""
+        return membership.publish(self.db, conninfo, members)
+
+    @classmethod
+    def join_team(cls, path: PathLike, conninfo: str, *, wait: float = DEFAULT_WAIT_SECONDS) -> Joined:
+        """Make the project file `path` from the team's published base; the member is the
+        connection's role. What the team did since is pulled at once."""
+        target = Path(path)
+        member, info = membership.fetch_base(target, conninfo)
+        with cls.open(target, wait=wait, create=False) as project:
+            membership.link_member(project.db, member, info, conninfo)
+            done = project.sync()
+        return Joined(
+            project=str(target),
+            member=member,
+            coordinator=info.coordinator,
+            base_event=info.base_event,
+            pulled=done["pulled"],
+        )
+
+    def sync(self) -> SyncResult:
+        """Push this member's events not on the server yet, in order, and apply the others'."""
+        return team_sync.sync(self.writes)
+
+    def team_status(self) -> TeamStatus | None:
+        """The team as this copy knows it (no server asked); None when the project has no team."""
+        if self.team_member() is None:
+            return None
+        return team_sync.status(self.db)
+
+    def team_member(self) -> str | None:
+        """This copy's member (its PostgreSQL role), None when the project has no team."""
+        found = local.link(self.db.cursor())
+        return None if found is None else found.member

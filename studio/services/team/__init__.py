@@ -1,0 +1,1 @@
+"""A team on one collection: publishing the project to PostgreSQL, joining it, syncing events."""

@@ -1,0 +1,131 @@
+"""What a team shares of the project's events, and how another member's event is applied.
+
+Shared, after the published base: an assessor's grade of an audit pair (and its taking back),
+the coordinator's adjudication, a person's label edit, and the undo of one of those. Each is
+applied through the one write path as the member who made it, so that every copy holds every
+assessor's grade under their name and derives the gold grade from all of them by the audit's
+several-assessors rules (mean until adjudicated), whatever the order the events arrive in.
+
+Not shared (counted as `local_only` by a sync): imports, judge runs, derived sets and grades a
+member recorded under another assessor's name; the coordinator publishes base data.
+
+A label edit of a one-grade label set (not an audit) that crosses another member's edit of the
+same pair is a conflict: the edit made later stands on every copy (the same choice everywhere,
+so the copies agree), and the sync names the conflict.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any
+
+from studio.domain.errors import UsageError
+from studio.domain.rows import StoredEvent
+from studio.services.audit import assessments
+from studio.services.writes.label_writes import LabelWrites
+from studio.store import Connection
+from studio.store.team import local
+from studio.store.team.local import Shared
+from studio.store.team.server import Incoming
+
+
+def outgoing(
+    con: Connection, row: dict[str, Any], member: str, coordinator: str, pending: dict[int, tuple[str, int]]
+) -> tuple[str, dict[str, Any]] | None:
+    """The kind and payload of an unshared local event, None when a team does not share it
+    (`pending`: the identities given in this round, by local label event)."""
+    pair = {"qid": row["qid"], "docid": row["docid"], "made_at": row["made_at"]}
+    if row["assessment"] == assessments.GRADE:
+        if row["assessor"] != member:
+            return None  # recorded here for someone else: the server takes events under the role's own name only
+        return "grade", {"audit": row["audit"], **pair, "grade": row["assessor_grade"], "seconds": row["seconds"]}
+    if row["assessment"] == assessments.ADJUDICATION:
+        if member != coordinator:
+            return None
+        return "adjudication", {"audit": row["audit"], **pair, "grade": row["assessor_grade"]}
+    if row["origin"] == "undo" and row["undoes"] is not None:
+        target = pending.get(int(row["undoes"])) or local.identity_of(con, int(row["undoes"]))
+        if target is not None:
+            return "undo", {"member": target[0], "seq": target[1], "made_at": row["made_at"]}
+    # The edit's parent: the shared event that set the pair when it was made (None: the base's or
+    # an unshared one); another member's edit with another parent crossed it.
+    parent = row["parent_event"]
+    seen = None if parent is None else pending.get(int(parent)) or local.identity_of(con, int(parent))
+    label = {"qrels": row["label_set"], **pair, "grade": row["grade"], "parent": seen, "note": row["note"]}
+    return "label", label
+
+
+@dataclass
+class Applied:
+    """What applying pulled events did."""
+
+    me: str
+    count: int = 0
+    conflicts: list[str] = field(default_factory=list)
+    deferred: set[str] = field(default_factory=set)  # members whose next event waits for another's
+
+
+def apply(writes: LabelWrites, event: Incoming, applied: Applied) -> None:
+    """Apply one pulled event through the one write path, its global identity recorded in the same
+    transaction (an event is applied once, whatever a crash or a retry does)."""
+    payload = json.loads(event.payload)
+    made_at = str(payload.get("made_at"))
+
+    def record(tx: Connection, written: StoredEvent) -> None:
+        shared = Shared(event.member, event.seq, event.kind, event.payload, int(written["event"]), made_at)
+        local.add_shared(tx, [shared], pushed=True)
+
+    try:
+        done = _apply_kind(writes, event, payload, record, applied)
+    except UsageError as error:  # e.g. an audit made after the base: this copy has no such audit
+        applied.conflicts.append(f"{event.member}'s {event.kind} #{event.seq} cannot be applied here: {error}")
+        done = None
+    if done is False:
+        applied.deferred.add(event.member)
+        return
+    if done is None:  # nothing to write: the identity alone, so it is not pulled again
+        with writes.engine.db.transaction() as tx:
+            local.add_shared(
+                tx, [Shared(event.member, event.seq, event.kind, event.payload, None, made_at)], pushed=True
+            )
+    applied.count += 1
+
+
+def _apply_kind(
+    writes: LabelWrites,
+    event: Incoming,
+    payload: dict[str, Any],
+    record: assessments.AlsoWrite,
+    applied: Applied,
+) -> bool | None:
+    """True: written with `record`; None: nothing to write; False: it must wait (an undo of an
+    event not here yet). Label edits come in runs through `pulled_labels.apply_labels`."""
+    who = event.member
+    if event.kind == "grade":
+        assessments.record_grade(
+            writes,
+            payload["audit"],
+            payload["qid"],
+            payload["docid"],
+            who,
+            payload["grade"],
+            seconds=payload["seconds"],
+            also=record,
+        )
+        return True
+    if event.kind == "adjudication":
+        assessments.adjudicate(
+            writes, payload["audit"], payload["qid"], payload["docid"], payload["grade"], person=who, also=record
+        )
+        return True
+    if event.kind == "undo":
+        target = local.label_event_of(writes.engine.db.cursor(), str(payload["member"]), int(payload["seq"]))
+        if target is None:
+            return False
+        if writes.revert(target, person=who, also=record) is None:
+            applied.conflicts.append(f"{who}'s undo of {payload['member']} #{payload['seq']}: no longer in effect here")
+            return None
+        return True
+    applied.conflicts.append(f"{who}'s event #{event.seq} is of a kind this studio does not apply ({event.kind})")
+    return None

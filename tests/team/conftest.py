@@ -1,0 +1,69 @@
+"""A PostgreSQL server for the team tests, started once per session as Debian's `postgres` user in
+a temporary folder on a free loopback port; each test gets a database of its own. The roles'
+passwords live in the cluster's passfile (PGPASSFILE), never in a connection string or project.
+Without the server binaries or psycopg, every team test skips and says why."""
+
+from __future__ import annotations
+
+import importlib.util
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from helpers import copy_project
+from team.team_helpers import AUDIT, COORDINATOR, MEMBERS, OUTSIDER, Team
+
+from benchmarks.pg_cluster import Cluster, server_bin, start_cluster
+from studio import Project
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Cluster]:
+    if server_bin() is None:
+        pytest.skip("no PostgreSQL server binaries in /usr/lib/postgresql/*/bin (apt-get install postgresql-15)")
+    if importlib.util.find_spec("psycopg") is None:
+        pytest.skip("psycopg is not installed (pip install -e '.[team]')")
+    cluster = start_cluster(COORDINATOR, [*MEMBERS, OUTSIDER])
+    try:
+        yield cluster
+    finally:
+        cluster.remove()
+
+
+@pytest.fixture()
+def team_db(pg_cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Team:
+    name = f"team_{uuid.uuid4().hex[:12]}"
+    pg_cluster.admin_sql(f"CREATE DATABASE {name} OWNER {COORDINATOR}", f"REVOKE ALL ON DATABASE {name} FROM PUBLIC")
+    pg_cluster.admin_sql(f"GRANT CONNECT ON DATABASE {name} TO {COORDINATOR}, {', '.join(MEMBERS)}, {OUTSIDER}")
+    for key, value in pg_cluster.env().items():
+        monkeypatch.setenv(key, value)
+    return Team(pg_cluster, name, tmp_path)
+
+
+@pytest.fixture(scope="session")
+def audit_template(sample_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample project with an audit of 60 pairs split among the three members, a share of
+    them given to two."""
+    path = copy_project(sample_template, tmp_path_factory.mktemp("team-audit"), "coordinator.duckdb")
+    with Project.open(path) as project:
+        project.plan_audit("umbrela-smol", name=AUDIT, budget=60, design="pairs", seed=3)
+        project.assign_audit(AUDIT, list(MEMBERS), overlap=0.5, seed=1)
+    return path
+
+
+@pytest.fixture()
+def published(team_db: Team, audit_template: Path) -> Team:
+    """The audit project published by the coordinator; no member has joined yet."""
+    copy_project(audit_template, team_db.folder, "coordinator.duckdb")
+    with Project.open(team_db.path(COORDINATOR)) as project:
+        project.publish_team(team_db.conninfo(COORDINATOR), list(MEMBERS))
+    return team_db
+
+
+@pytest.fixture()
+def joined(published: Team) -> Team:
+    """…and every member joined."""
+    for member in MEMBERS:
+        Project.join_team(published.path(member), published.conninfo(member))
+    return published

@@ -16,6 +16,7 @@ import typer
 
 from studio import __version__
 from studio.cli import (
+    assess,
     audit,
     bank,
     calibrate,
@@ -69,6 +70,7 @@ COMMAND_MODULES: tuple[typer.Typer, ...] = (
     export.commands,  # export …
     bank.commands,  # bank …
     audit.commands,  # audit …
+    assess.commands,  # assess …
 )
 for module_commands in COMMAND_MODULES:
     app.add_typer(module_commands)

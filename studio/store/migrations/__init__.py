@@ -37,6 +37,7 @@ from studio.store.migrations import (
     v19_score_tables,
     v20_audit_assessors,
     v21_topic_vocabularies,
+    v22_campaigns,
 )
 
 MIGRATION_MODULES: tuple[ModuleType, ...] = (
@@ -61,6 +62,7 @@ MIGRATION_MODULES: tuple[ModuleType, ...] = (
     v19_score_tables,
     v20_audit_assessors,
     v21_topic_vocabularies,
+    v22_campaigns,
 )
 
 MIGRATIONS: list[tuple[int, str]] = [(module.VERSION, module.SQL) for module in MIGRATION_MODULES]

@@ -1,0 +1,162 @@
+"""A campaign on TREC DL 2019 and 2020: GPT-4's published UMBRELA grades as the LLM, NIST's grades
+imported as a simulated assessor (`assess import`), synthetic runs of graded quality. The pool
+reductions, the confusion and τ of the report equal a computation by hand from the files, the
+measures by pytrec_eval (trec_eval's C code) and τ-b by scipy."""
+
+from __future__ import annotations
+
+import gzip
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+import pytrec_eval
+from scipy.stats import kendalltau
+
+from benchmarks.ppi_coverage import COLLECTIONS, DATA, read_qrels, write_runs
+from studio.domain.campaigns import CampaignReport
+from studio.services.project import Project
+
+LABELS = DATA.parent / "llm-labels"
+if not DATA.is_dir() or not LABELS.is_dir():
+    pytest.skip(f"TREC DL data or published LLM labels not found under {DATA.parent}", allow_module_level=True)
+
+CONDITIONS = ("manual", "filtering", "post-editing")
+MEASURES = {"nDCG@10": ("ndcg_cut_10", 1), "P(rel=2)@10": ("P_10", 2)}
+Qrels = dict[str, dict[str, int]]
+
+
+def gpt4_labels(collection: str) -> Qrels:
+    labels: Qrels = {}
+    with gzip.open(LABELS / f"umbrela-gpt4-{collection}.txt.gz", "rt") as lines:
+        for line in lines:
+            qid, _, docid, grade = line.split()
+            labels.setdefault(qid, {})[docid] = int(grade)
+    return labels
+
+
+class Campaign:
+    """The project, the files it was made from and the campaign's report."""
+
+    def __init__(self, collection: str, folder: Path) -> None:
+        self.nist = read_qrels(COLLECTIONS[collection])
+        self.llm = gpt4_labels(collection)
+        qids = sorted(self.nist)
+        # Topics dealt round the conditions in qid order: the split is known without the studio.
+        self.topics = {c: qids[i::3] for i, c in enumerate(CONDITIONS)}
+        self.runs = self._runs(write_runs(self.nist, folder, runs=8))
+        self.project = Project.open(folder / f"{collection}.duckdb")
+        self.project.import_runs(sorted(folder.glob("run*.txt")))
+        self.project.import_qrels(COLLECTIONS[collection], name="human")
+        gz = folder / "gpt4.txt"
+        gz.write_text("".join(f"{q} 0 {d} {g}\n" for q, docs in self.llm.items() for d, g in docs.items()))
+        self.project.import_qrels(gz, name="umbrela-gpt4", kind="llm")
+        files = {}
+        for condition, topics in self.topics.items():
+            files[condition] = folder / f"{condition}.qids"
+            files[condition].write_text("".join(f"{q}\n" for q in topics))
+        self.plan = self.project.plan_campaign(
+            "rag",
+            llm="umbrela-gpt4",
+            pool="qrels:human",
+            manual=str(files["manual"]),
+            filtering=str(files["filtering"]),
+            post_editing=str(files["post-editing"]),
+        )
+        shown = self.project.campaign_pairs("rag")
+        graded = folder / "nist-graded.qrels"
+        graded.write_text("".join(f"{p['qid']} 0 {p['docid']} {self.nist[p['qid']][p['docid']]}\n" for p in shown))
+        self.imported = self.project.import_campaign("rag", graded, assessor="nist")
+        self.report: CampaignReport = self.project.campaign_report("rag", list(MEASURES))
+
+    @staticmethod
+    def _runs(paths: list[Path]) -> dict[str, dict[str, dict[str, float]]]:
+        runs: dict[str, dict[str, dict[str, float]]] = {}
+        for path in paths:
+            for line in path.read_text().splitlines():
+                qid, _, docid, _, score, tag = line.split()
+                runs.setdefault(tag, {}).setdefault(qid, {})[docid] = float(score)
+        return runs
+
+    def shown(self, condition: str) -> Qrels:
+        """The pairs the condition puts before people, with NIST's grade (what was imported)."""
+        kept: Qrels = {}
+        for qid in self.topics[condition]:
+            for docid, grade in self.nist[qid].items():
+                if condition == "manual" or self.llm[qid].get(docid, 0) >= 1:
+                    kept.setdefault(qid, {})[docid] = grade
+        return kept
+
+    def row(self, condition: str) -> dict[str, Any]:
+        return dict(next(r for r in self.report["conditions"] if r["condition"] == condition))
+
+
+@pytest.fixture(scope="module", params=["dl19", "dl20"])
+def campaign(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Campaign]:
+    found = Campaign(request.param, tmp_path_factory.mktemp(request.param))
+    yield found
+    found.project.close()
+
+
+def test_the_pool_reduction_of_each_condition_is_the_share_the_llm_calls_non_relevant(campaign: Campaign) -> None:
+    for condition in CONDITIONS:
+        pool = sum(len(campaign.nist[q]) for q in campaign.topics[condition])
+        shown = sum(len(docs) for docs in campaign.shown(condition).values())
+        row = campaign.row(condition)
+        assert (row["topics"], row["pool"], row["shown"], row["judged"]) == (
+            len(campaign.topics[condition]),
+            pool,
+            shown,
+            shown,
+        )
+        assert row["reduction"] == pytest.approx(1 - shown / pool, abs=1e-15)
+    assert campaign.row("manual")["reduction"] == 0.0
+    assert campaign.imported["judged"] == campaign.imported["shown"] == campaign.plan["shown"]
+
+
+def test_the_confusion_counts_the_llm_grade_against_the_imported_grade(campaign: Campaign) -> None:
+    for condition in CONDITIONS:
+        shown = campaign.shown(condition)
+        expected = Counter((campaign.llm[q][d], g) for q, docs in shown.items() for d, g in docs.items())
+        row = campaign.row(condition)
+        found = {(c["llm"], c["assessor"]): c["pairs"] for c in row["confusion"]}
+        assert found == {(float(a), float(b)): n for (a, b), n in expected.items()}
+        assert row["upgrades"] == sum(n for (a, b), n in expected.items() if b > a)
+        assert row["downgrades"] == sum(n for (a, b), n in expected.items() if b < a)
+        per_grade = Counter(g for docs in shown.values() for g in docs.values())
+        assert {c["grade"]: c["pairs"] for c in row["grades"]} == {float(g): n for g, n in per_grade.items()}
+
+
+def _means(qrels: Qrels, runs: dict[str, dict[str, dict[str, float]]], measure: str, level: int) -> np.ndarray:
+    evaluator = pytrec_eval.RelevanceEvaluator(qrels, {measure.replace("_10", ".10")}, relevance_level=level)
+    values = []
+    for name in sorted(runs):
+        per_topic = evaluator.evaluate({q: docs for q, docs in runs[name].items() if q in qrels})
+        values.append(sum(per_topic[q][measure] for q in sorted(per_topic)) / len(per_topic))  # as trec_eval adds
+    return np.array(values)
+
+
+def test_tau_of_the_llm_leaderboard_on_each_conditions_topics_equals_pytrec_eval_and_scipy(
+    campaign: Campaign,
+) -> None:
+    for condition in CONDITIONS:
+        llm = {q: campaign.llm[q] for q in campaign.topics[condition]}
+        people = campaign.shown(condition)  # a dropped pair has no grade: non-relevant
+        for name, (measure, level) in MEASURES.items():
+            x = _means(people, campaign.runs, measure, level)
+            y = _means(llm, campaign.runs, measure, level)
+            expected = kendalltau(x, y).statistic
+            assert campaign.row(condition)["kendall_tau"][name] == pytest.approx(expected, abs=1e-12)
+
+
+def test_each_condition_against_manual_compares_leaderboards_on_disjoint_topics(campaign: Campaign) -> None:
+    manual = _means(campaign.shown("manual"), campaign.runs, "ndcg_cut_10", 1)
+    for condition in ("filtering", "post-editing"):
+        own = _means(campaign.shown(condition), campaign.runs, "ndcg_cut_10", 1)
+        tau = campaign.row(condition)["correlations"][0]
+        assert tau["measure"] == "nDCG@10"
+        assert tau["versus_manual"] == pytest.approx(kendalltau(manual, own).statistic, abs=1e-12)
+        assert [s["fraction"] for s in tau["subsampling"]] == pytest.approx([1 / 3, 2 / 3])

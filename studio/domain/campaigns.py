@@ -281,11 +281,15 @@ class Anchoring(TypedDict):
     visible: Proportion  # post-editing: grades equal to the LLM's shown grade
     hidden: Proportion  # manual and filtering, pairs the LLM calls relevant: grades equal to it anyway
     difference: float | None  # visible − hidden
-    low: float | None  # Newcombe's hybrid score interval (95%)
+    low: float | None  # 95%, topics resampled (a percentile bootstrap)
     high: float | None
+    pair_low: float | None  # Newcombe's hybrid score interval (95%), every grade independent
+    pair_high: float | None
     anchoring_rate: float | None  # difference / (1 − hidden): share of grades that follow the LLM's
-    rate_low: float | None
+    rate_low: float | None  # 95%, topics resampled
     rate_high: float | None
+    topics_visible: int
+    topics_hidden: int
 
 
 class CampaignAssessor(TypedDict):

@@ -160,3 +160,48 @@ def test_each_condition_against_manual_compares_leaderboards_on_disjoint_topics(
         assert tau["measure"] == "nDCG@10"
         assert tau["versus_manual"] == pytest.approx(kendalltau(manual, own).statistic, abs=1e-12)
         assert [s["fraction"] for s in tau["subsampling"]] == pytest.approx([1 / 3, 2 / 3])
+
+
+def test_nist_grades_show_no_anchoring_within_the_interval(campaign: Campaign) -> None:
+    """NIST's assessors never saw GPT-4's grades: the interval of the rate holds 0."""
+    found = campaign.report["anchoring"]
+    low, high = found["rate_low"], found["rate_high"]
+    assert low is not None and high is not None and low < 0 < high
+    assert found["visible"]["pairs"] == campaign.row("post-editing")["shown"]
+    assert found["hidden"]["pairs"] == sum(
+        1
+        for c in ("manual", "filtering")
+        for q, docs in campaign.shown(c).items()
+        for d in docs
+        if campaign.llm[q][d] >= 1
+    )
+
+
+def test_a_simulated_assessor_who_keeps_the_shown_grade_at_a_known_rate_is_recovered(
+    campaign: Campaign, tmp_path: Path
+) -> None:
+    """NIST's grade, except that under post-editing the shown GPT-4 grade is kept 40% of the time."""
+    rate, rng = 0.4, np.random.default_rng(5)
+    files = {c: tmp_path / f"{c}.qids" for c in CONDITIONS}
+    for condition, path in files.items():
+        path.write_text("".join(f"{q}\n" for q in campaign.topics[condition]))
+    name = f"anchored-{tmp_path.name}"
+    campaign.project.plan_campaign(
+        name,
+        llm="umbrela-gpt4",
+        pool="qrels:human",
+        manual=str(files["manual"]),
+        filtering=str(files["filtering"]),
+        post_editing=str(files["post-editing"]),
+    )
+    lines = []
+    for pair in campaign.project.campaign_pairs(name):
+        grade = campaign.nist[pair["qid"]][pair["docid"]]
+        if pair["llm_grade"] is not None and rng.random() < rate:
+            grade = int(pair["llm_grade"])
+        lines.append(f"{pair['qid']} 0 {pair['docid']} {grade}\n")
+    (tmp_path / "sim.qrels").write_text("".join(lines))
+    campaign.project.import_campaign(name, tmp_path / "sim.qrels", assessor="sim")
+    found = campaign.project.campaign_report(name)["anchoring"]
+    low, high = found["rate_low"], found["rate_high"]
+    assert low is not None and high is not None and 0 < low <= rate <= high

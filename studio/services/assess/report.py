@@ -79,7 +79,7 @@ def report(engine: EvaluationEngine, name: str, measures: list[str], *, seed: in
         _versus_manual(engine, found, conditions, measures)
     level = found.record["llm_relevant"]
     seen = [
-        SeenGrade(g["grade"], llm, g["llm_visible"])
+        SeenGrade(g["qid"], g["grade"], llm, g["llm_visible"])
         for g in found.grades
         if counted(Condition(g["condition"]), llm := found.llm.get((g["qid"], g["docid"])), level) and llm is not None
     ]

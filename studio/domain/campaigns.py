@@ -6,6 +6,7 @@ are, in the order declared here.
 """
 
 # No `from __future__ import annotations`: TypedDict must see NotRequired[...] itself.
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import NotRequired, TypedDict
 
@@ -315,3 +316,43 @@ class CampaignReport(TypedDict):
     conditions: list[ConditionReport]
     anchoring: Anchoring
     assessors: CampaignAssessors
+
+
+# -- walking a campaign -----------------------------------------------------------------------------
+
+
+class CampaignPairView(TypedDict):
+    """What the campaign screen shows of one pair."""
+
+    qid: str
+    docid: str
+    query: str
+    passage: str
+    condition: str
+    llm_grade: float | None  # only under post-editing; None elsewhere (never shown)
+    group: str | None  # post-editing: the announcement of the pair's group
+    opens_group: bool  # the pair is the first of its group (the announcement is new)
+    index: int
+    total: int
+
+
+@dataclass(frozen=True)
+class ShownPair:
+    """A pair the campaign puts before people, and what it shows with it."""
+
+    qid: str
+    docid: str
+    condition: Condition
+    llm_grade: float | None  # the LLM's grade (shown only under post-editing)
+    position: int
+
+
+@dataclass(frozen=True)
+class CampaignStep:
+    """A grade (or an undo) decided in memory, to write."""
+
+    action: str  # grade | undo
+    pair: ShownPair | None  # the pair graded (None for an undo)
+    grade: float | None
+    seconds: float | None
+    position: int | None  # the position current before the step

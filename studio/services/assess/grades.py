@@ -9,10 +9,16 @@ gold grade is before adjudication (`studio.services.audit.assessments.PairGrades
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
-from studio.domain.campaigns import CampaignGradeWritten, CampaignImport, CampaignRecord, Condition, PairRole
+from studio.domain.campaigns import (
+    CampaignGradeWritten,
+    CampaignImport,
+    CampaignRecord,
+    Condition,
+    PairRole,
+    ShownPair,
+)
 from studio.domain.errors import InputError, UsageError
 from studio.domain.models import QrelsRow
 from studio.domain.rows import LabelEvent, StoredEvent
@@ -39,17 +45,6 @@ def standing_grades(con: Connection, campaign_id: int) -> dict[tuple[str, str], 
     for row in campaign_store.standing(con, campaign_id):
         found.setdefault((row["qid"], row["docid"]), PairGrades()).grades[row["assessor"]] = float(row["grade"])
     return found
-
-
-@dataclass(frozen=True)
-class ShownPair:
-    """A pair the campaign puts before people, and what it shows with it."""
-
-    qid: str
-    docid: str
-    condition: Condition
-    llm_grade: float | None  # the LLM's grade (shown only under post-editing)
-    position: int
 
 
 def shown_pairs(con: Connection, found: CampaignRecord) -> list[ShownPair]:

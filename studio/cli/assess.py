@@ -50,6 +50,14 @@ def plan_command(
         float, typer.Option("--overlap", min=0.0, max=1.0, help="Share of each condition's pairs given to two.")
     ] = 0.0,
     seed: Annotated[int, typer.Option("--seed", help="Seed of the topics drawn, the walk order and the split.")] = 0,
+    recall_sample: Annotated[
+        int,
+        typer.Option(
+            "--recall-sample",
+            min=0,
+            help="Dropped pairs drawn to be graded blind too: what filtering hides, estimated.",
+        ),
+    ] = 0,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Make a campaign: a pool per topic, topics assigned to the conditions, assessors given pairs."""
@@ -66,6 +74,7 @@ def plan_command(
             assessors=names,
             overlap=overlap,
             seed=seed,
+            recall_sample=recall_sample,
         )
     if fmt is OutputFormat.json:
         emit_object(done, fmt)
@@ -206,6 +215,8 @@ def _print_report(found: CampaignReport, fmt: OutputFormat) -> None:
         title="Anchoring",
     )
     emit_records(found["assessors"]["per_assessor"], fmt, title="Assessors")
+    if any(r["sampled"] for r in found["recall"]):
+        emit_records(found["recall"], fmt, title="What filtering hides: relevant pairs among the dropped ones")
 
 
 def _interval(value: float | None, low: float | None, high: float | None) -> str:

@@ -37,6 +37,10 @@ class PairRole(StrEnum):
 
     shown = "shown"  # put before people under its topic's condition
     dropped = "dropped"  # left out by its condition (the LLM called it non-relevant)
+    recall = "recall"  # dropped, but drawn to be graded blind: what filtering hides, estimated
+
+
+RECALL_SUFFIX = "-recall"  # the label set of a campaign's recall sample is named NAME-recall
 
 
 class CampaignRecord(TypedDict):
@@ -59,6 +63,7 @@ class CampaignPairRow(TypedDict):
     docid: str
     llm_grade: float | None  # None: the LLM did not grade it
     role: str
+    inclusion: float | None  # a recall pair's probability of being drawn
     position: int
 
 
@@ -109,6 +114,7 @@ class CampaignPlan(TypedDict):
     pairs: int  # pool pairs over every condition
     shown: int
     without_llm_grade: int  # pool pairs the LLM does not grade (kept in every condition)
+    recall_sample: int  # dropped pairs drawn to be graded blind (with the manual condition's view)
     assessor_hours: float  # the shown pairs (and the shared ones twice) at the project's pace
     seconds_per_decision: float
     conditions: list[ConditionPlan]
@@ -160,6 +166,8 @@ class CampaignProgress(TypedDict):
     shown: int
     judged: int
     conditions: list[ConditionProgress]
+    recall_sample: int
+    recall_judged: int
     assessors: list[AssessorProgress]
 
 
@@ -306,6 +314,24 @@ class CampaignAssessors(TypedDict):
     agreement: dict[str, ConditionAgreement]  # condition → agreement of its assessors
 
 
+class RecallLoss(TypedDict):
+    """What a filtering condition hides: relevant pairs among the dropped ones, estimated from the
+    recall sample graded blind (Horvitz–Thompson, π = graded / dropped pairs of the condition)."""
+
+    condition: str
+    dropped: int
+    sampled: int
+    graded: int
+    relevant: int  # graded sample pairs the campaign grades at or above llm_relevant
+    hidden_relevant: float | None  # estimated relevant pairs among the dropped ones
+    low: float | None  # 95% (Wilson on the sample's share, times the dropped pairs)
+    high: float | None
+    relevant_shown: int  # judged shown pairs at or above llm_relevant
+    recall: float | None  # relevant_shown / (relevant_shown + hidden_relevant)
+    recall_low: float | None
+    recall_high: float | None
+
+
 class CampaignReport(TypedDict):
     """`studio assess report`."""
 
@@ -316,6 +342,7 @@ class CampaignReport(TypedDict):
     conditions: list[ConditionReport]
     anchoring: Anchoring
     assessors: CampaignAssessors
+    recall: list[RecallLoss]
 
 
 # -- walking a campaign -----------------------------------------------------------------------------
@@ -342,9 +369,10 @@ class ShownPair:
 
     qid: str
     docid: str
-    condition: Condition
+    condition: Condition  # the condition the pair is shown under (manual for a recall pair)
     llm_grade: float | None  # the LLM's grade (shown only under post-editing)
     position: int
+    role: PairRole = PairRole.shown
 
 
 @dataclass(frozen=True)

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from studio.domain.campaigns import CampaignPairRow, CampaignRecord, StoredGrade
+from studio.domain.campaigns import RECALL_SUFFIX, CampaignPairRow, CampaignRecord, PairRole, StoredGrade
 from studio.store.database import Connection, typed_records
+
+RECALL = str(PairRole.recall)
 
 # A grade counts while the label event written with it stands (an undo of the event takes it back).
 _LIVE = "NOT EXISTS (SELECT 1 FROM label_events u WHERE u.undoes = g.label_event)"
@@ -14,8 +16,8 @@ _LIVE = "NOT EXISTS (SELECT 1 FROM label_events u WHERE u.undoes = g.label_event
 # An imported grade: (qid, docid, the pair's new label, note, assessor, condition, grade, LLM visible).
 ImportedGrade = tuple[str, str, float | None, str, str, str, float, bool]
 
-# A pool pair to store: (qid, docid, LLM grade or None, role, position).
-PoolRow = tuple[str, str, float | None, str, int]
+# A pool pair to store: (qid, docid, LLM grade or None, role, position, inclusion or None).
+PoolRow = tuple[str, str, float | None, str, int, float | None]
 
 _RECORD = (
     "SELECT campaign_id, name, llm, pool, llm_relevant, overlap, seed,"
@@ -47,11 +49,11 @@ def add_topics(con: Connection, campaign_id: int, topics: dict[str, str]) -> Non
 def add_pairs(con: Connection, campaign_id: int, rows: Sequence[PoolRow]) -> None:
     if not rows:
         return
-    qids, docids, grades, roles, positions = (list(c) for c in zip(*rows, strict=True))
+    qids, docids, grades, roles, positions, inclusions = (list(c) for c in zip(*rows, strict=True))
     con.execute(
         "INSERT INTO campaign_pairs SELECT ?, unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::DOUBLE[]),"
-        " unnest(?::VARCHAR[]), NULL, unnest(?::INTEGER[])",
-        [campaign_id, qids, docids, grades, roles, positions],
+        " unnest(?::VARCHAR[]), unnest(?::DOUBLE[]), unnest(?::INTEGER[])",
+        [campaign_id, qids, docids, grades, roles, inclusions, positions],
     )
 
 
@@ -76,12 +78,19 @@ def campaigns(con: Connection) -> list[CampaignRecord]:
 
 
 def campaign_names(con: Connection) -> frozenset[str]:
-    """Every campaign's name (its label set's name too); none in a read-only file of a version
-    before campaigns."""
+    """The label sets campaigns own: each campaign's (named like it) and its recall sample's (named
+    NAME-recall, when it drew one); none in a read-only file of a version before campaigns."""
     held = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'campaigns'").fetchone()
     if not held or not held[0]:
         return frozenset()
-    return frozenset(str(name) for (name,) in con.execute("SELECT name FROM campaigns").fetchall())
+    rows = con.execute(
+        "SELECT name, EXISTS (SELECT 1 FROM campaign_pairs p WHERE p.campaign_id = c.campaign_id AND p.role = ?)"
+        " FROM campaigns c",
+        [RECALL],
+    ).fetchall()
+    return frozenset(str(name) for name, _ in rows) | frozenset(
+        f"{name}{RECALL_SUFFIX}" for name, recall in rows if recall
+    )
 
 
 def topics(con: Connection, campaign_id: int) -> dict[str, str]:
@@ -95,7 +104,8 @@ def topics(con: Connection, campaign_id: int) -> dict[str, str]:
 def pairs(con: Connection, campaign_id: int) -> list[CampaignPairRow]:
     """The pool pairs in walk order."""
     cursor = con.execute(
-        "SELECT qid, docid, llm_grade, role, position FROM campaign_pairs WHERE campaign_id = ? ORDER BY position",
+        "SELECT qid, docid, llm_grade, role, inclusion, position FROM campaign_pairs WHERE campaign_id = ?"
+        " ORDER BY position",
         [campaign_id],
     )
     return typed_records(cursor, CampaignPairRow)

@@ -205,3 +205,52 @@ def test_a_simulated_assessor_who_keeps_the_shown_grade_at_a_known_rate_is_recov
     found = campaign.project.campaign_report(name)["anchoring"]
     low, high = found["rate_low"], found["rate_high"]
     assert low is not None and high is not None and 0 < low <= rate <= high
+
+
+def test_a_recall_sample_estimates_what_filtering_hides_and_leaves_tau_alone(
+    campaign: Campaign, tmp_path: Path
+) -> None:
+    """400 of the dropped pairs graded blind (NIST's grades): per condition, the relevant pairs
+    among the dropped ones estimated as dropped × relevant / graded, the truth (NIST's grades of
+    every dropped pair) within the interval; the campaign's own label set, and so τ, unchanged."""
+    files = {c: tmp_path / f"{c}.qids" for c in CONDITIONS}
+    for condition, path in files.items():
+        path.write_text("".join(f"{q}\n" for q in campaign.topics[condition]))
+    name = f"recall-{tmp_path.name}"
+    planned = campaign.project.plan_campaign(
+        name,
+        llm="umbrela-gpt4",
+        pool="qrels:human",
+        manual=str(files["manual"]),
+        filtering=str(files["filtering"]),
+        post_editing=str(files["post-editing"]),
+        recall_sample=400,
+    )
+    assert planned["recall_sample"] == 400 and planned["shown"] == campaign.plan["shown"]
+    pairs = campaign.project.campaign_pairs(name)
+    recall = pairs[-400:]  # they come last, shown as manual pairs, without the LLM's grade
+    assert all(p["condition"] == "manual" and p["llm_grade"] is None for p in recall)
+    graded = tmp_path / "all.qrels"
+    graded.write_text("".join(f"{p['qid']} 0 {p['docid']} {campaign.nist[p['qid']][p['docid']]}\n" for p in pairs))
+    campaign.project.import_campaign(name, graded, assessor="nist")
+    found = campaign.project.campaign_report(name, list(MEASURES))
+    sampled = {(p["qid"], p["docid"]) for p in recall}
+    for row in found["recall"]:
+        topics = campaign.topics[row["condition"]]
+        dropped = [(q, d) for q in topics for d in campaign.nist[q] if campaign.llm[q].get(d, 0) < 1]
+        mine = [pair for pair in dropped if pair in sampled]
+        relevant = sum(campaign.nist[q][d] >= 1 for q, d in mine)
+        assert (row["dropped"], row["sampled"], row["graded"], row["relevant"]) == (
+            len(dropped),
+            len(mine),
+            len(mine),
+            relevant,
+        )
+        assert row["hidden_relevant"] == pytest.approx(len(dropped) * relevant / len(mine))
+        truth = sum(campaign.nist[q][d] >= 1 for q, d in dropped)
+        low, high = row["low"], row["high"]
+        assert low is not None and high is not None and low <= truth <= high
+        shown = sum(g >= 1 for docs in campaign.shown(row["condition"]).values() for g in docs.values())
+        assert row["relevant_shown"] == shown
+    for ours, theirs in zip(found["conditions"], campaign.report["conditions"], strict=True):
+        assert ours["kendall_tau"] == theirs["kendall_tau"] and ours["judged"] == theirs["judged"]

@@ -185,3 +185,20 @@ def test_topic_files_assign_topics_and_a_topic_in_two_conditions_is_refused(samp
 )
 def test_bad_names_are_refused(sample: Path, tmp_path: Path, args: tuple[str, ...], message: str) -> None:
     assert message in refused(sample, tmp_path, *args)
+
+
+def test_a_recall_sample_is_walked_blind_last_and_its_label_set_is_owned(sample: Path, tmp_path: Path) -> None:
+    plan = studio(sample, tmp_path, *PLAN, *COUNTS, "--recall-sample", "12")
+    rows = studio(sample, tmp_path, "assess", "pairs", "c1")
+    assert len(rows) == plan["shown"] + 12
+    assert all(r["condition"] == "manual" and r["llm_grade"] is None for r in rows[-12:])
+    manual = {r["qid"] for r in rows[:-12] if r["condition"] == "manual"}
+    assert {r["qid"] for r in rows[-12:]}.isdisjoint(manual)  # drawn from the other conditions' dropped pairs
+    last = rows[-1]
+    message = refused(sample, tmp_path, "label", "--qrels", "c1-recall", last["qid"], last["docid"], "1")
+    assert "c1-recall is campaign" in message
+    assert "the conditions drop" in refused(
+        sample, tmp_path, *PLAN[:3], "c2", *PLAN[4:], *COUNTS, "--recall-sample", "999"
+    )
+    shown = studio(sample, tmp_path, "assess", "show", "c1")
+    assert (shown["recall_sample"], shown["recall_judged"]) == (12, 0)

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from studio.domain.campaigns import (
+    RECALL_SUFFIX,
     CampaignGradeWritten,
     CampaignImport,
     CampaignRecord,
@@ -48,13 +49,26 @@ def standing_grades(con: Connection, campaign_id: int) -> dict[tuple[str, str], 
 
 
 def shown_pairs(con: Connection, found: CampaignRecord) -> list[ShownPair]:
-    """The pairs put before people, in walk order."""
+    """The pairs put before people, in walk order: each condition's, and the recall sample's (shown
+    as manual pairs are)."""
     conditions = campaign_store.topics(con, found["campaign_id"])
     return [
-        ShownPair(r["qid"], r["docid"], Condition(conditions[r["qid"]]), r["llm_grade"], r["position"])
+        ShownPair(
+            r["qid"],
+            r["docid"],
+            Condition.manual if r["role"] == PairRole.recall else Condition(conditions[r["qid"]]),
+            r["llm_grade"],
+            r["position"],
+            PairRole(r["role"]),
+        )
         for r in campaign_store.pairs(con, found["campaign_id"])
-        if r["role"] == PairRole.shown
+        if r["role"] != PairRole.dropped
     ]
+
+
+def label_set_of(campaign: str, pair: ShownPair) -> str:
+    """Where a grade of `pair` goes: the campaign's label set, or its recall sample's."""
+    return f"{campaign}{RECALL_SUFFIX}" if pair.role is PairRole.recall else campaign
 
 
 def given_to(con: Connection, found: CampaignRecord, assessor: str) -> set[tuple[str, str]] | None:
@@ -106,7 +120,8 @@ def record_grade(
 
     what = "took back" if grade is None else f"graded {grade:g}"
     note = f"campaign {campaign} ({pair.condition}): {assessor} {what}"
-    return writes.edit(campaign, pair.qid, pair.docid, now.gold, note=note, person=assessor, also=record)
+    target = label_set_of(campaign, pair)
+    return writes.edit(target, pair.qid, pair.docid, now.gold, note=note, person=assessor, also=record)
 
 
 def take_back(writes: LabelWrites, campaign: str, assessor: str) -> CampaignGradeWritten | None:
@@ -147,22 +162,23 @@ def import_grades(db: Database, campaign: str, path: Path, *, assessor: str) -> 
         if given is not None and key not in given:
             reason = f"({row.qid}, {row.docid}) is not given to {assessor} by {campaign}"
             raise InputError(str(path), _line_of(text, row), reason)
-    set_id = label_store.label_set_id(con, campaign)
-    assert set_id is not None
     standing = standing_grades(con, found["campaign_id"])
-    imported: list[ImportedGrade] = []
+    imported: dict[str, list[ImportedGrade]] = {}
     for row in parsed.rows:
         pair = shown[(row.qid, row.docid)]
         grades = standing.setdefault((row.qid, row.docid), PairGrades())
         grades.grades[assessor] = row.grade
         note = f"campaign {campaign} ({pair.condition}): {assessor} graded {row.grade:g}"
         condition = str(pair.condition)
-        imported.append(
+        imported.setdefault(label_set_of(campaign, pair), []).append(
             (row.qid, row.docid, grades.gold, note, assessor, condition, row.grade, pair.condition.shows_llm)
         )
     with db.transaction() as tx:
         batch = new_batch(tx, "assess import", str(path))
-        campaign_store.append_imported(tx, set_id, found["campaign_id"], imported, source=str(path), batch_id=batch)
+        for name, rows in imported.items():
+            set_id = label_store.label_set_id(tx, name)
+            assert set_id is not None
+            campaign_store.append_imported(tx, set_id, found["campaign_id"], rows, source=str(path), batch_id=batch)
     judged = standing_grades(db.cursor(), found["campaign_id"])
     return CampaignImport(
         campaign=campaign,

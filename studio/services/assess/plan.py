@@ -11,6 +11,9 @@ pairs put in the order people walk them, and the pairs split among assessors.
 * The walk goes topic by topic (topics in a random order); within a topic the pairs come in a random
   order, except under post-editing, where they come in groups of the LLM's grade from the highest
   (each group announced on screen), random within a group.
+* With a recall sample, that many of the dropped pairs, drawn uniformly, come last in the walk, shown
+  as manual pairs are (no LLM grade); their grades go to the label set NAME-recall, so that the
+  campaign's own label set keeps a dropped pair unjudged (non-relevant).
 * With assessors, each condition's shown pairs are split among them as an audit's sample is
   (`studio.services.audit.assignment.split_pairs`), a share `overlap` given to two.
 """
@@ -23,7 +26,15 @@ from pathlib import Path
 
 import numpy as np
 
-from studio.domain.campaigns import CONDITIONS, AssessorLoad, CampaignPlan, Condition, ConditionPlan, PairRole
+from studio.domain.campaigns import (
+    CONDITIONS,
+    RECALL_SUFFIX,
+    AssessorLoad,
+    CampaignPlan,
+    Condition,
+    ConditionPlan,
+    PairRole,
+)
 from studio.domain.errors import UsageError
 from studio.domain.pools import PoolKind, parse_pool
 from studio.formats.topic_lists import read_topic_list
@@ -52,6 +63,7 @@ class CampaignSpec:
     assessors: tuple[str, ...] = ()
     overlap: float = 0.0
     seed: int = 0
+    recall_sample: int = 0  # dropped pairs drawn to be graded blind
 
 
 def pool_pairs(con: Connection, pool: str) -> list[tuple[str, str]]:
@@ -126,8 +138,27 @@ def walk_order(
             grade = llm.get((qid, docid))
             dropped = condition.filters and grade is not None and grade < level
             role = PairRole.dropped if dropped else PairRole.shown
-            rows.append((qid, docid, grade, role, len(rows)))
+            rows.append((qid, docid, grade, str(role), len(rows), None))
     return rows
+
+
+def draw_recall_sample(rows: list[PoolRow], size: int, rng: np.random.Generator) -> list[PoolRow]:
+    """`size` of the dropped pairs drawn uniformly (π = size / dropped) and moved to the end of the
+    walk in a random order, to be graded blind as manual pairs are: an assessor cannot tell them
+    from the manual condition's, nor, coming last, from which topic's filtering they fell."""
+    dropped = [i for i, row in enumerate(rows) if row[3] == PairRole.dropped]
+    if size > len(dropped):
+        raise UsageError(f"--recall-sample {size}: the conditions drop {len(dropped)} pairs")
+    if not size:
+        return rows
+    chosen = [dropped[int(i)] for i in rng.choice(len(dropped), size, replace=False)]
+    inclusion = size / len(dropped)
+    kept = [row for i, row in enumerate(rows) if i not in set(chosen)]
+    drawn = [rows[i] for i in chosen]  # rng.choice's order is already random
+    placed = [(q, d, g, role, n, p) for n, (q, d, g, role, _, p) in enumerate(kept)]
+    start = len(placed)
+    placed += [(q, d, g, str(PairRole.recall), start + n, inclusion) for n, (q, d, g, _, _, _) in enumerate(drawn)]
+    return placed
 
 
 def plan_campaign(db: Database, spec: CampaignSpec) -> CampaignPlan:
@@ -145,10 +176,14 @@ def plan_campaign(db: Database, spec: CampaignSpec) -> CampaignPlan:
     rng = np.random.default_rng(spec.seed)
     conditions = assign_topics(sorted({q for q, _ in pairs}), spec.topics, rng)
     llm = {(q, d): g for q, d, g in audit_store.pool(con, spec.llm)}
-    rows = walk_order(pairs, llm, conditions, spec.llm_relevant, rng)
+    rows = draw_recall_sample(walk_order(pairs, llm, conditions, spec.llm_relevant, rng), spec.recall_sample, rng)
     assignments = _assignments(rows, conditions, spec, rng)
     with db.transaction() as tx:
         label_store.create_label_set(tx, spec.name, CAMPAIGN_KIND, f"campaign of {spec.llm}")
+        if spec.recall_sample:
+            label_store.create_label_set(
+                tx, f"{spec.name}{RECALL_SUFFIX}", CAMPAIGN_KIND, f"recall sample of campaign {spec.name}"
+            )
         campaign_id = campaign_store.create_campaign(
             tx,
             spec.name,
@@ -172,10 +207,14 @@ def _assignments(
         return []
     found: list[tuple[str, str, str]] = []
     for condition in CONDITIONS:
-        shown = [(q, d) for q, d, _, role, _ in rows if role == PairRole.shown and conditions[q] is condition]
+        shown = [(r[0], r[1]) for r in rows if r[3] == PairRole.shown and conditions[r[0]] is condition]
         if shown:
             given, _ = split_pairs(shown, list(spec.assessors), round(spec.overlap * len(shown)), rng)
             found.extend(given)
+    recall = [(r[0], r[1]) for r in rows if r[3] == PairRole.recall]
+    if recall:  # split apart: each assessor grades a random share of them, none twice
+        given, _ = split_pairs(recall, list(spec.assessors), 0, rng)
+        found.extend(given)
     return found
 
 
@@ -189,7 +228,7 @@ def _planned(
     per_condition = []
     for condition in CONDITIONS:
         pool = [r for r in rows if conditions[r[0]] is condition]
-        shown = sum(r[3] == PairRole.shown for r in pool)
+        shown = sum(r[3] == PairRole.shown for r in pool)  # a recall pair is not the condition's
         per_condition.append(
             ConditionPlan(
                 condition=str(condition),
@@ -201,7 +240,7 @@ def _planned(
         )
     shown_pairs = sum(c["shown"] for c in per_condition)
     seconds, _ = seconds_per_decision(db.cursor())
-    decisions = len(assignments) if assignments else shown_pairs
+    decisions = len(assignments) if assignments else shown_pairs + spec.recall_sample
     counted = {(q, d): 0 for q, d, _ in assignments}
     for q, d, _ in assignments:
         counted[(q, d)] += 1
@@ -226,6 +265,7 @@ def _planned(
         pairs=len(rows),
         shown=shown_pairs,
         without_llm_grade=sum(r[2] is None for r in rows),
+        recall_sample=spec.recall_sample,
         assessor_hours=assessor_hours(decisions, seconds),
         seconds_per_decision=seconds,
         conditions=per_condition,

@@ -11,6 +11,7 @@ from studio.domain.campaigns import (
     CampaignRecord,
     CampaignRow,
     ConditionProgress,
+    PairRole,
 )
 from studio.services.assess.grades import campaign_record, given_to, shown_pairs, standing_grades
 from studio.store import Connection, Database
@@ -59,8 +60,8 @@ def show_campaign(db: Database, campaign: str) -> CampaignProgress:
             condition=str(c),
             topics=sum(v == c for v in topics.values()),
             pool=sum(topics[r["qid"]] == c for r in pool),
-            shown=sum(p.condition is c for p in shown),
-            judged=sum(p.condition is c and (p.qid, p.docid) in judged for p in shown),
+            shown=sum(p.condition is c and p.role is PairRole.shown for p in shown),
+            judged=sum(p.condition is c and p.role is PairRole.shown and (p.qid, p.docid) in judged for p in shown),
         )
         for c in CONDITIONS
     ]
@@ -74,6 +75,8 @@ def show_campaign(db: Database, campaign: str) -> CampaignProgress:
         shown=len(shown),
         judged=sum((p.qid, p.docid) in judged for p in shown),
         conditions=conditions,
+        recall_sample=sum(p.role is PairRole.recall for p in shown),
+        recall_judged=sum(p.role is PairRole.recall and (p.qid, p.docid) in judged for p in shown),
         assessors=_assessor_progress(con, found, topics),
     )
 

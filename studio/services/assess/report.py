@@ -34,11 +34,14 @@ from studio.domain.campaigns import (
     CoupleKappa,
     GradeCount,
     MeasureTau,
+    PairRole,
+    RecallLoss,
     StoredGrade,
     TauBySubsample,
 )
 from studio.domain.frames import TopicChoice
 from studio.metrics import correlation as corr
+from studio.metrics.proportions import wilson
 from studio.services.assess.anchoring import SeenGrade, anchoring, counted
 from studio.services.assess.grades import campaign_record, standing_grades
 from studio.services.audit.assessments import PairGrades
@@ -67,6 +70,9 @@ class _Campaign:
         self.llm = {(r["qid"], r["docid"]): r["llm_grade"] for r in self.pool}
         self.grades: list[StoredGrade] = campaign_store.standing(con, campaign_id)
         self.labels: dict[tuple[str, str], PairGrades] = standing_grades(con, campaign_id)
+        self.recall = {(r["qid"], r["docid"]) for r in self.pool if r["role"] == PairRole.recall}
+        # The conditions' own grades: the recall sample's are shown as manual pairs, and counted apart.
+        self.condition_grades = [g for g in self.grades if (g["qid"], g["docid"]) not in self.recall]
 
     def topics_of(self, condition: Condition) -> tuple[str, ...]:
         return tuple(q for q, c in self.topics.items() if c == condition)
@@ -91,7 +97,45 @@ def report(engine: EvaluationEngine, name: str, measures: list[str], *, seed: in
         conditions=conditions,
         anchoring=anchoring(seen, seed=seed),
         assessors=_assessors(found),
+        recall=[recall_loss(found, c) for c in (Condition.filtering, Condition.post_editing) if found.topics_of(c)],
     )
+
+
+def recall_loss(found: _Campaign, condition: Condition) -> RecallLoss:
+    """Relevant pairs among those the condition dropped, from its graded recall sample pairs: the
+    sample is uniform over all dropped pairs, so the graded ones of this condition are a uniform
+    sample of its dropped pairs (π = graded / dropped, a Horvitz–Thompson total)."""
+    level = found.record["llm_relevant"]
+    pool = [r for r in found.pool if found.topics[r["qid"]] == condition]
+    dropped = [r for r in pool if r["role"] != PairRole.shown]
+    sampled = [(r["qid"], r["docid"]) for r in dropped if r["role"] == PairRole.recall]
+    graded = [found.labels[pair].gold for pair in sampled if pair in found.labels]
+    relevant = sum(g is not None and g >= level for g in graded)
+    shown = [(r["qid"], r["docid"]) for r in pool if r["role"] == PairRole.shown]
+    gold = [found.labels[pair].gold for pair in shown if pair in found.labels]
+    relevant_shown = sum(g is not None and g >= level for g in gold)
+    hidden = low = high = math.nan
+    if graded:
+        share_low, share_high = wilson(relevant, len(graded))
+        hidden, low, high = (len(dropped) * x for x in (relevant / len(graded), share_low, share_high))
+    return RecallLoss(
+        condition=str(condition),
+        dropped=len(dropped),
+        sampled=len(sampled),
+        graded=len(graded),
+        relevant=relevant,
+        hidden_relevant=_finite(hidden),
+        low=_finite(low),
+        high=_finite(high),
+        relevant_shown=relevant_shown,
+        recall=_finite(_share(relevant_shown, hidden)),
+        recall_low=_finite(_share(relevant_shown, high)),
+        recall_high=_finite(_share(relevant_shown, low)),
+    )
+
+
+def _share(found: int, hidden: float) -> float:
+    return found / (found + hidden) if found + hidden > 0 else math.nan
 
 
 def _condition(
@@ -102,7 +146,7 @@ def _condition(
     shown = [r for r in pool if r["role"] == "shown"]
     judged = [(r["qid"], r["docid"]) for r in shown if (r["qid"], r["docid"]) in found.labels]
     labels = {pair: found.labels[pair].gold for pair in judged}
-    timed = [g["seconds"] for g in found.grades if g["condition"] == condition and g["seconds"] is not None]
+    timed = [g["seconds"] for g in found.condition_grades if g["condition"] == condition and g["seconds"] is not None]
     confusion = Counter((found.llm[pair], label) for pair, label in labels.items() if label is not None)
     correlations = [_tau(engine, found, topics, m, seed) for m in measures] if judged else []
     return ConditionReport(
@@ -184,7 +228,7 @@ def _versus_manual(
 
 
 def _agreement(found: _Campaign, condition: Condition) -> ConditionAgreement:
-    pairs = [p for (q, _), p in found.labels.items() if found.topics[q] == condition]
+    pairs = [p for (q, d), p in found.labels.items() if found.topics[q] == condition and (q, d) not in found.recall]
     names = sorted({a for p in pairs for a in p.grades})
     couples, shared, alpha = agreement_of(pairs, names)
     return ConditionAgreement(

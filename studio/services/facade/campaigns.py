@@ -5,6 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from studio.domain.campaigns import (
+    RECALL_SUFFIX,
     CampaignImport,
     CampaignPair,
     CampaignPlan,
@@ -37,10 +38,12 @@ class CampaignsMixin(ProjectBase):
         assessors: list[str] | None = None,
         overlap: float = 0.0,
         seed: int = 0,
+        recall_sample: int = 0,
     ) -> CampaignPlan:
         """A campaign of the pool `pool` (`qrels:NAME` or `runs:K`) judged under each condition on
         its own topics (each a file of qids or a count drawn with the seed); its grades become the
-        human label set `name`, which takes no other write."""
+        human label set `name`, which takes no other write. `recall_sample`: that many dropped pairs
+        graded blind too (into `name`-recall), to estimate what filtering hides."""
         spec = campaign_plan.CampaignSpec(
             name=check_name(name, "campaign"),
             llm=llm,
@@ -50,6 +53,7 @@ class CampaignsMixin(ProjectBase):
             assessors=tuple(check_name(a, "assessor") for a in assessors or ()),
             overlap=overlap,
             seed=seed,
+            recall_sample=recall_sample,
         )
         try:
             return campaign_plan.plan_campaign(self.db, spec)
@@ -75,7 +79,7 @@ class CampaignsMixin(ProjectBase):
         """`assessor`'s grades of the campaign's shown pairs from a qrels file (a pair it does not
         show refuses the file)."""
         done = campaign_grades.import_grades(self.db, name, Path(file), assessor=check_name(assessor, "assessor"))
-        self.writes.written([name])
+        self.writes.written([n for n in (name, f"{name}{RECALL_SUFFIX}") if n in self.engine.owned_sets()])
         return done
 
     def campaign_report(self, name: str, measures: list[str] | None = None, *, seed: int = 0) -> CampaignReport:

@@ -108,7 +108,24 @@ def _tables(found: CampaignReport, measure: str) -> list[Table]:
         columns=["side", "pairs", "share", "95% interval"],
         rows=rows,
     )
-    return [cost, taus, anchoring]
+    hidden = Table(
+        title=f"{name}: what filtering hides (relevant pairs among the dropped ones, from the recall sample)",
+        columns=["condition", "dropped", "graded", "relevant", "hidden relevant", "95% interval", "recall"],
+        rows=[
+            {
+                "condition": r["condition"],
+                "dropped": r["dropped"],
+                "graded": r["graded"],
+                "relevant": r["relevant"],
+                "hidden relevant": statistic(r["hidden_relevant"]),
+                "95% interval": Interval(r["low"], r["high"]),
+                "recall": statistic(r["recall"]),
+            }
+            for r in found["recall"]
+            if r["sampled"]
+        ],
+    )
+    return [cost, taus, anchoring, *([hidden] if hidden.rows else [])]
 
 
 GRADES = [f"grade {g}/topic" for g in range(4)]

@@ -158,6 +158,11 @@ PAST_VERSIONS = (
         "504bb08fb3cf2e9a0745c179472ca6cbce58656d",
         note="the last version without a vocabulary row per topic (21 adds them)",
     ),
+    PastVersion(
+        21,
+        "474b9e9bc362c7d6cd592b46a4ffcc2861ddde28",
+        note="the last version without assessment campaigns (22 adds them)",
+    ),
 )
 
 

@@ -16,6 +16,7 @@ import typer
 
 from studio import __version__
 from studio.cli import (
+    assess,
     audit,
     bank,
     calibrate,
@@ -75,6 +76,7 @@ COMMAND_MODULES: tuple[typer.Typer, ...] = (
     audit.commands,  # audit …
     team.commands,  # team …
     sync.commands,  # sync
+    assess.commands,  # assess …
 )
 for module_commands in COMMAND_MODULES:
     app.add_typer(module_commands)

@@ -74,6 +74,10 @@ def tui(
     audit: Annotated[
         str | None, typer.Option(help="Grade this audit's sample blind, in its random order (see `studio audit plan`).")
     ] = None,
+    assess: Annotated[
+        str | None,
+        typer.Option(help="Grade this campaign's pairs as their conditions show them (see `studio assess plan`)."),
+    ] = None,
     scope: ScopeOption = TopicScope.common,
     topic: TopicOption = None,
     topics_file: TopicsFileOption = None,
@@ -81,7 +85,16 @@ def tui(
     """Open the studio on the project (the Leaderboard and Review compare on the topics both label
     sets label, or on --topic / --topics-file's, shown in the header)."""
     chosen = topic_choice(topic, topics_file, scope)
-    _run_tui(open_project(ctx), screen=screen, ref=ref, qrels=qrels, person=person, audit=audit, topics=chosen)
+    _run_tui(
+        open_project(ctx),
+        screen=screen,
+        ref=ref,
+        qrels=qrels,
+        person=person,
+        audit=audit,
+        assess=assess,
+        topics=chosen,
+    )
 
 
 def _run_tui(
@@ -92,10 +105,11 @@ def _run_tui(
     qrels: str | None = None,
     person: str | None = None,
     audit: str | None = None,
+    assess: str | None = None,
     topics: TopicChoice = EVERY_TOPIC,
 ) -> None:
     try:
-        check_choices(project, ref=ref, qrels=qrels, audit=audit)
+        check_choices(project, ref=ref, qrels=qrels, audit=audit, assess=assess)
         project.check_topics(topics)
         keymap = load_keymap()  # a bad keymap file is refused before the screen opens
         check_terminal(sys.stdin, sys.stderr)
@@ -106,14 +120,24 @@ def _run_tui(
     from studio.tui.app import run_studio
 
     status = run_studio(
-        project, screen=screen.value, ref=ref, qrels=qrels, person=person, audit=audit, keymap=keymap, topics=topics
+        project,
+        screen=screen.value,
+        ref=ref,
+        qrels=qrels,
+        person=person,
+        audit=audit,
+        assess=assess,
+        keymap=keymap,
+        topics=topics,
     )
     if status:
         raise typer.Exit(status)
 
 
-def check_choices(project: Project, *, ref: str | None, qrels: str | None, audit: str | None) -> None:
-    """Refuse a label set or an audit the project lacks, naming the ones it has (UsageError: exit 2)."""
+def check_choices(
+    project: Project, *, ref: str | None, qrels: str | None, audit: str | None, assess: str | None = None
+) -> None:
+    """Refuse a label set, an audit or a campaign the project lacks, naming the ones it has (UsageError: exit 2)."""
     names = [str(row["name"]) for row in project.label_sets()]
     known = ", ".join(names) if names else "none yet (studio import qrels FILE)"
     for option, name in (("--ref", ref), ("--qrels", qrels)):
@@ -126,6 +150,11 @@ def check_choices(project: Project, *, ref: str | None, qrels: str | None, audit
         if audit not in audits:
             have = ", ".join(audits) if audits else "none yet (studio audit plan --qrels LABELS --budget N --name NAME)"
             raise UsageError(f"--audit {audit}: the project has no such audit; its audits: {have}")
+    if assess is not None:
+        campaigns = [row["campaign"] for row in project.campaigns()]
+        if assess not in campaigns:
+            have = ", ".join(campaigns) if campaigns else "none yet (studio assess plan --name NAME …)"
+            raise UsageError(f"--assess {assess}: the project has no such campaign; its campaigns: {have}")
 
 
 def check_terminal(keys: TextIO, screen: TextIO) -> None:

@@ -272,4 +272,21 @@ EXAMPLES: dict[str, list[str]] = {
     "studio audit simulate": [
         "studio audit simulate --ref human --qrels umbrela-smol --budget 5 --design topics --trials 1000 --seed 0",
     ],
+    "studio assess plan": [
+        "studio assess plan --name rag24 --llm umbrela-smol --pool qrels:human --manual 3 --filtering 3"
+        " --post-editing 4 --seed 1",
+        "studio assess plan --name rag24 --llm umbrela-gpt4 --pool runs:20 --manual manual.qids --filtering 10"
+        " --post-editing 10 --llm-relevant 1 --assessors alice,bob --overlap 0.1",
+    ],
+    "studio assess list": ["studio assess list"],
+    "studio assess show": ["studio assess show rag24", "studio assess show rag24 --format json"],
+    "studio assess pairs": [
+        "studio assess pairs rag24 --format tsv > to-grade.tsv   # LLM grades only under post-editing",
+        "studio assess pairs rag24 --assessor alice --remaining",
+    ],
+    "studio assess import": ["studio assess import rag24 nist-graded.qrels --assessor nist"],
+    "studio assess report": [
+        "studio assess report rag24",
+        "studio assess report rag24 -m nDCG@10 -m 'P(rel=2)@10' --format json",
+    ],
 }

@@ -244,6 +244,16 @@ SCOPES: tuple[KeyScope, ...] = (
         ),
     ),
     KeyScope(
+        "assess",
+        "Campaign",
+        (
+            *_grades("assess", "Grade {grade} for this pair, then the next"),
+            _key("assess", "keep", "k", "Keep LLM grade", "keep", "Post-editing: give the pair the LLM's grade shown"),
+            _key("assess", "undo", "u", "Undo", "undo", "Take back your last grade and show its pair"),
+            _key("assess", "leave", "escape", "Back", "leave", "Back to Review"),
+        ),
+    ),
+    KeyScope(
         "audit-picker", "the audit picker", (_key("audit-picker", "cancel", "escape", "Cancel", "cancel", "Close"),)
     ),
     KeyScope(
@@ -288,6 +298,7 @@ LIVE_TOGETHER: dict[str, tuple[str, ...]] = {
     "Bank": ("app", "bank"),
     "Judges": ("app", "judges"),
     "Blind audit": ("app", "audit"),
+    "Campaign": ("app", "assess"),
     "the audit picker": ("audit-picker",),
     "a message dialog": ("dialog",),
     "a question (delete?)": ("confirm",),

@@ -27,6 +27,7 @@ from studio.services.views import bank as bank_views
 from studio.services.views import estimates as estimate_views
 from studio.services.views import overview as overview_views
 from studio.services.views.audit import AuditSession
+from studio.services.views.campaign import CampaignSession
 from studio.services.views.decision_review import DecisionReviewSession
 from studio.services.views.leaderboard import leaderboard_view
 from studio.services.views.review import ReviewSession
@@ -34,7 +35,7 @@ from studio.services.views.review import ReviewSession
 if TYPE_CHECKING:
     from studio.services.report.files import WrittenReport
 
-__all__ = ["AuditSession", "BankEditor", "Project", "ReviewFilters", "ReviewSession"]
+__all__ = ["AuditSession", "BankEditor", "CampaignSession", "Project", "ReviewFilters", "ReviewSession"]
 
 
 class Project(ProjectCore):
@@ -126,6 +127,10 @@ class Project(ProjectCore):
     def blind_audit(self, audit: str, *, person: str | None = None) -> AuditSession:
         """Grading an audit's sample in its random order, the LLM's grade hidden (call `load()`)."""
         return AuditSession(self, audit, person=person or self.team_member())
+
+    def assess(self, campaign: str, *, person: str | None = None) -> CampaignSession:
+        """Walking a campaign's pairs given to `person` as their conditions say (call `load()`)."""
+        return CampaignSession(self, campaign, person=person)
 
     # -- the report --------------------------------------------------------------------------------
 

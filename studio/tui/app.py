@@ -29,6 +29,7 @@ from studio.tui.bindings import bindings_of
 from studio.tui.commands import ScreenActions, studio_keys
 from studio.tui.crash import report_crash
 from studio.tui.messages import ChangesNoticed, TeamSynced
+from studio.tui.screens.assess import AssessScreen
 from studio.tui.screens.audit import AuditScreen
 from studio.tui.screens.bank import BankScreen
 from studio.tui.screens.base import StudioScreen
@@ -48,7 +49,7 @@ TUI_WAIT_SECONDS = 5.0
 # not keep the studio from releasing it while they run; and the worker that releases it.
 LONG_JOBS = frozenset({"judge", "regrade", "share", "team"})
 # Workers that save what a person decided: quitting waits for them.
-SAVING = frozenset({"review-writes", "audit-writes", "bank-edits"})
+SAVING = frozenset({"review-writes", "audit-writes", "assess-writes", "bank-edits"})
 QUIT_POLL_SECONDS = 0.1
 
 
@@ -88,12 +89,13 @@ class StudioApp(StateApp):
         measure: str = "nDCG@10",
         person: str | None = None,
         audit: str | None = None,
+        assess: str | None = None,
         keymap: Keymap = NO_KEYMAP,
         topics: TopicChoice = EVERY_TOPIC,
     ) -> None:
         # Started in the screen asked for, not switched to after the Overview has been built and
         # has read the project (its reading would hold the project before the first screen's).
-        self.start_screen = ScreenName.review if audit is not None else ScreenName(screen)
+        self.start_screen = ScreenName.review if audit is not None or assess is not None else ScreenName(screen)
         self.DEFAULT_MODE = self.start_screen  # type: ignore[misc]  # Textual reads it per instance
         super().__init__(StudioState(project, default_selection(project, ref, qrels, measure, topics), person))
         self.header = header_text(Path(project.path).name, topics)
@@ -101,6 +103,7 @@ class StudioApp(StateApp):
         self.team_member = project.team_member()  # None: the project has no team
         self.last_reached: str | None = None  # when the background sync last reached the server
         self.start_audit = audit
+        self.start_assess = assess
         self.watcher: ChangeWatch | None = None
         self.quitting = False
         # The person's keys replace the defaults of the bindings they name, on every screen: the
@@ -121,6 +124,8 @@ class StudioApp(StateApp):
             self.set_interval(TEAM_SYNC_SECONDS, self.sync_team)
         if self.start_audit is not None:  # a blind audit opens over Review, where escape leads
             self.push_screen(AuditScreen(self.start_audit))
+        elif self.start_assess is not None:  # a campaign too
+            self.push_screen(AssessScreen(self.start_assess))
 
     @work(thread=True, group="share", exit_on_error=False)
     def start_watching(self) -> None:
@@ -229,6 +234,7 @@ def run_studio(
     qrels: str | None = None,
     person: str | None = None,
     audit: str | None = None,
+    assess: str | None = None,
     keymap: Keymap = NO_KEYMAP,
     topics: TopicChoice = EVERY_TOPIC,
 ) -> int:
@@ -239,7 +245,15 @@ def run_studio(
     who = person or project.team_member() or os.environ.get("STUDIO_PERSON") or getpass.getuser()
     with project:
         app = StudioApp(
-            project, screen=screen, ref=ref, qrels=qrels, person=who, audit=audit, keymap=keymap, topics=topics
+            project,
+            screen=screen,
+            ref=ref,
+            qrels=qrels,
+            person=who,
+            audit=audit,
+            assess=assess,
+            keymap=keymap,
+            topics=topics,
         )
         app.run()
     return exit_status(app)

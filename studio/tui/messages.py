@@ -13,6 +13,7 @@ from typing import Any
 
 from textual.message import Message
 
+from studio.domain.campaigns import CampaignGradeWritten, CampaignPairView, CampaignStep
 from studio.domain.judging import JudgeConfig, JudgeProgress, JudgeSummary
 from studio.domain.rows import Decision, FailureRow, JudgeRunRow
 from studio.domain.significance import Significance
@@ -31,7 +32,7 @@ from studio.domain.views import (
     Reveal,
     Stats,
 )
-from studio.services.project import AuditSession, ReviewSession
+from studio.services.project import AuditSession, CampaignSession, ReviewSession
 
 Pair = tuple[str, str]  # (qid, docid)
 
@@ -274,3 +275,29 @@ class TeamSynced(Message):
     result: SyncResult | None
     error: str | None
     at: str
+
+
+@dataclass
+class CampaignOpened(Message):
+    """A campaign's pairs given to the person, what they graded, and every pair's texts."""
+
+    session: CampaignSession
+    views: dict[Pair, CampaignPairView]
+
+
+@dataclass
+class CampaignWritten(Message):
+    """A campaign grade, or the undo of one (`written` None: nothing to undo), was saved."""
+
+    session: CampaignSession
+    step: CampaignStep
+    written: CampaignGradeWritten | None
+
+
+@dataclass
+class CampaignWriteFailed(Message):
+    """A campaign grade or undo could not be saved, nor the steps queued after it."""
+
+    session: CampaignSession
+    steps: list[CampaignStep]
+    error: str

@@ -76,6 +76,21 @@ def in_conflict(project: Project, folder: Path) -> dict[str, str]:
     return {"qid": qid, "docid": docid}
 
 
+def campaign(project: Project, folder: Path) -> dict[str, str]:
+    """Campaign `c` of the sample's pool, and `c.qrels`: the human grades of the pairs it shows."""
+    project.plan_campaign("c", llm=LLM, pool="qrels:human", manual="3", filtering="3", post_editing="4", seed=1)
+    human = project.engine.evaluator("human").labels
+    rows = [(p["qid"], p["docid"]) for p in project.campaign_pairs("c")]
+    (folder / "c.qrels").write_text("".join(f"{q} 0 {d} {human[q].judged.get(d, 0.0):g}\n" for q, d in rows))
+    return {}
+
+
+def graded_campaign(project: Project, folder: Path) -> dict[str, str]:
+    campaign(project, folder)
+    project.import_campaign("c", folder / "c.qrels", assessor="nist")
+    return {}
+
+
 def gold_topics(project: Project, folder: Path) -> dict[str, str]:
     """`gold`: the human grades of eight of the ten topics."""
     human = project.engine.evaluator("human").labels
@@ -298,6 +313,16 @@ CASES: dict[str, list[Case]] = {
     "audit assign": [Case(["audit", "assign", "a", "--assessors", "alice,bob", "--overlap", "0.5"], (plan,))],
     "audit agreement": [Case(["audit", "agreement", "a"], (in_conflict,))],
     "audit adjudicate": [Case(["audit", "adjudicate", "a", "{qid}", "{docid}", "2"], (in_conflict,))],
+    "assess plan": [
+        Case(
+            ["assess", "plan", "--name", "c", "--llm", LLM, "--pool", "runs:5", "--manual", "2", "--post-editing", "2"]
+        ),
+    ],
+    "assess list": [Case(["assess", "list"], (campaign,))],
+    "assess show": [Case(["assess", "show", "c"], (graded_campaign,))],
+    "assess pairs": [Case(["assess", "pairs", "c"], (campaign,))],
+    "assess import": [Case(["assess", "import", "c", "{folder}/c.qrels", "--assessor", "nist"], (campaign,))],
+    "assess report": [Case(["assess", "report", "c", "-m", "nDCG@10", "-m", "P(rel=2)@10"], (graded_campaign,))],
 }
 
 

@@ -34,17 +34,7 @@ def audit_record(con: Connection, audit: str) -> AuditRecord:
 def assign(db: Database, audit: str, assessors: list[str], *, overlap: float, seed: int = 0) -> Assignment:
     """Give each pair of the audit's sample to one assessor, and a share `overlap` of them (rounded
     to whole pairs) to two; earlier assignments of the audit are replaced."""
-    for name in assessors:
-        check_name(name, "assessor")
-    if not assessors:
-        raise UsageError("--assessors names at least one assessor")
-    repeated = next((n for i, n in enumerate(assessors) if n in assessors[:i]), None)
-    if repeated is not None:
-        raise UsageError(f"assessor {repeated!r} is named twice")
-    if not 0.0 <= overlap <= 1.0:
-        raise UsageError(f"--overlap is a share of the pairs, from 0 to 1 (not {overlap:g})")
-    if overlap > 0 and len(assessors) < 2:
-        raise UsageError("an overlap needs at least two assessors")
+    check_assessors(assessors, overlap)
     con = db.cursor()
     found = audit_record(con, audit)
     pairs = audit_pairs(con, audit)
@@ -52,25 +42,8 @@ def assign(db: Database, audit: str, assessors: list[str], *, overlap: float, se
         raise UsageError(f"audit {audit!r} has no pairs to assign")
     rng = np.random.default_rng(seed)
     shared_count = round(overlap * len(pairs))
-    shared = {int(i) for i in rng.choice(len(pairs), shared_count, replace=False)}
-    couples = list(itertools.combinations(assessors, 2))
-    couples = [couples[int(i)] for i in rng.permutation(len(couples))]
-    load = dict.fromkeys(assessors, 0)
-    rows: list[tuple[str, str, str]] = []
-    for turn, index in enumerate(sorted(shared)):
-        qid, docid, _ = pairs[index]
-        for name in couples[turn % len(couples)]:
-            rows.append((qid, docid, name))
-            load[name] += 1
-    tie_break = {name: int(r) for name, r in zip(assessors, rng.permutation(len(assessors)), strict=True)}
-    for index in rng.permutation(len(pairs)):
-        if int(index) in shared:
-            continue
-        qid, docid, _ = pairs[int(index)]
-        name = min(assessors, key=lambda n: (load[n], tie_break[n]))
-        rows.append((qid, docid, name))
-        load[name] += 1
-    shared_keys = {(pairs[i][0], pairs[i][1]) for i in shared}
+    rows, shared = split_pairs([(q, d) for q, d, _ in pairs], assessors, shared_count, rng)
+    load = {name: sum(a == name for _, _, a in rows) for name in assessors}
     with db.transaction() as tx:
         assessor_store.replace_assignments(tx, found["audit_id"], rows)
     return Assignment(
@@ -85,11 +58,52 @@ def assign(db: Database, audit: str, assessors: list[str], *, overlap: float, se
             AssessorShare(
                 assessor=name,
                 pairs=load[name],
-                shared=sum(a == name and (q, d) in shared_keys for q, d, a in rows),
+                shared=sum(a == name and (q, d) in shared for q, d, a in rows),
             )
             for name in assessors
         ],
     )
+
+
+def check_assessors(assessors: list[str], overlap: float) -> None:
+    """A UsageError when the names or the overlap cannot split pairs among assessors."""
+    for name in assessors:
+        check_name(name, "assessor")
+    if not assessors:
+        raise UsageError("--assessors names at least one assessor")
+    repeated = next((n for i, n in enumerate(assessors) if n in assessors[:i]), None)
+    if repeated is not None:
+        raise UsageError(f"assessor {repeated!r} is named twice")
+    if not 0.0 <= overlap <= 1.0:
+        raise UsageError(f"--overlap is a share of the pairs, from 0 to 1 (not {overlap:g})")
+    if overlap > 0 and len(assessors) < 2:
+        raise UsageError("an overlap needs at least two assessors")
+
+
+def split_pairs(
+    pairs: list[tuple[str, str]], assessors: list[str], shared_count: int, rng: np.random.Generator
+) -> tuple[list[tuple[str, str, str]], set[tuple[str, str]]]:
+    """(qid, docid, assessor) rows giving each pair to one assessor and `shared_count` pairs, drawn
+    uniformly, to two (round every couple in turn); and the shared pairs."""
+    shared = {int(i) for i in rng.choice(len(pairs), shared_count, replace=False)}
+    couples = list(itertools.combinations(assessors, 2))
+    couples = [couples[int(i)] for i in rng.permutation(len(couples))]
+    load = dict.fromkeys(assessors, 0)
+    rows: list[tuple[str, str, str]] = []
+    for turn, index in enumerate(sorted(shared)):
+        qid, docid = pairs[index]
+        for name in couples[turn % len(couples)]:
+            rows.append((qid, docid, name))
+            load[name] += 1
+    tie_break = {name: int(r) for name, r in zip(assessors, rng.permutation(len(assessors)), strict=True)}
+    for index in rng.permutation(len(pairs)):
+        if int(index) in shared:
+            continue
+        qid, docid = pairs[int(index)]
+        name = min(assessors, key=lambda n: (load[n], tie_break[n]))
+        rows.append((qid, docid, name))
+        load[name] += 1
+    return rows, {pairs[i] for i in shared}
 
 
 def assessors_of(con: Connection, audit_id: int) -> list[str]:

@@ -22,6 +22,7 @@ from studio.metrics.names import Measure, parse_measure
 from studio.metrics.rankings import Rankings, TopicRanking, TopicTable, ordered_rows, topics_from_stored
 from studio.store import Connection, Database, new_batch
 from studio.store import audits as audit_store
+from studio.store import campaigns as campaign_store
 from studio.store import labels as label_store
 from studio.store import rankings as ranking_store
 from studio.store.changes import OutsideEvent
@@ -129,7 +130,11 @@ class EvaluationEngine:
         """The label sets that take no write of a person's own: derived sets and audits' gold sets
         (read once; a live edit's check costs no query)."""
         if self._owned is None:
-            self._owned = self.derived_sets() | audit_store.audit_names(self.db.cursor())
+            self._owned = (
+                self.derived_sets()
+                | audit_store.audit_names(self.db.cursor())
+                | campaign_store.campaign_names(self.db.cursor())
+            )
         return self._owned
 
     def forget_followers(self) -> None:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from studio.services.facade.audits import AuditsMixin
 from studio.services.facade.banks import BanksMixin
+from studio.services.facade.campaigns import CampaignsMixin
 from studio.services.facade.evaluation import EvaluationMixin
 from studio.services.facade.exports import ExportsMixin
 from studio.services.facade.imports import ImportsMixin
@@ -24,6 +25,7 @@ class ProjectCore(
     SignificanceMixin,
     LabelsMixin,
     AuditsMixin,
+    CampaignsMixin,
     JudgesMixin,
     BanksMixin,
     ExportsMixin,

@@ -19,6 +19,7 @@ from studio.metrics.names import Measure
 from studio.services.evaluation.engine import measure_of
 from studio.services.facade.core import ProjectCore
 from studio.services.meta.comparison import compare
+from studio.services.report.campaign_section import campaign_section
 from studio.services.report.cells import FigureNames, statistic
 from studio.services.report.comparison_sections import (
     SEED,
@@ -130,6 +131,7 @@ def build_report(
         *estimate_sections(project, m),
         *calibration_sections(project),
         *ensemble_section(project, reference, m, topics),
+        *campaign_section(project, m, names),
     ]
     facts = [
         ("project", PurePath(project.path).name),

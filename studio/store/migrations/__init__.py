@@ -37,6 +37,7 @@ from studio.store.migrations import (
     v19_score_tables,
     v20_audit_assessors,
     v21_topic_vocabularies,
+    v22_campaigns,
     v23_prompt_collections,
     v24_team_sync,
 )
@@ -63,6 +64,7 @@ MIGRATION_MODULES: tuple[ModuleType, ...] = (
     v19_score_tables,
     v20_audit_assessors,
     v21_topic_vocabularies,
+    v22_campaigns,
     v23_prompt_collections,
     v24_team_sync,
 )

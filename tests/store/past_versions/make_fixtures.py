@@ -161,7 +161,7 @@ PAST_VERSIONS = (
     PastVersion(
         21,
         "474b9e9bc362c7d6cd592b46a4ffcc2861ddde28",
-        note="the last version before a project could belong to a team (24 adds the team's tables)",
+        note="the last version without assessment campaigns (22 adds them)",
     ),
 )
 

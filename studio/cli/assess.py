@@ -1,0 +1,230 @@
+"""`studio assess …`: assessment campaigns with the LLM in the loop — an LLM label set's pool judged
+by people under three conditions (manual, filtering, post-editing) on disjoint topics, and what
+the LLM's help cost and changed."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from studio.cli import grades
+from studio.cli.context import open_project
+from studio.cli.errors import handles_errors
+from studio.cli.options import FormatOption, MeasureRowsOption
+from studio.cli.output import OutputFormat, emit_object, emit_records
+from studio.domain.campaigns import CampaignReport
+from studio.domain.names import check_name
+
+commands = typer.Typer(
+    name="assess", help="Assessment campaigns: manual, filtering and post-editing.", no_args_is_help=True
+)
+
+CampaignName = Annotated[str, typer.Argument(help="The campaign (also its label set's name).")]
+TOPICS_HELP = "A file of qids (one a line), or a count of topics drawn with --seed."
+
+
+@commands.command("plan")
+@handles_errors
+def plan_command(
+    ctx: typer.Context,
+    name: Annotated[str, typer.Option("--name", help="The campaign's name (and its label set's).")],
+    llm: Annotated[str, typer.Option("--llm", help="The LLM label set whose grades filter and are post-edited.")],
+    pool: Annotated[
+        str, typer.Option("--pool", help="qrels:NAME (a label set's pairs) or runs:K (every run's top K).")
+    ],
+    manual: Annotated[str | None, typer.Option("--manual", metavar="TOPICS", help=TOPICS_HELP)] = None,
+    filtering: Annotated[str | None, typer.Option("--filtering", metavar="TOPICS", help=TOPICS_HELP)] = None,
+    post_editing: Annotated[str | None, typer.Option("--post-editing", metavar="TOPICS", help=TOPICS_HELP)] = None,
+    llm_relevant: Annotated[
+        float,
+        typer.Option(
+            "--llm-relevant", parser=grades.grade, help="An LLM grade below it is non-relevant: filtering drops it."
+        ),
+    ] = 1.0,
+    assessors: Annotated[
+        str | None, typer.Option("--assessors", help="Comma-separated names: each condition's pairs split among them.")
+    ] = None,
+    overlap: Annotated[
+        float, typer.Option("--overlap", min=0.0, max=1.0, help="Share of each condition's pairs given to two.")
+    ] = 0.0,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the topics drawn, the walk order and the split.")] = 0,
+    recall_sample: Annotated[
+        int,
+        typer.Option(
+            "--recall-sample",
+            min=0,
+            help="Dropped pairs drawn to be graded blind too: what filtering hides, estimated.",
+        ),
+    ] = 0,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Make a campaign: a pool per topic, topics assigned to the conditions, assessors given pairs."""
+    names = [check_name(part.strip(), "assessor") for part in assessors.split(",")] if assessors else []
+    with open_project(ctx) as project:
+        done = project.plan_campaign(
+            name,
+            llm=llm,
+            pool=pool,
+            manual=manual,
+            filtering=filtering,
+            post_editing=post_editing,
+            llm_relevant=llm_relevant,
+            assessors=names,
+            overlap=overlap,
+            seed=seed,
+            recall_sample=recall_sample,
+        )
+    if fmt is OutputFormat.json:
+        emit_object(done, fmt)
+        return
+    emit_object({k: v for k, v in done.items() if k not in ("conditions", "assessors")}, fmt, title=f"Campaign {name}")
+    emit_records(done["conditions"], fmt, title="Conditions")
+    if done["assessors"]:
+        emit_records(done["assessors"], fmt, title="Pairs per assessor")
+
+
+@commands.command("list")
+@handles_errors
+def list_command(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> None:
+    """The campaigns: LLM label set, pool, topics, pairs shown and judged."""
+    with open_project(ctx) as project:
+        rows = project.campaigns()
+    emit_records(rows, fmt, title="Campaigns")
+
+
+@commands.command("show")
+@handles_errors
+def show_command(ctx: typer.Context, campaign: CampaignName, fmt: FormatOption = OutputFormat.table) -> None:
+    """A campaign's progress per condition and per assessor."""
+    with open_project(ctx) as project:
+        found: dict[str, Any] = dict(project.campaign(campaign))
+    if fmt is OutputFormat.json:
+        emit_object(found, fmt)
+        return
+    conditions, assessors = found.pop("conditions"), found.pop("assessors")
+    emit_object(found, fmt, title=f"Campaign {campaign}")
+    emit_records(conditions, fmt, title="Progress per condition")
+    if assessors:
+        emit_records(assessors, fmt, title="Progress per assessor")
+
+
+@commands.command("pairs")
+@handles_errors
+def pairs_command(
+    ctx: typer.Context,
+    campaign: CampaignName,
+    assessor: Annotated[str | None, typer.Option("--assessor", help="Only the pairs given to this assessor.")] = None,
+    remaining: Annotated[bool, typer.Option("--remaining", help="Only the pairs not graded yet.")] = False,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """The pairs put before people in walk order: qid, docid, condition, and the LLM's grade only
+    where the condition shows it (post-editing): the list for people who grade elsewhere."""
+    with open_project(ctx) as project:
+        rows = project.campaign_pairs(campaign, assessor=assessor, remaining=remaining)
+    emit_records(
+        rows, fmt, title=f"Campaign {campaign}: {len(rows)} pairs", columns=["qid", "docid", "condition", "llm_grade"]
+    )
+
+
+@commands.command("import")
+@handles_errors
+def import_command(
+    ctx: typer.Context,
+    campaign: CampaignName,
+    file: Annotated[Path, typer.Argument(help="A qrels file of grades for pairs the campaign shows.")],
+    assessor: Annotated[str, typer.Option("--assessor", help="Whose grades these are.")],
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """An assessor's grades made elsewhere (a pair the campaign does not show refuses the file)."""
+    with open_project(ctx) as project:
+        done = project.import_campaign(campaign, file, assessor=assessor)
+    emit_object(done, fmt, title=f"Imported into campaign {campaign}")
+
+
+@commands.command("report")
+@handles_errors
+def report_command(
+    ctx: typer.Context,
+    campaign: CampaignName,
+    measure: MeasureRowsOption = None,
+    seed: Annotated[int, typer.Option("--seed", help="Seed of the topic subsamples and the bootstrap.")] = 0,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """What the LLM's help cost and changed, per condition: pool reduction, grades per topic,
+    assessor-hours, the confusion with the LLM, τ of the LLM's leaderboard; the anchoring effect."""
+    with open_project(ctx) as project:
+        found = project.campaign_report(campaign, measure, seed=seed)
+    if fmt is OutputFormat.json:
+        emit_object(found, fmt)
+        return
+    _print_report(found, fmt)
+
+
+def _print_report(found: CampaignReport, fmt: OutputFormat) -> None:
+    table1 = [
+        {
+            "condition": c["condition"],
+            "topics": c["topics"],
+            "pool": c["pool"],
+            "shown": c["shown"],
+            "judged": c["judged"],
+            "reduction": c["reduction"],
+            "hours": c["assessor_hours"],
+            **{f"grade {g['grade']:g}/topic": g["per_topic"] for g in c["grades"]},
+        }
+        for c in found["conditions"]
+    ]
+    columns = list(dict.fromkeys(k for row in table1 for k in row))
+    emit_records(table1, fmt, title=f"Campaign {found['campaign']}: what each condition cost", columns=columns)
+    confusion = [
+        {"condition": c["condition"], **cell, "upgrades": c["upgrades"], "downgrades": c["downgrades"]}
+        for c in found["conditions"]
+        for cell in c["confusion"]
+    ]
+    emit_records(confusion, fmt, title=f"{found['llm']}'s grade against the campaign's")
+    taus = [
+        {
+            "condition": c["condition"],
+            "measure": t["measure"],
+            "runs": t["runs"],
+            "kendall_tau": t["kendall_tau"],
+            "per_topic_tau": t["per_topic_tau"],
+            **{
+                f"τ {s['fraction']:.2f} (low–high)": _interval(s["mean"], s["low"], s["high"]) for s in t["subsampling"]
+            },
+            "vs_manual": t["versus_manual"],
+        }
+        for c in found["conditions"]
+        for t in c["correlations"]
+    ]
+    emit_records(taus, fmt, title=f"τ of {found['llm']}'s leaderboard against the campaign's, per condition")
+    anchoring = found["anchoring"]
+    emit_object(
+        {
+            "visible: same as LLM": _share(anchoring["visible"]["share"], anchoring["visible"]["pairs"]),
+            "hidden: same as LLM": _share(anchoring["hidden"]["share"], anchoring["hidden"]["pairs"]),
+            "difference (95%)": _interval(anchoring["difference"], anchoring["low"], anchoring["high"]),
+            "anchoring rate (95%)": _interval(
+                anchoring["anchoring_rate"], anchoring["rate_low"], anchoring["rate_high"]
+            ),
+            "basis": anchoring["basis"],
+        },
+        fmt,
+        title="Anchoring",
+    )
+    emit_records(found["assessors"]["per_assessor"], fmt, title="Assessors")
+    if any(r["sampled"] for r in found["recall"]):
+        emit_records(found["recall"], fmt, title="What filtering hides: relevant pairs among the dropped ones")
+
+
+def _interval(value: float | None, low: float | None, high: float | None) -> str:
+    if value is None:
+        return ""
+    bounds = f" ({low:.3f}–{high:.3f})" if low is not None and high is not None else ""
+    return f"{value:.3f}{bounds}"
+
+
+def _share(value: float | None, pairs: int) -> str:
+    return f"{value:.3f} of {pairs}" if value is not None else f"– of {pairs}"

@@ -1,0 +1,386 @@
+"""Assessment campaigns with the LLM in the loop: the three conditions people judge under, and what
+the campaign commands answer (`studio assess plan|list|show|pairs|import|report`).
+
+TypedDicts, as in `rows.py`: plain dicts at run time, so the JSON the commands print is them as they
+are, in the order declared here.
+"""
+
+# No `from __future__ import annotations`: TypedDict must see NotRequired[...] itself.
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import NotRequired, TypedDict
+
+
+class Condition(StrEnum):
+    """How a topic's pool is put before people (Upadhyay et al., TREC RAG 2024)."""
+
+    manual = "manual"  # the whole pool, the LLM's grade never shown
+    filtering = "filtering"  # the pairs the LLM calls relevant, its grade never shown
+    post_editing = "post-editing"  # the same pairs grouped by the LLM's grade, which is shown
+
+    @property
+    def filters(self) -> bool:
+        """Whether the condition drops the pairs the LLM calls non-relevant."""
+        return self is not Condition.manual
+
+    @property
+    def shows_llm(self) -> bool:
+        """Whether the LLM's grade is on screen while a person grades."""
+        return self is Condition.post_editing
+
+
+CONDITIONS = tuple(Condition)
+
+
+class PairRole(StrEnum):
+    """What a pool pair of a campaign is for."""
+
+    shown = "shown"  # put before people under its topic's condition
+    dropped = "dropped"  # left out by its condition (the LLM called it non-relevant)
+    recall = "recall"  # dropped, but drawn to be graded blind: what filtering hides, estimated
+
+
+RECALL_SUFFIX = "-recall"  # the label set of a campaign's recall sample is named NAME-recall
+
+
+class CampaignRecord(TypedDict):
+    """A campaign as the store keeps it."""
+
+    campaign_id: int
+    name: str  # also its label set's
+    llm: str  # the LLM label set
+    pool: str  # qrels:NAME or runs:K
+    llm_relevant: float  # an LLM grade below it is non-relevant
+    overlap: float
+    seed: int
+    created: str
+
+
+class CampaignPairRow(TypedDict):
+    """A pool pair as the store keeps it, in walk order."""
+
+    qid: str
+    docid: str
+    llm_grade: float | None  # None: the LLM did not grade it
+    role: str
+    inclusion: float | None  # a recall pair's probability of being drawn
+    position: int
+
+
+class StoredGrade(TypedDict):
+    """An assessor's grade that stands (newest of the pair and assessor, its event not undone)."""
+
+    qid: str
+    docid: str
+    assessor: str
+    condition: str
+    grade: float
+    seconds: float | None
+    llm_visible: bool
+
+
+# -- plan -------------------------------------------------------------------------------------------
+
+
+class ConditionPlan(TypedDict):
+    """One condition of a planned campaign."""
+
+    condition: str
+    topics: int
+    pool: int  # the condition's pool pairs
+    shown: int  # of them, those put before people
+    reduction: float | None  # 1 − shown / pool (None: an empty pool)
+
+
+class AssessorLoad(TypedDict):
+    """The pairs one assessor is given under one condition."""
+
+    assessor: str
+    condition: str
+    pairs: int
+    shared: int  # of them, pairs another assessor is given too
+
+
+class CampaignPlan(TypedDict):
+    """A campaign made (`studio assess plan`)."""
+
+    campaign: str
+    llm: str
+    pool: str
+    llm_relevant: float
+    seed: int
+    overlap: float
+    topics: int
+    pairs: int  # pool pairs over every condition
+    shown: int
+    without_llm_grade: int  # pool pairs the LLM does not grade (kept in every condition)
+    recall_sample: int  # dropped pairs drawn to be graded blind (with the manual condition's view)
+    assessor_hours: float  # the shown pairs (and the shared ones twice) at the project's pace
+    seconds_per_decision: float
+    conditions: list[ConditionPlan]
+    assessors: list[AssessorLoad]
+
+
+# -- list, show, pairs, import ----------------------------------------------------------------------
+
+
+class CampaignRow(TypedDict):
+    """A campaign in `studio assess list`."""
+
+    campaign: str
+    llm: str
+    pool: str
+    llm_relevant: float
+    topics: int
+    shown: int
+    judged: int  # shown pairs with a grade standing
+    assessors: int
+    created: str
+
+
+class ConditionProgress(TypedDict):
+    condition: str
+    topics: int
+    pool: int
+    shown: int
+    judged: int
+
+
+class AssessorProgress(TypedDict):
+    assessor: str
+    condition: str
+    given: int | None  # pairs assigned (None: the campaign assigns none, anyone grades any pair)
+    graded: int
+    seconds: float  # summed over the timed grades
+
+
+class CampaignProgress(TypedDict):
+    """A campaign's progress (`studio assess show`)."""
+
+    campaign: str
+    llm: str
+    pool: str
+    llm_relevant: float
+    seed: int
+    created: str
+    shown: int
+    judged: int
+    conditions: list[ConditionProgress]
+    recall_sample: int
+    recall_judged: int
+    assessors: list[AssessorProgress]
+
+
+class CampaignPair(TypedDict):
+    """A pair put before people (`studio assess pairs`), in walk order."""
+
+    qid: str
+    docid: str
+    condition: str
+    llm_grade: float | None  # only where the condition shows it (post-editing); None elsewhere
+    position: int
+
+
+class CampaignImport(TypedDict):
+    """Grades imported from a qrels file (`studio assess import`)."""
+
+    campaign: str
+    assessor: str
+    file: str
+    lines: int
+    labels_written: int
+    judged: int  # shown pairs with a grade standing, after the import
+    shown: int
+
+
+class CampaignGradeWritten(TypedDict):
+    """One grade (or an undo) written by a person walking the campaign."""
+
+    campaign: str
+    qid: str
+    docid: str
+    assessor: str
+    condition: str
+    grade: float | None  # None: taken back
+    llm_visible: bool
+
+
+# -- report -----------------------------------------------------------------------------------------
+
+
+class ConfusionCell(TypedDict):
+    llm: float | None  # None: the LLM did not grade the pair
+    assessor: float
+    pairs: int
+
+
+class GradeCount(TypedDict):
+    grade: float
+    pairs: int
+    per_topic: float  # pairs of the grade per topic of the condition
+
+
+class TauBySubsample(TypedDict):
+    fraction: float
+    topics: int
+    mean: float | None
+    low: float | None
+    high: float | None
+
+
+class MeasureTau(TypedDict):
+    """The LLM's leaderboard against the campaign's on a condition's topics, for one measure."""
+
+    measure: str
+    runs: int
+    kendall_tau: float | None  # run level, τ-b
+    per_topic_tau: float | None
+    subsampling: list[TauBySubsample]
+    versus_manual: float | None  # τ-b of this condition's leaderboard and the manual one (disjoint topics)
+
+
+class ConditionReport(TypedDict):
+    """Table 1, Fig. 5 and Table 2 of one condition."""
+
+    condition: str
+    topics: int
+    pool: int
+    shown: int
+    judged: int
+    reduction: float | None
+    grades: list[GradeCount]  # the assessors' grades of the judged pairs
+    assessor_hours: float  # summed over the timed grades
+    timed_grades: int
+    confusion: list[ConfusionCell]  # the LLM's grade × the campaign's grade, judged pairs
+    upgrades: int  # the campaign's grade above the LLM's
+    downgrades: int
+    kendall_tau: dict[str, float | None]  # measure → run-level τ-b
+    correlations: list[MeasureTau]
+    agreement: NotRequired["ConditionAgreement"]
+
+
+class CoupleKappa(TypedDict):
+    assessor_a: str
+    assessor_b: str
+    pairs: int
+    agreeing: int
+    kappa: float | None
+
+
+class ConditionAgreement(TypedDict):
+    """Agreement of a condition's assessors on the pairs two of them graded."""
+
+    overlap_pairs: int
+    krippendorff_alpha: float | None
+    couples: list[CoupleKappa]
+
+
+class Proportion(TypedDict):
+    pairs: int
+    same_as_llm: int
+    share: float | None
+    low: float | None  # Wilson 95%
+    high: float | None
+
+
+class Anchoring(TypedDict):
+    """How often people give the LLM's grade when they see it against when they do not."""
+
+    basis: str
+    visible: Proportion  # post-editing: grades equal to the LLM's shown grade
+    hidden: Proportion  # manual and filtering, pairs the LLM calls relevant: grades equal to it anyway
+    difference: float | None  # visible − hidden
+    low: float | None  # 95%, topics resampled (a percentile bootstrap)
+    high: float | None
+    pair_low: float | None  # Newcombe's hybrid score interval (95%), every grade independent
+    pair_high: float | None
+    anchoring_rate: float | None  # difference / (1 − hidden): share of grades that follow the LLM's
+    rate_low: float | None  # 95%, topics resampled
+    rate_high: float | None
+    topics_visible: int
+    topics_hidden: int
+
+
+class CampaignAssessor(TypedDict):
+    assessor: str
+    conditions: list[str]
+    graded: int
+    timed: int
+    hours: float
+
+
+class CampaignAssessors(TypedDict):
+    per_assessor: list[CampaignAssessor]
+    agreement: dict[str, ConditionAgreement]  # condition → agreement of its assessors
+
+
+class RecallLoss(TypedDict):
+    """What a filtering condition hides: relevant pairs among the dropped ones, estimated from the
+    recall sample graded blind (Horvitz–Thompson, π = graded / dropped pairs of the condition)."""
+
+    condition: str
+    dropped: int
+    sampled: int
+    graded: int
+    relevant: int  # graded sample pairs the campaign grades at or above llm_relevant
+    hidden_relevant: float | None  # estimated relevant pairs among the dropped ones
+    low: float | None  # 95% (Wilson on the sample's share, times the dropped pairs)
+    high: float | None
+    relevant_shown: int  # judged shown pairs at or above llm_relevant
+    recall: float | None  # relevant_shown / (relevant_shown + hidden_relevant)
+    recall_low: float | None
+    recall_high: float | None
+
+
+class CampaignReport(TypedDict):
+    """`studio assess report`."""
+
+    campaign: str
+    llm: str
+    llm_relevant: float
+    measures: list[str]
+    conditions: list[ConditionReport]
+    anchoring: Anchoring
+    assessors: CampaignAssessors
+    recall: list[RecallLoss]
+
+
+# -- walking a campaign -----------------------------------------------------------------------------
+
+
+class CampaignPairView(TypedDict):
+    """What the campaign screen shows of one pair."""
+
+    qid: str
+    docid: str
+    query: str
+    passage: str
+    condition: str
+    llm_grade: float | None  # only under post-editing; None elsewhere (never shown)
+    group: str | None  # post-editing: the announcement of the pair's group
+    opens_group: bool  # the pair is the first of its group (the announcement is new)
+    index: int
+    total: int
+
+
+@dataclass(frozen=True)
+class ShownPair:
+    """A pair the campaign puts before people, and what it shows with it."""
+
+    qid: str
+    docid: str
+    condition: Condition  # the condition the pair is shown under (manual for a recall pair)
+    llm_grade: float | None  # the LLM's grade (shown only under post-editing)
+    position: int
+    role: PairRole = PairRole.shown
+
+
+@dataclass(frozen=True)
+class CampaignStep:
+    """A grade (or an undo) decided in memory, to write."""
+
+    action: str  # grade | undo
+    pair: ShownPair | None  # the pair graded (None for an undo)
+    grade: float | None
+    seconds: float | None
+    position: int | None  # the position current before the step

@@ -1,0 +1,198 @@
+"""Each assessor's grades of a campaign's pairs, and the label they make.
+
+Every grade is kept (an append-only row with the assessor, the condition, the seconds it took and
+whether the LLM's grade was on screen) and writes the pair's label in the campaign's label set anew
+through the one label write path, as an audited edit made by that assessor (undoable). The label
+of a pair is the mean of the grades its assessors gave (one assessor: that grade), as an audit's
+gold grade is before adjudication (`studio.services.audit.assessments.PairGrades`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from studio.domain.campaigns import (
+    RECALL_SUFFIX,
+    CampaignGradeWritten,
+    CampaignImport,
+    CampaignRecord,
+    Condition,
+    PairRole,
+    ShownPair,
+)
+from studio.domain.errors import InputError, UsageError
+from studio.domain.models import QrelsRow
+from studio.domain.rows import LabelEvent, StoredEvent
+from studio.formats.text_input import TREC_LINE_BYTES, Text, read_lines
+from studio.formats.trec import parse_qrels, trec_lines
+from studio.services.audit.assessments import PairGrades
+from studio.services.writes.label_writes import LabelWrites
+from studio.store import Connection, Database, new_batch
+from studio.store import campaigns as campaign_store
+from studio.store import labels as label_store
+from studio.store.campaigns import ImportedGrade
+
+
+def campaign_record(con: Connection, name: str) -> CampaignRecord:
+    found = campaign_store.campaign(con, name)
+    if found is None:
+        raise UsageError(f"no campaign named {name!r} (see `studio assess list`)")
+    return found
+
+
+def standing_grades(con: Connection, campaign_id: int) -> dict[tuple[str, str], PairGrades]:
+    """Per pair, the grade each assessor gave that stands."""
+    found: dict[tuple[str, str], PairGrades] = {}
+    for row in campaign_store.standing(con, campaign_id):
+        found.setdefault((row["qid"], row["docid"]), PairGrades()).grades[row["assessor"]] = float(row["grade"])
+    return found
+
+
+def shown_pairs(con: Connection, found: CampaignRecord) -> list[ShownPair]:
+    """The pairs put before people, in walk order: each condition's, and the recall sample's (shown
+    as manual pairs are)."""
+    conditions = campaign_store.topics(con, found["campaign_id"])
+    return [
+        ShownPair(
+            r["qid"],
+            r["docid"],
+            Condition.manual if r["role"] == PairRole.recall else Condition(conditions[r["qid"]]),
+            r["llm_grade"],
+            r["position"],
+            PairRole(r["role"]),
+        )
+        for r in campaign_store.pairs(con, found["campaign_id"])
+        if r["role"] != PairRole.dropped
+    ]
+
+
+def label_set_of(campaign: str, pair: ShownPair) -> str:
+    """Where a grade of `pair` goes: the campaign's label set, or its recall sample's."""
+    return f"{campaign}{RECALL_SUFFIX}" if pair.role is PairRole.recall else campaign
+
+
+def given_to(con: Connection, found: CampaignRecord, assessor: str) -> set[tuple[str, str]] | None:
+    """The pairs given to `assessor` (None: the campaign gives pairs to nobody, anyone grades any);
+    a UsageError when the campaign has assessors and `assessor` is not one of them."""
+    rows = campaign_store.assignments(con, found["campaign_id"])
+    if not rows:
+        return None
+    given = {(q, d) for q, d, a in rows if a == assessor}
+    if not given:
+        names = ", ".join(sorted({a for _, _, a in rows}))
+        raise UsageError(f"campaign {found['name']!r} gives no pair to {assessor!r}; its assessors: {names}")
+    return given
+
+
+def record_grade(
+    writes: LabelWrites,
+    campaign: str,
+    pair: ShownPair,
+    assessor: str,
+    grade: float | None,
+    *,
+    seconds: float | None = None,
+) -> LabelEvent:
+    """`assessor`'s grade of a shown pair (None takes it back) and the pair's label that follows,
+    in one transaction."""
+    con = writes.engine.db.cursor()
+    found = campaign_record(con, campaign)
+    campaign_id = found["campaign_id"]
+    now = standing_grades(con, campaign_id).get((pair.qid, pair.docid), PairGrades())
+    if grade is None:
+        now.grades.pop(assessor, None)
+    else:
+        now.grades[assessor] = grade
+
+    def record(tx: Connection, event: StoredEvent) -> None:
+        campaign_store.add_grade(
+            tx,
+            campaign_id,
+            pair.qid,
+            pair.docid,
+            assessor,
+            condition=str(pair.condition),
+            grade=grade,
+            seconds=seconds,
+            llm_visible=pair.condition.shows_llm,
+            label_event=int(str(event["event"])),
+        )
+
+    what = "took back" if grade is None else f"graded {grade:g}"
+    note = f"campaign {campaign} ({pair.condition}): {assessor} {what}"
+    target = label_set_of(campaign, pair)
+    return writes.edit(target, pair.qid, pair.docid, now.gold, note=note, person=assessor, also=record)
+
+
+def take_back(writes: LabelWrites, campaign: str, assessor: str) -> CampaignGradeWritten | None:
+    """Take back `assessor`'s newest grade that stands (the label follows); None when there is none."""
+    con = writes.engine.db.cursor()
+    found = campaign_record(con, campaign)
+    theirs = [r for r in campaign_store.standing(con, found["campaign_id"]) if r["assessor"] == assessor]
+    if not theirs:
+        return None
+    last = theirs[-1]
+    pair = next(p for p in shown_pairs(con, found) if (p.qid, p.docid) == (last["qid"], last["docid"]))
+    record_grade(writes, campaign, pair, assessor, None)
+    return CampaignGradeWritten(
+        campaign=campaign,
+        qid=pair.qid,
+        docid=pair.docid,
+        assessor=assessor,
+        condition=str(pair.condition),
+        grade=None,
+        llm_visible=pair.condition.shows_llm,
+    )
+
+
+def import_grades(db: Database, campaign: str, path: Path, *, assessor: str) -> CampaignImport:
+    """`assessor`'s grades of the campaign's shown pairs from a qrels file, in one transaction; a
+    line naming a pair the campaign does not show (or, when it gives pairs to assessors, one it does
+    not give `assessor`) refuses the whole file, with its line, nothing written."""
+    con = db.cursor()
+    found = campaign_record(con, campaign)
+    text = read_lines(path, TREC_LINE_BYTES)
+    parsed = parse_qrels(text, str(path))
+    shown = {(p.qid, p.docid): p for p in shown_pairs(con, found)}
+    given = given_to(con, found, assessor)
+    for row in parsed.rows:
+        key = (row.qid, row.docid)
+        if key not in shown:
+            raise InputError(str(path), _line_of(text, row), f"({row.qid}, {row.docid}) is not shown by {campaign}")
+        if given is not None and key not in given:
+            reason = f"({row.qid}, {row.docid}) is not given to {assessor} by {campaign}"
+            raise InputError(str(path), _line_of(text, row), reason)
+    standing = standing_grades(con, found["campaign_id"])
+    imported: dict[str, list[ImportedGrade]] = {}
+    for row in parsed.rows:
+        pair = shown[(row.qid, row.docid)]
+        grades = standing.setdefault((row.qid, row.docid), PairGrades())
+        grades.grades[assessor] = row.grade
+        note = f"campaign {campaign} ({pair.condition}): {assessor} graded {row.grade:g}"
+        condition = str(pair.condition)
+        imported.setdefault(label_set_of(campaign, pair), []).append(
+            (row.qid, row.docid, grades.gold, note, assessor, condition, row.grade, pair.condition.shows_llm)
+        )
+    with db.transaction() as tx:
+        batch = new_batch(tx, "assess import", str(path))
+        for name, rows in imported.items():
+            set_id = label_store.label_set_id(tx, name)
+            assert set_id is not None
+            campaign_store.append_imported(tx, set_id, found["campaign_id"], rows, source=str(path), batch_id=batch)
+    judged = standing_grades(db.cursor(), found["campaign_id"])
+    return CampaignImport(
+        campaign=campaign,
+        assessor=assessor,
+        file=str(path),
+        lines=len(parsed.rows),
+        labels_written=len(parsed.rows),
+        judged=sum(key in judged for key in shown),
+        shown=len(shown),
+    )
+
+
+def _line_of(text: Text, row: QrelsRow) -> int | None:
+    for number, fields in trec_lines(text):
+        if len(fields) >= 3 and fields[0] == row.qid and fields[2] == row.docid:
+            return number
+    return None

@@ -1,0 +1,135 @@
+"""The report's section on assessment campaigns (`studio assess`): per campaign, what each condition
+cost (Table 1), how the campaign's grades met the LLM's (the confusion, drawn), τ of the LLM's
+leaderboard against each condition's (Table 2) and the anchoring effect. Present only when the
+project has campaigns."""
+
+from __future__ import annotations
+
+from studio.domain.campaigns import CampaignReport, GradeCount
+from studio.domain.report import Cell, Interval, Section, Table
+from studio.services.facade.core import ProjectCore
+from studio.services.report.campaign_figures import confusion_grids, pool_bars
+from studio.services.report.cells import FigureNames, statistic
+
+TEXT = (
+    "A campaign puts an LLM label set's pool before people under three conditions, each on its own "
+    "topics: fully manual (the whole pool, the LLM's grade never shown), filtering (the pairs the LLM "
+    "calls relevant, its grade never shown) and post-editing (the same pairs grouped by the LLM's "
+    "grade, which is shown). Reduction is 1 − shown / pool; τ compares the LLM's leaderboard with the "
+    "campaign's on each condition's topics (a dropped pair counts as non-relevant), τ vs manual the "
+    "condition's leaderboard with the manual one's on disjoint topics. Anchoring: how often people "
+    "give the LLM's grade when they see it against when they do not, on the pairs the LLM calls "
+    "relevant, with 95% intervals that resample topics."
+)
+
+
+def campaign_section(project: ProjectCore, measure: str, names: FigureNames) -> list[Section]:
+    """One section when the project has campaigns, none otherwise."""
+    campaigns = project.campaigns()
+    if not campaigns:
+        return []
+    tables: list[Table] = []
+    figures = []
+    for row in campaigns:
+        found = project.campaign_report(row["campaign"], [measure])
+        tables.extend(_tables(found, measure))
+        if any(c["judged"] for c in found["conditions"]):
+            title = f"campaign {found['campaign']}"
+            figures.append(pool_bars(names("campaign-pool", found["campaign"]), f"{title}: pool", found["conditions"]))
+            figures.append(
+                confusion_grids(
+                    names("campaign-confusion", found["campaign"]),
+                    f"{title}: {found['llm']}'s grade against the campaign's",
+                    found["llm"],
+                    found["conditions"],
+                )
+            )
+    return [Section(key="campaigns", title="Assessment campaigns", text=TEXT, tables=tables, figures=figures)]
+
+
+def _tables(found: CampaignReport, measure: str) -> list[Table]:
+    name = found["campaign"]
+    cost = Table(
+        title=f"{name}: what each condition cost",
+        columns=["condition", "topics", "pool", "shown", "judged", "reduction", *GRADES, "assessor-hours"],
+        rows=[
+            {
+                "condition": c["condition"],
+                "topics": c["topics"],
+                "pool": c["pool"],
+                "shown": c["shown"],
+                "judged": c["judged"],
+                "reduction": statistic(c["reduction"]),
+                **{column: _per_topic(c["grades"], grade) for grade, column in enumerate(GRADES)},
+                "assessor-hours": statistic(c["assessor_hours"]),
+            }
+            for c in found["conditions"]
+        ],
+    )
+    tau_rows: list[dict[str, Cell]] = []
+    for c in found["conditions"]:
+        for tau in c["correlations"]:
+            thirds = {f"τ on {s['fraction']:.0%} of topics": Interval(s["low"], s["high"]) for s in tau["subsampling"]}
+            tau_rows.append(
+                {
+                    "condition": c["condition"],
+                    "upgrades": c["upgrades"],
+                    "downgrades": c["downgrades"],
+                    "τ": statistic(tau["kendall_tau"]),
+                    "per-topic τ": statistic(tau["per_topic_tau"]),
+                    **thirds,
+                    "τ vs manual": statistic(tau["versus_manual"]),
+                }
+            )
+    columns = list(dict.fromkeys(k for row in tau_rows for k in row))
+    taus = Table(title=f"{name}: {found['llm']} against each condition ({measure})", columns=columns, rows=tau_rows)
+    a = found["anchoring"]
+    rows: list[dict[str, Cell]] = [
+        {
+            "side": side,
+            "pairs": p["pairs"],
+            "share": statistic(p["share"]),
+            "95% interval": Interval(p["low"], p["high"]),
+        }
+        for side, p in (("shown (post-editing)", a["visible"]), ("hidden (manual, filtering)", a["hidden"]))
+    ]
+    rows.append(
+        {"side": "difference", "share": statistic(a["difference"]), "95% interval": Interval(a["low"], a["high"])}
+    )
+    rows.append(
+        {
+            "side": "anchoring rate",
+            "share": statistic(a["anchoring_rate"]),
+            "95% interval": Interval(a["rate_low"], a["rate_high"]),
+        }
+    )
+    anchoring = Table(
+        title=f"{name}: anchoring (grades equal to {found['llm']}'s)",
+        columns=["side", "pairs", "share", "95% interval"],
+        rows=rows,
+    )
+    hidden = Table(
+        title=f"{name}: what filtering hides (relevant pairs among the dropped ones, from the recall sample)",
+        columns=["condition", "dropped", "graded", "relevant", "hidden relevant", "95% interval", "recall"],
+        rows=[
+            {
+                "condition": r["condition"],
+                "dropped": r["dropped"],
+                "graded": r["graded"],
+                "relevant": r["relevant"],
+                "hidden relevant": statistic(r["hidden_relevant"]),
+                "95% interval": Interval(r["low"], r["high"]),
+                "recall": statistic(r["recall"]),
+            }
+            for r in found["recall"]
+            if r["sampled"]
+        ],
+    )
+    return [cost, taus, anchoring, *([hidden] if hidden.rows else [])]
+
+
+GRADES = [f"grade {g}/topic" for g in range(4)]
+
+
+def _per_topic(grades: list[GradeCount], grade: int) -> float | None:
+    return statistic(sum(g["per_topic"] for g in grades if round(g["grade"]) == grade))

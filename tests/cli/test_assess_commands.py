@@ -1,0 +1,204 @@
+"""`studio assess plan|list|show|pairs|import|report` on the sample project: the Contract's keys,
+golden outputs, the LLM's grade listed only where the condition shows it, and every refusal (a pair
+the campaign does not show, a topic in two conditions, writes around the campaign's label set)
+exiting 2 with the project unchanged."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from cli.cli_helpers import assert_matches_golden, normalised, run_clirunner
+
+LLM = "umbrela-smol"
+PLAN = ("assess", "plan", "--name", "c1", "--llm", LLM, "--pool", "qrels:human")
+COUNTS = ("--manual", "3", "--filtering", "3", "--post-editing", "4", "--seed", "1")
+
+
+def studio(project: Path, home: Path, *args: str, fmt: str = "json") -> Any:
+    result = run_clirunner(["--db", str(project), *args, "--format", fmt], home)
+    assert result.code == 0, result.stderr
+    return json.loads(result.stdout) if fmt == "json" else result.stdout
+
+
+def refused(project: Path, home: Path, *args: str) -> str:
+    result = run_clirunner(["--db", str(project), *args], home)
+    assert result.code == 2, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    return result.stderr
+
+
+def human_labels(project: Path, home: Path) -> dict[tuple[str, str], float]:
+    out = home / "human.qrels"
+    run_clirunner(["--db", str(project), "export", "qrels", "human", "--out", str(out)], home)
+    return {(q, d): float(g) for q, _, d, g in (line.split() for line in out.read_text().splitlines())}
+
+
+def write_grades(path: Path, pairs: list[dict[str, Any]], grades: dict[tuple[str, str], float]) -> Path:
+    path.write_text("".join(f"{p['qid']} 0 {p['docid']} {grades[(p['qid'], p['docid'])]:g}\n" for p in pairs))
+    return path
+
+
+def state(project: Path, home: Path) -> tuple[Any, Any]:
+    return studio(project, home, "list", "qrels"), studio(project, home, "assess", "list")
+
+
+def test_plan_pairs_import_show_and_report_match_their_golden_files(sample: Path, tmp_path: Path) -> None:
+    plan = studio(sample, tmp_path, *PLAN, *COUNTS)
+    assert_matches_golden("assess_plan.json", json.dumps(plan, indent=2) + "\n")
+    table = studio(sample, tmp_path, *PLAN[:3], "c2", *PLAN[4:], *COUNTS, fmt="table")
+    assert_matches_golden("assess_plan_table.txt", table)
+    pairs = studio(sample, tmp_path, "assess", "pairs", "c1")
+    assert_matches_golden("assess_pairs.tsv", studio(sample, tmp_path, "assess", "pairs", "c1", fmt="tsv"))
+    grades = write_grades(tmp_path / "nist.qrels", pairs, human_labels(sample, tmp_path))
+    done = studio(sample, tmp_path, "assess", "import", "c1", str(grades), "--assessor", "nist")
+    assert (done["lines"], done["judged"], done["shown"]) == (len(pairs), len(pairs), len(pairs))
+    shown = normalised(json.dumps(studio(sample, tmp_path, "assess", "show", "c1"), indent=2) + "\n", sample)
+    assert_matches_golden("assess_show.json", shown)
+    report = studio(sample, tmp_path, "assess", "report", "c1", "-m", "nDCG@10", "-m", "P(rel=2)@10")
+    assert_matches_golden("assess_report.json", json.dumps(report, indent=2) + "\n")
+    assert_matches_golden("assess_report.txt", studio(sample, tmp_path, "assess", "report", "c1", fmt="table"))
+
+
+def test_report_keeps_the_contract_keys(sample: Path, tmp_path: Path) -> None:
+    studio(sample, tmp_path, *PLAN, *COUNTS)
+    report = studio(sample, tmp_path, "assess", "report", "c1", "-m", "nDCG@10")
+    assert {"conditions", "anchoring", "assessors"} <= report.keys()
+    for row in report["conditions"]:
+        assert {"condition", "topics", "pool", "shown", "judged", "reduction", "confusion", "kendall_tau"} <= row.keys()
+        assert row["reduction"] == pytest.approx(1 - row["shown"] / row["pool"])
+        assert row["judged"] == 0 and row["confusion"] == []
+
+
+def test_pairs_list_the_llm_grade_only_under_post_editing(sample: Path, tmp_path: Path) -> None:
+    studio(sample, tmp_path, *PLAN, *COUNTS)
+    llm = {(p["qid"], p["docid"]): p["llm_grade"] for p in studio(sample, tmp_path, "assess", "pairs", "c1")}
+    rows = studio(sample, tmp_path, "assess", "pairs", "c1")
+    assert {r["condition"] for r in rows} == {"manual", "filtering", "post-editing"}
+    for row in rows:
+        assert (row["llm_grade"] is not None) == (row["condition"] == "post-editing"), row
+    assert all(llm[(r["qid"], r["docid"])] is None for r in rows if r["condition"] != "post-editing")
+    tsv = studio(sample, tmp_path, "assess", "pairs", "c1", fmt="tsv").splitlines()
+    assert tsv[0].split("\t") == ["qid", "docid", "condition", "llm_grade"]
+    assert all(line.split("\t")[3] == "" for line in tsv[1:] if line.split("\t")[2] != "post-editing")
+
+
+def test_remaining_pairs_shrink_as_an_assessor_grades(sample: Path, tmp_path: Path) -> None:
+    studio(sample, tmp_path, *PLAN, *COUNTS, "--assessors", "alice,bob", "--overlap", "0.2")
+    alice = studio(sample, tmp_path, "assess", "pairs", "c1", "--assessor", "alice")
+    grades = write_grades(tmp_path / "a.qrels", alice[:10], human_labels(sample, tmp_path))
+    studio(sample, tmp_path, "assess", "import", "c1", str(grades), "--assessor", "alice")
+    left = studio(sample, tmp_path, "assess", "pairs", "c1", "--assessor", "alice", "--remaining")
+    assert left == alice[10:]
+    progress = studio(sample, tmp_path, "assess", "show", "c1")["assessors"]
+    assert sum(r["graded"] for r in progress if r["assessor"] == "alice") == 10
+    assert sum(r["given"] for r in progress if r["assessor"] == "alice") == len(alice)
+
+
+def test_an_import_naming_a_pair_the_campaign_does_not_show_is_refused_whole(sample: Path, tmp_path: Path) -> None:
+    studio(sample, tmp_path, *PLAN, *COUNTS)
+    pairs = studio(sample, tmp_path, "assess", "pairs", "c1")
+    shown = {(p["qid"], p["docid"]) for p in pairs}
+    labels = human_labels(sample, tmp_path)
+    dropped = next(pair for pair in labels if pair not in shown)
+    path = tmp_path / "mixed.qrels"
+    path.write_text(f"{pairs[0]['qid']} 0 {pairs[0]['docid']} 1\n{dropped[0]} 0 {dropped[1]} 2\n")
+    before = state(sample, tmp_path)
+    error = refused(sample, tmp_path, "assess", "import", "c1", str(path), "--assessor", "nist")
+    assert f"mixed.qrels:2: ({dropped[0]}, {dropped[1]}) is not shown by c1" in error
+    assert state(sample, tmp_path) == before
+
+
+def test_an_import_of_a_pair_given_to_another_assessor_is_refused(sample: Path, tmp_path: Path) -> None:
+    studio(sample, tmp_path, *PLAN, *COUNTS, "--assessors", "alice,bob")
+    bob = studio(sample, tmp_path, "assess", "pairs", "c1", "--assessor", "bob")
+    path = write_grades(tmp_path / "b.qrels", bob[:1], {(bob[0]["qid"], bob[0]["docid"]): 1.0})
+    assert "is not given to alice" in refused(
+        sample, tmp_path, "assess", "import", "c1", str(path), "--assessor", "alice"
+    )
+    assert "gives no pair to 'carol'" in refused(
+        sample, tmp_path, "assess", "import", "c1", str(path), "--assessor", "carol"
+    )
+
+
+def test_the_campaigns_label_set_takes_no_write_around_it(sample: Path, tmp_path: Path) -> None:
+    studio(sample, tmp_path, *PLAN, *COUNTS)
+    pair = studio(sample, tmp_path, "assess", "pairs", "c1")[0]
+    before = state(sample, tmp_path)
+    assert "campaign c1's label set" in refused(
+        sample, tmp_path, "label", "--qrels", "c1", pair["qid"], pair["docid"], "2"
+    )
+    path = tmp_path / "any.qrels"
+    path.write_text(f"{pair['qid']} 0 {pair['docid']} 1\n")
+    assert "campaign c1's label set" in refused(
+        sample, tmp_path, "import", "qrels", str(path), "--name", "c1", "--replace"
+    )
+    assert state(sample, tmp_path) == before
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--manual", "20"), "the pool has 10 topics left"),
+        (("--manual", "3", "--overlap", "0.2"), "name them with --assessors"),
+        (("--manual", "3", "--assessors", "alice", "--overlap", "0.5"), "an overlap needs at least two assessors"),
+        ((), "a campaign needs topics"),
+    ],
+)
+def test_a_plan_that_cannot_be_made_is_refused(
+    sample: Path, tmp_path: Path, args: tuple[str, ...], message: str
+) -> None:
+    before = state(sample, tmp_path)
+    assert message in refused(sample, tmp_path, *PLAN, *args)
+    assert state(sample, tmp_path) == before
+
+
+def test_topic_files_assign_topics_and_a_topic_in_two_conditions_is_refused(sample: Path, tmp_path: Path) -> None:
+    first, second = tmp_path / "m.txt", tmp_path / "p.txt"
+    first.write_text("1001\n1003\n")
+    second.write_text("1003\n")
+    assert "is given to manual and to post-editing" in refused(
+        sample, tmp_path, *PLAN, "--manual", str(first), "--post-editing", str(second)
+    )
+    second.write_text("nope\n")
+    assert "topic 'nope' has no pair in the pool" in refused(sample, tmp_path, *PLAN, "--post-editing", str(second))
+    second.write_text("1007\n")
+    studio(sample, tmp_path, *PLAN, "--manual", str(first), "--post-editing", str(second), "--filtering", "2")
+    conditions = {r["condition"]: r["topics"] for r in studio(sample, tmp_path, "assess", "show", "c1")["conditions"]}
+    assert conditions == {"manual": 2, "filtering": 2, "post-editing": 1}
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("assess", "show", "nope"), "no campaign named 'nope'"),
+        (("assess", "report", "nope"), "no campaign named 'nope'"),
+        (("assess", "plan", "--name", "x", "--llm", "nope", "--pool", "qrels:human", "--manual", "1"), "no label set"),
+        (
+            ("assess", "plan", "--name", "x", "--llm", LLM, "--pool", "responses", "--manual", "1"),
+            "qrels:NAME or runs:K",
+        ),
+        (("assess", "plan", "--name", "human", "--llm", LLM, "--pool", "runs:5", "--manual", "1"), "human"),
+    ],
+)
+def test_bad_names_are_refused(sample: Path, tmp_path: Path, args: tuple[str, ...], message: str) -> None:
+    assert message in refused(sample, tmp_path, *args)
+
+
+def test_a_recall_sample_is_walked_blind_last_and_its_label_set_is_owned(sample: Path, tmp_path: Path) -> None:
+    plan = studio(sample, tmp_path, *PLAN, *COUNTS, "--recall-sample", "12")
+    rows = studio(sample, tmp_path, "assess", "pairs", "c1")
+    assert len(rows) == plan["shown"] + 12
+    assert all(r["condition"] == "manual" and r["llm_grade"] is None for r in rows[-12:])
+    manual = {r["qid"] for r in rows[:-12] if r["condition"] == "manual"}
+    assert {r["qid"] for r in rows[-12:]}.isdisjoint(manual)  # drawn from the other conditions' dropped pairs
+    last = rows[-1]
+    message = refused(sample, tmp_path, "label", "--qrels", "c1-recall", last["qid"], last["docid"], "1")
+    assert "c1-recall is campaign" in message
+    assert "the conditions drop" in refused(
+        sample, tmp_path, *PLAN[:3], "c2", *PLAN[4:], *COUNTS, "--recall-sample", "999"
+    )
+    shown = studio(sample, tmp_path, "assess", "show", "c1")
+    assert (shown["recall_sample"], shown["recall_judged"]) == (12, 0)

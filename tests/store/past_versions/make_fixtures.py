@@ -163,6 +163,19 @@ PAST_VERSIONS = (
         "474b9e9bc362c7d6cd592b46a4ffcc2861ddde28",
         note="the last version without assessment campaigns (22 adds them)",
     ),
+    PastVersion(
+        22,
+        "05cdd4fe4d910e4e4d9483865a173d9f9a241164",
+        note="the last version without prompt collections (23 adds them)",
+    ),
+    PastVersion(
+        23,
+        "612732dbae21bce6fb9d1402b47de5dd6561ee8f",
+        "cut",
+        "no commit had 23 as its newest version on the main line (23 and 24 arrived together): the merge"
+        " that brought both, its migrations cut after 23; the last version before a project could belong"
+        " to a team (24 adds the team's tables)",
+    ),
 )
 
 
@@ -316,6 +329,32 @@ def sampled_judge(studio: OldStudio, inputs: Inputs) -> None:
     studio.run("judge", "--method", "umbrela", "--backend", "simulated", *sampled)
 
 
+def campaign(studio: OldStudio, inputs: Inputs) -> None:
+    """A campaign with one topic under manual and one under post-editing, two pairs graded."""
+    studio.run(
+        "assess", "plan", "--name", "campaign", "--llm", "sim", "--pool", "qrels:human",
+        "--manual", "1", "--post-editing", "1", "--assessors", "ann", "--seed", "3",
+    )  # fmt: skip
+    pairs = json.loads(studio.run("assess", "pairs", "campaign", "--assessor", "ann", "--format", "json"))
+    graded = inputs.path("campaign.txt")
+    graded.write_text("".join(f"{p['qid']} 0 {p['docid']} {inputs.human[(p['qid'], p['docid'])]}\n" for p in pairs[:2]))
+    studio.run("assess", "import", "campaign", str(graded), "--assessor", "ann")
+
+
+def prompt_collection(studio: OldStudio, inputs: Inputs) -> None:
+    """A collection of two prompts, one of each author group."""
+    prompts = {
+        f"{author}-1": {
+            "participant_name": author,
+            "binary": {"system": "You judge relevance.", "user": f"Query: {{query}}\nPassage: {{passage}}\n({author})"},
+        }
+        for author in ("human-a", "LLM-b")
+    }
+    collection = inputs.path("prompts.json")
+    collection.write_text(json.dumps(prompts))
+    studio.run("import", "prompts", str(collection), "--name", "prompts")
+
+
 # Each step with the first schema version whose studio could take it.
 STEPS: tuple[tuple[int, Step], ...] = (
     (1, imports),
@@ -331,6 +370,8 @@ STEPS: tuple[tuple[int, Step], ...] = (
     (16, calibration),
     (16, ensemble),
     (16, sampled_judge),
+    (22, campaign),
+    (23, prompt_collection),
 )
 
 

@@ -77,11 +77,16 @@ def campaigns(con: Connection) -> list[CampaignRecord]:
     return typed_records(con.execute(f"{_RECORD} ORDER BY campaign_id"), CampaignRecord)
 
 
+def holds_campaigns(con: Connection) -> bool:
+    """Whether the file has the campaign tables (a read-only file of an older version may not)."""
+    held = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'campaigns'").fetchone()
+    return bool(held and held[0])
+
+
 def campaign_names(con: Connection) -> frozenset[str]:
     """The label sets campaigns own: each campaign's (named like it) and its recall sample's (named
     NAME-recall, when it drew one); none in a read-only file of a version before campaigns."""
-    held = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'campaigns'").fetchone()
-    if not held or not held[0]:
+    if not holds_campaigns(con):
         return frozenset()
     rows = con.execute(
         "SELECT name, EXISTS (SELECT 1 FROM campaign_pairs p WHERE p.campaign_id = c.campaign_id AND p.role = ?)"

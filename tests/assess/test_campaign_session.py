@@ -5,10 +5,13 @@ shared pair making its label together."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
+import duckdb
 import pytest
+from helpers import cli
 
 from studio.domain.campaigns import ShownPair
 from studio.domain.errors import UsageError
@@ -127,3 +130,31 @@ def test_a_pair_two_assessors_share_is_labelled_with_their_mean(project: Project
 def test_a_person_the_campaign_gives_no_pair_is_refused(project: Project) -> None:
     with pytest.raises(UsageError, match="gives no pair to 'carol'"):
         project.assess("c1", person="carol").load()
+
+
+def test_check_passes_on_a_graded_campaign_and_finds_a_label_written_around_it(sample: Path) -> None:
+    with Project.open(sample) as project:
+        project.plan_campaign(
+            "c1", llm="umbrela-smol", pool="qrels:human", manual="2", filtering="2", recall_sample=5, seed=2
+        )
+        session = project.assess("c1", person="alice")
+        session.load()
+        for grade in (1.0, 2.0, 3.0):
+            session.grade(grade)
+        session.position = len(session.pairs) - 1  # a recall pair: its grade goes to c1-recall
+        session.grade(2.0)
+        session.undo()
+        session.grade(0.0)
+    report = json.loads(cli(sample, "check", "--format", "json").stdout)
+    [campaigns] = [c for c in report["checks"] if c["check"] == "campaigns"]
+    assert report["ok"] and campaigns["checked"] == 4
+    with duckdb.connect(str(sample)) as con:  # another program writes a label of the campaign's set
+        con.execute(
+            "INSERT INTO label_events (event_id, label_set_id, qid, docid, grade, previous, origin, source, batch_id)"
+            " SELECT nextval('label_event_ids'), label_set_id, '1001', 'p1001-01', 3, NULL, 'import', 'elsewhere',"
+            " (SELECT min(batch_id) FROM batches) FROM label_sets WHERE name = 'c1'"
+        )
+    result = cli(sample, "check", "--format", "json")
+    report = json.loads(result.stdout)
+    [campaigns] = [c for c in report["checks"] if c["check"] == "campaigns"]
+    assert result.exit_code == 1 and campaigns["problems"] == 1 and "c1 1001 p1001-01" in campaigns["examples"][0]

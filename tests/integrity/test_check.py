@@ -158,7 +158,7 @@ def test_the_text_report_names_every_check(healthy: Path) -> None:
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert lines[0] == f"project {healthy}"
-    assert sum(line.startswith("ok ") for line in lines) == 10
+    assert sum(line.startswith("ok ") for line in lines) == 11
     assert "judge runs: 3 finished" in result.stdout
 
 

@@ -3,7 +3,8 @@
 Current labels and bank items must be the replay of their events, every reference between
 tables must lead to a row, keys must be held once (one call-cache entry per key), stored rankings
 must be well formed, judge runs must have a state and counts that agree with their judgments,
-and every derived label set must equal what its sources make of it now.
+every derived label set must equal what its sources make of it now, and every campaign label the
+mean of its assessors' grades.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ from __future__ import annotations
 from studio.domain.check_report import CheckReport, CheckResult
 from studio.services.derived.freshness import freshness
 from studio.services.evaluation.engine import EvaluationEngine
+from studio.services.integrity.campaigns import check_campaigns
 from studio.services.integrity.judge_runs import check_judge_runs
 from studio.services.integrity.replay import compare_bank, compare_labels, replay_bank, replay_labels
 from studio.store import integrity as facts
@@ -72,7 +74,10 @@ def check_project(engine: EvaluationEngine) -> CheckReport:
     for name, why in fresh.blocked.items():
         derived.problem(f"{name} cannot be derived from its sources now and keeps its last labels: {why}")
 
-    checks = [labels, label_history, items, bank_history, references, review, keys, rankings, runs, derived]
+    campaigns = CheckResult("campaigns", "each campaign label is the mean of its assessors' standing grades")
+    check_campaigns(con, campaigns)
+
+    checks = [labels, label_history, items, bank_history, references, review, keys, rankings, runs, derived, campaigns]
     return CheckReport(db.path, checks, states, notes)
 
 

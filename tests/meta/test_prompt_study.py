@@ -217,6 +217,33 @@ def test_a_report_without_linked_sets_or_reference_exits_2(tmp_path: Path) -> No
         "c",
     )
     assert linked.exit_code == 2 and "no prompt 'p1'" in linked.stderr
+    (tmp_path / "ps.json").write_text(
+        json.dumps(
+            {
+                "p2": {
+                    "participant_name": "human-2",
+                    "pairwise": {"system": "", "user": "{query} {passage_a} {passage_b}"},
+                }
+            }
+        ),
+        encoding="utf-8",
+    )
+    assert cli(db, "import", "prompts", tmp_path / "ps.json").exit_code == 0
+    pairwise_only = cli(
+        db,
+        "import",
+        "qrels",
+        tmp_path / "h.qrels",
+        "--name",
+        "x",
+        "--prompt",
+        "p2",
+        "--model",
+        "m",
+        "--collection",
+        "c",
+    )
+    assert pairwise_only.exit_code == 2 and "its judgments are preferences" in pairwise_only.stderr
     with Project.open(db) as project:
         assert "x" not in [row["name"] for row in project.label_sets()]
 
@@ -328,6 +355,22 @@ def test_raw_preferences_are_paired_by_order_and_tell_position_bias(project_file
     )
     assert result.exit_code == 0, result.output
     assert "2 pair(s) the reference does not order or answered in one order only" in result.stderr
+    over_people = cli(
+        project_file,
+        "import",
+        "preferences",
+        raw,
+        "--name",
+        "human",
+        "--replace",
+        "--prompt",
+        "human-1",
+        "--model",
+        "m2",
+        "--collection",
+        "dl-toy",
+    )
+    assert over_people.exit_code == 2 and "holds human labels" in over_people.stderr
     [cell] = [c for c in report_of(project_file)["cells"] if c["label_set"] == "raw-h1"]
     assert (cell["pairs"], cell["agreement"], cell["tie_rate"]) == (2, 0.5, 0.5)
     assert cell["position_bias"] == 0.75  # three of the four answers chose the passage shown first

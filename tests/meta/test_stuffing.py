@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
+from cli.cli_helpers import assert_matches_golden
 from fakes import ScriptedBackend, prompt_of
 from helpers import cli, judge_all
 
@@ -142,3 +143,10 @@ def test_the_cli_reports_each_perturbation_and_keeps_the_old_probe(simulated_sam
     assert [(e["perturbation"], e["position"]) for e in probe["effects"]] == [("claim", "end")]
     old = cli(simulated_sample, "probe", "--qrels", "s2", "--limit", "5", "-f", "json")
     assert old.exit_code == 0 and "became_relevant" in json.loads(old.stdout)[0]
+
+
+def test_the_separate_probe_table_is_golden(simulated_sample: Path) -> None:
+    """The simulated judge reads no passage text: no perturbation flips it, and the table says so."""
+    result = cli(simulated_sample, "probe", "--qrels", "sim", "--separate", "--limit", "8")
+    assert result.exit_code == 0, result.output
+    assert_matches_golden("probe_separate.txt", result.stdout)

@@ -60,7 +60,7 @@ class PromptStudyMixin(ImportsMixin):
     ) -> ImportReport:
         """Qrels a judge made with `prompt` (an LLM label set unless `kind` says otherwise), linked to
         the prompt, the model and the test collection; an unknown prompt is refused before any write."""
-        prompt_collection.resolve_prompt(self.db, prompt)
+        prompt_collection.pointwise_method(self.db, prompt, [])  # refused here when it has no pointwise prompt
         report = self.import_qrels(files, name=name, kind=kind or LabelSetKind.LLM, replace=replace)
         for label_set in report.names:
             self.link_qrels(label_set, prompt=prompt, model=model, collection=collection)

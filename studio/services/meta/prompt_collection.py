@@ -237,6 +237,9 @@ def import_preferences(
     set_id = label_store.label_set_id(con, name)
     if set_id is not None and not replace:
         raise UsageError(f"label set {name} already exists (use --replace)")
+    info = label_store.label_set_info(con, set_id) if set_id is not None else None
+    if info is not None and info.kind != "llm":
+        raise UsageError(f"label set {name!r} holds {info.kind} labels; preferences go into an LLM's own set")
     with db.transaction() as tx:
         if set_id is None:
             set_id = label_store.create_label_set(tx, name, "llm", str(path))

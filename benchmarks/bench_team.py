@@ -194,6 +194,7 @@ def run(members: int, events: int, sync_seconds: float, pace: float, folder: Pat
             "sync_seconds": sync_seconds,
             "pace_s": pace,
             "events": on_server,
+            "complete": on_server == members * events,  # False: members ran out of time (a crowded machine)
             "deliveries": len(latencies),
             "latency_p50_s": round(statistics.median(latencies), 3),
             "latency_p95_s": round(quantiles[18], 3),

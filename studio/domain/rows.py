@@ -172,6 +172,18 @@ class JudgeOutput(TypedDict):
     label_probs: dict[str, float] | None
 
 
+class PromptGrade(TypedDict):
+    """A pair's grade in a label set a prompt study made (or imported) with one prompt."""
+
+    label_set: str
+    collection: str
+    prompt_id: str
+    author_group: str
+    method: str
+    model: str
+    grade: float | None  # None: the label set does not grade the pair
+
+
 class ItemGrade(TypedDict):
     """A rubric judge's grade of a pair for one bank item."""
 

@@ -19,6 +19,7 @@ from studio.domain.rows import (
     JudgeOutput,
     JudgeRunRow,
     LabelSetRow,
+    PromptGrade,
     ResponseRow,
     RunInfo,
     RunPairEstimate,
@@ -292,6 +293,7 @@ class PairView:
     retrieved: list[Retrieval] = field(default_factory=list)  # the runs that retrieved the document
     moves: list[RankMove] = field(default_factory=list)  # audited leaderboard places the reference grade moves
     assessors: dict[str, float] = field(default_factory=dict)  # an audit conflict: each assessor's grade
+    prompts: list[PromptGrade] = field(default_factory=list)  # its grade under each prompt of a study
 
 
 @dataclass(frozen=True)

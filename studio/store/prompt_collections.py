@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from studio.domain.prompt_study import PreferenceRow, StudyPrompt
+from studio.domain.rows import PromptGrade
 from studio.store.database import Connection, records
 
 
@@ -68,6 +69,34 @@ def linked_label_sets(con: Connection) -> list[dict[str, Any]]:
             " ORDER BY l.model, l.method, l.test_collection, position, l.prompt_id"
         )
     )
+
+
+def prompt_grades(con: Connection, qid: str, docid: str) -> list[PromptGrade]:
+    """The pair's grade under every pointwise prompt a label set is linked to (None where that set
+    does not grade it), by model, method, prompt order and id: how far the prompts disagree on it."""
+    rows = con.execute(
+        "SELECT s.name, l.collection, l.prompt_id, coalesce(p.author_group, l.prompt_id), l.method, l.model,"
+        " g.grade"
+        " FROM label_set_prompts l JOIN label_sets s USING (label_set_id)"
+        " LEFT JOIN study_prompts p ON p.collection = l.collection AND p.prompt_id = l.prompt_id"
+        " AND p.method = l.method"
+        " LEFT JOIN labels g ON g.label_set_id = l.label_set_id AND g.qid = ? AND g.docid = ?"
+        " WHERE l.method <> 'pairwise'"
+        " ORDER BY l.model, l.method, coalesce(p.position, 0), l.prompt_id",
+        [qid, docid],
+    ).fetchall()
+    return [
+        PromptGrade(
+            label_set=name,
+            collection=collection,
+            prompt_id=prompt_id,
+            author_group=group,
+            method=method,
+            model=model,
+            grade=None if grade is None else float(grade),
+        )
+        for name, collection, prompt_id, group, method, model, grade in rows
+    ]
 
 
 def replace_verdicts(con: Connection, label_set: int, rows: Sequence[PreferenceRow]) -> None:

@@ -37,6 +37,7 @@ from studio.services.writes.owners import owned_by
 from studio.store import Connection
 from studio.store import review as review_store
 from studio.store.pools import passage_texts, topic_texts
+from studio.store.prompt_collections import prompt_grades
 from studio.store.runs import pairs_retrieved
 
 
@@ -151,6 +152,7 @@ class ReviewSession:
             retrieved=retrieved_by(engine.rankings(), qid, docid, topic),
             moves=leaderboard_moves(engine, self.qrels, self.measure, qid, docid, ref_grade, self._audited_topics()),
             assessors=assessor_grades(self.project, self.qrels, qid, docid) if self.filters.conflicts else {},
+            prompts=prompt_grades(con, qid, docid),
         )
 
     def _audited_topics(self) -> tuple[str, ...] | None:

@@ -14,6 +14,7 @@ from textual.containers import Horizontal, VerticalScroll
 from textual.widgets import DataTable, Static
 
 from studio.domain.highlight import highlight_spans
+from studio.domain.rows import PromptGrade
 from studio.domain.views import PairView
 from studio.tui.widgets.table import Table
 
@@ -36,6 +37,17 @@ def passage_text(view: PairView) -> Text:
     return text
 
 
+def prompt_spread(prompts: Sequence[PromptGrade]) -> str:
+    """How far the prompts' grades of a pair spread: "grades 0–3 from 4 prompts", or that they agree."""
+    grades = sorted({row["grade"] for row in prompts if row["grade"] is not None})
+    graded = sum(1 for row in prompts if row["grade"] is not None)
+    if not grades:
+        return f"no grade from {len(prompts)} prompt{'' if len(prompts) == 1 else 's'}"
+    low, high = grade_text(grades[0]), grade_text(grades[-1])
+    said = f"all {low}" if low == high else f"grades {low}–{high}"
+    return f"{said} from {graded} prompt{'' if graded == 1 else 's'}"
+
+
 def one_line(text: object, width: int) -> str:
     return " ".join(str(text).split())[:width]
 
@@ -54,16 +66,24 @@ class PairPanel(VerticalScroll):
         yield Static("", id="passage")
         yield _table("judges", "Label set", "Grade", "Confidence", "Raw output or failure")
         yield _table("items", "Label set", "Item", "Grade", "Answer")
+        prompts_head, prompts = (
+            Static("", id="prompts-head"),
+            _table("prompts", "Prompt", "Group", "Model", "Method", "Grade"),
+        )
+        prompts_head.display = prompts.display = False  # only once a study linked prompts to this pair
+        yield prompts_head
+        yield prompts
         with Horizontal(id="why"):
             yield Static(id="retrieved")
             yield Static(id="moves")
 
     def show(self, view: PairView | None, ref: str, qrels: str) -> None:
-        tables = {name: self.query_one(f"#{name}", DataTable) for name in ("judges", "items")}
+        tables = {name: self.query_one(f"#{name}", DataTable) for name in ("judges", "items", "prompts")}
         for table in tables.values():
             table.clear()
         head = self.query_one("#pair-head", Static)
         self.query_one("#why").display = view is not None
+        self._show_prompts(view, tables["prompts"])
         if view is None:
             head.update("[b]The queue is done.[/b] `u` undoes the last decision; `/` chooses another slice.")
             self.query_one("#passage", Static).update("")
@@ -97,9 +117,28 @@ class PairPanel(VerticalScroll):
             )
         self._show_why(view, ref, qrels)
 
+    def _show_prompts(self, view: PairView | None, table: DataTable[str]) -> None:
+        """The pair's grade under each prompt of a study, when one linked label sets to prompts: the
+        prompts' disagreement on a pair is a reason to look at it."""
+        prompts = view.prompts if view is not None else []
+        head = self.query_one("#prompts-head", Static)
+        head.display = table.display = bool(prompts)
+        if not prompts:
+            return
+        head.update(f"[b]Under each prompt[/b] · {prompt_spread(prompts)}")
+        for row in prompts:
+            table.add_row(
+                one_line(f"{row['collection']}/{row['prompt_id']}", 32),
+                row["author_group"],
+                one_line(row["model"], 24),
+                row["method"],
+                grade_text(row["grade"]),
+            )
+
     def show_reading(self, pair: Mapping[str, Any], ref: str, qrels: str, error: str | None = None) -> None:
         """The pair's head from the queue while its view is read (or why it could not be)."""
-        for name in ("judges", "items"):
+        self.query_one("#prompts-head").display = False
+        for name in ("judges", "items", "prompts"):
             self.query_one(f"#{name}", DataTable).clear()
         self.query_one("#why").display = False
         reading = f"[red]not read yet:[/red] {escape(error)}" if error else "[dim]reading the pair…[/dim]"

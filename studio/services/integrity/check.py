@@ -15,7 +15,24 @@ from studio.services.evaluation.engine import EvaluationEngine
 from studio.services.integrity.campaigns import check_campaigns
 from studio.services.integrity.judge_runs import check_judge_runs
 from studio.services.integrity.replay import compare_bank, compare_labels, replay_bank, replay_labels
+from studio.store import Connection
 from studio.store import integrity as facts
+
+
+def _review_log(con: Connection) -> CheckResult:
+    review = CheckResult("review-log", "each review decision's label event is of its label set, pair and grade")
+    review.checked = facts.count_rows(con, "review_decisions")
+    count, wrong = facts.review_mismatches(con)
+    review.found(
+        count,
+        [
+            f"review decision {row['decision']} ({row['qrels']} {row['qid']} {row['docid']}, grade "
+            f"{row['grade']}) points at label event {row['event']} ({row['event_qrels']} "
+            f"{row['event_qid']} {row['event_docid']}, grade {row['event_grade']})"
+            for row in wrong
+        ],
+    )
+    return review
 
 
 def check_project(engine: EvaluationEngine) -> CheckReport:
@@ -39,18 +56,7 @@ def check_project(engine: EvaluationEngine) -> CheckReport:
         where = f"{reference.child}.{', '.join(reference.columns)} → {reference.parent}.{', '.join(reference.keys)}"
         references.found(count, [f"{where}: {_rows(rows)} {value}, which does not exist" for value, rows in missing])
 
-    review = CheckResult("review-log", "each review decision's label event is of its label set, pair and grade")
-    review.checked = facts.count_rows(con, "review_decisions")
-    count, wrong = facts.review_mismatches(con)
-    review.found(
-        count,
-        [
-            f"review decision {row['decision']} ({row['qrels']} {row['qid']} {row['docid']}, grade "
-            f"{row['grade']}) points at label event {row['event']} ({row['event_qrels']} "
-            f"{row['event_qid']} {row['event_docid']}, grade {row['event_grade']})"
-            for row in wrong
-        ],
-    )
+    review = _review_log(con)
 
     keys = CheckResult("keys", "each key is held by one row: one call-cache entry per key")
     for table, columns in facts.UNIQUE_KEYS:

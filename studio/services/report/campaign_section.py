@@ -48,9 +48,14 @@ def campaign_section(project: ProjectCore, measure: str, names: FigureNames) -> 
 
 
 def _tables(found: CampaignReport, measure: str) -> list[Table]:
-    name = found["campaign"]
-    cost = Table(
-        title=f"{name}: what each condition cost",
+    hidden = _hidden_table(found)
+    return [_cost_table(found), _tau_table(found, measure), _anchoring_table(found), *([hidden] if hidden.rows else [])]
+
+
+def _cost_table(found: CampaignReport) -> Table:
+    """Table 1: per condition its topics, pool, what people saw and graded, and the hours it took."""
+    return Table(
+        title=f"{found['campaign']}: what each condition cost",
         columns=["condition", "topics", "pool", "shown", "judged", "reduction", *GRADES, "assessor-hours"],
         rows=[
             {
@@ -66,6 +71,10 @@ def _tables(found: CampaignReport, measure: str) -> list[Table]:
             for c in found["conditions"]
         ],
     )
+
+
+def _tau_table(found: CampaignReport, measure: str) -> Table:
+    """Table 2 and Fig. 4: the LLM's leaderboard against each condition's, and each against manual."""
     tau_rows: list[dict[str, Cell]] = []
     for c in found["conditions"]:
         for tau in c["correlations"]:
@@ -82,7 +91,12 @@ def _tables(found: CampaignReport, measure: str) -> list[Table]:
                 }
             )
     columns = list(dict.fromkeys(k for row in tau_rows for k in row))
-    taus = Table(title=f"{name}: {found['llm']} against each condition ({measure})", columns=columns, rows=tau_rows)
+    title = f"{found['campaign']}: {found['llm']} against each condition ({measure})"
+    return Table(title=title, columns=columns, rows=tau_rows)
+
+
+def _anchoring_table(found: CampaignReport) -> Table:
+    """How often people give the LLM's grade when they see it and when they do not."""
     a = found["anchoring"]
     rows: list[dict[str, Cell]] = [
         {
@@ -103,13 +117,18 @@ def _tables(found: CampaignReport, measure: str) -> list[Table]:
             "95% interval": Interval(a["rate_low"], a["rate_high"]),
         }
     )
-    anchoring = Table(
-        title=f"{name}: anchoring (grades equal to {found['llm']}'s)",
+    return Table(
+        title=f"{found['campaign']}: anchoring (grades equal to {found['llm']}'s)",
         columns=["side", "pairs", "share", "95% interval"],
         rows=rows,
     )
-    hidden = Table(
-        title=f"{name}: what filtering hides (relevant pairs among the dropped ones, from the recall sample)",
+
+
+def _hidden_table(found: CampaignReport) -> Table:
+    """What filtering hides: relevant pairs among the dropped ones, from the recall sample."""
+    return Table(
+        title=f"{found['campaign']}: what filtering hides (relevant pairs among the dropped ones, "
+        "from the recall sample)",
         columns=["condition", "dropped", "graded", "relevant", "hidden relevant", "95% interval", "recall"],
         rows=[
             {
@@ -125,7 +144,6 @@ def _tables(found: CampaignReport, measure: str) -> list[Table]:
             if r["sampled"]
         ],
     )
-    return [cost, taus, anchoring, *([hidden] if hidden.rows else [])]
 
 
 GRADES = [f"grade {g}/topic" for g in range(4)]

@@ -7,7 +7,8 @@ Label sets that are not linked to a prompt and whose name holds `umbrela` are th
 
 from __future__ import annotations
 
-from studio.domain.report import Cell, Section, Table
+from studio.domain.prompt_study import StudyReport
+from studio.domain.report import Cell, Figure, Section, Table
 from studio.services.facade.core import ProjectCore
 from studio.services.report.cells import FigureNames, statistic
 from studio.services.report.study_figures import alpha_bars, diversity_bars, prompt_bars
@@ -24,7 +25,22 @@ def study_section(project: ProjectCore, reference: str, names: FigureNames) -> l
         if "umbrela" in row["name"].lower() and row["name"] not in linked and row["name"] != reference
     ]
     report = project.study_report(reference, references=references)
-    groups: list[dict[str, Cell]] = [
+    groups, cells = _group_rows(report), _cell_rows(report)
+    text = (
+        f"How far the labels move with the prompt's wording. Agreement with {reference}: Cohen's κ for binary "
+        "(each side at its relevance level) and graded prompts, for pairwise the share of pairs ordered as the "
+        f"reference in both orders (a tie when the orders disagree). Variance: {report['variance']}."
+    )
+    tables = [
+        Table("Per model × group × method (Table 4.5)", list(groups[0]) if groups else ["model"], groups),
+        Table("Per prompt", list(cells[0]), cells),
+    ]
+    return [Section("prompt-sensitivity", "Prompt sensitivity", text, tables, _figures(report, reference, names))]
+
+
+def _group_rows(report: StudyReport) -> list[dict[str, Cell]]:
+    """Table 4.5: per model × group × method, the mean agreement and its variance."""
+    return [
         {
             "model": g["model"],
             "group": g["group"],
@@ -36,7 +52,11 @@ def study_section(project: ProjectCore, reference: str, names: FigureNames) -> l
         }
         for g in report["groups"]
     ]
-    cells: list[dict[str, Cell]] = [
+
+
+def _cell_rows(report: StudyReport) -> list[dict[str, Cell]]:
+    """One row per prompt × model × method × collection."""
+    return [
         {
             "prompt": c["prompt"],
             "group": c["group"],
@@ -51,6 +71,11 @@ def study_section(project: ProjectCore, reference: str, names: FigureNames) -> l
         }
         for c in report["cells"]
     ]
+
+
+def _figures(report: StudyReport, reference: str, names: FigureNames) -> list[Figure]:
+    """A bar per prompt for each model × method × collection (the reference rows beside them), α per
+    group and the groups' lexical diversity."""
     figures = []
     panels = sorted({(c["model"], c["method"], c["collection"]) for c in report["cells"] if c["group"] != "reference"})
     for model, method, collection in panels:
@@ -79,13 +104,4 @@ def study_section(project: ProjectCore, reference: str, names: FigureNames) -> l
             report["lexical_diversity"],
         )
     )
-    text = (
-        f"How far the labels move with the prompt's wording. Agreement with {reference}: Cohen's κ for binary "
-        "(each side at its relevance level) and graded prompts, for pairwise the share of pairs ordered as the "
-        f"reference in both orders (a tie when the orders disagree). Variance: {report['variance']}."
-    )
-    tables = [
-        Table("Per model × group × method (Table 4.5)", list(groups[0]) if groups else ["model"], groups),
-        Table("Per prompt", list(cells[0]), cells),
-    ]
-    return [Section("prompt-sensitivity", "Prompt sensitivity", text, tables, figures)]
+    return figures

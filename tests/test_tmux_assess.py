@@ -23,6 +23,9 @@ pytestmark = [
 ]
 
 REPO = Path(__file__).resolve().parents[1]
+NOT_SAVED = "Not saved"
+ROUNDS = 60  # turns of a few grades each: far more than the walk needs, so a stuck walk fails
+GRADED = re.compile(r"· (\d+)/\d+ graded")  # also once every pair is: "every pair graded · 26/26 graded"
 STATUS = re.compile(r"· (manual|filtering|post-editing) · pair \d+ of (\d+) · (\d+)/\d+ graded")
 
 
@@ -44,9 +47,18 @@ def check_frame(screen: str, condition: str) -> None:
         assert "LLM" not in screen, screen
 
 
+def graded_count(screen: str) -> int | None:
+    """How many of the pairs given to this assessor the status line says are graded."""
+    found = GRADED.search(screen)
+    return None if found is None else int(found.group(1))
+
+
 def grade_some(terminal: Terminal, count: int, seen: set[str]) -> int | None:
     """Grade up to `count` pairs (k under post-editing, else 1), checking every frame; the grades
-    the screen has acknowledged (saved) after the last one (None: every pair was graded already)."""
+    the screen has acknowledged (saved) after the last one (None: every pair was graded already).
+
+    A grade the other process kept the file from for longer than the studio waits is not saved:
+    the studio says so in a dialog and takes it back; it is closed and the pair graded again."""
     acknowledged = None
     for _ in range(count):
         screen = terminal.wait_for(lambda s: settled(s) is not None or "every pair" in s, 30, "a settled pair")
@@ -57,8 +69,15 @@ def grade_some(terminal: Terminal, count: int, seen: set[str]) -> int | None:
         seen.add(condition)
         check_frame(screen, condition)
         terminal.press("k" if condition == "post-editing" else "1")
-        want = f"{graded + 1}/"
-        terminal.wait_for(lambda s: want in s and "saving" not in s, 30, f"grade {graded + 1} saved")  # noqa: B023
+        screen = terminal.wait_for(
+            lambda s: NOT_SAVED in s or (graded_count(s) == graded + 1 and "saving" not in s),  # noqa: B023
+            30,
+            f"grade {graded + 1} saved or refused",
+        )
+        if NOT_SAVED in screen:
+            terminal.press("enter")
+            terminal.wait_for(lambda s: NOT_SAVED not in s, 30, "the dialog closed")
+            continue
         acknowledged = graded + 1
     return acknowledged
 
@@ -87,11 +106,15 @@ def test_two_assessors_in_two_terminals_walk_every_condition(terminal: Terminal,
         bob.start([str(STUDIO), "--db", str(db), "tui", "--assess", "walk", "--assessor", "bob"])
         seen: dict[str, set[str]] = {"alice": set(), "bob": set()}
         acknowledged = None
-        while len(seen["alice"]) < 3:  # the two take turns at the file, a few pairs at a time
+        for _ in range(ROUNDS):  # the two take turns at the file, a few pairs at a time
+            if len(seen["alice"]) == 3:
+                break
             acknowledged = grade_some(terminal, 3, seen["alice"]) or acknowledged
             grade_some(bob, 3, seen["bob"])
-        while grade_some(bob, 10, seen["bob"]) is not None:
-            pass
+        for _ in range(ROUNDS):
+            if grade_some(bob, 10, seen["bob"]) is None:
+                break
+        assert seen["alice"] == {"manual", "filtering", "post-editing"}
         assert seen["bob"] == {"manual", "filtering", "post-editing"}
         assert "Every pair given to you is graded" in bob.screen()
         assert "every pair" not in terminal.screen()  # alice is mid-walk

@@ -11,9 +11,10 @@ from typing import Annotated
 
 import typer
 
+from studio.cli import grades
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.options import FormatOption
+from studio.cli.options import FormatOption, MeasureOption
 from studio.cli.output import OutputFormat, emit_object, emit_records
 from studio.cli.pools import POOL_HELP
 from studio.cli.pools import pool as pool_value
@@ -87,9 +88,14 @@ def sensitivity(
 
 
 RefRelevant = Annotated[
-    float, typer.Option("--ref-relevant", help="The reference's lowest relevant grade (binary κ; TREC DL: 2).")
+    float,
+    typer.Option(
+        "--ref-relevant", parser=grades.grade, help="The reference's lowest relevant grade (binary κ; TREC DL: 2)."
+    ),
 ]
-Relevant = Annotated[float, typer.Option("--relevant", help="The judges' lowest relevant grade (binary κ).")]
+Relevant = Annotated[
+    float, typer.Option("--relevant", parser=grades.grade, help="The judges' lowest relevant grade (binary κ).")
+]
 Variance = Annotated[
     VarianceKind,
     typer.Option("--variance", help="Variance across a group's prompts: sample (n − 1) or population (n)."),
@@ -109,9 +115,7 @@ def report(
         list[str] | None,
         typer.Option("--reference", help="A label set shown as a reference row, e.g. UMBRELA's (repeat)."),
     ] = None,
-    measure: Annotated[
-        str, typer.Option("--measure", "-m", help="Measure of the leaderboards τ compares.")
-    ] = "nDCG@10",
+    measure: MeasureOption = "nDCG@10",
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """The study over every label set linked to a prompt: agreement per prompt (κ for binary and

@@ -5,13 +5,13 @@ method 10), both sound at small counts and near 0 or 1 where the normal approxim
 from __future__ import annotations
 
 import math
-
-from scipy.stats import norm
+from statistics import NormalDist
 
 
 def z_of(level: float) -> float:
     """The standard normal quantile of a two-sided interval at `level`."""
-    return float(norm.ppf(0.5 + level / 2))
+    # The standard library's normal quantile: scipy stays out of the studio's start-up.
+    return NormalDist().inv_cdf(0.5 + level / 2)
 
 
 def wilson(successes: int, trials: int, level: float = 0.95) -> tuple[float, float]:

@@ -137,7 +137,7 @@ class PairPanel(VerticalScroll):
 
     def show_reading(self, pair: Mapping[str, Any], ref: str, qrels: str, error: str | None = None) -> None:
         """The pair's head from the queue while its view is read (or why it could not be)."""
-        self.query_one("#prompts-head").display = False
+        self.query_one("#prompts-head").display = self.query_one("#prompts").display = False
         for name in ("judges", "items", "prompts"):
             self.query_one(f"#{name}", DataTable).clear()
         self.query_one("#why").display = False

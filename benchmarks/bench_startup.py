@@ -1,0 +1,89 @@
+"""How fast the command line starts (docs/design.md#6-performance-budgets: `studio --version` within 1.5x
+and `studio list` on the sample project within 3x `python -c "import duckdb"`, measured in the same run).
+
+Each command runs as a fresh process, as a script calling the studio in a loop runs it: the
+`studio` program installed beside this interpreter (`python -m studio` without one). The sample
+project is built once, before any timing, in a temporary folder.
+
+Prints one JSON object: per command, the wall seconds of every run and their median, and the
+ratio of each median to the anchor's median (`python -c "import duckdb"`). The commands take
+turns run by run, so a machine that gets busier halfway slows all of them alike.
+Usage: python -m benchmarks.bench_startup [--runs N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+BUDGETS = {"version": 1.5, "list": 3.0}
+
+
+def studio_program() -> list[str]:
+    """The installed `studio` script beside this interpreter, as a user runs it."""
+    script = Path(sys.executable).with_name("studio")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "studio"]
+
+
+def wall_seconds(argv: list[str], env: dict[str, str]) -> float:
+    start = time.perf_counter()
+    subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, timeout=120)
+    return time.perf_counter() - start
+
+
+def build_sample(folder: Path, env: dict[str, str]) -> Path:
+    path = folder / "demo.duckdb"
+    argv = [*studio_program(), "demo", "--no-tui", "--db", str(path)]
+    subprocess.run(argv, check=True, capture_output=True, env=env, timeout=600)
+    return path
+
+
+def measure(runs: int) -> dict[str, object]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("STUDIO_")}
+    with tempfile.TemporaryDirectory() as tmp:
+        env["XDG_DATA_HOME"] = tmp  # nothing of the person's own data folder is read or written
+        project = build_sample(Path(tmp), env)
+        commands = {
+            "anchor": [sys.executable, "-c", "import duckdb"],
+            "version": [*studio_program(), "--version"],
+            "list": [*studio_program(), "--db", str(project), "list"],
+        }
+        for argv in commands.values():  # one warm-up each: the page cache, not the first run's disk
+            wall_seconds(argv, env)
+        times: dict[str, list[float]] = {name: [] for name in commands}
+        for _ in range(runs):
+            for name, argv in commands.items():
+                times[name].append(wall_seconds(argv, env))
+    anchor = statistics.median(times["anchor"])
+    result: dict[str, object] = {
+        "runs": runs,
+        "load_average": [round(x, 2) for x in os.getloadavg()],  # a busy machine stretches every ratio
+        "anchor": {"command": 'python -c "import duckdb"', "median_s": round(anchor, 4)},
+    }
+    for name in ("version", "list"):
+        median = statistics.median(times[name])
+        result[name] = {
+            "median_s": round(median, 4),
+            "seconds": [round(t, 4) for t in times[name]],
+            "ratio": round(median / anchor, 2),
+            "budget": BUDGETS[name],
+            "within_budget": median / anchor <= BUDGETS[name],
+        }
+    return result
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=15, help="runs of each command (default: 15)")
+    print(json.dumps(measure(parser.parse_args().runs), indent=2))
+
+
+if __name__ == "__main__":
+    main()

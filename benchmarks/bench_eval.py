@@ -1,8 +1,8 @@
 """Leaderboards and live edits on the DL-scale workload, against trec_eval (pytrec_eval), ir_measures and ranx.
 
 Prints one JSON object with, for the full leaderboard of nDCG@10, AP, P@10, RR and R@100 over
-100 runs x 50 topics x 1000 docs (budgets in DESIGN.md §6: cold ≤ 0.2× pytrec_eval, edit p95 ≤ 3 ms,
-detailed correlation ≤ 100 ms):
+100 runs x 50 topics x 1000 docs (budgets in docs/design.md#6-performance-budgets: cold ≤ 0.2×
+pytrec_eval, edit p95 ≤ 3 ms, detailed correlation ≤ 100 ms):
 * studio_cold: a freshly opened project file to leaderboard (reads the rankings from DuckDB);
 * studio_warm: rankings in memory (a project already open), the five measures from scratch;
 * pytrec_eval: RelevanceEvaluator.evaluate on dicts built beforehand (the C code alone), and

@@ -1,5 +1,5 @@
-"""The studio at TREC-RAG size and beyond (DESIGN.md §6: 9 M and 50 M run rows open and evaluate
-on this laptop, ≤ 4 GB peak at 50 M; on the 9 M project the TUI starts in ≤ 2 s and a Review
+"""The studio at TREC-RAG size and beyond (docs/design.md#6-performance-budgets: 9 M and 50 M run
+rows open and evaluate on this laptop, ≤ 4 GB peak at 50 M; on the 9 M project the TUI starts in ≤ 2 s and a Review
 keypress repaints in ≤ 100 ms p95).
 
 Two synthetic projects (fixed seeds, generated once under benchmarks/.data/):

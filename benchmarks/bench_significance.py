@@ -1,9 +1,9 @@
 """Significance tests over every pair of 63 runs × 53 topics (1,953 pairs), against ranx.
 
-Prints one JSON object (budgets in DESIGN.md §6: paired t ≤ 0.1 s; randomization with 10,000
-resamples ≤ 2 s and faster than ranx's Fisher randomization on the same data). The collection is
-synthetic (fixed seed): 53 topics, 100 ranked documents per run and topic, graded qrels; both
-the studio and ranx evaluate nDCG@10 on it themselves.
+Prints one JSON object (budgets in docs/design.md#6-performance-budgets: paired t ≤ 0.1 s;
+randomization with 10,000 resamples ≤ 2 s and faster than ranx's Fisher randomization on the same
+data). The collection is synthetic (fixed seed): 53 topics, 100 ranked documents per run and topic,
+graded qrels; both the studio and ranx evaluate nDCG@10 on it themselves.
 
 * studio_t_s / studio_randomization_s / studio_bootstrap_s / studio_tukey_s: the test of every
   pair from the (runs × topics) per-topic matrix, Holm correction included — the significance

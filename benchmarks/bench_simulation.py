@@ -1,12 +1,12 @@
 """`studio audit simulate` on a collection the size of TREC's: 63 runs × 53 topics.
 
-Prints one JSON object (budget in DESIGN.md §6: 1,000 trials of a 1,000-pair nDCG@10 audit on 63
-runs × 53 topics ≤ 10 s; a 20-topic audit ≤ 3 s). The collection is synthetic (fixed seed): each
-run ranks 100 of a topic's candidate documents by a noisy view of their grade (stronger runs with
-less noise); the pool is the union of every run's top 10 (about 10,000 pairs), graded 0–3 by
-people (`human`), and an LLM label set (`llm`) gives the people's grade to about 70% of the pairs
-and a neighbouring one to the rest. `pilot` (PILOT_PAIRS of the people's grades drawn at random)
-gives the adaptive designs their calibration residuals.
+Prints one JSON object (budget in docs/design.md#6-performance-budgets: 1,000 trials of a 1,000-pair
+nDCG@10 audit on 63 runs × 53 topics ≤ 10 s; a 20-topic audit ≤ 3 s). The collection is synthetic
+(fixed seed): each run ranks 100 of a topic's candidate documents by a noisy view of their grade
+(stronger runs with less noise); the pool is the union of every run's top 10 (about 10,000 pairs),
+graded 0–3 by people (`human`), and an LLM label set (`llm`) gives the people's grade to about 70%
+of the pairs and a neighbouring one to the rest. `pilot` (PILOT_PAIRS of the people's grades drawn
+at random) gives the adaptive designs their calibration residuals.
 
 Each figure is the seconds of one `Project.simulate_audit` call on a freshly opened project, as
 `studio audit simulate` makes it (the leaderboards' evaluation included), the median of `--repeat`:
@@ -36,7 +36,7 @@ GRADE_SHARES = (0.45, 0.25, 0.18, 0.12)  # of the candidates, at grades 0..3
 AGREEMENT = 0.70  # the LLM's share of pairs graded as people graded them
 PILOT_PAIRS = 300
 SEED = 63
-PAIRS_BUDGET_S, TOPICS_BUDGET_S = 10.0, 3.0  # DESIGN.md §6 and the audit simulation's targets
+PAIRS_BUDGET_S, TOPICS_BUDGET_S = 10.0, 3.0  # docs/design.md#6-performance-budgets and the audit simulation's targets
 PROJECT = "simulation.duckdb"
 
 

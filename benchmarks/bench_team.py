@@ -8,7 +8,7 @@ Prints one JSON object:
 
 * `latency_p50_s`, `latency_p95_s`, `latency_max_s`: from one member's edit (the moment `set_label`
   returned) to the moment another member's sync that applied it returned, over every (edit, other
-  member) couple; the budget (DESIGN.md §6) is p95 ≤ 2 s with 20 members syncing at once;
+  member) couple; the budget (docs/design.md#6-performance-budgets) is p95 ≤ 2 s with 20 members syncing at once;
 * `server_rows_per_s`: the shared events on the server over the seconds from the first edit to the
   last event's arrival there (what the team's load asked of it), and `push_rows_per_s`: one push of
   PUSH_ROWS events in one transaction (what the server takes at most, through the studio's push);

@@ -1,5 +1,5 @@
-"""The studio's responsiveness on the sample project (DESIGN.md §6: a review keypress re-renders
-in < 50 ms p95; the app starts in < 1 s).
+"""The studio's responsiveness on the sample project (docs/design.md#6-performance-budgets: a
+review keypress re-renders in < 50 ms p95; the app starts in < 1 s).
 
 Prints one JSON object:
 * `startup`: seconds from a fresh Python process to the Review screen showing its first pair

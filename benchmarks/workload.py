@@ -1,4 +1,4 @@
-"""The DL-scale synthetic workload of DESIGN.md §6, generated with a fixed seed.
+"""The DL-scale synthetic workload of docs/design.md#6-performance-budgets, generated with a fixed seed.
 
 100 runs x 50 topics x 1000 ranked docs and qrels of ~300 graded judgments per topic.
 Runs are of graded quality: each run scores documents by a noisy view of their grade,

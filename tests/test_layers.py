@@ -1,4 +1,4 @@
-"""The layer contract of DESIGN.md §3: who may import what, and who may run SQL.
+"""The layer contract of docs/design.md#3-architecture: who may import what, and who may run SQL.
 
 Checked twice: statically (every module under studio/ parsed with `ast`, so a lazy import inside
 a function counts too) and dynamically (a fresh interpreter imports a pure layer and shows what

@@ -1,4 +1,4 @@
-"""Document scores derived from test-bank item grades (DESIGN.md §2): ordinary label sets.
+"""Document scores derived from test-bank item grades (docs/design.md#2-methods): ordinary label sets.
 
 Inputs are plain data. Exam/Rubric self-ratings are `ItemGrades`, {qid: {docid: {item_id: grade}}}
 with grades 0–5 (an item a document was not graded on is absent); nugget assignments are

@@ -8,7 +8,7 @@ from enum import StrEnum
 
 
 class JudgeMethod(StrEnum):
-    """How a judge labels a pair (DESIGN.md §2)."""
+    """How a judge labels a pair (docs/design.md#2-methods)."""
 
     umbrela = "umbrela"
     binary = "binary"

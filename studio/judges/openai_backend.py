@@ -1,5 +1,5 @@
 """Judges behind any OpenAI-compatible chat-completions server (vLLM, TGI, llama.cpp's server,
-Ollama, hosted APIs): the way a judging job outgrows the laptop (DESIGN.md §7).
+Ollama, hosted APIs): the way a judging job outgrows the laptop (docs/design.md#7-scale-beyond-one-laptop).
 
 Only the standard library speaks HTTP, so the studio needs no SDK whose version drifts. Requests
 run `concurrency` at a time and are yielded the moment each finishes, so the caller stores every

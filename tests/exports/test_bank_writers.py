@@ -44,7 +44,7 @@ def md5_id(qid: str, text: str) -> str:
 
 
 def expected_after(items: list[BankItem], fmt: BankFormat) -> list[BankItem]:
-    """What a re-import gives back, by the formats' definitions (DESIGN.md §5)."""
+    """What a re-import gives back, by the formats' definitions (docs/design.md#5-input-formats)."""
     if fmt is BankFormat.rubric:
         return items
     if fmt is BankFormat.rubric_questions:  # ids and importance kept; questions only, no gold answers

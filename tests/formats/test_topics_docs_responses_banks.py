@@ -1,4 +1,4 @@
-"""Topics, documents, generated answers and test banks: the formats of DESIGN.md §5."""
+"""Topics, documents, generated answers and test banks: the formats of docs/design.md#5-input-formats."""
 
 from __future__ import annotations
 

@@ -1,8 +1,8 @@
 """A judge's pending requests as an OpenAI Batch file, and the Batch output back into the cache.
 
 A 100k-pair job can run on a GPU cluster or through the (cheaper, slower) Batch API while the
-audit stays on the laptop (DESIGN.md §7). Both directions compute the call keys exactly as
-`run_judge` does — same pool, same units, same backend parameters — and the custom_id of every
+audit stays on the laptop (docs/design.md#7-scale-beyond-one-laptop). Both directions compute
+the call keys exactly as `run_judge` does — same pool, same units, same backend parameters — and the custom_id of every
 line *is* the call key, so after an import a `studio judge` with the same options finds every
 answer in the cache and makes no call.
 """

@@ -36,6 +36,7 @@ KERNEL_TESTS := tests/test_blas_kernel.py tests/test_golden_compare.py tests/met
 check: $(STAMP)
 	$(BIN)/ruff check studio tests benchmarks
 	$(BIN)/ruff format --check studio tests benchmarks
+	$(BIN)/lint-imports
 	$(BIN)/mypy
 	$(BIN)/python -m pytest -n 2
 	$(MAKE) --no-print-directory check-kernel
@@ -50,10 +51,11 @@ check-kernel: $(STAMP)
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2
 
-# The static part of `check`.
+# The static part of `check`: lint, format, the layer contracts of pyproject.toml, types.
 lint: $(STAMP)
 	$(BIN)/ruff check studio tests benchmarks
 	$(BIN)/ruff format --check studio tests benchmarks
+	$(BIN)/lint-imports
 	$(BIN)/mypy
 
 # docs/cli.md, written from the command tree (tests/cli/test_reference.py fails when it is stale).

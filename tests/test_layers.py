@@ -1,81 +1,36 @@
-"""The layer contract of docs/design.md#3-architecture: who may import what, and who may run SQL.
+"""The layer contract of docs/design.md#3-architecture, beside the import-linter contracts of
+pyproject.toml (`[tool.importlinter]`, run by `lint-imports` in `make lint`).
 
-Checked twice: statically (every module under studio/ parsed with `ast`, so a lazy import inside
-a function counts too) and dynamically (a fresh interpreter imports a pure layer and shows what
-got loaded along with it).
+Here: that `lint-imports` holds on the tree and fails on a planted forbidden import; what the
+contracts cannot say (no two modules import each other, through grimp's graph; a front end never
+reaches `project.db`; only the store runs SQL; no module past 400 lines); and, dynamically, what a
+fresh interpreter loads with a pure layer.
 """
 
 from __future__ import annotations
 
 import ast
+import os
+import shutil
 import subprocess
 import sys
 import textwrap
+import tomllib
 from pathlib import Path
 
+import grimp
 import pytest
 
 STUDIO = Path(__file__).resolve().parents[1] / "studio"
-STDLIB = frozenset(sys.stdlib_module_names)
-
-# Third-party packages only one layer may import.
-EXCLUSIVE = {
-    "duckdb": {"store"},
-    "textual": {"tui"},
-    "textual_plotext": {"tui"},
-    "typer": {"cli"},
-    "psycopg": {"store"},  # the team's PostgreSQL server: only store/ talks to databases
-}
-
-# Layers restricted to the standard library plus these studio layers (pure Python: no duckdb,
-# textual, typer, rich or numpy).
-STDLIB_ONLY = {
-    "domain": {"domain"},
-    "formats": {"domain", "formats"},
-}
-
-# Studio layers a layer must not import: imports point down the diagram, front ends stay apart.
-FORBIDDEN_LAYERS = {
-    "store": {"services", "cli", "tui"},
-    "metrics": {"store", "services", "cli", "tui"},
-    "judges": {"services", "cli", "tui"},
-    "banks": {"services", "cli", "tui"},
-    "services": {"cli", "tui"},
-    "tui": {"cli"},
-}
+ROOT = STUDIO.parent
 
 
-def allowed_table() -> dict[str, dict[str, object]]:
-    """The rules above, spelled out per layer (shown when a test fails)."""
-    layers = sorted({p.name for p in STUDIO.iterdir() if p.is_dir() and not p.name.startswith("_")})
-    table: dict[str, dict[str, object]] = {}
-    for layer in layers:
-        table[layer] = {
-            "only": None if layer not in STDLIB_ONLY else ["<stdlib>", *sorted(STDLIB_ONLY[layer])],
-            "never": sorted(
-                {pkg for pkg, owners in EXCLUSIVE.items() if layer not in owners} | FORBIDDEN_LAYERS.get(layer, set())
-            ),
-        }
-    return table
-
-
-def imported_names(source: str, module: str) -> set[str]:
-    """Dotted names a module imports, relative imports resolved against `module`'s package."""
-    package = module.rsplit(".", 1)[0]
-    names: set[str] = set()
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            names.update(alias.name for alias in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            if node.level:
-                base = package.split(".")[: len(package.split(".")) - (node.level - 1)]
-                target = ".".join(base + ([node.module] if node.module else []))
-            else:
-                target = node.module or ""
-            names.add(target)
-            # `from studio import store` imports the studio.store layer; `from a import b` may name a module a.b.
-            names.update(f"{target}.{alias.name}" for alias in node.names)
-    return names
+def studio_modules() -> list[tuple[str, Path]]:
+    modules = []
+    for path in sorted(STUDIO.rglob("*.py")):
+        # A package's __init__ keeps its name, so relative imports resolve against the package.
+        modules.append((".".join(path.relative_to(ROOT).with_suffix("").parts), path))
+    return modules
 
 
 def layer_of(module: str) -> str:
@@ -84,165 +39,50 @@ def layer_of(module: str) -> str:
     return parts[1] if len(parts) > 2 else ""
 
 
-def target_of(name: str) -> str:
-    """`studio.store.labels` -> 'store', `studio` -> 'studio', `duckdb.typing` -> 'duckdb'."""
-    parts = name.split(".")
-    if parts[0] == "studio":
-        return parts[1] if len(parts) > 1 else "studio"
-    return parts[0]
-
-
-def violations(module: str, source: str) -> list[str]:
-    layer = layer_of(module)
-    found = []
-    for name in sorted(imported_names(source, module)):
-        target = target_of(name)
-        is_studio = name.split(".")[0] == "studio"
-        if layer in STDLIB_ONLY:
-            ok = target in STDLIB_ONLY[layer] if is_studio else target in STDLIB
-            if not ok:
-                found.append(
-                    f"{module} imports {name} ({layer} allows only the stdlib and {sorted(STDLIB_ONLY[layer])})"
-                )
-        if not is_studio and target in EXCLUSIVE and layer not in EXCLUSIVE[target]:
-            found.append(f"{module} imports {name} (only {sorted(EXCLUSIVE[target])} may)")
-        if is_studio and target in FORBIDDEN_LAYERS.get(layer, set()):
-            found.append(f"{module} imports {name} ({layer} must not import {target})")
-    return found
-
-
-def studio_modules() -> list[tuple[str, Path]]:
-    root = STUDIO.parent
-    modules = []
-    for path in sorted(STUDIO.rglob("*.py")):
-        # A package's __init__ keeps its name, so relative imports resolve against the package.
-        modules.append((".".join(path.relative_to(root).with_suffix("").parts), path))
-    return modules
-
-
-def test_every_studio_module_keeps_its_layer_rules() -> None:
-    found = [v for module, path in studio_modules() for v in violations(module, path.read_text(encoding="utf-8"))]
-    assert not found, "layer rules broken:\n" + "\n".join(found) + f"\n\nrules: {allowed_table()}"
-
-
-# The `Project` facade (services/project.py) is the front ends' only door to the services. It is
-# put together from `services/facade/` (ProjectCore and one module per subject), which the view
-# and report modules and the sample project build on; every other service takes an engine or a
-# database.
-FACADE = "studio.services.project"
-FACADE_IMPORTERS = ("studio.cli.", "studio.tui.")
-FACADE_EXCEPTIONS = {"studio.__init__": "the package's face: `from studio import Project`"}  # module -> why
-CORE = "studio.services.facade"
-CORE_IMPORTERS = (
-    FACADE,
-    "studio.services.facade.",
-    "studio.services.views.",
-    "studio.services.report.",
-    "studio.services.sample_project",
-)
-
-
-def facade_violations(module: str, source: str) -> list[str]:
-    names = imported_names(source, module)
-    found = []
-    if FACADE in names and not module.startswith(FACADE_IMPORTERS) and module not in FACADE_EXCEPTIONS:
-        found.append(f"{module} imports {FACADE}: only the front ends use the facade")
-    core = sorted(n for n in names if n == CORE or n.startswith(CORE + "."))
-    if core and module != FACADE and not module.startswith(CORE_IMPORTERS):
-        found.append(f"{module} imports {core[0]}: services below the facade take an engine or a database")
-    return found
-
-
-def test_only_the_front_ends_import_the_facade_and_only_views_its_core() -> None:
-    found = [v for module, path in studio_modules() for v in facade_violations(module, path.read_text("utf-8"))]
-    assert not found, "\n".join(found)
-
-
-def test_the_facade_rule_counts_imports_inside_functions() -> None:
-    lazy = "def later():\n    from studio.services.project import Project\n"
-    assert facade_violations("studio.services.meta.embeddings", lazy)
-    assert facade_violations("studio.services.views.review", lazy)
-    assert not facade_violations("studio.cli.context", lazy)
-    assert facade_violations("studio.services.rubric.cover", "from studio.services import project\n")
-    assert facade_violations("studio.services.rubric.cover", "from studio.services.facade.core import ProjectCore\n")
-    assert not facade_violations(
-        "studio.services.views.review", "from studio.services.facade.core import ProjectCore\n"
+def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
+    """`lint-imports` run on the `studio` package under `root` with the pyproject.toml there."""
+    program = shutil.which("lint-imports", path=str(Path(sys.executable).parent)) or "lint-imports"
+    env = {**os.environ, "PYTHONPATH": str(root)}  # the copy's package, before the installed one
+    return subprocess.run(
+        [program, "--no-cache"], cwd=root, env=env, capture_output=True, text=True, timeout=120, check=False
     )
 
 
-# What a front end may import of the studio: the facade, the domain's types, the package's root
-# (its version) and its own layer; the command line also opens the TUI.
-FRONT_END_IMPORTS = {
-    "cli": ("studio.cli", "studio.tui.app"),
-    "tui": ("studio.tui",),
+def test_the_import_contracts_hold() -> None:
+    done = lint_imports(ROOT)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "0 broken" in done.stdout
+
+
+# Three imports the contracts forbid, each planted as a module of its own in a copy of the package.
+PLANTED = {
+    "domain/planted_upward.py": "from studio.services.project import Project\n",  # a pure layer reaching up
+    "store/planted_widget.py": "def later():\n    import textual\n",  # textual outside tui/, inside a function
+    "cli/planted_back_door.py": "from studio.services.views import review\n",  # a front end past the facade
 }
-FRONT_END_SHARED = (FACADE, "studio.domain")
 
 
-def front_end_violations(module: str, source: str) -> list[str]:
-    layer = layer_of(module)
-    if layer not in FRONT_END_IMPORTS:
-        return []
-    allowed = (*FRONT_END_SHARED, *FRONT_END_IMPORTS[layer])
-    found = []
-    tree = ast.parse(source)
-    for node in ast.walk(tree):
-        if isinstance(node, ast.ImportFrom) and not node.level and (node.module or "").startswith("studio"):
-            target = node.module or ""
-            if target != "studio" and not any(target == a or target.startswith(a + ".") for a in allowed):
-                found.append(f"{module} imports {target}: a front end uses the facade and the domain's types only")
-        elif isinstance(node, ast.Import):
-            found += [f"{module} imports {a.name}" for a in node.names if a.name.startswith("studio.")]
-        elif isinstance(node, ast.Attribute) and node.attr in ("db", "engine"):
-            found.append(f"{module} line {node.lineno} reaches .{node.attr}: ask the project instead")
-    return found
-
-
-def test_front_ends_use_the_facade_and_domain_types_only() -> None:
-    found = [v for module, path in studio_modules() for v in front_end_violations(module, path.read_text("utf-8"))]
-    assert not found, "\n".join(found)
-
-
-@pytest.mark.parametrize(
-    ("module", "source"),
-    [
-        ("studio.cli.bank", "from studio.services.rubric.editing import BankEditor\n"),
-        ("studio.tui.screens.review", "def later():\n    from studio.store import labels\n"),
-        ("studio.cli.export", "from studio.formats.bank_writers import encode\n"),
-        ("studio.tui.app", "def f(project):\n    return project.db.cursor()\n"),
-        ("studio.cli.judge", "def f(project):\n    project.engine.forget_labels('x')\n"),
-        ("studio.tui.app", "import studio.services.views.review\n"),
-    ],
-)
-def test_the_front_end_rule_flags_a_back_door(module: str, source: str) -> None:
-    assert front_end_violations(module, source)
-
-
-def test_the_front_end_rule_accepts_the_facade_and_the_domain() -> None:
-    assert not front_end_violations(
-        "studio.cli.evaluate",
-        "from studio import __version__\nfrom studio.services.project import Project\n"
-        "from studio.domain.choices import DEFAULT_MEASURES\nfrom studio.cli.output import emit_object\n",
-    )
-    assert not front_end_violations("studio.cli.launch", "def f():\n    from studio.tui.app import run_studio\n")
+def test_lint_imports_fails_on_a_planted_forbidden_import(tmp_path: Path) -> None:
+    shutil.copytree(STUDIO, tmp_path / "studio", ignore=shutil.ignore_patterns("__pycache__"))
+    shutil.copy(ROOT / "pyproject.toml", tmp_path)
+    for name, source in PLANTED.items():
+        (tmp_path / "studio" / name).write_text(source, encoding="utf-8")
+    done = lint_imports(tmp_path)
+    assert done.returncode == 1, done.stdout + done.stderr
+    for name in PLANTED:
+        assert "studio." + name.removesuffix(".py").replace("/", ".") in done.stdout, done.stdout
 
 
 def import_graph() -> dict[str, set[str]]:
-    """Module -> the studio modules it imports (inside functions too); packages' own imports left out,
-    as a package's __init__ only hands names on."""
-    modules = dict(studio_modules())
-    known = {m.removesuffix(".__init__") for m in modules}
-    graph: dict[str, set[str]] = {}
-    for module, path in modules.items():
-        if path.name == "__init__.py":
-            continue
-        package = module.rsplit(".", 1)[0]
-        targets = set()
-        for name in imported_names(path.read_text("utf-8"), module):
-            if name in known and name not in (module, package):
-                targets.add(name)
-        graph[module] = targets
-    return graph
+    """Module -> the studio modules it imports (inside functions too), from grimp's graph (the one
+    lint-imports reads); packages left out, as a package's __init__ only hands names on."""
+    graph = grimp.build_graph("studio", cache_dir=None)
+    packages = {m for m in graph.modules if graph.find_children(m)}
+    return {
+        module: graph.find_modules_directly_imported_by(module) - packages - {module}
+        for module in graph.modules
+        if module not in packages
+    }
 
 
 def cycles(graph: dict[str, set[str]]) -> list[list[str]]:
@@ -303,37 +143,45 @@ def test_every_services_family_says_what_it_is_for() -> None:
         assert "\n" not in docstring, f"services/{family.name}: one line says what the family does"
 
 
-def test_the_checker_sees_the_layers_that_exist() -> None:
-    modules = [m for m, _ in studio_modules()]
-    for layer in ("domain", "formats", "store", "services", "cli", "tui"):
-        assert any(layer_of(m) == layer for m in modules), layer
-    assert allowed_table()["domain"]["only"] == ["<stdlib>", "domain"]
+def contracts() -> list[dict[str, object]]:
+    with (ROOT / "pyproject.toml").open("rb") as file:
+        contracts: list[dict[str, object]] = tomllib.load(file)["tool"]["importlinter"]["contracts"]
+    return contracts
 
 
-@pytest.mark.parametrize(
-    ("module", "source"),
-    [
-        ("studio.domain.models", "import duckdb\n"),
-        ("studio.domain.models", "from rich.table import Table\n"),
-        ("studio.formats.trec", "from ..store import database\n"),
-        ("studio.formats.trec", "from studio import services\n"),
-        ("studio.services.project", "def later():\n    import textual\n"),
-        ("studio.store.labels", "from studio.services.project import Project\n"),
-        ("studio.tui.app", "import typer\n"),
-        ("studio.metrics.tau", "import duckdb\n"),
-    ],
-)
-def test_the_checker_flags_a_forbidden_import(module: str, source: str) -> None:
-    assert violations(module, source)
+def test_the_layers_contract_names_every_layer_that_exists() -> None:
+    layers = next(c for c in contracts() if c["type"] == "layers")["layers"]
+    assert isinstance(layers, list)
+    named = {name.strip() for layer in layers for name in layer.split(":")}
+    existing = {f"studio.{p.name}" for p in STUDIO.iterdir() if (p / "__init__.py").exists()}
+    assert named == existing
 
 
-def test_the_checker_accepts_allowed_imports() -> None:
-    assert not violations(
-        "studio.formats.trec",
-        "from __future__ import annotations\n"
-        "import gzip\nfrom studio.domain.models import RunRow\nfrom . import jsonl\n",
+# What import-linter cannot see: a front end holding the project's database or engine, which it
+# was handed through the facade. It asks the project instead.
+def reaches_inside(source: str) -> list[int]:
+    """Lines where `source` reads an attribute named `db` or `engine`."""
+    return sorted(
+        node.lineno
+        for node in ast.walk(ast.parse(source))
+        if isinstance(node, ast.Attribute) and node.attr in ("db", "engine")
     )
-    assert not violations("studio.store.runs", "import duckdb\nfrom studio.formats.trec import x\n")
+
+
+def test_front_ends_never_reach_the_projects_database_or_engine() -> None:
+    found = [
+        f"{path.relative_to(ROOT)}:{line} reaches .db/.engine: ask the project instead"
+        for module, path in studio_modules()
+        if layer_of(module) in ("cli", "tui")
+        for line in reaches_inside(path.read_text("utf-8"))
+    ]
+    assert not found, "\n".join(found)
+
+
+def test_the_reach_rule_flags_a_back_door() -> None:
+    assert reaches_inside("def f(project):\n    return project.db.cursor()\n") == [2]
+    assert reaches_inside("def f(project):\n    project.engine.forget_labels('x')\n") == [2]
+    assert not reaches_inside("def f(project):\n    return project.leaderboard('human')\n")
 
 
 # SQL is the store's: every query is a named function of studio/store/, and a service only hands

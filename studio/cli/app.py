@@ -44,6 +44,7 @@ from studio.cli.context import Options
 from studio.cli.errors import reported_errors
 from studio.cli.output import silence_arithmetic_warnings
 from studio.domain.project_file import DEFAULT_WAIT_SECONDS
+from studio.domain.settings import STUDIO_DB, STUDIO_READ_ONLY, STUDIO_WAIT
 
 app = typer.Typer(
     name="studio",
@@ -93,13 +94,13 @@ def main(
     ctx: typer.Context,
     db: Annotated[
         Path | None,
-        typer.Option("--db", envvar="STUDIO_DB", help="Project file (default: ./studio.duckdb)."),
+        typer.Option("--db", envvar=STUDIO_DB, help="Project file (default: ./studio.duckdb)."),
     ] = None,
     wait: Annotated[
         float,
         typer.Option(
             "--wait",
-            envvar="STUDIO_WAIT",
+            envvar=STUDIO_WAIT,
             min=0.0,
             metavar="SECONDS",
             help="How long to wait for the project file while another studio process writes to it.",
@@ -109,7 +110,7 @@ def main(
         bool,
         typer.Option(
             "--read-only",
-            envvar="STUDIO_READ_ONLY",
+            envvar=STUDIO_READ_ONLY,
             help="Open the project file read-only (as when it or its folder cannot be written): writes are refused.",
         ),
     ] = False,

@@ -13,6 +13,7 @@ from studio.cli.errors import handles_errors
 from studio.cli.options import FormatOption
 from studio.cli.output import OutputFormat, emit_object, emit_records
 from studio.domain.names import check_name
+from studio.domain.settings import STUDIO_PERSON
 
 AuditName = Annotated[str, typer.Argument(help="The audit (also its gold label set's name).")]
 
@@ -82,7 +83,7 @@ def adjudicate_command(
     grade: Annotated[
         float, typer.Argument(parser=grades.grade, help="The adjudicated grade: the pair's gold grade from now on.")
     ],
-    person: Annotated[str | None, typer.Option(envvar="STUDIO_PERSON", help="Who adjudicates.")] = None,
+    person: Annotated[str | None, typer.Option(envvar=STUDIO_PERSON, help="Who adjudicates.")] = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Settle a pair's grade (a conflict of two assessors): it becomes the gold grade `studio

@@ -16,6 +16,7 @@ from studio.domain.bank_results import NuggetizedBank
 from studio.domain.choices import Importance, ItemKind, ModelBackend
 from studio.domain.judging import JudgeConfig, JudgeProgress
 from studio.domain.models import BankItem
+from studio.domain.settings import STUDIO_PERSON
 
 commands = typer.Typer(
     name="bank", help="Read and edit a test bank (every edit is an audited event).", no_args_is_help=True
@@ -24,7 +25,7 @@ commands = typer.Typer(
 Bank = Annotated[str, typer.Argument(help="Bank name (see `studio list banks`).")]
 Item = Annotated[str, typer.Argument(help="Item id, e.g. 1001/4694fffb….")]
 Note = Annotated[str | None, typer.Option(help="Why (kept with the edit).")]
-Person = Annotated[str | None, typer.Option(envvar="STUDIO_PERSON", help="Who edits.")]
+Person = Annotated[str | None, typer.Option(envvar=STUDIO_PERSON, help="Who edits.")]
 
 
 def _item(item: BankItem, fmt: OutputFormat, title: str) -> None:

@@ -23,6 +23,7 @@ from studio.domain.choices import DEFAULT_MEASURES, QueueOrder
 from studio.domain.comparisons import Correlation
 from studio.domain.frames import TopicScope
 from studio.domain.numbers import read_grade, why_not_grade
+from studio.domain.settings import STUDIO_PERSON
 
 Ref = Annotated[str, typer.Option("--ref", help="Reference label set (e.g. the human one).")]
 Qrels = Annotated[str, typer.Option("--qrels", help="Label set to evaluate with or to audit.")]
@@ -300,7 +301,7 @@ def label(
     grade: Annotated[str, typer.Argument(help="New grade (a negative one too: -1), or 'none' to remove the label.")],
     qrels: Qrels,
     note: Annotated[str | None, typer.Option(help="Why (kept with the edit).")] = None,
-    person: Annotated[str | None, typer.Option(envvar="STUDIO_PERSON", help="Who edits.")] = None,
+    person: Annotated[str | None, typer.Option(envvar=STUDIO_PERSON, help="Who edits.")] = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """One audited label edit; `studio undo` reverts it."""

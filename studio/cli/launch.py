@@ -26,6 +26,7 @@ from studio.domain.choices import ScreenName
 from studio.domain.errors import UsageError
 from studio.domain.frames import EVERY_TOPIC, TopicChoice, TopicScope
 from studio.domain.keymap import load_keymap
+from studio.domain.settings import STUDIO_ASSESSOR, STUDIO_PERSON
 from studio.services.project import Project
 
 commands = typer.Typer()
@@ -67,7 +68,7 @@ def tui(
         typer.Option(
             "--person",
             "--assessor",
-            envvar=["STUDIO_PERSON", "STUDIO_ASSESSOR"],
+            envvar=[STUDIO_PERSON, STUDIO_ASSESSOR],
             help="Who reviews, and grades a blind audit as its assessor (default: the OS user name).",
         ),
     ] = None,

@@ -17,7 +17,6 @@ someone pressing keys that do something else than they think.
 from __future__ import annotations
 
 import difflib
-import os
 import re
 import tomllib
 from collections.abc import Mapping
@@ -27,8 +26,9 @@ from pathlib import Path
 from studio.domain.errors import InputError
 from studio.domain.key_bindings import BINDINGS, LIVE_TOGETHER, RESERVED_KEYS, SCOPES, scope_of
 from studio.domain.key_names import KeyNameError, normalize_key
+from studio.domain.settings import STUDIO_KEYMAP, Settings, current_settings
 
-KEYMAP_ENV = "STUDIO_KEYMAP"
+KEYMAP_ENV = STUDIO_KEYMAP
 # Keys Textual takes for one another (a terminal sends the same bytes for both).
 SAME_KEY = {"ctrl+m": "enter", "ctrl+i": "tab"}
 _TOML_WHERE = re.compile(r"\s*\(at line (\d+), column (\d+)\)")
@@ -82,21 +82,17 @@ class Keymap:
 NO_KEYMAP = Keymap(None, {})
 
 
-def keymap_path(environ: Mapping[str, str] | None = None) -> Path:
+def keymap_path(settings: Settings | None = None) -> Path:
     """$STUDIO_KEYMAP, else $XDG_CONFIG_HOME/studio/keymap.toml (~/.config when it is unset)."""
-    env = os.environ if environ is None else environ
-    if env.get(KEYMAP_ENV):
-        return Path(env[KEYMAP_ENV])
-    config = env.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(config) / "studio" / "keymap.toml"
+    return (settings or current_settings()).keymap_path
 
 
-def load_keymap(environ: Mapping[str, str] | None = None) -> Keymap:
+def load_keymap(settings: Settings | None = None) -> Keymap:
     """The person's keymap, checked; NO_KEYMAP when there is no file (a file $STUDIO_KEYMAP names must exist)."""
-    env = os.environ if environ is None else environ
-    path = keymap_path(env)
+    settings = settings or current_settings()
+    path = settings.keymap_path
     if not path.exists() and not path.is_symlink():
-        if env.get(KEYMAP_ENV):
+        if settings.keymap_file is not None:
             raise InputError(str(path), None, f"no such keymap file (${KEYMAP_ENV} names it)")
         return NO_KEYMAP
     try:

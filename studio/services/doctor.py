@@ -9,12 +9,11 @@ its name and whether it is set.
 from __future__ import annotations
 
 import importlib.metadata
-import os
 import platform
 import re
 import shlex
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from studio.domain.check_report import CheckReport
 from studio.domain.doctor_report import DoctorReport, DoctorSection, Fact, Status
 from studio.domain.errors import InputError, NotAProject, ProjectBusy, StudioError, UsageError
 from studio.domain.keymap import keymap_path, load_keymap
+from studio.domain.settings import Settings, current_settings
 from studio.judges import embedder, llamacpp_backend
 from studio.judges.endpoints import credentials_in
 from studio.judges.llamacpp_info import llama_cpp_build
@@ -51,7 +51,7 @@ class Surroundings:
     project_file: Path
     check: ProjectCheck
     team: TeamCheck = _no_team
-    environ: Mapping[str, str] = field(default_factory=lambda: dict(os.environ))
+    settings: Settings = field(default_factory=current_settings)
 
 
 def requirement(name: str) -> str:
@@ -177,13 +177,15 @@ def _version_of(module: str) -> str | None:
 
 def api_section(surroundings: Surroundings) -> DoctorSection:
     """The API backend's variables: which are set, never what they hold."""
-    environ = surroundings.environ
+    settings = surroundings.settings
     names = [API_KEY_ENV, BASE_URL_ENV]
-    present = [name for name in names if environ.get(name)]
+    present = [
+        name for name, on in zip(names, (settings.openai_api_key_set, settings.openai_base_url), strict=True) if on
+    ]
     facts = {"set": present, "unset": [name for name in names if name not in present]}
     described = ", ".join(f"{name} {'set' if name in present else 'not set'}" for name in names)
-    if BASE_URL_ENV in present:
-        secret = credentials_in(environ[BASE_URL_ENV])
+    if settings.openai_base_url is not None:
+        secret = credentials_in(settings.openai_base_url)
         if secret is not None:
             return DoctorSection(
                 "api",
@@ -244,9 +246,9 @@ def _project_fix(error: StudioError) -> str | None:
 
 def keys_section(surroundings: Surroundings) -> DoctorSection:
     """The keys the TUI answers to: every binding's effective keys and the keymap file that remaps them."""
-    path = keymap_path(surroundings.environ)
+    path = keymap_path(surroundings.settings)
     try:
-        keymap = load_keymap(surroundings.environ)
+        keymap = load_keymap(surroundings.settings)
     except InputError as error:
         return DoctorSection(
             "keys",

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
+
+from studio.domain.settings import current_settings
 
 DEFAULT_PROJECT = Path("studio.duckdb")
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]
@@ -13,13 +14,12 @@ def project_path(explicit: str | Path | None) -> Path:
     """--db, else $STUDIO_DB, else ./studio.duckdb."""
     if explicit is not None:
         return Path(explicit)
-    return Path(os.environ.get("STUDIO_DB", DEFAULT_PROJECT))
+    return current_settings().project_file or DEFAULT_PROJECT
 
 
 def user_data_dir() -> Path:
     """$XDG_DATA_HOME/studio (~/.local/share/studio when unset)."""
-    base = os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share"
-    return Path(base) / "studio"
+    return current_settings().user_data_dir
 
 
 def demo_project_path(explicit: str | Path | None) -> Path:
@@ -29,8 +29,8 @@ def demo_project_path(explicit: str | Path | None) -> Path:
 
 def sample_data_dir() -> Path:
     """The bundled sample data: inside the installed package, or beside it in a checkout."""
-    override = os.environ.get("STUDIO_SAMPLE_DATA")
-    candidates = [Path(override)] if override else []
+    override = current_settings().sample_data_dir
+    candidates = [override] if override else []
     candidates += [PACKAGE_ROOT / "sample_data", PACKAGE_ROOT.parent / "sample_data"]
     for candidate in candidates:
         if (candidate / "topics.tsv").is_file():

@@ -14,7 +14,6 @@ bug and ends the app with exit status 1, its traceback written to a file named o
 from __future__ import annotations
 
 import getpass
-import os
 from pathlib import Path
 from typing import Protocol
 
@@ -24,6 +23,7 @@ from textual.worker import Worker, WorkerState
 from studio.domain.choices import ScreenName
 from studio.domain.frames import EVERY_TOPIC, TopicChoice, TopicScope
 from studio.domain.keymap import NO_KEYMAP, Keymap
+from studio.domain.settings import current_settings
 from studio.services.project import Project
 from studio.tui.bindings import bindings_of
 from studio.tui.commands import ScreenActions, studio_keys
@@ -242,7 +242,7 @@ def run_studio(
     return, closing it, when the user quits: the exit status (1 after an unexpected error, its
     traceback in a file named on stderr)."""
     # In a team's project the member is the PostgreSQL role: their grades are shared under that name.
-    who = person or project.team_member() or os.environ.get("STUDIO_PERSON") or getpass.getuser()
+    who = person or project.team_member() or current_settings().person or getpass.getuser()
     with project:
         app = StudioApp(
             project,

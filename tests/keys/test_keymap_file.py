@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 from studio.domain.errors import InputError
 from studio.domain.key_bindings import BINDINGS, LIVE_TOGETHER, scope_of
 from studio.domain.keymap import NO_KEYMAP, Keymap, keymap_path, load_keymap, parse_keymap
+from studio.domain.settings import Settings
 
 FILE = "keymap.toml"
 
@@ -27,30 +28,30 @@ def refusal(text: str) -> str:
 
 def test_studio_keymap_names_the_file_before_the_config_folder(tmp_path: Path) -> None:
     env = {"STUDIO_KEYMAP": str(tmp_path / "mine.toml"), "XDG_CONFIG_HOME": str(tmp_path / "config")}
-    assert keymap_path(env) == tmp_path / "mine.toml"
+    assert keymap_path(Settings.from_environ(env)) == tmp_path / "mine.toml"
 
 
 def test_the_config_folder_is_xdg_config_home_else_dot_config(tmp_path: Path) -> None:
-    assert keymap_path({"XDG_CONFIG_HOME": str(tmp_path)}) == tmp_path / "studio" / "keymap.toml"
-    assert keymap_path({}) == Path.home() / ".config" / "studio" / "keymap.toml"
+    assert keymap_path(Settings.from_environ({"XDG_CONFIG_HOME": str(tmp_path)})) == tmp_path / "studio" / "keymap.toml"
+    assert keymap_path(Settings.from_environ({})) == Path.home() / ".config" / "studio" / "keymap.toml"
 
 
 def test_no_file_in_the_config_folder_is_no_keymap(tmp_path: Path) -> None:
-    assert load_keymap({"XDG_CONFIG_HOME": str(tmp_path)}) is NO_KEYMAP
+    assert load_keymap(Settings.from_environ({"XDG_CONFIG_HOME": str(tmp_path)})) is NO_KEYMAP
     assert NO_KEYMAP.for_textual() == {}
 
 
 def test_a_file_studio_keymap_names_must_exist(tmp_path: Path) -> None:
     missing = tmp_path / "gone.toml"
     with pytest.raises(InputError, match=f"^{missing}: no such keymap file"):
-        load_keymap({"STUDIO_KEYMAP": str(missing)})
+        load_keymap(Settings.from_environ({"STUDIO_KEYMAP": str(missing)}))
 
 
 def test_the_file_found_is_read_and_named(tmp_path: Path) -> None:
     (tmp_path / "studio").mkdir()
     path = tmp_path / "studio" / "keymap.toml"
     path.write_text('"review.grade2" = "x"\n', encoding="utf-8")
-    keymap = load_keymap({"XDG_CONFIG_HOME": str(tmp_path)})
+    keymap = load_keymap(Settings.from_environ({"XDG_CONFIG_HOME": str(tmp_path)}))
     assert keymap.file == path and dict(keymap.keys) == {"review.grade2": ("x",)}
 
 
@@ -58,9 +59,9 @@ def test_a_file_not_utf8_or_unreadable_is_refused_naming_it(tmp_path: Path) -> N
     path = tmp_path / "k.toml"
     path.write_bytes(b'review.accept = "\xff"\n')
     with pytest.raises(InputError, match=f"^{path}: not UTF-8"):
-        load_keymap({"STUDIO_KEYMAP": str(path)})
+        load_keymap(Settings.from_environ({"STUDIO_KEYMAP": str(path)}))
     with pytest.raises(InputError, match=f"^{tmp_path}: cannot be read"):
-        load_keymap({"STUDIO_KEYMAP": str(tmp_path)})  # a folder
+        load_keymap(Settings.from_environ({"STUDIO_KEYMAP": str(tmp_path)}))  # a folder
 
 
 # -- what it may say ----------------------------------------------------------------------------------

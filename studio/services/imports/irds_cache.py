@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from studio.domain.errors import UsageError
+from studio.domain.settings import current_settings
 
 EXTRA = "irds"
 INSTALL_HINT = f"pip install 'relevance-assessment-studio[{EXTRA}]'"
@@ -190,7 +191,7 @@ def not_cached_error(irds: Any, dataset: Any, dataset_id: str, stopped: NotCache
     shown = "; ".join(m.describe() for m in missing[:5]) + (
         f"; and {len(missing) - 5} more" if len(missing) > 5 else ""
     )
-    home = os.environ.get("IR_DATASETS_HOME") or os.path.join("~", ".ir_datasets")
+    home = current_settings().ir_datasets_home or os.path.join("~", ".ir_datasets")
     fetch = " and ".join(f"`ir_datasets export {dataset_id} {part} > /dev/null`" for part in parts)
     return UsageError(
         f"ir_datasets has not got the data of {dataset_id!r} in its cache ({home}) and the import downloads"

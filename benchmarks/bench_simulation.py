@@ -29,6 +29,7 @@ from pathlib import Path
 
 import numpy as np
 
+from studio.domain.specs import AuditSimulationSpec
 from studio.services.project import Project
 
 RUNS, TOPICS, CANDIDATES, DEPTH, POOL_DEPTH = 63, 53, 400, 100, 10
@@ -109,7 +110,9 @@ def timed_simulation(
         with Project.open(path) as project:
             start, start_cpu = time.perf_counter(), time.process_time()
             project.simulate_audit(
-                "human", "llm", budget=budget, design=design, trials=trials, measure="nDCG@10", seed=0, pilot=pilot
+                AuditSimulationSpec(
+                    "human", "llm", budget=budget, design=design, trials=trials, measure="nDCG@10", seed=0, pilot=pilot
+                )
             )
             wall.append(time.perf_counter() - start)
             cpu.append(time.process_time() - start_cpu)

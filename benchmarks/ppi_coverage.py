@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+from studio.domain.specs import AgreementSpec, AuditSimulationSpec
 from studio.services.project import Project
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data" / "trec-dl"
@@ -142,7 +143,7 @@ def judges(project: Project) -> list[tuple[str, str]]:
     found = [(f"llm-k{kappa:g}", f"simulated, κ {kappa:g}") for kappa in KAPPAS]
     found.append((INVERTED, "inverted grades (bad judge)"))
     if GPT4 in {row["name"] for row in project.label_sets()}:
-        kappa = project.agreement("human", GPT4)["kappa_graded"]
+        kappa = project.agreement(AgreementSpec("human", GPT4))["kappa_graded"]
         found.insert(0, (GPT4, f"GPT-4 UMBRELA (published), κ {kappa:.2f}"))
     return found
 
@@ -159,14 +160,16 @@ def table(
                 for budget in budgets:
                     for label_set, judge in judges(project)[:1] if adaptive else judges(project):
                         found = project.simulate_audit(
-                            "human",
-                            label_set,
-                            budget=budget,
-                            design=design,
-                            trials=trials,
-                            measure=measure,
-                            seed=SEED,
-                            pilot=PILOT if adaptive else None,
+                            AuditSimulationSpec(
+                                "human",
+                                label_set,
+                                budget=budget,
+                                design=design,
+                                trials=trials,
+                                measure=measure,
+                                seed=SEED,
+                                pilot=PILOT if adaptive else None,
+                            )
                         )
                         rows.append(
                             {

@@ -9,10 +9,9 @@ from typing import Annotated, Any
 
 import typer
 
-from studio.cli import grades
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.options import FormatOption, MeasureRowsOption
+from studio.cli.options import FormatOption, LlmRelevantGradeOption, MeasureRowsOption, SeedOption
 from studio.cli.output import OutputFormat, emit_object, emit_records
 from studio.domain.campaigns import CampaignReport
 from studio.domain.names import check_name
@@ -37,19 +36,14 @@ def plan_command(
     manual: Annotated[str | None, typer.Option("--manual", metavar="TOPICS", help=TOPICS_HELP)] = None,
     filtering: Annotated[str | None, typer.Option("--filtering", metavar="TOPICS", help=TOPICS_HELP)] = None,
     post_editing: Annotated[str | None, typer.Option("--post-editing", metavar="TOPICS", help=TOPICS_HELP)] = None,
-    llm_relevant: Annotated[
-        float,
-        typer.Option(
-            "--llm-relevant", parser=grades.grade, help="An LLM grade below it is non-relevant: filtering drops it."
-        ),
-    ] = 1.0,
+    llm_relevant: LlmRelevantGradeOption = 1.0,
     assessors: Annotated[
         str | None, typer.Option("--assessors", help="Comma-separated names: each condition's pairs split among them.")
     ] = None,
     overlap: Annotated[
         float, typer.Option("--overlap", min=0.0, max=1.0, help="Share of each condition's pairs given to two.")
     ] = 0.0,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the topics drawn, the walk order and the split.")] = 0,
+    seed: SeedOption = 0,
     recall_sample: Annotated[
         int,
         typer.Option(
@@ -60,7 +54,9 @@ def plan_command(
     ] = 0,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """Make a campaign: a pool per topic, topics assigned to the conditions, assessors given pairs."""
+    """Make a campaign: a pool per topic, topics assigned to the conditions, assessors given pairs.
+
+    Filtering drops the pairs whose LLM grade is below --llm-relevant."""
     names = [check_name(part.strip(), "assessor") for part in assessors.split(",")] if assessors else []
     with open_project(ctx) as project:
         done = project.plan_campaign(
@@ -149,7 +145,7 @@ def report_command(
     ctx: typer.Context,
     campaign: CampaignName,
     measure: MeasureRowsOption = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the topic subsamples and the bootstrap.")] = 0,
+    seed: SeedOption = 0,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """What the LLM's help cost and changed, per condition: pool reduction, grades per topic,

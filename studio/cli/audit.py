@@ -11,10 +11,19 @@ import typer
 from studio.cli.audit_assessors import register as register_assessor_commands
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption
+from studio.cli.options import (
+    DEFAULT_MEASURE,
+    FormatOption,
+    LlmRelevantOption,
+    MeasureOption,
+    QrelsOption,
+    RefOption,
+    SeedOption,
+)
 from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console
 from studio.domain.audit_results import AuditPlan
 from studio.domain.errors import UsageError
+from studio.domain.specs import AuditDrawSpec, AuditSimulationSpec
 
 commands = typer.Typer(name="audit", help="Audit samples: draw, grade, import gold labels, plan.", no_args_is_help=True)
 
@@ -25,7 +34,7 @@ AuditName = Annotated[str, typer.Argument(help="The audit (also its gold label s
 @handles_errors
 def plan_command(
     ctx: typer.Context,
-    qrels: Annotated[str, typer.Option("--qrels", help="The LLM label set whose pool is sampled.")],
+    qrels: QrelsOption,
     name: Annotated[str | None, typer.Option("--name", help="The audit's name (and its gold label set's).")] = None,
     budget: Annotated[
         int | None,
@@ -41,7 +50,7 @@ def plan_command(
         str | None,
         typer.Option("--pilot", help="A human label set to take S_h from (default: earlier audits of --qrels)."),
     ] = None,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the draw and of the order it is walked in.")] = 0,
+    seed: SeedOption = 0,
     target_width: Annotated[
         float | None,
         typer.Option(
@@ -54,8 +63,9 @@ def plan_command(
     ] = 200,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """Draw an audit sample with known inclusion probabilities (or, with --target-width, plan its size;
-    with --budget and no --name, recommend a design by simulated coverage and width)."""
+    """Draw an audit sample of the pool of the LLM label set --qrels, with known inclusion
+    probabilities, in a random order to walk it in (or, with --target-width, plan its size; with
+    --budget and no --name, recommend a design by simulated coverage and width)."""
     if target_width is not None:
         _print_budget_plan(ctx, qrels, pilot, target_width, measure, strata, fmt)
         return
@@ -68,9 +78,7 @@ def plan_command(
             "or plans a size with --target-width)"
         )
     with open_project(ctx) as project:
-        drawn = project.plan_audit(
-            qrels, name=name, budget=budget, design=design, strata=strata, seed=seed, pilot=pilot
-        )
+        drawn = project.plan_audit(AuditDrawSpec(qrels, name, budget, design, strata, seed, pilot))
     _print_drawn(drawn, name, fmt)
 
 
@@ -203,8 +211,8 @@ def pairs_command(
 @handles_errors
 def simulate_command(
     ctx: typer.Context,
-    ref: Annotated[str, typer.Option("--ref", help="The label set taken as the unseen truth (e.g. human).")],
-    qrels: Annotated[str, typer.Option("--qrels", help="The LLM label set whose pool is audited.")],
+    ref: RefOption,
+    qrels: QrelsOption,
     budget: Annotated[int, typer.Option("--budget", min=2, help="Units per audit: topics or pairs.")],
     design: Annotated[
         str,
@@ -214,36 +222,23 @@ def simulate_command(
     ] = "topics",
     trials: Annotated[int, typer.Option("--trials", min=1, help="Audits drawn.")] = 1000,
     measure: MeasureOption = DEFAULT_MEASURE,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the draws.")] = 0,
+    seed: SeedOption = 0,
     level: Annotated[float, typer.Option("--level", min=0.5, max=0.999, help="Nominal coverage.")] = 0.95,
     estimator: Annotated[
         str, typer.Option("--estimator", help="cross-fit | ppi | ppi++ | gold (see `studio estimate`).")
     ] = "cross-fit",
-    llm_relevant: Annotated[
-        float | None,
-        typer.Option("--llm-relevant", help="--qrels' own relevance level for binary measures (e.g. 1)."),
-    ] = None,
+    llm_relevant: LlmRelevantOption = None,
     pilot: Annotated[
         str | None,
         typer.Option("--pilot", help="Human grades for the designs' calibration residuals and strata spreads."),
     ] = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """How often `studio estimate`'s intervals from audits of this budget would cover --ref's values."""
+    """How often `studio estimate`'s intervals from audits of this budget of the LLM label set
+    --qrels's pool would cover the values of --ref, the label set taken as the unseen truth."""
+    spec = AuditSimulationSpec(ref, qrels, budget, design, trials, measure, seed, level, estimator, llm_relevant, pilot)
     with open_project(ctx) as project:
-        result = project.simulate_audit(
-            ref,
-            qrels,
-            budget=budget,
-            design=design,
-            trials=trials,
-            measure=measure,
-            seed=seed,
-            level=level,
-            estimator=estimator,
-            llm_relevant=llm_relevant,
-            pilot=pilot,
-        )
+        result = project.simulate_audit(spec)
     if fmt is OutputFormat.json:
         emit_object(result, fmt)
         return

@@ -10,7 +10,7 @@ import typer
 from studio.cli import grades
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.options import FormatOption
+from studio.cli.options import FormatOption, SeedOption
 from studio.cli.output import OutputFormat, emit_object, emit_records
 from studio.domain.names import check_name
 from studio.domain.settings import STUDIO_PERSON
@@ -30,7 +30,7 @@ def assign_command(
     overlap: Annotated[
         float, typer.Option("--overlap", min=0.0, max=1.0, help="Share of the pairs given to two assessors.")
     ] = 0.0,
-    seed: Annotated[int, typer.Option("--seed", help="Seed of the shared pairs and of the split.")] = 0,
+    seed: SeedOption = 0,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Split the audit's sample among named assessors, a share --overlap of it graded by two."""

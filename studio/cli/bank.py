@@ -10,13 +10,22 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.grades import grade
-from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption
+from studio.cli.options import (
+    DEFAULT_MEASURE,
+    FormatOption,
+    MeasureOption,
+    OneTopicOption,
+    OptionalRelevantOption,
+    RefOption,
+    RelevantOption,
+    TopicOption,
+)
 from studio.cli.output import OutputFormat, emit_object, emit_records
 from studio.domain.bank_results import NuggetizedBank
 from studio.domain.choices import Importance, ItemKind, ModelBackend
 from studio.domain.judging import JudgeConfig, JudgeProgress
 from studio.domain.models import BankItem
-from studio.domain.settings import STUDIO_PERSON
+from studio.domain.settings import OPENAI_API_KEY, STUDIO_PERSON
 
 commands = typer.Typer(
     name="bank", help="Read and edit a test bank (every edit is an audited event).", no_args_is_help=True
@@ -37,7 +46,7 @@ def _item(item: BankItem, fmt: OutputFormat, title: str) -> None:
 def list_items(
     ctx: typer.Context,
     bank: Bank,
-    topic: Annotated[str | None, typer.Option(help="One topic.")] = None,
+    topic: OneTopicOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """The bank's current items."""
@@ -171,14 +180,15 @@ def report(
     ctx: typer.Context,
     bank: Bank,
     source: Annotated[str, typer.Option("--from", help="Label set of a rubric judge run with this bank.")],
-    ref: Annotated[str, typer.Option(help="Reference label set.")] = "human",
+    ref: RefOption = "human",
     min_grade: Annotated[float, typer.Option(parser=grade, help="Covered at item grade ≥ this.")] = 4.0,
-    relevant: Annotated[float | None, typer.Option(parser=grade, help="Reference-relevant at grade ≥ this.")] = None,
+    relevant: OptionalRelevantOption = None,
     measure: MeasureOption = DEFAULT_MEASURE,
-    topic: Annotated[list[str] | None, typer.Option(help="Only these topics (repeat).")] = None,
+    topic: TopicOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """Diagnostics: spurious items, uncovered relevant documents, coverage and each item's effect on τ."""
+    """Diagnostics: spurious items, uncovered relevant documents (relevant in --ref at grade ≥
+    --relevant), coverage and each item's effect on τ."""
     with open_project(ctx) as project:
         result = project.bank_report(
             bank, source, ref=ref, min_grade=min_grade, relevant=relevant, measure=measure, topics=topic
@@ -225,10 +235,10 @@ def generate(
     backend: Annotated[ModelBackend, typer.Option(help="Who writes the items.")] = ModelBackend.llamacpp,
     model: Annotated[str | None, typer.Option(help="GGUF path (llamacpp) or model name (openai).")] = None,
     prompt: Annotated[str | None, typer.Option(help="A custom generation prompt.")] = None,
-    topic: Annotated[list[str] | None, typer.Option(help="Only these topics (repeat).")] = None,
+    topic: TopicOption = None,
     max_items: Annotated[int, typer.Option(min=1, help="Items kept per topic.")] = 10,
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
-    api_key_env: Annotated[str, typer.Option(help="Variable holding the API key.")] = "OPENAI_API_KEY",
+    api_key_env: Annotated[str, typer.Option(help="Variable holding the API key.")] = OPENAI_API_KEY,
     replace: Annotated[bool, typer.Option("--replace", help="Regenerate an existing bank.")] = False,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
@@ -258,10 +268,11 @@ def cover(
     k: Annotated[int, typer.Option("-k", min=1, help="Depth of each run's ranking.")] = 10,
     min_grade: Annotated[float, typer.Option(parser=grade, help="Covered at item grade ≥ this.")] = 4.0,
     normalise: Annotated[bool, typer.Option("--normalise", help="Divide by what any document covers.")] = False,
-    ref: Annotated[str, typer.Option(help="Reference label set for Kendall τ.")] = "human",
+    ref: RefOption = "human",
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """Rubric-Cover@k leaderboard: the fraction of each topic's items a run's top k covers."""
+    """Rubric-Cover@k leaderboard: the fraction of each topic's items a run's top k covers, with
+    Kendall τ against --ref's leaderboard."""
     with open_project(ctx) as project:
         result = project.cover_leaderboard(source, bank, k=k, min_grade=min_grade, normalise=normalise, ref=ref)
     if fmt is OutputFormat.json:
@@ -277,17 +288,18 @@ def cover(
 def nuggetize_command(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="Name of the new nugget bank.")],
-    ref: Annotated[str, typer.Option(help="Label set whose relevant documents the nuggets come from.")] = "human",
-    relevant: Annotated[float, typer.Option(parser=grade, help="Relevant at grade ≥ this.")] = 2.0,
+    ref: RefOption = "human",
+    relevant: RelevantOption = 2.0,
     backend: Annotated[ModelBackend, typer.Option(help="Who writes the nuggets.")] = ModelBackend.llamacpp,
     model: Annotated[str | None, typer.Option(help="GGUF path (llamacpp) or model name (openai).")] = None,
-    topic: Annotated[list[str] | None, typer.Option(help="Only these topics (repeat).")] = None,
+    topic: TopicOption = None,
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
-    api_key_env: Annotated[str, typer.Option(help="Variable holding the API key.")] = "OPENAI_API_KEY",
+    api_key_env: Annotated[str, typer.Option(help="Variable holding the API key.")] = OPENAI_API_KEY,
     replace: Annotated[bool, typer.Option("--replace", help="Rebuild an existing bank.")] = False,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """AutoNuggetizer: nuggets from judged-relevant documents (windows of 10), vital/okay, top 20 per topic."""
+    """AutoNuggetizer: nuggets from the documents --ref judges relevant (grade ≥ --relevant), in windows
+    of 10, vital/okay, top 20 per topic."""
     config = JudgeConfig(
         method="nuggetize",
         backend=backend.value,

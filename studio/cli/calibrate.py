@@ -8,10 +8,11 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption
+from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption, QrelsOption, SeedOption
 from studio.cli.output import OutputFormat, emit_records
 from studio.domain.choices import CalibrationMethod
 from studio.domain.label_set_results import CalibrationMade
+from studio.domain.specs import CalibrationSpec
 
 commands = typer.Typer()
 
@@ -20,7 +21,7 @@ commands = typer.Typer()
 @handles_errors
 def calibrate(
     ctx: typer.Context,
-    qrels: Annotated[str, typer.Option("--qrels", help="The LLM label set to calibrate.")],
+    qrels: QrelsOption,
     gold: Annotated[str, typer.Option("--gold", help="The people's label set it is mapped to.")],
     name: Annotated[str, typer.Option("--name", help="Name of the calibrated (derived) label set.")],
     method: Annotated[
@@ -30,18 +31,18 @@ def calibrate(
         ),
     ] = CalibrationMethod.isotonic,
     folds: Annotated[int, typer.Option("--folds", min=2, help="Cross-fitting folds (by topic).")] = 5,
-    seed: Annotated[int, typer.Option(help="Seed of the topics' split into folds.")] = 0,
+    seed: SeedOption = 0,
     measure: MeasureOption = DEFAULT_MEASURE,
     replace: Annotated[bool, typer.Option("--replace", help="Calibrate an existing calibrated set again.")] = False,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """Map an LLM label set's grades (its expected grades where the judge gave label
-    distributions) to a gold label set's; κ and τ are cross-fitted, beside the raw set's on the
-    same gold pairs. The calibrated set follows its sources when they change."""
+    """Map an LLM label set's grades (--qrels; its expected grades where the judge gave label
+    distributions) to a gold label set's; κ and τ are cross-fitted (the seed splits the topics into
+    folds), beside the raw set's on the same gold pairs. The calibrated set follows its sources when
+    they change."""
+    spec = CalibrationSpec(qrels, gold, name, method.value, folds, seed, measure, replace)
     with open_project(ctx) as project:
-        done = project.calibrate(
-            qrels, gold, name, method=method.value, folds=folds, seed=seed, measure=measure, replace=replace
-        )
+        done = project.calibrate(spec)
     if fmt is OutputFormat.json:
         emit_records([done], fmt)
         return

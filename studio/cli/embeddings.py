@@ -8,8 +8,7 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.grades import grade
-from studio.cli.options import FormatOption
+from studio.cli.options import FormatOption, OptionalRelevantOption, QrelsOption
 from studio.cli.output import OutputFormat, emit_object, emit_records
 
 commands = typer.Typer()
@@ -19,15 +18,12 @@ commands = typer.Typer()
 @handles_errors
 def fd(
     ctx: typer.Context,
-    qrels: Annotated[str, typer.Option("--qrels", help="Label set whose relevant documents are the target.")],
+    qrels: QrelsOption,
     k: Annotated[int, typer.Option("-k", min=1, help="Depth of each run's ranking.")] = 10,
     unjudged_only: Annotated[
         bool, typer.Option("--unjudged-only", help="Only the top-k documents the label set did not judge.")
     ] = False,
-    relevant: Annotated[
-        float | None,
-        typer.Option(parser=grade, help="Relevant at grade ≥ this (default 2 on graded scales, else 1)."),
-    ] = None,
+    relevant: OptionalRelevantOption = None,
     model: Annotated[
         str | None, typer.Option(help="A local sentence-transformers folder (default: the bundled all-MiniLM-L6-v2).")
     ] = None,
@@ -37,7 +33,10 @@ def fd(
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """FD@k leaderboard: Fréchet distance between the embeddings of each run's top k and of the
-    relevant documents (lower is better), with Kendall τ against the label set's leaderboard."""
+    relevant documents of --qrels (lower is better), with Kendall τ against that label set's
+    leaderboard.
+
+    Relevant: grade ≥ --relevant, by default 2 on graded scales, else 1."""
     with open_project(ctx) as project:
         result = project.fd_leaderboard(
             qrels, k=k, unjudged_only=unjudged_only, relevant=relevant, model=model, ref_measure=ref_measure

@@ -9,7 +9,7 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption
+from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption, QrelsListOption, RefOption
 from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console
 from studio.domain.choices import EnsembleHow
 from studio.domain.comparisons import EnsembleScore
@@ -21,7 +21,7 @@ commands = typer.Typer()
 @handles_errors
 def ensemble(
     ctx: typer.Context,
-    qrels: Annotated[list[str], typer.Option("--qrels", help="Label sets to combine (repeat, at least two).")],
+    qrels: QrelsListOption,
     name: Annotated[str, typer.Option(help="The ensemble's label set (kind derived).")],
     how: Annotated[
         EnsembleHow,
@@ -30,15 +30,15 @@ def ensemble(
             "lower), the mean or the median of the members that judged it."
         ),
     ] = EnsembleHow.majority,
-    ref: Annotated[str, typer.Option(help="Reference label set for κ and τ.")] = "human",
+    ref: RefOption = "human",
     measure: MeasureOption = DEFAULT_MEASURE,
     replace: Annotated[bool, typer.Option("--replace", help="Rebuild an existing label set of that name.")] = False,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """Combine label sets pair by pair into a derived label set that follows its members (a member
-    judged, imported or edited again recomputes it), keeping each pair's spread (how many members
-    judged it, their standard deviation and range); prints Cohen's κ and Kendall τ-b against
-    `--ref` of every member and of the ensemble."""
+    """Combine the label sets of --qrels (repeated, at least two) pair by pair into a derived label
+    set that follows its members (a member judged, imported or edited again recomputes it), keeping
+    each pair's spread (how many members judged it, their standard deviation and range); prints
+    Cohen's κ and Kendall τ-b against `--ref` of every member and of the ensemble."""
     with open_project(ctx) as project:
         made = project.ensemble(qrels, how.value, name, replace=replace)
         has_ref = any(s["name"] == ref for s in project.label_sets())

@@ -9,11 +9,19 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption
+from studio.cli.options import (
+    DEFAULT_MEASURE,
+    FormatOption,
+    LlmRelevantOption,
+    MeasureOption,
+    OptionalRefOption,
+    QrelsOption,
+)
 from studio.cli.output import OutputFormat, emit_object, emit_records
 from studio.domain.pair_decisions import AuditDecisions
 from studio.domain.rows import Estimate, EstimateRun
 from studio.domain.significance import Correction
+from studio.domain.specs import DecisionTest, EstimateSpec
 
 commands = typer.Typer()
 
@@ -28,10 +36,6 @@ Estimator = Annotated[
         "| ppi++ (weight fitted on the whole sample) | gold (the gold sample alone).",
     ),
 ]
-LlmRelevant = Annotated[
-    float | None,
-    typer.Option("--llm-relevant", help="The LLM label set's own relevance level for binary measures (e.g. 1)."),
-]
 Level = Annotated[float, typer.Option("--level", min=0.5, max=0.999, help="Coverage of the intervals.")]
 DECISION_COLUMNS = ["run_a", "run_b", "difference", "p_value", "p_adjusted", "significant"]
 REF_COLUMNS = ["ref_delta", "ref_p_adjusted", "ref_significant", "supported"]
@@ -41,13 +45,13 @@ REF_COLUMNS = ["ref_delta", "ref_p_adjusted", "ref_significant", "supported"]
 @handles_errors
 def estimate(
     ctx: typer.Context,
-    qrels: Annotated[str, typer.Option("--qrels", help="The LLM label set (labels every unit).")],
+    qrels: QrelsOption,
     gold: Annotated[str, typer.Option("--gold", help="The human label set of the audited sample.")],
     measure: MeasureOption = DEFAULT_MEASURE,
     design: Design = "topics",
     level: Level = 0.95,
     estimator: Estimator = "cross-fit",
-    llm_relevant: LlmRelevant = None,
+    llm_relevant: LlmRelevantOption = None,
     decisions: Annotated[
         bool,
         typer.Option(
@@ -60,35 +64,20 @@ def estimate(
         Correction, typer.Option(help="With --decisions: the correction for the number of pairs.")
     ] = Correction.holm,
     alpha: Annotated[float, typer.Option(min=0.0, max=1.0, help="With --decisions: the significance level.")] = 0.05,
-    ref: Annotated[
-        str | None,
-        typer.Option(
-            "--ref", help="With --decisions: the full reference label set, whose own decisions check the audit's."
-        ),
-    ] = None,
+    ref: OptionalRefOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """Estimate each run's measure under full human labels from LLM labels plus a gold sample (PPI);
-    with --decisions, which run-pair decisions the audit already supports."""
+    """Estimate each run's measure under full human labels from LLM labels (--qrels, labelling every
+    unit) plus a gold sample (PPI); with --decisions, which run-pair decisions the audit already
+    supports, and with --ref too, the full reference label set's own decisions checking them."""
     if ref is not None and not decisions:
         raise typer.BadParameter("--ref checks the audit's decisions: add --decisions", param_hint="--ref")
+    spec = EstimateSpec(qrels, gold, measure, design, level, estimator, llm_relevant)
     with open_project(ctx) as project:
-        result = project.estimate(
-            qrels, gold, measure, design=design, level=level, estimator=estimator, llm_relevant=llm_relevant
-        )
+        result = project.estimate(spec)
         decided: AuditDecisions | None = None
         if decisions:
-            decided = project.estimate_decisions(
-                qrels,
-                gold,
-                measure,
-                design=design,
-                estimator=estimator,
-                llm_relevant=llm_relevant,
-                correction=correction.value,
-                alpha=alpha,
-                ref=ref,
-            )
+            decided = project.estimate_decisions(spec, DecisionTest(correction.value, alpha, ref))
     if fmt is OutputFormat.json:
         # A key of its own, only when asked: the estimate's keys stay as they are.
         emit_object(result if decided is None else {**result, "decisions": decided}, fmt)

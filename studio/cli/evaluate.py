@@ -9,12 +9,25 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.grades import grade
-from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption, MeasureRowsOption, MeasuresOption
-from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console, warn_about_scale
-from studio.cli.topic_options import (
+from studio.cli.options import (
+    DEFAULT_MEASURE,
+    FormatOption,
+    LlmRelevantOption,
+    MeasureOption,
+    MeasureRowsOption,
+    MeasuresOption,
+    OptionalQrelsOption,
+    QrelsOption,
+    RefOption,
+    RelevantOption,
     ScopeOption,
+    SeedOption,
     TopicOption,
     TopicsFileOption,
+    llm_relevant_option,
+)
+from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console, warn_about_scale
+from studio.cli.topic_options import (
     framed_title,
     topic_choice,
     warn_frame,
@@ -24,19 +37,9 @@ from studio.domain.comparisons import Correlation
 from studio.domain.frames import TopicScope
 from studio.domain.numbers import read_grade, why_not_grade
 from studio.domain.settings import STUDIO_PERSON
+from studio.domain.specs import AgreementSpec
 
-Ref = Annotated[str, typer.Option("--ref", help="Reference label set (e.g. the human one).")]
-Qrels = Annotated[str, typer.Option("--qrels", help="Label set to evaluate with or to audit.")]
 Complete = Annotated[bool, typer.Option("--complete", "-c", help="Average over every labelled topic (trec_eval -c).")]
-LlmRelevant = Annotated[
-    float | None,
-    typer.Option(
-        "--llm-relevant",
-        parser=grade,
-        help="--qrels' own relevance level for binary measures (e.g. 1 for a 0/1 judge); the measure's rel= "
-        "stays --ref's.",
-    ),
-]
 
 
 commands = typer.Typer()
@@ -46,7 +49,7 @@ commands = typer.Typer()
 @handles_errors
 def eval_command(
     ctx: typer.Context,
-    qrels: Qrels,
+    qrels: QrelsOption,
     measure: MeasuresOption = None,
     per_topic: Annotated[bool, typer.Option("--per-topic", "-q", help="One row per topic too.")] = False,
     complete: Complete = False,
@@ -76,8 +79,8 @@ def _warn(warnings: list[str]) -> None:
 @handles_errors
 def answers(
     ctx: typer.Context,
-    qrels: Qrels,
-    seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
+    qrels: QrelsOption,
+    seed: SeedOption = 0,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Leaderboard of generative systems: mean grade of their answers, 95% bootstrap interval over topics."""
@@ -90,12 +93,12 @@ def answers(
 @handles_errors
 def correlate(
     ctx: typer.Context,
-    ref: Ref,
-    qrels: Qrels,
+    ref: RefOption,
+    qrels: QrelsOption,
     measure: MeasureRowsOption = None,
     complete: Complete = False,
-    seed: Annotated[int, typer.Option(help="Seed of the bootstrap and subsampling.")] = 0,
-    llm_relevant: LlmRelevant = None,
+    seed: SeedOption = 0,
+    llm_relevant: LlmRelevantOption = None,
     scope: ScopeOption = TopicScope.common,
     topic: TopicOption = None,
     topics_file: TopicsFileOption = None,
@@ -192,42 +195,30 @@ def _num(value: float | None) -> str:
 @handles_errors
 def agree(
     ctx: typer.Context,
-    ref: Ref,
-    qrels: Qrels,
+    ref: RefOption,
+    qrels: QrelsOption,
     ref_threshold: Annotated[
         float | None,
         typer.Option(parser=grade, help="Relevant in the reference at grade ≥ this (default 2 on 0–3 scales)."),
     ] = None,
-    threshold: Annotated[
-        float | None,
-        typer.Option(
-            "--threshold",
-            "--llm-relevant",
-            parser=grade,
-            help="Relevant in the audited set at grade ≥ this (its own level, as estimate's --llm-relevant; "
-            "default 2 on 0–3 scales, 1 on 0/1 ones).",
-        ),
-    ] = None,
-    relevant: Annotated[float, typer.Option(parser=grade, help="Lowest reference grade that is Acceptable.")] = 1.0,
+    threshold: Annotated[float | None, llm_relevant_option("--threshold")] = None,
+    relevant: RelevantOption = 1.0,
     clip: Annotated[bool, typer.Option("--clip", help="Clip grades outside the reference's scale into it.")] = False,
     topic: TopicOption = None,
     topics_file: TopicsFileOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Label agreement on the pairs both label sets label: Cohen's κ (binary, graded, weighted),
-    Krippendorff's α, confusion, alignment."""
+    Krippendorff's α, confusion, alignment.
+
+    Binary κ counts the reference relevant at grade ≥ --ref-threshold and the audited set at grade
+    ≥ --threshold (its own level, as estimate's --llm-relevant), each 2 on 0–3 scales and 1 on 0/1
+    ones unless given. --relevant is the lowest reference grade that is Acceptable in the alignment's
+    Best / Acceptable / Unacceptable categories."""
     chosen = topic_choice(topic, topics_file)
     with open_project(ctx) as project:
         warn_about_scale(project.scale_warnings(ref, [qrels]), clip)
-        result = project.agreement(
-            ref,
-            qrels,
-            topics=chosen,
-            ref_threshold=ref_threshold,
-            threshold=threshold,
-            relevant=relevant,
-            clip=clip,
-        )
+        result = project.agreement(AgreementSpec(ref, qrels, chosen, ref_threshold, threshold, relevant, clip))
     _warn(result["warnings"])
     if fmt is OutputFormat.json:
         emit_object(result, fmt)
@@ -256,8 +247,8 @@ def agree(
 @handles_errors
 def disagreements(
     ctx: typer.Context,
-    ref: Ref,
-    qrels: Qrels,
+    ref: RefOption,
+    qrels: QrelsOption,
     measure: MeasureOption = DEFAULT_MEASURE,
     limit: Annotated[int | None, typer.Option(min=1, help="Show at most this many.")] = None,
     order: Annotated[
@@ -299,7 +290,7 @@ def label(
     qid: Annotated[str, typer.Argument(help="Topic id.")],
     docid: Annotated[str, typer.Argument(help="Document id.")],
     grade: Annotated[str, typer.Argument(help="New grade (a negative one too: -1), or 'none' to remove the label.")],
-    qrels: Qrels,
+    qrels: QrelsOption,
     note: Annotated[str | None, typer.Option(help="Why (kept with the edit).")] = None,
     person: Annotated[str | None, typer.Option(envvar=STUDIO_PERSON, help="Who edits.")] = None,
     fmt: FormatOption = OutputFormat.table,
@@ -327,11 +318,11 @@ def _grade(text: str) -> float:
 @handles_errors
 def undo(
     ctx: typer.Context,
-    qrels: Annotated[str | None, typer.Option("--qrels", help="Only edits of this label set.")] = None,
+    qrels: OptionalQrelsOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Revert the newest audited label edit still in effect (not undone, nor overwritten since by an import,
-    a judge or a derivation)."""
+    a judge or a derivation); with --qrels, the newest of that label set's edits."""
     with open_project(ctx) as project:
         event = project.undo(qrels)
     if event is None:
@@ -344,11 +335,11 @@ def undo(
 @handles_errors
 def history(
     ctx: typer.Context,
-    qrels: Annotated[str | None, typer.Option("--qrels", help="Only edits of this label set.")] = None,
+    qrels: OptionalQrelsOption = None,
     limit: Annotated[int, typer.Option(min=1, help="How many, newest first.")] = 20,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """Audited label edits and undos, newest first."""
+    """Audited label edits and undos, newest first; with --qrels, only that label set's."""
     with open_project(ctx) as project:
         rows = project.label_history(qrels, limit)
     emit_records(rows, fmt, title="Label history")

@@ -9,11 +9,11 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.grades import grade
-from studio.cli.options import MeasuresOption
+from studio.cli.options import MeasuresOption, OptionalRefOption, QrelsOption
 from studio.cli.output import stderr_console
 from studio.domain.choices import AnswerLayout, BankFormat, LeaderboardLayout
 from studio.domain.export_report import ExportReport
-from studio.domain.significance import Correction, SignificanceTest
+from studio.domain.significance import Correction, SignificancePlan, SignificanceTest
 
 commands = typer.Typer(
     name="export",
@@ -85,12 +85,13 @@ def export_graded(
     ctx: typer.Context,
     name: Annotated[str, typer.Argument(help="Label set of a rubric judge.", show_default=False)],
     out: Out,
-    ref: Annotated[str | None, typer.Option(help="Reference labels written beside the grades.")] = "human",
+    ref: OptionalRefOption = "human",
     min_grade: Annotated[
         float, typer.Option(parser=grade, help="correctAnswered at grade ≥ this (Rubric files).")
     ] = 4.0,
 ) -> None:
-    """Item grades: a Rubric-workbench graded file (exam, subtopic) or nuggetizer assignments (nugget-assign)."""
+    """Item grades: a Rubric-workbench graded file (exam, subtopic) or nuggetizer assignments (nugget-assign),
+    with --ref's labels written beside the grades."""
     with open_project(ctx) as project:
         _report(project.export_graded(name, out, ref=ref, min_grade=min_grade))
 
@@ -121,7 +122,7 @@ def export_bank(
 @handles_errors
 def export_leaderboard(
     ctx: typer.Context,
-    qrels: Annotated[str, typer.Option("--qrels", help="Label set to evaluate with.", show_default=False)],
+    qrels: QrelsOption,
     out: Out,
     measure: MeasuresOption = None,
     fmt: Annotated[
@@ -168,10 +169,7 @@ def export_leaderboard(
                 fmt,
                 per_topic=per_topic,
                 complete=complete,
-                significance=significance,
-                test=test.value,
-                correction=correction.value,
-                alpha=alpha,
+                significance=SignificancePlan(test.value, correction.value, alpha) if significance else None,
             )
         )
 

@@ -9,7 +9,7 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.options import FormatOption
+from studio.cli.options import FormatOption, RefOption
 from studio.cli.output import OutputFormat, emit_object, stderr_console
 from studio.domain.choices import ItemKind, LeaderboardLayout, OnDuplicate, OnDuplicateGrade
 from studio.domain.errors import UsageError
@@ -144,12 +144,13 @@ def import_preferences(
     prompt: Annotated[str, typer.Option(help="The prompt (ID or COLLECTION/ID).", show_default=False)],
     model: Annotated[str, typer.Option(help="The judge model.", show_default=False)],
     collection: Annotated[str, typer.Option(help="The test collection judged.", show_default=False)],
-    ref: Annotated[str, typer.Option(help="Reference that orders the passages of raw preferences.")] = "human",
+    ref: RefOption = "human",
     replace: Replace = False,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Pairwise verdicts `qid category docA docB agree|disagree|tie` (docA the better passage), or raw
-    answers per order `qid docFirst docSecond 1|2`, into a label set linked to its prompt."""
+    answers per order `qid docFirst docSecond 1|2` (--ref orders their passages), into a label set
+    linked to its prompt."""
     with open_project(ctx, create=True) as project:
         report = project.import_preferences(
             file, name=name, prompt=prompt, model=model, collection=collection, ref=ref, replace=replace

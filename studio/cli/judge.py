@@ -17,7 +17,7 @@ from studio.cli import judges
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.grades import grade
-from studio.cli.options import FormatOption
+from studio.cli.options import FormatOption, RefOption, SeedOption, TopicOption
 from studio.cli.output import OutputFormat, emit_object, stderr_console
 from studio.cli.pools import POOL_HELP
 from studio.cli.pools import pool as pool_value
@@ -25,6 +25,7 @@ from studio.cli.progress import progress_bar
 from studio.domain.choices import BackendName, ConstrainMode, DerivedScore, JudgeMethod
 from studio.domain.errors import CallsFailed, UsageError
 from studio.domain.judging import JudgeConfig, JudgeSummary
+from studio.domain.settings import OPENAI_API_KEY
 from studio.services.project import Project
 
 commands = typer.Typer()
@@ -37,7 +38,6 @@ Model = Annotated[
     str | None,
     typer.Option(help="GGUF path (llamacpp), model name (openai) or sentence-transformers folder (embedding)."),
 ]
-Ref = Annotated[str, typer.Option(help="Reference label set (holes pool, simulated judge, embedding exemplars).")]
 Kappa = Annotated[float, typer.Option(min=0.0, max=1.0, help="Target agreement of the simulated judge.")]
 Samples = Annotated[
     int,
@@ -78,17 +78,17 @@ def judge(
     pool: Annotated[str, typer.Option(parser=pool_value, help=POOL_HELP)] = "qrels:human",
     model: Model = None,
     prompt: Annotated[str | None, typer.Option(help="A custom prompt file or template folder.")] = None,
-    topics: Annotated[list[str] | None, typer.Option("--topic", help="Only these topics (repeat).")] = None,
+    topics: TopicOption = None,
     limit: Annotated[int | None, typer.Option(min=1, help="At most this many pairs.")] = None,
-    ref: Ref = "human",
+    ref: RefOption = "human",
     bank: Annotated[str | None, typer.Option(help="Test bank the rubric methods grade with.")] = None,
     kappa: Kappa = 0.6,
-    seed: Annotated[int, typer.Option(help="Seed of sampling and decoding.")] = 0,
+    seed: SeedOption = 0,
     samples: Samples = 1,
     temperature: Temperature = None,
     threads: Annotated[int | None, typer.Option(min=1, help="CPU threads for llama.cpp.")] = None,
     base_url: BaseUrl = None,
-    api_key_env: ApiKeyEnv = "OPENAI_API_KEY",
+    api_key_env: ApiKeyEnv = OPENAI_API_KEY,
     concurrency: Annotated[int, typer.Option(min=1, help="Requests in flight (openai).")] = 4,
     timeout: Annotated[float, typer.Option(min=0.0, help="Seconds per request (openai).")] = 60.0,
     retries: Annotated[int, typer.Option(min=0, help="Retries of a transient failure (openai).")] = 5,
@@ -106,7 +106,8 @@ def judge(
 ) -> None:
     """Label a pool of pairs with an LLM judge; every call is cached in the project file.
 
-    `studio judges` lists the runs, shows their failures, parses them again and moves their calls
+    --ref is the reference label set the holes pool, the simulated judge and the embedding exemplars
+    come from. `studio judges` lists the runs, shows their failures, parses them again and moves their calls
     through OpenAI Batch files."""
     label_set = name or f"{method.value}-{backend.value}"
     with open_project(ctx) as project:

@@ -16,7 +16,7 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.listing import Listing, emit_listing
-from studio.cli.options import FormatOption
+from studio.cli.options import FormatOption, OptionalRefOption, OptionalSeedOption, TopicOption
 from studio.cli.output import OutputFormat, emit_object, emit_records
 from studio.cli.pools import POOL_HELP
 from studio.cli.pools import pool as pool_value
@@ -112,12 +112,9 @@ def verify(ctx: typer.Context, name: LabelSet, fmt: FormatOption = OutputFormat.
 Method = Annotated[JudgeMethod | None, typer.Option(help="How the judge labels a pair.")]
 Model = Annotated[str | None, typer.Option(help="Model name on the server.")]
 Pool = Annotated[str | None, typer.Option(parser=pool_value, help=POOL_HELP)]
-Topics = Annotated[list[str] | None, typer.Option("--topic", help="Only these topics (repeat).")]
 Limit = Annotated[int | None, typer.Option(min=1, help="At most this many pairs.")]
-Ref = Annotated[str | None, typer.Option(help="Reference label set (holes pool).")]
 BaseUrl = Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint, e.g. http://localhost:8000/v1.")]
 ApiKeyEnv = Annotated[str | None, typer.Option(help="Environment variable holding the API key.")]
-Seed = Annotated[int | None, typer.Option(help="Seed of sampling and decoding.")]
 Bank = Annotated[str | None, typer.Option(help="Test bank the rubric methods grade with.")]
 Prompt = Annotated[str | None, typer.Option(help="A custom prompt file or template folder.")]
 Constrain = Annotated[
@@ -137,12 +134,12 @@ def export_batch(
     method: Method = None,
     model: Model = None,
     pool: Pool = None,
-    topics: Topics = None,
+    topics: TopicOption = None,
     limit: Limit = None,
-    ref: Ref = None,
+    ref: OptionalRefOption = None,
     base_url: BaseUrl = None,
     api_key_env: ApiKeyEnv = None,
-    seed: Seed = None,
+    seed: OptionalSeedOption = None,
     bank: Bank = None,
     prompt: Prompt = None,
     constrain: Constrain = None,
@@ -180,12 +177,12 @@ def import_batch(
     method: Method = None,
     model: Model = None,
     pool: Pool = None,
-    topics: Topics = None,
+    topics: TopicOption = None,
     limit: Limit = None,
-    ref: Ref = None,
+    ref: OptionalRefOption = None,
     base_url: BaseUrl = None,
     api_key_env: ApiKeyEnv = None,
-    seed: Seed = None,
+    seed: OptionalSeedOption = None,
     bank: Bank = None,
     prompt: Prompt = None,
     constrain: Constrain = None,

@@ -19,9 +19,16 @@ import typer
 from studio.cli.context import open_project, options
 from studio.cli.errors import handles_errors
 from studio.cli.listing import print_overview
-from studio.cli.options import FormatOption
+from studio.cli.options import (
+    FormatOption,
+    OptionalQrelsOption,
+    OptionalRefOption,
+    ScopeOption,
+    TopicOption,
+    TopicsFileOption,
+)
 from studio.cli.output import OutputFormat, stderr_console
-from studio.cli.topic_options import ScopeOption, TopicOption, TopicsFileOption, topic_choice
+from studio.cli.topic_options import topic_choice
 from studio.domain.choices import ScreenName
 from studio.domain.errors import UsageError
 from studio.domain.frames import EVERY_TOPIC, TopicChoice, TopicScope
@@ -61,8 +68,8 @@ def demo(
 def tui(
     ctx: typer.Context,
     screen: Annotated[ScreenName, typer.Option(help="Screen to open.")] = ScreenName.overview,
-    ref: Annotated[str | None, typer.Option(help="Reference label set (default: human).")] = None,
-    qrels: Annotated[str | None, typer.Option(help="Audited label set (default: the newest LLM one).")] = None,
+    ref: OptionalRefOption = None,
+    qrels: OptionalQrelsOption = None,
     person: Annotated[
         str | None,
         typer.Option(
@@ -84,7 +91,10 @@ def tui(
     topics_file: TopicsFileOption = None,
 ) -> None:
     """Open the studio on the project (the Leaderboard and Review compare on the topics both label
-    sets label, or on --topic / --topics-file's, shown in the header)."""
+    sets label, or on --topic / --topics-file's, shown in the header).
+
+    --ref is the reference label set (default: human), --qrels the audited one (default: the newest
+    LLM label set)."""
     chosen = topic_choice(topic, topics_file, scope)
     _run_tui(
         open_project(ctx),

@@ -8,16 +8,24 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption
+from studio.cli.options import (
+    DEFAULT_MEASURE,
+    FormatOption,
+    MeasureOption,
+    QrelsListOption,
+    RefOption,
+    ScopeOption,
+    SeedOption,
+    TopicOption,
+    TopicsFileOption,
+)
 from studio.cli.output import OutputFormat, emit_records, warn_about_scale
 from studio.cli.progress import progress_bar
-from studio.cli.topic_options import ScopeOption, TopicOption, TopicsFileOption, topic_choice, warn_frame
+from studio.cli.topic_options import topic_choice, warn_frame
 from studio.domain.choices import StuffingKind, StuffingPosition
 from studio.domain.comparisons import MethodComparison
 from studio.domain.frames import TopicScope, frame_line
-
-Ref = Annotated[str, typer.Option("--ref", help="Reference label set (e.g. the human one).")]
-
+from studio.domain.specs import ComparisonSpec
 
 commands = typer.Typer()
 
@@ -34,24 +42,25 @@ def _rate(value: Any) -> str:
 @handles_errors
 def compare(
     ctx: typer.Context,
-    ref: Ref,
-    qrels: Annotated[list[str], typer.Option("--qrels", help="Label sets to compare (repeat).")],
+    ref: RefOption,
+    qrels: QrelsListOption,
     measure: MeasureOption = DEFAULT_MEASURE,
     resamples: Annotated[int, typer.Option(min=1, help="Bootstrap resamples over topics.")] = 1000,
-    seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
+    seed: SeedOption = 0,
     clip: Annotated[bool, typer.Option("--clip", help="Clip grades outside the reference's scale into it.")] = False,
     scope: ScopeOption = TopicScope.common,
     topic: TopicOption = None,
     topics_file: TopicsFileOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """One table: per label set κ, α, alignment, leniency, τ and τ_AP with 95% bootstrap intervals,
-    and the τ of its compatibility leaderboard against the reference's nDCG@10 leaderboard; each
-    label set with the reference on the topics both label (`--topics own`: each on its own)."""
+    """One table: per label set of --qrels (repeated) κ, α, alignment, leniency, τ and τ_AP with 95%
+    bootstrap intervals, and the τ of its compatibility leaderboard against the reference's nDCG@10
+    leaderboard; each label set with the reference on the topics both label (`--topics own`: each
+    on its own)."""
     chosen = topic_choice(topic, topics_file, scope)
     with open_project(ctx) as project:
         warn_about_scale(project.scale_warnings(ref, qrels), clip)
-        rows = project.compare(ref, qrels, measure, topics=chosen, resamples=resamples, seed=seed, clip=clip)
+        rows = project.compare(ComparisonSpec(ref, qrels, measure, chosen, resamples, seed, clip))
     for row in rows:
         warn_frame(row["frame"])
     if fmt is OutputFormat.json:
@@ -133,10 +142,10 @@ def flat_row(row: MethodComparison) -> dict[str, object]:
 @handles_errors
 def probe(
     ctx: typer.Context,
-    qrels: Annotated[list[str], typer.Option("--qrels", help="Judge-made label sets to probe (repeat).")],
-    ref: Ref = "human",
+    qrels: QrelsListOption,
+    ref: RefOption = "human",
     limit: Annotated[int, typer.Option(min=1, help="Non-relevant pairs to perturb per judge.")] = 40,
-    seed: Annotated[int, typer.Option(help="Seed of the sample.")] = 0,
+    seed: SeedOption = 0,
     separate: Annotated[
         bool,
         typer.Option(
@@ -154,8 +163,9 @@ def probe(
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Stuff reference-non-relevant passages with the query and a claim of relevance; see how far
-    each judge's labels move (Alaofi et al. 2024). `--separate`: each perturbation alone, per judge
-    its flip rate with a 95% Wilson interval and the runs the flipped passages would lift."""
+    the labels of each judge-made label set of --qrels (repeated) move (Alaofi et al. 2024).
+    `--separate`: each perturbation alone, per judge its flip rate with a 95% Wilson interval and the
+    runs the flipped passages would lift."""
     if separate:
         _probe_separately(ctx, qrels, ref, limit, seed, kind, position, measure, fmt)
         return

@@ -9,9 +9,16 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.options import DEFAULT_MEASURE, MeasureOption
+from studio.cli.options import (
+    DEFAULT_MEASURE,
+    MeasureOption,
+    OptionalRefOption,
+    ScopeOption,
+    TopicOption,
+    TopicsFileOption,
+)
 from studio.cli.output import stderr_console
-from studio.cli.topic_options import ScopeOption, TopicOption, TopicsFileOption, topic_choice
+from studio.cli.topic_options import topic_choice
 from studio.domain.frames import TopicScope
 
 commands = typer.Typer()
@@ -25,7 +32,7 @@ def report(
         Path,
         typer.Option("--out", "-o", help="Folder to write report.html, report.md and figures/ to.", show_default=False),
     ],
-    ref: Annotated[str | None, typer.Option(help="Reference label set (default: human, else the first).")] = None,
+    ref: OptionalRefOption = None,
     measure: MeasureOption = DEFAULT_MEASURE,
     with_embeddings: Annotated[
         bool, typer.Option("--with-embeddings", help="Add Fréchet distances of embeddings (FD@10; loads torch).")
@@ -35,7 +42,8 @@ def report(
     topic: TopicOption = None,
     topics_file: TopicsFileOption = None,
 ) -> None:
-    """Write a shareable report of the project: data, leaderboards, agreement, figures, banks, audit trail.
+    """Write a shareable report of the project: data, leaderboards, agreement, figures, banks, audit trail
+    (against --ref: by default human, else the first label set).
 
     report.html is self-contained (inline CSS, figures as data URIs); report.md has the same tables and figures/*.png.
     """

@@ -14,7 +14,7 @@ import typer
 from studio.cli import grades
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.options import FormatOption, MeasureOption
+from studio.cli.options import FormatOption, MeasureOption, RefOption, RelevantOption, SeedOption, TopicOption
 from studio.cli.output import OutputFormat, emit_object, emit_records
 from studio.cli.pools import POOL_HELP
 from studio.cli.pools import pool as pool_value
@@ -30,8 +30,6 @@ commands = typer.Typer(
     invoke_without_command=True,
 )
 
-Ref = Annotated[str, typer.Option("--ref", help="Reference label set (e.g. the human one).")]
-
 
 @commands.callback()
 @handles_errors
@@ -45,11 +43,11 @@ def sensitivity(
     name: Annotated[str, typer.Option(help="Prefix of the label sets (one per prompt).")] = "prompt",
     model: Annotated[str | None, typer.Option(help="GGUF path (llamacpp) or model name (openai).")] = None,
     pool: Annotated[str, typer.Option(parser=pool_value, help=POOL_HELP)] = "qrels:human",
-    ref: Ref = "human",
-    topics: Annotated[list[str] | None, typer.Option("--topic", help="Only these topics (repeat).")] = None,
+    ref: RefOption = "human",
+    topics: TopicOption = None,
     limit: Annotated[int | None, typer.Option(min=1, help="At most this many pairs.")] = None,
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
-    seed: Annotated[int, typer.Option(help="Seed of decoding (and of the simulated judge).")] = 0,
+    seed: SeedOption = 0,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Run one method with several prompts: κ per prompt, mean and variance, α between prompts.
@@ -93,9 +91,6 @@ RefRelevant = Annotated[
         "--ref-relevant", parser=grades.grade, help="The reference's lowest relevant grade (binary κ; TREC DL: 2)."
     ),
 ]
-Relevant = Annotated[
-    float, typer.Option("--relevant", parser=grades.grade, help="The judges' lowest relevant grade (binary κ).")
-]
 Variance = Annotated[
     VarianceKind,
     typer.Option("--variance", help="Variance across a group's prompts: sample (n − 1) or population (n)."),
@@ -106,9 +101,9 @@ Variance = Annotated[
 @handles_errors
 def report(
     ctx: typer.Context,
-    ref: Ref,
+    ref: RefOption,
     ref_relevant: RefRelevant = 2.0,
-    relevant: Relevant = 1.0,
+    relevant: RelevantOption = 1.0,
     variance: Variance = VarianceKind.sample,
     prompts: Annotated[str | None, typer.Option("--prompts", help="Only this prompt collection's label sets.")] = None,
     reference: Annotated[
@@ -121,7 +116,10 @@ def report(
     """The study over every label set linked to a prompt: agreement per prompt (κ for binary and
     graded, the share of pairs ordered as the reference in both orders for pairwise), mean and
     variance per model × author group × method (Table 4.5), α between a group's prompts, lexical
-    diversity, and the leaderboard's τ under each prompt."""
+    diversity, and the leaderboard's τ under each prompt.
+
+    Binary κ counts the reference relevant at grade ≥ --ref-relevant and the judges at grade ≥
+    --relevant."""
     with open_project(ctx) as project:
         result = project.study_report(
             ref,
@@ -164,14 +162,14 @@ def run(
     model: Annotated[
         list[str] | None, typer.Option("--model", help="GGUF path (llamacpp) or model name (openai); repeat.")
     ] = None,
-    ref: Ref = "human",
+    ref: RefOption = "human",
     per_grade: Annotated[int, typer.Option(min=0, help="Passages per topic and grade (0: all).")] = 10,
     per_category: Annotated[int, typer.Option(min=0, help="Pairs per topic and category (0: all).")] = 10,
-    topics: Annotated[list[str] | None, typer.Option("--topic", help="Only these topics (repeat).")] = None,
+    topics: TopicOption = None,
     name: Annotated[str, typer.Option(help="Prefix of the label sets.")] = "study",
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
     kappa: Annotated[float, typer.Option(min=0.0, max=1.0, help="The simulated judge's agreement with --ref.")] = 0.6,
-    seed: Annotated[int, typer.Option(help="Seed of the sample, of decoding and of the simulated judge.")] = 0,
+    seed: SeedOption = 0,
     ref_relevant: RefRelevant = 2.0,
     variance: Variance = VarianceKind.sample,
     fmt: FormatOption = OutputFormat.table,

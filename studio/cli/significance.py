@@ -9,12 +9,19 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption
-from studio.cli.output import OutputFormat, emit_object, emit_records
-from studio.cli.topic_options import (
+from studio.cli.options import (
+    DEFAULT_MEASURE,
+    FormatOption,
+    MeasureOption,
+    OptionalRefOption,
+    QrelsOption,
     ScopeOption,
+    SeedOption,
     TopicOption,
     TopicsFileOption,
+)
+from studio.cli.output import OutputFormat, emit_object, emit_records
+from studio.cli.topic_options import (
     framed_title,
     topic_choice,
     warn_frame,
@@ -44,7 +51,7 @@ def _run_names(text: str | None) -> list[str] | None:
 @handles_errors
 def significance(
     ctx: typer.Context,
-    qrels: Annotated[str, typer.Option("--qrels", help="Label set to test the runs under.")],
+    qrels: QrelsOption,
     measure: MeasureOption = DEFAULT_MEASURE,
     test: Annotated[
         SignificanceTest,
@@ -59,11 +66,8 @@ def significance(
     resamples: Annotated[int, typer.Option(min=1, help="Resamples of the randomization, bootstrap or Tukey test.")] = (
         10_000
     ),
-    seed: Annotated[int, typer.Option(help="Seed of the resamples.")] = 0,
-    ref: Annotated[
-        str | None,
-        typer.Option("--ref", help="Reference label set: test both alike and compare their decisions pair by pair."),
-    ] = None,
+    seed: SeedOption = 0,
+    ref: OptionalRefOption = None,
     pair: Annotated[
         tuple[str, str] | None,
         typer.Option(
@@ -78,9 +82,9 @@ def significance(
     topics_file: TopicsFileOption = None,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """Paired significance tests between every pair of runs, corrected for the number of pairs;
-    with --ref, the agreement of the two label sets' decisions; with --ref and --pair A B, the
-    labels that pair's decision hangs on."""
+    """Paired significance tests between every pair of runs under --qrels, corrected for the number
+    of pairs; with --ref, both label sets tested alike and the agreement of their decisions, pair by
+    pair; with --ref and --pair A B, the labels that pair's decision hangs on."""
     plan = SignificancePlan(test.value, correction.value, alpha, resamples, seed)
     chosen = topic_choice(topic, topics_file, scope)
     if pair is not None:

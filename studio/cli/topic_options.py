@@ -1,37 +1,13 @@
-"""The options that choose the topics a command stands on, said once for every command that takes them:
-`--topics common|own` (comparisons of two label sets), `--topic QID` (repeatable) and `--topics-file FILE`."""
+"""What the topic options (`--topics common|own`, `--topic QID`, `--topics-file FILE`, declared in
+`cli/options.py`) choose, and how a command says which topics it stood on."""
 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated
-
-import typer
 
 from studio.cli.output import OutputFormat, stderr_console
 from studio.domain.frames import FrameJson, TopicChoice, TopicScope, frame_line, frame_warnings
 from studio.services.project import Project
-
-ScopeOption = Annotated[
-    TopicScope,
-    typer.Option(
-        "--topics",
-        help="common: both label sets on the topics both label (the default); own: each on its own topics "
-        "(conditions judged on disjoint topics).",
-    ),
-]
-TopicOption = Annotated[
-    list[str] | None,
-    typer.Option("--topic", metavar="QID", help="Only this topic (repeat for more)."),
-]
-TopicsFileOption = Annotated[
-    Path | None,
-    typer.Option(
-        "--topics-file",
-        metavar="FILE",
-        help="Only the topics listed in FILE: one qid per line, or a topics, qrels or run file (first column).",
-    ),
-]
 
 
 def topic_choice(

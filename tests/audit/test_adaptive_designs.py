@@ -14,6 +14,7 @@ from helpers import known
 from studio import Project
 from studio.domain.audit_results import AuditPlan, TopicStratumDraw, UncertaintyDraw
 from studio.domain.errors import UsageError
+from studio.domain.specs import AuditDrawSpec, AuditSimulationSpec
 from studio.metrics import ppi
 from studio.metrics import unequal_sampling as us
 from studio.services.audit.units import gold_design
@@ -93,7 +94,9 @@ def test_neyman_topic_strata_are_unbiased_and_give_each_stratum_two() -> None:
 )
 def test_a_small_seeded_simulation_covers(sample: Path, design: str, budget: int, measure: str) -> None:
     with Project.open(sample) as project:
-        found = project.simulate_audit("human", LLM, budget=budget, design=design, trials=200, seed=1, measure=measure)
+        found = project.simulate_audit(
+            AuditSimulationSpec("human", LLM, budget=budget, design=design, trials=200, seed=1, measure=measure)
+        )
     assert known(found["coverage"]) >= 0.9
     assert known(found["uniform_width"]) > 0 and known(found["width_vs_uniform"]) == pytest.approx(
         known(found["width"]) / known(found["uniform_width"])
@@ -102,7 +105,7 @@ def test_a_small_seeded_simulation_covers(sample: Path, design: str, budget: int
 
 def test_an_uncertainty_audit_stores_the_probabilities_it_was_drawn_with(sample: Path) -> None:
     with Project.open(sample) as project:
-        drawn = project.plan_audit(LLM, name="u", budget=40, design="pairs-uncertainty", seed=2)
+        drawn = project.plan_audit(AuditDrawSpec(LLM, name="u", budget=40, design="pairs-uncertainty", seed=2))
         design, pi = audit_store.inclusion_probabilities(project.db.cursor(), "u")
         assert design == "pairs-uncertainty" and len(pi) == drawn["units"] == 40
         assert all(0 < p <= 1 for p in pi.values())
@@ -116,7 +119,7 @@ def test_an_uncertainty_audit_stores_the_probabilities_it_was_drawn_with(sample:
 
 def test_a_neyman_topic_audit_reads_its_strata_back_for_the_estimate(sample: Path) -> None:
     with Project.open(sample) as project:
-        drawn = project.plan_audit(LLM, name="t", budget=6, design="topics-neyman", seed=2)
+        drawn = project.plan_audit(AuditDrawSpec(LLM, name="t", budget=6, design="topics-neyman", seed=2))
         found = gold_design(project.engine, "t", "topics")
         assert found.topic_strata is not None and len(found.topic_strata) == drawn["population"] == 10
         rows = topic_stratum_draws(drawn)
@@ -131,7 +134,7 @@ def test_uncertainty_without_distributions_or_pilot_is_refused(tmp_path: Path) -
     with Project.open(tmp_path / "p.duckdb") as project:
         project.import_qrels(tmp_path / "llm.txt", name="llm", kind="llm")
         with pytest.raises(UsageError, match="label distributions"):
-            project.plan_audit("llm", name="u", budget=2, design="pairs-uncertainty")
+            project.plan_audit(AuditDrawSpec("llm", name="u", budget=2, design="pairs-uncertainty"))
 
 
 def test_an_ensemble_draws_where_its_members_disagree(tmp_path: Path) -> None:
@@ -149,7 +152,7 @@ def test_an_ensemble_draws_where_its_members_disagree(tmp_path: Path) -> None:
             (tmp_path / f"{name}.txt").write_text("".join(rows))
             project.import_qrels(tmp_path / f"{name}.txt", name=name, kind="llm")
         project.ensemble(["a", "b", "c"], "mean", "ens")
-        drawn = project.plan_audit("ens", name="u", budget=10, design="pairs-uncertainty", seed=1)
+        drawn = project.plan_audit(AuditDrawSpec("ens", name="u", budget=10, design="pairs-uncertainty", seed=1))
         row = uncertainty_draw(drawn)
         assert row["from"] == "label spread (40 pairs)"
         # Half the budget is spread uniformly (10/40 · 0.5 each), the other half over the 10 pairs
@@ -157,7 +160,7 @@ def test_an_ensemble_draws_where_its_members_disagree(tmp_path: Path) -> None:
         assert row["min_inclusion"] == pytest.approx(0.125)
         assert row["max_inclusion"] == pytest.approx(0.625)
         with pytest.raises(UsageError, match="spread behind its labels"):
-            project.plan_audit("a", name="v", budget=10, design="pairs-uncertainty", seed=1)
+            project.plan_audit(AuditDrawSpec("a", name="v", budget=10, design="pairs-uncertainty", seed=1))
 
 
 def heavy_tailed_project(folder: Path, seed: int = 3) -> Project:

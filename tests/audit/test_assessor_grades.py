@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from studio.domain.specs import AuditDrawSpec
 from studio.services.project import Project
 
 LLM = "umbrela-smol"
@@ -12,7 +13,7 @@ LLM = "umbrela-smol"
 
 def test_undo_takes_back_only_the_assessors_own_grade(sample: Path) -> None:
     with Project.open(sample) as project:
-        project.plan_audit(LLM, name="g", budget=6, design="pairs", seed=2)
+        project.plan_audit(AuditDrawSpec(LLM, name="g", budget=6, design="pairs", seed=2))
         project.assign_audit("g", ["alice", "bob"], overlap=1.0, seed=0)  # every pair graded by both
         alice, bob = project.blind_audit("g", person="alice"), project.blind_audit("g", person="bob")
         alice.load()

@@ -12,6 +12,7 @@ from helpers import known, scalar
 from studio import Project
 from studio.domain.audit_results import AuditPlan, AuditUnit, StratumDraw
 from studio.domain.errors import InputError, UsageError
+from studio.domain.specs import AuditDrawSpec
 from studio.metrics.sampling import allocate, capped_shares, simple_sample_size, stratified_sample_size
 from studio.services.audit.planner import budget_plan
 from studio.services.audit.samples import audit_design, audit_pairs, pilot_differences, pool_pairs
@@ -35,7 +36,7 @@ def stratum_draws(drawn: AuditPlan) -> list[StratumDraw]:
 
 def test_pairs_design_probabilities_sum_to_the_budget(sample: Path) -> None:
     with Project.open(sample) as project:
-        drawn = project.plan_audit(LLM, name="a", budget=25, design="pairs", seed=3)
+        drawn = project.plan_audit(AuditDrawSpec(LLM, name="a", budget=25, design="pairs", seed=3))
         design, pi = audit_store.inclusion_probabilities(project.db.cursor(), "a")
         assert design == "pairs" and drawn["population"] == 280 and len(pi) == 25
         assert list(pi.values()) == pytest.approx([25 / 280] * 25)
@@ -48,7 +49,7 @@ def test_pairs_design_probabilities_sum_to_the_budget(sample: Path) -> None:
 
 def test_topics_design_is_n_over_N_and_walks_every_pair_of_a_drawn_topic(sample: Path) -> None:
     with Project.open(sample) as project:
-        project.plan_audit(LLM, name="t", budget=3, design="topics", seed=1)
+        project.plan_audit(AuditDrawSpec(LLM, name="t", budget=3, design="topics", seed=1))
         design, pi = audit_design(project.engine, "t")
         assert design == "topics" and len(pi) == 3 and list(pi.values()) == pytest.approx([3 / 10] * 3)
         assert 10 * next(iter(pi.values())) == pytest.approx(3)  # Σ over the 10 topics of π = n
@@ -64,7 +65,7 @@ def test_topics_design_is_n_over_N_and_walks_every_pair_of_a_drawn_topic(sample:
 def test_the_seed_reproduces_the_sample_and_its_order(sample: Path) -> None:
     with Project.open(sample) as project:
         for name, seed in (("a", 7), ("b", 7), ("c", 8)):
-            project.plan_audit(LLM, name=name, budget=12, design="stratified", strata="grade", seed=seed)
+            project.plan_audit(AuditDrawSpec(LLM, name=name, budget=12, design="stratified", strata="grade", seed=seed))
         a, b, c = (units(project, n) for n in "abc")
         assert a == b and a != c
         assert sorted(u["position"] for u in a) == list(range(12))
@@ -74,7 +75,9 @@ def test_the_seed_reproduces_the_sample_and_its_order(sample: Path) -> None:
 def test_stratified_neyman_allocation_follows_the_formula(sample: Path) -> None:
     with Project.open(sample) as project:
         budget = 40
-        drawn = project.plan_audit(LLM, name="s", budget=budget, design="stratified", strata="grade", pilot="human")
+        drawn = project.plan_audit(
+            AuditDrawSpec(LLM, name="s", budget=budget, design="stratified", strata="grade", pilot="human")
+        )
         assert drawn["allocation"] == "neyman" and drawn["pilot"] == "human"
         pairs = pool_pairs(project.db.cursor(), LLM, "grade")
         _, differences = pilot_differences(project.db.cursor(), LLM, "human")
@@ -106,7 +109,7 @@ def test_without_a_pilot_the_allocation_is_proportional_then_earlier_audits_are_
     sample: Path, tmp_path: Path
 ) -> None:
     with Project.open(sample) as project:
-        first = project.plan_audit(LLM, name="p1", budget=28, design="stratified", strata="grade")
+        first = project.plan_audit(AuditDrawSpec(LLM, name="p1", budget=28, design="stratified", strata="grade"))
         assert first["allocation"] == "proportional"
         rows = stratum_draws(first)
         assert [r["drawn"] for r in rows] == allocate([r["pairs"] for r in rows], [r["pairs"] for r in rows], 28)
@@ -119,7 +122,7 @@ def test_without_a_pilot_the_allocation_is_proportional_then_earlier_audits_are_
             )
         )
         project.import_audit("p1", gold, assessor="ana")
-        second = project.plan_audit(LLM, name="p2", budget=28, design="stratified", strata="grade")
+        second = project.plan_audit(AuditDrawSpec(LLM, name="p2", budget=28, design="stratified", strata="grade"))
         assert second["allocation"] == "neyman" and second["pilot"] == "p1" and second["pilot_pairs"] == 28
 
 
@@ -149,7 +152,7 @@ def test_planner_sizes_come_from_the_pilot(sample: Path) -> None:
 
 def test_import_takes_the_sample_and_refuses_a_line_outside_it(sample: Path, tmp_path: Path) -> None:
     with Project.open(sample) as project:
-        project.plan_audit(LLM, name="g", budget=5, design="pairs", seed=2)
+        project.plan_audit(AuditDrawSpec(LLM, name="g", budget=5, design="pairs", seed=2))
         sampled = audit_pairs(project.db.cursor(), "g")
         outside = next(
             (q, d)
@@ -182,8 +185,8 @@ def test_audit_design_of_imported_human_qrels_is_whole_topics(sample: Path) -> N
 def test_a_name_already_taken_or_a_bad_design_is_refused(sample: Path) -> None:
     with Project.open(sample) as project:
         with pytest.raises(UsageError, match="taken"):
-            project.plan_audit(LLM, name="human", budget=5, design="pairs")
+            project.plan_audit(AuditDrawSpec(LLM, name="human", budget=5, design="pairs"))
         with pytest.raises(UsageError, match="--strata"):
-            project.plan_audit(LLM, name="x", budget=5, design="stratified")
+            project.plan_audit(AuditDrawSpec(LLM, name="x", budget=5, design="stratified"))
         with pytest.raises(UsageError, match="design"):
-            project.plan_audit(LLM, name="x", budget=5, design="clusters")
+            project.plan_audit(AuditDrawSpec(LLM, name="x", budget=5, design="clusters"))

@@ -4,6 +4,7 @@ corrections (statsmodels), and the check against the full reference's decisions.
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -13,6 +14,7 @@ from statsmodels.stats.multitest import multipletests  # type: ignore[import-unt
 
 from studio.domain.pair_decisions import AuditPairDecision
 from studio.domain.significance import SignificancePlan
+from studio.domain.specs import DecisionTest, EstimateSpec
 from studio.metrics.names import parse_measure
 from studio.services.project import Project
 
@@ -55,12 +57,9 @@ def test_p_below_alpha_exactly_when_the_estimates_interval_excludes_zero(
     with Project.open(sample) as project:
         _partial_gold(project, tmp_path, design)
         for alpha in ALPHAS:
-            decided = project.estimate_decisions(
-                LLM, "gold", measure, design=design, estimator=estimator, correction="none", alpha=alpha
-            )
-            settled = project.estimate(LLM, "gold", measure, design=design, estimator=estimator, level=1 - alpha)[
-                "pairs"
-            ]
+            spec = EstimateSpec(LLM, "gold", measure, design=design, estimator=estimator)
+            decided = project.estimate_decisions(spec, DecisionTest(correction="none", alpha=alpha))
+            settled = project.estimate(replace(spec, level=1 - alpha))["pairs"]
             by_pair = _by_pair(decided["pairs"])
             assert len(by_pair) == len(settled) == 15
             for row in settled:
@@ -81,7 +80,9 @@ def test_gold_only_is_the_one_sample_t_test_of_the_audited_topics_with_the_finit
 ) -> None:
     with Project.open(sample) as project:
         chosen = _partial_gold(project, tmp_path)
-        decided = _by_pair(project.estimate_decisions(LLM, "gold", estimator="gold", correction="none")["pairs"])
+        decided = _by_pair(
+            project.estimate_decisions(EstimateSpec(LLM, "gold", estimator="gold"), DecisionTest("none"))["pairs"]
+        )
         human = project.engine.evaluator("human")
         values = human.per_topic(parse_measure("nDCG@10"))[[human.row[q] for q in chosen]]
         topics = len(project.engine.evaluator(LLM).qids)
@@ -97,7 +98,7 @@ def test_gold_only_is_the_one_sample_t_test_of_the_audited_topics_with_the_finit
 def test_corrections_are_statsmodels_multipletests(correction: str, method: str, sample: Path, tmp_path: Path) -> None:
     with Project.open(sample) as project:
         _partial_gold(project, tmp_path)
-        rows = project.estimate_decisions(LLM, "gold", correction=correction, alpha=0.05)["pairs"]
+        rows = project.estimate_decisions(EstimateSpec(LLM, "gold"), DecisionTest(correction, 0.05))["pairs"]
     p = np.array([r["p_value"] for r in rows])
     rejected, adjusted, _, _ = multipletests(p, alpha=0.05, method=method)
     assert [r["p_adjusted"] for r in rows] == pytest.approx(adjusted.tolist())
@@ -107,7 +108,7 @@ def test_corrections_are_statsmodels_multipletests(correction: str, method: str,
 def test_supported_pairs_are_those_the_full_reference_decides_alike(sample: Path, tmp_path: Path) -> None:
     with Project.open(sample) as project:
         _partial_gold(project, tmp_path)
-        decided = project.estimate_decisions(LLM, "gold", correction="bh", alpha=0.1, ref="human")
+        decided = project.estimate_decisions(EstimateSpec(LLM, "gold"), DecisionTest("bh", 0.1, "human"))
         reference = project.significance("human", plan=SignificancePlan("t", "bh", 0.1))
     theirs = {frozenset((p["run_a"], p["run_b"])): p for p in reference["pairs"]}
     for row in decided["pairs"]:
@@ -126,17 +127,25 @@ def test_supported_pairs_are_those_the_full_reference_decides_alike(sample: Path
 def test_without_a_reference_no_comparison_is_made(sample: Path, tmp_path: Path) -> None:
     with Project.open(sample) as project:
         _partial_gold(project, tmp_path)
-        decided = project.estimate_decisions(LLM, "gold")
+        decided = project.estimate_decisions(EstimateSpec(LLM, "gold"))
     assert "ref" not in decided and all("supported" not in row for row in decided["pairs"])
     assert decided["significant"] == sum(row["significant"] for row in decided["pairs"])
 
 
 @pytest.mark.parametrize(
-    ("kwargs", "message"),
-    [({"correction": "sidak"}, "unknown correction"), ({"alpha": 1.0}, "--alpha"), ({"estimator": "x"}, "unknown")],
+    ("asked", "message"),
+    [
+        (DecisionTest(correction="sidak"), "unknown correction"),
+        (DecisionTest(alpha=1.0), "--alpha"),
+        (EstimateSpec(LLM, "gold", estimator="x"), "unknown"),
+    ],
 )
-def test_bad_arguments_are_refused(kwargs: dict[str, object], message: str, sample: Path, tmp_path: Path) -> None:
+def test_bad_arguments_are_refused(
+    asked: EstimateSpec | DecisionTest, message: str, sample: Path, tmp_path: Path
+) -> None:
+    spec = asked if isinstance(asked, EstimateSpec) else EstimateSpec(LLM, "gold")
+    test = asked if isinstance(asked, DecisionTest) else DecisionTest()
     with Project.open(sample) as project:
         _partial_gold(project, tmp_path)
         with pytest.raises(ValueError, match=message):
-            project.estimate_decisions(LLM, "gold", **kwargs)  # type: ignore[arg-type]
+            project.estimate_decisions(spec, test)

@@ -11,6 +11,7 @@ import pytest
 from helpers import known
 
 from benchmarks.ppi_coverage import DATA, GPT4, PILOT, build_project, published_labels
+from studio.domain.specs import AuditSimulationSpec
 from studio.metrics import ppi
 from studio.services.audit.units import labelled_qids, topic_units
 from studio.services.evaluation.engine import measure_of
@@ -36,7 +37,7 @@ def test_twenty_gold_topics_cover_ndcg_and_narrow_the_interval(collection: Proje
     gold topics: with the default (cross-fit) estimator every run's 95% interval covers its
     full-human nDCG@10 at least 90% of the time and is at most 0.88 as wide as the gold-only
     interval of the same 20 topics (measured: 0.940 and 0.861 on DL19, 0.947 and 0.791 on DL20)."""
-    found = collection.simulate_audit("human", "llm-k0.5", budget=20, trials=TRIALS, seed=7)
+    found = collection.simulate_audit(AuditSimulationSpec("human", "llm-k0.5", budget=20, trials=TRIALS, seed=7))
     assert found["estimator"] == "cross-fit"
     assert known(found["min_run_coverage"]) >= FLOOR
     assert known(found["coverage"]) >= 0.93
@@ -45,7 +46,7 @@ def test_twenty_gold_topics_cover_ndcg_and_narrow_the_interval(collection: Proje
 
 @pytest.mark.parametrize("kappa", [0.3, 0.8])
 def test_coverage_holds_whatever_the_judge_and_its_gain_grows_with_kappa(collection: Project, kappa: float) -> None:
-    found = collection.simulate_audit("human", f"llm-k{kappa:g}", budget=10, trials=TRIALS, seed=8)
+    found = collection.simulate_audit(AuditSimulationSpec("human", f"llm-k{kappa:g}", budget=10, trials=TRIALS, seed=8))
     assert known(found["min_run_coverage"]) >= FLOOR - 0.02  # 10 topics: the t interval is a little short
     assert known(found["width_ratio"]) <= (0.75 if kappa == 0.8 else 0.95)
 
@@ -54,19 +55,21 @@ def test_a_judge_that_does_not_help_costs_nothing_against_the_gold_sample(collec
     """Grades turned upside down: every fold's cross-fitted λ is 0, so the intervals are the gold
     sample's own. Labels unrelated to the grades (κ 0) still carry the pools' sizes, which the
     folds weigh at λ ≈ 0.3–0.5: within 3% of the gold-only width, never plain PPI's 1.7×."""
-    inverted = collection.simulate_audit("human", "llm-inverted", budget=10, trials=TRIALS, seed=8)
+    inverted = collection.simulate_audit(AuditSimulationSpec("human", "llm-inverted", budget=10, trials=TRIALS, seed=8))
     assert known(inverted["width_ratio"]) == pytest.approx(1.0, abs=0.005)
     assert known(inverted["coverage"]) == pytest.approx(known(inverted["gold_coverage"]), abs=0.005)
-    unrelated = collection.simulate_audit("human", "llm-k0", budget=10, trials=TRIALS, seed=8)
+    unrelated = collection.simulate_audit(AuditSimulationSpec("human", "llm-k0", budget=10, trials=TRIALS, seed=8))
     assert known(unrelated["width_ratio"]) <= 1.03
     assert known(unrelated["coverage"]) >= known(unrelated["gold_coverage"]) - 0.01
-    plain = collection.simulate_audit("human", "llm-inverted", budget=10, trials=TRIALS, seed=8, estimator="ppi")
+    plain = collection.simulate_audit(
+        AuditSimulationSpec("human", "llm-inverted", budget=10, trials=TRIALS, seed=8, estimator="ppi")
+    )
     assert known(plain["width_ratio"]) > 1.5
 
 
 def test_pairs_design_covers_precision_with_a_large_enough_sample(collection: Project) -> None:
     found = collection.simulate_audit(
-        "human", "llm-k0.5", budget=4000, design="pairs", measure="P(rel=2)@10", trials=500, seed=9
+        AuditSimulationSpec("human", "llm-k0.5", budget=4000, design="pairs", measure="P(rel=2)@10", trials=500, seed=9)
     )
     assert known(found["coverage"]) >= 0.92
     assert known(found["min_run_coverage"]) >= 0.88  # 500 trials: an error of about 0.01 per run
@@ -75,8 +78,12 @@ def test_pairs_design_covers_precision_with_a_large_enough_sample(collection: Pr
 
 def test_power_tuning_keeps_coverage_with_twenty_topics(collection: Project) -> None:
     for estimator in ("ppi++", "cross-fit"):
-        found = collection.simulate_audit("human", "llm-k0.3", budget=20, trials=TRIALS, seed=10, estimator=estimator)
-        plain = collection.simulate_audit("human", "llm-k0.3", budget=20, trials=TRIALS, seed=10, estimator="ppi")
+        found = collection.simulate_audit(
+            AuditSimulationSpec("human", "llm-k0.3", budget=20, trials=TRIALS, seed=10, estimator=estimator)
+        )
+        plain = collection.simulate_audit(
+            AuditSimulationSpec("human", "llm-k0.3", budget=20, trials=TRIALS, seed=10, estimator="ppi")
+        )
         assert known(found["coverage"]) >= FLOOR
         assert known(found["width"]) <= known(plain["width"]) * 1.02
 
@@ -98,7 +105,7 @@ def test_twenty_gold_topics_and_gpt4_labels_on_dl20_cover_and_narrow(collection:
     the gold-only one (measured: 0.938, 0.773). Without the pseudo-topic in the spread the same
     audits cover 0.930 (0.920 with the benchmark's seed)."""
     gpt4_labels(collection)
-    found = collection.simulate_audit("human", GPT4, budget=20, trials=TRIALS, seed=7)
+    found = collection.simulate_audit(AuditSimulationSpec("human", GPT4, budget=20, trials=TRIALS, seed=7))
     assert known(found["min_run_coverage"]) >= FLOOR
     assert known(found["coverage"]) >= 0.93
     assert known(found["width_ratio"]) <= 0.78
@@ -116,7 +123,7 @@ def test_gpt4_failing_whole_dl19_topics_costs_twenty_topic_audits_their_coverage
     the intervals cover about 89%, gold-only ones about 93%. Judged pairs sampled uniformly do not
     depend on whole topics: they keep their coverage and gain more."""
     gpt4_labels(collection)
-    topics = collection.simulate_audit("human", GPT4, budget=20, trials=TRIALS, seed=7)
+    topics = collection.simulate_audit(AuditSimulationSpec("human", GPT4, budget=20, trials=TRIALS, seed=7))
     assert 0.85 <= known(topics["coverage"]) < 0.92
     assert known(topics["coverage"]) < known(topics["gold_coverage"]) < 0.95
     # The same audits of the other 41 topics (the two never drawn) cover.
@@ -126,13 +133,13 @@ def test_gpt4_failing_whole_dl19_topics_costs_twenty_topic_audits_their_coverage
     without = ppi.simulate(units.a, units.b, budget=20, trials=TRIALS, seed=7).summary()
     assert without["min_run_coverage"] >= FLOOR
     pairs = collection.simulate_audit(
-        "human", GPT4, budget=4000, design="pairs", measure="P(rel=2)@10", trials=500, seed=9
+        AuditSimulationSpec("human", GPT4, budget=4000, design="pairs", measure="P(rel=2)@10", trials=500, seed=9)
     )
     assert known(pairs["min_run_coverage"]) >= 0.90 and known(pairs["width_ratio"]) <= 0.7
     # Topics stratified by GPT-4's relevant count, Neyman-allocated from a 300-pair pilot's spreads:
     # the two topics fall in the low stratum, which is sampled more (measured: 0.960, 0.865).
     neyman = collection.simulate_audit(
-        "human", GPT4, budget=20, design="topics-neyman", trials=1000, seed=14, pilot=PILOT
+        AuditSimulationSpec("human", GPT4, budget=20, design="topics-neyman", trials=1000, seed=14, pilot=PILOT)
     )
     assert known(neyman["coverage"]) >= 0.93 and known(neyman["min_run_coverage"]) >= FLOOR
     assert known(neyman["width_ratio"]) <= 0.9

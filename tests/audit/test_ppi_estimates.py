@@ -12,6 +12,7 @@ from helpers import cli
 from scipy import stats
 
 from studio.domain.rows import EstimateRun
+from studio.domain.specs import AuditDrawSpec
 from studio.metrics.names import parse_measure
 from studio.services.audit.estimates import advice, within_range
 from studio.services.project import Project
@@ -179,7 +180,7 @@ def test_an_audit_brings_its_design_and_inclusion_probabilities(sample: Path, tm
     from studio.store import audits as audit_store
 
     with Project.open(sample) as project:
-        project.plan_audit("umbrela-smol", name="au", budget=60, design="pairs", seed=3)
+        project.plan_audit(AuditDrawSpec("umbrela-smol", name="au", budget=60, design="pairs", seed=3))
         con = project.db.cursor()
         row = audit_store.audit(con, "au")
         assert row is not None

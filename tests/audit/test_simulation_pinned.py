@@ -21,6 +21,7 @@ import pytest
 from helpers import copy_project
 
 from studio import Project
+from studio.domain.specs import AuditSimulationSpec
 
 PINNED = Path(__file__).resolve().parent / "simulation_pinned.json"
 UPDATE = os.environ.get("STUDIO_UPDATE_PINNED") == "1"
@@ -91,7 +92,7 @@ def project(sample_template: Path, tmp_path_factory: pytest.TempPathFactory) -> 
 def computed(project: Project) -> dict[str, Any]:
     figures: dict[str, Any] = {}
     for case, kwargs in SIMULATIONS:
-        figures[case] = dict(project.simulate_audit("human", trials=TRIALS, **kwargs))
+        figures[case] = dict(project.simulate_audit(AuditSimulationSpec("human", trials=TRIALS, **kwargs)))
     for case, kwargs in RECOMMENDATIONS:
         figures[case] = dict(project.recommend_audit_design(trials=TRIALS, **kwargs))
     return figures

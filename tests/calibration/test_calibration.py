@@ -13,6 +13,7 @@ from typer.testing import CliRunner
 
 from studio.cli.app import app
 from studio.domain.errors import UsageError
+from studio.domain.specs import AgreementSpec, CalibrationSpec
 from studio.metrics import calibration as cal
 from studio.services.project import Project
 
@@ -63,7 +64,7 @@ def test_pava_matches_a_brute_force_monotone_fit() -> None:
 @pytest.mark.parametrize("method", cal.METHODS)
 def test_a_judge_that_grades_one_higher_is_undone(tmp_path: Path, method: str) -> None:
     with _biased_project(tmp_path) as project:
-        done = project.calibrate("llm", "gold", "llm-cal", method=method, folds=4)
+        done = project.calibrate(CalibrationSpec("llm", "gold", "llm-cal", method=method, folds=4))
         assert done["pairs"] == 240 and done["folds"] == 4 and done["topics"] == 12
         assert done["kappa_raw"] is not None and done["kappa_raw"] < 0.3
         assert done["kappa_calibrated"] == 1.0  # the map learnt on the other folds undoes the bias exactly
@@ -71,7 +72,9 @@ def test_a_judge_that_grades_one_higher_is_undone(tmp_path: Path, method: str) -
         assert done["tau_calibrated"] is not None and done["tau_raw"] is not None
         assert done["tau_calibrated"] >= done["tau_raw"]
         # The stored set holds the out-of-fold grades: `agree` shows the reported κ.
-        assert project.agreement("gold", "llm-cal")["kappa_graded"] == pytest.approx(done["kappa_calibrated"], abs=1e-4)
+        assert project.agreement(AgreementSpec("gold", "llm-cal"))["kappa_graded"] == pytest.approx(
+            done["kappa_calibrated"], abs=1e-4
+        )
         fitted = cal.CalibrationMap.from_dict(done["map"])
         assert fitted.grade(np.array([1.0, 2, 3])).tolist() == [0, 1, 2]
         kinds = {row["name"]: row["kind"] for row in project.label_sets()}
@@ -93,14 +96,14 @@ def test_topics_stay_in_one_fold_and_folds_are_held_out(tmp_path: Path) -> None:
 def test_pairs_outside_the_gold_set_get_the_map_of_all_gold_pairs(tmp_path: Path) -> None:
     with _biased_project(tmp_path) as project:
         project.set_label("llm", "100", "extra-doc", 2)
-        done = project.calibrate("llm", "gold", "llm-cal", folds=3)
+        done = project.calibrate(CalibrationSpec("llm", "gold", "llm-cal", folds=3))
         assert done["fitted_on_all"] == 1 and done["labels"] == 241
         assert project.engine.evaluator("llm-cal").labels["100"].judged["extra-doc"] == 1.0
 
 
 def test_the_calibrated_set_follows_an_edit_of_its_source_and_refuses_to_overwrite(tmp_path: Path) -> None:
     with _biased_project(tmp_path) as project:
-        project.calibrate("llm", "gold", "llm-cal", folds=3)
+        project.calibrate(CalibrationSpec("llm", "gold", "llm-cal", folds=3))
         llm = project.engine.evaluator("llm").labels["100"].judged["d0-0"]
         new = 1.0 if llm == 3 else 3.0
         project.set_label("llm", "100", "d0-0", new)  # the map of the other folds: LLM grade − 1
@@ -111,18 +114,18 @@ def test_the_calibrated_set_follows_an_edit_of_its_source_and_refuses_to_overwri
         assert project.engine.evaluator("llm-cal").labels["100"].judged["d0-0"] == llm - 1
         assert project.calibrations()[0]["figures"]["kappa_calibrated"] == 1.0
         with pytest.raises(UsageError):
-            project.calibrate("llm", "gold", "gold")
+            project.calibrate(CalibrationSpec("llm", "gold", "gold"))
         with pytest.raises(UsageError):
-            project.calibrate("llm", "gold", "llm-cal")  # exists: --replace
+            project.calibrate(CalibrationSpec("llm", "gold", "llm-cal"))  # exists: --replace
         project.import_qrels(tmp_path / "gold.txt", name="copy")
         with pytest.raises(UsageError, match="not a calibrated set"):
-            project.calibrate("llm", "gold", "copy", replace=True)  # never over people's labels
+            project.calibrate(CalibrationSpec("llm", "gold", "copy", replace=True))  # never over people's labels
 
 
 def test_sample_project_calibration_reports_cross_fitted_kappa_beside_raw(sample: Path) -> None:
     with Project.open(sample) as project:
-        done = project.calibrate("umbrela-smol", "human", "smol-cal")
-        raw = project.agreement("human", "umbrela-smol")["kappa_graded"]
+        done = project.calibrate(CalibrationSpec("umbrela-smol", "human", "smol-cal"))
+        raw = project.agreement(AgreementSpec("human", "umbrela-smol"))["kappa_graded"]
     assert done["expected_values"] == done["pairs"] == 280  # the judge's label distributions are used
     assert done["kappa_raw"] == pytest.approx(raw, abs=1e-4)
     assert done["kappa_calibrated"] is not None and done["kappa_raw"] is not None

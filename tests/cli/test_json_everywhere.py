@@ -30,6 +30,7 @@ from helpers import cli
 from studio import Project
 from studio.cli.output import OutputFormat
 from studio.cli.reference import command_tree, commands
+from studio.domain.specs import AuditDrawSpec
 from studio.services.rubric.editing import BankEditor
 
 DATA = REPO / "sample_data"
@@ -51,7 +52,7 @@ class Case:
 
 def plan(project: Project, folder: Path) -> dict[str, str]:
     """An audit `a` of 20 pairs, and `a.qrels`: the human grades of its sample."""
-    project.plan_audit(LLM, name="a", budget=20, design="pairs", seed=3)
+    project.plan_audit(AuditDrawSpec(LLM, name="a", budget=20, design="pairs", seed=3))
     human = project.engine.evaluator("human").labels
     rows = [(p["qid"], p["docid"]) for p in project.audit_pairs("a")]
     (folder / "a.qrels").write_text("".join(f"{q} 0 {d} {human[q].judged.get(d, 0.0):g}\n" for q, d in rows))

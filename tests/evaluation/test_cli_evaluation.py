@@ -17,6 +17,7 @@ from helpers import Studio, cli
 from typer.testing import Result
 
 from studio import Project
+from studio.domain.specs import AgreementSpec
 
 
 @pytest.fixture
@@ -91,7 +92,7 @@ def test_agree_json_equals_the_api(studio: Studio, db: Path) -> None:
         "alignment",
     } <= set(result)
     with api(db) as project:
-        assert result == json.loads(json.dumps(project.agreement("human", "llm")))
+        assert result == json.loads(json.dumps(project.agreement(AgreementSpec("human", "llm"))))
 
 
 def test_agree_json_has_null_for_undefined_alignment_rates(tmp_path: Path) -> None:

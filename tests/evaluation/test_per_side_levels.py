@@ -17,6 +17,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from studio import Project
 from studio.domain.errors import UsageError
+from studio.domain.specs import AgreementSpec, AuditSimulationSpec
 
 TOLERANCE = 1e-12
 BINARY = "binary"
@@ -110,7 +111,7 @@ def test_eval_warns_exactly_when_the_highest_grade_is_below_the_level(
 def test_agreement_warns_of_a_side_whose_threshold_its_grades_never_reach(
     with_binary: Project, ref_level: float, level: float, warned: list[str]
 ) -> None:
-    result = with_binary.agreement("human", BINARY, ref_threshold=ref_level, threshold=level)
+    result = with_binary.agreement(AgreementSpec("human", BINARY, ref_threshold=ref_level, threshold=level))
     assert [warning.split("'s grades")[0] for warning in result["warnings"]] == warned
 
 
@@ -120,7 +121,7 @@ def test_agreements_binary_kappa_reads_each_side_at_its_own_threshold(
     _, human, llm = collection
     pairs = shared_pairs(human, binarised(llm))
     want = cohen_kappa_score([int(ref >= 2) for _, _, ref, _ in pairs], [int(grade >= 1) for *_, grade in pairs])
-    result = with_binary.agreement("human", BINARY, ref_threshold=2, threshold=1)
+    result = with_binary.agreement(AgreementSpec("human", BINARY, ref_threshold=2, threshold=1))
     assert result["thresholds"] == {"ref": 2, "qrels": 1}
     assert result["kappa_binary"] == pytest.approx(want, abs=TOLERANCE)
 
@@ -131,10 +132,10 @@ def test_an_imported_leaderboard_has_no_level_of_its_own(with_binary: Project) -
 
 
 def test_an_audit_simulation_warns_of_the_compared_side_only_with_its_own_remedy(with_binary: Project) -> None:
-    result = with_binary.simulate_audit("human", BINARY, budget=3, trials=5, measure="P(rel=2)@10")
+    result = with_binary.simulate_audit(AuditSimulationSpec("human", BINARY, budget=3, trials=5, measure="P(rel=2)@10"))
     (warning,) = result["warnings"]
     assert warning.startswith(f"{BINARY}'s grades reach at most 1") and "--llm-relevant 1" in warning
     at_own_level = with_binary.simulate_audit(
-        "human", BINARY, budget=3, trials=5, measure="P(rel=2)@10", llm_relevant=1
+        AuditSimulationSpec("human", BINARY, budget=3, trials=5, measure="P(rel=2)@10", llm_relevant=1)
     )
     assert at_own_level["warnings"] == []

@@ -27,6 +27,7 @@ from sklearn.metrics import cohen_kappa_score
 
 from studio import Project
 from studio.domain.errors import UsageError
+from studio.domain.specs import AgreementSpec
 
 TOLERANCE = 1e-12
 
@@ -222,7 +223,7 @@ def test_correlation_of_a_label_set_with_itself_is_perfect(project: Project) -> 
 
 def test_agreement_has_the_documented_keys_and_sklearn_kappa(project: Project, collection: Collection) -> None:
     _, human, llm = collection
-    result = project.agreement("human", "llm")
+    result = project.agreement(AgreementSpec("human", "llm"))
     keys = {"ref", "qrels", "pairs", "kappa_binary", "kappa_graded", "krippendorff_alpha", "confusion", "alignment"}
     assert keys <= set(result)
     pairs = shared_pairs(human, llm)
@@ -241,7 +242,7 @@ def test_agreement_follows_label_edits(project: Project, collection: Collection)
     project.set_label("llm", qid, docid, ref_grade)
     pairs = shared_pairs(human, edited(llm, qid, docid, ref_grade))
     kappa = cohen_kappa_score([p[2] for p in pairs], [p[3] for p in pairs])
-    assert project.agreement("human", "llm")["kappa_graded"] == pytest.approx(kappa, abs=TOLERANCE)
+    assert project.agreement(AgreementSpec("human", "llm"))["kappa_graded"] == pytest.approx(kappa, abs=TOLERANCE)
 
 
 def test_disagreements_are_exactly_the_pairs_graded_differently(project: Project, collection: Collection) -> None:

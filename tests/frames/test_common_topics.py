@@ -14,6 +14,7 @@ from scipy import stats
 
 from studio import Project
 from studio.domain.frames import TopicChoice, TopicScope
+from studio.domain.specs import AgreementSpec, CalibrationSpec, ComparisonSpec, DecisionTest, EstimateSpec
 from studio.metrics import correlation as corr
 
 DIRECTIONS = [("people", "llm"), ("llm", "people")]
@@ -91,8 +92,8 @@ def test_topics_own_gives_each_side_its_own_means(
 def test_compare_gives_the_tau_and_interval_of_the_cut_label_sets(
     overlapping_project: Project, overlapping: Collection, ref: str, qrels: str
 ) -> None:
-    [row] = overlapping_project.compare(ref, [qrels], "nDCG@10", resamples=300)
-    [by_hand] = overlapping_project.compare(f"{ref}-cut", [f"{qrels}-cut"], "nDCG@10", resamples=300)
+    [row] = overlapping_project.compare(ComparisonSpec(ref, [qrels], "nDCG@10", resamples=300))
+    [by_hand] = overlapping_project.compare(ComparisonSpec(f"{ref}-cut", [f"{qrels}-cut"], "nDCG@10", resamples=300))
     x, y = common_means(overlapping, ref, "nDCG@10"), common_means(overlapping, qrels, "nDCG@10")
     assert row["kendall_tau"] == pytest.approx(stats.kendalltau(x, y).statistic)
     for key in ("kendall_tau", "kendall_tau_low", "kendall_tau_high", "tau_ap", "tau_ap_low", "tau_ap_high"):
@@ -148,7 +149,7 @@ def test_a_disagreements_delta_tau_is_the_change_its_fix_makes_on_the_common_top
 def test_agreement_and_the_leaderboard_screen_say_their_frame(
     overlapping_project: Project, overlapping: Collection
 ) -> None:
-    agreed = overlapping_project.agreement("people", "llm")
+    agreed = overlapping_project.agreement(AgreementSpec("people", "llm"))
     assert agreed["pairs"] == len(shared_pairs(overlapping[1], overlapping[2]))
     assert agreed["topics"] == len(COMMON) and agreed["frame"]["left_out"]["qrels"]
     view = overlapping_project.leaderboard_view("people", "llm", "nDCG@10")
@@ -173,8 +174,8 @@ def test_a_subset_narrows_every_comparison_to_its_topics(overlapping_project: Pr
 def test_calibrates_tau_stands_on_the_topics_of_the_shared_pairs(overlapping_project: Project) -> None:
     """The gold leaderboard calibrate compares with is the gold set's mean on the topics the shared pairs
     lie on: a gold set that also labels other topics gives the τ of the gold set cut to those topics."""
-    whole = overlapping_project.calibrate("llm", "people", "cal-people")
-    cut_by_hand = overlapping_project.calibrate("llm", "people-cut", "cal-people-cut")
+    whole = overlapping_project.calibrate(CalibrationSpec("llm", "people", "cal-people"))
+    cut_by_hand = overlapping_project.calibrate(CalibrationSpec("llm", "people-cut", "cal-people-cut"))
     assert whole["topics"] == len(COMMON)
     for key in ("tau_raw", "tau_calibrated"):
         assert whole[key] == cut_by_hand[key], key
@@ -183,7 +184,8 @@ def test_calibrates_tau_stands_on_the_topics_of_the_shared_pairs(overlapping_pro
 def test_estimate_decisions_ask_the_reference_on_the_topics_it_shares_with_the_audited_set(
     overlapping_project: Project,
 ) -> None:
-    whole = overlapping_project.estimate_decisions("llm", "people-cut", ref="people")
-    cut_by_hand = overlapping_project.estimate_decisions("llm", "people-cut", ref="people-cut")
+    spec = EstimateSpec("llm", "people-cut")
+    whole = overlapping_project.estimate_decisions(spec, DecisionTest(ref="people"))
+    cut_by_hand = overlapping_project.estimate_decisions(spec, DecisionTest(ref="people-cut"))
     assert whole["ref_topics"] == cut_by_hand["ref_topics"] == len(COMMON)
     assert whole == dict(cut_by_hand, ref="people")

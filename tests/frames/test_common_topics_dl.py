@@ -20,6 +20,7 @@ from scipy import stats
 from benchmarks.ppi_coverage import COLLECTIONS, DATA, GPT4, published_labels, read_qrels, write_runs
 from studio import Project
 from studio.domain.frames import TopicChoice, TopicScope
+from studio.domain.specs import ComparisonSpec
 
 if not DATA.is_dir() or not published_labels("dl20").is_file():
     pytest.skip(f"TREC DL data or GPT-4's labels not found under {DATA.parent}", allow_module_level=True)
@@ -91,7 +92,7 @@ def test_correlate_and_compare_are_trec_evals_on_the_twenty_common_topics(dl20: 
     assert result["kendall_tau"] == pytest.approx(stats.kendalltau(x, y).statistic)
     assert result["topics"] == PEOPLE_TOPICS
     assert result["frame"] is not None and len(result["frame"]["left_out"]["ref" if ref == GPT4 else "qrels"]) == 34
-    [row] = dl20.project.compare(ref, [qrels], "nDCG@10", resamples=200)
+    [row] = dl20.project.compare(ComparisonSpec(ref, [qrels], "nDCG@10", resamples=200))
     assert row["kendall_tau"] == result["kendall_tau"]
     assert known(row["kendall_tau_low"]) <= known(row["kendall_tau"]) <= known(row["kendall_tau_high"])
 

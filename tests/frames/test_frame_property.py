@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 
 from studio import Project
 from studio.domain.frames import TopicChoice, TopicScope
+from studio.domain.specs import AgreementSpec, ComparisonSpec
 
 TOPICS = ["q1", "q2", "q3", "q4", "q5", "q6"]
 DOCS = ["d1", "d2", "d3", "d4", "d5", "d6"]
@@ -78,9 +79,11 @@ def test_every_comparison_is_that_of_the_label_sets_cut_to_the_topics_both_label
             assert without_names(project.significance("b", measure, ref="a")) == without_names(
                 project.significance("b-cut", measure, ref="a-cut")
             )
-        assert without_names(project.agreement("a", "b")) == without_names(project.agreement("a-cut", "b-cut"))
-        assert without_names(project.compare("a", ["b"], resamples=50)) == without_names(
-            project.compare("a-cut", ["b-cut"], resamples=50)
+        assert without_names(project.agreement(AgreementSpec("a", "b"))) == without_names(
+            project.agreement(AgreementSpec("a-cut", "b-cut"))
+        )
+        assert without_names(project.compare(ComparisonSpec("a", ["b"], resamples=50))) == without_names(
+            project.compare(ComparisonSpec("a-cut", ["b-cut"], resamples=50))
         )
         assert project.disagreements("a", "b") == project.disagreements("a-cut", "b-cut")
         session, cut_session = project.review("a", "b"), project.review("a-cut", "b-cut")

@@ -15,6 +15,7 @@ from helpers import Studio
 
 from studio import Project
 from studio.domain.errors import UsageError
+from studio.domain.specs import AuditDrawSpec
 from studio.domain.views import ReviewFilters
 
 Write = Callable[[str, str | bytes], Path]
@@ -103,7 +104,7 @@ def test_an_open_project_refuses_the_gold_set_of_an_audit_it_just_planned(projec
     with Project.open(project) as opened:
         edit = opened.set_label(LLM, "1001", "gate-doc", 1)  # the owners are known (and kept) from here on
         opened.undo(LLM)
-        pairs = opened.plan_audit(LLM, name="fresh", budget=4, design="pairs")
+        pairs = opened.plan_audit(AuditDrawSpec(LLM, name="fresh", budget=4, design="pairs"))
         assert pairs["units"] and edit["grade"] == 1
         first = opened.audit_pairs("fresh")[0]
         with pytest.raises(UsageError, match="gold set of audit fresh"):

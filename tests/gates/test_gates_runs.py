@@ -13,6 +13,7 @@ from helpers import cli
 
 from studio import Project
 from studio.domain.significance import SignificancePlan
+from studio.domain.specs import ComparisonSpec
 from studio.metrics.correlation import kendall_tau_b
 
 DOCS = ["d1", "d2", "d3", "d4"]
@@ -55,7 +56,7 @@ def test_correlate_leaves_out_runs_no_topic_evaluates_and_names_them(project: Pa
 
 def test_compare_and_reviews_tau_leave_them_out_too(project: Path) -> None:
     with Project.open(project) as opened:
-        compared = opened.compare("people", ["llm"], resamples=20)[0]
+        compared = opened.compare(ComparisonSpec("people", ["llm"], resamples=20))[0]
         correlated = opened.correlation("people", "llm", "nDCG@10", details=False)
         session = opened.review("people", "llm")
         session.load()

@@ -12,19 +12,20 @@ from helpers import cli, known
 
 from studio import Project
 from studio.domain.comparisons import MethodComparison
+from studio.domain.specs import AgreementSpec, ComparisonSpec
 from studio.metrics import correlation as corr
 
 
 @pytest.fixture(scope="module")
 def rows(simulated_sample_template: Path) -> list[MethodComparison]:
     with Project.open(simulated_sample_template) as project:
-        return project.compare("human", ["sim", "umbrela-smol"], "nDCG@10", resamples=200)
+        return project.compare(ComparisonSpec("human", ["sim", "umbrela-smol"], "nDCG@10", resamples=200))
 
 
 def test_label_columns_are_those_of_agree(rows: list[MethodComparison], simulated_sample_template: Path) -> None:
     with Project.open(simulated_sample_template) as project:
         for row in rows:
-            agreement = project.agreement("human", row["qrels"])
+            agreement = project.agreement(AgreementSpec("human", row["qrels"]))
             for key in (
                 "pairs",
                 "kappa_binary",

@@ -16,6 +16,7 @@ from studio import Project
 from studio.domain.errors import UsageError
 from studio.domain.judge_results import SensitivityReport
 from studio.domain.judging import JudgeConfig, JudgeProgress
+from studio.domain.specs import AgreementSpec
 from studio.judges.backend import ChatRequest
 from studio.judges.methods import get_method
 from studio.metrics.agreement import cohen_kappa
@@ -64,7 +65,7 @@ def test_kappa_per_prompt_and_its_spread(result: Study) -> None:
     project, report = result
     kappas: list[float] = []
     for row in report["prompts"]:
-        assert row["kappa_graded"] == project.agreement("human", row["label_set"])["kappa_graded"]
+        assert row["kappa_graded"] == project.agreement(AgreementSpec("human", row["label_set"]))["kappa_graded"]
         assert row["kappa_binary"] is not None
         kappas.append(row["kappa_binary"])
     spread = report["kappa_binary"]

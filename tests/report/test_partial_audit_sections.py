@@ -7,6 +7,7 @@ from pathlib import Path
 
 from studio.domain.label_set_results import CalibratedSet
 from studio.domain.report import Interval, Section
+from studio.domain.specs import AuditDrawSpec, CalibrationSpec, EstimateSpec
 from studio.services.project import Project
 from studio.services.report.build import build_report
 from studio.store import audits as audit_store
@@ -21,14 +22,14 @@ def section(sections: list[Section], key: str) -> Section:
 
 def test_an_audit_and_a_calibration_have_their_sections(sample: Path, tmp_path: Path) -> None:
     with Project.open(sample) as project:
-        project.plan_audit("umbrela-smol", name="audit-a", budget=4, design="topics", seed=3)
+        project.plan_audit(AuditDrawSpec("umbrela-smol", name="audit-a", budget=4, design="topics", seed=3))
         _, drawn = audit_store.inclusion_probabilities(project.db.cursor(), "audit-a")
         lines = (REPO / "sample_data/qrels/human.txt").read_text().splitlines(keepends=True)
         gold = tmp_path / "gold.txt"
         gold.write_text("".join(line for line in lines if line.split()[0] in drawn))  # people's grades of them
         project.import_audit("audit-a", gold)
-        project.calibrate("umbrela-smol", "human", "umbrela-cal")
-        expected = project.estimate("umbrela-smol", "audit-a")
+        project.calibrate(CalibrationSpec("umbrela-smol", "human", "umbrela-cal"))
+        expected = project.estimate(EstimateSpec("umbrela-smol", "audit-a"))
         report = build_report(project, resamples=20)
     audits = section(report.sections, "estimates")
     [audited] = audits.tables[0].rows

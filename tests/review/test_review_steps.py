@@ -10,6 +10,7 @@ import pytest
 
 from studio import Project
 from studio.domain.errors import UsageError
+from studio.domain.specs import AuditDrawSpec
 from studio.services.views.audit import AuditSession
 from studio.services.views.review import ReviewSession
 
@@ -103,7 +104,7 @@ def test_undo_shows_this_sittings_decision_at_once_and_another_sittings_once_wri
 
 def test_the_blind_audit_grades_in_two_steps(sample: Path) -> None:
     with Project.open(sample) as project:
-        project.plan_audit(LLM, name="blind", budget=6, design="pairs", seed=3)
+        project.plan_audit(AuditDrawSpec(LLM, name="blind", budget=6, design="pairs", seed=3))
         session = AuditSession(project, "blind", person="ana")
         session.load()
         first = session.current()

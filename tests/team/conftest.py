@@ -16,6 +16,7 @@ from team.team_helpers import AUDIT, COORDINATOR, MEMBERS, OUTSIDER, Team
 
 from benchmarks.pg_cluster import Cluster, server_bin, start_cluster
 from studio import Project
+from studio.domain.specs import AuditDrawSpec
 
 
 @pytest.fixture(scope="session")
@@ -47,7 +48,7 @@ def audit_template(sample_template: Path, tmp_path_factory: pytest.TempPathFacto
     them given to two."""
     path = copy_project(sample_template, tmp_path_factory.mktemp("team-audit"), "coordinator.duckdb")
     with Project.open(path) as project:
-        project.plan_audit("umbrela-smol", name=AUDIT, budget=60, design="pairs", seed=3)
+        project.plan_audit(AuditDrawSpec("umbrela-smol", name=AUDIT, budget=60, design="pairs", seed=3))
         project.assign_audit(AUDIT, list(MEMBERS), overlap=0.5, seed=1)
     return path
 

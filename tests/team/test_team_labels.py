@@ -9,6 +9,7 @@ import time
 from team.team_helpers import COORDINATOR, Team
 
 from studio import Project
+from studio.domain.specs import AuditDrawSpec
 
 
 def grade_of(team: Team, role: str, qid: str, docid: str) -> float | None:
@@ -59,7 +60,7 @@ def test_crossing_edits_end_the_same_everywhere_and_are_named(joined: Team) -> N
 
 def test_an_event_about_what_a_copy_lacks_is_named_not_fatal(joined: Team) -> None:
     with Project.open(joined.path(COORDINATOR)) as project:  # an audit made after the base
-        project.plan_audit("umbrela-smol", name="late", budget=4, design="pairs", seed=9)
+        project.plan_audit(AuditDrawSpec("umbrela-smol", name="late", budget=4, design="pairs", seed=9))
         session = project.blind_audit("late")
         session.load()
         session.grade(2)

@@ -12,6 +12,7 @@ from typing import Any
 from textual.pilot import Pilot
 from tui_helpers import SIZE, settle, text_of
 
+from studio.domain.specs import AuditDrawSpec
 from studio.services.audit.samples import audit_pairs
 from studio.services.project import Project
 from studio.tui.app import StudioApp
@@ -36,7 +37,7 @@ def run_as(path: Path, person: str, steps: Callable[[StudioApp, Pilot[Any]], Awa
 def split_audit(path: Path) -> tuple[list[tuple[str, str]], dict[str, list[tuple[str, str]]]]:
     """An audit of 10 pairs split between alice and bob, half of them given to both."""
     with Project.open(path) as project:
-        project.plan_audit(LLM, name=AUDIT, budget=10, design="pairs", seed=5)
+        project.plan_audit(AuditDrawSpec(LLM, name=AUDIT, budget=10, design="pairs", seed=5))
         project.assign_audit(AUDIT, ["alice", "bob"], overlap=0.5, seed=1)
         order = [(q, d) for q, d, _ in audit_pairs(project.db.cursor(), AUDIT)]
         given = {

@@ -14,6 +14,7 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, OptionList
 from tui_helpers import SIZE, Messages, drive, settle, settle_picture, text_of
 
+from studio.domain.specs import AuditDrawSpec
 from studio.services.audit.samples import audit_pairs
 from studio.services.meta.review_queue import disagreements
 from studio.services.project import Project
@@ -27,7 +28,7 @@ LLM = "umbrela-smol"
 
 def with_audit(path: Path, name: str = "blind", budget: int = 8) -> list[tuple[str, str]]:
     with Project.open(path) as project:
-        project.plan_audit(LLM, name=name, budget=budget, design="pairs", seed=5)
+        project.plan_audit(AuditDrawSpec(LLM, name=name, budget=budget, design="pairs", seed=5))
         return [(q, d) for q, d, _ in audit_pairs(project.db.cursor(), name)]
 
 

@@ -20,6 +20,7 @@ from textual.widgets import Select
 from tui_helpers import SIZE, Messages, drive, until
 
 from studio.domain.errors import UsageError
+from studio.domain.specs import AuditDrawSpec
 from studio.services.project import Project
 from studio.tui.app import StudioApp, exit_status
 from studio.tui.screens.leaderboard import LeaderboardScreen
@@ -104,7 +105,7 @@ def test_tui_refuses_an_audit_the_project_lacks_naming_those_it_has(sample: Path
     result = cli(sample, "tui", "--audit", "nope")
     assert result.exit_code == 2 and "its audits: none yet (studio audit plan" in result.stderr
     with Project.open(sample) as project:
-        project.plan_audit(LLM, name="first", budget=4, design="pairs")
+        project.plan_audit(AuditDrawSpec(LLM, name="first", budget=4, design="pairs"))
     result = cli(sample, "tui", "--audit", "nope")
     assert result.exit_code == 2 and result.stderr.strip().endswith("its audits: first")
 

@@ -10,6 +10,7 @@ from textual.pilot import Pilot
 from textual.widgets import DataTable, Markdown
 from tui_helpers import Messages, drive, settle, text_of
 
+from studio.domain.specs import CalibrationSpec, EstimateSpec
 from studio.services.project import Project
 from studio.tui.app import StudioApp
 from studio.tui.messages import EstimateComputed
@@ -34,7 +35,7 @@ def test_e_shows_the_estimated_leaderboard_with_intervals(sample: Path, tmp_path
     partial_gold(sample, tmp_path)
 
     async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
-        expected = app.state.project.estimate("umbrela-smol", "gold", "nDCG@10")
+        expected = app.state.project.estimate(EstimateSpec("umbrela-smol", "gold", "nDCG@10"))
         await pilot.press("e")
         await settle(pilot, lambda: bool(messages.of(EstimateComputed)))
         view = messages.of(EstimateComputed)[-1].view
@@ -64,7 +65,7 @@ def test_e_shows_the_estimated_leaderboard_with_intervals(sample: Path, tmp_path
 
 def test_c_shows_the_calibration_curve_of_the_audited_set(sample: Path) -> None:
     with Project.open(sample) as project:
-        figures = project.calibrate("umbrela-smol", "human", "umbrela-cal")
+        figures = project.calibrate(CalibrationSpec("umbrela-smol", "human", "umbrela-cal"))
 
     async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
         await pilot.press("c")

@@ -8,6 +8,7 @@ from pathlib import Path
 from helpers import cli, copy_project
 
 from studio import Project
+from studio.domain.specs import CalibrationSpec
 from studio.store import labels as label_store
 
 
@@ -21,7 +22,7 @@ def held(project: Project, name: str) -> dict[tuple[str, str], float]:
 def test_a_calibration_left_with_one_topic_keeps_its_labels_and_says_why(sample_template: Path, tmp_path: Path) -> None:
     path = copy_project(sample_template, tmp_path)
     with Project.open(path) as project:
-        project.calibrate("umbrela-smol", "human", "cal", folds=3)
+        project.calibrate(CalibrationSpec("umbrela-smol", "human", "cal", folds=3))
         before = held(project, "cal")
         one_topic = sorted(p for p in held(project, "umbrela-smol") if p[0] == "1001")
         qrels = tmp_path / "one-topic.qrels"

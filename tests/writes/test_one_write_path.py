@@ -25,6 +25,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from studio import Project
 from studio.domain.errors import UsageError
 from studio.domain.judging import JudgeConfig, JudgeSummary
+from studio.domain.specs import AuditDrawSpec, CalibrationSpec
 from studio.services.derived.freshness import freshness
 from studio.services.rubric.editing import BankEditor
 from studio.services.views.audit import AuditSession
@@ -57,9 +58,9 @@ def derived_template(simulated_sample_template: Path, tmp_path_factory: pytest.T
     with Project.open(path) as project:
         project.ensemble(["sim", "umbrela-smol"], "mean", "E")
         project.ensemble(["E", "human"], "majority", "EE")
-        project.calibrate("umbrela-smol", "human", "cal", folds=3)
-        project.calibrate("E", "human", "cal-E", folds=3)
-        project.plan_audit("umbrela-smol", name="gold", budget=12, design="pairs", seed=1)
+        project.calibrate(CalibrationSpec("umbrela-smol", "human", "cal", folds=3))
+        project.calibrate(CalibrationSpec("E", "human", "cal-E", folds=3))
+        project.plan_audit(AuditDrawSpec("umbrela-smol", name="gold", budget=12, design="pairs", seed=1))
         project.ensemble(["gold", "sim"], "majority", "G")
         judged(project, rubric_judge(0))
         project.derive("exam-sim", "nuggets", "exam-binary", "exam-bin")

@@ -9,6 +9,7 @@ import numpy as np
 
 from studio.domain.errors import UsageError
 from studio.domain.rows import Estimate, EstimateRun, RunPairEstimate
+from studio.domain.specs import EstimateSpec
 from studio.metrics import correlation as corr
 from studio.metrics import ppi, ppi_ratio
 from studio.metrics.names import Measure
@@ -79,24 +80,14 @@ def linear_units(
     )
 
 
-def estimate(
-    engine: EvaluationEngine,
-    qrels: str,
-    gold: str,
-    measure: str = "nDCG@10",
-    *,
-    design: str = "topics",
-    level: float = 0.95,
-    tuned: bool = False,
-    estimator: str | None = None,
-    llm_relevant: float | None = None,
-) -> Estimate:
+def estimate(engine: EvaluationEngine, spec: EstimateSpec) -> Estimate:
     """Estimated leaderboard with intervals beside the LLM-only values and the gold-only intervals.
-    `estimator`: one of ppi.ESTIMATORS (None: cross-fit, or ppi++ with `tuned`); `llm_relevant`:
-    the LLM label set's own relevance level for binary measures (None: the measure's)."""
-    kind = estimator_kind(level, tuned, estimator)
-    m = measure_of(measure)
-    llm_m = at_level(m, llm_relevant)
+    `spec.estimator`: one of ppi.ESTIMATORS (None: cross-fit); `spec.llm_relevant`: the LLM label
+    set's own relevance level for binary measures (None: the measure's)."""
+    qrels, gold, design, level = spec.qrels, spec.gold, spec.design, spec.level
+    kind = estimator_kind(level, spec.estimator)
+    m = measure_of(spec.measure)
+    llm_m = at_level(m, spec.llm_relevant)
     found = gold_design(engine, gold, design)
     linear = linear_units(engine, qrels, gold, m, llm_m, found)
     units = linear.units
@@ -130,16 +121,16 @@ def estimate(
     return result
 
 
-def estimator_kind(level: float, tuned: bool, estimator: str | None) -> str:
+def estimator_kind(level: float, estimator: str | None) -> str:
     """The estimator to use, one of ppi.ESTIMATORS; a usage error for a level or name it cannot take."""
     if not 0 < level < 1:
         raise UsageError(f"--level must lie between 0 and 1, not {level}")
-    return chosen_estimator(estimator, tuned)
+    return chosen_estimator(estimator)
 
 
-def chosen_estimator(estimator: str | None, tuned: bool) -> str:
-    """`estimator`, or the default (ppi++ when `tuned`); a usage error for a name ppi does not know."""
-    kind = estimator or ("ppi++" if tuned else ppi.DEFAULT_ESTIMATOR)
+def chosen_estimator(estimator: str | None) -> str:
+    """`estimator`, or the default; a usage error for a name ppi does not know."""
+    kind = estimator or ppi.DEFAULT_ESTIMATOR
     if kind not in ppi.ESTIMATORS:
         raise UsageError(f"unknown estimator {kind!r} (known: {', '.join(ppi.ESTIMATORS)})")
     return kind

@@ -19,6 +19,7 @@ from studio.domain.errors import UsageError
 from studio.domain.frames import TopicChoice, sorted_topics
 from studio.domain.pair_decisions import AuditDecisions, AuditPairDecision
 from studio.domain.significance import CORRECTIONS, SignificancePlan, SignificantPair
+from studio.domain.specs import DecisionTest, EstimateSpec
 from studio.metrics import interval_tests
 from studio.metrics import multiple_testing as mt
 from studio.services.audit.estimates import PairIntervals, chosen_estimator, linear_units, pair_intervals
@@ -31,30 +32,19 @@ REF_TEST = "t"  # the reference's decisions: `studio significance`'s default tes
 LEVEL = 0.95  # the differences' intervals are computed at some level; p-values do not depend on it
 
 
-def audit_decisions(
-    engine: EvaluationEngine,
-    qrels: str,
-    gold: str,
-    measure: str = "nDCG@10",
-    *,
-    design: str = "topics",
-    estimator: str | None = None,
-    tuned: bool = False,
-    llm_relevant: float | None = None,
-    correction: str = "holm",
-    alpha: float = 0.05,
-    ref: str | None = None,
-) -> AuditDecisions:
-    """Every run pair's decision from the estimate of `studio estimate` with the same arguments,
-    corrected over the pairs; with `ref`, compared with the reference's own decisions."""
+def audit_decisions(engine: EvaluationEngine, spec: EstimateSpec, test: DecisionTest) -> AuditDecisions:
+    """Every run pair's decision from the estimate of `studio estimate` with the same spec,
+    corrected over the pairs; with `test.ref`, compared with the reference's own decisions."""
+    qrels, gold, design = spec.qrels, spec.gold, spec.design
+    correction, alpha, ref = test.correction, test.alpha, test.ref
     if correction not in CORRECTIONS:
         raise UsageError(f"unknown correction {correction!r} ({', '.join(CORRECTIONS)})")
     if not 0 < alpha < 1:
         raise UsageError(f"--alpha must lie between 0 and 1, not {alpha}")
-    kind = chosen_estimator(estimator, tuned)
-    m = measure_of(measure)
+    kind = chosen_estimator(spec.estimator)
+    m = measure_of(spec.measure)
     found = gold_design(engine, gold, design)
-    linear = linear_units(engine, qrels, gold, m, at_level(m, llm_relevant), found)
+    linear = linear_units(engine, qrels, gold, m, at_level(m, spec.llm_relevant), found)
     units = linear.units
     if int(units.sampled.sum()) < 2:
         raise UsageError(f"{gold} grades fewer than 2 of the {design} of {qrels}: a decision needs at least 2")

@@ -21,6 +21,7 @@ from typing import NamedTuple
 
 from studio.domain.audit_designs import DesignRecommendation, SimulatedDesign
 from studio.domain.errors import UsageError
+from studio.domain.specs import AuditSimulationSpec
 from studio.metrics import ppi
 from studio.services.audit.adaptive import PAIRS_UNCERTAINTY, TOPICS_NEYMAN
 from studio.services.audit.simulation import simulate
@@ -140,8 +141,7 @@ def _simulated(
         row["note"] = f"{units} topics: the truth has {len(basis.topics)}, and an interval needs 2"
         return row
     try:
-        found = simulate(
-            engine,
+        spec = AuditSimulationSpec(
             basis.truth,
             basis.qrels,
             budget=units,
@@ -151,9 +151,8 @@ def _simulated(
             seed=seed,
             estimator=basis.estimator,
             pilot=None if basis.truth == basis.qrels else basis.truth,
-            ref_topics_only=True,
-            beside_uniform=False,
         )
+        found = simulate(engine, spec, ref_topics_only=True, beside_uniform=False)
     except UsageError as refused:  # e.g. no label distributions and no pilot, or a measure pairs cannot estimate
         row["note"] = str(refused)
         return row

@@ -20,6 +20,7 @@ import numpy as np
 
 from studio.domain.audit_results import AuditPlan, PilotUsed, StrataRow, StratumDraw
 from studio.domain.errors import UsageError
+from studio.domain.specs import AuditDrawSpec
 from studio.metrics.sampling import allocate, neyman_weights
 from studio.services.audit import adaptive
 from studio.services.audit.pool import PoolPair as PoolPair
@@ -54,24 +55,15 @@ def stratum_spreads(
     return [float(np.std(by_stratum[h], ddof=1)) if len(by_stratum.get(h, [])) >= 2 else overall for h in names]
 
 
-def plan_audit(
-    db: Database,
-    label_set: str,
-    *,
-    name: str,
-    budget: int,
-    design: str,
-    strata: str | None = None,
-    seed: int = 0,
-    pilot: str | None = None,
-) -> AuditPlan:
-    """Draw the sample, store it with the empty gold label set `name`, and say what was drawn (its
-    pairs in assessor-hours too)."""
-    check_plan(db.cursor(), name, budget=budget, design=design, strata=strata)
+def plan_audit(db: Database, spec: AuditDrawSpec) -> AuditPlan:
+    """Draw the sample, store it with the empty gold label set `spec.name`, and say what was drawn
+    (its pairs in assessor-hours too)."""
+    label_set, name, design, strata = spec.qrels, spec.name, spec.design, spec.strata
+    check_plan(db.cursor(), name, budget=spec.budget, design=design, strata=strata)
     con = db.cursor()
     pairs = pool_pairs(con, label_set, strata)
-    rng = np.random.default_rng(seed)
-    draw = draw_sample(con, label_set, pairs, design=design, budget=budget, rng=rng, pilot=pilot)
+    rng = np.random.default_rng(spec.seed)
+    draw = draw_sample(con, label_set, pairs, design=design, budget=spec.budget, rng=rng, pilot=spec.pilot)
     # The walking order is drawn after the sample, from the same generator: one seed fixes both.
     order = rng.permutation(len(draw.units))
     placed = [(q, d, h, p, int(order[i])) for i, (q, d, h, p) in enumerate(draw.units)]
@@ -87,7 +79,7 @@ def plan_audit(
             pilot=draw.pilot.get("pilot"),
             budget=len(draw.units),
             population=draw.population,
-            seed=seed,
+            seed=spec.seed,
         )
         audit_store.add_units(tx, audit_id, placed)
     walked = len(audit_pairs(db.cursor(), name))
@@ -96,7 +88,7 @@ def plan_audit(
         "qrels": label_set,
         "design": design,
         "strata": strata,
-        "seed": seed,
+        "seed": spec.seed,
         **draw.pilot,
         "allocation": draw.allocation,
         "units": len(draw.units),

@@ -19,6 +19,7 @@ import numpy as np
 
 from studio.domain.audit_designs import AuditSimulation, RunCoverage
 from studio.domain.errors import UsageError
+from studio.domain.specs import AuditSimulationSpec
 from studio.metrics import ppi, ppi_ratio, ppi_ratio_trials
 from studio.metrics.names import Measure
 from studio.metrics.sampling import MIN_PER_STRATUM
@@ -79,39 +80,40 @@ class Draws(NamedTuple):
 
 def simulate(
     engine: EvaluationEngine,
-    ref: str,
-    qrels: str,
+    spec: AuditSimulationSpec,
     *,
-    budget: int,
-    design: str = "topics",
-    trials: int = 1000,
-    measure: str = "nDCG@10",
-    seed: int = 0,
-    level: float = 0.95,
-    tuned: bool = False,
-    estimator: str | None = None,
-    llm_relevant: float | None = None,
-    pilot: str | None = None,
     ref_topics_only: bool = False,
     beside_uniform: bool = True,
 ) -> AuditSimulation:
-    """Draw `trials` random audits of `budget` units of `ref`'s pool (stratified: the units
-    `qrels` labels, and those it lacks), grade them with `ref`, and report how often the intervals
-    covered `ref`'s values and how wide they were beside gold-only intervals of the same audits.
-    `pilot`: where `pairs-uncertainty` takes its calibration residuals (when `qrels` has no label
-    distributions) and `topics-neyman` its strata's spreads (default: earlier audits of `qrels`).
-    `ref_topics_only`: pair designs too are over the topics `ref` labels, as topic designs are.
-    `beside_uniform`: also simulate the uniform design of the same unit (when `design` is not it)."""
-    if design not in DESIGNS:
-        raise UsageError(f"unknown design {design!r} (known: {', '.join(DESIGNS)})")
-    if trials < 1:
+    """Draw `spec.trials` random audits of `spec.budget` units of the reference's pool (stratified:
+    the units `spec.qrels` labels, and those it lacks), grade them with the reference, and report
+    how often the intervals covered its values and how wide they were beside gold-only intervals of
+    the same audits. `spec.pilot`: where `pairs-uncertainty` takes its calibration residuals (when
+    `qrels` has no label distributions) and `topics-neyman` its strata's spreads (default: earlier
+    audits of `qrels`). `ref_topics_only`: pair designs too are over the topics the reference
+    labels, as topic designs are. `beside_uniform`: also simulate the uniform design of the same
+    unit (when the design is not it)."""
+    if spec.design not in DESIGNS:
+        raise UsageError(f"unknown design {spec.design!r} (known: {', '.join(DESIGNS)})")
+    if spec.trials < 1:
         raise UsageError("--trials must be at least 1")
-    kind = estimator or ("ppi++" if tuned else ppi.DEFAULT_ESTIMATOR)
+    kind = spec.estimator or ppi.DEFAULT_ESTIMATOR
     if kind not in ppi.ESTIMATORS:
         raise UsageError(f"unknown estimator {kind!r} (known: {', '.join(ppi.ESTIMATORS)})")
-    m = measure_of(measure)
+    m = measure_of(spec.measure)
     request = SimulationRequest(
-        ref, qrels, design, budget, trials, m, at_level(m, llm_relevant), seed, level, kind, pilot, ref_topics_only
+        spec.ref,
+        spec.qrels,
+        spec.design,
+        spec.budget,
+        spec.trials,
+        m,
+        at_level(m, spec.llm_relevant),
+        spec.seed,
+        spec.level,
+        kind,
+        spec.pilot,
+        ref_topics_only,
     )
     return simulated(engine, request, beside_uniform=beside_uniform)
 

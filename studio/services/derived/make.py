@@ -10,6 +10,7 @@ from studio.domain.errors import UsageError
 from studio.domain.label_set_results import BankScoreMade, CalibrationMade, EnsembleMade
 from studio.domain.models import LabelSetKind
 from studio.domain.names import check_name
+from studio.domain.specs import CalibrationSpec
 from studio.services.calibration.calibrate import check_calibration
 from studio.services.derived.follow import follow
 from studio.services.derived.fresh import FreshLabels, fresh_bank_score, fresh_calibration, fresh_ensemble
@@ -53,23 +54,13 @@ def make_ensemble(
     }
 
 
-def make_calibration(
-    engine: EvaluationEngine,
-    qrels: str,
-    gold: str,
-    name: str,
-    *,
-    method: str = "isotonic",
-    folds: int = 5,
-    seed: int = 0,
-    measure: str = "nDCG@10",
-    replace: bool = False,
-) -> CalibrationMade:
-    """Label set `name`: `qrels` mapped to `gold`'s grades, with its cross-fitted figures."""
-    name = check_name(name, "label set")
+def make_calibration(engine: EvaluationEngine, spec: CalibrationSpec) -> CalibrationMade:
+    """Label set `spec.name`: `spec.qrels` mapped to `spec.gold`'s grades, with its cross-fitted figures."""
+    name = check_name(spec.name, "label set")
     refuse_look_alike(engine.db.cursor(), "label set", name)
-    check_calibration(engine.db.cursor(), qrels, gold, name, method, replace=replace)
-    _, figures = _make(engine, CalibrationRecord(name, qrels, gold, method, folds, seed, measure), fresh_calibration)
+    check_calibration(engine.db.cursor(), spec.qrels, spec.gold, name, spec.method, replace=spec.replace)
+    record = CalibrationRecord(name, spec.qrels, spec.gold, spec.method, spec.folds, spec.seed, spec.measure)
+    _, figures = _make(engine, record, fresh_calibration)
     return figures
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from studio.domain.audit_designs import AuditSimulation, BudgetPlan, DesignRecommendation
@@ -17,6 +18,7 @@ from studio.domain.names import check_name
 from studio.domain.numbers import check_grade
 from studio.domain.pair_decisions import AuditDecisions
 from studio.domain.rows import AuditPair, AuditProgress, AuditRow, Estimate
+from studio.domain.specs import AuditDrawSpec, AuditSimulationSpec, DecisionTest, EstimateSpec
 from studio.services.audit import assessments as audit_assessments
 from studio.services.audit import assignment as audit_assignment
 from studio.services.audit import estimates as audit_estimates
@@ -33,24 +35,12 @@ from studio.services.facade.base import PathLike, ProjectBase
 class AuditsMixin(ProjectBase):
     """Audits of an LLM label set against a sample of gold labels."""
 
-    def plan_audit(
-        self,
-        qrels: str,
-        *,
-        name: str,
-        budget: int,
-        design: str,
-        strata: str | None = None,
-        seed: int = 0,
-        pilot: str | None = None,
-    ) -> AuditPlan:
-        """Draw a sample of `qrels`' pool (whole topics, pairs, or stratified pairs) with each unit's
-        inclusion probability; its gold labels become the human label set `name`."""
-        name = check_name(name, "audit")
+    def plan_audit(self, spec: AuditDrawSpec) -> AuditPlan:
+        """Draw a sample of the LLM label set's pool (whole topics, pairs, or stratified pairs) with
+        each unit's inclusion probability; its gold labels become the human label set `spec.name`."""
+        spec = replace(spec, name=check_name(spec.name, "audit"))
         try:
-            return audit_samples.plan_audit(
-                self.db, qrels, name=name, budget=budget, design=design, strata=strata, seed=seed, pilot=pilot
-            )
+            return audit_samples.plan_audit(self.db, spec)
         finally:
             self.engine.forget_followers()  # its gold set takes no write but the audit's
 
@@ -103,98 +93,24 @@ class AuditsMixin(ProjectBase):
         """An audit's design and progress (pairs graded of the sample, per stratum)."""
         return audit_gold.show_audit(self.db, name)
 
-    def estimate(
-        self,
-        qrels: str,
-        gold: str,
-        measure: str = "nDCG@10",
-        *,
-        design: str = "topics",
-        level: float = 0.95,
-        tuned: bool = False,
-        estimator: str | None = None,
-        llm_relevant: float | None = None,
-    ) -> Estimate:
-        """Each run's measure under full human judging, estimated from the LLM label set `qrels` and
-        the partial gold set `gold` (prediction-powered), with intervals, settled run pairs and τ.
-        `estimator`: cross-fit (default), ppi, ppi++ or gold; `llm_relevant`: the LLM set's own
-        relevance level for binary measures."""
-        return audit_estimates.estimate(
-            self.engine,
-            qrels,
-            gold,
-            measure,
-            design=design,
-            level=level,
-            tuned=tuned,
-            estimator=estimator,
-            llm_relevant=llm_relevant,
-        )
+    def estimate(self, spec: EstimateSpec) -> Estimate:
+        """Each run's measure under full human judging, estimated from the LLM label set and the
+        partial gold set of `spec` (prediction-powered), with intervals, settled run pairs and τ."""
+        return audit_estimates.estimate(self.engine, spec)
 
-    def estimate_decisions(
-        self,
-        qrels: str,
-        gold: str,
-        measure: str = "nDCG@10",
-        *,
-        design: str = "topics",
-        estimator: str | None = None,
-        llm_relevant: float | None = None,
-        correction: str = "holm",
-        alpha: float = 0.05,
-        ref: str | None = None,
-    ) -> AuditDecisions:
+    def estimate_decisions(self, spec: EstimateSpec, test: DecisionTest | None = None) -> AuditDecisions:
         """The run-pair decisions the estimate's audit already supports: each pair's difference
-        from `estimate` with the same arguments tested against its interval's t distribution,
-        corrected over the pairs (holm, bh, bonferroni or none); with `ref`, the full reference
-        label set, whether its own decisions (`significance`) agree."""
-        return audit_pair_decisions.audit_decisions(
-            self.engine,
-            qrels,
-            gold,
-            measure,
-            design=design,
-            estimator=estimator,
-            llm_relevant=llm_relevant,
-            correction=correction,
-            alpha=alpha,
-            ref=ref,
-        )
+        from `estimate(spec)` tested against its interval's t distribution, corrected over the pairs
+        (holm, bh, bonferroni or none); with `test.ref`, the full reference label set, whether its
+        own decisions (`significance`) agree."""
+        return audit_pair_decisions.audit_decisions(self.engine, spec, test or DecisionTest())
 
-    def simulate_audit(
-        self,
-        ref: str,
-        qrels: str,
-        *,
-        budget: int,
-        design: str = "topics",
-        trials: int = 1000,
-        measure: str = "nDCG@10",
-        seed: int = 0,
-        level: float = 0.95,
-        tuned: bool = False,
-        estimator: str | None = None,
-        llm_relevant: float | None = None,
-        pilot: str | None = None,
-    ) -> AuditSimulation:
-        """Coverage and width of the estimates from `trials` random audits of `budget` units, `ref`
-        taken as the truth (`pilot`: where `pairs-uncertainty` and `topics-neyman` take their
-        calibration residuals and spreads; a design that is not uniform is set beside the uniform one)."""
-        return audit_simulation.simulate(
-            self.engine,
-            ref,
-            qrels,
-            budget=budget,
-            design=design,
-            trials=trials,
-            measure=measure,
-            seed=seed,
-            level=level,
-            tuned=tuned,
-            estimator=estimator,
-            llm_relevant=llm_relevant,
-            pilot=pilot,
-        )
+    def simulate_audit(self, spec: AuditSimulationSpec) -> AuditSimulation:
+        """Coverage and width of the estimates from random audits of `spec.budget` units, the
+        reference taken as the truth (`spec.pilot`: where `pairs-uncertainty` and `topics-neyman`
+        take their calibration residuals and spreads; a design that is not uniform is set beside
+        the uniform one)."""
+        return audit_simulation.simulate(self.engine, spec)
 
     def recommend_audit_design(
         self,

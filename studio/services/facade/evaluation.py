@@ -11,6 +11,7 @@ from studio.domain.embedding_results import FdLeaderboard
 from studio.domain.errors import UsageError
 from studio.domain.frames import EVERY_TOPIC, ComparisonFrame, TopicChoice
 from studio.domain.rows import QUEUE_ACTIONS, Disagreement
+from studio.domain.specs import AgreementSpec, ComparisonSpec
 from studio.judges.embedder import TextEmbedder
 from studio.services.ensembles.scores import ensemble_scores
 from studio.services.evaluation.answers import system_leaderboard
@@ -129,44 +130,28 @@ class EvaluationMixin(ProjectBase):
             for m in measures
         ]
 
-    def agreement(
-        self,
-        ref: str,
-        qrels: str,
-        *,
-        topics: TopicChoice = EVERY_TOPIC,
-        clip: bool = False,
-        ref_threshold: float | None = None,
-        threshold: float | None = None,
-        relevant: float = 1.0,
-    ) -> Agreement:
+    def agreement(self, spec: AgreementSpec) -> Agreement:
         """κ, Krippendorff's α, confusion matrix and alignment of the pairs two label sets both label
-        (`clip`: the audited grades clipped into the reference's range; `topics`: a subset)."""
+        (`spec.clip`: the audited grades clipped into the reference's range; `spec.topics`: a subset)."""
+        ref, qrels = spec.ref, spec.qrels
         return label_agreement.agreement(
             self.engine,
             ref,
-            scale.clipped(self.engine, ref, qrels) if clip else qrels,
-            topics=topics,
-            ref_threshold=ref_threshold,
-            threshold=threshold,
-            relevant=relevant,
+            scale.clipped(self.engine, ref, qrels) if spec.clip else qrels,
+            topics=spec.topics,
+            ref_threshold=spec.ref_threshold,
+            threshold=spec.threshold,
+            relevant=spec.relevant,
         )
 
-    def compare(
-        self,
-        ref: str,
-        qrels: list[str],
-        measure: str = "nDCG@10",
-        *,
-        topics: TopicChoice = EVERY_TOPIC,
-        resamples: int = 1000,
-        seed: int = 0,
-        clip: bool = False,
-    ) -> list[MethodComparison]:
+    def compare(self, spec: ComparisonSpec) -> list[MethodComparison]:
         """One row per label set: κ, α, alignment, leniency, τ and τ_AP with bootstrap intervals,
         and the τ of its compatibility leaderboard against the reference's nDCG@10 leaderboard."""
-        names = [scale.clipped(self.engine, ref, name) for name in qrels] if clip else qrels
-        return comparison.compare(self.engine, ref, names, measure, topics=topics, resamples=resamples, seed=seed)
+        ref = spec.ref
+        names = [scale.clipped(self.engine, ref, name) if spec.clip else name for name in spec.qrels]
+        return comparison.compare(
+            self.engine, ref, names, spec.measure, topics=spec.topics, resamples=spec.resamples, seed=spec.seed
+        )
 
     def scale_warnings(self, ref: str, qrels: list[str]) -> list[str]:
         """A warning per label set holding grades outside the reference's range."""

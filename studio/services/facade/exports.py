@@ -52,10 +52,7 @@ class ExportsMixin(ProjectBase):
         *,
         per_topic: bool = False,
         complete: bool = False,
-        significance: bool = False,
-        test: str = "t",
-        correction: str = "holm",
-        alpha: float = 0.05,
+        significance: SignificancePlan | None = None,
     ) -> ExportReport:
         """The leaderboard under a label set as JSON, TSV or CSV, or as trec_eval, tot, ir_measures,
         JSONL or LaTeX write it; with `significance`, the LaTeX table marks each run's significant
@@ -68,5 +65,5 @@ class ExportsMixin(ProjectBase):
             fmt,
             per_topic=per_topic,
             complete=complete,
-            significance=SignificancePlan(test, correction, alpha) if significance else None,
+            significance=significance,
         )

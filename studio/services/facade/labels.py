@@ -8,6 +8,7 @@ from studio.domain.label_set_results import BankScoreMade, CalibratedSet, Calibr
 from studio.domain.names import check_id
 from studio.domain.numbers import check_grade
 from studio.domain.rows import LabelEvent
+from studio.domain.specs import CalibrationSpec
 from studio.services.calibration.calibrate import calibrated_sets
 from studio.services.derived.follow import Followed
 from studio.services.derived.make import make_bank_score, make_calibration, make_ensemble
@@ -51,23 +52,10 @@ class LabelsMixin(ProjectBase):
         each pair's spread; it follows its members."""
         return make_ensemble(self.engine, list(members), how, name, replace=replace)
 
-    def calibrate(
-        self,
-        qrels: str,
-        gold: str,
-        name: str,
-        *,
-        method: str = "isotonic",
-        folds: int = 5,
-        seed: int = 0,
-        measure: str = "nDCG@10",
-        replace: bool = False,
-    ) -> CalibrationMade:
-        """Label set `name`: `qrels` mapped to `gold`'s grades (isotonic or ordinal) with κ and τ
-        cross-fitted by topic beside the raw set's; it follows both sources."""
-        return make_calibration(
-            self.engine, qrels, gold, name, method=method, folds=folds, seed=seed, measure=measure, replace=replace
-        )
+    def calibrate(self, spec: CalibrationSpec) -> CalibrationMade:
+        """Label set `spec.name`: the LLM set mapped to the gold set's grades (isotonic or ordinal)
+        with κ and τ cross-fitted by topic beside the raw set's; it follows both sources."""
+        return make_calibration(self.engine, spec)
 
     def calibrations(self) -> list[CalibratedSet]:
         """Every calibrated label set: sources, method, fitted map, cross-fitted figures, curve."""

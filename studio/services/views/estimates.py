@@ -4,6 +4,7 @@ with its intervals and settled run pairs, and the calibration curve of a calibra
 from __future__ import annotations
 
 from studio.domain.errors import StudioError
+from studio.domain.specs import EstimateSpec
 from studio.domain.views import CalibrationView, EstimateView
 from studio.services.facade.core import ProjectCore
 
@@ -11,7 +12,7 @@ from studio.services.facade.core import ProjectCore
 def estimate_view(project: ProjectCore, qrels: str, gold: str, measure: str) -> EstimateView:
     """The estimate, or a view that says why there is none."""
     try:
-        found = project.estimate(qrels, gold, measure)
+        found = project.estimate(EstimateSpec(qrels, gold, measure))
     except StudioError as error:
         return EstimateView(qrels, gold, measure, error=str(error))
     pairs = found["pairs"]

@@ -6,8 +6,10 @@ Each command runs as a fresh process, as a script calling the studio in a loop r
 project is built once, before any timing, in a temporary folder.
 
 Prints one JSON object: per command, the wall seconds of every run and their median, and the
-ratio of each median to the anchor's median (`python -c "import duckdb"`). The commands take
-turns run by run, so a machine that gets busier halfway slows all of them alike.
+ratio of each median to the anchor's median (`python -c "import duckdb"`), which the budgets are
+on; beside them the processes' CPU seconds (user + system) and their ratio, steadier than wall time
+on a machine other work keeps busy. The commands take turns run by run, so a machine that gets
+busier halfway slows all of them alike.
 Usage: python -m benchmarks.bench_startup [--runs N]
 """
 
@@ -16,6 +18,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -32,10 +35,14 @@ def studio_program() -> list[str]:
     return [str(script)] if script.exists() else [sys.executable, "-m", "studio"]
 
 
-def wall_seconds(argv: list[str], env: dict[str, str]) -> float:
+def timed(argv: list[str], env: dict[str, str]) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (user + system) of one run of `argv`."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
     subprocess.run(argv, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, timeout=120)
-    return time.perf_counter() - start
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
 
 def build_sample(folder: Path, env: dict[str, str]) -> Path:
@@ -56,16 +63,24 @@ def measure(runs: int) -> dict[str, object]:
             "list": [*studio_program(), "--db", str(project), "list"],
         }
         for argv in commands.values():  # one warm-up each: the page cache, not the first run's disk
-            wall_seconds(argv, env)
+            timed(argv, env)
         times: dict[str, list[float]] = {name: [] for name in commands}
+        cpu: dict[str, list[float]] = {name: [] for name in commands}
         for _ in range(runs):
             for name, argv in commands.items():
-                times[name].append(wall_seconds(argv, env))
+                wall, used = timed(argv, env)
+                times[name].append(wall)
+                cpu[name].append(used)
     anchor = statistics.median(times["anchor"])
+    anchor_cpu = statistics.median(cpu["anchor"])
     result: dict[str, object] = {
         "runs": runs,
         "load_average": [round(x, 2) for x in os.getloadavg()],  # a busy machine stretches every ratio
-        "anchor": {"command": 'python -c "import duckdb"', "median_s": round(anchor, 4)},
+        "anchor": {
+            "command": 'python -c "import duckdb"',
+            "median_s": round(anchor, 4),
+            "cpu_median_s": round(anchor_cpu, 4),
+        },
     }
     for name in ("version", "list"):
         median = statistics.median(times[name])
@@ -75,6 +90,8 @@ def measure(runs: int) -> dict[str, object]:
             "ratio": round(median / anchor, 2),
             "budget": BUDGETS[name],
             "within_budget": median / anchor <= BUDGETS[name],
+            "cpu_median_s": round(statistics.median(cpu[name]), 4),
+            "cpu_ratio": round(statistics.median(cpu[name]) / anchor_cpu, 2),
         }
     return result
 

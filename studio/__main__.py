@@ -1,3 +1,3 @@
-from studio.cli.app import run
+from studio.cli.main import run
 
 run()

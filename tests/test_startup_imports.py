@@ -1,13 +1,91 @@
-"""The studio starts without scipy (about a second of imports): the statistics that need it load it
+"""The command line imports what a command uses (docs/design.md#6-performance-budgets: `studio
+--version` within 1.5x and `studio list` within 3x `python -c "import duckdb"`; the timings are
+`benchmarks/bench_startup.py`'s, never a test's). Here: which modules each loads, in a fresh
+interpreter, as the `studio` program runs them.
+
+The studio starts without scipy (about a second of imports): the statistics that need it load it
 when they are asked for."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
+from pathlib import Path
+
+import pytest
+
+# Libraries a command loads only when it needs them: the statistics, the figures, the models, the
+# TUI, the team's server.
+HEAVY = ("numpy", "scipy", "matplotlib", "llama_cpp", "textual", "torch", "sentence_transformers", "psycopg")
+# The studio's own families a listing has no use for.
+FAMILIES = (
+    "studio.metrics",
+    "studio.judges",
+    "studio.services.audit",
+    "studio.services.evaluation",
+    "studio.services.judging",
+    "studio.services.meta",
+    "studio.services.assess",
+    "studio.services.views.review",
+    "studio.services.writes",
+)
+
+RUN = """
+import json, sys
+from studio.cli.main import run
+sys.argv = ["studio", *sys.argv[1:]]
+try:
+    run()
+except SystemExit as done:
+    code = done.code
+else:
+    code = 0
+loaded = sorted(m for m in sys.modules)
+print(json.dumps({"code": code, "modules": loaded}), file=sys.stderr)
+"""
+
+
+def loaded_by(*args: str) -> tuple[int, set[str]]:
+    """The exit status of `studio ARGS` run in a fresh interpreter, and the modules it had loaded."""
+    done = subprocess.run([sys.executable, "-c", RUN, *args], capture_output=True, text=True, check=False, timeout=120)
+    report = json.loads(done.stderr.strip().splitlines()[-1])
+    return report["code"], set(report["modules"])
+
+
+def top_level(modules: set[str]) -> set[str]:
+    return {m.split(".")[0] for m in modules}
 
 
 def test_opening_the_studio_imports_no_scipy() -> None:
     code = "import sys, studio.tui.app, studio.cli.app; print(sorted(m for m in sys.modules if m.startswith('scipy')))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert done.stdout.strip() == "[]"
+
+
+def test_the_version_loads_neither_the_command_line_nor_the_database() -> None:
+    code, modules = loaded_by("--version")
+    assert code == 0
+    assert not top_level(modules) & {"typer", "rich", "duckdb", "pydantic", *HEAVY}
+    assert not any(m.startswith("studio.") and m not in ("studio.cli", "studio.cli.main") for m in modules)
+
+
+@pytest.mark.parametrize("what", [[], ["runs"], ["qrels"]])
+def test_a_listing_loads_no_statistics_model_or_screen(sample: Path, what: list[str]) -> None:
+    code, modules = loaded_by("--db", str(sample), "list", *what)
+    assert code == 0
+    assert top_level(modules) & set(HEAVY) == set()
+    assert sorted(m for m in modules if m.startswith(FAMILIES)) == []
+    assert "duckdb" in top_level(modules)  # not vacuous: the listing ran and read the file
+
+
+def test_only_the_listing_command_module_is_loaded(sample: Path) -> None:
+    _, modules = loaded_by("--db", str(sample), "list")
+    commands = {m.removeprefix("studio.cli.") for m in modules if m.startswith("studio.cli.")}
+    others = {"audit", "assess", "judge", "judges", "bank", "sensitivity", "significance", "estimate", "report"}
+    assert "listing" in commands and not commands & others
+
+
+def test_a_command_that_needs_numpy_still_gets_it(sample: Path) -> None:
+    code, modules = loaded_by("--db", str(sample), "eval", "--qrels", "human", "-m", "P@10")
+    assert code == 0 and "numpy" in top_level(modules)

@@ -8,34 +8,58 @@ classes are named here so that the front ends can name the objects they are hand
 
 from __future__ import annotations
 
-from pathlib import Path
-from typing import TYPE_CHECKING, Self
+import importlib
+from typing import TYPE_CHECKING, Any, Self
 
-from studio.domain.check_report import CheckReport
-from studio.domain.doctor_report import DoctorReport
 from studio.domain.frames import EVERY_TOPIC, TopicChoice
 from studio.domain.project_file import DEFAULT_WAIT_SECONDS
 from studio.domain.views import BankView, CalibrationView, EstimateView, LeaderboardView, Overview, ProjectNames
 from studio.domain.views import ReviewFilters as ReviewFilters
 from studio.services.facade.core import ProjectCore
+from studio.services.facade.lazy import lazy_function, lazy_module
 from studio.services.locations import demo_project_path
-from studio.services.rubric.editing import BankEditor
-from studio.services.sample_project import build_sample_file
-from studio.services.team.probe import TeamProbe
-from studio.services.team.probe import probe as probe_team
-from studio.services.views import bank as bank_views
-from studio.services.views import estimates as estimate_views
-from studio.services.views import overview as overview_views
-from studio.services.views.audit import AuditSession
-from studio.services.views.campaign import CampaignSession
-from studio.services.views.decision_review import DecisionReviewSession
-from studio.services.views.leaderboard import leaderboard_view
-from studio.services.views.review import ReviewSession
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
+    from studio.domain.check_report import CheckReport
+    from studio.domain.doctor_report import DoctorReport
     from studio.services.report.files import WrittenReport
+    from studio.services.rubric.editing import BankEditor
+    from studio.services.sample_project import build_sample_file
+    from studio.services.team.probe import TeamProbe
+    from studio.services.team.probe import probe as probe_team
+    from studio.services.views import bank as bank_views
+    from studio.services.views import estimates as estimate_views
+    from studio.services.views import overview as overview_views
+    from studio.services.views.audit import AuditSession
+    from studio.services.views.campaign import CampaignSession
+    from studio.services.views.leaderboard import leaderboard_view
+    from studio.services.views.review import ReviewSession
+else:  # imported when first used (see services/facade/lazy.py)
+    build_sample_file = lazy_function("studio.services.sample_project", "build_sample_file")
+    probe_team = lazy_function("studio.services.team.probe", "probe")
+    bank_views = lazy_module("studio.services.views.bank")
+    estimate_views = lazy_module("studio.services.views.estimates")
+    overview_views = lazy_module("studio.services.views.overview")
+    leaderboard_view = lazy_function("studio.services.views.leaderboard", "leaderboard_view")
 
 __all__ = ["AuditSession", "BankEditor", "CampaignSession", "Project", "ReviewFilters", "ReviewSession"]
+
+# The classes of the objects the front ends are handed, named here so that they can name them
+# (`from studio.services.project import ReviewSession`), imported when first named.
+NAMED_CLASSES = {
+    "AuditSession": "studio.services.views.audit",
+    "BankEditor": "studio.services.rubric.editing",
+    "CampaignSession": "studio.services.views.campaign",
+    "ReviewSession": "studio.services.views.review",
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in NAMED_CLASSES:
+        return getattr(importlib.import_module(NAMED_CLASSES[name]), name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class Project(ProjectCore):
@@ -120,16 +144,23 @@ class Project(ProjectCore):
     ) -> ReviewSession:
         """A review of the pairs `qrels` grades differently from `ref` on the topics `topics` frames
         (by default those both label; call `load()` to build its queue)."""
+        from studio.services.views.decision_review import DecisionReviewSession
+        from studio.services.views.review import ReviewSession
+
         # A decision pair narrows the queue to the labels behind that pair's significance decision.
         session = DecisionReviewSession if filters is not None and filters.decision_pair else ReviewSession
         return session(self, ref, qrels, measure=measure, filters=filters, person=person, topics=topics)
 
     def blind_audit(self, audit: str, *, person: str | None = None) -> AuditSession:
         """Grading an audit's sample in its random order, the LLM's grade hidden (call `load()`)."""
+        from studio.services.views.audit import AuditSession
+
         return AuditSession(self, audit, person=person or self.team_member())
 
     def assess(self, campaign: str, *, person: str | None = None) -> CampaignSession:
         """Walking a campaign's pairs given to `person` as their conditions say (call `load()`)."""
+        from studio.services.views.campaign import CampaignSession
+
         return CampaignSession(self, campaign, person=person)
 
     # -- the report --------------------------------------------------------------------------------

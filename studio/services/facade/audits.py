@@ -4,32 +4,47 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from studio.domain.audit_designs import AuditSimulation, BudgetPlan, DesignRecommendation
-from studio.domain.audit_results import (
-    Adjudication,
-    AssessorAgreement,
-    Assignment,
-    AuditPlan,
-    Conflict,
-    GoldImport,
-)
 from studio.domain.names import check_name
 from studio.domain.numbers import check_grade
-from studio.domain.pair_decisions import AuditDecisions
-from studio.domain.rows import AuditPair, AuditProgress, AuditRow, Estimate
 from studio.domain.specs import AuditDrawSpec, AuditSimulationSpec, DecisionTest, EstimateSpec
-from studio.services.audit import assessments as audit_assessments
-from studio.services.audit import assignment as audit_assignment
-from studio.services.audit import estimates as audit_estimates
-from studio.services.audit import gold as audit_gold
-from studio.services.audit import pair_decisions as audit_pair_decisions
-from studio.services.audit import planner as audit_planner
-from studio.services.audit import recommend as audit_recommend
-from studio.services.audit import samples as audit_samples
-from studio.services.audit import simulation as audit_simulation
-from studio.services.audit.assessor_agreement import assessor_agreement
 from studio.services.facade.base import PathLike, ProjectBase
+from studio.services.facade.lazy import lazy_function, lazy_module
+
+if TYPE_CHECKING:
+    from studio.domain.audit_designs import AuditSimulation, BudgetPlan, DesignRecommendation
+    from studio.domain.audit_results import (
+        Adjudication,
+        AssessorAgreement,
+        Assignment,
+        AuditPlan,
+        Conflict,
+        GoldImport,
+    )
+    from studio.domain.pair_decisions import AuditDecisions
+    from studio.domain.rows import AuditPair, AuditProgress, AuditRow, Estimate
+    from studio.services.audit import assessments as audit_assessments
+    from studio.services.audit import assignment as audit_assignment
+    from studio.services.audit import estimates as audit_estimates
+    from studio.services.audit import gold as audit_gold
+    from studio.services.audit import pair_decisions as audit_pair_decisions
+    from studio.services.audit import planner as audit_planner
+    from studio.services.audit import recommend as audit_recommend
+    from studio.services.audit import samples as audit_samples
+    from studio.services.audit import simulation as audit_simulation
+    from studio.services.audit.assessor_agreement import assessor_agreement
+else:
+    audit_assessments = lazy_module("studio.services.audit.assessments")
+    audit_assignment = lazy_module("studio.services.audit.assignment")
+    audit_estimates = lazy_module("studio.services.audit.estimates")
+    audit_gold = lazy_module("studio.services.audit.gold")
+    audit_pair_decisions = lazy_module("studio.services.audit.pair_decisions")
+    audit_planner = lazy_module("studio.services.audit.planner")
+    audit_recommend = lazy_module("studio.services.audit.recommend")
+    audit_samples = lazy_module("studio.services.audit.samples")
+    audit_simulation = lazy_module("studio.services.audit.simulation")
+    assessor_agreement = lazy_function("studio.services.audit.assessor_agreement", "assessor_agreement")
 
 
 class AuditsMixin(ProjectBase):

@@ -3,20 +3,33 @@
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from studio.banks.derived import DEFAULT_MIN_GRADE
 from studio.domain.bank_results import BankReport, CoverLeaderboard, GeneratedBank, NuggetizeEvent, StaleCellRow
-from studio.domain.judging import JudgeConfig, JudgeProgress
 from studio.domain.names import check_name
 from studio.services.facade.base import ProjectBase
-from studio.services.judging.config import last_config
-from studio.services.judging.stale import stale_plan
-from studio.services.rubric.cover import cover_leaderboard
-from studio.services.rubric.diagnostics import bank_report
-from studio.services.rubric.editing import BankEditor
-from studio.store import judging as judge_store
-from studio.store.new_names import refuse_look_alike
+from studio.services.facade.lazy import lazy_function, lazy_module
+
+if TYPE_CHECKING:
+    from collections.abc import Iterator
+
+    from studio.domain.judging import JudgeConfig, JudgeProgress
+    from studio.services.judging.config import last_config
+    from studio.services.judging.stale import stale_plan
+    from studio.services.rubric.cover import cover_leaderboard
+    from studio.services.rubric.diagnostics import bank_report
+    from studio.services.rubric.editing import BankEditor
+    from studio.store import judging as judge_store
+    from studio.store.new_names import refuse_look_alike
+else:
+    last_config = lazy_function("studio.services.judging.config", "last_config")
+    stale_plan = lazy_function("studio.services.judging.stale", "stale_plan")
+    cover_leaderboard = lazy_function("studio.services.rubric.cover", "cover_leaderboard")
+    bank_report = lazy_function("studio.services.rubric.diagnostics", "bank_report")
+    BankEditor = lazy_function("studio.services.rubric.editing", "BankEditor")
+    judge_store = lazy_module("studio.store.judging")
+    refuse_look_alike = lazy_function("studio.store.new_names", "refuse_look_alike")
 
 
 class BanksMixin(ProjectBase):

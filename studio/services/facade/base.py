@@ -4,26 +4,28 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Sequence
 from pathlib import Path
-from types import TracebackType
-from typing import Self
+from typing import TYPE_CHECKING, Self
 
-from studio.domain.check_report import CheckReport
 from studio.domain.frames import TopicChoice, TopicScope
-from studio.domain.import_report import ImportReport
 from studio.domain.names import check_id
 from studio.domain.project_file import DEFAULT_WAIT_SECONDS, WaitNotice
-from studio.domain.rows import BankInfo, DocumentRow, JudgeRunRow, LabelSetRow, ResponseRow, RunInfo, TopicRow
 from studio.formats.topic_lists import read_topic_list
-from studio.services.derived.follow import Followed
-from studio.services.evaluation.changes import ChangeWatcher
-from studio.services.evaluation.engine import EvaluationEngine
-from studio.services.integrity.check import check_project
 from studio.services.locations import project_path
-from studio.services.writes.label_writes import LabelWrites
 from studio.store import Database, listing
 from studio.store import judging as judge_store
+
+if TYPE_CHECKING:  # imported when first used: a command that only lists needs none of them (numpy)
+    from collections.abc import Sequence
+    from types import TracebackType
+
+    from studio.domain.check_report import CheckReport
+    from studio.domain.import_report import ImportReport
+    from studio.domain.rows import BankInfo, DocumentRow, JudgeRunRow, LabelSetRow, ResponseRow, RunInfo, TopicRow
+    from studio.services.derived.follow import Followed
+    from studio.services.evaluation.changes import ChangeWatcher
+    from studio.services.evaluation.engine import EvaluationEngine
+    from studio.services.writes.label_writes import LabelWrites
 
 PathLike = str | Path
 
@@ -43,8 +45,31 @@ class ProjectBase:
 
     def __init__(self, database: Database) -> None:
         self.db = database
-        self.engine = EvaluationEngine(database)
-        self.writes = LabelWrites(self.engine)  # the one door through which labels change
+        self._engine: EvaluationEngine | None = None
+        self._writes: LabelWrites | None = None
+        self._making = threading.Lock()  # one engine, however many threads ask for it first
+
+    @property
+    def engine(self) -> EvaluationEngine:
+        """The cached leaderboards, made on first use (opening a project to list it needs none)."""
+        if self._engine is None:
+            with self._making:
+                if self._engine is None:
+                    from studio.services.evaluation.engine import EvaluationEngine
+                    from studio.services.writes.label_writes import LabelWrites
+
+                    engine = EvaluationEngine(self.db)
+                    self._writes = LabelWrites(engine)  # the one door through which labels change
+                    self._engine = engine
+        return self._engine
+
+    @property
+    def writes(self) -> LabelWrites:
+        """The one door through which labels change (made with the engine)."""
+        if self._writes is None:
+            self.engine  # noqa: B018  # makes both
+        assert self._writes is not None
+        return self._writes
 
     @classmethod
     def open(
@@ -68,6 +93,8 @@ class ProjectBase:
 
     def watch_changes(self) -> ChangeWatcher:
         """What other processes write from now on, applied to this project's leaderboards on `poll()`."""
+        from studio.services.evaluation.changes import ChangeWatcher
+
         return ChangeWatcher(self.engine)
 
     @staticmethod
@@ -180,4 +207,6 @@ class ProjectBase:
         """Whether the project file is whole: current labels and bank items are the replay of their
         events, no row names a missing one, keys are held once, judge runs agree with their
         judgments (see `studio check`)."""
+        from studio.services.integrity.check import check_project
+
         return check_project(self.engine)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from studio.domain.campaigns import (
     RECALL_SUFFIX,
@@ -15,11 +16,19 @@ from studio.domain.campaigns import (
     Condition,
 )
 from studio.domain.names import check_name
-from studio.services.assess import grades as campaign_grades
-from studio.services.assess import plan as campaign_plan
-from studio.services.assess import progress as campaign_progress
-from studio.services.assess import report as campaign_report
 from studio.services.facade.base import PathLike, ProjectBase
+from studio.services.facade.lazy import lazy_module
+
+if TYPE_CHECKING:
+    from studio.services.assess import grades as campaign_grades
+    from studio.services.assess import plan as campaign_plan
+    from studio.services.assess import progress as campaign_progress
+    from studio.services.assess import report as campaign_report
+else:
+    campaign_grades = lazy_module("studio.services.assess.grades")
+    campaign_plan = lazy_module("studio.services.assess.plan")
+    campaign_progress = lazy_module("studio.services.assess.progress")
+    campaign_report = lazy_module("studio.services.assess.report")
 
 
 class CampaignsMixin(ProjectBase):

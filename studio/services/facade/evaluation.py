@@ -2,34 +2,54 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from studio.domain.answer_results import AnswerRow
 from studio.domain.choices import DEFAULT_MEASURES
-from studio.domain.comparisons import Agreement, Correlation, EnsembleScores, EvalRow, MethodComparison
-from studio.domain.embedding_results import FdLeaderboard
 from studio.domain.errors import UsageError
 from studio.domain.frames import EVERY_TOPIC, ComparisonFrame, TopicChoice
 from studio.domain.rows import QUEUE_ACTIONS, Disagreement
-from studio.domain.specs import AgreementSpec, ComparisonSpec
-from studio.judges.embedder import TextEmbedder
-from studio.services.ensembles.scores import ensemble_scores
-from studio.services.evaluation.answers import system_leaderboard
-from studio.services.evaluation.engine import measure_of
 from studio.services.facade.base import ProjectBase
-from studio.services.meta import (
-    comparison,
-    frame,
-    label_agreement,
-    rank_correlation,
-    review_queue,
-    scale,
-    score_correlation,
-    unreachable_levels,
-)
-from studio.services.meta.embeddings import fd_leaderboard
-from studio.services.meta.frame import check_subset
-from studio.store import review as review_store
+from studio.services.facade.lazy import lazy_function, lazy_module
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from studio.domain.answer_results import AnswerRow
+    from studio.domain.comparisons import Agreement, Correlation, EnsembleScores, EvalRow, MethodComparison
+    from studio.domain.embedding_results import FdLeaderboard
+    from studio.domain.specs import AgreementSpec, ComparisonSpec
+    from studio.judges.embedder import TextEmbedder
+    from studio.services.ensembles.scores import ensemble_scores
+    from studio.services.evaluation.answers import system_leaderboard
+    from studio.services.evaluation.engine import measure_of
+    from studio.services.meta import (
+        comparison,
+        frame,
+        label_agreement,
+        rank_correlation,
+        review_queue,
+        scale,
+        score_correlation,
+        unreachable_levels,
+    )
+    from studio.services.meta.embeddings import fd_leaderboard
+    from studio.services.meta.frame import check_subset
+    from studio.store import review as review_store
+else:
+    ensemble_scores = lazy_function("studio.services.ensembles.scores", "ensemble_scores")
+    system_leaderboard = lazy_function("studio.services.evaluation.answers", "system_leaderboard")
+    measure_of = lazy_function("studio.services.evaluation.engine", "measure_of")
+    comparison = lazy_module("studio.services.meta.comparison")
+    frame = lazy_module("studio.services.meta.frame")
+    label_agreement = lazy_module("studio.services.meta.label_agreement")
+    rank_correlation = lazy_module("studio.services.meta.rank_correlation")
+    review_queue = lazy_module("studio.services.meta.review_queue")
+    scale = lazy_module("studio.services.meta.scale")
+    score_correlation = lazy_module("studio.services.meta.score_correlation")
+    unreachable_levels = lazy_module("studio.services.meta.unreachable_levels")
+    fd_leaderboard = lazy_function("studio.services.meta.embeddings", "fd_leaderboard")
+    check_subset = lazy_function("studio.services.meta.frame", "check_subset")
+    review_store = lazy_module("studio.store.review")
 
 
 class EvaluationMixin(ProjectBase):

@@ -2,18 +2,30 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from pathlib import Path
+from typing import TYPE_CHECKING
 
-from studio.domain.choices import AnswerLayout, BankFormat, LeaderboardLayout
-from studio.domain.export_report import ExportReport
-from studio.domain.significance import SignificancePlan
-from studio.services.exports.banks import export_bank
-from studio.services.exports.labels import export_judgments, export_qrels
-from studio.services.exports.leaderboard import export_leaderboard
-from studio.services.exports.responses import export_responses
 from studio.services.facade.base import ProjectBase
-from studio.services.rubric.graded_files import export_graded
+from studio.services.facade.lazy import lazy_function
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+    from pathlib import Path
+
+    from studio.domain.choices import AnswerLayout, BankFormat, LeaderboardLayout
+    from studio.domain.export_report import ExportReport
+    from studio.domain.significance import SignificancePlan
+    from studio.services.exports.banks import export_bank
+    from studio.services.exports.labels import export_judgments, export_qrels
+    from studio.services.exports.leaderboard import export_leaderboard
+    from studio.services.exports.responses import export_responses
+    from studio.services.rubric.graded_files import export_graded
+else:
+    export_bank = lazy_function("studio.services.exports.banks", "export_bank")
+    export_judgments = lazy_function("studio.services.exports.labels", "export_judgments")
+    export_qrels = lazy_function("studio.services.exports.labels", "export_qrels")
+    export_leaderboard = lazy_function("studio.services.exports.leaderboard", "export_leaderboard")
+    export_responses = lazy_function("studio.services.exports.responses", "export_responses")
+    export_graded = lazy_function("studio.services.rubric.graded_files", "export_graded")
 
 
 class ExportsMixin(ProjectBase):

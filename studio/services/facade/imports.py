@@ -2,17 +2,27 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from studio.domain.choices import OnDuplicate, OnDuplicateGrade
-from studio.domain.import_report import ImportReport
 from studio.domain.models import LabelSetKind
 from studio.services.facade.base import PathLike, ProjectBase, paths
-from studio.services.imports import catalog as import_catalog
-from studio.services.imports import irds as import_irds
-from studio.services.imports import trec as import_trec
-from studio.services.rubric.graded_files import import_graded
+from studio.services.facade.lazy import lazy_function, lazy_module
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from studio.domain.import_report import ImportReport
+    from studio.services.imports import catalog as import_catalog
+    from studio.services.imports import irds as import_irds
+    from studio.services.imports import trec as import_trec
+    from studio.services.rubric.graded_files import import_graded
+else:
+    import_catalog = lazy_module("studio.services.imports.catalog")
+    import_irds = lazy_module("studio.services.imports.irds")
+    import_trec = lazy_module("studio.services.imports.trec")
+    import_graded = lazy_function("studio.services.rubric.graded_files", "import_graded")
 
 
 class ImportsMixin(ProjectBase):

@@ -2,33 +2,44 @@
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator, Mapping, Sequence
 from dataclasses import replace
 from enum import StrEnum
-from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studio.domain.choices import BackendName, JudgeMethod
-from studio.domain.judge_results import (
-    BatchImportCounts,
-    ExtractedAnswers,
-    ProbeRun,
-    ReparseCounts,
-    SensitivityReport,
-    StuffingProbe,
-    VerificationRow,
-)
 from studio.domain.judging import JudgeConfig, JudgeProgress, JudgeSummary
 from studio.domain.names import check_name
-from studio.domain.rows import FailureRow
-from studio.judges.backend import Backend
 from studio.services.facade.base import ProjectBase
-from studio.services.judging.config import last_config
-from studio.services.judging.reparse import reparse
-from studio.services.judging.run import run_judge
-from studio.store import judging as judge_store
-from studio.store import labels as label_store
-from studio.store.new_names import refuse_look_alike
+from studio.services.facade.lazy import lazy_function, lazy_module
+
+if TYPE_CHECKING:
+    from collections.abc import Generator, Iterator, Mapping, Sequence
+    from pathlib import Path
+
+    from studio.domain.judge_results import (
+        BatchImportCounts,
+        ExtractedAnswers,
+        ProbeRun,
+        ReparseCounts,
+        SensitivityReport,
+        StuffingProbe,
+        VerificationRow,
+    )
+    from studio.domain.rows import FailureRow
+    from studio.judges.backend import Backend
+    from studio.services.judging.config import last_config
+    from studio.services.judging.reparse import reparse
+    from studio.services.judging.run import run_judge
+    from studio.store import judging as judge_store
+    from studio.store import labels as label_store
+    from studio.store.new_names import refuse_look_alike
+else:
+    last_config = lazy_function("studio.services.judging.config", "last_config")
+    reparse = lazy_function("studio.services.judging.reparse", "reparse")
+    run_judge = lazy_function("studio.services.judging.run", "run_judge")
+    judge_store = lazy_module("studio.store.judging")
+    label_store = lazy_module("studio.store.labels")
+    refuse_look_alike = lazy_function("studio.store.new_names", "refuse_look_alike")
 
 
 class JudgesMixin(ProjectBase):

@@ -2,18 +2,29 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-from studio.domain.label_set_results import BankScoreMade, CalibratedSet, CalibrationMade, EnsembleMade
 from studio.domain.names import check_id
 from studio.domain.numbers import check_grade
-from studio.domain.rows import LabelEvent
-from studio.domain.specs import CalibrationSpec
-from studio.services.calibration.calibrate import calibrated_sets
-from studio.services.derived.follow import Followed
-from studio.services.derived.make import make_bank_score, make_calibration, make_ensemble
 from studio.services.facade.base import ProjectBase
-from studio.services.writes.owners import refuse_owned
+from studio.services.facade.lazy import lazy_function
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from studio.domain.label_set_results import BankScoreMade, CalibratedSet, CalibrationMade, EnsembleMade
+    from studio.domain.rows import LabelEvent
+    from studio.domain.specs import CalibrationSpec
+    from studio.services.calibration.calibrate import calibrated_sets
+    from studio.services.derived.follow import Followed
+    from studio.services.derived.make import make_bank_score, make_calibration, make_ensemble
+    from studio.services.writes.owners import refuse_owned
+else:
+    calibrated_sets = lazy_function("studio.services.calibration.calibrate", "calibrated_sets")
+    make_bank_score = lazy_function("studio.services.derived.make", "make_bank_score")
+    make_calibration = lazy_function("studio.services.derived.make", "make_calibration")
+    make_ensemble = lazy_function("studio.services.derived.make", "make_ensemble")
+    refuse_owned = lazy_function("studio.services.writes.owners", "refuse_owned")
 
 
 class LabelsMixin(ProjectBase):

@@ -2,22 +2,32 @@
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from studio.domain.choices import VarianceKind
-from studio.domain.export_report import ExportReport
-from studio.domain.import_report import ImportReport
-from studio.domain.judging import JudgeConfig, JudgeProgress
 from studio.domain.models import LabelSetKind
-from studio.domain.prompt_study import StudyPlan, StudyPrompt, StudyReport, StudyRunSummary, Variance
-from studio.judges.backend import Backend
-from studio.services.facade.base import PathLike
 from studio.services.facade.imports import ImportsMixin
-from studio.services.judging.backends import make_backend
-from studio.services.meta import prompt_collection, prompt_study, study_run
-from studio.services.meta.study_run import BackendFor
+from studio.services.facade.lazy import lazy_function, lazy_module
+
+if TYPE_CHECKING:
+    from collections.abc import Generator, Sequence
+
+    from studio.domain.export_report import ExportReport
+    from studio.domain.import_report import ImportReport
+    from studio.domain.judging import JudgeConfig, JudgeProgress
+    from studio.domain.prompt_study import StudyPlan, StudyPrompt, StudyReport, StudyRunSummary, Variance
+    from studio.judges.backend import Backend
+    from studio.services.facade.base import PathLike
+    from studio.services.judging.backends import make_backend
+    from studio.services.meta import prompt_collection, prompt_study, study_run
+    from studio.services.meta.study_run import BackendFor
+else:
+    make_backend = lazy_function("studio.services.judging.backends", "make_backend")
+    prompt_collection = lazy_module("studio.services.meta.prompt_collection")
+    prompt_study = lazy_module("studio.services.meta.prompt_study")
+    study_run = lazy_module("studio.services.meta.study_run")
 
 
 class PromptStudyMixin(ImportsMixin):

@@ -3,16 +3,25 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from studio.domain.choices import LeaderboardLayout
-from studio.domain.export_report import ExportReport
-from studio.domain.import_report import ImportReport
-from studio.domain.rows import ScoreTableRow
-from studio.services.exports.label_probs import export_label_probs
 from studio.services.facade.base import PathLike, ProjectBase
-from studio.services.imports.label_probs import import_label_probs
-from studio.services.imports.leaderboards import import_leaderboard
-from studio.store import score_tables as score_store
+from studio.services.facade.lazy import lazy_function, lazy_module
+
+if TYPE_CHECKING:
+    from studio.domain.export_report import ExportReport
+    from studio.domain.import_report import ImportReport
+    from studio.domain.rows import ScoreTableRow
+    from studio.services.exports.label_probs import export_label_probs
+    from studio.services.imports.label_probs import import_label_probs
+    from studio.services.imports.leaderboards import import_leaderboard
+    from studio.store import score_tables as score_store
+else:
+    export_label_probs = lazy_function("studio.services.exports.label_probs", "export_label_probs")
+    import_label_probs = lazy_function("studio.services.imports.label_probs", "import_label_probs")
+    import_leaderboard = lazy_function("studio.services.imports.leaderboards", "import_leaderboard")
+    score_store = lazy_module("studio.store.score_tables")
 
 
 class ScoreTablesMixin(ProjectBase):

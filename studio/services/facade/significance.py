@@ -2,11 +2,20 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from studio.domain.frames import EVERY_TOPIC, TopicChoice
-from studio.domain.pair_decisions import PairLabels
 from studio.domain.significance import DEFAULT_PLAN, DecisionLabels, Significance, SignificancePlan
 from studio.services.facade.base import ProjectBase
-from studio.services.significance import labels, pair_labels, pairs
+from studio.services.facade.lazy import lazy_module
+
+if TYPE_CHECKING:
+    from studio.domain.pair_decisions import PairLabels
+    from studio.services.significance import labels, pair_labels, pairs
+else:
+    labels = lazy_module("studio.services.significance.labels")
+    pair_labels = lazy_module("studio.services.significance.pair_labels")
+    pairs = lazy_module("studio.services.significance.pairs")
 
 
 class SignificanceMixin(ProjectBase):

@@ -2,15 +2,24 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from studio.domain.project_file import DEFAULT_WAIT_SECONDS
 from studio.domain.team import Joined, Published, SyncResult, TeamStatus
 from studio.services.facade.base import PathLike, ProjectBase
-from studio.services.team import membership
-from studio.services.team import sync as team_sync
-from studio.store.team import local
+from studio.services.facade.lazy import lazy_module
+
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from studio.services.team import membership
+    from studio.services.team import sync as team_sync
+    from studio.store.team import local
+else:
+    membership = lazy_module("studio.services.team.membership")
+    team_sync = lazy_module("studio.services.team.sync")
+    local = lazy_module("studio.store.team.local")
 
 
 class TeamMixin(ProjectBase):

@@ -6,7 +6,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 
+
+@pytest.mark.process
 def test_opening_the_studio_imports_no_scipy() -> None:
     code = "import sys, studio.tui.app, studio.cli.app; print(sorted(m for m in sys.modules if m.startswith('scipy')))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)

@@ -13,6 +13,7 @@ import pytest
 from helpers import Studio, cli
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from typer.testing import Result
 
 from studio import Project
@@ -142,7 +143,7 @@ def test_float_grades_survive_exactly(studio: Studio, db: Path, tmp_path: Path) 
     assert labels(db, "again") == labels(db, "nuggety")
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.floats(min_value=-GRADE_LIMIT, max_value=GRADE_LIMIT), min_size=1, max_size=20))
 def test_any_grade_round_trips(template: Path, grades: list[float]) -> None:
     with tempfile.TemporaryDirectory() as folder:

@@ -13,6 +13,7 @@ from fakes import ScriptedBackend
 from helpers import cli, judge_all
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from typer.testing import Result
 
 from studio import Project
@@ -189,7 +190,7 @@ cells = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(cells)
 def test_rubric_writer_and_reader_are_inverse(rows: list[tuple[str, str, str, float | None, str]]) -> None:
     rows.sort(key=lambda r: r[:3])
@@ -203,7 +204,7 @@ def test_rubric_writer_and_reader_are_inverse(rows: list[tuple[str, str, str, fl
     assert back.judgments == judgments
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.lists(
         st.tuples(

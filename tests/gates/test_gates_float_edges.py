@@ -199,6 +199,7 @@ def test_audit_plan_over_an_overflowing_grade_is_refused_clearly(studio: Studio,
     )
 
 
+@pytest.mark.process
 def test_no_numpy_warning_reaches_the_terminal(project: Path) -> None:
     """numpy prints its warnings itself (pytest would catch them in process): a real process."""
     inject_grades(project, "umbrela-smol", "1001", float(HUGE))

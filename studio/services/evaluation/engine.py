@@ -57,6 +57,10 @@ class EvaluationEngine:
         # One batch per (command, person) for the edits made through this open project: each
         # event keeps its own person, time and note, so a batch row per edit would say nothing more.
         self._batches: dict[tuple[str, str | None], int] = {}
+        # What comparisons keep between edits, by what they compare (see
+        # `studio.services.meta.live_correlation`): each entry checks itself against the
+        # evaluators it was made from; forgetting labels or runs drops them all.
+        self.kept_views: dict[tuple[object, ...], object] = {}
 
     # -- caches ------------------------------------------------------------------------------
 
@@ -148,8 +152,10 @@ class EvaluationEngine:
         self._reference_orders = None
         self._evaluators.clear()
         self._as_of.clear()
+        self.kept_views.clear()
 
     def forget_labels(self, name: str | None = None) -> None:
+        self.kept_views.clear()
         if name is None:
             self._followed = None
             self._derived = None

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from functools import partial
+from functools import lru_cache, partial
 
 import numpy as np
 
@@ -32,9 +32,15 @@ def measure_of(text: str | Measure) -> Measure:
     if isinstance(text, Measure):
         return text
     try:
-        return parse_measure(text)
+        return _parsed(text)
     except ValueError as error:
         raise UsageError(str(error)) from error
+
+
+@lru_cache(maxsize=256)
+def _parsed(text: str) -> Measure:
+    """A measure's name parsed once (the live view names the same one after every edit)."""
+    return parse_measure(text)
 
 
 class EvaluationEngine:

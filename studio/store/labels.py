@@ -20,13 +20,14 @@ from studio.store.database import Connection
 from studio.store.fast_path import (
     QRELS_LINE,
     FastPathRefused,
+    check_file,
     checked,
     literal_path,
     odd_line,
+    parallel_reads,
     split_lines,
     too_long_id,
     too_long_number,
-    unsure_of_file,
 )
 from studio.store.label_events import EventNote as EventNote
 from studio.store.label_events import KnownGrade as KnownGrade
@@ -104,13 +105,14 @@ def stage_qrels_file(con: Connection, file_index: int, path: Path) -> None:
     """
     source = literal_path(path)
     try:
-        if (unsure := unsure_of_file(path)) is not None:
-            raise FastPathRefused(unsure)
+        check = check_file(path)
+        if check.unsure is not None:
+            raise FastPathRefused(check.unsure)
         con.execute(
             f"""
             INSERT INTO staged_labels
             SELECT ?, {checked("f[1]", QRELS_UNSURE)}, f[3], CAST(f[4] AS DOUBLE)
-            FROM {split_lines()}
+            FROM {split_lines(parallel=parallel_reads([check]))}
             """,
             [file_index, source],
         )

@@ -149,6 +149,20 @@ def test_a_huge_last_line_of_a_run_is_refused_not_dropped(studio: Studio, projec
     refused(project, lambda: studio("import", "run", path), f"{path}:2: the line is longer than 1 MiB")
 
 
+def test_a_huge_next_to_last_line_of_a_plain_run_is_refused_not_dropped(
+    studio: Studio, project: Path, tmp_path: Path
+) -> None:
+    """Files under the parallel reader's buffer are read in parallel: this one is over it, and its
+    longest line, which would not fit the buffer, ends in a line break (the last line is empty)."""
+    path = tmp_path / "r.txt"
+    with path.open("wb") as out:
+        out.write(b"1001 Q0 p1001-01 1 2 t\n1001 Q0 p1001-03 2 1 t ")
+        for block in repeated(b"x", 40 * MB):
+            out.write(block)
+        out.write(b"\n")
+    refused(project, lambda: studio("import", "run", path), f"{path}:2: the line is longer than 1 MiB")
+
+
 def test_a_trec_line_just_within_the_cap_is_read(studio: Studio, write: Write) -> None:
     """Columns after the sixth are junk to trec_eval: a long tail within the cap is read."""
     line = "1001 Q0 p1001-01 1 2 t "

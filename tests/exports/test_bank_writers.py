@@ -15,6 +15,7 @@ import string
 from pathlib import Path
 
 import pytest
+from helpers import copy_project
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
@@ -67,9 +68,9 @@ SampleBanks = dict[str, tuple[list[BankItem], dict[str, str]]]
 
 
 @pytest.fixture(scope="module")
-def sample_banks(tmp_path_factory: pytest.TempPathFactory) -> SampleBanks:
+def sample_banks(sample_template: Path, tmp_path_factory: pytest.TempPathFactory) -> SampleBanks:
     """{bank: (current items, topic texts)} of the sample project."""
-    path = tmp_path_factory.mktemp("sample") / "sample.duckdb"
+    path = copy_project(sample_template, tmp_path_factory.mktemp("sample"), "sample.duckdb")
     with Project.sample(path) as project:
         con = project.db.cursor()
         found: SampleBanks = {}

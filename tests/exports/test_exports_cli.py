@@ -10,7 +10,7 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from helpers import Studio, cli
+from helpers import Studio, cli, copy_project
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
@@ -25,10 +25,8 @@ from studio.store import labels as label_store
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("sample") / "sample.duckdb"
-    Project.sample(path).close()
-    return path
+def template(sample_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copy_project(sample_template, tmp_path_factory.mktemp("sample"), "sample.duckdb")
 
 
 @pytest.fixture

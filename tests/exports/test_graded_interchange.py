@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from fakes import ScriptedBackend
-from helpers import cli, judge_all
+from helpers import cli, copy_project, judge_all
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis_profiles import examples
@@ -45,14 +45,20 @@ def sometimes_rambling() -> ScriptedBackend:
     return ScriptedBackend(reply, name="rambler", model="rambler-1")
 
 
-@pytest.fixture()
-def db(tmp_path: Path) -> Path:
-    path = tmp_path / "p.duckdb"
+@pytest.fixture(scope="module")
+def judged(sample_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample project with `exam` and `assign` judged by the rambler, made once per module."""
+    path = copy_project(sample_template, tmp_path_factory.mktemp("graded"), "judged.duckdb")
     with Project.sample(path) as project:
         for method, bank, name in (("exam-question", "questions", "exam"), ("nugget-assign", "nuggets", "assign")):
             config = JudgeConfig(method=method, backend="rambler", name=name, bank=bank, topics=["1001", "1004"])
             judge_all(project.db, config, sometimes_rambling())
     return path
+
+
+@pytest.fixture()
+def db(judged: Path, tmp_path: Path) -> Path:
+    return copy_project(judged, tmp_path)
 
 
 def studio(db: Path, *args: str) -> Result:

@@ -243,9 +243,8 @@ def all_text(db: Path) -> str:
 
 
 @pytest.mark.slow
-def test_studio_judge_through_the_openai_backend(tmp_path: Path, server: FakeOpenAIServer) -> None:
-    db = tmp_path / "project.duckdb"
-    Project.sample(db).close()
+def test_studio_judge_through_the_openai_backend(sample: Path, server: FakeOpenAIServer) -> None:
+    db = sample  # a copy of the sample project, built once per test process
     server.script(Fault.error(400, "context too long"), Fault.error(401, "Incorrect API key", echo_key=True))
     first = judge(db, server.base_url, "--concurrency", "2")
     keys = {

@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo check check-kernel test install lint bench bench-banks bench-scale bench-team clean
+.PHONY: demo check check-kernel test test-fast install lint bench bench-banks bench-scale bench-team clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info[:2] >= (3, 11), "the studio needs Python 3.11 or newer (3.11-3.13 tested)"'
@@ -33,12 +33,13 @@ KERNEL_TESTS := tests/test_blas_kernel.py tests/test_golden_compare.py tests/met
 	tests/cli/test_significance_pair.py
 
 # Everything a change must pass, cheapest first so a lint error fails in seconds, not minutes.
+# Every extra is installed here: a test skipped for want of one fails (tests/extras.py).
 check: $(STAMP)
 	$(BIN)/ruff check studio tests benchmarks
 	$(BIN)/ruff format --check studio tests benchmarks
 	$(BIN)/lint-imports
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -n 2
+	STUDIO_REQUIRE_EXTRAS=1 $(BIN)/python -m pytest -n 2
 	$(MAKE) --no-print-directory check-kernel
 
 check-kernel: $(STAMP)
@@ -50,6 +51,11 @@ check-kernel: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2
+
+# The edit loop's tier: every test that starts no process, drives no terminal, serves on no socket
+# and loads no model (tests/tiers.py marks them `fast`), with the hypothesis profile `fast`.
+test-fast: $(STAMP)
+	HYPOTHESIS_PROFILE=fast $(BIN)/python -m pytest -n 2 -m fast
 
 # The static part of `check`: lint, format, the layer contracts of pyproject.toml, types.
 lint: $(STAMP)

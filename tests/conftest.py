@@ -1,19 +1,101 @@
 """Fixtures shared across test folders: the sample project built once per test process and
-copied for each test that changes it."""
+copied for each test that changes it; the suite's tiers (tests/tiers.py) and its hypothesis
+profiles."""
 
 from __future__ import annotations
 
 import os
 import uuid
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+from extras import REQUIRE, check_extras, extra_of_missing_module, hide_extras, skip_reason, skipped_for_an_extra
 from helpers import copy_project, judge_all
+from hypothesis_profiles import load_profile
+from judge_helpers import LLAMA_THREADS
 from terminal_helpers import Terminal
+from tiers import allowed_for, guarded, mark_tiers
 
 from studio import Project
 from studio.domain.judging import JudgeConfig
+
+if TYPE_CHECKING:  # llama.cpp is imported by the tests that load the model, not by every worker
+    from studio.judges.llamacpp_backend import LlamaCppBackend
+
+
+load_profile()  # before any test module's @settings reads the defaults
+hide_extras()  # STUDIO_HIDE_EXTRAS: before any test module imports one
+
+# matplotlib keeps its font list in a cache folder under HOME, and builds it (running fc-list) on its
+# first import where the folder lacks it. Tests give the studio a HOME of their own: without one
+# folder for the whole session, each worker's first report would rebuild it, in a process.
+CACHE = Path(os.environ.get("XDG_CACHE_HOME", Path.home() / ".cache"))
+os.environ.setdefault("MPLCONFIGDIR", str(CACHE / "matplotlib"))
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if not list(Path(os.environ["MPLCONFIGDIR"]).glob("fontlist-*.json")):
+        import matplotlib.font_manager  # noqa: F401  # builds the font list once, before any test's guard
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    mark_tiers(items)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item: pytest.Item) -> Generator[None, None, None]:
+    check_extras(item)
+    # Fixtures included: a session fixture that starts a process is started by the first test using it.
+    with guarded(item.nodeid, allowed_for(item)):
+        yield
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo[None]) -> Generator[None, object, object]:
+    """Under STUDIO_REQUIRE_EXTRAS=1 (`make check`), a skip for want of an extra is a failure."""
+    report = yield
+    if isinstance(report, pytest.TestReport):
+        fail_a_skip_for_an_extra(report)
+    return report
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_make_collect_report(collector: pytest.Collector) -> Generator[None, object, object]:
+    """The same for a whole module skipped as it is collected (`pytest.importorskip` at its top); a
+    module that cannot be imported because it imports an extra's module at its top skips too."""
+    report = yield
+    if isinstance(report, pytest.CollectReport):
+        skip_a_module_without_its_extra(collector, report)
+        fail_a_skip_for_an_extra(report)
+    return report
+
+
+def skip_a_module_without_its_extra(collector: pytest.Collector, report: pytest.CollectReport) -> None:
+    if not (report.failed and isinstance(collector, pytest.Module)):
+        return
+    try:
+        collector.obj  # noqa: B018  # imported again: the error pytest turned into the report
+    except pytest.Collector.CollectError as error:
+        extra = extra_of_missing_module(error.__cause__) if error.__cause__ is not None else None
+        if extra is not None:
+            report.outcome = "skipped"
+            report.longrepr = (str(collector.path), 0, f"Skipped: {skip_reason(extra)}")
+
+
+def fail_a_skip_for_an_extra(report: pytest.TestReport | pytest.CollectReport) -> None:
+    if REQUIRE and report.skipped and isinstance(report.longrepr, tuple):
+        reason = str(report.longrepr[2])
+        if skipped_for_an_extra(reason) is not None:
+            report.outcome = "failed"
+            report.longrepr = f"STUDIO_REQUIRE_EXTRAS=1, yet {reason}"
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> Generator[None, None, None]:
+    with guarded(item.nodeid, allowed_for(item)):
+        yield
 
 
 @pytest.fixture(scope="session")
@@ -41,6 +123,18 @@ def simulated_sample_template(sample_template: Path, tmp_path_factory: pytest.Te
 @pytest.fixture()
 def simulated_sample(simulated_sample_template: Path, tmp_path: Path) -> Path:
     return copy_project(simulated_sample_template, tmp_path)
+
+
+@pytest.fixture(scope="session")
+def llama_backend() -> Iterator[LlamaCppBackend]:
+    """The bundled SmolLM2-135M through llama.cpp, loaded once per test process for every test that
+    runs it in-process (marked `model` by tests/tiers.py). A test that changes `reuse_prefix`
+    puts it back."""
+    from studio.judges.llamacpp_backend import LlamaCppBackend
+
+    loaded = LlamaCppBackend(threads=LLAMA_THREADS)
+    yield loaded
+    loaded.close()
 
 
 @pytest.fixture

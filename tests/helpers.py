@@ -3,11 +3,15 @@ in-process, and the one value of a SQL query."""
 
 from __future__ import annotations
 
+import functools
 import shutil
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
+import typer.main
+import typer.testing
+from typer._click import Command
 from typer.testing import CliRunner, Result
 
 from studio.cli.app import app
@@ -45,6 +49,21 @@ def judge_all(
             progress.append(event)
     assert summary is not None, "run_judge ended without a summary"
     return summary
+
+
+@functools.cache
+def _studio_command() -> Command:
+    return typer.main.get_command(app)
+
+
+def _command_of(typer_instance: typer.Typer) -> Command:
+    """The click command of a Typer app: `studio`'s built once per test process, as the `studio`
+    program builds it once per run (typer's CliRunner builds it afresh for every invocation, a
+    third of a second each); any other app's built as typer builds it."""
+    return _studio_command() if typer_instance is app else typer.main.get_command(typer_instance)
+
+
+typer.testing._get_command = _command_of  # type: ignore[attr-defined]  # CliRunner.invoke asks it
 
 
 def cli(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import atexit
 import gzip
 import json
+import os
 import shutil
 import tempfile
 from pathlib import Path
@@ -21,6 +22,9 @@ from studio.store import Database
 
 REPO = Path(__file__).resolve().parents[1]
 SAMPLE_DATA = REPO / "sample_data"
+# llama.cpp's threads for the bundled model in the tests: two, as the real server's tests start it
+# (tests/judges/test_llama_server.py compares the two to the last digits).
+LLAMA_THREADS = min(2, os.cpu_count() or 1)
 SUMMARY_KEYS = {
     "label_set",
     "method",

@@ -26,7 +26,7 @@ import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
-pytestmark = pytest.mark.network
+pytestmark = [pytest.mark.network, pytest.mark.process]  # pip, asked in a process of its own
 
 REPO = Path(__file__).resolve().parents[1]
 REGISTRY = "https://pypi.org/simple/"

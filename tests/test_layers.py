@@ -260,6 +260,7 @@ def run_python(code: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.process
 def test_pure_layers_load_no_database_ui_or_cli_library() -> None:
     result = run_python("""
         import sys
@@ -270,6 +271,7 @@ def test_pure_layers_load_no_database_ui_or_cli_library() -> None:
     assert result.returncode == 0, result.stderr
 
 
+@pytest.mark.process
 def test_the_command_line_loads_without_textual() -> None:
     result = run_python("""
         import sys
@@ -279,6 +281,7 @@ def test_the_command_line_loads_without_textual() -> None:
     assert result.returncode == 0, result.stderr
 
 
+@pytest.mark.process
 def test_the_python_api_imports_from_the_package() -> None:
     result = run_python("""
         import sys

@@ -152,6 +152,7 @@ def test_every_topic_has_a_nugget_bank_with_vital_and_okay_nuggets() -> None:
         assert {n["importance"] for n in nuggets} >= {"vital", "okay"}, qid
 
 
+@pytest.mark.process
 def test_the_build_script_reproduces_the_files_byte_for_byte(tmp_path: Path) -> None:
     copy = tmp_path / "sample_data"
     shutil.copytree(DATA, copy, ignore=shutil.ignore_patterns("__pycache__"))

@@ -56,7 +56,10 @@ def loaded_by(*args: str) -> tuple[int, set[str]]:
 def top_level(modules: set[str]) -> set[str]:
     return {m.split(".")[0] for m in modules}
 
+import pytest
 
+
+@pytest.mark.process
 def test_opening_the_studio_imports_no_scipy() -> None:
     code = "import sys, studio.tui.app, studio.cli.app; print(sorted(m for m in sys.modules if m.startswith('scipy')))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)

@@ -16,14 +16,15 @@ from studio.domain.comparisons import SwappedPair
 
 
 @lru_cache(maxsize=64)
-def _upper_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+def upper_pairs(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """(i, j) of every pair i < j of n items, in the order of itertools.combinations."""
     first, second = np.triu_indices(n, k=1)
     return first, second
 
 
 def _pair_signs(x: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """sign(x_i − x_j) and sign(y_i − y_j) of every pair i < j."""
-    first, second = _upper_pairs(len(x))
+    first, second = upper_pairs(len(x))
     return np.sign(x[first] - x[second]), np.sign(y[first] - y[second])
 
 
@@ -39,7 +40,7 @@ def kendall_tau_b(x: np.ndarray, y: np.ndarray) -> float:
         return float("nan")
     x, y = np.asarray(x, dtype=np.float64), np.asarray(y, dtype=np.float64)
     if len(x) < KNIGHT_FROM:
-        return _tau_from_orderings(x[:, None] > x[None, :], y)
+        return tau_from_orderings(x[:, None] > x[None, :], y)
     agreement, untied_x, untied_y = _knight_counts(x, y)
     if untied_x == 0 or untied_y == 0:
         return float("nan")
@@ -54,10 +55,10 @@ def kendall_tau_b_rows(x: np.ndarray, ys: np.ndarray) -> np.ndarray:
     if len(x) < 2 or len(x) >= KNIGHT_FROM:
         return np.array([kendall_tau_b(x, y) for y in ys])
     x_above = x[:, None] > x[None, :]
-    return np.array([_tau_from_orderings(x_above, y) for y in ys])
+    return np.array([tau_from_orderings(x_above, y) for y in ys])
 
 
-def _tau_from_orderings(x_above: np.ndarray, y: np.ndarray) -> float:
+def tau_from_orderings(x_above: np.ndarray, y: np.ndarray) -> float:
     """τ-b from the (n × n) matrices "i above j": every pair untied in y is above in exactly one
     orientation, concordant when x puts the same one above, discordant when x puts it below.
     Boolean matrices and count_nonzero beat gathering every pair's signs several times over."""
@@ -163,12 +164,20 @@ def tau_ap(reference: np.ndarray, audited: np.ndarray) -> float:
     ref = reference[order]
     # Row i, columns k < i: the items the audited leaderboard puts above item i. One matrix, not a
     # loop over the runs: the live view asks τ_AP after every edit, the bootstrap of 1,000 samples.
-    earlier = np.tri(n, k=-1, dtype=bool)
+    earlier = _earlier(n)
     greater = np.count_nonzero(earlier & (ref[None, :] > ref[:, None]), axis=1)[1:]
     equal = np.count_nonzero(earlier & (ref[None, :] == ref[:, None]), axis=1)[1:]
     terms = (greater + 0.5 * equal) / np.arange(1, n)
     total = sum(terms.tolist(), 0.0)  # left to right, as the definition's sum: the same last bit
     return float(2.0 * total / (n - 1) - 1.0)
+
+
+@lru_cache(maxsize=64)
+def _earlier(n: int) -> np.ndarray:
+    """(n × n), row i true in the columns k < i (read only: shared between calls)."""
+    matrix = np.tri(n, k=-1, dtype=bool)
+    matrix.flags.writeable = False
+    return matrix
 
 
 def rbo(first: list[str], second: list[str], p: float = 0.9) -> float:
@@ -205,7 +214,7 @@ def _opposite_pairs(reference: np.ndarray, audited: np.ndarray, n: int) -> tuple
     """(i, j) of the pairs i < j among the first n items that the two order strictly in opposite
     ways, in the order of itertools.combinations. The product of the two differences decides, as
     it always has: its sign is the pair's verdict, however small (or underflowing) it is."""
-    first, second = _upper_pairs(n)
+    first, second = upper_pairs(n)
     ref, aud = np.asarray(reference), np.asarray(audited)
     opposite = (ref[first] - ref[second]) * (aud[first] - aud[second]) < 0
     return first[opposite], second[opposite]

@@ -33,6 +33,11 @@ class Evaluator:
         self.qids = byte_order(set(self.labels))
         self.row = {qid: i for i, qid in enumerate(self.qids)}
         self._matrices: dict[Measure, np.ndarray] = {}
+        # Counters of what changed, for what is worked out from these labels and kept (the live
+        # view's frame and reference side): any label (`version`), and the labelled topics or
+        # their rows (`topics_version`), which a label edit inside a labelled topic leaves alone.
+        self.version = 0
+        self.topics_version = 0
 
     @property
     def runs(self) -> list[str]:
@@ -94,6 +99,7 @@ class Evaluator:
         topic = self.rankings.topics.get(qid)
         if labels is None:
             labels = self.labels[qid] = TopicLabels({}, np.full(topic.size if topic else 0, np.nan))
+        was_labelled = bool(labels.judged)
         # A document labelled before has its number at hand (no number: no run ranked it); only a
         # newly labelled one reads the topic's docids.
         number = labels.numbers.get(docid)
@@ -102,12 +108,16 @@ class Evaluator:
         labels.set(docid, grade, number)
         for measure, matrix in self._matrices.items():
             self._fill_row(matrix, measure, qid)
+        self.version += 1
+        if bool(labels.judged) != was_labelled:
+            self.topics_version += 1
 
     def _add_topic(self, qid: str) -> None:
         # A topic first labelled now gets its row (NaN for a run that does not rank it).
         self.qids = byte_order([*self.qids, qid])
         self.row = {q: i for i, q in enumerate(self.qids)}
         self._matrices.clear()
+        self.topics_version += 1
 
 
 def mean_over_topics(matrix: np.ndarray, labelled: np.ndarray | None, *, complete: bool) -> np.ndarray:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 
 from studio.domain.campaigns import RECALL_SUFFIX, CampaignPairRow, CampaignRecord, PairRole, StoredGrade
 from studio.store.database import Connection, typed_records
+from studio.store.label_events import EventNote, add_event_notes, event_source_id
 
 RECALL = str(PairRole.recall)
 
@@ -186,20 +187,22 @@ def append_imported(
     qids, docids, labels, notes = (list(columns[i]) for i in range(4))
     written = con.execute(
         """
-        INSERT INTO label_events (event_id, label_set_id, qid, docid, grade, previous, origin, source, note,
-                                  undoes, batch_id)
+        INSERT INTO label_event_rows (event_id, label_set_id, qid, docid, grade, previous, source_id, batch_id)
         SELECT nextval('label_event_ids'), ?, n.qid, n.docid, n.grade,
-               (SELECT arg_max_null(e.grade, e.event_id) FROM label_events e
+               (SELECT arg_max_null(e.grade, e.event_id) FROM label_event_rows e
                 WHERE e.label_set_id = ? AND e.qid = n.qid AND e.docid = n.docid),
-               'import', ?, n.note, NULL, ?
+               ?, ?
         FROM (SELECT unnest(?::VARCHAR[]) AS qid, unnest(?::VARCHAR[]) AS docid, unnest(?::DOUBLE[]) AS grade,
-                     unnest(?::VARCHAR[]) AS note, unnest(range(?)) AS ord) n
+                     unnest(range(?)) AS ord) n
         ORDER BY n.ord
         RETURNING event_id, qid, docid
         """,
-        [label_set, label_set, source, batch_id, qids, docids, labels, notes, len(rows)],
+        [label_set, label_set, event_source_id(con, "import", source), batch_id, qids, docids, labels, len(rows)],
     ).fetchall()
     events = {(str(q), str(d)): int(e) for e, q, d in written}
+    add_event_notes(
+        con, [EventNote(events[(q, d)], note, None) for q, d, note in zip(qids, docids, notes, strict=True)]
+    )
     con.execute(
         "INSERT INTO campaign_grades (campaign_id, qid, docid, assessor, condition, grade, seconds, llm_visible,"
         " label_event) SELECT ?, unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]),"

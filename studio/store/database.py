@@ -269,14 +269,14 @@ class Database:
             self._transactions += 1
         try:
             con = self.cursor()
-            con.execute("BEGIN TRANSACTION")
+            con.begin()  # the connection's own calls: no statement to parse, on every edit
             try:
                 yield con
                 count = self._count_change(con) if counted else None
             except BaseException:
-                con.execute("ROLLBACK")
+                con.rollback()
                 raise
-            con.execute("COMMIT")
+            con.commit()
             if count is not None:
                 self.outside_writes |= count != self.changes_seen + 1
                 self.changes_seen = count

@@ -10,9 +10,13 @@ missing column, another tag than the run's) aborts the statement: the caller get
 `FastPathRefused` and hands the file to the precise parser, which accepts it or names the
 offending line. Lines are read up to `TREC_LINE_BYTES`, as the precise reader reads them: DuckDB
 refuses a longer one, but only when a line end follows it: its parallel reader silently drops a
-last line longer than its buffer (32 MB), and even its serial reader (`parallel = false`, used
-here) returns or drops a last line without a line end of that size. So the files are read
-serially, and a file whose last line is too long (`unsure_of_file`) goes to the precise parser.
+last line longer than its buffer (32 MB), and even its serial reader returns or drops a last line
+without a line end of that size. So a file whose last line is longer than `TREC_LINE_BYTES`
+(`check_file`, read from the file's end) goes to the precise parser; files that all fit in one
+buffer of the parallel reader (`PARALLEL_BUFFER_BYTES`, decompressed), where no line can outgrow it,
+are read in parallel, and the others serially (`parallel = false`), where a long line always
+fails the read. Either way a longer line fails the statement, and the file goes to the precise
+parser.
 Ids and numbers are capped by length as the precise reader caps them (`MAX_ID_BYTES`,
 `MAX_NUMBER_LENGTH`). A path is read as that one file, never as a pattern: DuckDB expands `*`,
 `?` and `[…]` in the paths it is given, so a path holding such a character goes to the precise
@@ -23,6 +27,7 @@ from __future__ import annotations
 
 import gzip
 from pathlib import Path
+from typing import NamedTuple
 
 from studio.domain.names import MAX_ID_BYTES
 from studio.domain.numbers import DECIMAL_PATTERN, INTEGER_PATTERN, MAX_NUMBER_LENGTH
@@ -42,11 +47,21 @@ NUMBER = DECIMAL_PATTERN
 # (strict mode), and so does one ending in it: DuckDB would drop a delimiter at the end of a line
 # silently, but with a `nullstr` no field can equal (a line break) it reads it as an empty
 # second column and refuses the line. The precise parser reads such a line; the fast path never.
-LINES = (
-    "read_csv(?, delim = chr(31), header = false, quote = '', escape = '', auto_detect = false,"
-    " strict_mode = true, nullstr = chr(10), filename = true, columns = {'line': 'VARCHAR'},"
-    f" parallel = false, max_line_size = {TREC_LINE_BYTES})"
-)
+# DuckDB's parallel reader drops, without a word, a last line longer than its buffer: set here,
+# so that a file smaller than it is known to hold no such line.
+PARALLEL_BUFFER_BYTES = 32 << 20
+
+
+def lines(*, parallel: bool) -> str:
+    """SQL: `read_csv` of the files `?`, one row (`filename`, `line`) per line."""
+    return (
+        "read_csv(?, delim = chr(31), header = false, quote = '', escape = '', auto_detect = false,"
+        " strict_mode = true, nullstr = chr(10), filename = true, columns = {'line': 'VARCHAR'},"
+        f" buffer_size = {PARALLEL_BUFFER_BYTES}, max_line_size = {TREC_LINE_BYTES}"
+        f"{'' if parallel else ', parallel = false'})"
+    )
+
+
 # Characters DuckDB reads as a pattern in a path (`{` too, for the versions that expand braces),
 # and the escape character of patterns.
 PATTERN_CHARACTERS = frozenset("*?[]{}\\")
@@ -56,8 +71,9 @@ class FastPathRefused(Exception):
     """The bulk reader is not sure of these files; read them with the precise parser."""
 
 
-def split_lines() -> str:
-    """SQL: `(filename, line, f)` for every line of the files `?` that holds a row, `f` its fields.
+def split_lines(*, parallel: bool) -> str:
+    """SQL: `(filename, line, f)` for every line of the files `?` that holds a row, `f` its fields
+    (`parallel`: the files all fit in the parallel reader's buffer, `check_file`).
 
     Many real files end every line in one blank: that one is cut off (cheaply: `trim` with a set
     of characters walks the whole line); a line starting with blanks, rarer, is trimmed whole.
@@ -79,7 +95,7 @@ def split_lines() -> str:
                                        THEN trim(line, ' ' || chr(9))
                                        WHEN ends_with(line, ' ') OR ends_with(line, chr(9)) THEN left(line, -1)
                                        ELSE line END AS trimmed
-                           FROM {LINES}
+                           FROM {lines(parallel=parallel)}
                            WHERE NOT CASE WHEN starts_with(line, ' ') OR starts_with(line, chr(9))
                                           THEN regexp_full_match(line, '[ \\t]*(?:#.*)?')
                                           ELSE line = '' OR starts_with(line, '#') END))))
@@ -153,35 +169,49 @@ def checked(value: str, unsure_when: str) -> str:
     return f"CASE WHEN coalesce({unsure_when}, true) THEN error('the fast path is unsure of this row') ELSE {value} END"
 
 
-def unsure_of_file(path: Path) -> str | None:
-    """Why the fast path cannot read the (possibly gzipped) file as the precise parser would,
-    from its first and last bytes; None when it can. DuckDB takes a bare CR ending the first line
-    for a line break (the precise reader refuses it: trec_eval would read the whole file as one
-    line), and mishandles a last line longer than `TREC_LINE_BYTES` (the module's docstring)."""
+class FileCheck(NamedTuple):
+    """What the fast path needs to know of a file before DuckDB reads it."""
+
+    unsure: str | None  # why the fast path cannot read it as the precise parser would (None: it can)
+    size: int  # bytes, decompressed: under PARALLEL_BUFFER_BYTES it may be read in parallel
+
+
+def check_file(path: Path) -> FileCheck:
+    """Whether the fast path can read the (possibly gzipped) file as the precise parser would,
+    from its first and last bytes, and its size. DuckDB takes a bare CR ending the first line for a
+    line break (the precise reader refuses it: trec_eval would read the whole file as one line),
+    and mishandles a last line longer than `TREC_LINE_BYTES` (the module's docstring)."""
     if lone_cr_line_ends(path):
-        return "lines end in a bare CR"
-    if last_line_bytes(path) > TREC_LINE_BYTES:
-        return "the last line is longer than the precise reader reads"
-    return None
+        return FileCheck("lines end in a bare CR", 0)
+    last, size = file_tail(path)
+    if last > TREC_LINE_BYTES:
+        return FileCheck("the last line is longer than the precise reader reads", size)
+    return FileCheck(None, size)
 
 
-def last_line_bytes(path: Path) -> int:
-    """How many bytes follow the last LF of the file, decompressed (at least up to
-    `TREC_LINE_BYTES + 1`). A plain file is read from its end; a gzip must be decompressed, a chunk
-    at a time, keeping no more than the count."""
+def file_tail(path: Path) -> tuple[int, int]:
+    """How many bytes follow the last LF of the file (at least up to `TREC_LINE_BYTES + 1`), and
+    its size, both decompressed. A plain file is read from its end; a gzip must be decompressed, a
+    chunk at a time, keeping no more than the counts."""
     with path.open("rb") as raw:
         if raw.read(2) != b"\x1f\x8b":
             size = raw.seek(0, 2)
             start = max(0, size - TREC_LINE_BYTES - 1)
             raw.seek(start)
             tail = raw.read()
-            return len(tail) - tail.rfind(b"\n") - 1 if b"\n" in tail or start == 0 else len(tail)
-    count = 0
+            return (len(tail) - tail.rfind(b"\n") - 1 if b"\n" in tail or start == 0 else len(tail)), size
+    count = size = 0
     with gzip.open(path, "rb") as stream:
         while chunk := stream.read(1 << 20):
+            size += len(chunk)
             end = chunk.rfind(b"\n")
             count = count + len(chunk) if end < 0 else len(chunk) - end - 1
-    return count
+    return count, size
+
+
+def parallel_reads(checks: list[FileCheck]) -> bool:
+    """Whether files so checked may be read by DuckDB's parallel reader (each fits its buffer)."""
+    return all(check.size < PARALLEL_BUFFER_BYTES for check in checks)
 
 
 def lone_cr_line_ends(path: Path) -> bool:

@@ -1,4 +1,4 @@
-"""Label sets and their append-only label events.
+"""Label sets and their append-only label events (one at a time: `studio.store.label_events`).
 
 Qrels files reach the events through a temporary staging table, filled either by DuckDB
 (the fast path of `studio.store.fast_path`) or by the precise parser; one SQL statement then
@@ -10,25 +10,35 @@ from __future__ import annotations
 import zlib
 from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import NamedTuple
 
 import duckdb
 
 from studio.domain.models import LabelSetKind, QrelsRow
 from studio.domain.numbers import GRADE_LIMIT
-from studio.domain.rows import LabelEvent, StoredEvent
-from studio.store.database import Connection, typed_records
+from studio.store.database import Connection
 from studio.store.fast_path import (
     QRELS_LINE,
     FastPathRefused,
+    check_file,
     checked,
     literal_path,
     odd_line,
+    parallel_reads,
     split_lines,
     too_long_id,
     too_long_number,
-    unsure_of_file,
 )
+from studio.store.label_events import EventNote as EventNote
+from studio.store.label_events import KnownGrade as KnownGrade
+from studio.store.label_events import UndoableEvent as UndoableEvent
+from studio.store.label_events import add_event_notes as add_event_notes
+from studio.store.label_events import append_label_event as append_label_event
+from studio.store.label_events import event_sequence as event_sequence
+from studio.store.label_events import event_source_id as event_source_id
+from studio.store.label_events import label_history as label_history
+from studio.store.label_events import last_undoable_event as last_undoable_event
+from studio.store.label_events import undoable_event as undoable_event
 from studio.store.new_names import new_name
 
 # A qrels line the fast path leaves to the precise reader.
@@ -95,13 +105,14 @@ def stage_qrels_file(con: Connection, file_index: int, path: Path) -> None:
     """
     source = literal_path(path)
     try:
-        if (unsure := unsure_of_file(path)) is not None:
-            raise FastPathRefused(unsure)
+        check = check_file(path)
+        if check.unsure is not None:
+            raise FastPathRefused(check.unsure)
         con.execute(
             f"""
             INSERT INTO staged_labels
             SELECT ?, {checked("f[1]", QRELS_UNSURE)}, f[3], CAST(f[4] AS DOUBLE)
-            FROM {split_lines()}
+            FROM {split_lines(parallel=parallel_reads([check]))}
             """,
             [file_index, source],
         )
@@ -149,35 +160,34 @@ def apply_staged_labels(
     Returns the number of events appended.
     """
     before = _event_count(con)
+    source_id = event_source_id(con, origin, source)
     con.execute(
         """
-        INSERT INTO label_events
-            (event_id, label_set_id, qid, docid, grade, previous, origin, source, batch_id)
-        SELECT nextval('label_event_ids'), ?, s.qid, s.docid, s.grade, c.grade, ?, ?, ?
+        INSERT INTO label_event_rows (event_id, label_set_id, qid, docid, grade, previous, source_id, batch_id)
+        SELECT nextval('label_event_ids'), ?, s.qid, s.docid, s.grade, c.grade, ?, ?
         FROM (SELECT qid, docid, grade FROM staged_labels WHERE file_index = ?) AS s
         LEFT JOIN (SELECT qid, docid, grade FROM labels WHERE label_set_id = ?) AS c
                USING (qid, docid)
         WHERE c.grade IS DISTINCT FROM s.grade
         """,
-        [label_set, origin, source, batch_id, file_index, label_set],
+        [label_set, source_id, batch_id, file_index, label_set],
     )
     if remove_missing:
         con.execute(
             """
-            INSERT INTO label_events
-                (event_id, label_set_id, qid, docid, grade, previous, origin, source, batch_id)
-            SELECT nextval('label_event_ids'), ?, c.qid, c.docid, NULL, c.grade, ?, ?, ?
+            INSERT INTO label_event_rows (event_id, label_set_id, qid, docid, grade, previous, source_id, batch_id)
+            SELECT nextval('label_event_ids'), ?, c.qid, c.docid, NULL, c.grade, ?, ?
             FROM (SELECT qid, docid, grade FROM labels WHERE label_set_id = ?) AS c
             ANTI JOIN (SELECT qid, docid FROM staged_labels WHERE file_index = ?) AS s
                  USING (qid, docid)
             """,
-            [label_set, origin, source, batch_id, label_set, file_index],
+            [label_set, source_id, batch_id, label_set, file_index],
         )
     return _event_count(con) - before
 
 
 def _event_count(con: Connection) -> int:
-    row = con.execute("SELECT count(*) FROM label_events").fetchone()
+    row = con.execute("SELECT count(*) FROM label_event_rows").fetchone()
     assert row is not None
     return int(row[0])
 
@@ -196,141 +206,6 @@ def current_grade(con: Connection, label_set: int, qid: str, docid: str) -> floa
         [label_set, qid, docid],
     ).fetchone()
     return None if row is None else float(row[0])
-
-
-class KnownGrade(NamedTuple):
-    """What a caller believes a pair's grade is, and the newest label event it has seen."""
-
-    as_of: int  # the label event sequence's value when the belief was current
-    grade: float | None
-
-
-def event_sequence(con: Connection) -> int:
-    """The newest label event id handed out (0 before the first)."""
-    row = con.execute("SELECT last_value FROM duckdb_sequences() WHERE sequence_name = 'label_event_ids'").fetchone()
-    return int(row[0]) if row and row[0] is not None else 0
-
-
-def append_label_event(
-    con: Connection,
-    label_set: int,
-    qid: str,
-    docid: str,
-    grade: float | None,
-    *,
-    origin: str,
-    source: str | None,
-    batch_id: int,
-    note: str | None = None,
-    undoes: int | None = None,
-    known: KnownGrade | None = None,
-) -> StoredEvent:
-    """Append one event with the grade it replaces; returns it.
-
-    The replaced grade is read in the same statement, unless the caller `known`s it: then it is
-    taken as given, and checked after the fact: the new event's id must directly follow the
-    sequence value the belief was current at (no event in between); otherwise it is read again.
-    """
-    previous_sql = (
-        "?"
-        if known is not None
-        else (
-            "(SELECT arg_max_null(grade, event_id) FROM label_events WHERE label_set_id = ? AND qid = ? AND docid = ?)"
-        )
-    )
-    previous_params: list[object] = [known.grade] if known is not None else [label_set, qid, docid]
-    row = con.execute(
-        f"""
-        INSERT INTO label_events (event_id, label_set_id, qid, docid, grade, previous, origin,
-                                  source, note, undoes, batch_id)
-        VALUES (nextval('label_event_ids'), ?, ?, ?, ?, {previous_sql}, ?, ?, ?, ?, ?)
-        RETURNING event_id, previous, created_at
-        """,
-        [label_set, qid, docid, grade, *previous_params, origin, source, note, undoes, batch_id],
-    ).fetchone()
-    assert row is not None
-    event_id, previous = int(row[0]), row[1]
-    if known is not None and event_id != known.as_of + 1:
-        previous = _read_previous_again(con, label_set, qid, docid, event_id)
-    return StoredEvent(
-        event=event_id,
-        qid=qid,
-        docid=docid,
-        grade=grade,
-        previous=None if previous is None else float(previous),
-        origin=origin,
-        source=source,
-        note=note,
-        undoes=undoes,
-        time=row[2].isoformat(sep=" ", timespec="seconds"),
-    )
-
-
-def _read_previous_again(con: Connection, label_set: int, qid: str, docid: str, event_id: int) -> float | None:
-    """Event `event_id`'s replaced grade read from the events before it, and stored: an event
-    appended in between made the caller's belief stale."""
-    corrected = con.execute(
-        """
-        UPDATE label_events SET previous = (
-            SELECT arg_max_null(grade, event_id) FROM label_events
-            WHERE label_set_id = ? AND qid = ? AND docid = ? AND event_id < ?)
-        WHERE event_id = ? RETURNING previous
-        """,
-        [label_set, qid, docid, event_id, event_id],
-    ).fetchone()
-    return None if corrected is None or corrected[0] is None else float(corrected[0])
-
-
-UndoableEvent = tuple[int, int, str, str, float | None]
-
-
-# A person edit is undoable while it is in effect: not undone, and its pair not written since by
-# anything but person edits and undos (an import, a judge, a derivation). Undoing one an import
-# overwrote would bring back a label the imported file removed.
-_NOT_UNDONE = """
-    SELECT event_id, label_set_id, qid, docid, previous FROM label_events
-    WHERE origin = 'person' AND {where}
-      AND event_id NOT IN (SELECT undoes FROM label_events WHERE undoes IS NOT NULL)
-    ORDER BY event_id DESC
-"""
-_OVERWRITTEN = """
-    SELECT 1 FROM label_events
-    WHERE label_set_id = ? AND qid = ? AND docid = ? AND event_id > ? AND origin NOT IN ('person', 'undo')
-    LIMIT 1
-"""
-
-
-def last_undoable_event(con: Connection, label_set: int | None) -> UndoableEvent | None:
-    """The newest person edit still in effect: (event, label set, qid, docid, previous grade)."""
-    candidates = con.execute(_NOT_UNDONE.format(where="(? IS NULL OR label_set_id = ?)"), [label_set, label_set])
-    return _in_effect(con, candidates.fetchall())
-
-
-def undoable_event(con: Connection, event_id: int) -> UndoableEvent | None:
-    """One person edit, if it exists and is still in effect."""
-    return _in_effect(con, con.execute(_NOT_UNDONE.format(where="event_id = ?"), [event_id]).fetchall())
-
-
-def _in_effect(con: Connection, candidates: list[tuple[Any, ...]]) -> UndoableEvent | None:
-    for event_id, set_id, qid, docid, previous in candidates:  # newest first; person edits are few
-        if con.execute(_OVERWRITTEN, [set_id, qid, docid, event_id]).fetchone() is None:
-            return int(event_id), int(set_id), qid, docid, previous
-    return None
-
-
-def label_history(con: Connection, label_set: int | None, limit: int) -> list[LabelEvent]:
-    """Person edits and undos, newest first."""
-    cursor = con.execute(
-        """
-        SELECT e.event_id AS event, s.name AS qrels, e.qid, e.docid, e.grade, e.previous, e.origin,
-               e.source, e.note, e.undoes, strftime(e.created_at, '%Y-%m-%d %H:%M:%S') AS time
-        FROM label_events e JOIN label_sets s USING (label_set_id)
-        WHERE e.origin IN ('person', 'undo') AND (? IS NULL OR e.label_set_id = ?)
-        ORDER BY e.event_id DESC LIMIT ?
-        """,
-        [label_set, label_set, limit],
-    )
-    return typed_records(cursor, LabelEvent)
 
 
 DERIVED = LabelSetKind.DERIVED.value

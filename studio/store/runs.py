@@ -20,12 +20,13 @@ from studio.domain.models import RunRow
 from studio.store.database import Connection
 from studio.store.fast_path import (
     FastPathRefused,
+    check_file,
     checked,
     literal_path,
     odd_ids,
     odd_run_fields,
+    parallel_reads,
     split_lines,
-    unsure_of_file,
 )
 from studio.store.new_names import new_names
 from studio.store.rankings import delete_rankings, rank_staged_runs
@@ -97,9 +98,10 @@ def _read_run_files(con: Connection, files: Sequence[tuple[int, Path]], tags: Ma
     mapping = ", ".join(f"({index}, ?, CAST(? AS VARCHAR))" for index, _ in files)
     expected = [tags.get(index) for index, _ in files]
     try:
-        for _, path in files:
-            if (unsure := unsure_of_file(path)) is not None:
-                raise FastPathRefused(unsure)
+        checks = [check_file(path) for _, path in files]
+        for check in checks:
+            if check.unsure is not None:
+                raise FastPathRefused(check.unsure)
         with unordered_inserts(con):
             con.execute(
                 f"""
@@ -109,7 +111,7 @@ def _read_run_files(con: Connection, files: Sequence[tuple[int, Path]], tags: Ma
                        f[3],
                        CAST(f[4] AS BIGINT),
                        CAST(f[5] AS DOUBLE)
-                FROM {split_lines()} AS r
+                FROM {split_lines(parallel=parallel_reads(checks))} AS r
                 JOIN (VALUES {mapping}) AS m(file_index, filename, tag) USING (filename)
                 """,
                 [paths, *(value for pair in zip(paths, expected, strict=True) for value in pair)],

@@ -150,9 +150,11 @@ def test_check_passes_on_a_graded_campaign_and_finds_a_label_written_around_it(s
     assert report["ok"] and campaigns["checked"] == 4
     with duckdb.connect(str(sample)) as con:  # another program writes a label of the campaign's set
         con.execute(
-            "INSERT INTO label_events (event_id, label_set_id, qid, docid, grade, previous, origin, source, batch_id)"
-            " SELECT nextval('label_event_ids'), label_set_id, '1001', 'p1001-01', 3, NULL, 'import', 'elsewhere',"
-            " (SELECT min(batch_id) FROM batches) FROM label_sets WHERE name = 'c1'"
+            "INSERT INTO label_event_sources VALUES (nextval('label_event_source_ids'), 'import', 'elsewhere');"
+            " INSERT INTO label_event_rows (event_id, label_set_id, qid, docid, grade, previous, source_id, batch_id)"
+            " SELECT nextval('label_event_ids'), label_set_id, '1001', 'p1001-01', 3, NULL,"
+            " (SELECT max(source_id) FROM label_event_sources), (SELECT min(batch_id) FROM batches)"
+            " FROM label_sets WHERE name = 'c1'"
         )
     result = cli(sample, "check", "--format", "json")
     report = json.loads(result.stdout)

@@ -16,8 +16,8 @@ from studio.services.rubric.editing import BankEditor
 
 
 @pytest.fixture()
-def project(tmp_path: Path) -> Iterator[Project]:
-    with Project.sample(tmp_path / "p.duckdb") as opened:
+def project(sample: Path) -> Iterator[Project]:
+    with Project.sample(sample) as opened:  # a copy of the sample built once per test process
         yield opened
 
 
@@ -100,9 +100,8 @@ def test_bad_edits_are_refused_and_change_nothing(project: Project, call: Callab
     assert editor.items() == before and events(project) == []
 
 
-def test_cli_edits_show_in_list_and_history(tmp_path: Path) -> None:
-    db = tmp_path / "p.duckdb"
-    Project.sample(db).close()
+def test_cli_edits_show_in_list_and_history(sample: Path) -> None:
+    db = sample  # a copy of the sample project, built once per test process
 
     def studio(*args: str) -> str:
         result = cli(db, *args)

@@ -62,8 +62,8 @@ def run(project: Project, backend: ScriptedBackend, *, replace: bool = False) ->
     return summary
 
 
-def test_generated_items_become_a_bank_with_rubric_ids_and_cached_calls(tmp_path: Path) -> None:
-    with Project.sample(tmp_path / "p.duckdb") as project:
+def test_generated_items_become_a_bank_with_rubric_ids_and_cached_calls(sample: Path) -> None:
+    with Project.sample(sample) as project:
         writer = ScriptedBackend(write_questions, name="writer", model="writer")
         summary = run(project, writer)
         assert summary["items"] == 4 and summary["calls"] == 3 and summary["topics_without_items"] == ["1002"]

@@ -50,8 +50,8 @@ def grade_with_a_spurious_item(project: Project) -> tuple[list[BankItem], dict[s
     return items, reference
 
 
-def test_report_finds_the_spurious_item_and_the_uncovered_relevant_documents(tmp_path: Path) -> None:
-    db = tmp_path / "p.duckdb"
+def test_report_finds_the_spurious_item_and_the_uncovered_relevant_documents(sample: Path) -> None:
+    db = sample  # a copy of the sample project, built once per test process
     with Project.sample(db) as project:
         items, reference = grade_with_a_spurious_item(project)
         report = project.bank_report("nuggets", "nug", topics=[TOPIC])
@@ -74,9 +74,8 @@ def test_report_finds_the_spurious_item_and_the_uncovered_relevant_documents(tmp
     assert json.loads(result.stdout)["spurious"][0]["item_id"] == items[0].item_id
 
 
-def test_report_needs_item_grades(tmp_path: Path) -> None:
-    db = tmp_path / "p.duckdb"
-    Project.sample(db).close()
+def test_report_needs_item_grades(sample: Path) -> None:
+    db = sample  # a copy of the sample project, built once per test process
     result = cli(db, "bank", "report", "nuggets", "--from", "human")
     assert result.exit_code == 2 and "no item grades" in result.stderr
     with Project.open(db) as project:

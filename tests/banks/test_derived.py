@@ -18,6 +18,7 @@ from typing import Any, get_args
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from studio.banks import derived as dv
 from studio.domain.models import BankItem, QrelsRow
@@ -318,7 +319,7 @@ def values_of(scores: Mapping[str, Mapping[str, float]]) -> list[float]:
     return [v for per_doc in scores.values() for v in per_doc.values()]
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(graded(), st.integers(0, 5), st.integers(1, 8), st.booleans())
 def test_every_exam_and_rubric_score_lies_in_zero_one(case: Any, min_grade: int, k: int, normalise: bool) -> None:
     bank, grades = case
@@ -333,14 +334,14 @@ def test_every_exam_and_rubric_score_lies_in_zero_one(case: Any, min_grade: int,
     assert all(0.0 <= v <= 1.0 for v in cover.values())
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(assigned(), st.sampled_from(dv.NUGGET_VARIANTS), st.booleans())
 def test_every_nugget_score_lies_in_zero_one(case: Any, variant: dv.NuggetVariant, strict: bool) -> None:
     bank, assignments = case
     assert all(0.0 <= v <= 1.0 for v in values_of(dv.nugget_scores(assignments, bank, variant, strict)))
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(graded(), grade_values, grade_values)
 def test_raising_the_threshold_never_raises_exam_binary_or_rubric_qrels(case: Any, a: float, b: float) -> None:
     bank, grades = case
@@ -350,7 +351,7 @@ def test_raising_the_threshold_never_raises_exam_binary_or_rubric_qrels(case: An
         assert all(at_high[q][d] <= at_low[q][d] for q in at_low for d in at_low[q])
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(graded(), grade_values)
 def test_rubric_qrels_is_the_graded_qrels_at_the_threshold_and_agrees_with_exam_binary(case: Any, t: float) -> None:
     bank, grades = case
@@ -366,7 +367,7 @@ def test_rubric_qrels_is_the_graded_qrels_at_the_threshold_and_agrees_with_exam_
             assert binary[q][d] == int(exam[q][d] > 0)  # relevant iff it answers some bank item
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(
     st.one_of(assigned(), st.sampled_from(["vital", "okay"]).flatmap(lambda imp: assigned(st.just(imp)))), st.booleans()
 )
@@ -381,7 +382,7 @@ def test_weighted_equals_all_when_every_nugget_of_a_topic_has_one_importance(cas
         assert weighted[q] == every[q]
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(assigned())
 def test_plain_minus_strict_all_is_half_the_partial_fraction(case: Any) -> None:
     bank, assignments = case
@@ -394,7 +395,7 @@ def test_plain_minus_strict_all_is_half_the_partial_fraction(case: Any) -> None:
             assert (plain[q][d] == strict[q][d]) == (partial == 0)
 
 
-@settings(max_examples=150)
+@settings(max_examples=examples(150))
 @given(graded(), st.integers(0, 5), st.booleans(), st.randoms(use_true_random=False))
 def test_rubric_cover_grows_with_k_and_normalised_reaches_one(case: Any, t: int, normalise: bool, rnd: Any) -> None:
     bank, grades = case

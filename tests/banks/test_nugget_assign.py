@@ -56,8 +56,8 @@ def assign(request: ChatRequest) -> str:
     return repr(labels[:size])
 
 
-def test_windows_item_labels_and_nugget_scores(tmp_path: Path) -> None:
-    db = tmp_path / "p.duckdb"
+def test_windows_item_labels_and_nugget_scores(sample: Path) -> None:
+    db = sample  # a copy of the sample project, built once per test process
     with Project.sample(db) as project:
         backend = ScriptedBackend(assign, name="assigner", model="assigner")
         config = JudgeConfig(
@@ -106,8 +106,8 @@ def test_windows_item_labels_and_nugget_scores(tmp_path: Path) -> None:
         assert project.leaderboard("vs", "nDCG@10")
 
 
-def test_nugget_scores_refuse_exam_grades(tmp_path: Path) -> None:
-    db = tmp_path / "p.duckdb"
+def test_nugget_scores_refuse_exam_grades(sample: Path) -> None:
+    db = sample  # a copy of the sample project, built once per test process
     with Project.sample(db) as project:
         config = JudgeConfig(
             method="exam-nugget", backend="simulated", name="exam", bank="nuggets", topics=[TOPIC], limit=2

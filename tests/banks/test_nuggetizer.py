@@ -37,8 +37,8 @@ def nuggetize_by_script(request: ChatRequest) -> str:
     return repr(["vital"] + ["okay"] * (len(nuggets) - 1))
 
 
-def test_nuggets_from_relevant_documents(tmp_path: Path) -> None:
-    with Project.sample(tmp_path / "p.duckdb") as project:
+def test_nuggets_from_relevant_documents(sample: Path) -> None:
+    with Project.sample(sample) as project:
         backend = ScriptedBackend(nuggetize_by_script, name="nuggetizer", model="scripted")
         config = JudgeConfig(method="nuggetize", backend="nuggetizer", name="auto", topics=["1001", "1003"])
         *topics, summary = nuggetize(project.db, config, relevant=2, backend=backend)

@@ -17,10 +17,9 @@ from studio.store import banks as bank_store
 
 
 @pytest.fixture()
-def db(tmp_path: Path) -> Path:
-    path = tmp_path / "p.duckdb"
-    Project.sample(path).close()
-    return path
+def db(sample: Path) -> Path:
+    """A copy of the sample project (built once per test process)."""
+    return sample
 
 
 @pytest.mark.parametrize(

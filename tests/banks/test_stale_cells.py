@@ -21,10 +21,9 @@ from studio.services.rubric.editing import BankEditor
 
 
 @pytest.fixture()
-def db(tmp_path: Path) -> Path:
-    path = tmp_path / "p.duckdb"
-    Project.sample(path).close()
-    return path
+def db(sample: Path) -> Path:
+    """A copy of the sample project (built once per test process)."""
+    return sample
 
 
 def studio(db: Path, *args: str) -> Any:

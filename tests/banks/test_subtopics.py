@@ -39,8 +39,8 @@ def write_facets(request: ChatRequest) -> str:
 
 
 @pytest.fixture()
-def project(tmp_path: Path) -> Iterator[Project]:
-    with Project.sample(tmp_path / "p.duckdb") as opened:
+def project(sample: Path) -> Iterator[Project]:
+    with Project.sample(sample) as opened:  # a copy of the sample built once per test process
         yield opened
 
 

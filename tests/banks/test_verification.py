@@ -29,8 +29,8 @@ def extractions(backend: ScriptedBackend) -> int:
     return sum(prompt_of(r).startswith(EXTRACTION) for r in backend.requests)
 
 
-def test_answers_are_extracted_once_and_listed_by_grade(tmp_path: Path) -> None:
-    db = tmp_path / "p.duckdb"
+def test_answers_are_extracted_once_and_listed_by_grade(sample: Path) -> None:
+    db = sample  # a copy of the sample project, built once per test process
     examiner = ScriptedBackend(examine, name="examiner", model="examiner")
     with Project.sample(db) as project:
         config = JudgeConfig(

@@ -12,10 +12,12 @@ import os
 import re
 import subprocess
 import sys
+import warnings
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+import pytest
 from golden_compare import golden_differences
 from helpers import cli
 
@@ -57,14 +59,33 @@ def run_subprocess(args: list[str], home: Path, extra_env: Mapping[str, str] | N
 
 
 def run_clirunner(args: list[str], home: Path, extra_env: Mapping[str, str] | None = None) -> Result:
+    """In-process; the warnings a process would print on stderr (Python's default filters, then the
+    studio's own) are put after its stderr as Python prints them, since pytest records them instead."""
     env: dict[str, str | None] = {k: None for k in UNSET_ENV}
     env.update(FIXED_ENV, **(extra_env or {}))
     env.update(HOME=str(home), XDG_DATA_HOME=str(home / "data"))
-    result = cli(None, *args, env=env)
-    return Result(result.exit_code, result.stdout, result.stderr)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.resetwarnings()
+        warnings.simplefilter("default")
+        for category in PROCESS_IGNORES:
+            warnings.simplefilter("ignore", category)
+        result = cli(None, *args, env=env)
+    shown = "".join(warnings.formatwarning(w.message, w.category, w.filename, w.lineno, w.line) for w in caught)
+    return Result(result.exit_code, result.stdout, result.stderr + shown)
+
+
+# The warnings Python's default filters keep off a program's stderr (outside `__main__`).
+PROCESS_IGNORES: tuple[type[Warning], ...] = (
+    DeprecationWarning,
+    PendingDeprecationWarning,
+    ImportWarning,
+    ResourceWarning,
+)
 
 
 RUNNERS = {"subprocess": run_subprocess, "clirunner": run_clirunner}
+# The runners as test parameters: the subprocess one starts the real entry point (`process` tier).
+RUNNER_PARAMS = [pytest.param("subprocess", marks=pytest.mark.process), "clirunner"]
 
 
 TIMESTAMP = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d")

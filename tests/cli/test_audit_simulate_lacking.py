@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cli.cli_helpers import run_subprocess
+from cli.cli_helpers import run_clirunner
 
 from studio import Project
 
@@ -39,7 +39,7 @@ def test_pairs_the_llm_lacks_are_estimated_by_their_gold_grades(
     lacking: Path, tmp_path: Path, measure: str, extra: tuple[str, ...]
 ) -> None:
     args = ["--db", str(lacking), "audit", "simulate", "--ref", "human", "--qrels", "binary", "--design", "pairs"]
-    done = run_subprocess([*args, "--budget", "100", "--trials", "40", "-m", measure, *extra, "-f", "json"], tmp_path)
+    done = run_clirunner([*args, "--budget", "100", "--trials", "40", "-m", measure, *extra, "-f", "json"], tmp_path)
     assert done.code == 0, done.stderr
     assert "Warning" not in done.stderr
     found = json.loads(done.stdout, parse_constant=no_constant)
@@ -51,12 +51,12 @@ def test_pairs_the_llm_lacks_are_estimated_by_their_gold_grades(
 
 def test_a_budget_that_leaves_no_interval_is_refused(lacking: Path, tmp_path: Path) -> None:
     args = ["--db", str(lacking), "audit", "simulate", "--ref", "human", "--qrels", "binary", "--design", "pairs"]
-    done = run_subprocess([*args, "--budget", "3", "--trials", "5", "-f", "json"], tmp_path)
+    done = run_clirunner([*args, "--budget", "3", "--trials", "5", "-f", "json"], tmp_path)
     assert done.code == 2, done.stdout
     assert done.stdout == "" and "--budget 3" in done.stderr and "Warning" not in done.stderr
     assert "these 2 strata take 4" in done.stderr
     args[args.index("binary")] = LLM  # one stratum: two pairs give ppi++'s fitted λ no degree of freedom
-    done = run_subprocess([*args, "--budget", "2", "--trials", "5", "--estimator", "ppi++", "-f", "json"], tmp_path)
+    done = run_clirunner([*args, "--budget", "2", "--trials", "5", "--estimator", "ppi++", "-f", "json"], tmp_path)
     assert done.code == 2 and "no degree of freedom" in done.stderr, done.stderr
 
 
@@ -74,7 +74,7 @@ def test_topics_the_llm_lacks_are_a_stratum_of_two_drawn_topics(
         )
         project.import_qrels(tmp_path / "gappy.txt", name="gappy", kind="llm")
     args = ["--db", str(sample), "audit", "simulate", "--ref", "human", "--qrels", "gappy", "--design", design]
-    done = run_subprocess([*args, "--budget", budget, "--trials", "40", "--pilot", "human", "-f", "json"], tmp_path)
+    done = run_clirunner([*args, "--budget", budget, "--trials", "40", "--pilot", "human", "-f", "json"], tmp_path)
     assert done.code == 0, done.stderr
     found = json.loads(done.stdout, parse_constant=no_constant)
     assert found["units_qrels_lacks"] == 3 and "Warning" not in done.stderr

@@ -155,10 +155,11 @@ def test_a_missing_project_is_said_and_not_created(tmp_path: Path) -> None:
     assert folder_state(home) == before
 
 
-def test_the_default_project_is_not_created_either(tmp_path: Path) -> None:
-    result = run_subprocess(["doctor"], tmp_path)
-    assert result.code == 0, result.stderr
-    assert "no project at" in result.stdout
+def test_the_default_project_is_not_created_either(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    code, stdout, stderr = doctor(tmp_path)
+    assert code == 0, stderr
+    assert "no project at" in stdout
     assert not (tmp_path / "studio.duckdb").exists()
 
 
@@ -215,9 +216,8 @@ def test_without_the_embeddings_extra_doctor_says_how_to_install_it_and_passes(
     assert embeddings["fix"] == "pip install 'relevance-assessment-studio[embeddings]'"
 
 
+@pytest.mark.process
 def test_the_embeddings_are_found_not_imported(tmp_path: Path) -> None:
-    done = run_subprocess(["doctor", "--format", "json"], tmp_path)
-    assert done.code == 0, done.stderr
     # A fresh interpreter: had doctor imported torch, it would have taken seconds; find it instead.
     code = (
         "import sys; from studio.services.project import Project; Project.doctor('none.duckdb');"
@@ -232,7 +232,7 @@ def test_the_embeddings_are_found_not_imported(tmp_path: Path) -> None:
 
 def machine_values() -> dict[str, str]:
     """What differs between machines and installations, and the mark that stands for it."""
-    build = json.loads(run_subprocess(["doctor", "--format", "json"], Path.cwd()).stdout)
+    _, build = doctor_json(Path.cwd())
     return {
         sys.executable: "<python>",
         platform.python_version(): "<python-version>",
@@ -256,6 +256,7 @@ def masked(text: str, values: dict[str, str]) -> str:
     return re.sub(r"CPU only|GPU offload", "<device>", text)
 
 
+@pytest.mark.extra("embeddings", "team")  # the golden table shows their versions
 def test_the_table_matches_its_golden_file(sample: Path, tmp_path: Path) -> None:
     code, stdout, stderr = doctor(tmp_path, sample, env={"OPENAI_API_KEY": SECRET_KEY})
     assert code == 0, stderr
@@ -301,6 +302,7 @@ def test_a_bad_keymap_file_fails_the_keys_section_naming_its_line(tmp_path: Path
 # -- the version -------------------------------------------------------------------------------------
 
 
+@pytest.mark.process  # the real entry point's --version, as an installed `studio` answers it
 def test_version_prints_the_installed_distributions_version(tmp_path: Path) -> None:
     result = run_subprocess(["--version"], tmp_path)
     assert result.code == 0

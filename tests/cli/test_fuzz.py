@@ -13,8 +13,9 @@ example runs on its own copy of the sample project and must end with:
   command only reads; `Project.check()` passing whenever the command did not succeed;
 * no thread or child process left running.
 
-More examples: `STUDIO_FUZZ_EXAMPLES=40 .venv/bin/python -m pytest tests/cli/test_fuzz.py
---hypothesis-seed=1`.
+Two examples per command under the `ci` profile, from a fixed seed (tests/hypothesis_profiles.py);
+more, freshly drawn: `HYPOTHESIS_PROFILE=thorough` (twenty), or `STUDIO_FUZZ_EXAMPLES=40
+HYPOTHESIS_PROFILE=thorough .venv/bin/python -m pytest tests/cli/test_fuzz.py`.
 """
 
 from __future__ import annotations
@@ -38,6 +39,7 @@ from gates.conftest import Fingerprint, fingerprint
 from helpers import cli, copy_project
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from typer.core import TyperArgument, TyperCommand, TyperOption
 from typer.testing import CliRunner, Result
 
@@ -46,7 +48,7 @@ from studio.cli.app import app
 from studio.cli.reference import command_tree, commands
 
 REPO = Path(__file__).resolve().parents[2]
-MAX_EXAMPLES = int(os.environ.get("STUDIO_FUZZ_EXAMPLES", "2"))
+MAX_EXAMPLES = int(os.environ.get("STUDIO_FUZZ_EXAMPLES", examples(2)))
 
 # Commands that cannot run here, and why.
 LEFT_OUT = {

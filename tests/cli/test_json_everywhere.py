@@ -48,6 +48,7 @@ class Case:
     prelude: str = ""  # Python run in the command's process first (a stand-in model, a local dataset)
     model: bool = False  # needs the fake model server ({model_url})
     env: dict[str, str] = field(default_factory=dict)
+    extras: tuple[str, ...] = ()  # the optional extras the command needs (tests/extras.py)
 
 
 def plan(project: Project, folder: Path) -> dict[str, str]:
@@ -211,6 +212,7 @@ CASES: dict[str, list[Case]] = {
             (local_dataset,),
             prelude=IRDS,
             env={"IR_DATASETS_HOME": "{folder}/irds"},
+            extras=("irds",),
         )
     ],
     "import leaderboard": [
@@ -228,8 +230,8 @@ CASES: dict[str, list[Case]] = {
     "check": [Case(["check"])],
     "refresh": [Case(["refresh"])],
     "doctor": [Case(["doctor"])],
-    "sync": [Case(["sync"], (offline_member,))],
-    "team status": [Case(["team", "status"]), Case(["team", "status"], (offline_member,))],
+    "sync": [Case(["sync"], (offline_member,), extras=("team",))],
+    "team status": [Case(["team", "status"]), Case(["team", "status"], (offline_member,), extras=("team",))],
     "eval": [Case(["eval", "--qrels", "human", "-m", "nDCG@10", "-m", "P(rel=2)@10", "--per-topic"])],
     "answers": [
         Case(
@@ -396,9 +398,16 @@ def not_a_json_number(name: str) -> float:
     raise AssertionError(f"{name} in the JSON: no JSON reader takes it")
 
 
+@pytest.mark.process
 @pytest.mark.slow
 @pytest.mark.parametrize(
-    ("name", "index"), [(name, i) for name, cases in CASES.items() for i in range(len(cases))], ids=str
+    ("name", "index"),
+    [
+        pytest.param(name, i, marks=[pytest.mark.extra(*case.extras)] if case.extras else [])
+        for name, cases in CASES.items()
+        for i, case in enumerate(cases)
+    ],
+    ids=str,
 )
 def test_json_is_strict_and_no_warning_reaches_the_terminal(
     name: str, index: int, sample: Path, tmp_path: Path, request: pytest.FixtureRequest

@@ -50,6 +50,7 @@ def into_closed_pipe(project: Path, args: list[str]) -> tuple[int, str]:
     return process.returncode, err.decode()
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     "args",
     [
@@ -67,12 +68,14 @@ def test_a_full_disk_on_stdout_is_one_line_and_exit_1(demo_project: Path, args: 
     assert err.count("\n") == 1, err
 
 
+@pytest.mark.process
 def test_help_into_a_full_disk_is_one_line_and_exit_1(demo_project: Path) -> None:
     code, err = into_full_disk(demo_project, ["eval", "--help"])
     assert (code, err.count("\n")) == (ExitCode.RUNTIME_ERROR, 1), err
     assert "No space left on device" in err
 
 
+@pytest.mark.process
 @pytest.mark.parametrize(
     "args",
     [
@@ -87,6 +90,7 @@ def test_a_reader_that_closed_the_pipe_ends_the_command_quietly(demo_project: Pa
     assert ExitCode.READER_GONE == 128 + signal.SIGPIPE  # what a shell reports for a tool SIGPIPE stopped
 
 
+@pytest.mark.process
 def test_dev_stdout_is_stdout_when_stdout_is_a_pipe(demo_project: Path, tmp_path: Path) -> None:
     expected = tmp_path / "human.qrels"
     assert cli(demo_project, "export", "qrels", "human", "--out", expected).exit_code == 0

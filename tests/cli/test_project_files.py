@@ -8,7 +8,7 @@ import json
 from pathlib import Path
 
 import pytest
-from cli.cli_helpers import run_subprocess
+from cli.cli_helpers import run_clirunner
 from file_state import FOREIGN_DUCKDB, NOT_DUCKDB, duckdb_catalog, folder_state
 from helpers import cli
 
@@ -49,8 +49,9 @@ def test_a_command_that_does_not_create_exits_2_on_a_missing_file(tmp_path: Path
     assert list(tmp_path.iterdir()) == []
 
 
-def test_the_default_project_file_is_not_created_either(tmp_path: Path) -> None:
-    done = run_subprocess(["list"], tmp_path)
+def test_the_default_project_file_is_not_created_either(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    done = run_clirunner(["list"], tmp_path)
     assert (done.code, done.stderr) == (ExitCode.BAD_INPUT, no_project(Path("studio.duckdb")))
     assert not (tmp_path / "studio.duckdb").exists()
 

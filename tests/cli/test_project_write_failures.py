@@ -65,6 +65,7 @@ def big_qrels(tmp_path: Path) -> Path:
     return path
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("command", ["label", "import"])
 def test_a_refused_write_exits_1_in_one_line_and_changes_nothing(project: Path, big_qrels: Path, command: str) -> None:
     args = {

@@ -201,6 +201,7 @@ def writer(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
         yield running
 
 
+@pytest.mark.server
 def test_bank_generate_prints_what_was_made(sample: Path, writer: FakeOpenAIServer) -> None:
     model = ["--backend", "openai", "--model", "fake", "--base-url", writer.base_url]
     result = cli(sample, "bank", "generate", "gen", *model, "--topic", "1001", "--topic", "1002", "-f", "json")
@@ -211,6 +212,7 @@ def test_bank_generate_prints_what_was_made(sample: Path, writer: FakeOpenAIServ
     assert (made["bank"], made["topics"], made["items"], made["calls"]) == ("gen", 2, 4, 2)
 
 
+@pytest.mark.server
 def test_bank_nuggetize_prints_the_bank_not_the_last_topic(sample: Path, writer: FakeOpenAIServer) -> None:
     model = ["--backend", "openai", "--model", "fake", "--base-url", writer.base_url]
     result = cli(sample, "bank", "nuggetize", "auto", *model, "--topic", "1001", "--topic", "1002", "-f", "json")

@@ -7,13 +7,13 @@ import json
 from pathlib import Path
 
 import pytest
-from cli.cli_helpers import RUNNERS, assert_matches_golden, run_clirunner
+from cli.cli_helpers import RUNNER_PARAMS, RUNNERS, assert_matches_golden, run_clirunner
 
 CONTRACT_KEYS = {"qrels", "measure", "test", "correction", "alpha", "runs", "pairs"}
 PAIR_KEYS = {"run_a", "run_b", "delta", "p_value", "p_adjusted", "significant"}
 
 
-@pytest.mark.parametrize("runner", RUNNERS)
+@pytest.mark.parametrize("runner", RUNNER_PARAMS)
 def test_json_holds_the_contract_and_matches_its_golden_file(runner: str, demo_project: Path, tmp_path: Path) -> None:
     args = ["--db", str(demo_project), "significance", "--qrels", "human", "--test", "t", "--correction", "holm"]
     result = RUNNERS[runner]([*args, "--alpha", "0.05", "--format", "json"], tmp_path)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from cli.cli_helpers import RUNNERS, run_clirunner
+from cli.cli_helpers import RUNNER_PARAMS, RUNNERS, run_clirunner
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -115,7 +115,7 @@ def test_the_overview_keeps_every_column_and_value(environment: str, demo_projec
             assert_keeps_everything(tables[title], view[field], list(columns))
 
 
-@pytest.mark.parametrize("runner", RUNNERS)
+@pytest.mark.parametrize("runner", RUNNER_PARAMS)
 @pytest.mark.parametrize("environment", ["piped-80", "piped-20"])
 def test_a_piped_table_is_printed_at_full_width_one_line_per_row(
     runner: str, environment: str, demo_project: Path, tmp_path: Path

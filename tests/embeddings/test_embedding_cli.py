@@ -8,6 +8,7 @@ import sys
 import textwrap
 from pathlib import Path
 
+import pytest
 from embedding_helpers import REPO, human_qrels, run_names
 from helpers import cli
 
@@ -103,6 +104,7 @@ def test_fd_bad_usage_exits_2(cached_sample: Path) -> None:
     assert cli(cached_sample, "fd", "--qrels", "human", "--ref-measure", "nonsense@x").exit_code == 2
 
 
+@pytest.mark.process
 def test_cached_vectors_need_no_model(cached_sample: Path) -> None:
     """With every vector cached, neither command imports sentence-transformers or torch."""
     code = textwrap.dedent(f"""

@@ -21,6 +21,8 @@ from studio.services.meta.embeddings import embedding_judge
 
 TOPICS = ["1001", "1003"]
 
+pytestmark = pytest.mark.extra("embeddings")  # the bundled model, from the embeddings extra
+
 
 def config(**options: Any) -> JudgeConfig:
     options.setdefault("name", "emb")

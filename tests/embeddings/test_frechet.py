@@ -12,6 +12,7 @@ import scipy.linalg
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from hypothesis_profiles import examples
 
 from studio.metrics.frechet import frechet_distance
 
@@ -86,14 +87,14 @@ def scale(*sets: np.ndarray) -> float:
     return 1e-6 * (1.0 + sum(float(np.square(s).sum()) for s in sets))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(vector_sets(count=1))
 def test_a_set_is_at_distance_zero_from_itself(sets: list[np.ndarray]) -> None:
     (a,) = sets
     assert frechet_distance(a, a.copy()) == pytest.approx(0.0, abs=scale(a))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(vector_sets())
 def test_symmetric_and_non_negative(sets: list[np.ndarray]) -> None:
     a, b = sets
@@ -102,7 +103,7 @@ def test_symmetric_and_non_negative(sets: list[np.ndarray]) -> None:
     assert forth == pytest.approx(back, abs=scale(a, b))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(vector_sets(), st.floats(-5, 5, allow_nan=False))
 def test_a_common_translation_changes_nothing(sets: list[np.ndarray], shift: float) -> None:
     a, b = sets
@@ -110,7 +111,7 @@ def test_a_common_translation_changes_nothing(sets: list[np.ndarray], shift: flo
     assert frechet_distance(a + offset, b + offset) == pytest.approx(frechet_distance(a, b), abs=scale(a, b, offset))
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(vector_sets(), st.floats(0.5, 5))
 def test_grows_as_one_set_moves_away(sets: list[np.ndarray], step: float) -> None:
     a, b = sets

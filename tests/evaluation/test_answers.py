@@ -42,8 +42,8 @@ def grade_by_system(request: ChatRequest) -> str:
     return "##final score: " + {"solid": "3", "terse": "2", "liar": "0"}[system_of(request)]
 
 
-def test_answers_command_ranks_the_systems_of_the_sample(tmp_path: Path) -> None:
-    db = tmp_path / "p.duckdb"
+def test_answers_command_ranks_the_systems_of_the_sample(sample: Path) -> None:
+    db = sample  # a copy of the sample project, built once per test process
     with Project.sample(db) as project:
         config = JudgeConfig(method="umbrela", backend="by-system", name="answers", pool="responses")
         judge_all(project.db, config, ScriptedBackend(grade_by_system, name="by-system", model="by-system"))
@@ -70,8 +70,8 @@ def assign_by_system(request: ChatRequest) -> str:
     return repr([label] * len(items))
 
 
-def test_nugget_assignment_of_generated_answers_ranks_the_systems(tmp_path: Path) -> None:
-    db = tmp_path / "p.duckdb"
+def test_nugget_assignment_of_generated_answers_ranks_the_systems(sample: Path) -> None:
+    db = sample  # a copy of the sample project, built once per test process
     with Project.sample(db) as project:
         config = JudgeConfig(
             method="nugget-assign", backend="assign-by-system", name="assign", pool="responses", bank="nuggets"

@@ -15,8 +15,10 @@ import string
 from pathlib import Path
 
 import pytest
+from helpers import copy_project
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from studio import Project
 from studio.domain.choices import BankFormat
@@ -66,9 +68,9 @@ SampleBanks = dict[str, tuple[list[BankItem], dict[str, str]]]
 
 
 @pytest.fixture(scope="module")
-def sample_banks(tmp_path_factory: pytest.TempPathFactory) -> SampleBanks:
+def sample_banks(sample_template: Path, tmp_path_factory: pytest.TempPathFactory) -> SampleBanks:
     """{bank: (current items, topic texts)} of the sample project."""
-    path = tmp_path_factory.mktemp("sample") / "sample.duckdb"
+    path = copy_project(sample_template, tmp_path_factory.mktemp("sample"), "sample.duckdb")
     with Project.sample(path) as project:
         con = project.db.cursor()
         found: SampleBanks = {}
@@ -147,28 +149,28 @@ def banks(draw: st.DrawFn, texts: st.SearchStrategy[str], *, rich: bool) -> list
     return items
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(banks(ANY_TEXT, rich=True), st.dictionaries(QIDS, ANY_TEXT))
 def test_rubric_round_trips_everything(items: list[BankItem], texts: dict[str, str]) -> None:
     assert parse_bank(rubric_jsonl(items, texts), "b.jsonl") == items
     assert losses(items, BankFormat.rubric) == []
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(banks(ANY_TEXT, rich=False), st.dictionaries(QIDS, ANY_TEXT))
 def test_nuggetizer_round_trips_nuggets(items: list[BankItem], texts: dict[str, str]) -> None:
     assert parse_bank(nuggetizer_jsonl(items, texts), "b.jsonl") == items
     assert losses(items, BankFormat.nuggetizer) == []
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(banks(TSV_TEXT, rich=False), st.sampled_from(["question", "nugget"]))
 def test_tsv_round_trips_items_of_one_kind(items: list[BankItem], kind: str) -> None:
     items = [dataclasses.replace(item, kind=kind) for item in items]
     assert parse_bank(tsv(items), "b.tsv", kind) == items
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(banks(ANY_TEXT, rich=True), st.dictionaries(QIDS, ANY_TEXT))
 def test_rubric_questions_round_trip_questions_with_their_ids(items: list[BankItem], texts: dict[str, str]) -> None:
     items = [dataclasses.replace(item, kind="question", gold_answers=()) for item in items]
@@ -176,7 +178,7 @@ def test_rubric_questions_round_trip_questions_with_their_ids(items: list[BankIt
     assert losses(items, BankFormat.rubric_questions) == []
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(
     banks(ANY_TEXT, rich=True), st.sampled_from([BankFormat.nuggetizer, BankFormat.rubric, BankFormat.rubric_questions])
 )

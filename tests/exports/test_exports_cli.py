@@ -10,9 +10,10 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from helpers import Studio, cli
+from helpers import Studio, cli, copy_project
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from typer.testing import Result
 
 from studio import Project
@@ -24,10 +25,8 @@ from studio.store import labels as label_store
 
 
 @pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("sample") / "sample.duckdb"
-    Project.sample(path).close()
-    return path
+def template(sample_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copy_project(sample_template, tmp_path_factory.mktemp("sample"), "sample.duckdb")
 
 
 @pytest.fixture
@@ -142,7 +141,7 @@ def test_float_grades_survive_exactly(studio: Studio, db: Path, tmp_path: Path) 
     assert labels(db, "again") == labels(db, "nuggety")
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=examples(25), deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.lists(st.floats(min_value=-GRADE_LIMIT, max_value=GRADE_LIMIT), min_size=1, max_size=20))
 def test_any_grade_round_trips(template: Path, grades: list[float]) -> None:
     with tempfile.TemporaryDirectory() as folder:

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 from fakes import ScriptedBackend
-from helpers import cli, judge_all
+from helpers import cli, copy_project, judge_all
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from typer.testing import Result
 
 from studio import Project
@@ -44,14 +45,20 @@ def sometimes_rambling() -> ScriptedBackend:
     return ScriptedBackend(reply, name="rambler", model="rambler-1")
 
 
-@pytest.fixture()
-def db(tmp_path: Path) -> Path:
-    path = tmp_path / "p.duckdb"
+@pytest.fixture(scope="module")
+def judged(sample_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The sample project with `exam` and `assign` judged by the rambler, made once per module."""
+    path = copy_project(sample_template, tmp_path_factory.mktemp("graded"), "judged.duckdb")
     with Project.sample(path) as project:
         for method, bank, name in (("exam-question", "questions", "exam"), ("nugget-assign", "nuggets", "assign")):
             config = JudgeConfig(method=method, backend="rambler", name=name, bank=bank, topics=["1001", "1004"])
             judge_all(project.db, config, sometimes_rambling())
     return path
+
+
+@pytest.fixture()
+def db(judged: Path, tmp_path: Path) -> Path:
+    return copy_project(judged, tmp_path)
 
 
 def studio(db: Path, *args: str) -> Result:
@@ -189,7 +196,7 @@ cells = st.lists(
 )
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(cells)
 def test_rubric_writer_and_reader_are_inverse(rows: list[tuple[str, str, str, float | None, str]]) -> None:
     rows.sort(key=lambda r: r[:3])
@@ -203,7 +210,7 @@ def test_rubric_writer_and_reader_are_inverse(rows: list[tuple[str, str, str, fl
     assert back.judgments == judgments
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.lists(
         st.tuples(

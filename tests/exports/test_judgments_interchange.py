@@ -19,8 +19,8 @@ def half_readable(request: ChatRequest) -> str:
     return f"##final score: {number % 4}" if number % 2 == 0 else "It depends."
 
 
-def test_judgments_round_trip_into_an_identical_label_set(tmp_path: Path) -> None:
-    db = tmp_path / "p.duckdb"
+def test_judgments_round_trip_into_an_identical_label_set(sample: Path, tmp_path: Path) -> None:
+    db = sample  # a copy of the sample project, built once per test process
     with Project.sample(db) as project:
         config = JudgeConfig(method="umbrela", backend="half", name="half", topics=["1001"])
         judge_all(project.db, config, ScriptedBackend(half_readable, name="half", model="half"))
@@ -63,9 +63,8 @@ def test_judgments_round_trip_into_an_identical_label_set(tmp_path: Path) -> Non
     assert [r["output"] for r in json.loads(failures.stdout)] == ["It depends."] * 14
 
 
-def test_bad_judgment_files_are_refused_with_the_line(tmp_path: Path) -> None:
-    db = tmp_path / "p.duckdb"
-    Project.sample(db).close()
+def test_bad_judgment_files_are_refused_with_the_line(sample: Path, tmp_path: Path) -> None:
+    db = sample  # a copy of the sample project, built once per test process
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"qid": "1", "docid": "a", "judgment": 2}\n{"qid": "1", "docid": "a", "judgment": 1}\n')
     result = cli(db, "import", "judgments", bad)

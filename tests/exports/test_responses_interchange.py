@@ -12,6 +12,7 @@ import pytest
 from helpers import cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from studio import Project
 from studio.domain.choices import AnswerLayout
@@ -54,7 +55,7 @@ def test_one_system_to_stdout_and_an_unknown_one_refused(sample: Path) -> None:
 ids = st.text(alphabet="abcxyz0123456789-_.", min_size=1, max_size=8)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.lists(
         st.builds(

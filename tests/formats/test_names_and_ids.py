@@ -8,6 +8,7 @@ import unicodedata
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from studio.domain.errors import InputError, UsageError, quoted
 from studio.domain.models import QrelsRow
@@ -71,7 +72,7 @@ def test_an_id_without_whitespace_or_control_characters_is_fine(value: str) -> N
     assert id_problem(value) is None
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(st.text(max_size=8))
 def test_an_id_is_fine_exactly_when_a_qrels_file_can_hold_it(value: str) -> None:
     # An id the rules accept, written as a docid of a qrels line, reads back as itself; one they
@@ -88,7 +89,7 @@ def test_an_id_is_fine_exactly_when_a_qrels_file_can_hold_it(value: str) -> None
         assert (rows == [QrelsRow("q1", value, 1.0)]) == holdable
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(st.text(max_size=110))
 def test_a_name_is_fine_exactly_when_it_shows_as_written(name: str) -> None:
     shows = name.isprintable() and name == name.strip() and 0 < len(name) <= MAX_NAME_LENGTH

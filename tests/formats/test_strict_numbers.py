@@ -10,6 +10,7 @@ import re
 import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from studio.domain.numbers import (
     finite_json_number,
@@ -42,7 +43,7 @@ def float_or_none(text: str) -> float | None:
         return None
 
 
-@settings(max_examples=2000)
+@settings(max_examples=examples(2000))
 @given(st.text(alphabet=ALPHABET, max_size=14))
 @example("1_0")
 @example("\u0663")
@@ -62,7 +63,7 @@ def test_read_decimal_accepts_exactly_the_reference_grammar_when_finite(text: st
         assert why_not_decimal(text).startswith("is ")
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(
     sign=st.sampled_from(["", "+", "-"]),
     whole=st.text(alphabet="0123456789", max_size=25),
@@ -102,7 +103,7 @@ def test_what_python_or_atof_read_beyond_the_grammar_is_not_a_number(text: str) 
     assert why_not_decimal(text).startswith("is not a number")
 
 
-@settings(max_examples=1000)
+@settings(max_examples=examples(1000))
 @given(st.text(alphabet="0123456789+-_ \u0663\uff11.e", max_size=22))
 @example("9223372036854775807")
 @example("-9223372036854775808")

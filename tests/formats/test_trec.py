@@ -8,6 +8,7 @@ from collections.abc import Callable
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from studio.domain.choices import OnDuplicateGrade
 from studio.domain.errors import InputError
@@ -228,7 +229,7 @@ scores = st.floats(allow_nan=False, allow_infinity=False)
 ranks = st.integers(-(2**63), 2**63 - 1)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.lists(st.tuples(qids, ids, grades), min_size=1, unique_by=lambda r: (r[0], r[1])))
 def test_written_qrels_read_back_as_the_same_rows(rows: list[tuple[str, str, float]]) -> None:
     qrels = [QrelsRow(qid, docid, grade) for qid, docid, grade in rows]
@@ -239,7 +240,7 @@ def test_written_qrels_read_back_as_the_same_rows(rows: list[tuple[str, str, flo
     assert parsed.repeated_pairs == 0
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(
     st.lists(st.tuples(qids, ids, ranks, scores), min_size=1, unique_by=lambda r: (r[0], r[1])),
     ids,

@@ -11,6 +11,7 @@ from evaluation_builders import Qrels, write_qrels, write_run
 from frames.frame_builders import cut
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from studio import Project
 from studio.domain.frames import TopicChoice, TopicScope
@@ -60,7 +61,7 @@ def project_of(folder: Path, a: Qrels, b: Qrels, runs: dict[str, dict[str, dict[
     return project
 
 
-@settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=examples(12), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(label_sets())
 def test_every_comparison_is_that_of_the_label_sets_cut_to_the_topics_both_label(
     drawn: tuple[Qrels, Qrels, dict[str, dict[str, dict[str, float]]]],

@@ -52,7 +52,7 @@ def inject_grades(project: Path, label_set: str, qid: str, grade: float, count: 
     with Project.open(project) as opened:
         opened.db.cursor().execute(
             """
-            UPDATE label_events SET grade = ? WHERE event_id IN (
+            UPDATE label_event_rows SET grade = ? WHERE event_id IN (
                 SELECT e.event_id FROM label_events e JOIN label_sets s USING (label_set_id)
                 WHERE s.name = ? AND e.qid = ? ORDER BY e.docid LIMIT ?)
             """,
@@ -170,7 +170,7 @@ def test_scaled_gains_give_nDCG_to_the_last_bit(studio: Studio, write: Write, pr
         assert studio("import", "qrels", write(f"{name}.txt", qrels), "--name", name).exit_code == 0
     with Project.open(project) as opened:
         opened.db.cursor().execute(
-            "UPDATE label_events SET grade = grade * 2.0 ** 1020"
+            "UPDATE label_event_rows SET grade = grade * 2.0 ** 1020"
             " WHERE label_set_id = (SELECT label_set_id FROM label_sets WHERE name = 'huge')"
         )
 
@@ -199,6 +199,7 @@ def test_audit_plan_over_an_overflowing_grade_is_refused_clearly(studio: Studio,
     )
 
 
+@pytest.mark.process
 def test_no_numpy_warning_reaches_the_terminal(project: Path) -> None:
     """numpy prints its warnings itself (pytest would catch them in process): a real process."""
     inject_grades(project, "umbrela-smol", "1001", float(HUGE))

@@ -20,6 +20,7 @@ from helpers import cli
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, rule
+from hypothesis_profiles import examples
 
 from studio import Project
 
@@ -140,10 +141,9 @@ class ProjectCommands(RuleBasedStateMachine):
 
 
 ProjectCommands.TestCase.settings = settings(
-    max_examples=4,
+    max_examples=examples(4),
     stateful_step_count=8,
     deadline=None,
-    derandomize=True,
     suppress_health_check=[HealthCheck.too_slow],
 )
 test_command_sequences = ProjectCommands.TestCase

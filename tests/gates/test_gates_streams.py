@@ -18,6 +18,7 @@ from gates.conftest import fingerprint
 from helpers import Studio
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from typer.testing import Result
 
 from studio.domain.names import MAX_ID_BYTES
@@ -86,6 +87,7 @@ def refused(project: Path, run: Callable[[], Result], *fragments: str) -> Result
 # -- memory stays flat whatever a gzip expands to -----------------------------------------------------
 
 
+@pytest.mark.process
 def test_a_gzip_of_200_mb_of_blank_lines_is_refused_as_empty_in_bounded_memory(project: Path, tmp_path: Path) -> None:
     path = gzipped(tmp_path / "blank.qrels.gz", repeated(b"\n", 200 * MB))
     before = fingerprint(project)
@@ -96,6 +98,7 @@ def test_a_gzip_of_200_mb_of_blank_lines_is_refused_as_empty_in_bounded_memory(p
     assert fingerprint(project) == before
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("name", ["blank.qrels.gz", "blank[precise].qrels.gz"])
 def test_rows_among_200_mb_of_blank_lines_import_in_bounded_memory(project: Path, tmp_path: Path, name: str) -> None:
     """Both readers: DuckDB's, and the precise one (a path with `[` never goes to DuckDB)."""
@@ -106,6 +109,7 @@ def test_rows_among_200_mb_of_blank_lines_import_in_bounded_memory(project: Path
     assert int(str(found["peak_mb"])) < MEMORY_BOUND_MB, found
 
 
+@pytest.mark.process
 def test_a_run_among_blank_lines_is_named_after_its_tag_without_reading_line_by_line(
     project: Path, tmp_path: Path
 ) -> None:
@@ -115,6 +119,7 @@ def test_a_run_among_blank_lines_is_named_after_its_tag_without_reading_line_by_
     assert int(str(found["peak_mb"])) < MEMORY_BOUND_MB, found
 
 
+@pytest.mark.process
 def test_a_200_mb_grade_in_a_gzip_is_refused_by_its_line_quickly_and_briefly(project: Path, tmp_path: Path) -> None:
     path = gzipped(tmp_path / "digits.qrels.gz", [b"1001 0 p1001-01 ", *repeated(b"1", 200 * MB), b"\n"])
     before = fingerprint(project)
@@ -141,6 +146,20 @@ def test_a_huge_last_line_is_refused_not_dropped(studio: Studio, project: Path, 
 def test_a_huge_last_line_of_a_run_is_refused_not_dropped(studio: Studio, project: Path, tmp_path: Path) -> None:
     good = b"1001 Q0 p1001-01 1 2 t\n"
     path = gzipped(tmp_path / "r.gz", [good, b"1001 Q0 p1001-03 2 1 t ", *repeated(b"x", 40 * MB)])
+    refused(project, lambda: studio("import", "run", path), f"{path}:2: the line is longer than 1 MiB")
+
+
+def test_a_huge_next_to_last_line_of_a_plain_run_is_refused_not_dropped(
+    studio: Studio, project: Path, tmp_path: Path
+) -> None:
+    """Files under the parallel reader's buffer are read in parallel: this one is over it, and its
+    longest line, which would not fit the buffer, ends in a line break (the last line is empty)."""
+    path = tmp_path / "r.txt"
+    with path.open("wb") as out:
+        out.write(b"1001 Q0 p1001-01 1 2 t\n1001 Q0 p1001-03 2 1 t ")
+        for block in repeated(b"x", 40 * MB):
+            out.write(block)
+        out.write(b"\n")
     refused(project, lambda: studio("import", "run", path), f"{path}:2: the line is longer than 1 MiB")
 
 
@@ -240,7 +259,7 @@ def test_a_long_name_is_quoted_short(studio: Studio, write: Write, project: Path
 LINE_PARTS = st.sampled_from(["", " ", "\t", "\r", "\n", "\r\n", "a", "b c", "é", "\u3000", "#"])
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(parts=st.lists(LINE_PARTS, max_size=40), chunk=st.integers(min_value=1, max_value=9))
 def test_streamed_lines_are_the_lines_of_the_whole_text(
     tmp_path_factory: pytest.TempPathFactory, parts: list[str], chunk: int

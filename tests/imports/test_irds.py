@@ -16,12 +16,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from extras import skip_reason
 from helpers import cli
 
 from studio.services.imports.irds import default_name
 from studio.services.project import Project
 
-irds: Any = pytest.importorskip("ir_datasets")
+irds: Any = pytest.importorskip("ir_datasets", reason=skip_reason("irds"))
 
 REPO = Path(__file__).resolve().parents[2]
 SEGMENT = "msmarco_v2.1_doc_00_0#3_1234"
@@ -224,6 +225,7 @@ def test_a_cached_download_is_read_without_the_network(
     assert no_network == []
 
 
+@pytest.mark.process
 def test_a_published_id_with_an_empty_cache_exits_2_offline(tmp_path: Path) -> None:
     """ir_datasets' own TREC DL 2019 definition, in a fresh process whose sockets refuse to connect."""
     script = (

@@ -19,17 +19,18 @@ DAMAGES: dict[str, tuple[str, str]] = {
         """CREATE OR REPLACE VIEW labels AS
            SELECT label_set_id, qid, docid, grade FROM (
                SELECT label_set_id, qid, docid, arg_max_null(grade, event_id) AS grade
-               FROM label_events GROUP BY label_set_id, qid, docid)
+               FROM label_event_rows GROUP BY label_set_id, qid, docid)
            WHERE grade IS NOT NULL AND qid <> '1005'""",
         "labels",
     ),
     "a label event that misstates the grade it replaced": (
-        "UPDATE label_events SET previous = 7 WHERE event_id = (SELECT max(event_id) FROM label_events"
+        "UPDATE label_event_rows SET previous = 7 WHERE event_id = (SELECT max(event_id) FROM label_events"
         " WHERE origin = 'person')",
         "label-events",
     ),
     "an undo that restores another grade": (
-        "UPDATE label_events SET grade = 1.5 WHERE origin = 'undo'",
+        "UPDATE label_event_rows SET grade = 1.5 WHERE event_id IN (SELECT event_id FROM label_events"
+        " WHERE origin = 'undo')",
         "label-events",
     ),
     "a bank_items view that keeps deleted items": (
@@ -51,7 +52,7 @@ DAMAGES: dict[str, tuple[str, str]] = {
         "references",
     ),
     "label events of a missing label set": (
-        "UPDATE label_events SET label_set_id = 99 WHERE event_id IN (SELECT event_id FROM label_events LIMIT 3)",
+        "UPDATE label_event_rows SET label_set_id = 99 WHERE event_id IN (SELECT event_id FROM label_events LIMIT 3)",
         "references",
     ),
     "events of a missing batch": (
@@ -104,10 +105,11 @@ DAMAGES: dict[str, tuple[str, str]] = {
     "a finish half written": ("UPDATE judge_runs SET finished_at = NULL WHERE backend = 'simulated'", "judge-runs"),
     "a finished run without its counts": ("UPDATE judge_runs SET calls = NULL", "judge-runs"),
     "a derived label set edited behind the studio's back": (
-        "INSERT INTO label_events (event_id, label_set_id, qid, docid, grade, previous, origin, source, batch_id)"
-        " SELECT nextval('label_event_ids'), label_set_id, qid, docid, grade + 0.25, grade, 'derived', 'another"
-        " program', (SELECT min(batch_id) FROM batches) FROM labels WHERE label_set_id ="
-        " (SELECT label_set_id FROM label_sets WHERE name = 'exam-bin') LIMIT 2",
+        "INSERT INTO label_event_sources VALUES (nextval('label_event_source_ids'), 'derived', 'another program');"
+        " INSERT INTO label_event_rows (event_id, label_set_id, qid, docid, grade, previous, source_id, batch_id)"
+        " SELECT nextval('label_event_ids'), label_set_id, qid, docid, grade + 0.25, grade,"
+        " (SELECT max(source_id) FROM label_event_sources), (SELECT min(batch_id) FROM batches) FROM labels"
+        " WHERE label_set_id = (SELECT label_set_id FROM label_sets WHERE name = 'exam-bin') LIMIT 2",
         "derived",
     ),
     "item grades changed under a bank score": (

@@ -51,6 +51,7 @@ def test_a_pid_handed_to_another_process_is_not_the_judge() -> None:
     assert run_state(False, False, me.pid, HERE, me.started - 1) is JudgeRunState.interrupted
 
 
+@pytest.mark.process
 def test_a_killed_process_is_gone_even_before_it_is_reaped() -> None:
     child = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
     try:

@@ -34,10 +34,9 @@ def server(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeOpenAIServer]:
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Path:
-    path = tmp_path / "project.duckdb"
-    Project.sample(path).close()
-    return path
+def db(sample: Path) -> Path:
+    """A copy of the sample project (built once per test process)."""
+    return sample
 
 
 def studio(db: Path, *args: str, code: int = 0) -> Any:

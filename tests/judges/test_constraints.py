@@ -162,6 +162,7 @@ def test_servers_are_recognised_by_their_model_list() -> None:
     assert mode_for_server("127.0.0.1", None) == "none"
 
 
+@pytest.mark.server
 @pytest.mark.parametrize(
     ("owner", "mode"), [("me", "grammar"), ("vllm", "guided"), ("library", "json-schema"), (None, "none")]
 )
@@ -283,6 +284,7 @@ def json_answer(body: dict[str, Any]) -> Fault | None:
     )
 
 
+@pytest.mark.server
 def test_studio_judge_with_a_json_schema_server(sample: Path) -> None:
     with FakeOpenAIServer(owned_by="library") as server:
         server.rule = json_answer
@@ -326,6 +328,7 @@ def test_studio_judge_with_a_json_schema_server(sample: Path) -> None:
         assert json.loads(params)["config"]["constrain"] == "auto"
 
 
+@pytest.mark.server
 def test_studio_judge_constrain_none_sends_the_old_body(sample: Path) -> None:
     with FakeOpenAIServer(owned_by="me") as server:  # a grammar server, told not to constrain
         outcome = cli(

@@ -29,8 +29,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import pytest
+from extras import skip_reason
 from helpers import judge_all
-from judge_helpers import sample_copy
+from judge_helpers import LLAMA_THREADS, sample_copy
 
 from studio import Project
 from studio.domain.judging import JudgeConfig, JudgeSummary
@@ -49,7 +50,7 @@ pytestmark = pytest.mark.slow
 # bounds below were measured on forty, a fifth of them near ties, so sixteen still hold some.
 PAIRS = 16
 LABELS = ("0", "1", "2", "3")
-THREADS = min(2, os.cpu_count() or 1)
+THREADS = LLAMA_THREADS
 # The bounds of the server's distributions against the local backend's (see the module docstring):
 # measured up to 0.026 per label probability on the 40 pairs, and every flipped label had a local
 # lead under 0.02.
@@ -86,7 +87,7 @@ def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     # Imported first: it makes OpenMP wait passively, which llama.cpp reads when it loads.
     from studio.judges.llamacpp_backend import default_model_path
 
-    pytest.importorskip("llama_cpp.server.app", reason="llama-cpp-python's server extra is not installed")
+    pytest.importorskip("llama_cpp.server.app", reason=skip_reason("server"))
     port = _free_port()
     log = tmp_path_factory.mktemp("llama-server") / "server.log"
     command = [
@@ -257,14 +258,13 @@ def _token_by_token(backend: LlamaCppBackend, request: ChatRequest) -> dict[str,
     return {label: float(w) for label, w in zip(request.labels, weights / weights.sum(), strict=True)}
 
 
-def test_the_server_gives_the_model_its_prefix_token_by_token(served: Served) -> None:
-    from studio.judges.llamacpp_backend import LlamaCppBackend
-
+def test_the_server_gives_the_model_its_prefix_token_by_token(served: Served, llama_backend: LlamaCppBackend) -> None:
     con = served.project.db.cursor()
     server = judged(served.project, "served")
     local = judged(served.project, "umbrela-smol")
     method = get_method("umbrela")
-    backend = LlamaCppBackend(threads=THREADS, reuse_prefix=False)
+    backend = llama_backend  # loaded once per test process with the server's THREADS (tests/conftest.py)
+    backend.reuse_prefix = False
     try:
         for pair in sorted(server)[:2]:
             request = method.request(
@@ -278,7 +278,7 @@ def test_the_server_gives_the_model_its_prefix_token_by_token(served: Served) ->
             for label in LABELS:  # the server's distribution is the model's, prefix token by token
                 assert server[pair][1][label] == pytest.approx(stepped[label], abs=1e-3)
     finally:
-        backend.close()
+        backend.reuse_prefix = True
 
 
 def test_a_second_run_makes_no_call(served: Served, llama_server: str) -> None:

@@ -31,12 +31,9 @@ PAIRS = 6
 
 
 @pytest.fixture(scope="module")
-def backend() -> Iterator[LlamaCppBackend]:
-    from studio.judges.llamacpp_backend import LlamaCppBackend
-
-    loaded = LlamaCppBackend()
-    yield loaded
-    loaded.close()
+def backend(llama_backend: LlamaCppBackend) -> LlamaCppBackend:
+    """The model loaded once per test process (tests/conftest.py)."""
+    return llama_backend
 
 
 @pytest.fixture(scope="module")
@@ -141,8 +138,6 @@ def test_second_run_makes_no_model_call(judged: Judged, backend: LlamaCppBackend
 
 
 def test_kv_prefix_reuse_gives_the_same_distribution_as_a_fresh_model(judged: Judged, backend: LlamaCppBackend) -> None:
-    from studio.judges.llamacpp_backend import LlamaCppBackend
-
     project, _ = judged
     docid = sorted(d for q, d in human_qrels() if q == TOPIC)[PAIRS]  # a pair not judged yet
     con = project.db.cursor()
@@ -161,11 +156,13 @@ def test_kv_prefix_reuse_gives_the_same_distribution_as_a_fresh_model(judged: Ju
     assert shared > 100, "the previous prompt should share the instructions and the query"
 
     [(_, reused)] = list(backend.complete([request]))
-    fresh_backend = LlamaCppBackend()
+    # Without prefix reuse the prompt is evaluated from its first token, as a freshly loaded model
+    # evaluates it: nothing of the earlier prompts' cache is read.
+    backend.reuse_prefix = False
     try:
-        [(_, fresh)] = list(fresh_backend.complete([request]))
+        [(_, fresh)] = list(backend.complete([request]))
     finally:
-        fresh_backend.close()
+        backend.reuse_prefix = True
     assert reused.label_probs is not None and fresh.label_probs is not None
     assert reused.label_probs.keys() == fresh.label_probs.keys()
     for label in fresh.label_probs:

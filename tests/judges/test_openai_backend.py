@@ -82,6 +82,7 @@ def test_answer_usage_logprobs_and_the_key_header(server: FakeOpenAIServer) -> N
     assert SECRET not in json.dumps(backend.params()) and SECRET not in repr(backend)
 
 
+@pytest.mark.server
 def test_servers_without_logprobs_and_free_text_requests() -> None:
     with FakeOpenAIServer(logprobs=False) as server:
         results = run_all(make_backend(server), [request(0), request(1, labels=())])
@@ -153,6 +154,7 @@ def test_connection_refused_becomes_a_failure() -> None:
     assert result.text is None and result.error and "connection failed" in result.error
 
 
+@pytest.mark.server
 @pytest.mark.parametrize(("concurrency", "expected"), [(4, range(2, 5)), (1, range(1, 2))])
 def test_concurrency_really_overlaps(concurrency: int, expected: range) -> None:
     with FakeOpenAIServer(latency=0.1) as server:
@@ -241,9 +243,8 @@ def all_text(db: Path) -> str:
 
 
 @pytest.mark.slow
-def test_studio_judge_through_the_openai_backend(tmp_path: Path, server: FakeOpenAIServer) -> None:
-    db = tmp_path / "project.duckdb"
-    Project.sample(db).close()
+def test_studio_judge_through_the_openai_backend(sample: Path, server: FakeOpenAIServer) -> None:
+    db = sample  # a copy of the sample project, built once per test process
     server.script(Fault.error(400, "context too long"), Fault.error(401, "Incorrect API key", echo_key=True))
     first = judge(db, server.base_url, "--concurrency", "2")
     keys = {

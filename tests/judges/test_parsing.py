@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from studio.judges.parsing import parse_binary, parse_preference, parse_umbrela
 
@@ -71,7 +72,7 @@ def test_umbrela_out_of_range_score_is_a_failure_not_a_zero(text: str) -> None:
     assert parsed.error
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(text=st.text().filter(lambda t: "#" not in t), grade=st.integers(min_value=0, max_value=3))
 def test_umbrela_appended_final_score_always_wins(text: str, grade: int) -> None:
     assert parse_umbrela(text + "\n##final score: " + str(grade)).label == grade

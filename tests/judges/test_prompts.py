@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from judges.prompt_pins import (
     BUNDLED,
     PINS_FILE,
@@ -128,7 +129,7 @@ def test_the_nugget_generation_prompt_must_swap_every_question_for_a_nugget() ->
 _PINNED = sorted(TEMPLATE_PARTS)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(
     relative=st.sampled_from(_PINNED),
     where=st.floats(min_value=0, max_value=1, exclude_max=True),

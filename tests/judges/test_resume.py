@@ -26,7 +26,7 @@ from judge_helpers import REPO, human_qrels, sample_copy
 
 from studio import Project
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.process]  # a judge in a process of its own, killed
 
 TOPICS = ("1001", "1002")
 LIMIT = 30

@@ -6,18 +6,19 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from textual.keys import Keys, _character_to_key, _normalize_key_list
 
 from studio.domain.key_names import NAMED_KEYS, KeyNameError, character_key, normalize_key
 
 
-@settings(max_examples=500)
+@settings(max_examples=examples(500))
 @given(st.characters(exclude_categories=["Cs"]))
 def test_a_character_is_named_as_textual_names_it(character: str) -> None:
     assert character_key(character) == _character_to_key(character)
 
 
-@settings(max_examples=300)
+@settings(max_examples=examples(300))
 @given(st.characters(min_codepoint=33, max_codepoint=0x2FFF).filter(lambda c: c.isprintable() and c != ","))
 def test_a_single_character_normalizes_as_textuals_keymap_does(character: str) -> None:
     # (a comma separates keys in a Textual keymap: the key itself is written `comma`)

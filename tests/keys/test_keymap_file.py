@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from studio.domain.errors import InputError
 from studio.domain.key_bindings import BINDINGS, LIVE_TOGETHER, scope_of
@@ -154,7 +155,7 @@ def test_a_key_twice_in_one_binding_is_refused() -> None:
 SPARE_KEYS = [f"ctrl+{letter}" for letter in "bdeghjklnotvwyz"] + [f"f{n}" for n in range(7, 13)]
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.dictionaries(st.sampled_from(sorted(BINDINGS)), st.sampled_from(SPARE_KEYS), max_size=6))
 def test_a_keymap_is_taken_exactly_when_no_screen_has_a_key_twice(assigned: dict[str, str]) -> None:
     text = "".join(f'"{binding_id}" = "{key}"\n' for binding_id, key in assigned.items())
@@ -170,7 +171,7 @@ def test_a_keymap_is_taken_exactly_when_no_screen_has_a_key_twice(assigned: dict
         assert parse_keymap(text, FILE) == {binding_id: (key,) for binding_id, key in assigned.items()}
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.text(max_size=80))
 def test_any_text_is_a_keymap_or_one_line_naming_the_file(text: str) -> None:
     try:

@@ -11,6 +11,7 @@ import pytest
 from helpers import cli
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from studio import Project
 from studio.domain.errors import InputError
@@ -57,7 +58,7 @@ def in_study_order(prompts: list[StudyPrompt]) -> list[StudyPrompt]:
     return sorted(prompts, key=lambda p: (ids.index(p.prompt_id), order.index(p.method)))
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(collections())
 def test_the_layout_round_trips(prompts: list[StudyPrompt]) -> None:
     assert parse_prompts_json(write_prompts_json(prompts), "prompts.json") == in_study_order(prompts)

@@ -70,6 +70,7 @@ def test_published_umbrela_labels_linked_to_a_prompt_on_dl(year: str, tmp_path: 
     assert np.isfinite(expected) and 0.2 < expected < 0.6  # GPT-4 UMBRELA vs NIST, graded
 
 
+@pytest.mark.model
 @pytest.mark.slow
 def test_a_short_study_with_the_bundled_model(simulated_sample: Path, tmp_path: Path) -> None:
     prompts = {

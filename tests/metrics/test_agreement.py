@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from sklearn.metrics import cohen_kappa_score
 
 from studio.metrics import agreement as agree
@@ -38,7 +39,7 @@ def same(a: float, b: float, tol: float = 1e-12) -> bool:
     return (math.isnan(a) and math.isnan(b)) or abs(a - b) <= tol
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(label_pairs(), st.sampled_from([None, "linear", "quadratic"]))
 def test_cohen_kappa_equals_sklearn(data: Labels, weights: agree.Weights) -> None:
     reference, audited = data
@@ -48,7 +49,7 @@ def test_cohen_kappa_equals_sklearn(data: Labels, weights: agree.Weights) -> Non
     assert same(agree.cohen_kappa(reference, audited, weights), expected)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(label_pairs())
 def test_krippendorff_alpha_ordinal_equals_krippendorff_package(data: Labels) -> None:
     reference, audited = data
@@ -57,7 +58,7 @@ def test_krippendorff_alpha_ordinal_equals_krippendorff_package(data: Labels) ->
     assert same(agree.krippendorff_alpha_ordinal(reference, audited), float(expected), tol=1e-9)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(label_pairs(), st.sampled_from([0.5, 1.0, 2.0, 3.0]), st.sampled_from([0.25, 1.0, 2.0]))
 def test_binary_kappa_binarises_each_side_at_its_own_threshold(
     data: Labels, ref_threshold: float, threshold: float
@@ -71,7 +72,7 @@ def test_binary_kappa_binarises_each_side_at_its_own_threshold(
     assert same(agree.binary_kappa(reference, audited, ref_threshold, threshold), expected)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(label_pairs(min_size=0))
 def test_confusion_matrix_equals_brute_force_count(data: Labels) -> None:
     reference, audited = data
@@ -84,7 +85,7 @@ def test_confusion_matrix_equals_brute_force_count(data: Labels) -> None:
     assert matrix.sum() == len(reference)
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(label_pairs(min_size=1), st.randoms())
 def test_confusion_matrix_follows_the_order_of_the_categories_given(data: Labels, shuffle: Random) -> None:
     reference, audited = data

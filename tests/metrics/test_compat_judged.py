@@ -16,6 +16,7 @@ import ir_measures
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from metric_builders import Collection, Qrels, Run, collections, evaluator_for, per_topic_dict
 
 from studio.metrics.names import parse_measure
@@ -50,7 +51,7 @@ def assert_same_per_topic(ours: str, theirs: ir_measures.measures.Measure, qrels
             assert got[name][qid] == pytest.approx(value, abs=TOLERANCE, rel=0), (ours, name, qid)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(tie_free_collections(), st.sampled_from([1, 2, 3, 5, 10]))
 def test_judged_at_k_equals_ir_measures(data: Collection, k: int) -> None:
     qrels, runs = data

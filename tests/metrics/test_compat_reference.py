@@ -12,6 +12,7 @@ import compat_reference as reference
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from studio.services.project import Project
 
@@ -110,7 +111,7 @@ def test_rbo_is_summed_to_1000_ranks_whatever_the_run_length(tmp_path: Path) -> 
 DOCS = [f"p{i}" for i in range(12)]
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     st.lists(st.tuples(st.sampled_from(DOCS), st.sampled_from([-1, 0, 1, 2, 3])), min_size=1, max_size=14),
     st.lists(

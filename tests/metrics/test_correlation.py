@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from scipy import stats
 
 from studio.metrics import correlation as corr
@@ -37,14 +38,14 @@ def same(a: float, b: float, tol: float = 1e-12) -> bool:
     return (math.isnan(a) and math.isnan(b)) or abs(a - b) <= tol
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(paired())
 def test_kendall_tau_b_equals_scipy(data: Pair) -> None:
     x, y = data
     assert same(corr.kendall_tau_b(x, y), float(stats.kendalltau(x, y).statistic))
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(paired())
 def test_kendall_tau_a_equals_brute_force_pair_count(data: Pair) -> None:
     x, y = data
@@ -54,7 +55,7 @@ def test_kendall_tau_a_equals_brute_force_pair_count(data: Pair) -> None:
 
 
 @pytest.mark.filterwarnings("ignore::scipy.stats.ConstantInputWarning")  # constant input: both NaN
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(paired())
 def test_spearman_rho_equals_scipy(data: Pair) -> None:
     x, y = data
@@ -75,7 +76,7 @@ def tau_ap_brute_force(truth: np.ndarray, estimate: np.ndarray) -> float:
     return 2.0 * total / (n - 1) - 1.0
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(tie_free_pair())
 def test_tau_ap_equals_yilmaz_formula_without_ties(data: Pair) -> None:
     reference, audited = data
@@ -101,7 +102,7 @@ def test_tau_ap_penalises_a_swap_at_the_top_more_than_at_the_bottom() -> None:
 LISTS = st.lists(st.sampled_from("abcdefghij"), max_size=8, unique=True)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(LISTS.filter(bool), LISTS, st.sampled_from([0.5, 0.9, 0.98]))
 def test_rbo_is_symmetric_and_between_zero_and_one(first: list[str], second: list[str], p: float) -> None:
     value = corr.rbo(first, second, p)
@@ -109,7 +110,7 @@ def test_rbo_is_symmetric_and_between_zero_and_one(first: list[str], second: lis
     assert value == pytest.approx(corr.rbo(second, first, p), abs=1e-12)
 
 
-@settings(max_examples=50, deadline=None)
+@settings(max_examples=examples(50), deadline=None)
 @given(LISTS.filter(bool), st.sampled_from([0.5, 0.9, 0.98]))
 def test_rbo_of_identical_lists_is_one(ranking: list[str], p: float) -> None:
     assert corr.rbo(ranking, list(ranking), p) == pytest.approx(1.0, abs=1e-12)
@@ -125,7 +126,7 @@ def test_rbo_of_disjoint_lists_is_zero() -> None:
     assert corr.rbo(["a", "b"], ["c", "d"]) == 0.0
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(paired())
 def test_swapped_pairs_equal_brute_force(data: Pair) -> None:
     reference, audited = data
@@ -172,7 +173,7 @@ def paired_finite(draw: st.DrawFn) -> Pair:
     return np.array(x), np.array(y)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(st.one_of(paired(), paired_finite()))
 def test_swapped_pairs_equal_the_plain_loop_item_for_item(data: Pair) -> None:
     reference, audited = data
@@ -217,7 +218,7 @@ def tau_ap_loop(reference: np.ndarray, audited: np.ndarray) -> float:
     return float(2.0 * total / (n - 1) - 1.0)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.one_of(paired(), paired_finite()))
 def test_tau_ap_with_ties_equals_the_plain_loop_to_the_last_bit(data: Pair) -> None:
     reference, audited = data
@@ -229,7 +230,7 @@ def test_tau_ap_counts_a_tie_in_the_reference_as_half_a_correct_pair() -> None:
     assert corr.tau_ap(np.array([1.0, 1.0, 0.0]), np.array([3.0, 2.0, 1.0])) == pytest.approx(0.5)
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.one_of(TIED, FINITE))
 def test_average_ranks_equal_scipy_rankdata(values: list[float]) -> None:
     array = np.array(values)
@@ -289,7 +290,7 @@ def test_subsample_of_every_topic_reproduces_the_full_tau() -> None:
 # -- the O(n log n) τ-b and the bootstrap's sample means ----------------------------------------
 
 
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(200), deadline=None)
 @given(st.integers(2, 120), st.integers(1, 6), st.integers(0, 2**32 - 1))
 def test_knights_counts_equal_every_pairs_signs(n: int, levels: int, seed: int) -> None:
     """The sorting path counts what the pair signs count, ties in x, y and both included."""
@@ -300,7 +301,7 @@ def test_knights_counts_equal_every_pairs_signs(n: int, levels: int, seed: int) 
     assert corr._knight_counts(x, y) == (int((dx * dy).sum()), int(np.count_nonzero(dx)), int(np.count_nonzero(dy)))
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.integers(2, 40), st.integers(1, 8), st.integers(1, 5), st.integers(0, 2**32 - 1))
 def test_tau_of_many_rows_equals_scipy_row_by_row(n: int, rows: int, levels: int, seed: int) -> None:
     """The review queue's batched τ: each edited leaderboard against the reference, ties included."""
@@ -315,7 +316,7 @@ def test_tau_of_many_rows_equals_scipy_row_by_row(n: int, rows: int, levels: int
         assert same(float(tau), expected)
 
 
-@settings(max_examples=100, deadline=None)
+@settings(max_examples=examples(100), deadline=None)
 @given(st.lists(st.integers(0, 6), max_size=60))
 def test_inversions_count_the_pairs_out_of_order(values: list[int]) -> None:
     expected = sum(1 for i, j in combinations(range(len(values)), 2) if values[i] > values[j])

@@ -6,6 +6,7 @@ from __future__ import annotations
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from metric_builders import DOCIDS, QIDS, Collection, collections
 
 from studio.metrics.evaluator import Evaluator
@@ -62,7 +63,7 @@ def assert_same_as_fresh(edited: Evaluator, fresh: Evaluator) -> None:
             )
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(collections(all_negative_topics=True), EDITS)
 def test_edits_give_the_same_scores_as_a_fresh_evaluator(
     data: Collection,

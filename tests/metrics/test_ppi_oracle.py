@@ -8,7 +8,9 @@ import pytest
 
 from studio.metrics import ppi
 
-ppi_py = pytest.importorskip("ppi_py")
+ppi_py = pytest.importorskip(
+    "ppi_py", reason="ppi-python, an oracle of the dev extra, is not installed: pip install -e '.[dev]'"
+)
 
 UNITS, SAMPLE = 200_000, 4_000
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from studio.metrics.agreement import krippendorff_alpha_ordinal
 from studio.metrics.reliability import Level, krippendorff_alpha, spread
@@ -40,7 +41,7 @@ coders = st.integers(2, 5).flatmap(
 )
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(coders, st.sampled_from(["nominal", "ordinal", "interval"]))
 def test_equals_the_krippendorff_package(rows: list[list[int | None]], level: Level) -> None:
     data = np.array([[np.nan if v is None else v for v in row] for row in rows], dtype=float)

@@ -11,6 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
+from hypothesis_profiles import examples
 from scipy import stats
 
 from studio.metrics import significance as sig
@@ -49,7 +50,7 @@ def mc_bound(p: float, *resamples: int) -> float:
 # -- the paired t-test --------------------------------------------------------------------------
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=examples(60), deadline=None)
 @given(
     hnp.arrays(np.float64, st.tuples(st.integers(2, 5), st.integers(3, 15)), elements=st.floats(0, 1, width=32)),
     st.lists(st.tuples(st.integers(0, 4), st.integers(0, 14)), max_size=6),

@@ -12,6 +12,7 @@ import pytest
 import pytrec_eval
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 from metric_builders import (
     FLOAT_GRADES,
     Collection,
@@ -76,21 +77,21 @@ def assert_matches_trec_eval(qrels: Qrels, runs: dict[str, Run], k: int, level: 
                 assert got[run][qid] == pytest.approx(value, abs=TOLERANCE, rel=0), (ours, run, qid)
 
 
-@settings(max_examples=500, deadline=None)
+@settings(max_examples=examples(500), deadline=None)
 @given(collections(), CUTOFFS)
 def test_per_topic_values_equal_trec_eval(data: Collection, k: int) -> None:
     qrels, runs = data
     assert_matches_trec_eval(qrels, runs, k, level=1)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(collections(), CUTOFFS)
 def test_per_topic_values_at_relevance_level_2_equal_trec_eval(data: Collection, k: int) -> None:
     qrels, runs = data
     assert_matches_trec_eval(qrels, runs, k, level=2)
 
 
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=examples(250), deadline=None)
 @given(collections(), CUTOFFS, st.sampled_from([1, 2]))
 def test_means_over_shared_topics_equal_trec_eval(data: Collection, k: int, level: int) -> None:
     qrels, runs = data
@@ -104,7 +105,7 @@ def test_means_over_shared_topics_equal_trec_eval(data: Collection, k: int, leve
             assert means[run] == pytest.approx(want, abs=TOLERANCE, rel=0), (ours, run)
 
 
-@settings(max_examples=250, deadline=None)
+@settings(max_examples=examples(250), deadline=None)
 @given(collections(), CUTOFFS, st.sampled_from([1, 2]))
 def test_complete_means_count_missing_qrels_topics_as_zero(data: Collection, k: int, level: int) -> None:
     qrels, runs = data
@@ -132,7 +133,7 @@ FLOAT_MEASURES = [
 ]
 
 
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(400), deadline=None)
 @given(collections(grades=FLOAT_GRADES, all_negative_topics=True), CUTOFFS, st.sampled_from([1.0, 2.0, 1.25]))
 def test_float_grades_follow_trec_eval_formulas(data: Collection, k: int, level: float) -> None:
     qrels, runs = data

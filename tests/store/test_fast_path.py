@@ -17,6 +17,7 @@ import pytest
 from helpers import WriteFile
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from studio.domain.errors import InputError
 from studio.domain.names import id_problem
@@ -210,7 +211,7 @@ CLEAN_RUN = b"1 Q0 999 1 2.5 run1\n1 Q0 1000 2 2.5 run1\n2 Q0 999 1 -1e-3 run1\n
 CLEAN_QRELS = b"1 0 999 2\n1 0 1000 0\n2 Q0 999 0.5\n"
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(files=st.lists(st.tuples(trec_file(run_columns), st.booleans()), min_size=1, max_size=2), named=st.booleans())
 @example(files=[(CLEAN_RUN, False)], named=False)
 @example(files=[(BOM + CLEAN_RUN.replace(b"\n", b"\r\n"), True), (CLEAN_RUN + b"\n\n", False)], named=False)
@@ -248,7 +249,7 @@ def test_fast_run_reader_agrees_with_the_precise_parser(
         assert Counter(row[1:] for row in staged if row[0] == index) == rows
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=examples(300), deadline=None)
 @given(data=trec_file(qrels_columns), compress=st.booleans())
 @example(data=CLEAN_QRELS, compress=False)
 @example(data=BOM + CLEAN_QRELS.replace(b"\n", b"\r\n") + b"\r\n", compress=True)

@@ -12,6 +12,7 @@ from typing import Any
 from helpers import WriteFile
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from hypothesis_profiles import examples
 
 from studio.domain.numbers import GRADE_LIMIT
 from studio.formats.text_input import read_text
@@ -122,7 +123,7 @@ def precise_qrels(path: Path) -> Counter[Row]:
     return Counter((r.qid, r.docid, r.grade) for r in parse_qrels(read_text(path), str(path)).rows)
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(data=st.data())
 def test_a_run_and_its_rewritings_stage_the_same_rows_on_the_fast_path(
     con: Connection, write_file: WriteFile, data: st.DataObject
@@ -139,7 +140,7 @@ def test_a_run_and_its_rewritings_stage_the_same_rows_on_the_fast_path(
         assert Counter(row[1:] for row in staged if row[0] == index) == expected
 
 
-@settings(max_examples=150, deadline=None)
+@settings(max_examples=examples(150), deadline=None)
 @given(data=st.data())
 def test_qrels_and_their_rewritings_stage_the_same_grades_on_the_fast_path(
     con: Connection, write_file: WriteFile, data: st.DataObject

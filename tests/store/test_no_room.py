@@ -43,6 +43,7 @@ run again "$@" --db "$folder/p.duckdb" import topics "$topics"
 """
 
 
+@pytest.mark.process
 def test_a_write_without_room_for_the_log_is_refused_and_changes_nothing(tmp_path: Path) -> None:
     if os.geteuid() != 0 or shutil.which("unshare") is None:
         pytest.skip("a real full disk needs root and unshare (a tmpfs in a private mount namespace)")

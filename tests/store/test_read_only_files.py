@@ -182,6 +182,7 @@ def close_for_writing(folder: Path, *, writable: Path | None = None) -> None:
     folder.chmod(0o555)
 
 
+@pytest.mark.process
 @pytest.mark.parametrize("lock_files", ["none", "left by an earlier writer"])
 def test_a_read_only_file_in_a_read_only_folder_serves_every_read(
     archive: Path, tmp_path: Path, lock_files: str
@@ -213,6 +214,7 @@ def test_a_read_only_file_in_a_read_only_folder_serves_every_read(
     assert folder_state(archive) == before  # not a byte written, no lock file made
 
 
+@pytest.mark.process
 def test_a_writable_file_in_a_read_only_folder_is_read_only_too(archive: Path, tmp_path: Path) -> None:
     path = current_project(archive)
     topics = tmp_path / "topics.tsv"

@@ -110,6 +110,7 @@ def test_tui_refuses_an_audit_the_project_lacks_naming_those_it_has(sample: Path
     assert result.exit_code == 2 and result.stderr.strip().endswith("its audits: first")
 
 
+@pytest.mark.process
 def test_tui_with_an_unknown_label_set_exits_at_once_with_stdout_a_pipe(sample: Path) -> None:
     start = time.monotonic()
     done = subprocess.run(
@@ -124,6 +125,7 @@ def test_tui_with_an_unknown_label_set_exits_at_once_with_stdout_a_pipe(sample: 
     assert time.monotonic() - start < 30  # the command's start-up, not a wait
 
 
+@pytest.mark.process
 def test_tui_without_a_terminal_is_refused_instead_of_spinning(sample: Path) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "studio", "--db", str(sample), "tui"],

@@ -8,20 +8,18 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import copy_project
 from textual.pilot import Pilot
 from textual.widgets import Footer
 from textual.widgets._footer import FooterKey, FooterLabel
 from tui_helpers import Messages, drive, settle
 
-from studio.services.project import Project
 from studio.tui.app import StudioApp
 
 
 @pytest.fixture(scope="module")
-def sample_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("footer") / "sample.duckdb"
-    Project.sample(path).close()
-    return path
+def sample_file(sample_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copy_project(sample_template, tmp_path_factory.mktemp("footer"), "sample.duckdb")
 
 
 def visible_keys(app: StudioApp) -> dict[str, str]:

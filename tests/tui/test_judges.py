@@ -3,7 +3,8 @@ and from the project file, never from the status text."""
 
 from __future__ import annotations
 
-import time
+import itertools
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -69,20 +70,25 @@ def test_a_simulated_judge_runs_to_completion_from_the_judges_screen(sample: Pat
 def test_cancel_keeps_what_was_judged_and_start_resumes_from_the_cache(
     sample: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # A judge at a model's pace (the simulated one answers at once; answers are written in groups).
+    # Past half the pairs the simulated judge answers only once the test has cancelled it: the
+    # run cannot end first, however slow the machine (answers are written in groups meanwhile).
     answer = SimulatedBackend._answer
+    cancelled = threading.Event()
+    answered = itertools.count()
 
-    def paced(self: SimulatedBackend, request: ChatRequest) -> ChatResult:
-        time.sleep(0.01)
+    def held(self: SimulatedBackend, request: ChatRequest) -> ChatResult:
+        if next(answered) >= PAIRS // 2:
+            cancelled.wait(timeout=120)
         return answer(self, request)
 
-    monkeypatch.setattr(SimulatedBackend, "_answer", paced)
+    monkeypatch.setattr(SimulatedBackend, "_answer", held)
 
     async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
         app.screen.query_one("#name", Input).value = "resumed"
         await pilot.press("ctrl+s")
         await until(pilot, lambda: len(messages.of(JudgeProgressed)) > 1)
         await pilot.press("ctrl+x")
+        cancelled.set()
         await settle(pilot, lambda: ended(messages))
         assert messages.of(JudgeFinished)[0].summary is None  # cancelled: no summary
         saved = saved_judgments(app.state.project, "resumed")

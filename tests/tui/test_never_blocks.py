@@ -24,17 +24,15 @@ from studio.tui.widgets.review_history import HistoryList
 
 LLM = "umbrela-smol"
 KEYS = "320132"  # six grades
-# The holder keeps the file 10 s (six keys on a busy machine take ~5). A UI thread that waited
-# for the file could not show the next pair of each key while the holder is still alive: that
-# order, not a time, is what the test checks (timings on a busy machine are noise).
-HOLD_SECONDS = 10
-
+# The holder keeps the file until the test lets it go (a line on its stdin, or the pipe closed):
+# a UI thread that waited for the file could not show the next pair of each key while it is held.
+# That order, not a time, is what the test checks (timings on a busy machine are noise).
 HOLD = """
-import sys, time
+import sys
 from studio.store.database import Database
 held = Database(sys.argv[1])
 print("held", flush=True)
-time.sleep(float(sys.argv[2]))
+sys.stdin.readline()
 held.close()
 """
 
@@ -57,6 +55,7 @@ def person_grades(path: Path) -> list[tuple[str, str, float]]:
     return [(q, d, float(g)) for q, d, g in rows]
 
 
+@pytest.mark.process
 def test_keys_repaint_at_once_while_another_process_keeps_the_file(sample: Path) -> None:
     shown: dict[str, Any] = {}
 
@@ -67,22 +66,23 @@ def test_keys_repaint_at_once_while_another_process_keeps_the_file(sample: Path)
         shown["pairs"] = [(p["qid"], p["docid"]) for p in session.queue[: len(KEYS)]]
         app.state.project.db.wait = 60.0  # the writes wait for the holder (people wait TUI_WAIT_SECONDS)
         holder = subprocess.Popen(
-            [sys.executable, "-c", HOLD, str(sample), str(HOLD_SECONDS)], stdout=subprocess.PIPE, text=True
+            [sys.executable, "-c", HOLD, str(sample)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
         )
+        assert holder.stdin is not None and holder.stdout is not None
         try:
-            assert holder.stdout is not None
             assert (await asyncio.to_thread(holder.stdout.readline)).strip() == "held"  # the studio let go
             for n, key in enumerate(KEYS, start=1):
                 await pilot.press(key)
                 assert f"pair {n + 1} of" in text_of(app, "#status")  # the next pair, before any write
-            assert holder.poll() is None, "the keys were pressed while the file was held"
             assert f"0 decided · {len(KEYS)} saving… · " in text_of(app, "#status")
             rows = screen.query_one(HistoryList).row_texts()
             assert [row.split(maxsplit=2)[2] for row in rows] == [f"grade {key} · saving…" for key in reversed(KEYS)]
+            assert screen.pending and holder.poll() is None  # nothing landed while the file was held
+            holder.stdin.close()  # let go: the writes land now
             await until(pilot, lambda: not screen.pending, 60)
-            assert holder.poll() is not None  # they landed once the holder had let the file go
             assert f"{len(KEYS)} decided" in text_of(app, "#status") and "saving" not in text_of(app, "#status")
         finally:
+            holder.stdin.close()
             holder.wait(timeout=30)
 
     drive(sample, steps, screen="review", qrels=LLM, ready=review_ready)

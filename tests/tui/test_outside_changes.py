@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import pytest
 from terminal_helpers import STUDIO
 from textual.pilot import Pilot
 from tui_helpers import Messages, drive, text_of, until
@@ -19,6 +20,7 @@ from studio.tui.screens.review import ReviewScreen
 from studio.tui.widgets.dialog import MessageDialog
 
 
+@pytest.mark.process
 def test_an_edit_from_another_process_reaches_the_open_studio(sample: Path) -> None:
     async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
         engine = app.state.project.engine
@@ -67,24 +69,29 @@ def test_an_edit_from_another_process_reaches_the_open_studio(sample: Path) -> N
     drive(sample, steps, screen="leaderboard")
 
 
+# Keeps the file until the test lets it go (a line on its stdin, or the pipe closed).
 HOLD = """
-import sys, time
+import sys
 from studio.store.database import Database
 held = Database(sys.argv[1])
 print("held", flush=True)
-time.sleep(float(sys.argv[2]))
+sys.stdin.readline()
 held.close()
 """
 
 
+@pytest.mark.process
 def test_a_decision_while_another_process_keeps_the_file_is_refused_with_the_reason(sample: Path) -> None:
     async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
         # What TUI_WAIT_SECONDS is to people, shortened for the test, yet long enough for the keys'
-        # repaint to be read before the write gives up on a busy machine; the holder outlasts it.
+        # repaint to be read before the write gives up on a busy machine; the holder keeps the file
+        # until the test is done with it.
         app.state.project.db.wait = 3.0
-        holder = subprocess.Popen([sys.executable, "-c", HOLD, str(sample), "10"], stdout=subprocess.PIPE, text=True)
+        holder = subprocess.Popen(
+            [sys.executable, "-c", HOLD, str(sample)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        assert holder.stdin is not None and holder.stdout is not None
         try:
-            assert holder.stdout is not None
             assert (await asyncio.to_thread(holder.stdout.readline)).strip() == "held"  # the studio let go
             screen = app.screen
             assert isinstance(screen, ReviewScreen) and screen.session is not None
@@ -104,6 +111,7 @@ def test_a_decision_while_another_process_keeps_the_file_is_refused_with_the_rea
             assert screen.session.current() == first and "pair 1 of" in text_of(app, "#status")
             assert "saving" not in text_of(app, "#status") and len(screen.session.decided) == decided
         finally:
+            holder.stdin.close()
             holder.wait(timeout=30)
 
     drive(sample, steps, screen="review", qrels="umbrela-smol", ready=lambda app: getattr(app.screen, "loaded", False))

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from helpers import copy_project
 from textual.pilot import Pilot
 from textual.widgets import DataTable, Markdown, Static, TabbedContent
 from tui_helpers import SIZE, Messages, drive, settle_picture, tables_settled
@@ -34,10 +35,8 @@ TABLES: dict[str, tuple[Callable[[Project], Sequence[Mapping[str, Any]]], str]] 
 
 
 @pytest.fixture(scope="module")
-def sample_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("tui") / "sample.duckdb"
-    Project.sample(path).close()
-    return path
+def sample_file(sample_template: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return copy_project(sample_template, tmp_path_factory.mktemp("tui"), "sample.duckdb")
 
 
 @pytest.fixture(scope="module")

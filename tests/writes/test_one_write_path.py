@@ -21,6 +21,7 @@ from helpers import copy_project
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule, run_state_machine_as_test
+from hypothesis_profiles import examples
 
 from studio import Project
 from studio.domain.errors import UsageError
@@ -203,6 +204,9 @@ def test_every_write_path_keeps_derived_sets_fresh(derived_template: Path) -> No
     run_state_machine_as_test(
         WritePaths,
         settings=settings(
-            max_examples=12, stateful_step_count=8, deadline=None, suppress_health_check=[HealthCheck.too_slow]
+            max_examples=examples(12),
+            stateful_step_count=8,
+            deadline=None,
+            suppress_health_check=[HealthCheck.too_slow],
         ),
     )

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Sequence
-from functools import partial
+from functools import lru_cache, partial
 
 import numpy as np
 
@@ -32,9 +32,15 @@ def measure_of(text: str | Measure) -> Measure:
     if isinstance(text, Measure):
         return text
     try:
-        return parse_measure(text)
+        return _parsed(text)
     except ValueError as error:
         raise UsageError(str(error)) from error
+
+
+@lru_cache(maxsize=256)
+def _parsed(text: str) -> Measure:
+    """A measure's name parsed once (the live view names the same one after every edit)."""
+    return parse_measure(text)
 
 
 class EvaluationEngine:
@@ -57,6 +63,12 @@ class EvaluationEngine:
         # One batch per (command, person) for the edits made through this open project: each
         # event keeps its own person, time and note, so a batch row per edit would say nothing more.
         self._batches: dict[tuple[str, str | None], int] = {}
+        # The id of each (origin, source) its events were written with (`label_event_sources`).
+        self._sources: dict[tuple[str, str | None], int] = {}
+        # What comparisons keep between edits, by what they compare (see
+        # `studio.services.meta.live_correlation`): each entry checks itself against the
+        # evaluators it was made from; forgetting labels or runs drops them all.
+        self.kept_views: dict[tuple[object, ...], object] = {}
 
     # -- caches ------------------------------------------------------------------------------
 
@@ -148,8 +160,10 @@ class EvaluationEngine:
         self._reference_orders = None
         self._evaluators.clear()
         self._as_of.clear()
+        self.kept_views.clear()
 
     def forget_labels(self, name: str | None = None) -> None:
+        self.kept_views.clear()
         if name is None:
             self._followed = None
             self._derived = None
@@ -262,6 +276,15 @@ class EvaluationEngine:
     def keep_batch(self, command: str, person: str | None, batch: int) -> None:
         """Remember a batch once its first edit is committed."""
         self._batches[(command, person)] = batch
+
+    def event_source(self, tx: Connection, origin: str, source: str | None) -> int:
+        """The id of an edit's (origin, source) (looked up, or added, the first time)."""
+        found = self._sources.get((origin, source))
+        return found if found is not None else label_store.event_source_id(tx, origin, source)
+
+    def keep_event_source(self, origin: str, source: str | None, source_id: int) -> None:
+        """Remember an (origin, source)'s id once an edit that used it is committed."""
+        self._sources[(origin, source)] = source_id
 
     def history(self, qrels: str | None = None, limit: int = 20) -> list[LabelEvent]:
         set_id = self.label_set_id(qrels) if qrels is not None else None

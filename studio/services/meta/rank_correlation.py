@@ -10,10 +10,12 @@ from studio.domain.frames import EVERY_TOPIC, ComparisonFrame, TopicChoice
 from studio.metrics import correlation as corr
 from studio.metrics.evaluator import Evaluator
 from studio.metrics.names import Measure
+from studio.metrics.reference_board import ReferenceBoard
 from studio.services.audit.levels import at_level
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
 from studio.services.meta.frame import aligned_matrices, comparison_frame, evaluated_runs, side_means, without_runs
 from studio.services.meta.label_agreement import finite as _finite
+from studio.services.meta.live_correlation import LiveKey, LiveSides, audited_side, evaluated_on, keep_sides
 from studio.services.meta.unreachable_levels import side_warnings
 
 BOOTSTRAP_RESAMPLES = 1000
@@ -41,6 +43,10 @@ def correlation(
     the reference's), so a 0/1 judge can stand beside people's "relevant at 2"."""
     m = measure_of(measure)
     aud_m = at_level(m, llm_relevant)
+    key: LiveKey = (ref, qrels, m, aud_m, topics, complete)
+    if not details and (kept_sides := audited_side(engine, key)) is not None:
+        sides, y = kept_sides  # the live view after an edit: only the audited side is new
+        return run_level(sides.frame, sides.board, y, sides.board.swap_count(y))
     frame = comparison_frame(engine, ref, qrels, topics, m, aud_m)
     ref_eval, aud_eval = engine.evaluator(ref), engine.evaluator(qrels)
     x, y = side_means(engine, frame, m, aud_m, complete=complete)
@@ -54,10 +60,12 @@ def correlation(
     if not kept.all():
         frame, x, y = without_runs(frame, kept), x[kept], y[kept]
     runs = list(frame.runs)
+    board = ReferenceBoard.of(runs, x)
     if not details:  # the live view after an edit: the count, not the pairs
-        return run_level(frame, x, y, corr.swap_count(x, y))
+        keep_sides(engine, key, _live_sides(engine, frame, key, kept, board))
+        return run_level(frame, board, y, board.swap_count(y))
     swaps = corr.swapped_pairs(runs, x, y)
-    result = run_level(frame, x, y, len(swaps))
+    result = run_level(frame, board, y, len(swaps))
     ref_matrix, aud_matrix = aligned_matrices(ref_eval, aud_eval, frame, m, aud_m)
     if not kept.all():  # a copy only when runs are left out: a copy's layout may sum in another order
         ref_matrix, aud_matrix = ref_matrix[:, kept], aud_matrix[:, kept]
@@ -79,25 +87,45 @@ def correlation(
     return result
 
 
-def run_level(frame: ComparisonFrame, x: np.ndarray, y: np.ndarray, swaps: int) -> Correlation:
-    """Kendall τ-b and τ-a, Spearman ρ, τ_AP, RBO and swaps of the two leaderboards `x` and `y`: the
-    live form of `correlation`, which the full one extends."""
-    runs = list(frame.runs)
+def run_level(frame: ComparisonFrame, board: ReferenceBoard, y: np.ndarray, swaps: int) -> Correlation:
+    """Kendall τ-b and τ-a, Spearman ρ, τ_AP, RBO and swaps of the reference leaderboard (`board`)
+    and `y`: the live form of `correlation`, which the full one extends."""
     return Correlation(
         ref=frame.ref,
         qrels=frame.qrels,
         measure=str(frame.measure),
         levels=side_levels(frame),
-        runs=len(runs),
-        kendall_tau=_finite(corr.kendall_tau_b(x, y)),
+        runs=len(frame.runs),
+        kendall_tau=_finite(board.kendall_tau_b(y)),
         kendall_variant="tau-b",
-        kendall_tau_a=_finite(corr.kendall_tau_a(x, y)),
-        spearman_rho=_finite(corr.spearman_rho(x, y)),
-        tau_ap=_finite(corr.tau_ap(x, y)),
-        rbo=_finite(corr.rbo(corr.ranking(runs, x), corr.ranking(runs, y), p=0.9)),
+        kendall_tau_a=_finite(board.kendall_tau_a(y)),
+        spearman_rho=_finite(board.spearman_rho(y)),
+        tau_ap=_finite(board.tau_ap(y)),
+        rbo=_finite(board.rbo(y, p=0.9)),
         swaps=swaps,
         topics=frame.topics,
         frame=frame.as_json(),
+    )
+
+
+def _live_sides(
+    engine: EvaluationEngine, frame: ComparisonFrame, key: LiveKey, kept: np.ndarray, board: ReferenceBoard
+) -> LiveSides:
+    """What the next live correlation of `key` may keep (`live_correlation`)."""
+    ref, qrels, m, _, _, _ = key
+    ref_eval, aud_eval = engine.evaluator(ref), engine.evaluator(qrels)
+    qrels_topics = frame.qrels_topics()
+    return LiveSides(
+        ref=ref_eval,
+        ref_version=ref_eval.version,
+        qrels=aud_eval,
+        qrels_topics_version=aud_eval.topics_version,
+        frame=frame,
+        qrels_means_topics=None if frozenset(qrels_topics) == aud_eval.labelled_topics() else qrels_topics,
+        qrels_rows=aud_eval.rows_of(qrels_topics),
+        ref_evaluated=evaluated_on(ref_eval, m, ref_eval.rows_of(frame.ref_topics())),
+        kept=kept,
+        board=board,
     )
 
 

@@ -126,6 +126,7 @@ class LabelWrites:
         try:
             with engine.db.transaction(counted=False) as tx:  # its label events tell the other processes
                 batch = engine.batch(tx, command, person)
+                source_id = engine.event_source(tx, edit.origin, person)
                 event = label_store.append_label_event(
                     tx,
                     set_id,
@@ -138,6 +139,7 @@ class LabelWrites:
                     note=edit.note,
                     undoes=edit.undoes,
                     known=known,
+                    source_id=source_id,
                 )
                 if also is not None:
                     also(tx, event)
@@ -149,6 +151,7 @@ class LabelWrites:
             engine.forget_labels(name)  # the cache took an edit that was rolled back
             raise
         engine.keep_batch(command, person, batch)
+        engine.keep_event_source(edit.origin, person, source_id)
         return event, followed
 
     # -- writes made elsewhere -------------------------------------------------------------------

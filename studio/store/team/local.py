@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any, NamedTuple
 
 from studio.store.database import Connection, records
+from studio.store.label_events import EventNote, add_event_notes, event_source_id
 
 
 class Link(NamedTuple):
@@ -236,11 +237,13 @@ def append_pulled_labels(con: Connection, label_set: int, rows: Sequence[PulledL
     # The ids drawn first and given in order: a sequence in a set-wise insert numbers rows in no set order.
     drawn = con.execute("SELECT nextval('label_event_ids') FROM range(?)", [len(rows)]).fetchall()
     ids = sorted(int(row[0]) for row in drawn)
+    # Schema 25: each member's (origin, source) once, the notes beside (`studio.store.label_events`).
+    sources = {member: event_source_id(con, "person", member) for member in {r.member for r in rows}}
     con.execute(
         """
-        INSERT INTO label_events (event_id, label_set_id, qid, docid, grade, previous, origin, source, note, batch_id)
+        INSERT INTO label_event_rows (event_id, label_set_id, qid, docid, grade, previous, source_id, batch_id)
         SELECT unnest(?::BIGINT[]), ?, unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::DOUBLE[]),
-               unnest(?::DOUBLE[]), 'person', unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), ?
+               unnest(?::DOUBLE[]), unnest(?::INTEGER[]), ?
         """,
         [
             ids,
@@ -249,9 +252,9 @@ def append_pulled_labels(con: Connection, label_set: int, rows: Sequence[PulledL
             [r.docid for r in rows],
             [r.grade for r in rows],
             [r.previous for r in rows],
-            [r.member for r in rows],
-            [r.note for r in rows],
+            [sources[r.member] for r in rows],
             batch_id,
         ],
     )
+    add_event_notes(con, [EventNote(event, r.note, None) for event, r in zip(ids, rows, strict=True)])
     return ids

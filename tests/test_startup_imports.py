@@ -15,6 +15,9 @@ from pathlib import Path
 
 import pytest
 
+# Every test here starts a fresh interpreter: what it imports is the point.
+pytestmark = pytest.mark.process
+
 # Libraries a command loads only when it needs them: the statistics, the figures, the models, the
 # TUI, the team's server.
 HEAVY = ("numpy", "scipy", "matplotlib", "llama_cpp", "textual", "torch", "sentence_transformers", "psycopg")
@@ -56,10 +59,7 @@ def loaded_by(*args: str) -> tuple[int, set[str]]:
 def top_level(modules: set[str]) -> set[str]:
     return {m.split(".")[0] for m in modules}
 
-import pytest
 
-
-@pytest.mark.process
 def test_opening_the_studio_imports_no_scipy() -> None:
     code = "import sys, studio.tui.app, studio.cli.app; print(sorted(m for m in sys.modules if m.startswith('scipy')))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)

@@ -66,5 +66,7 @@ def test_an_event_about_what_a_copy_lacks_is_named_not_fatal(joined: Team) -> No
         assert project.sync()["pushed"] == 1
     with Project.open(joined.path("alice")) as project:
         done = project.sync()
-        assert done["pulled"] == 1 and any("cannot be applied here" in c for c in done["conflicts"])
-        assert project.sync()["pulled"] == 0  # taken once: the next sync does not stumble on it again
+        assert done["pulled"] == 0 and any("no audit named 'late' here" in q for q in done["quarantined"])
+        again = project.sync()  # taken once: the next sync does not stumble on it again
+        assert (again["pulled"], again["quarantined"]) == (0, [])
+        assert [q["seq"] for q in project.team_status()["quarantined"]] == [1]  # type: ignore[index]

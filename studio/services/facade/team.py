@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from pathlib import Path
 
 from studio.domain.project_file import DEFAULT_WAIT_SECONDS
-from studio.domain.team import Joined, Published, SyncResult, TeamStatus
+from studio.domain.team import Joined, Published, QuarantineReport, SyncResult, TeamStatus
 from studio.services.facade.base import PathLike, ProjectBase
 from studio.services.team import membership
 from studio.services.team import sync as team_sync
@@ -47,6 +47,11 @@ class TeamMixin(ProjectBase):
         if self.team_member() is None:
             return None
         return team_sync.status(self.db)
+
+    def team_quarantine(self) -> list[QuarantineReport]:
+        """Every event a copy of the team quarantined, as the copies reported them to the server
+        (the coordinator's view of the whole team; asks the server)."""
+        return team_sync.server_quarantine(self.db)
 
     def team_member(self) -> str | None:
         """This copy's member (its PostgreSQL role), None when the project has no team."""

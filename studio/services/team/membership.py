@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from studio.domain.errors import UsageError
+from studio.domain.errors import TeamRefused, UsageError
 from studio.domain.names import check_name
 from studio.domain.team import Published
 from studio.store import Database
 from studio.store.team import local, server, snapshot
+from studio.store.team.server_schema import LATEST_SERVER_VERSION
 
 
 def publish(db: Database, conninfo: str, members: Sequence[str]) -> Published:
@@ -71,6 +72,12 @@ def fetch_base(target: Path, conninfo: str) -> tuple[str, server.TeamInfo]:
             raise UsageError("nothing is published on that database (the coordinator runs `studio team publish`)")
         if me not in info.members and me != info.coordinator:
             raise UsageError(f"role {me!r} is not a member of this team (the coordinator adds members)")
+        version = server.schema_version(con) or 0
+        if version < LATEST_SERVER_VERSION and me != info.coordinator:
+            raise TeamRefused(
+                f"the team's server schema is version {version}, older than this studio's {LATEST_SERVER_VERSION}:"
+                f" the coordinator ({info.coordinator}) syncs once with this studio to upgrade it, then join"
+            )
         files = server.base_files(con)
     target.parent.mkdir(parents=True, exist_ok=True)
     snapshot.build_project(files, target)

@@ -40,6 +40,7 @@ from studio.store.migrations import (
     v22_campaigns,
     v23_prompt_collections,
     v24_team_sync,
+    v25_team_gates,
 )
 
 MIGRATION_MODULES: tuple[ModuleType, ...] = (
@@ -67,6 +68,7 @@ MIGRATION_MODULES: tuple[ModuleType, ...] = (
     v22_campaigns,
     v23_prompt_collections,
     v24_team_sync,
+    v25_team_gates,
 )
 
 MIGRATIONS: list[tuple[int, str]] = [(module.VERSION, module.SQL) for module in MIGRATION_MODULES]

@@ -39,8 +39,8 @@ def link(con: Connection) -> Link | None:
     if not has_team_tables(con):
         return None
     row = con.execute(
-        "SELECT member, coordinator, conninfo, base_event, strftime(last_sync, '%Y-%m-%d %H:%M:%S'),"
-        " strftime(last_attempt, '%Y-%m-%d %H:%M:%S') FROM team_link"
+        "SELECT member, coordinator, conninfo, base_event, strftime(last_sync, '%Y-%m-%d %H:%M:%S.%f'),"
+        " strftime(last_attempt, '%Y-%m-%d %H:%M:%S.%f') FROM team_link"
     ).fetchone()
     if row is None:
         return None
@@ -48,10 +48,12 @@ def link(con: Connection) -> Link | None:
 
 
 def set_link(con: Connection, member: str, coordinator: str, conninfo: str, base_event: int) -> None:
-    """This copy belongs to a team from now on (any earlier link and shared events forgotten:
-    a joined member's file starts from the coordinator's, whose are not its own)."""
+    """This copy belongs to a team from now on (any earlier link, shared and quarantined events
+    forgotten: a joined member's file starts from the coordinator's, whose are not its own)."""
     con.execute("DELETE FROM team_link")
     con.execute("DELETE FROM team_events")
+    if has_quarantine(con):
+        con.execute("DELETE FROM team_quarantine")
     con.execute(
         "INSERT INTO team_link (member, coordinator, conninfo, base_event, published_at)"
         " VALUES (?, ?, ?, ?, current_timestamp)",
@@ -158,6 +160,12 @@ def cursors(con: Connection) -> dict[str, int]:
     return {str(m): int(s) for m, s in rows}
 
 
+def holds(con: Connection, member: str, seq: int) -> bool:
+    """Whether this copy holds the shared event (member, seq): applied, or quarantined."""
+    row = con.execute("SELECT 1 FROM team_events WHERE member = ? AND seq = ?", [member, seq]).fetchone()
+    return row is not None
+
+
 def label_event_of(con: Connection, member: str, seq: int) -> int | None:
     """The local label event that made or applied the shared event (member, seq)."""
     row = con.execute("SELECT label_event FROM team_events WHERE member = ? AND seq = ?", [member, seq]).fetchone()
@@ -255,3 +263,58 @@ def append_pulled_labels(con: Connection, label_set: int, rows: Sequence[PulledL
         ],
     )
     return ids
+
+
+def has_quarantine(con: Connection) -> bool:
+    """Whether the file has the quarantine's table (a read-only file of an older schema may not)."""
+    row = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'team_quarantine'").fetchone()
+    return bool(row and row[0])
+
+
+class Quarantined(NamedTuple):
+    """A pulled event the gates refused: never applied, kept aside with the reason."""
+
+    member: str
+    seq: int
+    kind: str
+    payload: str  # as the server kept it
+    reason: str
+    found_at: str
+
+
+def quarantine(con: Connection, events: Sequence[Quarantined]) -> None:
+    """Keep refused events aside; their identities stand in `team_events` too (without a label
+    event), so that they are pulled once and never hold up the events after them."""
+    if not events:
+        return
+    con.executemany(
+        "INSERT INTO team_quarantine (member, seq, kind, payload, reason, found_at)"
+        " VALUES (?, ?, ?, ?, ?, ?::TIMESTAMP)",
+        [(e.member, e.seq, e.kind, e.payload, e.reason, e.found_at) for e in events],
+    )
+    add_shared(con, [Shared(e.member, e.seq, e.kind, e.payload, None, e.found_at) for e in events], pushed=True)
+
+
+def quarantined(con: Connection) -> list[Quarantined]:
+    """Every quarantined event of this copy, by member and sequence."""
+    if not has_quarantine(con):
+        return []
+    rows = con.execute(
+        "SELECT member, seq, kind, payload, reason, strftime(found_at, '%Y-%m-%d %H:%M:%S.%f')"
+        " FROM team_quarantine ORDER BY member, seq"
+    ).fetchall()
+    return [Quarantined(str(m), int(s), str(k), str(p), str(r), str(t)) for m, s, k, p, r, t in rows]
+
+
+def unreported(con: Connection) -> list[Quarantined]:
+    """Quarantined events the server has not heard of from this copy."""
+    return [q for q in quarantined(con) if (q.member, q.seq) in _unreported_keys(con)]
+
+
+def _unreported_keys(con: Connection) -> set[tuple[str, int]]:
+    rows = con.execute("SELECT member, seq FROM team_quarantine WHERE NOT reported").fetchall()
+    return {(str(m), int(s)) for m, s in rows}
+
+
+def mark_reported(con: Connection, keys: Sequence[tuple[str, int]]) -> None:
+    con.executemany("UPDATE team_quarantine SET reported = true WHERE member = ? AND seq = ?", list(keys))

@@ -176,6 +176,11 @@ PAST_VERSIONS = (
         " that brought both, its migrations cut after 23; the last version before a project could belong"
         " to a team (24 adds the team's tables)",
     ),
+    PastVersion(
+        24,
+        "37030b4228624dce2aa092988b1fa1113acdd4ee",
+        note="the last version without the team's quarantine and a campaign's mark of its LLM set (25 adds them)",
+    ),
 )
 
 

@@ -15,12 +15,8 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from studio.domain.names import id_problem, name_problem
-from studio.domain.numbers import grade_problem
+from studio.domain.numbers import assessor_grade_problem, grade_problem
 
-# A person's grade in an audit or a campaign: the grades the screens offer (TREC DL's and
-# UMBRELA's 0–3).
-ASSESSOR_GRADES = (0.0, 1.0, 2.0, 3.0)
-ASSESSOR_SCALE = "0–3 (whole numbers)"
 MAX_SECONDS = 24 * 3600  # a timed grade longer than a day is no grade's time
 MAX_NOTE_CHARACTERS = 10_000
 EARLIEST = datetime(2000, 1, 1)
@@ -82,14 +78,6 @@ _KEYS: dict[str, frozenset[str]] = {
     "adjudication": frozenset({"audit", "qid", "docid", "made_at", "grade"}),
     "undo": frozenset({"member", "seq", "made_at"}),
 }
-
-
-def assessor_grade_problem(grade: float) -> str | None:
-    """Why `grade` is not a person's grade of an audit or campaign pair, as the end of a sentence
-    naming it; None when it is one."""
-    if grade not in ASSESSOR_GRADES:
-        return f"is outside the assessors' scale {ASSESSOR_SCALE}"
-    return None
 
 
 def parse_payload(kind: str, text: str, now: datetime) -> Payload:

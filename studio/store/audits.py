@@ -166,3 +166,24 @@ def audited_set_changes(con: Connection, audit: str) -> int:
         [audit],
     ).fetchone()
     return int(row[0]) if row else 0
+
+
+def unrecorded_gold_events(con: Connection, audit_id: int, gold: str) -> list[tuple[int, str, str, float | None]]:
+    """(event, qid, docid, grade) of the label events of an audit's gold set that the audit never
+    recorded (neither a gold grade nor an assessor's grade points at them) and that undo nothing:
+    labels written around the audit."""
+    assessed = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'audit_assessments'").fetchone()
+    also = (
+        " AND e.event_id NOT IN (SELECT label_event FROM audit_assessments WHERE audit_id = $audit)"
+        if assessed and assessed[0]
+        else ""
+    )
+    rows = con.execute(
+        "SELECT e.event_id, e.qid, e.docid, e.grade FROM label_events e JOIN label_sets s USING (label_set_id)"
+        " WHERE s.name = $gold AND e.origin <> 'undo'"
+        " AND e.event_id NOT IN (SELECT label_event FROM audit_grades WHERE audit_id = $audit)"
+        + also
+        + " ORDER BY e.event_id",
+        {"gold": gold, "audit": audit_id},
+    ).fetchall()
+    return [(int(e), str(q), str(d), None if g is None else float(g)) for e, q, d, g in rows]

@@ -11,6 +11,7 @@ from studio.domain.export_report import ExportReport
 from studio.domain.import_report import ImportReport
 from studio.domain.judging import JudgeConfig, JudgeProgress
 from studio.domain.models import LabelSetKind
+from studio.domain.names import check_name
 from studio.domain.prompt_study import StudyPlan, StudyPrompt, StudyReport, StudyRunSummary, Variance
 from studio.judges.backend import Backend
 from studio.services.facade.base import PathLike
@@ -126,6 +127,13 @@ class PromptStudyMixin(ImportsMixin):
     ) -> Generator[JudgeProgress | StudyRunSummary, None, None]:
         """Every prompt × model × method of the plan through the cached judge calls, then the report.
         The simulated judge draws its own noisy copy for each prompt (seed + the prompt's number)."""
+        plan = replace(
+            plan,
+            prefix=check_name(plan.prefix, "study"),
+            test_collection=check_name(plan.test_collection, "test collection"),
+        )
+        models = [check_name(model, "model") for model in models]
+        config = replace(config, ref_relevant=ref_relevant)  # a simulated judge's relevant is the report's
         prompts = {(p.prompt_id, p.method): i for i, p in enumerate(self.collection_prompts(plan.collection))}
 
         loaded: dict[str, Backend] = {}  # one backend per model: a local model loads once

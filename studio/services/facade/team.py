@@ -10,11 +10,14 @@ from studio.domain.team import Joined, Published, QuarantineReport, SyncResult, 
 from studio.services.facade.base import PathLike, ProjectBase
 from studio.services.team import membership
 from studio.services.team import sync as team_sync
+from studio.services.team.watch import TeamWatch
 from studio.store.team import local
 
 
 class TeamMixin(ProjectBase):
     """The project as one copy of a team's."""
+
+    _team_watch: TeamWatch | None = None  # made by the first `sync_if_due`
 
     def publish_team(self, conninfo: str, members: Sequence[str]) -> Published:
         """Publish this project to the team's PostgreSQL database (the connection's role is the
@@ -41,6 +44,21 @@ class TeamMixin(ProjectBase):
     def sync(self) -> SyncResult:
         """Push this member's events not on the server yet, in order, and apply the others'."""
         return team_sync.sync(self.writes)
+
+    def sync_if_due(self) -> SyncResult | None:
+        """A sync when one is due, None otherwise: another member's events arrived (the server
+        said so on the copy's listening connection), this process wrote events to send, or the
+        listening connection was (re)made. Asks the server nothing when nothing is due."""
+        if self._team_watch is None:
+            link = team_sync.team_link(self.db)
+            self._team_watch = TeamWatch(self.writes, link.member, link.conninfo)
+        return self._team_watch.sync() if self._team_watch.due() else None
+
+    def close(self) -> None:
+        if self._team_watch is not None:
+            self._team_watch.close()
+            self._team_watch = None
+        super().close()
 
     def team_status(self) -> TeamStatus | None:
         """The team as this copy knows it (no server asked); None when the project has no team."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 from studio.domain.check_report import CheckReport, CheckResult
 from studio.services.derived.freshness import freshness
 from studio.services.evaluation.engine import EvaluationEngine
-from studio.services.integrity.campaigns import check_campaigns
+from studio.services.integrity.campaigns import check_audits, check_campaigns
 from studio.services.integrity.judge_runs import check_judge_runs
 from studio.services.integrity.replay import compare_bank, compare_labels, replay_bank, replay_labels
 from studio.store import Connection
@@ -83,8 +83,11 @@ def check_project(engine: EvaluationEngine) -> CheckReport:
 
     campaigns = CheckResult("campaigns", "each campaign label is the mean of its assessors' standing grades")
     check_campaigns(con, campaigns)
+    audits = CheckResult("audits", "each label of an audit's gold set is a grade the audit recorded")
+    check_audits(con, audits)
 
-    checks = [labels, label_history, items, bank_history, references, review, keys, rankings, runs, derived, campaigns]
+    checks = [labels, label_history, items, bank_history, references, review, keys, rankings, runs, derived]
+    checks += [campaigns, audits]
     return CheckReport(db.path, checks, states, [*notes, *_quarantine_notes(con)])
 
 

@@ -25,6 +25,8 @@ def publish(db: Database, conninfo: str, members: Sequence[str]) -> Published:
     PostgreSQL roles) may join it. The connecting role is the coordinator."""
     conninfo = server.checked_conninfo(conninfo)
     names = [check_name(m.strip(), "member") for m in members if m.strip()]
+    if not names:
+        raise UsageError("a team needs members: give --members the PostgreSQL roles who join it (alice,bob,…)")
     if local.link(db.cursor()) is not None:
         raise UsageError("this project already belongs to a team: its events go to it with `studio sync`")
     files: list[str] = []

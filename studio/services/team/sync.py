@@ -29,6 +29,7 @@ from studio.store.team.server_schema import LATEST_SERVER_VERSION, SCHEMA
 if TYPE_CHECKING:
     from studio.store.team.server import PgConnection
 
+PULL_LIMIT = 100_000
 RECOVER = (
     "Keep this file aside and make a new copy with `studio --db NEW team join CONNINFO` (as yourself, then redo"
     " the edits made here since its last sync; or as a new member, with a role of your own)"
@@ -88,12 +89,13 @@ def _exchange(writes: LabelWrites, link: Link) -> tuple[int, Applied]:
     with server.connected(link.conninfo, reuse=True) as con, db.busy():
         ready_to_sync(con, link)
         pushed = _push(con, db, link)
-        gates = PulledGates(db.cursor(), link.coordinator)
-        while True:
-            before = applied.count + len(applied.quarantined)
-            apply_all(writes, server_events.pull(con, local.cursors(db.cursor())), applied, gates)
-            if applied.count + len(applied.quarantined) == before:
-                break
+        gates = PulledGates(db.cursor(), link.coordinator, writes.engine.owned_sets())
+        with writes.applying_pulled():
+            while True:  # in pulls of at most PULL_LIMIT events
+                pulled = server_events.pull(con, local.cursors(db.cursor()), PULL_LIMIT)
+                apply_all(writes, pulled, applied, gates)
+                if len(pulled) < PULL_LIMIT:
+                    break
         _report(con, db)
     return pushed, applied
 

@@ -11,6 +11,7 @@ never leaves a derived set behind its sources.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -48,6 +49,11 @@ class LabelWrites:
     def __init__(self, engine: EvaluationEngine) -> None:
         self.engine = engine
         self.bank_followed = Followed()  # what the last bank edit did to the bank scores made with it
+        # Audited events written by this process, counted: a team's copy syncs when it changes,
+        # without asking the file or the server whether there is something to send. The events a
+        # sync applies for others (on its own thread, `applying_pulled`) are not this copy's to send.
+        self.generation = 0
+        self._pulling = threading.local()
 
     # -- a person's edits --------------------------------------------------------------------------
 
@@ -92,6 +98,8 @@ class LabelWrites:
         # One writer at a time in this process: the TUI's workers and its UI thread share the engine.
         with self.engine.lock:
             event, followed = self._append(edit, also)
+            if not getattr(self._pulling, "active", False):
+                self.generation += 1
         written = LabelEvent(
             qrels=edit.name,
             event=event["event"],
@@ -151,6 +159,15 @@ class LabelWrites:
         engine.keep_batch(command, person, batch)
         return event, followed
 
+    @contextmanager
+    def applying_pulled(self) -> Iterator[None]:
+        """This thread's edits meanwhile apply others' events: they leave `generation` as it is."""
+        self._pulling.active = True
+        try:
+            yield
+        finally:
+            self._pulling.active = False
+
     # -- writes made elsewhere -------------------------------------------------------------------
 
     def written(
@@ -166,6 +183,9 @@ class LabelWrites:
     def _written(self, names: list[str], item_grades: Iterable[str], banks: Iterable[str]) -> Followed:
         for name in names:
             self.engine.forget_labels(name)
+        item_grades, banks = list(item_grades), list(banks)
+        if not item_grades and not banks and not set(names) & self.engine.followed():
+            return Followed()  # nothing is made from what changed: no derivation to read
         changes: Changes = {
             **{labels_of(n): None for n in names},
             **{item_grades_of(n): None for n in item_grades},

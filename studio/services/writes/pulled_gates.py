@@ -45,6 +45,7 @@ class PulledGates:
 
     con: Connection
     coordinator: str
+    owned: frozenset[str]  # the label sets that take no person's write (`EvaluationEngine.owned_sets`)
     now: datetime = field(default_factory=datetime.now)
     _samples: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
     _given: dict[tuple[str, str], set[tuple[str, str]] | None] = field(default_factory=dict)
@@ -63,10 +64,11 @@ class PulledGates:
 
     def _label(self, payload: LabelPayload) -> None:
         if payload.qrels not in self._owners:
-            exists = label_store.label_set_id(self.con, payload.qrels) is not None
-            self._owners[payload.qrels] = (
-                owned_by(self.con, payload.qrels) if exists else f"no label set named {payload.qrels!r} here"
-            )
+            if label_store.label_set_id(self.con, payload.qrels) is None:
+                self._owners[payload.qrels] = f"no label set named {payload.qrels!r} here"
+            else:  # owned or not as a local edit finds it; only an owned one is asked why
+                owned = payload.qrels in self.owned
+                self._owners[payload.qrels] = owned_by(self.con, payload.qrels) if owned else None
         why = self._owners[payload.qrels]
         if why is not None:
             raise Refused(why)

@@ -74,8 +74,17 @@ def note_attempt(con: Connection, *, reached: bool) -> None:
         con.execute("UPDATE team_link SET last_attempt = current_timestamp")
 
 
-# The label events this member made since the base that no shared event stands for yet, with what
-# an audit recorded with them (an assessor's grade or an adjudication), oldest first.
+# The label events since the base a team may share (a person's edits and undos, an audit's
+# assessments) that no shared event stands for yet: an anti-join that finds few, however long the
+# team's history and however many events imports and judges wrote since.
+_FRESH = """
+    SELECT e.event_id FROM label_events e
+    WHERE e.event_id > $base
+      AND (e.origin IN ('person', 'undo') OR e.event_id IN (SELECT label_event FROM audit_assessments))
+      AND NOT EXISTS (SELECT 1 FROM team_events t WHERE t.label_event = e.event_id)
+"""
+# Those events read in full, with what an audit recorded with them (an assessor's grade or an
+# adjudication), oldest first.
 _UNSHARED = """
     SELECT e.event_id, s.name AS label_set, e.qid, e.docid, e.grade, e.previous, e.origin, e.note, e.undoes,
            a.kind AS assessment, a.assessor, a.grade AS assessor_grade, a.seconds, au.name AS audit,
@@ -87,23 +96,25 @@ _UNSHARED = """
     JOIN label_sets s USING (label_set_id)
     LEFT JOIN audit_assessments a ON a.label_event = e.event_id
     LEFT JOIN audits au ON au.audit_id = a.audit_id
-    WHERE e.event_id > ?
-      AND e.event_id NOT IN (SELECT label_event FROM team_events WHERE label_event IS NOT NULL)
-      AND (a.assessment_id IS NOT NULL OR e.origin IN ('person', 'undo'))
+    WHERE e.event_id IN (SELECT unnest($fresh::BIGINT[]))
     ORDER BY e.event_id
 """
 
 
 def unshared_events(con: Connection, base_event: int) -> list[dict[str, Any]]:
-    return records(con.execute(_UNSHARED, [base_event]))
+    fresh = [int(row[0]) for row in con.execute(_FRESH, {"base": base_event}).fetchall()]
+    if not fresh:
+        return []
+    return records(con.execute(_UNSHARED, {"fresh": fresh}))
 
 
 def local_only_count(con: Connection, base_event: int) -> int:
-    """Label events since the base that no shared event stands for (imports, judges, derived sets)."""
+    """Label events since the base that no shared event stands for (imports, judges, derived sets):
+    every one since the base, less those a shared event stands for (all of them since the base)."""
     row = con.execute(
-        "SELECT count(*) FROM label_events WHERE event_id > ?"
-        " AND event_id NOT IN (SELECT label_event FROM team_events WHERE label_event IS NOT NULL)",
-        [base_event],
+        "SELECT (SELECT count(*) FROM label_events WHERE event_id > $base)"
+        " - (SELECT count(*) FROM team_events WHERE label_event > $base)",
+        {"base": base_event},
     ).fetchone()
     return int(row[0]) if row else 0
 

@@ -16,6 +16,7 @@ is a sync that says offline (the events wait, nothing is lost).
 
 from __future__ import annotations
 
+import contextlib
 import time
 
 from studio.domain.errors import StudioError
@@ -62,10 +63,8 @@ class TeamWatch:
         if time.monotonic() < self.retry_at:
             return self.writes.generation != self.synced_generation
         self.retry_at = time.monotonic() + RETRY_SECONDS
-        try:
+        with contextlib.suppress(StudioError):  # offline or refused: the sync that follows says which
             self.listener = Listener(self.conninfo)
-        except StudioError:
-            pass  # offline or refused: the sync that follows says which
         return True
 
     def sync(self) -> SyncResult:

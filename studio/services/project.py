@@ -14,13 +14,13 @@ from typing import TYPE_CHECKING, Self
 from studio.domain.check_report import CheckReport
 from studio.domain.doctor_report import DoctorReport
 from studio.domain.frames import EVERY_TOPIC, TopicChoice
-from studio.domain.project_file import DEFAULT_WAIT_SECONDS
+from studio.domain.project_file import DEFAULT_WAIT_SECONDS, SampleSetAside
 from studio.domain.views import BankView, CalibrationView, EstimateView, LeaderboardView, Overview, ProjectNames
 from studio.domain.views import ReviewFilters as ReviewFilters
 from studio.services.facade.core import ProjectCore
 from studio.services.locations import demo_project_path
 from studio.services.rubric.editing import BankEditor
-from studio.services.sample_project import build_sample_file
+from studio.services.sample_project import build_sample_file, set_aside_sample
 from studio.services.team.probe import TeamProbe
 from studio.services.team.probe import probe as probe_team
 from studio.services.views import bank as bank_views
@@ -51,6 +51,12 @@ class Project(ProjectCore):
         """The bundled sample project at `path` (default: the user data folder's demo.duckdb),
         built the first time (again with `rebuild`, dropping edits)."""
         return cls.open(build_sample_file(cls.demo_path(path), rebuild=rebuild, source=source))
+
+    @classmethod
+    def set_aside_sample(cls, path: str | Path | None = None) -> SampleSetAside:
+        """Before `sample(rebuild=True)`: what the sample at `path` holds beyond a fresh one (the
+        writes since it was built) and, when it holds any, a copy of it kept beside it."""
+        return set_aside_sample(cls.demo_path(path))
 
     @staticmethod
     def demo_path(path: str | Path | None = None) -> Path:

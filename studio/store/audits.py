@@ -120,11 +120,16 @@ def graded_pairs(con: Connection, audit_id: int, gold: str) -> set[tuple[str, st
 
 
 def last_live_grade(con: Connection, audit_id: int) -> dict[str, Any] | None:
-    """The audit's newest grade whose label event has not been undone."""
+    """The audit's newest grade given on a screen (timed: never one an import wrote) whose label
+    event has not been undone and still sets its pair's gold grade."""
     cursor = con.execute(
         """
         SELECT g.qid, g.docid, g.label_event FROM audit_grades g
+        JOIN audit_assessments a ON a.label_event = g.label_event AND a.seconds IS NOT NULL
         WHERE g.audit_id = ? AND NOT EXISTS (SELECT 1 FROM label_events u WHERE u.undoes = g.label_event)
+          AND NOT EXISTS (SELECT 1 FROM audit_grades n
+                          WHERE n.audit_id = g.audit_id AND n.qid = g.qid AND n.docid = g.docid
+                            AND n.label_event > g.label_event)
         ORDER BY g.label_event DESC LIMIT 1
         """,
         [audit_id],

@@ -103,19 +103,22 @@ def test_a_folder_export_onto_a_file_is_refused(
     assert str(made) in done.stderr + done.stdout and (made / "p1" / "binary" / "user.txt").is_file()
 
 
+PLAN = ("assess", "plan", "--llm", "umbrela-smol", "--pool", "qrels:human")
+STUDY = ("sensitivity", "run", "--prompts", "ps", "--backend", "simulated")
+
+
 @pytest.mark.parametrize(
     ("args", "said"),
     [
-        (("assess", "plan", "--name", "a/b", "--llm", "umbrela-smol", "--pool", "qrels:human", "--manual", "2"), "path"),
-        (("assess", "plan", "--name", "c-recall", "--llm", "umbrela-smol", "--pool", "qrels:human", "--manual", "2"), "recall"),
-        (("assess", "plan", "--name", "c1", "--llm", "umbrela-smol", "--pool", "qrels:human", "--manual", "-2"), "count"),
-        (("assess", "plan", "--name", "c1", "--llm", "umbrela-smol", "--pool", "qrels:human", "--manual", "2",
-          "--assessors", "ann,../bob"), "path"),
-        (("sensitivity", "run", "--prompts", "ps", "--collection", "dl", "--backend", "simulated", "--name", "x/y"), "study name"),
-        (("sensitivity", "run", "--prompts", "ps", "--collection", "dl", "--backend", "simulated", "--model", ""), "model name"),
-        (("sensitivity", "run", "--prompts", "ps", "--collection", "a\nb", "--backend", "simulated"), "line break"),
+        ((*PLAN, "--name", "a/b", "--manual", "2"), "path"),
+        ((*PLAN, "--name", "c-recall", "--manual", "2"), "recall"),
+        ((*PLAN, "--name", "c1", "--manual", "-2"), "count"),
+        ((*PLAN, "--name", "c1", "--manual", "2", "--assessors", "ann,../bob"), "path"),
+        ((*STUDY, "--collection", "dl", "--name", "x/y"), "study name"),
+        ((*STUDY, "--collection", "dl", "--model", ""), "model name"),
+        ((*STUDY, "--collection", "a\nb"), "line break"),
     ],
-)  # fmt: skip
+)
 def test_names_on_the_command_line_are_names(
     studio: Studio, project: Path, prompts_file: PromptFile, args: tuple[str, ...], said: str
 ) -> None:

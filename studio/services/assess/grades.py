@@ -128,10 +128,13 @@ def record_grade(
 
 
 def take_back(writes: LabelWrites, campaign: str, assessor: str) -> CampaignGradeWritten | None:
-    """Take back `assessor`'s newest grade that stands (the label follows); None when there is none."""
+    """Take back `assessor`'s newest grade that stands and was given on a screen (a timed grade:
+    never one an import wrote, which a concurrent `assess import` may have made the newest); the
+    label follows. None when there is none."""
     con = writes.engine.db.cursor()
     found = campaign_record(con, campaign)
-    theirs = [r for r in campaign_store.standing(con, found["campaign_id"]) if r["assessor"] == assessor]
+    standing = campaign_store.standing(con, found["campaign_id"])
+    theirs = [r for r in standing if r["assessor"] == assessor and r["seconds"] is not None]
     if not theirs:
         return None
     last = theirs[-1]

@@ -137,11 +137,15 @@ def record_grade(
 
 
 def take_back(writes: LabelWrites, audit: str, assessor: str) -> tuple[str, str] | None:
-    """Take back `assessor`'s newest grade that stands (the gold grade follows); its pair, or None."""
+    """Take back `assessor`'s newest grade that stands and was given on a screen (a timed grade:
+    never one an import or a team's sync wrote, which may have become the newest meanwhile); the
+    gold grade follows. Its pair, or None."""
     con = writes.engine.db.cursor()
     found = audit_record(con, audit)
     rows = [
-        r for r in assessor_store.standing(con, found["audit_id"]) if r["assessor"] == assessor and r["kind"] == GRADE
+        r
+        for r in assessor_store.standing(con, found["audit_id"])
+        if r["assessor"] == assessor and r["kind"] == GRADE and r["seconds"] is not None
     ]
     if not rows:
         return None

@@ -63,11 +63,15 @@ class AdjudicationPayload:
 
 @dataclass(frozen=True)
 class UndoPayload:
-    """The undo of a shared event, named by its global identity."""
+    """The undo of a shared event, named by its global identity, with the grade it left its pair
+    at (`edit`; None in an undo written before undos carried it)."""
 
     member: str
     seq: int
     made_at: str
+    edit: LabelPayload | None = (
+        None  # the pair's grade after the undo, as a label edit whose parent is the undone event
+    )
 
 
 Payload = LabelPayload | GradePayload | AdjudicationPayload | UndoPayload
@@ -78,6 +82,8 @@ _KEYS: dict[str, frozenset[str]] = {
     "adjudication": frozenset({"audit", "qid", "docid", "made_at", "grade"}),
     "undo": frozenset({"member", "seq", "made_at"}),
 }
+# What an undo says of its pair besides (all of them or none: an undo of an earlier studio has none).
+_UNDO_EDIT = frozenset({"qrels", "qid", "docid", "grade"})
 
 
 def parse_payload(kind: str, text: str, now: datetime) -> Payload:
@@ -91,8 +97,9 @@ def parse_payload(kind: str, text: str, now: datetime) -> Payload:
         raise Refused(f"payload is not JSON ({error})") from None
     if not isinstance(data, dict):
         raise Refused("payload is not a JSON object")
-    missing = sorted(_KEYS[kind] - data.keys())
-    unknown = sorted(data.keys() - _KEYS[kind])
+    allowed = _KEYS[kind] | (_UNDO_EDIT if kind == "undo" and _UNDO_EDIT & data.keys() else frozenset())
+    missing = sorted(allowed - data.keys())
+    unknown = sorted(data.keys() - allowed)
     if missing or unknown:
         said = [f"lacks {', '.join(missing)}"] if missing else []
         said += [f"holds unknown {', '.join(unknown)}"] if unknown else []
@@ -101,7 +108,14 @@ def parse_payload(kind: str, text: str, now: datetime) -> Payload:
     if kind == "label":
         return _label(data, made_at)
     if kind == "undo":
-        return UndoPayload(_name(data, "member"), _count(data, "seq"), made_at)
+        member, seq = _name(data, "member"), _count(data, "seq")
+        edit = None
+        if "qrels" in data:
+            grade = None if data["grade"] is None else _grade(data["grade"])
+            edit = LabelPayload(
+                _name(data, "qrels"), _id(data, "qid"), _id(data, "docid"), made_at, grade, (member, seq), None
+            )
+        return UndoPayload(member, seq, made_at, edit)
     pair = (_name(data, "audit"), _id(data, "qid"), _id(data, "docid"), made_at)
     if kind == "adjudication":
         return AdjudicationPayload(*pair, _assessor_grade(data["grade"]))

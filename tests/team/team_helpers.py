@@ -7,13 +7,14 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+from pg_roles import PG_COORDINATOR, PG_MEMBERS, PG_OUTSIDER
 
 from benchmarks.pg_cluster import Cluster
 from studio import Project
 
-COORDINATOR = "coordinator"
-MEMBERS = ("alice", "bob", "carol")
-OUTSIDER = "mallory"  # a role of the server, not of the team
+COORDINATOR = PG_COORDINATOR
+MEMBERS = PG_MEMBERS
+OUTSIDER = PG_OUTSIDER  # a role of the server, not of the team
 AUDIT = "gold"
 
 

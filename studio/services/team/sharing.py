@@ -31,11 +31,23 @@ from studio.store.team.local import Quarantined, Shared
 from studio.store.team.server_events import Incoming
 
 
+@dataclass(frozen=True)
+class Sharer:
+    """Who shares, and what a team never shares of theirs."""
+
+    member: str
+    coordinator: str
+    owned: frozenset[str]  # owned label sets: a label event of one goes no further than its own path
+
+
 def outgoing(
-    con: Connection, row: dict[str, Any], member: str, coordinator: str, pending: dict[int, tuple[str, int]]
+    con: Connection, row: dict[str, Any], sharer: Sharer, pending: dict[int, tuple[str, int]]
 ) -> tuple[str, dict[str, Any]] | None:
     """The kind and payload of an unshared local event, None when a team does not share it
-    (`pending`: the identities given in this round, by local label event)."""
+    (`pending`: the identities given in this round, by local label event). An owned set's events
+    are shared only as what their owner shares (an audit's assessments); a campaign's grades and
+    a derived set's labels stay on the copy."""
+    member, coordinator = sharer.member, sharer.coordinator
     pair = {"qid": row["qid"], "docid": row["docid"], "made_at": row["made_at"]}
     if row["assessment"] == assessments.GRADE:
         if row["assessor"] != member:
@@ -45,10 +57,15 @@ def outgoing(
         if member != coordinator:
             return None
         return "adjudication", {"audit": row["audit"], **pair, "grade": row["assessor_grade"]}
+    if row["label_set"] in sharer.owned:
+        return None
     if row["origin"] == "undo" and row["undoes"] is not None:
         target = pending.get(int(row["undoes"])) or local.identity_of(con, int(row["undoes"]))
         if target is not None:
-            return "undo", {"member": target[0], "seq": target[1], "made_at": row["made_at"]}
+            # With the grade it left the pair at: a copy where another edit crossed the undone one
+            # decides between them as between two edits, as every copy does.
+            edit = {"qrels": row["label_set"], "qid": row["qid"], "docid": row["docid"], "grade": row["grade"]}
+            return "undo", {"member": target[0], "seq": target[1], "made_at": row["made_at"], **edit}
     # The edit's parent: the shared event that set the pair when it was made (None: the base's or
     # an unshared one); another member's edit with another parent crossed it.
     parent = row["parent_event"]

@@ -16,10 +16,11 @@ from studio.domain.errors import TeamRefused, TeamUnreachable, UsageError
 from studio.domain.team import QuarantinedEvent, QuarantineReport, SyncResult, TeamStatus
 from studio.domain.team_events import LabelPayload, Refused
 from studio.services.team.pulled_labels import PulledEdit, apply_labels
-from studio.services.team.sharing import Applied, apply, outgoing, quarantine
+from studio.services.team.sharing import Applied, Sharer, apply, outgoing, quarantine
 from studio.services.writes.label_writes import LabelWrites
+from studio.services.writes.owners import owned_set_names
 from studio.services.writes.pulled_gates import PulledGates
-from studio.store import Database
+from studio.store import Connection, Database
 from studio.store.team import local, server, server_events
 from studio.store.team.conninfo import shown_conninfo
 from studio.store.team.local import Link, Shared
@@ -44,14 +45,22 @@ def team_link(db: Database) -> Link:
     return found
 
 
+def sharer(con: Connection, link: Link) -> Sharer:
+    return Sharer(link.member, link.coordinator, owned_set_names(con))
+
+
 def stamp(db: Database, link: Link) -> int:
     """Give each local event a team shares, not yet given one, its global identity; how many."""
     con = db.cursor()
+    rows = local.unshared_events(con, link.base_event)
+    if not rows:
+        return 0
     seq = local.next_seq(con, link.member)
     given: list[Shared] = []
     pending: dict[int, tuple[str, int]] = {}
-    for row in local.unshared_events(con, link.base_event):
-        found = outgoing(con, row, link.member, link.coordinator, pending)
+    who = sharer(con, link)
+    for row in rows:
+        found = outgoing(con, row, who, pending)
         if found is None:
             continue
         kind, payload = found
@@ -168,18 +177,21 @@ def apply_all(writes: LabelWrites, incoming: list[Incoming], applied: Applied, g
     one by one."""
     run: list[PulledEdit] = []
     for event in incoming:
-        try:
-            if event.kind == "label":
-                payload = gates.passed(event.member, event.seq, event.kind, event.payload)
-                assert isinstance(payload, LabelPayload)
-                run.append((event, payload))
-                continue
-            apply_labels(writes, run, applied)  # what came before it first: an undo may name it
+        if event.kind == "undo" and run:  # an undo may name an edit of the run: the run first
+            apply_labels(writes, run, applied)
             run = []
+        try:
             payload = gates.passed(event.member, event.seq, event.kind, event.payload)
         except Refused as refused:
             quarantine(writes, event, str(refused), applied)
             continue
+        # An undo that says the grade it left is an edit of its pair, decided as every copy decides.
+        edit = payload if isinstance(payload, LabelPayload) else getattr(payload, "edit", None)
+        if isinstance(edit, LabelPayload):
+            run.append((event, edit))
+            continue
+        apply_labels(writes, run, applied)  # what came before it first
+        run = []
         apply(writes, event, payload, applied)
     apply_labels(writes, run, applied)
 
@@ -202,7 +214,8 @@ def _shareable_unstamped(db: Database, link: Link) -> int:
     """Local events a team shares that no sync has given an identity yet (made since the last one)."""
     con = db.cursor()
     rows = local.unshared_events(con, link.base_event)
-    return sum(outgoing(con, row, link.member, link.coordinator, {}) is not None for row in rows)
+    who = sharer(con, link)
+    return sum(outgoing(con, row, who, {}) is not None for row in rows)
 
 
 def status(db: Database) -> TeamStatus:

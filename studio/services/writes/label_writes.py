@@ -21,6 +21,7 @@ from studio.domain.rows import LabelEvent, StoredEvent
 from studio.services.derived.follow import Changes, Followed, follow
 from studio.services.derived.registry import bank_items, derivations, item_grades_of, labels_of, reached
 from studio.services.evaluation.engine import EvaluationEngine
+from studio.services.writes.owners import owned_by
 from studio.store import Connection
 from studio.store import labels as label_store
 
@@ -76,9 +77,16 @@ class LabelWrites:
         return self._write(_Edit(qrels, qid, docid, grade, "label", "person", person, note), also)
 
     def undo(self, qrels: str | None = None, *, person: str | None = None) -> LabelEvent | None:
-        """Revert the newest person edit not yet undone (of one label set, or of any); None when there is none."""
+        """Revert the newest person edit not yet undone (of one label set, or of any that takes a
+        person's write: an audit's, a campaign's or a derived set's grades are taken back through
+        their owner, never around it); None when there is none."""
+        con = self.engine.db.cursor()
+        owned = self.engine.owned_sets()
+        if qrels is not None and qrels in owned:
+            raise UsageError(owned_by(con, qrels) or f"{qrels} takes no undo of its own")
         set_id = self.engine.label_set_id(qrels) if qrels is not None else None
-        return self._revert(label_store.last_undoable_event(self.engine.db.cursor(), set_id), person, None)
+        except_sets = [found for name in owned if (found := label_store.label_set_id(con, name)) is not None]
+        return self._revert(label_store.last_undoable_event(con, set_id, except_sets=except_sets), person, None)
 
     def revert(self, event_id: int, *, person: str | None = None, also: WithEdit | None = None) -> LabelEvent | None:
         """Undo one particular person edit (None when it does not exist or was undone already)."""

@@ -105,6 +105,13 @@ class PulledGates:
             raise Refused(f"undoes {payload.member} #{payload.seq}, which is not an earlier event of theirs")
         if not local.holds(self.con, payload.member, payload.seq):
             raise Refused(f"undoes {payload.member} #{payload.seq}, which this copy never received")
+        target = local.label_event_of(self.con, payload.member, payload.seq)
+        name = label_store.label_set_of_event(self.con, target) if target is not None else None
+        if name is not None and name in self.owned:
+            why = owned_by(self.con, name) or f"{name} is owned"
+            raise Refused(f"undoes {payload.member} #{payload.seq} around its owner: {why}")
+        if payload.edit is not None:
+            self._label(payload.edit)
 
 
 __all__ = ["PulledGates", "Refused"]

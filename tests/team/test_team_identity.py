@@ -10,7 +10,7 @@ import shutil
 import psycopg
 import pytest
 from cli.cli_helpers import run_clirunner
-from team.team_helpers import COORDINATOR, Team, append_raw, grade_some, server_identities
+from team.team_helpers import COORDINATOR, Team, append_raw, grade_some, identities, server_identities
 
 from studio import Project
 
@@ -43,15 +43,23 @@ def test_a_restored_copy_edited_beside_the_original_refuses_to_push(joined: Team
         assert project.check().ok
 
 
-def test_a_restored_copy_behind_the_server_refuses_to_sync(joined: Team) -> None:
+def test_a_restored_copy_with_nothing_of_its_own_catches_up(joined: Team) -> None:
+    """Behind the server on its own member's events and with nothing waiting, a restored copy
+    takes them as it takes the others': no identity has two contents."""
     alice = joined.path("alice")
     backup = joined.folder / "alice-backup.duckdb"
     shutil.copy(alice, backup)
     grade_some(alice, 2)
     with Project.open(alice) as project:
         assert project.sync()["pushed"] == 2
-    with Project.open(backup) as project, pytest.raises(Exception, match="up to #2, this copy only up to #0"):
-        project.sync()
+    with Project.open(backup) as project:
+        done = project.sync()
+        assert (done["pushed"], done["pulled"]) == (0, 2)
+    assert identities(backup) == identities(alice)
+    grade_some(backup, 1, start=2)  # and it goes on as alice #3
+    with Project.open(backup) as project:
+        assert project.sync()["pushed"] == 1
+    assert [i for i in server_identities(joined.conninfo(COORDINATOR)) if i[0] == "alice"][-1] == ("alice", 3)
 
 
 def test_a_push_retried_with_the_same_content_is_taken_once(joined: Team) -> None:

@@ -66,18 +66,22 @@ def _standing(tx: Connection, payloads: list[LabelPayload]) -> dict[str, PairSta
 
 
 def _decided(event: Incoming, payload: LabelPayload, standing: PairStanding, applied: Applied) -> PulledLabel | None:
-    """The edit to write, None when a crossing edit made later stands (the conflict noted either
-    way); `standing` is updated with what is written. Two edits cross when the one standing here
-    is not the one the sender saw (its parent): the one made later stands, on every copy alike."""
+    """The edit to write, None when a crossing edit made later stands (a conflict, noted when the
+    grades differ); `standing` is updated with what stands. Two edits cross when the one standing
+    here is not the one the sender saw (its parent); between two that cross, the one made later
+    (by its member's clock, then the member's name) stands — whatever their grades and whichever
+    arrives first, so every copy ends at the same edit (a last-writer-wins register)."""
     pair = (payload.qid, payload.docid)
     grade, made_at = payload.grade, payload.made_at
     now = standing.get(pair)
-    if now is not None and now.identity != payload.parent and now.grade != grade:
+    if now is not None and now.identity != payload.parent:
         where = f"{payload.qrels} {pair[0]} {pair[1]}"
         other = now.identity[0] if now.identity is not None else "the base"
         if (now.made_at, other) > (made_at, event.member):
-            applied.conflicts.append(f"{where}: {other}'s {now.grade} stands over {event.member}'s {grade}")
+            if now.grade != grade:
+                applied.conflicts.append(f"{where}: {other}'s {now.grade} stands over {event.member}'s {grade}")
             return None
-        applied.conflicts.append(f"{where}: {event.member}'s {grade} stands over {other}'s {now.grade}")
+        if now.grade != grade:
+            applied.conflicts.append(f"{where}: {event.member}'s {grade} stands over {other}'s {now.grade}")
     standing[pair] = Standing(grade, made_at, (event.member, event.seq))
     return PulledLabel(pair[0], pair[1], grade, None if now is None else now.grade, event.member, payload.note)

@@ -135,14 +135,9 @@ def ready_to_sync(con: PgConnection, link: Link) -> None:
 
 def _push(con: PgConnection, db: Database, link: Link) -> int:
     """This member's waiting events up, committed before the project file notes them pushed; a
-    second content for an identity the server holds refuses the whole push."""
-    own = local.cursors(db.cursor()).get(link.member, 0)
-    on_server = server_events.newest_seq(con, link.member)
-    if on_server > own:
-        raise TeamRefused(
-            f"the server holds {link.member}'s events up to #{on_server}, this copy only up to #{own}: another copy"
-            f" of this project synced as {link.member} (a backup restored, or the file copied). {RECOVER}"
-        )
+    second content for an identity the server holds refuses the whole push. (A copy behind the
+    server on its own member's events with nothing of its own waiting — a backup restored and not
+    edited, a copy re-joined — simply pulls them, as the others'.)"""
     waiting = local.waiting(db.cursor(), link.member)
     outgoing_events = [server_events.Outgoing(e.seq, e.kind, e.payload, e.made_at) for e in waiting]
     pushed = server_events.push(con, link.member, outgoing_events)

@@ -91,17 +91,6 @@ def _count_of(con: PgConnection, member: str) -> int:
     return 0 if row is None else row.count
 
 
-def newest_seq(con: PgConnection, member: str) -> int:
-    """The newest sequence number the server holds under `member` (0: none)."""
-    from psycopg.rows import class_row
-
-    with con.cursor(row_factory=class_row(_Seq)) as cur:
-        row = cur.execute(
-            f"SELECT coalesce(max(seq), 0) AS seq FROM {SCHEMA}.events WHERE member = %s", [member]
-        ).fetchone()
-    return 0 if row is None else row.seq
-
-
 @dataclass(frozen=True)
 class Incoming:
     member: str

@@ -163,14 +163,22 @@ class Fuzz:
     # -- what befalls them -----------------------------------------------------------------------
 
     def sync(self, role: str) -> None:
-        with self.opened(role) as project:
-            try:
-                done: Any = project.sync()
-            except TeamRefused as refused:  # a restored copy: it re-joins as itself
-                return self.rejoin(role, str(refused))
+        done = self.synced(role)
+        if done is None:
+            return None
         assert not done["quarantined"], (role, done["quarantined"])
         moved = "offline" if done["offline"] else f"pushed {done['pushed']} pulled {done['pulled']}"
         self.note(f"sync: {role} {moved}")
+
+    def synced(self, role: str) -> Any:
+        """The member's sync; None when it was refused and the copy re-joined (a restored copy),
+        once the refused file is closed."""
+        try:
+            with self.opened(role) as project:
+                return project.sync()
+        except TeamRefused as refused:
+            self.rejoin(role, str(refused))
+            return None
 
     def kill(self, role: str) -> None:
         if not self.server_up:
@@ -178,8 +186,14 @@ class Fuzz:
         how = self.rng.choice(["die-after-server-commit", "die-before-server-commit"])
         env = {**os.environ, **self.team.cluster.env(), "PYTHONPATH": str(REPO)}
         done = subprocess.run(
-            [sys.executable, str(WORKER), str(self.team.path(role)), how], env=env, capture_output=True, timeout=120
+            [sys.executable, str(WORKER), str(self.team.path(role)), how],
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=120,
         )
+        if done.returncode == 1 and "another copy of this project synced as" in done.stderr:
+            return self.rejoin(role, done.stderr)  # a restored copy's sync is refused before any push
         assert done.returncode in (0, -9), done.stderr  # 0: nothing waited, the push never came
         self.note(f"kill: {role} {how} ({'killed' if done.returncode else 'nothing to push'})")
 
@@ -220,13 +234,10 @@ class Fuzz:
         for _ in range(6):
             moved = 0
             for role in (*MEMBERS, COORDINATOR):
-                with self.opened(role) as project:
-                    try:
-                        done = project.sync()
-                    except TeamRefused as refused:
-                        self.rejoin(role, str(refused))
-                        moved += 1
-                        continue
+                done = self.synced(role)
+                if done is None:
+                    moved += 1
+                    continue
                 assert not done["offline"] and not done["quarantined"], (role, done)
                 moved += done["pushed"] + done["pulled"]
             if not moved:

@@ -9,6 +9,12 @@ design and judge, `studio audit simulate` draws audits and reports how often the
 covered the full-human value and how wide they were against gold-only intervals of the same
 budget.
 
+Binary judges are imitated too: GPT-4's grades cut at TREC DL's level 2 (`umbrela-gpt4-binary`:
+1 where GPT-4 gave 2 or 3, the answer of a binary prompt that asks "highly relevant?") and a
+noisy binary copy of the qrels cut at 2 with κ 0.5 (`llm-binary-k0.5`): 0/1 labels against
+people's 0–3 grades, the case where pair audits of nDCG@10 were seen to under-cover on a real
+collection (63 runs, 53 topics).
+
 The designs whose π an LLM-only signal sets (`topics-neyman`, `pairs-uncertainty`) are run with
 GPT-4's labels, set beside the uniform design of the same unit, budget and seed. GPT-4's published
 labels are grades without distributions, so `pairs-uncertainty` takes its predicted errors from a
@@ -17,6 +23,7 @@ pairs of the human qrels drawn at random (label set `pilot`), which also gives `
 its strata's spreads.
 
     python -m benchmarks.ppi_coverage [--trials 1000] [--folder DIR] [--cells uniform|adaptive|all]
+                                      [--data DIR] [--collections dl19,dl20]
 
 prints JSON (one object per cell) and then the markdown tables of docs/statistics.md
 ("Estimates from a partial audit"), to paste there.
@@ -25,6 +32,7 @@ prints JSON (one object per cell) and then the markdown tables of docs/statistic
 from __future__ import annotations
 
 import argparse
+import gzip
 import json
 import tempfile
 from pathlib import Path
@@ -45,6 +53,9 @@ DEPTH = 100
 UNJUDGED_PER_TOPIC = 100
 KAPPAS = (0.0, 0.3, 0.5, 0.8)
 INVERTED = "llm-inverted"  # a bad judge: every grade turned upside down (3 − g)
+BINARY_GPT4 = "umbrela-gpt4-binary"  # GPT-4's grades cut at 2: a binary judge's 0/1
+BINARY_NOISY = "llm-binary-k0.5"  # the qrels cut at 2, each label kept with probability 0.5
+BINARY_LEVEL = 2
 # (design, measure, budgets): whole topics for nDCG@10; judged pairs for P@10 at TREC DL's level 2
 # and for nDCG@10 (the linearised ratio estimator).
 CELLS = (("topics", "nDCG@10", (20,)), ("pairs", "P(rel=2)@10", (1000,)), ("pairs", "nDCG@10", (1000,)))
@@ -126,8 +137,20 @@ def build_project(collection: str, folder: Path, kappas: tuple[float, ...] = KAP
     project.import_qrels(inverted, name=INVERTED, kind="llm")
     if published_labels(collection).is_file():
         project.import_qrels(published_labels(collection), name=GPT4, kind="llm")
+        project.import_qrels(write_binary_gpt4(collection, folder / "gpt4-binary.txt"), name=BINARY_GPT4, kind="llm")
+    binary = {q: {d: int(g >= BINARY_LEVEL) for d, g in judged.items()} for q, judged in qrels.items()}
+    noisy = write_noisy_qrels(binary, folder / "llm-binary.txt", 0.5, seed=SEED + 50)
+    project.import_qrels(noisy, name=BINARY_NOISY, kind="llm")
     project.import_qrels(write_pilot(qrels, folder / "pilot.txt"), name=PILOT)
     return project
+
+
+def write_binary_gpt4(collection: str, path: Path) -> Path:
+    """GPT-4's published grades cut at BINARY_LEVEL: what a binary judge of the same pairs says."""
+    with gzip.open(published_labels(collection), "rt", encoding="utf-8") as lines:
+        rows = [line.split() for line in lines if line.strip()]
+    path.write_text("".join(f"{q} 0 {d} {int(float(g) >= BINARY_LEVEL)}\n" for q, _, d, g in rows))
+    return path
 
 
 def write_pilot(qrels: dict[str, dict[str, int]], path: Path, size: int = PILOT_PAIRS, seed: int = SEED) -> Path:
@@ -142,17 +165,24 @@ def judges(project: Project) -> list[tuple[str, str]]:
     """(label set, how the table names it): the published GPT-4 labels first, with their graded κ."""
     found = [(f"llm-k{kappa:g}", f"simulated, κ {kappa:g}") for kappa in KAPPAS]
     found.append((INVERTED, "inverted grades (bad judge)"))
+    found.append((BINARY_NOISY, "simulated binary (qrels ≥ 2), κ 0.5"))
     if GPT4 in {row["name"] for row in project.label_sets()}:
         kappa = project.agreement(AgreementSpec("human", GPT4))["kappa_graded"]
         found.insert(0, (GPT4, f"GPT-4 UMBRELA (published), κ {kappa:.2f}"))
+        found.insert(1, (BINARY_GPT4, "GPT-4 UMBRELA cut at 2 (binary)"))
     return found
 
 
 def table(
-    trials: int, folder: Path, collections: tuple[str, ...] = ("dl19", "dl20"), cells: str = "all"
+    trials: int,
+    folder: Path,
+    collections: tuple[str, ...] = ("dl19", "dl20"),
+    cells: str = "all",
+    only: tuple[str | None, str | None] = (None, None),
 ) -> list[dict[str, Any]]:
     rows = []
     chosen = {"uniform": CELLS, "adaptive": ADAPTIVE_CELLS, "all": CELLS + ADAPTIVE_CELLS}[cells]
+    chosen = tuple(c for c in chosen if only[0] in (None, c[0]) and only[1] in (None, c[1]))
     for collection in collections:
         with build_project(collection, folder / collection) as project:
             for design, measure, budgets in chosen:
@@ -240,9 +270,18 @@ def main() -> None:
     parser.add_argument("--trials", type=int, default=1000)
     parser.add_argument("--folder", type=Path, default=None, help="Where to keep the projects (default: a temp dir).")
     parser.add_argument("--cells", choices=("uniform", "adaptive", "all"), default="all")
+    parser.add_argument(
+        "--data", type=Path, default=DATA, help="The folder of the TREC DL qrels (qrels.dl19-passage.txt, …)."
+    )
+    parser.add_argument("--collections", default="dl19,dl20")
+    parser.add_argument("--measure", default=None, help="Only the cells of this measure (e.g. nDCG@10).")
+    parser.add_argument("--design", default=None, help="Only the cells of this design (e.g. pairs).")
     args = parser.parse_args()
+    for name in COLLECTIONS:
+        COLLECTIONS[name] = args.data / COLLECTIONS[name].name
+    chosen = tuple(args.collections.split(","))
     with tempfile.TemporaryDirectory() as temp:
-        rows = table(args.trials, args.folder or Path(temp), cells=args.cells)
+        rows = table(args.trials, args.folder or Path(temp), chosen, cells=args.cells, only=(args.design, args.measure))
     print(json.dumps(rows, indent=1))
     print()
     print(markdown(rows))

@@ -1,9 +1,11 @@
 """Fixtures shared across test folders: the sample project built once per test process and
-copied for each test that changes it; the suite's tiers (tests/tiers.py) and its hypothesis
-profiles."""
+copied for each test that changes it; one PostgreSQL server per test process for every test that
+needs one (each such test makes a database of its own on it, so tests stay independent); the
+suite's tiers (tests/tiers.py) and its hypothesis profiles."""
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import uuid
 from collections.abc import Generator, Iterator
@@ -15,9 +17,11 @@ from extras import REQUIRE, check_extras, extra_of_missing_module, hide_extras, 
 from helpers import copy_project, judge_all
 from hypothesis_profiles import load_profile
 from judge_helpers import LLAMA_THREADS
+from pg_roles import PG_COORDINATOR, PG_MEMBERS, PG_OUTSIDER
 from terminal_helpers import Terminal
 from tiers import allowed_for, guarded, mark_tiers
 
+from benchmarks.pg_cluster import Cluster, server_bin, start_cluster
 from studio import Project
 from studio.domain.judging import JudgeConfig
 
@@ -148,3 +152,23 @@ def terminal(tmp_path: Path) -> Iterator[Terminal]:
         yield session
     finally:
         session.kill()
+
+
+@pytest.fixture(scope="session")
+def pg_cluster() -> Iterator[Cluster]:
+    """A PostgreSQL server started once per test process as Debian's `postgres` user in a temporary
+    folder on a free loopback port; the roles' passwords live in its passfile (PGPASSFILE), never
+    in a connection string. Without the server binaries or psycopg, the tests that need it skip and
+    say why."""
+    if server_bin() is None:
+        pytest.skip("no PostgreSQL server binaries in /usr/lib/postgresql/*/bin (apt-get install postgresql-15)")
+    if importlib.util.find_spec("psycopg") is None:
+        pytest.skip("psycopg is not installed (pip install -e '.[team]')")
+    cluster = start_cluster(PG_COORDINATOR, [*PG_MEMBERS, PG_OUTSIDER])
+    try:
+        yield cluster
+    finally:
+        from studio.store.team.server import forget_kept
+
+        forget_kept()  # the connections kept between syncs, before their server goes
+        cluster.remove()

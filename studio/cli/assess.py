@@ -12,7 +12,7 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.options import FormatOption, LlmRelevantGradeOption, MeasureRowsOption, SeedOption
-from studio.cli.output import OutputFormat, emit_object, emit_records
+from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console
 from studio.domain.campaigns import CampaignReport
 from studio.domain.names import check_name
 
@@ -146,12 +146,22 @@ def report_command(
     campaign: CampaignName,
     measure: MeasureRowsOption = None,
     seed: SeedOption = 0,
+    live: Annotated[
+        bool,
+        typer.Option(
+            "--live", help="τ and the confusion from the LLM label set as it is today, not as the campaign kept it."
+        ),
+    ] = False,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """What the LLM's help cost and changed, per condition: pool reduction, grades per topic,
-    assessor-hours, the confusion with the LLM, τ of the LLM's leaderboard; the anchoring effect."""
+    assessor-hours, the confusion with the LLM, τ of the LLM's leaderboard; the anchoring effect.
+    Every figure reads the LLM grades the campaign kept when planned; when the LLM set changed
+    since, the report says what changed (stderr), and `--live` reads today's set instead."""
     with open_project(ctx) as project:
-        found = project.campaign_report(campaign, measure, seed=seed)
+        found = project.campaign_report(campaign, measure, seed=seed, live=live)
+    if found["llm_state"]["note"]:
+        stderr_console().print(f"note: {found['llm_state']['note']}", markup=False, highlight=False)
     if fmt is OutputFormat.json:
         emit_object(found, fmt)
         return

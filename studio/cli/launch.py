@@ -45,15 +45,27 @@ def demo(
     ctx: typer.Context,
     db: Annotated[Path | None, typer.Option("--db", help="Where to build it (default: the user data folder).")] = None,
     no_tui: Annotated[bool, typer.Option("--no-tui", help="Print the overview and exit.")] = False,
-    rebuild: Annotated[bool, typer.Option("--rebuild", help="Build it afresh, dropping edits.")] = False,
+    rebuild: Annotated[
+        bool,
+        typer.Option("--rebuild", help="Build it afresh, dropping what was written into it (a copy is kept)."),
+    ] = False,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Build the bundled sample project (once) and open the studio on it. It lives in the user data
     folder (or where --db says; never where $STUDIO_DB says, which names a person's own project), and
-    --rebuild replaces only a sample project."""
+    --rebuild replaces only a sample project, says what it drops and keeps the old file beside it."""
     chosen = options(ctx)
     path = Project.demo_path(db or (None if chosen.project_from_environment else chosen.project_file))
     fresh = rebuild or not path.exists()
+    if rebuild:
+        aside = Project.set_aside_sample(path)
+        if aside["copy"] is not None:
+            stderr_console().print(
+                f"rebuilding drops what was written into the sample since it was built: {', '.join(aside['dropped'])};"
+                f" the old file is kept at {aside['copy']}",
+                markup=False,
+                highlight=False,
+            )
     project = Project.sample(path, rebuild=rebuild)
     stderr_console().print(f"{'built' if fresh else 'opened'} the sample project at {path}")
     if no_tui:

@@ -264,7 +264,10 @@ EXAMPLES: dict[str, list[str]] = {
         "studio --db alice.duckdb team join 'host=db.lab dbname=trec user=alice'  # password from ~/.pgpass",
         "PGSERVICE=trec-team studio --db alice.duckdb team join ''",
     ],
-    "studio team status": ["studio team status --format json"],
+    "studio team status": ["studio team status --format json   # member, last sync, waiting, quarantined events"],
+    "studio team quarantine": [
+        "studio team quarantine                     # every copy's report of the events its gates refused",
+    ],
     "studio sync": [
         "studio sync                                # push what waits, pull the others' events",
         'studio sync --format json                  # {"pushed": n, "pulled": n, "waiting": n, "offline": …}',
@@ -288,5 +291,6 @@ EXAMPLES: dict[str, list[str]] = {
     "studio assess report": [
         "studio assess report rag24",
         "studio assess report rag24 -m nDCG@10 -m 'P(rel=2)@10' --format json",
+        "studio assess report rag24 --live          # τ and the confusion from the LLM set as it is today",
     ],
 }

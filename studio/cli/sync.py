@@ -16,7 +16,9 @@ commands = typer.Typer()
 @handles_errors
 def sync_command(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> None:
     """Push this member's events not on the team's server yet (in the order they were made) and
-    apply the others'. Offline, it says so and loses nothing: the events wait for the next sync."""
+    apply the others'. Offline, it says so and loses nothing: the events wait for the next sync.
+    A pulled event that fails the gates of a local command is quarantined (named on stderr, never
+    applied; `studio team status` lists them) and the events after it go on."""
     with open_project(ctx) as project:
         done = project.sync()
     if done["offline"]:
@@ -27,7 +29,10 @@ def sync_command(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> 
         )
     for conflict in done["conflicts"]:
         stderr_console().print(f"conflict: {conflict}", markup=False, highlight=False)
+    for refused in done["quarantined"]:
+        stderr_console().print(f"quarantined: {refused}", markup=False, highlight=False)
     if fmt is OutputFormat.table:
-        emit_object({k: v for k, v in done.items() if k != "conflicts"} | {"conflicts": len(done["conflicts"])}, fmt)
+        counted = {"conflicts": len(done["conflicts"]), "quarantined": len(done["quarantined"])}
+        emit_object({k: v for k, v in done.items() if k not in counted} | counted, fmt)
     else:
         emit_object(done, fmt)

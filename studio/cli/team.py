@@ -14,7 +14,7 @@ import typer
 from studio.cli.context import open_project, options
 from studio.cli.errors import handles_errors
 from studio.cli.options import FormatOption
-from studio.cli.output import OutputFormat, emit_object
+from studio.cli.output import OutputFormat, emit_object, emit_records
 from studio.services.project import Project
 
 commands = typer.Typer(
@@ -59,7 +59,8 @@ def join_command(ctx: typer.Context, conninfo: Conninfo, fmt: FormatOption = Out
 @commands.command("status")
 @handles_errors
 def status_command(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> None:
-    """The team as this copy knows it (no server asked): member, last sync, events waiting."""
+    """The team as this copy knows it (no server asked): member, last sync, events waiting, and the
+    pulled events it quarantined (never applied)."""
     with open_project(ctx) as project:
         found = project.team_status()
     if found is None:
@@ -67,6 +68,19 @@ def status_command(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -
         return
     if fmt is OutputFormat.table:
         shared = ", ".join(f"{member} {count}" for member, count in found["shared"].items()) or "none"
-        emit_object({**found, "shared": shared}, fmt, title="Team")
+        held = [f"{q['member']} #{q['seq']} ({q['kind']}): {q['reason']}" for q in found["quarantined"]]
+        emit_object({**found, "shared": shared, "quarantined": "; ".join(held) or "none"}, fmt, title="Team")
     else:
         emit_object(found, fmt)
+
+
+@commands.command("quarantine")
+@handles_errors
+def quarantine_command(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> None:
+    """Every event the team's copies quarantined, as each reported it to the server: who found it,
+    whose event, why (the coordinator's view; asks the server)."""
+    with open_project(ctx) as project:
+        found = project.team_quarantine()
+    emit_records(
+        list(found), fmt, title="Quarantined events", columns=("reporter", "member", "seq", "reason", "found_at")
+    )

@@ -332,12 +332,23 @@ class RecallLoss(TypedDict):
     recall_high: float | None
 
 
+class LlmState(TypedDict):
+    """Which LLM grades a campaign's report read, and what changed in its LLM set since planning."""
+
+    grades: str  # "planned": the grades the campaign kept when planned | "today": the set as it is now (--live)
+    changed: bool  # the LLM set changed since the campaign was planned
+    pairs_written: int | None  # pairs of the set written since planning (None: planned before the studio kept a mark)
+    pool_pairs_differing: int  # pool pairs whose grade in the set now differs from the one kept (or is gone)
+    note: str | None  # what the report says of it (None: nothing changed)
+
+
 class CampaignReport(TypedDict):
     """`studio assess report`."""
 
     campaign: str
     llm: str
     llm_relevant: float
+    llm_state: LlmState
     measures: list[str]
     conditions: list[ConditionReport]
     anchoring: Anchoring

@@ -24,6 +24,10 @@ class JudgeConfig:
     ref: str = "human"
     kappa: float = 0.6
     seed: int = 0
+    # The simulated judge's "relevant" on a two-label (binary) method: the reference's grade at
+    # and above which it answers relevant, the level the report binarises the reference at (None:
+    # the nearest label to the grade).
+    ref_relevant: float | None = None
     threads: int | None = None
     base_url: str | None = None
     api_key_env: str = "OPENAI_API_KEY"

@@ -9,6 +9,12 @@
   that reads the same as an existing one of its kind once case, width and compatibility forms are
   set aside (NFKC and case folding: `Human`, `ｈｕｍａｎ` and `human`) is refused, naming the
   existing one: two such names would look alike in every listing.
+* Some names also become folder and file names or stand beside the studio's own rows, and keep to
+  more (`PATH_NAMES`): a prompt id, a study, a campaign, an assessor, a group, a team member hold
+  no path separator (`/`, `\\`) and are not `.` or `..` (`export prompts --folder` writes a folder
+  per prompt id, a study's label sets are named after it), and none is a word the studio keeps
+  for itself (`RESERVED`: a group named `reference` would stand among the prompt-study report's
+  reference rows; a campaign named `X-recall` would be campaign X's recall sample).
 * Ids (qids, docids) are columns of whitespace-separated TREC files: not empty, and no whitespace
   or control characters anywhere in them (a qrels file written with such an id could not be read
   back), and at most `MAX_ID_BYTES` bytes of UTF-8: TREC ids are short (`D1555982`,
@@ -26,6 +32,10 @@ from studio.domain.errors import UsageError, quoted
 
 MAX_NAME_LENGTH = 100
 MAX_ID_BYTES = 512
+PATH_NAMES = frozenset({"prompt id", "study", "campaign", "assessor", "group", "member"})
+SEPARATORS = ("/", "\\")
+RESERVED: dict[str, frozenset[str]] = {"group": frozenset({"reference"})}
+RESERVED_SUFFIXES: dict[str, str] = {"campaign": "-recall"}  # domain.campaigns.RECALL_SUFFIX
 
 
 def _character(char: str) -> str:
@@ -43,8 +53,30 @@ def _character(char: str) -> str:
     return f"an unprintable character ({code})"
 
 
-def name_problem(name: str) -> str | None:
-    """What is wrong with `name` as a name, as the end of a sentence naming it; None when nothing."""
+def name_problem(name: str, what: str | None = None) -> str | None:
+    """What is wrong with `name` as a name (of the kind `what`: a kind in `PATH_NAMES` keeps to
+    their rules too), as the end of a sentence naming it; None when nothing."""
+    problem = _text_problem(name)
+    if problem is None and what in PATH_NAMES:
+        problem = _path_problem(name, what)
+    return problem
+
+
+def _path_problem(name: str, what: str) -> str | None:
+    separator = next((s for s in SEPARATORS if s in name), None)
+    if separator is not None:
+        return f"holds {separator!r}, a path separator ({what}s name folders and files)"
+    if name in (".", ".."):
+        return f"is {name!r}, a folder's own name"
+    if unicodedata.normalize("NFKC", name).casefold() in RESERVED.get(what, frozenset()):
+        return f"is a word the studio keeps for itself (its reports' {name.casefold()} rows)"
+    suffix = RESERVED_SUFFIXES.get(what)
+    if suffix is not None and name.casefold().endswith(suffix):
+        return f"ends in {suffix!r}, which names a {what}'s recall sample"
+    return None
+
+
+def _text_problem(name: str) -> str | None:
     if not name.strip():
         return "is empty" if not name else "is blank"
     odd = next((char for char in name if not char.isprintable()), None)
@@ -74,7 +106,7 @@ def id_problem(value: str) -> str | None:
 def check_name(name: str, what: str) -> str:
     """`name` in its composed form (NFC) when it is a valid name; otherwise a `UsageError` naming
     `what` it names (a label set, a run, …) and what is wrong."""
-    problem = name_problem(name)
+    problem = name_problem(name, what)
     if problem is not None:
         raise UsageError(f"{what} name {quoted(name)} {problem}")
     return composed(name)

@@ -86,6 +86,20 @@ def grade_problem(value: float) -> str | None:
     return None
 
 
+# A person's grade in an audit or a campaign: the grades the screens offer (TREC DL's and
+# UMBRELA's 0–3); an import or a team's event of another is refused.
+ASSESSOR_GRADES = (0.0, 1.0, 2.0, 3.0)
+ASSESSOR_SCALE = "0–3 (whole numbers)"
+
+
+def assessor_grade_problem(grade: float) -> str | None:
+    """Why `grade` is not a person's grade of an audit or campaign pair, as the end of a sentence
+    naming it; None when it is one."""
+    if grade not in ASSESSOR_GRADES:
+        return f"is outside the assessors' scale {ASSESSOR_SCALE}"
+    return None
+
+
 def check_grade(value: float) -> float:
     """`value` when it can be a grade; a `UsageError` saying why not (a grade given to the Python API)."""
     problem = grade_problem(value)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypedDict
 
 DEFAULT_WAIT_SECONDS = 30.0
 
@@ -23,3 +24,10 @@ class LockHolder:
 
 
 WaitNotice = Callable[[LockHolder], None]
+
+
+class SampleSetAside(TypedDict):
+    """What `demo --rebuild` drops of a sample a person wrote into, and where the copy it kept is."""
+
+    dropped: list[str]  # each kind of write since the sample was built: "label (3 times)", "12 label events"
+    copy: str | None  # the old file, kept beside it (None: nothing to drop, no copy)

@@ -36,7 +36,28 @@ class SyncResult(TypedDict):
     offline: bool  # the server could not be reached: nothing lost, the events wait
     local_only: int  # label events since the base that a team does not share (imports, judges, derived sets)
     conflicts: list[str]  # label edits two members made to one pair of a one-grade label set
+    quarantined: list[str]  # pulled events this sync's gates refused: "member #seq (kind): reason"
     error: NotRequired[str]  # why the server could not be reached
+
+
+class QuarantinedEvent(TypedDict):
+    """A pulled event the gates refused: kept aside, never applied."""
+
+    member: str
+    seq: int
+    kind: str
+    reason: str
+    found_at: str
+
+
+class QuarantineReport(TypedDict):
+    """One copy's report on the server of an event its gates refused."""
+
+    reporter: str  # the member whose copy refused it
+    member: str  # whose event it is
+    seq: int
+    reason: str
+    found_at: str
 
 
 class TeamStatus(TypedDict):
@@ -49,3 +70,4 @@ class TeamStatus(TypedDict):
     last_attempt: str | None
     waiting: int
     shared: dict[str, int]  # shared events held, per member
+    quarantined: list[QuarantinedEvent]  # pulled events the gates refused, never applied

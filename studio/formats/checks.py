@@ -17,7 +17,7 @@ def checked_id(value: str, what: str, source: str, line: int) -> str:
 
 def checked_name(value: str, what: str, source: str, line: int | None) -> str:
     """`value` when it is a valid name of a `what` (run, system, …), else an `InputError`."""
-    problem = name_problem(value)
+    problem = name_problem(value, what)
     if problem is not None:
         raise InputError(source, line, f"{what} name {quoted(value)} {problem}")
     return composed(value)

@@ -15,6 +15,7 @@ from typing import Any
 from studio.domain.errors import InputError
 from studio.domain.numbers import finite_json_number
 from studio.formats.checks import checked_id
+from studio.formats.json_input import KeyTwice, no_key_twice
 from studio.formats.text_input import Text, first_text, numbered_lines
 
 MAX_DEPTH = 64  # arrays and objects inside each other
@@ -36,7 +37,9 @@ def _depth(value: Any) -> int:
 def json_value(line: str, source: str, number: int) -> Any:
     """The JSON value of one line, or an `InputError` naming the line and what is wrong."""
     try:
-        value = json.loads(line)
+        value = json.loads(line, object_pairs_hook=no_key_twice)
+    except KeyTwice as twice:
+        raise InputError(source, number, twice.message) from None
     except json.JSONDecodeError as error:
         raise InputError(source, number, f"invalid JSON: {error.msg}") from error
     except RecursionError as error:

@@ -23,7 +23,8 @@ from typing import Any
 
 from studio.domain.errors import InputError, quoted
 from studio.domain.prompt_study import STUDY_METHODS, VERDICTS, PreferenceRow, StudyPrompt
-from studio.formats.checks import checked_id
+from studio.formats.checks import checked_id, checked_name
+from studio.formats.json_input import loads
 from studio.formats.text_input import Text, numbered_lines
 
 PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
@@ -66,10 +67,7 @@ def placeholder_problem(method: str, system: str, user: str) -> str | None:
 
 def parse_prompts_json(text: str, source: str, groups: Mapping[str, str] | None = None) -> list[StudyPrompt]:
     """Every (prompt, method) of a `prompts.json`, in file order; refused whole on the first problem."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(source, error.lineno, f"not JSON ({error.msg})") from error
+    data = loads(text, source)
     if not isinstance(data, dict):
         raise InputError(source, 1, "expected an object {id: {participant_name, binary|graded|pairwise}}")
     prompts: list[StudyPrompt] = []
@@ -78,6 +76,7 @@ def parse_prompts_json(text: str, source: str, groups: Mapping[str, str] | None 
         if not isinstance(entry, dict):
             raise InputError(source, line, f"prompt {quoted(prompt_id)}: expected an object")
         checked_id(prompt_id, "prompt id", source, line)
+        checked_name(prompt_id, "prompt id", source, line)
         participant = entry.get("participant_name", prompt_id)
         if not isinstance(participant, str) or not participant.strip():
             raise InputError(source, line, f"prompt {quoted(prompt_id)}: participant_name must be text")
@@ -87,7 +86,7 @@ def parse_prompts_json(text: str, source: str, groups: Mapping[str, str] | None 
             raise InputError(source, line, f"prompt {quoted(prompt_id)}: unknown key {quoted(unknown[0])}")
         if not methods:
             raise InputError(source, line, f"prompt {quoted(prompt_id)}: no binary, graded or pairwise prompt")
-        group = group_of(participant, prompt_id, groups)
+        group = checked_name(group_of(participant, prompt_id, groups), "group", source, line)
         for method in methods:
             system, user = _messages(entry[method], prompt_id, method, source, line)
             prompts.append(StudyPrompt(prompt_id, participant, group, method, system, user))
@@ -131,13 +130,10 @@ def write_prompts_json(prompts: Iterable[StudyPrompt]) -> str:
 
 def parse_groups_json(text: str, source: str) -> dict[str, str]:
     """A group mapping `{participant or prompt id: group}`."""
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as error:
-        raise InputError(source, error.lineno, f"not JSON ({error.msg})") from error
+    data = loads(text, source)
     if not isinstance(data, dict) or not all(isinstance(v, str) and v.strip() for v in data.values()):
         raise InputError(source, 1, "expected an object {participant or prompt id: group name}")
-    return {str(k): v.strip() for k, v in data.items()}
+    return {str(k): checked_name(v.strip(), "group", source, _line_of(text, str(k))) for k, v in data.items()}
 
 
 def parse_preferences(text: Text, source: str) -> tuple[list[PreferenceRow], list[tuple[str, str, str, float]]]:

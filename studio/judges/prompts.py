@@ -16,6 +16,7 @@ from typing import Any
 
 from studio.domain.errors import UsageError
 from studio.domain.settings import current_settings
+from studio.formats.json_input import loads
 
 PACKAGE_ROOT = Path(__file__).resolve().parents[1]
 _PLACEHOLDER = re.compile(r"\{([a-z_]+)\}")
@@ -137,10 +138,7 @@ def _read_text(path: Path) -> str:
 
 def _read_meta(path: Path) -> dict[str, Any]:
     """A template's meta.json: a JSON object, refused with its path and why when it is not one."""
-    try:
-        meta = json.loads(_read_text(path))
-    except json.JSONDecodeError as error:
-        raise UsageError(f"{path}:{error.lineno}: not JSON ({error.msg})") from error
+    meta = loads(_read_text(path), str(path))
     if not isinstance(meta, dict):
         raise UsageError(f"{path}: meta.json must hold a JSON object")
     return meta

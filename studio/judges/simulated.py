@@ -20,7 +20,13 @@ class SimulatedBackend:
     name = "simulated"
 
     def __init__(
-        self, reference_name: str, reference: Mapping[str, Mapping[str, float]], *, kappa: float = 0.6, seed: int = 0
+        self,
+        reference_name: str,
+        reference: Mapping[str, Mapping[str, float]],
+        *,
+        kappa: float = 0.6,
+        seed: int = 0,
+        relevant: float | None = None,
     ) -> None:
         if not 0.0 <= kappa <= 1.0:
             raise ValueError("kappa must lie in [0, 1]")
@@ -28,11 +34,13 @@ class SimulatedBackend:
         self.reference = reference
         self.kappa = kappa
         self.seed = seed
+        self.relevant = relevant  # a binary answer's level on the reference's scale (None: nearest label)
         # Sorted: the reference arrives in no fixed order, and a draw from it must be reproducible.
         self.marginal = sorted(g for grades in reference.values() for g in grades.values()) or [0.0]
 
     def params(self) -> dict[str, Any]:
-        return {"kappa": self.kappa, "seed": self.seed}
+        level = {} if self.relevant is None else {"relevant": self.relevant}  # earlier runs' cache keys stay
+        return {"kappa": self.kappa, "seed": self.seed, **level}
 
     def close(self) -> None:
         pass
@@ -68,6 +76,8 @@ class SimulatedBackend:
             grade = self.noisy_grade(request.subject[0], request.subject[1], request.seed)
             if request.unit == "item":  # a bank item: the document's grade on the item scale
                 grade = grade / max(max(self.marginal), 1.0) * max(values)
+            elif self.relevant is not None and len(values) == 2:  # binary: relevant where the report says so
+                grade = max(values) if grade >= self.relevant else min(values)
             label = min(zip(request.labels, values, strict=True), key=lambda lv: (abs(lv[1] - grade), -lv[1]))[0]
         return ChatResult(request.answer_prefix + label, completion_tokens=1)
 

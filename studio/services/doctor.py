@@ -291,7 +291,7 @@ def team_section(surroundings: Surroundings) -> DoctorSection:
         client = f"psycopg {version}" if version else "psycopg not installed"
         return DoctorSection("team", Status.absent, f"no team ({client})", facts, fix=None if version else INSTALL_TEAM)
     facts.update(member=found.member, reached=found.reached, role=found.role, server_schema=found.server_schema)
-    if not found.reached or found.problem:
+    if not found.reached:
         return DoctorSection(
             "team",
             Status.fail,
@@ -300,7 +300,15 @@ def team_section(surroundings: Surroundings) -> DoctorSection:
             [found.conninfo],
             fix="check the server, ~/.pgpass or PGPASSWORD, PGSERVICE (`psql 'CONNINFO'` tries the same connection)",
         )
-    summary = f"{found.member} reaches the team's server (schema {found.server_schema})"
+    if found.problem:
+        return DoctorSection(
+            "team",
+            Status.fail,
+            f"{found.member} reaches the team's server, but {found.problem}",
+            facts,
+            [found.conninfo],
+        )
+    summary = f"{found.member} reaches the team's server (schema version {found.server_schema}, this studio's)"
     return DoctorSection("team", Status.ok, summary, facts, [found.conninfo])
 
 

@@ -12,7 +12,7 @@ import importlib
 from typing import TYPE_CHECKING, Any, Self
 
 from studio.domain.frames import EVERY_TOPIC, TopicChoice
-from studio.domain.project_file import DEFAULT_WAIT_SECONDS
+from studio.domain.project_file import DEFAULT_WAIT_SECONDS, SampleSetAside
 from studio.domain.views import BankView, CalibrationView, EstimateView, LeaderboardView, Overview, ProjectNames
 from studio.domain.views import ReviewFilters as ReviewFilters
 from studio.services.facade.core import ProjectCore
@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from studio.domain.doctor_report import DoctorReport
     from studio.services.report.files import WrittenReport
     from studio.services.rubric.editing import BankEditor
-    from studio.services.sample_project import build_sample_file
+    from studio.services.sample_project import build_sample_file, set_aside_sample
     from studio.services.team.probe import TeamProbe
     from studio.services.team.probe import probe as probe_team
     from studio.services.views import bank as bank_views
@@ -38,6 +38,7 @@ if TYPE_CHECKING:
     from studio.services.views.review import ReviewSession
 else:  # imported when first used (see services/facade/lazy.py)
     build_sample_file = lazy_function("studio.services.sample_project", "build_sample_file")
+    set_aside_sample = lazy_function("studio.services.sample_project", "set_aside_sample")
     probe_team = lazy_function("studio.services.team.probe", "probe")
     bank_views = lazy_module("studio.services.views.bank")
     estimate_views = lazy_module("studio.services.views.estimates")
@@ -75,6 +76,12 @@ class Project(ProjectCore):
         """The bundled sample project at `path` (default: the user data folder's demo.duckdb),
         built the first time (again with `rebuild`, dropping edits)."""
         return cls.open(build_sample_file(cls.demo_path(path), rebuild=rebuild, source=source))
+
+    @classmethod
+    def set_aside_sample(cls, path: str | Path | None = None) -> SampleSetAside:
+        """Before `sample(rebuild=True)`: what the sample at `path` holds beyond a fresh one (the
+        writes since it was built) and, when it holds any, a copy of it kept beside it."""
+        return set_aside_sample(cls.demo_path(path))
 
     @staticmethod
     def demo_path(path: str | Path | None = None) -> Path:

@@ -4,17 +4,49 @@ answers and banks."""
 from __future__ import annotations
 
 import os
+import shutil
 from pathlib import Path
 
 from studio.domain.errors import UsageError
+from studio.domain.project_file import SampleSetAside
 from studio.services.facade.core import ProjectCore
 from studio.services.locations import demo_project_path, sample_data_dir
-from studio.store.sample_mark import is_sample, mark_sample
+from studio.store.sample_mark import is_sample, label_events_since_sample, mark_sample, writes_since_sample
 
 HUMAN_LABEL_SET = "human"
 # UMBRELA grades of every human-judged pair by the bundled SmolLM2-135M (a real run, saved), so
 # that Review has disagreements to work on the moment the demo opens.
 LLM_LABEL_SET = "umbrela-smol"
+
+
+def set_aside_sample(path: Path) -> SampleSetAside:
+    """Before a rebuild: what the sample at `path` holds beyond a fresh sample, and a copy of the
+    file beside it when it holds anything (`NAME.before-rebuild.duckdb`, numbered when taken)."""
+    if not path.is_file():
+        return SampleSetAside(dropped=[], copy=None)
+    with ProjectCore.open(path, create=False, read_only=True) as existing:
+        con = existing.db.cursor()
+        if not is_sample(con):
+            return SampleSetAside(dropped=[], copy=None)  # the rebuild refuses it, and says why
+        writes = writes_since_sample(con)
+        events = label_events_since_sample(con)
+    dropped = [command if count == 1 else f"{command} ({count} times)" for command, count in writes]
+    dropped += [f"{events:,} label event{'s' if events != 1 else ''}"] if events else []
+    if not dropped:
+        return SampleSetAside(dropped=[], copy=None)
+    copy = _free_name(path)
+    shutil.copy2(path, copy)
+    return SampleSetAside(dropped=dropped, copy=str(copy))
+
+
+def _free_name(path: Path) -> Path:
+    stem = path.name.removesuffix(".duckdb")
+    for number in range(1, 10_000):
+        suffix = "" if number == 1 else f"-{number}"
+        candidate = path.with_name(f"{stem}.before-rebuild{suffix}.duckdb")
+        if not candidate.exists():
+            return candidate
+    raise UsageError(f"too many copies beside {path}: remove some *.before-rebuild*.duckdb")
 
 
 def build_sample_file(path: Path, *, rebuild: bool = False, source: Path | None = None) -> Path:

@@ -120,11 +120,16 @@ def graded_pairs(con: Connection, audit_id: int, gold: str) -> set[tuple[str, st
 
 
 def last_live_grade(con: Connection, audit_id: int) -> dict[str, Any] | None:
-    """The audit's newest grade whose label event has not been undone."""
+    """The audit's newest grade given on a screen (timed: never one an import wrote) whose label
+    event has not been undone and still sets its pair's gold grade."""
     cursor = con.execute(
         """
         SELECT g.qid, g.docid, g.label_event FROM audit_grades g
+        JOIN audit_assessments a ON a.label_event = g.label_event AND a.seconds IS NOT NULL
         WHERE g.audit_id = ? AND NOT EXISTS (SELECT 1 FROM label_events u WHERE u.undoes = g.label_event)
+          AND NOT EXISTS (SELECT 1 FROM audit_grades n
+                          WHERE n.audit_id = g.audit_id AND n.qid = g.qid AND n.docid = g.docid
+                            AND n.label_event > g.label_event)
         ORDER BY g.label_event DESC LIMIT 1
         """,
         [audit_id],
@@ -166,3 +171,24 @@ def audited_set_changes(con: Connection, audit: str) -> int:
         [audit],
     ).fetchone()
     return int(row[0]) if row else 0
+
+
+def unrecorded_gold_events(con: Connection, audit_id: int, gold: str) -> list[tuple[int, str, str, float | None]]:
+    """(event, qid, docid, grade) of the label events of an audit's gold set that the audit never
+    recorded (neither a gold grade nor an assessor's grade points at them) and that undo nothing:
+    labels written around the audit."""
+    assessed = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'audit_assessments'").fetchone()
+    also = (
+        " AND e.event_id NOT IN (SELECT label_event FROM audit_assessments WHERE audit_id = $audit)"
+        if assessed and assessed[0]
+        else ""
+    )
+    rows = con.execute(
+        "SELECT e.event_id, e.qid, e.docid, e.grade FROM label_events e JOIN label_sets s USING (label_set_id)"
+        " WHERE s.name = $gold AND e.origin <> 'undo'"
+        " AND e.event_id NOT IN (SELECT label_event FROM audit_grades WHERE audit_id = $audit)"
+        + also
+        + " ORDER BY e.event_id",
+        {"gold": gold, "audit": audit_id},
+    ).fetchall()
+    return [(int(e), str(q), str(d), None if g is None else float(g)) for e, q, d, g in rows]

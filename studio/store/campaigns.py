@@ -29,13 +29,37 @@ _RECORD = (
 def create_campaign(
     con: Connection, name: str, llm: str, pool: str, *, llm_relevant: float, overlap: float, seed: int
 ) -> int:
+    """The campaign's record, with the newest label event of its LLM set now (`llm_event`)."""
     row = con.execute(
-        "INSERT INTO campaigns (campaign_id, name, llm, pool, llm_relevant, overlap, seed)"
-        " VALUES (nextval('campaign_ids'), ?, ?, ?, ?, ?, ?) RETURNING campaign_id",
-        [name, llm, pool, llm_relevant, overlap, seed],
+        "INSERT INTO campaigns (campaign_id, name, llm, pool, llm_relevant, overlap, seed, llm_event)"
+        " VALUES (nextval('campaign_ids'), ?, ?, ?, ?, ?, ?, (SELECT max(e.event_id) FROM label_events e"
+        " JOIN label_sets s USING (label_set_id) WHERE s.name = ?)) RETURNING campaign_id",
+        [name, llm, pool, llm_relevant, overlap, seed, llm],
     ).fetchone()
     assert row is not None
     return int(row[0])
+
+
+def llm_event(con: Connection, campaign_id: int) -> int | None:
+    """The newest label event of the campaign's LLM set when it was planned (None: planned before
+    the studio kept it, or the set had no event)."""
+    held = con.execute(
+        "SELECT count(*) FROM duckdb_columns() WHERE table_name = 'campaigns' AND column_name = 'llm_event'"
+    ).fetchone()
+    if not held or not held[0]:
+        return None
+    row = con.execute("SELECT llm_event FROM campaigns WHERE campaign_id = ?", [campaign_id]).fetchone()
+    return None if row is None or row[0] is None else int(row[0])
+
+
+def llm_pairs_changed_since(con: Connection, llm: str, event: int) -> int:
+    """How many pairs of the LLM set label events after `event` wrote (a re-import, an edit)."""
+    row = con.execute(
+        "SELECT count(DISTINCT (e.qid, e.docid)) FROM label_events e JOIN label_sets s USING (label_set_id)"
+        " WHERE s.name = ? AND e.event_id > ?",
+        [llm, event],
+    ).fetchone()
+    return int(row[0]) if row else 0
 
 
 def add_topics(con: Connection, campaign_id: int, topics: dict[str, str]) -> None:

@@ -161,10 +161,24 @@ _OVERWRITTEN = """
 """
 
 
-def last_undoable_event(con: Connection, label_set: int | None) -> UndoableEvent | None:
-    """The newest person edit still in effect: (event, label set, qid, docid, previous grade)."""
-    candidates = con.execute(_NOT_UNDONE.format(where="(? IS NULL OR label_set_id = ?)"), [label_set, label_set])
+def last_undoable_event(
+    con: Connection, label_set: int | None, *, except_sets: Sequence[int] = ()
+) -> UndoableEvent | None:
+    """The newest person edit still in effect (of `label_set`, or of any set but `except_sets`):
+    (event, label set, qid, docid, previous grade)."""
+    candidates = con.execute(
+        _NOT_UNDONE.format(where="(? IS NULL OR label_set_id = ?) AND NOT list_contains(?::INTEGER[], label_set_id)"),
+        [label_set, label_set, list(except_sets)],
+    )
     return _in_effect(con, candidates.fetchall())
+
+
+def label_set_of_event(con: Connection, event_id: int) -> str | None:
+    """The name of the label set a label event wrote (None: no such event)."""
+    row = con.execute(
+        "SELECT s.name FROM label_events e JOIN label_sets s USING (label_set_id) WHERE e.event_id = ?", [event_id]
+    ).fetchone()
+    return None if row is None else str(row[0])
 
 
 def undoable_event(con: Connection, event_id: int) -> UndoableEvent | None:

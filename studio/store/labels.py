@@ -37,6 +37,7 @@ from studio.store.label_events import append_label_event as append_label_event
 from studio.store.label_events import event_sequence as event_sequence
 from studio.store.label_events import event_source_id as event_source_id
 from studio.store.label_events import label_history as label_history
+from studio.store.label_events import label_set_of_event as label_set_of_event
 from studio.store.label_events import last_undoable_event as last_undoable_event
 from studio.store.label_events import undoable_event as undoable_event
 from studio.store.new_names import new_name

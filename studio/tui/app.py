@@ -38,7 +38,7 @@ from studio.tui.screens.leaderboard import LeaderboardScreen
 from studio.tui.screens.overview import OverviewScreen
 from studio.tui.screens.review import ReviewScreen
 from studio.tui.state import StateApp, StudioState, default_selection
-from studio.tui.team_sync import TEAM_SYNC_SECONDS, sync_once, team_line
+from studio.tui.team_sync import TEAM_CHECK_SECONDS, sync_once, team_line
 from studio.tui.widgets.help import HelpScreen
 
 # How often the studio looks whether to give the project file up, and for others' writes.
@@ -102,6 +102,7 @@ class StudioApp(StateApp):
         self.sub_title = self.header
         self.team_member = project.team_member()  # None: the project has no team
         self.last_reached: str | None = None  # when the background sync last reached the server
+        self.team_written_elsewhere = False  # another process wrote to the file: sync its events too
         self.start_audit = audit
         self.start_assess = assess
         self.watcher: ChangeWatch | None = None
@@ -121,7 +122,7 @@ class StudioApp(StateApp):
         if self.team_member is not None:
             self.sub_title = f"{self.header} · {team_line(self.team_member, None, None)}"
             self.sync_team()
-            self.set_interval(TEAM_SYNC_SECONDS, self.sync_team)
+            self.set_interval(TEAM_CHECK_SECONDS, self.sync_team)
         if self.start_audit is not None:  # a blind audit opens over Review, where escape leads
             self.push_screen(AuditScreen(self.start_audit))
         elif self.start_assess is not None:  # a campaign too
@@ -160,13 +161,14 @@ class StudioApp(StateApp):
             self.post_message(ChangesNoticed(changes.describe()))
 
     def sync_team(self) -> None:
-        """The team's sync in a worker, unless the last one still runs."""
+        """The team's sync, when due, in a worker, unless the last one still runs."""
         if not any(not worker.is_finished and worker.group == "team" for worker in self.workers):
-            self.run_team_sync()
+            force, self.team_written_elsewhere = self.team_written_elsewhere, False
+            self.run_team_sync(force)
 
     @work(thread=True, group="team", exit_on_error=False)
-    def run_team_sync(self) -> None:
-        sync_once(self.state.project, self.post_message)
+    def run_team_sync(self, force: bool) -> None:
+        sync_once(self.state.project, self.post_message, force=force)
 
     @on(TeamSynced)
     def show_team(self, message: TeamSynced) -> None:
@@ -181,6 +183,7 @@ class StudioApp(StateApp):
     @on(ChangesNoticed)
     def show_changes(self, message: ChangesNoticed) -> None:
         self.notify(message.description, title="Written elsewhere", timeout=6)
+        self.team_written_elsewhere = self.team_member is not None
         screen = self.screen
         if isinstance(screen, StudioScreen):
             screen.project_changed()

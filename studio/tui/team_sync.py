@@ -1,7 +1,8 @@
-"""The team's background sync: every few seconds a thread worker pushes this member's events and
-pulls the others' (the project's `sync`), then posts what it found; the header's subtitle shows it
-(last sync, events waiting, offline). A failure meant for a person (the server refused) is shown
-there too, never as a dialog every few seconds."""
+"""The team's background sync, pushed rather than polled: a few times a second a thread worker asks
+the project (never the server) whether a sync is due — another member's events arrived, as the
+server notified the copy's listening connection, or this studio wrote events to send — and syncs
+only then, posting what it found; the header's subtitle shows it (last sync, events waiting,
+offline). A failure meant for a person (the server refused) is shown there too, never as a dialog."""
 
 from __future__ import annotations
 
@@ -16,17 +17,19 @@ from studio.domain.team import SyncResult
 from studio.services.project import Project
 from studio.tui.messages import TeamSynced
 
-TEAM_SYNC_SECONDS = 1.0
+TEAM_CHECK_SECONDS = 0.25  # how often the studio asks itself whether a sync is due: no server round trip
 
 
-def sync_once(project: Project, post: Callable[[Message], Any]) -> None:
-    """One sync, its result (or the reason it failed) posted as a `TeamSynced`."""
+def sync_once(project: Project, post: Callable[[Message], Any], *, force: bool = False) -> None:
+    """A sync when one is due (or `force`d: another process wrote to the file), its result (or the
+    reason it failed) posted as a `TeamSynced`; nothing when none is due."""
     try:
-        result = project.sync()
+        result = project.sync() if force else project.sync_if_due()
     except StudioError as error:
         post(TeamSynced(None, str(error), time.strftime("%H:%M:%S")))
         return
-    post(TeamSynced(result, None, time.strftime("%H:%M:%S")))
+    if result is not None:
+        post(TeamSynced(result, None, time.strftime("%H:%M:%S")))
 
 
 def team_line(member: str, message: TeamSynced | None, last_reached: str | None) -> str:

@@ -160,3 +160,24 @@ def test_check_passes_on_a_graded_campaign_and_finds_a_label_written_around_it(s
     report = json.loads(result.stdout)
     [campaigns] = [c for c in report["checks"] if c["check"] == "campaigns"]
     assert result.exit_code == 1 and campaigns["problems"] == 1 and "c1 1001 p1001-01" in campaigns["examples"][0]
+
+
+def test_undo_never_takes_back_a_grade_a_concurrent_import_wrote(project: Project, tmp_path: Path) -> None:
+    """The TUI's `u` once undid grades the TUI never made: an `assess import` for the same assessor,
+    run while the session was open, made the newest grade, and undo took it back. The walk is the
+    TUI's session; the import runs between its grade and its undo, deterministically."""
+    session = project.assess("c1", person="bob")
+    session.load()
+    mine = session.pairs[0]
+    session.grade(2.0)
+    imported = [p for p in session.pairs[1:] if (p.qid, p.docid) != (mine.qid, mine.docid)][:2]
+    qrels = tmp_path / "bob.qrels"
+    qrels.write_text("".join(f"{p.qid} 0 {p.docid} 3\n" for p in imported))
+    project.import_campaign("c1", qrels, assessor="bob")
+    undone = session.undo()
+    assert undone is not None and (undone["qid"], undone["docid"]) == (mine.qid, mine.docid)
+    after = labels(project, "c1")
+    assert (mine.qid, mine.docid) not in after
+    assert all(after[(p.qid, p.docid)] == 3.0 for p in imported)  # the import's grades stand
+    assert session.undo() is None  # nothing graded on a screen is left to take back
+    assert all(labels(project, "c1")[(p.qid, p.docid)] == 3.0 for p in imported)

@@ -202,3 +202,39 @@ def test_a_recall_sample_is_walked_blind_last_and_its_label_set_is_owned(sample:
     )
     shown = studio(sample, tmp_path, "assess", "show", "c1")
     assert (shown["recall_sample"], shown["recall_judged"]) == (12, 0)
+
+
+def test_a_report_reads_one_state_of_the_llm_set(sample: Path, tmp_path: Path) -> None:
+    """The LLM label set replaced after planning: the report once took its confusion from the grades
+    the campaign kept and its τ from the new set, with no word of it. It reads the kept grades for
+    every figure and says what changed; `--live` reads today's set for τ and the confusion."""
+    studio(sample, tmp_path, *PLAN, *COUNTS)
+    pairs = studio(sample, tmp_path, "assess", "pairs", "c1")
+    grades = write_grades(tmp_path / "nist.qrels", pairs, human_labels(sample, tmp_path))
+    studio(sample, tmp_path, "assess", "import", "c1", str(grades), "--assessor", "nist")
+    before = studio(sample, tmp_path, "assess", "report", "c1", "-m", "nDCG@10")
+    assert before["llm_state"] == {
+        "grades": "planned",
+        "changed": False,
+        "pairs_written": 0,
+        "pool_pairs_differing": 0,
+        "note": None,
+    }
+    out = tmp_path / "llm.qrels"
+    run_clirunner(["--db", str(sample), "export", "qrels", LLM, "--out", str(out)], tmp_path)
+    flipped = [line.split() for line in out.read_text().splitlines()]
+    out.write_text("".join(f"{q} 0 {d} {3 - float(g):g}\n" for q, _, d, g in flipped))
+    imported = run_clirunner(["--db", str(sample), "import", "qrels", str(out), "--name", LLM, "--replace"], tmp_path)
+    assert imported.code == 0, imported.stderr
+    kept = run_clirunner(["--db", str(sample), "assess", "report", "c1", "-m", "nDCG@10", "--format", "json"], tmp_path)
+    report = json.loads(kept.stdout)
+    assert f"note: {LLM} changed since campaign c1 was planned" in kept.stderr
+    assert report["llm_state"]["changed"] and report["llm_state"]["grades"] == "planned"
+    assert report["llm_state"]["pool_pairs_differing"] > 0
+    assert [c["kendall_tau"] for c in report["conditions"]] == [c["kendall_tau"] for c in before["conditions"]]
+    assert [c["confusion"] for c in report["conditions"]] == [c["confusion"] for c in before["conditions"]]
+    assert report["anchoring"] == before["anchoring"]
+    live = studio(sample, tmp_path, "assess", "report", "c1", "-m", "nDCG@10", "--live")
+    assert live["llm_state"]["grades"] == "today" and "--live" in live["llm_state"]["note"]
+    assert [c["kendall_tau"] for c in live["conditions"]] != [c["kendall_tau"] for c in before["conditions"]]
+    assert [c["confusion"] for c in live["conditions"]] != [c["confusion"] for c in before["conditions"]]

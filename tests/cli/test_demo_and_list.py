@@ -65,6 +65,14 @@ def test_demo_rebuild_builds_afresh_and_drops_edits(tmp_path: Path) -> None:
     assert f"built the sample project at {path}" in rebuilt.stderr
     assert count_row(rebuilt.stdout, "label_sets") == 2  # human and umbrela-smol, not extra
     assert not list(tmp_path.glob("*.building*"))
+    # It said what it dropped, and kept the old file beside the new one.
+    copy = tmp_path / "demo.before-rebuild.duckdb"
+    assert "drops what was written into the sample since it was built: import qrels, 1 label event;" in rebuilt.stderr
+    assert str(copy) in rebuilt.stderr
+    kept = run_subprocess(["--db", str(copy), "list", "qrels", "--format", "json"], tmp_path)
+    assert "extra" in {row["name"] for row in json.loads(kept.stdout)}
+    again = run_subprocess(["demo", "--no-tui", "--rebuild", "--db", str(path)], tmp_path)
+    assert "drops" not in again.stderr and not (tmp_path / "demo.before-rebuild-2.duckdb").exists()
 
 
 def test_demo_without_db_builds_in_the_user_data_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

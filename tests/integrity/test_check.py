@@ -12,6 +12,7 @@ import pytest
 from helpers import cli
 
 from studio import Project
+from studio.domain.specs import AuditDrawSpec
 
 # A damage: the SQL that makes it, and the check that must report it.
 DAMAGES: dict[str, tuple[str, str]] = {
@@ -160,7 +161,7 @@ def test_the_text_report_names_every_check(healthy: Path) -> None:
     assert result.exit_code == 0
     lines = result.stdout.splitlines()
     assert lines[0] == f"project {healthy}"
-    assert sum(line.startswith("ok ") for line in lines) == 11
+    assert sum(line.startswith("ok ") for line in lines) == 12
     assert "judge runs: 3 finished" in result.stdout
 
 
@@ -221,3 +222,18 @@ def test_studio_refresh_derives_a_stale_set_afresh(healthy: Path) -> None:
     assert code == 0, failed(report)
     again = cli(healthy, "refresh", "--format", "json")
     assert json.loads(again.stdout) == {"changed": [], "blocked": {}}
+
+
+def test_a_gold_label_written_around_its_audit_is_reported(sample: Path) -> None:
+    """What a raw team event once did on every copy: a label in an audit's gold set that no grade of
+    the audit records (the write path refuses it locally; here it goes around it)."""
+    with Project.open(sample) as project:
+        project.plan_audit(AuditDrawSpec("umbrela-smol", name="gold", budget=6, design="pairs", seed=2))
+        pair = project.audit_pairs("gold")[0]
+        project.adjudicate("gold", pair["qid"], pair["docid"], 2)
+        assert project.check().ok
+        project.writes.edit("gold", pair["qid"], pair["docid"], 3.0, person="around")
+    code, report = check(sample)
+    assert code == 1 and failed(report) == {"audits"}
+    broken = next(c for c in report["checks"] if c["check"] == "audits")
+    assert "written around audit gold" in broken["examples"][0]

@@ -374,3 +374,23 @@ def test_raw_preferences_are_paired_by_order_and_tell_position_bias(project_file
     [cell] = [c for c in report_of(project_file)["cells"] if c["label_set"] == "raw-h1"]
     assert (cell["pairs"], cell["agreement"], cell["tie_rate"]) == (2, 0.5, 0.5)
     assert cell["position_bias"] == 0.75  # three of the four answers chose the passage shown first
+
+
+def test_a_simulated_judge_of_kappa_1_agrees_perfectly_with_its_report(simulated_sample: Path, tmp_path: Path) -> None:
+    """The simulated judge answers "relevant" where the report counts the reference relevant (its
+    `--ref-relevant`): a κ 1 judge was once reported at κ 0.5, binarised at grade 1 by the judge
+    and at grade 2 by the report."""
+    prompts = tmp_path / "prompts.json"
+    prompts.write_text(json.dumps(collection()), encoding="utf-8")
+    assert cli(simulated_sample, "import", "prompts", prompts, "--name", "ps").exit_code == 0
+    for level in ("2", "1"):
+        result = cli(
+            simulated_sample,
+            *("sensitivity", "run", "--prompts", "ps", "--collection", "sample", "--backend", "simulated"),
+            *("--kappa", "1", "--method", "binary", "--per-grade", "3", "--ref-relevant", level),
+            *("--name", f"perfect{level}", "-f", "json"),
+        )
+        assert result.exit_code == 0, result.output
+        cells = json.loads(result.stdout)["report"]["cells"]
+        binary = [c for c in cells if c["method"] == "binary" and c["label_set"].startswith(f"perfect{level}-")]
+        assert len(binary) == 5 and all(c["agreement"] == pytest.approx(1.0) for c in binary), binary

@@ -1,35 +1,18 @@
-"""A PostgreSQL server for the team tests, started once per session as Debian's `postgres` user in
-a temporary folder on a free loopback port; each test gets a database of its own. The roles'
-passwords live in the cluster's passfile (PGPASSFILE), never in a connection string or project.
-Without the server binaries or psycopg, every team test skips and says why."""
+"""The team tests' fixtures: a database of its own for each test on the test process's one
+PostgreSQL server (`pg_cluster`, tests/conftest.py), the audit project, published and joined."""
 
 from __future__ import annotations
 
-import importlib.util
 import uuid
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from helpers import copy_project
 from team.team_helpers import AUDIT, COORDINATOR, MEMBERS, OUTSIDER, Team
 
-from benchmarks.pg_cluster import Cluster, server_bin, start_cluster
+from benchmarks.pg_cluster import Cluster
 from studio import Project
 from studio.domain.specs import AuditDrawSpec
-
-
-@pytest.fixture(scope="session")
-def pg_cluster() -> Iterator[Cluster]:
-    if server_bin() is None:
-        pytest.skip("no PostgreSQL server binaries in /usr/lib/postgresql/*/bin (apt-get install postgresql-15)")
-    if importlib.util.find_spec("psycopg") is None:
-        pytest.skip("psycopg is not installed (pip install -e '.[team]')")
-    cluster = start_cluster(COORDINATOR, [*MEMBERS, OUTSIDER])
-    try:
-        yield cluster
-    finally:
-        cluster.remove()
 
 
 @pytest.fixture()

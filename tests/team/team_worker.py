@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from studio import Project
-from studio.store.team import local, server
+from studio.store.team import local, server_events
 
 
 def die(*_: Any, **__: Any) -> None:
@@ -41,14 +41,14 @@ def main() -> None:
     if how == "die-after-server-commit":  # the server has the events, the project file never hears of it
         local.mark_pushed = die
     elif how == "die-before-server-commit":  # the events are sent, the transaction never commits
-        sent = server.push
+        sent = server_events.push
 
-        def push_then_die(*args: Any, **kwargs: Any) -> int:
+        def push_then_die(*args: Any, **kwargs: Any) -> server_events.Pushed:
             sent(*args, **kwargs)
             die()
-            return 0
+            return server_events.Pushed(0, [])
 
-        server.push = push_then_die
+        server_events.push = push_then_die
     if how.startswith("die"):
         with Project.open(path) as project:
             project.sync()

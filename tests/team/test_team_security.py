@@ -91,3 +91,49 @@ def test_no_credential_in_a_project_file_or_an_output(published: Team) -> None:
     for password in published.cluster.passwords.values():
         assert all(password.encode() not in data for data in files)
         assert all(password not in text for text in outputs)
+
+
+@pytest.mark.parametrize(
+    "secret",
+    [
+        "sslpassword=SECRETVALUE",
+        "oauth_client_secret=SECRETVALUE",
+        "scram_client_key=U0VDUkVUVkFMVUU=",
+        "password=SECRETVALUE sslmode=disable",
+    ],
+)
+def test_every_secret_bearing_libpq_option_is_refused(published: Team, secret: str) -> None:
+    target = published.path("alice")
+    done = run_subprocess(
+        ["--db", str(target), "team", "join", f"{published.conninfo('alice')} {secret}"], published.folder, {}
+    )
+    assert done.code == 2, done.stderr
+    assert secret.split("=")[0] in done.stderr and "SECRETVALUE" not in done.stdout + done.stderr
+    assert "U0VDUkVU" not in done.stdout + done.stderr
+    assert not target.exists()
+
+
+def test_a_password_in_a_uri_is_refused(published: Team) -> None:
+    uri = f"postgresql://alice:SECRETVALUE@127.0.0.1:{published.cluster.port}/{published.database}"
+    done = run_subprocess(["--db", str(published.path("alice")), "team", "join", uri], published.folder, {})
+    assert done.code == 2 and "password" in done.stderr and "SECRETVALUE" not in done.stdout + done.stderr
+
+
+def test_the_secret_options_are_libpqs_own_list() -> None:
+    from studio.store.team.conninfo import secret_options
+
+    found = secret_options()
+    assert {"password", "sslpassword", "oauth_client_secret", "scram_client_key", "scram_server_key"} <= found
+    assert not found & {"host", "user", "dbname", "sslkey", "passfile", "service"}
+
+
+def test_a_secret_kept_by_an_older_file_is_never_printed(joined: Team) -> None:
+    import duckdb
+
+    path = joined.path("alice")
+    with duckdb.connect(str(path)) as con:
+        con.execute("UPDATE team_link SET conninfo = conninfo || ' sslpassword=SECRETVALUE'")
+    env = joined.cluster.env()
+    for args in (["team", "status"], ["doctor"], ["team", "status", "--format", "json"]):
+        done = run_subprocess(["--db", str(path), *args], joined.folder, env)
+        assert "SECRETVALUE" not in done.stdout + done.stderr

@@ -6,6 +6,7 @@ resumes at the first pair not graded."""
 
 from __future__ import annotations
 
+import asyncio
 import html
 from pathlib import Path
 from typing import Any
@@ -113,3 +114,35 @@ def test_undo_shows_the_pair_again_and_a_reopened_campaign_resumes(sample: Path)
     drive(sample, reopened, ready=on_campaign, assess="walk")
     with Project.open(sample) as project:
         assert project.campaign("walk")["judged"] == 2
+
+
+def test_keys_pressed_while_the_campaign_opens_are_not_lost_in_silence(sample: Path) -> None:
+    """Two assessors started at once: the one whose studio waited for the file pressed fifteen
+    grade keys before the campaign had opened, and they left no event and no word. Here the open
+    waits, deterministically, on the engine's lock held by the test: each key is answered with a
+    notice, nothing is written, and the walk starts at its first pair once the campaign opens."""
+    with_campaign(sample)
+    messages = Messages()
+
+    async def main() -> None:
+        with Project.open(sample) as project:
+            app = StudioApp(project, person="tester", assess="walk")
+            app.state.engine_lock.acquire()  # the open's worker waits for it
+            try:
+                async with app.run_test(message_hook=messages.append) as pilot:
+                    for _ in range(15):
+                        await pilot.press("1")
+                    await pilot.pause()
+                    notices = [m for m in messages if type(m).__name__ == "Notify"]
+                    assert len(notices) >= 1 and all("still opening" in str(m.notification.message) for m in notices)  # type: ignore[attr-defined]
+                    app.state.engine_lock.release()
+                    await settle(pilot, lambda: on_campaign(app))
+                    screen = app.screen
+                    assert isinstance(screen, AssessScreen) and screen.session is not None
+                    assert screen.session.progress()[0] == 0 and not screen.pending
+                    assert campaign_store.standing(project.db.cursor(), 1) == []
+            finally:
+                if app.state.engine_lock._is_owned():  # type: ignore[attr-defined]
+                    app.state.engine_lock.release()
+
+    asyncio.run(main())

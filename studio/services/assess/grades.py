@@ -22,6 +22,7 @@ from studio.domain.campaigns import (
 )
 from studio.domain.errors import InputError, UsageError
 from studio.domain.models import QrelsRow
+from studio.domain.numbers import assessor_grade_problem
 from studio.domain.rows import LabelEvent, StoredEvent
 from studio.formats.text_input import TREC_LINE_BYTES, Text, read_lines
 from studio.formats.trec import parse_qrels, trec_lines
@@ -95,6 +96,8 @@ def record_grade(
 ) -> LabelEvent:
     """`assessor`'s grade of a shown pair (None takes it back) and the pair's label that follows,
     in one transaction."""
+    if grade is not None and (off_scale := assessor_grade_problem(grade)) is not None:
+        raise UsageError(f"grade {grade:g} {off_scale}")
     con = writes.engine.db.cursor()
     found = campaign_record(con, campaign)
     campaign_id = found["campaign_id"]
@@ -125,10 +128,13 @@ def record_grade(
 
 
 def take_back(writes: LabelWrites, campaign: str, assessor: str) -> CampaignGradeWritten | None:
-    """Take back `assessor`'s newest grade that stands (the label follows); None when there is none."""
+    """Take back `assessor`'s newest grade that stands and was given on a screen (a timed grade:
+    never one an import wrote, which a concurrent `assess import` may have made the newest); the
+    label follows. None when there is none."""
     con = writes.engine.db.cursor()
     found = campaign_record(con, campaign)
-    theirs = [r for r in campaign_store.standing(con, found["campaign_id"]) if r["assessor"] == assessor]
+    standing = campaign_store.standing(con, found["campaign_id"])
+    theirs = [r for r in standing if r["assessor"] == assessor and r["seconds"] is not None]
     if not theirs:
         return None
     last = theirs[-1]
@@ -157,6 +163,9 @@ def import_grades(db: Database, campaign: str, path: Path, *, assessor: str) -> 
     given = given_to(con, found, assessor)
     for row in parsed.rows:
         key = (row.qid, row.docid)
+        off_scale = assessor_grade_problem(row.grade)
+        if off_scale is not None:
+            raise InputError(str(path), _line_of(text, row), f"grade {row.grade:g} {off_scale}")
         if key not in shown:
             raise InputError(str(path), _line_of(text, row), f"({row.qid}, {row.docid}) is not shown by {campaign}")
         if given is not None and key not in given:

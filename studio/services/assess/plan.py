@@ -49,6 +49,7 @@ from studio.store.campaigns import PoolRow
 
 CAMPAIGN_KIND = "human"  # the campaign's label set holds people's grades
 _COUNT = re.compile(r"[0-9]+")
+_SIGNED = re.compile(r"[-+]?[0-9]*\.?[0-9]+([eE][-+]?[0-9]+)?")  # a number, though not a count
 
 
 @dataclass(frozen=True)
@@ -95,6 +96,10 @@ def assign_topics(
         if _COUNT.fullmatch(text) and not Path(text).is_file():
             counts[condition] = int(text)
             continue
+        if _SIGNED.fullmatch(text.strip()) and not Path(text).is_file():
+            raise UsageError(
+                f"--{condition} {text}: a count of topics is a whole number of 0 or more (or give a file of qids)"
+            )
         for qid in read_topic_list(Path(text)):
             if qid not in known:
                 raise UsageError(f"--{condition} {text}: topic {qid!r} has no pair in the pool")

@@ -12,6 +12,13 @@
 
 and over the campaign the anchoring effect (`anchoring.py`) and the assessors' agreement within each
 condition (κ per couple, α over all, as an audit's assessors').
+
+Every figure comes from one state of the LLM label set. A campaign keeps its pool's LLM grades as
+they were when it was planned (and, from schema 26, the newest event of the set then). When the set
+changed since (a re-import, an edit, a judge run again), the report still reads the grades the
+campaign kept — τ from a leaderboard of the kept grades — and says what changed; `live` reads the
+set as it is today for τ and the confusion instead (the anchoring effect always reads the grades
+the assessors were shown), and says so.
 """
 
 from __future__ import annotations
@@ -44,6 +51,7 @@ from studio.metrics import correlation as corr
 from studio.metrics.proportions import wilson
 from studio.services.assess.anchoring import SeenGrade, anchoring, counted
 from studio.services.assess.grades import campaign_record, standing_grades
+from studio.services.assess.llm_state import llm_state, today_grades
 from studio.services.audit.assessments import PairGrades
 from studio.services.audit.assessor_agreement import agreement_of
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
@@ -61,13 +69,15 @@ def _finite(value: float) -> float | None:
 class _Campaign:
     """A campaign's stored pieces, read once for the report."""
 
-    def __init__(self, engine: EvaluationEngine, name: str) -> None:
+    def __init__(self, engine: EvaluationEngine, name: str, *, live: bool = False) -> None:
         con = engine.db.cursor()
         self.record: CampaignRecord = campaign_record(con, name)
         campaign_id = self.record["campaign_id"]
         self.topics = campaign_store.topics(con, campaign_id)
         self.pool = campaign_store.pairs(con, campaign_id)
-        self.llm = {(r["qid"], r["docid"]): r["llm_grade"] for r in self.pool}
+        self.shown_llm = {(r["qid"], r["docid"]): r["llm_grade"] for r in self.pool}  # what assessors saw
+        self.state, self.llm_set = llm_state(engine, self.record, self.shown_llm, live=live)
+        self.llm = self.shown_llm if self.state["grades"] == "planned" else today_grades(engine, self.record, self.pool)
         self.grades: list[StoredGrade] = campaign_store.standing(con, campaign_id)
         self.labels: dict[tuple[str, str], PairGrades] = standing_grades(con, campaign_id)
         self.recall = {(r["qid"], r["docid"]) for r in self.pool if r["role"] == PairRole.recall}
@@ -78,21 +88,25 @@ class _Campaign:
         return tuple(q for q, c in self.topics.items() if c == condition)
 
 
-def report(engine: EvaluationEngine, name: str, measures: list[str], *, seed: int = 0) -> CampaignReport:
+def report(
+    engine: EvaluationEngine, name: str, measures: list[str], *, seed: int = 0, live: bool = False
+) -> CampaignReport:
     with engine.db.busy():
-        found = _Campaign(engine, name)
+        found = _Campaign(engine, name, live=live)
         conditions = [_condition(engine, found, c, measures, seed) for c in CONDITIONS]
         _versus_manual(engine, found, conditions, measures)
     level = found.record["llm_relevant"]
     seen = [
         SeenGrade(g["qid"], g["grade"], llm, g["llm_visible"])
         for g in found.grades
-        if counted(Condition(g["condition"]), llm := found.llm.get((g["qid"], g["docid"])), level) and llm is not None
+        if counted(Condition(g["condition"]), llm := found.shown_llm.get((g["qid"], g["docid"])), level)
+        and llm is not None
     ]
     return CampaignReport(
         campaign=name,
         llm=found.record["llm"],
         llm_relevant=level,
+        llm_state=found.state,
         measures=[str(measure_of(m)) for m in measures],
         conditions=conditions,
         anchoring=anchoring(seen, seed=seed),
@@ -187,7 +201,7 @@ def _tau(engine: EvaluationEngine, found: _Campaign, topics: tuple[str, ...], me
     got = correlation(
         engine,
         found.record["name"],
-        found.record["llm"],
+        found.llm_set,
         measure,
         topics=TopicChoice(subset=topics),
         resamples=RESAMPLES,

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 
 from studio.domain.audit_results import Adjudication, Conflict
 from studio.domain.errors import UsageError
+from studio.domain.numbers import assessor_grade_problem
 from studio.domain.rows import LabelEvent, StoredEvent
 from studio.services.audit.assignment import audit_record
 from studio.services.audit.samples import audit_pairs
@@ -91,6 +92,8 @@ def _write(
     also: AlsoWrite | None = None,
 ) -> LabelEvent:
     """One row of `assessor`'s and the pair's new gold grade, in one transaction."""
+    if grade is not None and (off_scale := assessor_grade_problem(grade)) is not None:
+        raise UsageError(f"grade {grade:g} {off_scale}")
     con = writes.engine.db.cursor()
     found = audit_record(con, audit)
     audit_id = found["audit_id"]
@@ -134,11 +137,15 @@ def record_grade(
 
 
 def take_back(writes: LabelWrites, audit: str, assessor: str) -> tuple[str, str] | None:
-    """Take back `assessor`'s newest grade that stands (the gold grade follows); its pair, or None."""
+    """Take back `assessor`'s newest grade that stands and was given on a screen (a timed grade:
+    never one an import or a team's sync wrote, which may have become the newest meanwhile); the
+    gold grade follows. Its pair, or None."""
     con = writes.engine.db.cursor()
     found = audit_record(con, audit)
     rows = [
-        r for r in assessor_store.standing(con, found["audit_id"]) if r["assessor"] == assessor and r["kind"] == GRADE
+        r
+        for r in assessor_store.standing(con, found["audit_id"])
+        if r["assessor"] == assessor and r["kind"] == GRADE and r["seconds"] is not None
     ]
     if not rows:
         return None

@@ -9,6 +9,7 @@ from pathlib import Path
 from studio.domain.audit_results import AuditRecord, GoldImport, GradedBy, GradingProgress
 from studio.domain.errors import InputError, UsageError
 from studio.domain.models import QrelsRow
+from studio.domain.numbers import assessor_grade_problem
 from studio.domain.rows import AuditPair, AuditProgress, AuditRow, StratumProgress
 from studio.formats.text_input import TREC_LINE_BYTES, Text, read_lines
 from studio.formats.trec import parse_qrels, trec_lines
@@ -62,6 +63,10 @@ def refuse_outside(
     """An input error naming the first line whose pair is outside the audit's sample (or, with
     `assessor` and an audit that assigns pairs, outside that assessor's pairs)."""
     audit = found["name"]
+    for row in rows:
+        off_scale = assessor_grade_problem(row.grade)
+        if off_scale is not None:
+            raise InputError(source, _line_of(text, row.qid, row.docid), f"grade {row.grade:g} {off_scale}")
     sample = {(q, d) for q, d, _ in audit_pairs(con, audit)}
     where = f"audit {audit!r}'s sample"
     if assessor is not None and assessors_of(con, found["audit_id"]):

@@ -178,3 +178,24 @@ def _default_mode() -> int:
     umask = os.umask(0)
     os.umask(umask)
     return 0o666 & ~umask
+
+
+def output_folder(folder: Path) -> Path:
+    """A folder to write an export's files into, made when missing (its parents too); a UsageError
+    when the path is a file or cannot be made."""
+    if folder.exists() and not folder.is_dir():
+        raise UsageError(f"cannot write into {folder}: it is a file, not a folder (give a folder's path)")
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"cannot make the folder {folder}: {error.strerror or error}") from None
+    return folder
+
+
+def inside(root: Path, *parts: str) -> Path:
+    """`root / parts…` when it resolves inside `root` (no `..`, no absolute part, no symlink out of
+    it); a UsageError naming the part otherwise: a name from the project never writes elsewhere."""
+    target = root.joinpath(*parts)
+    if not target.resolve().is_relative_to(root.resolve()):
+        raise UsageError(f"{'/'.join(parts)!r} would be written outside {root}: refused")
+    return target

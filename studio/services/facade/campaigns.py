@@ -91,7 +91,11 @@ class CampaignsMixin(ProjectBase):
         self.writes.written([n for n in (name, f"{name}{RECALL_SUFFIX}") if n in self.engine.owned_sets()])
         return done
 
-    def campaign_report(self, name: str, measures: list[str] | None = None, *, seed: int = 0) -> CampaignReport:
+    def campaign_report(
+        self, name: str, measures: list[str] | None = None, *, seed: int = 0, live: bool = False
+    ) -> CampaignReport:
         """What the LLM's help cost and changed: Table 1, the confusion, τ per condition, the
-        anchoring effect and the assessors' agreement."""
-        return campaign_report.report(self.engine, name, measures or ["nDCG@10"], seed=seed)
+        anchoring effect and the assessors' agreement, all from the LLM grades the campaign kept
+        (`live`: τ and the confusion from the LLM set as it is today); `llm_state` says which and
+        what changed in the set since planning."""
+        return campaign_report.report(self.engine, name, measures or ["nDCG@10"], seed=seed, live=live)

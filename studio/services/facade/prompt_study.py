@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from studio.domain.choices import VarianceKind
 from studio.domain.models import LabelSetKind
+from studio.domain.names import check_name
 from studio.services.facade.imports import ImportsMixin
 from studio.services.facade.lazy import lazy_function, lazy_module
 
@@ -136,6 +137,13 @@ class PromptStudyMixin(ImportsMixin):
     ) -> Generator[JudgeProgress | StudyRunSummary, None, None]:
         """Every prompt × model × method of the plan through the cached judge calls, then the report.
         The simulated judge draws its own noisy copy for each prompt (seed + the prompt's number)."""
+        plan = replace(
+            plan,
+            prefix=check_name(plan.prefix, "study"),
+            test_collection=check_name(plan.test_collection, "test collection"),
+        )
+        models = [check_name(model, "model") for model in models]
+        config = replace(config, ref_relevant=ref_relevant)  # a simulated judge's relevant is the report's
         prompts = {(p.prompt_id, p.method): i for i, p in enumerate(self.collection_prompts(plan.collection))}
 
         loaded: dict[str, Backend] = {}  # one backend per model: a local model loads once

@@ -1,6 +1,7 @@
-"""`studio check` on assessment campaigns: each label of a campaign's label sets (its own and its
-recall sample's) is the mean of the grades its assessors gave that stand, and no pair has a label
-without one; a label written around the campaign, or a grade row lost, shows here."""
+"""`studio check` on assessment campaigns and audits: each label of a campaign's label sets (its
+own and its recall sample's) is the mean of the grades its assessors gave that stand, and no pair
+has a label without one; each label event of an audit's gold set is one the audit recorded (a gold
+grade or an assessor's). A label written around either, or a grade row lost, shows here."""
 
 from __future__ import annotations
 
@@ -32,5 +33,20 @@ def check_campaigns(con: Connection, result: CheckResult) -> None:
             [
                 f"{s} {q} {d}: label {current.get((s, q, d))}, but its assessors' grades make {expected.get((s, q, d))}"
                 for s, q, d in wrong
+            ],
+        )
+
+
+def check_audits(con: Connection, result: CheckResult) -> None:
+    for found in audit_store.audits(con):
+        name = found["name"]
+        around = audit_store.unrecorded_gold_events(con, found["audit_id"], name)
+        result.checked += 1
+        result.found(
+            len(around),
+            [
+                f"{name} {qid} {docid}: label event {event} (grade {grade}) was written around audit {name}:"
+                " no gold or assessor's grade of the audit records it"
+                for event, qid, docid, grade in around
             ],
         )

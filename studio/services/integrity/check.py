@@ -12,11 +12,12 @@ from __future__ import annotations
 from studio.domain.check_report import CheckReport, CheckResult
 from studio.services.derived.freshness import freshness
 from studio.services.evaluation.engine import EvaluationEngine
-from studio.services.integrity.campaigns import check_campaigns
+from studio.services.integrity.campaigns import check_audits, check_campaigns
 from studio.services.integrity.judge_runs import check_judge_runs
 from studio.services.integrity.replay import compare_bank, compare_labels, replay_bank, replay_labels
 from studio.store import Connection
 from studio.store import integrity as facts
+from studio.store.team import local as team_local
 
 
 def _review_log(con: Connection) -> CheckResult:
@@ -82,9 +83,26 @@ def check_project(engine: EvaluationEngine) -> CheckReport:
 
     campaigns = CheckResult("campaigns", "each campaign label is the mean of its assessors' standing grades")
     check_campaigns(con, campaigns)
+    audits = CheckResult("audits", "each label of an audit's gold set is a grade the audit recorded")
+    check_audits(con, audits)
 
-    checks = [labels, label_history, items, bank_history, references, review, keys, rankings, runs, derived, campaigns]
-    return CheckReport(db.path, checks, states, notes)
+    checks = [labels, label_history, items, bank_history, references, review, keys, rankings, runs, derived]
+    checks += [campaigns, audits]
+    return CheckReport(db.path, checks, states, [*notes, *_quarantine_notes(con)])
+
+
+def _quarantine_notes(con: Connection) -> list[str]:
+    """The team's pulled events this copy refused: not a fault of the file (they were never
+    applied), but what its labels do not hold."""
+    held = team_local.quarantined(con)
+    if not held:
+        return []
+    shown = "; ".join(f"{q.member} #{q.seq} ({q.kind}): {q.reason}" for q in held[:5])
+    more = f" and {len(held) - 5} more" if len(held) > 5 else ""
+    return [
+        f"team: {len(held)} pulled event{'s' if len(held) != 1 else ''} quarantined, never applied"
+        f" (`studio team status` lists them): {shown}{more}"
+    ]
 
 
 def _rows(count: int) -> str:

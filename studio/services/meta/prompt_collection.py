@@ -19,6 +19,8 @@ from studio.domain.export_report import ExportReport
 from studio.domain.import_report import ImportReport
 from studio.domain.names import check_name
 from studio.domain.prompt_study import PAIR_CATEGORIES, STUDY_METHODS, PreferenceRow, StudyPrompt
+from studio.formats.checks import checked_name
+from studio.formats.json_input import loads
 from studio.formats.prompt_collections import (
     group_of,
     parse_groups_json,
@@ -29,7 +31,7 @@ from studio.formats.prompt_collections import (
 )
 from studio.formats.text_input import read_lines, read_text
 from studio.services.evaluation.engine import EvaluationEngine
-from studio.services.exports.delivery import deliver
+from studio.services.exports.delivery import deliver, inside, output_folder
 from studio.store import Database, new_batch
 from studio.store import labels as label_store
 from studio.store import prompt_collections as prompt_store
@@ -49,11 +51,13 @@ def _read_folder(root: Path, groups: dict[str, str] | None) -> list[StudyPrompt]
     for user_file in sorted(root.rglob("user.txt")):
         folder = user_file.parent
         meta_file = folder / "meta.json"
-        meta = json.loads(read_text(meta_file)) if meta_file.is_file() else {}
+        meta = loads(read_text(meta_file), str(meta_file)) if meta_file.is_file() else {}
         method = meta.get("method") if isinstance(meta, dict) else None
         if method not in STUDY_METHODS:
             raise InputError(str(meta_file), None, "meta.json must name the method: binary, graded or pairwise")
-        prompt_id = str(meta.get("prompt_id") or folder.relative_to(root).parts[0])
+        prompt_id = checked_name(
+            str(meta.get("prompt_id") or folder.relative_to(root).parts[0]), "prompt id", str(meta_file), None
+        )
         participant = str(meta.get("participant_name") or prompt_id)
         system_file = folder / "system.txt"
         system = system_file.read_text(encoding="utf-8") if system_file.is_file() else ""
@@ -61,7 +65,9 @@ def _read_folder(root: Path, groups: dict[str, str] | None) -> list[StudyPrompt]
         problem = placeholder_problem(method, system, user)
         if problem is not None:
             raise InputError(str(folder), None, f"prompt {quoted(prompt_id)} ({method}): {problem}")
-        group = str(meta.get("group") or group_of(participant, prompt_id, groups))
+        group = checked_name(
+            str(meta.get("group") or group_of(participant, prompt_id, groups)), "group", str(meta_file), None
+        )
         position = meta.get("position")
         order = position if isinstance(position, int) else len(prompts) + 1_000_000
         prompts.append((order, StudyPrompt(prompt_id, participant, group, method, system, user)))
@@ -110,8 +116,9 @@ def export_prompts(db: Database, collection: str, out: str | Path, *, folder: bo
     if not folder:
         target = deliver(write_prompts_json(prompts), out)
         return ExportReport("prompts", collection, target, counts)
+    root = output_folder(Path(out))
     for position, prompt in enumerate(prompts):
-        target_dir = Path(out) / prompt.prompt_id / prompt.method
+        target_dir = inside(root, prompt.prompt_id, prompt.method)
         target_dir.mkdir(parents=True, exist_ok=True)
         meta: dict[str, object] = {"method": prompt.method, "prompt_id": prompt.prompt_id}
         meta |= {"participant_name": prompt.participant, "group": prompt.group, "position": position}
@@ -119,13 +126,14 @@ def export_prompts(db: Database, collection: str, out: str | Path, *, folder: bo
         deliver(prompt.system, target_dir / "system.txt")
         deliver(prompt.user, target_dir / "user.txt")
         deliver(json.dumps(meta, indent=2, ensure_ascii=False) + "\n", target_dir / "meta.json")
-    return ExportReport("prompts", collection, str(out), counts)
+    return ExportReport("prompts", collection, str(root), counts)
 
 
 def resolve_prompt(db: Database, prompt: str) -> tuple[str, str]:
     """(collection, prompt id) of `ID` or `COLLECTION/ID`; refused when unknown or ambiguous."""
     con = db.cursor()
     collection, slash, prompt_id = prompt.rpartition("/")
+    prompt_id = check_name(prompt_id, "prompt id")
     holders = prompt_store.prompt_collections_of(con, prompt_id)
     if slash:
         if collection not in holders:
@@ -144,6 +152,7 @@ def prompt_methods(db: Database, collection: str, prompt_id: str) -> list[str]:
 
 def link_label_set(db: Database, label_set: str, prompt: str, model: str, test_collection: str, method: str) -> None:
     """Record that `label_set` was made with `prompt` (its `method`), `model` and `test_collection`."""
+    model, test_collection = check_name(model, "model"), check_name(test_collection, "test collection")
     collection, prompt_id = resolve_prompt(db, prompt)
     set_id = label_store.label_set_id(db.cursor(), label_set)
     if set_id is None:
@@ -224,6 +233,7 @@ def import_preferences(
     """Pairwise verdicts (and raw answers per order) into a label set linked to its prompt."""
     db = engine.db
     name = check_name(name, "label set")
+    model, test_collection = check_name(model, "model"), check_name(test_collection, "test collection")
     collection, prompt_id = resolve_prompt(db, prompt)
     verdicts, raw = parse_preferences(read_lines(path), str(path))
     warnings: list[str] = []

@@ -30,8 +30,10 @@ def campaign_section(project: ProjectCore, measure: str, names: FigureNames) -> 
         return []
     tables: list[Table] = []
     figures = []
+    notes: list[str] = []  # an LLM set changed since a campaign was planned: which grades were read
     for row in campaigns:
         found = project.campaign_report(row["campaign"], [measure])
+        notes += [f"Note: {found['llm_state']['note']}."] if found["llm_state"]["note"] else []
         tables.extend(_tables(found, measure))
         if any(c["judged"] for c in found["conditions"]):
             title = f"campaign {found['campaign']}"
@@ -44,7 +46,8 @@ def campaign_section(project: ProjectCore, measure: str, names: FigureNames) -> 
                     found["conditions"],
                 )
             )
-    return [Section(key="campaigns", title="Assessment campaigns", text=TEXT, tables=tables, figures=figures)]
+    text = " ".join([TEXT, *notes])
+    return [Section(key="campaigns", title="Assessment campaigns", text=text, tables=tables, figures=figures)]
 
 
 def _tables(found: CampaignReport, measure: str) -> list[Table]:

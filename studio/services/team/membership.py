@@ -12,11 +12,12 @@ from __future__ import annotations
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from studio.domain.errors import UsageError
+from studio.domain.errors import TeamRefused, UsageError
 from studio.domain.names import check_name
 from studio.domain.team import Published
 from studio.store import Database
 from studio.store.team import local, server, snapshot
+from studio.store.team.server_schema import LATEST_SERVER_VERSION
 
 
 def publish(db: Database, conninfo: str, members: Sequence[str]) -> Published:
@@ -24,6 +25,8 @@ def publish(db: Database, conninfo: str, members: Sequence[str]) -> Published:
     PostgreSQL roles) may join it. The connecting role is the coordinator."""
     conninfo = server.checked_conninfo(conninfo)
     names = [check_name(m.strip(), "member") for m in members if m.strip()]
+    if not names:
+        raise UsageError("a team needs members: give --members the PostgreSQL roles who join it (alice,bob,…)")
     if local.link(db.cursor()) is not None:
         raise UsageError("this project already belongs to a team: its events go to it with `studio sync`")
     files: list[str] = []
@@ -71,6 +74,12 @@ def fetch_base(target: Path, conninfo: str) -> tuple[str, server.TeamInfo]:
             raise UsageError("nothing is published on that database (the coordinator runs `studio team publish`)")
         if me not in info.members and me != info.coordinator:
             raise UsageError(f"role {me!r} is not a member of this team (the coordinator adds members)")
+        version = server.schema_version(con) or 0
+        if version < LATEST_SERVER_VERSION and me != info.coordinator:
+            raise TeamRefused(
+                f"the team's server schema is version {version}, older than this studio's {LATEST_SERVER_VERSION}:"
+                f" the coordinator ({info.coordinator}) syncs once with this studio to upgrade it, then join"
+            )
         files = server.base_files(con)
     target.parent.mkdir(parents=True, exist_ok=True)
     snapshot.build_project(files, target)

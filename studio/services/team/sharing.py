@@ -16,25 +16,38 @@ so the copies agree), and the sync names the conflict.
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any
 
-from studio.domain.errors import UsageError
+from studio.domain.errors import StudioError
 from studio.domain.rows import StoredEvent
+from studio.domain.team_events import AdjudicationPayload, GradePayload, Payload, UndoPayload
 from studio.services.audit import assessments
 from studio.services.writes.label_writes import LabelWrites
 from studio.store import Connection
 from studio.store.team import local
-from studio.store.team.local import Shared
-from studio.store.team.server import Incoming
+from studio.store.team.local import Quarantined, Shared
+from studio.store.team.server_events import Incoming
+
+
+@dataclass(frozen=True)
+class Sharer:
+    """Who shares, and what a team never shares of theirs."""
+
+    member: str
+    coordinator: str
+    owned: frozenset[str]  # owned label sets: a label event of one goes no further than its own path
 
 
 def outgoing(
-    con: Connection, row: dict[str, Any], member: str, coordinator: str, pending: dict[int, tuple[str, int]]
+    con: Connection, row: dict[str, Any], sharer: Sharer, pending: dict[int, tuple[str, int]]
 ) -> tuple[str, dict[str, Any]] | None:
     """The kind and payload of an unshared local event, None when a team does not share it
-    (`pending`: the identities given in this round, by local label event)."""
+    (`pending`: the identities given in this round, by local label event). An owned set's events
+    are shared only as what their owner shares (an audit's assessments); a campaign's grades and
+    a derived set's labels stay on the copy."""
+    member, coordinator = sharer.member, sharer.coordinator
     pair = {"qid": row["qid"], "docid": row["docid"], "made_at": row["made_at"]}
     if row["assessment"] == assessments.GRADE:
         if row["assessor"] != member:
@@ -44,10 +57,15 @@ def outgoing(
         if member != coordinator:
             return None
         return "adjudication", {"audit": row["audit"], **pair, "grade": row["assessor_grade"]}
+    if row["label_set"] in sharer.owned:
+        return None
     if row["origin"] == "undo" and row["undoes"] is not None:
         target = pending.get(int(row["undoes"])) or local.identity_of(con, int(row["undoes"]))
         if target is not None:
-            return "undo", {"member": target[0], "seq": target[1], "made_at": row["made_at"]}
+            # With the grade it left the pair at: a copy where another edit crossed the undone one
+            # decides between them as between two edits, as every copy does.
+            edit = {"qrels": row["label_set"], "qid": row["qid"], "docid": row["docid"], "grade": row["grade"]}
+            return "undo", {"member": target[0], "seq": target[1], "made_at": row["made_at"], **edit}
     # The edit's parent: the shared event that set the pair when it was made (None: the base's or
     # an unshared one); another member's edit with another parent crossed it.
     parent = row["parent_event"]
@@ -63,31 +81,35 @@ class Applied:
     me: str
     count: int = 0
     conflicts: list[str] = field(default_factory=list)
-    deferred: set[str] = field(default_factory=set)  # members whose next event waits for another's
+    quarantined: list[str] = field(default_factory=list)  # "member #seq (kind): reason", this sync's
 
 
-def apply(writes: LabelWrites, event: Incoming, applied: Applied) -> None:
-    """Apply one pulled event through the one write path, its global identity recorded in the same
-    transaction (an event is applied once, whatever a crash or a retry does)."""
-    payload = json.loads(event.payload)
-    made_at = str(payload.get("made_at"))
+def quarantine(writes: LabelWrites, event: Incoming, reason: str, applied: Applied) -> None:
+    """Keep a refused event aside (never applied; its identity taken, so it is pulled once)."""
+    found_at = datetime.now().strftime("%Y-%m-%d %H:%M:%S.%f")
+    with writes.engine.db.transaction() as tx:
+        local.quarantine(tx, [Quarantined(event.member, event.seq, event.kind, event.payload, reason, found_at)])
+    applied.quarantined.append(f"{event.member} #{event.seq} ({event.kind}): {reason}")
+
+
+def apply(writes: LabelWrites, event: Incoming, payload: Payload, applied: Applied) -> None:
+    """Apply one pulled event that passed the gates, through the one write path, its global
+    identity recorded in the same transaction (an event is applied once, whatever a crash or a
+    retry does). A refusal the write path finds that the gates did not quarantines it."""
 
     def record(tx: Connection, written: StoredEvent) -> None:
-        shared = Shared(event.member, event.seq, event.kind, event.payload, int(written["event"]), made_at)
+        shared = Shared(event.member, event.seq, event.kind, event.payload, int(written["event"]), payload.made_at)
         local.add_shared(tx, [shared], pushed=True)
 
     try:
         done = _apply_kind(writes, event, payload, record, applied)
-    except UsageError as error:  # e.g. an audit made after the base: this copy has no such audit
-        applied.conflicts.append(f"{event.member}'s {event.kind} #{event.seq} cannot be applied here: {error}")
-        done = None
-    if done is False:
-        applied.deferred.add(event.member)
+    except StudioError as error:
+        quarantine(writes, event, f"the write path refused it: {error}", applied)
         return
-    if done is None:  # nothing to write: the identity alone, so it is not pulled again
+    if not done:  # nothing to write: the identity alone, so it is not pulled again
         with writes.engine.db.transaction() as tx:
             local.add_shared(
-                tx, [Shared(event.member, event.seq, event.kind, event.payload, None, made_at)], pushed=True
+                tx, [Shared(event.member, event.seq, event.kind, event.payload, None, payload.made_at)], pushed=True
             )
     applied.count += 1
 
@@ -95,37 +117,26 @@ def apply(writes: LabelWrites, event: Incoming, applied: Applied) -> None:
 def _apply_kind(
     writes: LabelWrites,
     event: Incoming,
-    payload: dict[str, Any],
+    payload: Payload,
     record: assessments.AlsoWrite,
     applied: Applied,
-) -> bool | None:
-    """True: written with `record`; None: nothing to write; False: it must wait (an undo of an
-    event not here yet). Label edits come in runs through `pulled_labels.apply_labels`."""
+) -> bool:
+    """True: written with `record`; False: nothing to write. Label edits come in runs through
+    `pulled_labels.apply_labels`."""
     who = event.member
-    if event.kind == "grade":
+    if isinstance(payload, GradePayload):
         assessments.record_grade(
-            writes,
-            payload["audit"],
-            payload["qid"],
-            payload["docid"],
-            who,
-            payload["grade"],
-            seconds=payload["seconds"],
-            also=record,
+            writes, payload.audit, payload.qid, payload.docid, who, payload.grade, seconds=payload.seconds, also=record
         )
         return True
-    if event.kind == "adjudication":
+    if isinstance(payload, AdjudicationPayload):
         assessments.adjudicate(
-            writes, payload["audit"], payload["qid"], payload["docid"], payload["grade"], person=who, also=record
+            writes, payload.audit, payload.qid, payload.docid, payload.grade, person=who, also=record
         )
         return True
-    if event.kind == "undo":
-        target = local.label_event_of(writes.engine.db.cursor(), str(payload["member"]), int(payload["seq"]))
-        if target is None:
-            return False
-        if writes.revert(target, person=who, also=record) is None:
-            applied.conflicts.append(f"{who}'s undo of {payload['member']} #{payload['seq']}: no longer in effect here")
-            return None
-        return True
-    applied.conflicts.append(f"{who}'s event #{event.seq} is of a kind this studio does not apply ({event.kind})")
-    return None
+    assert isinstance(payload, UndoPayload), "label edits are applied in runs"
+    target = local.label_event_of(writes.engine.db.cursor(), payload.member, payload.seq)
+    if target is None or writes.revert(target, person=who, also=record) is None:
+        applied.conflicts.append(f"{who}'s undo of {payload.member} #{payload.seq}: nothing of it in effect here")
+        return False
+    return True

@@ -11,6 +11,7 @@ never leaves a derived set behind its sources.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -20,6 +21,7 @@ from studio.domain.rows import LabelEvent, StoredEvent
 from studio.services.derived.follow import Changes, Followed, follow
 from studio.services.derived.registry import bank_items, derivations, item_grades_of, labels_of, reached
 from studio.services.evaluation.engine import EvaluationEngine
+from studio.services.writes.owners import owned_by
 from studio.store import Connection
 from studio.store import labels as label_store
 
@@ -48,6 +50,11 @@ class LabelWrites:
     def __init__(self, engine: EvaluationEngine) -> None:
         self.engine = engine
         self.bank_followed = Followed()  # what the last bank edit did to the bank scores made with it
+        # Audited events written by this process, counted: a team's copy syncs when it changes,
+        # without asking the file or the server whether there is something to send. The events a
+        # sync applies for others (on its own thread, `applying_pulled`) are not this copy's to send.
+        self.generation = 0
+        self._pulling = threading.local()
 
     # -- a person's edits --------------------------------------------------------------------------
 
@@ -70,9 +77,16 @@ class LabelWrites:
         return self._write(_Edit(qrels, qid, docid, grade, "label", "person", person, note), also)
 
     def undo(self, qrels: str | None = None, *, person: str | None = None) -> LabelEvent | None:
-        """Revert the newest person edit not yet undone (of one label set, or of any); None when there is none."""
+        """Revert the newest person edit not yet undone (of one label set, or of any that takes a
+        person's write: an audit's, a campaign's or a derived set's grades are taken back through
+        their owner, never around it); None when there is none."""
+        con = self.engine.db.cursor()
+        owned = self.engine.owned_sets()
+        if qrels is not None and qrels in owned:
+            raise UsageError(owned_by(con, qrels) or f"{qrels} takes no undo of its own")
         set_id = self.engine.label_set_id(qrels) if qrels is not None else None
-        return self._revert(label_store.last_undoable_event(self.engine.db.cursor(), set_id), person, None)
+        except_sets = [found for name in owned if (found := label_store.label_set_id(con, name)) is not None]
+        return self._revert(label_store.last_undoable_event(con, set_id, except_sets=except_sets), person, None)
 
     def revert(self, event_id: int, *, person: str | None = None, also: WithEdit | None = None) -> LabelEvent | None:
         """Undo one particular person edit (None when it does not exist or was undone already)."""
@@ -92,6 +106,8 @@ class LabelWrites:
         # One writer at a time in this process: the TUI's workers and its UI thread share the engine.
         with self.engine.lock:
             event, followed = self._append(edit, also)
+            if not getattr(self._pulling, "active", False):
+                self.generation += 1
         written = LabelEvent(
             qrels=edit.name,
             event=event["event"],
@@ -154,6 +170,15 @@ class LabelWrites:
         engine.keep_event_source(edit.origin, person, source_id)
         return event, followed
 
+    @contextmanager
+    def applying_pulled(self) -> Iterator[None]:
+        """This thread's edits meanwhile apply others' events: they leave `generation` as it is."""
+        self._pulling.active = True
+        try:
+            yield
+        finally:
+            self._pulling.active = False
+
     # -- writes made elsewhere -------------------------------------------------------------------
 
     def written(
@@ -169,6 +194,9 @@ class LabelWrites:
     def _written(self, names: list[str], item_grades: Iterable[str], banks: Iterable[str]) -> Followed:
         for name in names:
             self.engine.forget_labels(name)
+        item_grades, banks = list(item_grades), list(banks)
+        if not item_grades and not banks and not set(names) & self.engine.followed():
+            return Followed()  # nothing is made from what changed: no derivation to read
         changes: Changes = {
             **{labels_of(n): None for n in names},
             **{item_grades_of(n): None for n in item_grades},

@@ -53,3 +53,10 @@ def refuse_owned(con: Connection, names: list[str], write: str) -> None:
                 f"{name} is campaign {name}'s label set: {write} cannot write to it; grade the campaign with "
                 f"`studio assess import {name} FILE --assessor A` or in the studio (`studio tui --assess {name}`)"
             )
+
+
+def owned_set_names(con: Connection) -> frozenset[str]:
+    """Every owned label set: derived sets, audits' gold sets and campaigns' sets (the engine's
+    `owned_sets`, read afresh)."""
+    derived = frozenset(d.name for d in derivations(con))
+    return derived | audit_store.audit_names(con) | campaign_store.campaign_names(con)

@@ -41,6 +41,7 @@ from studio.store.migrations import (
     v23_prompt_collections,
     v24_team_sync,
     v25_narrow_label_events,
+    v26_team_gates,
 )
 
 MIGRATION_MODULES: tuple[ModuleType, ...] = (
@@ -69,6 +70,7 @@ MIGRATION_MODULES: tuple[ModuleType, ...] = (
     v23_prompt_collections,
     v24_team_sync,
     v25_narrow_label_events,
+    v26_team_gates,
 )
 
 MIGRATIONS: list[tuple[int, str]] = [(module.VERSION, module.SQL) for module in MIGRATION_MODULES]

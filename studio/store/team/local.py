@@ -40,8 +40,8 @@ def link(con: Connection) -> Link | None:
     if not has_team_tables(con):
         return None
     row = con.execute(
-        "SELECT member, coordinator, conninfo, base_event, strftime(last_sync, '%Y-%m-%d %H:%M:%S'),"
-        " strftime(last_attempt, '%Y-%m-%d %H:%M:%S') FROM team_link"
+        "SELECT member, coordinator, conninfo, base_event, strftime(last_sync, '%Y-%m-%d %H:%M:%S.%f'),"
+        " strftime(last_attempt, '%Y-%m-%d %H:%M:%S.%f') FROM team_link"
     ).fetchone()
     if row is None:
         return None
@@ -49,10 +49,12 @@ def link(con: Connection) -> Link | None:
 
 
 def set_link(con: Connection, member: str, coordinator: str, conninfo: str, base_event: int) -> None:
-    """This copy belongs to a team from now on (any earlier link and shared events forgotten:
-    a joined member's file starts from the coordinator's, whose are not its own)."""
+    """This copy belongs to a team from now on (any earlier link, shared and quarantined events
+    forgotten: a joined member's file starts from the coordinator's, whose are not its own)."""
     con.execute("DELETE FROM team_link")
     con.execute("DELETE FROM team_events")
+    if has_quarantine(con):
+        con.execute("DELETE FROM team_quarantine")
     con.execute(
         "INSERT INTO team_link (member, coordinator, conninfo, base_event, published_at)"
         " VALUES (?, ?, ?, ?, current_timestamp)",
@@ -73,8 +75,17 @@ def note_attempt(con: Connection, *, reached: bool) -> None:
         con.execute("UPDATE team_link SET last_attempt = current_timestamp")
 
 
-# The label events this member made since the base that no shared event stands for yet, with what
-# an audit recorded with them (an assessor's grade or an adjudication), oldest first.
+# The label events since the base a team may share (a person's edits and undos, an audit's
+# assessments) that no shared event stands for yet: an anti-join that finds few, however long the
+# team's history and however many events imports and judges wrote since.
+_FRESH = """
+    SELECT e.event_id FROM label_events e
+    WHERE e.event_id > $base
+      AND (e.origin IN ('person', 'undo') OR e.event_id IN (SELECT label_event FROM audit_assessments))
+      AND NOT EXISTS (SELECT 1 FROM team_events t WHERE t.label_event = e.event_id)
+"""
+# Those events read in full, with what an audit recorded with them (an assessor's grade or an
+# adjudication), oldest first.
 _UNSHARED = """
     SELECT e.event_id, s.name AS label_set, e.qid, e.docid, e.grade, e.previous, e.origin, e.note, e.undoes,
            a.kind AS assessment, a.assessor, a.grade AS assessor_grade, a.seconds, au.name AS audit,
@@ -86,23 +97,25 @@ _UNSHARED = """
     JOIN label_sets s USING (label_set_id)
     LEFT JOIN audit_assessments a ON a.label_event = e.event_id
     LEFT JOIN audits au ON au.audit_id = a.audit_id
-    WHERE e.event_id > ?
-      AND e.event_id NOT IN (SELECT label_event FROM team_events WHERE label_event IS NOT NULL)
-      AND (a.assessment_id IS NOT NULL OR e.origin IN ('person', 'undo'))
+    WHERE e.event_id IN (SELECT unnest($fresh::BIGINT[]))
     ORDER BY e.event_id
 """
 
 
 def unshared_events(con: Connection, base_event: int) -> list[dict[str, Any]]:
-    return records(con.execute(_UNSHARED, [base_event]))
+    fresh = [int(row[0]) for row in con.execute(_FRESH, {"base": base_event}).fetchall()]
+    if not fresh:
+        return []
+    return records(con.execute(_UNSHARED, {"fresh": fresh}))
 
 
 def local_only_count(con: Connection, base_event: int) -> int:
-    """Label events since the base that no shared event stands for (imports, judges, derived sets)."""
+    """Label events since the base that no shared event stands for (imports, judges, derived sets):
+    every one since the base, less those a shared event stands for (all of them since the base)."""
     row = con.execute(
-        "SELECT count(*) FROM label_events WHERE event_id > ?"
-        " AND event_id NOT IN (SELECT label_event FROM team_events WHERE label_event IS NOT NULL)",
-        [base_event],
+        "SELECT (SELECT count(*) FROM label_events WHERE event_id > $base)"
+        " - (SELECT count(*) FROM team_events WHERE label_event > $base)",
+        {"base": base_event},
     ).fetchone()
     return int(row[0]) if row else 0
 
@@ -157,6 +170,12 @@ def cursors(con: Connection) -> dict[str, int]:
     """Per member, the newest of their events this copy holds (its own: the newest made here)."""
     rows = con.execute("SELECT member, max(seq) FROM team_events GROUP BY member").fetchall()
     return {str(m): int(s) for m, s in rows}
+
+
+def holds(con: Connection, member: str, seq: int) -> bool:
+    """Whether this copy holds the shared event (member, seq): applied, or quarantined."""
+    row = con.execute("SELECT 1 FROM team_events WHERE member = ? AND seq = ?", [member, seq]).fetchone()
+    return row is not None
 
 
 def label_event_of(con: Connection, member: str, seq: int) -> int | None:
@@ -258,3 +277,58 @@ def append_pulled_labels(con: Connection, label_set: int, rows: Sequence[PulledL
     )
     add_event_notes(con, [EventNote(event, r.note, None) for event, r in zip(ids, rows, strict=True)])
     return ids
+
+
+def has_quarantine(con: Connection) -> bool:
+    """Whether the file has the quarantine's table (a read-only file of an older schema may not)."""
+    row = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'team_quarantine'").fetchone()
+    return bool(row and row[0])
+
+
+class Quarantined(NamedTuple):
+    """A pulled event the gates refused: never applied, kept aside with the reason."""
+
+    member: str
+    seq: int
+    kind: str
+    payload: str  # as the server kept it
+    reason: str
+    found_at: str
+
+
+def quarantine(con: Connection, events: Sequence[Quarantined]) -> None:
+    """Keep refused events aside; their identities stand in `team_events` too (without a label
+    event), so that they are pulled once and never hold up the events after them."""
+    if not events:
+        return
+    con.executemany(
+        "INSERT INTO team_quarantine (member, seq, kind, payload, reason, found_at)"
+        " VALUES (?, ?, ?, ?, ?, ?::TIMESTAMP)",
+        [(e.member, e.seq, e.kind, e.payload, e.reason, e.found_at) for e in events],
+    )
+    add_shared(con, [Shared(e.member, e.seq, e.kind, e.payload, None, e.found_at) for e in events], pushed=True)
+
+
+def quarantined(con: Connection) -> list[Quarantined]:
+    """Every quarantined event of this copy, by member and sequence."""
+    if not has_quarantine(con):
+        return []
+    rows = con.execute(
+        "SELECT member, seq, kind, payload, reason, strftime(found_at, '%Y-%m-%d %H:%M:%S.%f')"
+        " FROM team_quarantine ORDER BY member, seq"
+    ).fetchall()
+    return [Quarantined(str(m), int(s), str(k), str(p), str(r), str(t)) for m, s, k, p, r, t in rows]
+
+
+def unreported(con: Connection) -> list[Quarantined]:
+    """Quarantined events the server has not heard of from this copy."""
+    return [q for q in quarantined(con) if (q.member, q.seq) in _unreported_keys(con)]
+
+
+def _unreported_keys(con: Connection) -> set[tuple[str, int]]:
+    rows = con.execute("SELECT member, seq FROM team_quarantine WHERE NOT reported").fetchall()
+    return {(str(m), int(s)) for m, s in rows}
+
+
+def mark_reported(con: Connection, keys: Sequence[tuple[str, int]]) -> None:
+    con.executemany("UPDATE team_quarantine SET reported = true WHERE member = ? AND seq = ?", list(keys))

@@ -1,8 +1,9 @@
-"""The team's PostgreSQL server, through psycopg 3: connecting with libpq's own means, the
-`studio_team` schema, the published base and the shared events.
+"""The team's PostgreSQL server, through psycopg 3: connecting with libpq's own means, checking the
+`studio_team` schema on every new connection, the published base.
 
 psycopg is the `[team]` extra: it is imported when a team command runs, never when the studio
-starts, and its absence is said as a usage error naming the extra.
+starts, and its absence is said as a usage error naming the extra. Every row read comes back as a
+typed value (`psycopg.rows.class_row`), never as a bare tuple.
 """
 
 from __future__ import annotations
@@ -10,74 +11,55 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, NamedTuple
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from studio.domain.errors import TeamRefused, TeamUnreachable, UsageError
-from studio.store.team.server_schema import LATEST_SERVER_VERSION, SCHEMA, SERVER_MIGRATIONS, grants
+from studio.domain.errors import StudioError, TeamRefused, TeamUnreachable
+from studio.store.team.client import INSTALL_TEAM as INSTALL_TEAM
+from studio.store.team.client import client_version as client_version
+from studio.store.team.client import require_client
+from studio.store.team.conninfo import checked_conninfo as checked_conninfo  # re-exported: one door
+from studio.store.team.server_schema import LATEST_SERVER_VERSION, SCHEMA, SERVER_MIGRATIONS, grants, schema_problem
 
 if TYPE_CHECKING:
-    import psycopg
+    from typing import TypeAlias
 
-INSTALL_TEAM = "pip install 'relevance-assessment-studio[team]'  (psycopg 3)"
+    import psycopg
+    from psycopg.rows import TupleRow
+
+    PgConnection: TypeAlias = psycopg.Connection[TupleRow]
+
 CONNECT_SECONDS = 5
 PART_BYTES = 32 * 1024 * 1024  # one snapshot file is stored in values of at most this size
 
 
-def _psycopg() -> Any:
-    try:
-        import psycopg
-    except ImportError as error:
-        raise UsageError(f"team work needs the PostgreSQL client: {INSTALL_TEAM}") from error
-    return psycopg
-
-
-def client_version() -> str | None:
-    """psycopg's version, None when the [team] extra is not installed."""
-    try:
-        import psycopg
-    except ImportError:
-        return None
-    return str(psycopg.__version__)
-
-
-def checked_conninfo(conninfo: str) -> str:
-    """The connection string as given, refused when it holds a password (the studio keeps the
-    string in the project file: the password belongs in ~/.pgpass, a service file or PGPASSWORD)."""
-    psycopg = _psycopg()
-    try:
-        parts = psycopg.conninfo.conninfo_to_dict(conninfo)
-    except psycopg.ProgrammingError as error:
-        raise UsageError(f"not a libpq connection string: {error}") from None
-    if parts.get("password"):
-        raise UsageError(
-            "the connection string holds a password, which the project file would keep: put it in ~/.pgpass,"
-            " a service file (service=NAME) or PGPASSWORD, and give the string without it"
-        )
-    return str(conninfo)
-
-
-def _reason(error: Exception) -> str:
+def reason(error: Exception) -> str:
+    """The first line of a driver's message: what a person needs, without its context lines."""
     return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
 
 
 # Connections kept between syncs, by connection string: a login (SCRAM, TLS) costs more than the
-# sync it serves. One user at a time: a connection is taken out while in use.
-_KEPT: dict[str, Any] = {}
+# sync it serves. One user at a time: a connection is taken out while in use. A kept connection's
+# schema was checked when it was made.
+_KEPT: dict[str, PgConnection] = {}
 _KEPT_LOCK = threading.Lock()
 
 
-def _connect(conninfo: str) -> Any:
-    psycopg = _psycopg()
+def _connect(conninfo: str) -> PgConnection:
+    require_client()
+    import psycopg
+
     timeout = {} if "connect_timeout" in conninfo else {"connect_timeout": CONNECT_SECONDS}
     try:
-        return psycopg.connect(conninfo, **timeout)
+        return psycopg.connect(conninfo, **timeout)  # type: ignore[arg-type]  # connect_timeout is a libpq keyword
     except psycopg.OperationalError as error:
-        raise TeamUnreachable(f"the team's server cannot be reached: {_reason(error)}") from None
+        raise TeamUnreachable(f"the team's server cannot be reached: {reason(error)}") from None
 
 
-def _kept(conninfo: str) -> Any | None:
+def _kept(conninfo: str) -> PgConnection | None:
     """A kept connection that still answers (a restarted server broke the others), or None."""
-    psycopg = _psycopg()
+    import psycopg
+
     with _KEPT_LOCK:
         con = _KEPT.pop(conninfo, None)
     if con is None:
@@ -91,7 +73,7 @@ def _kept(conninfo: str) -> Any | None:
     return con
 
 
-def _keep(conninfo: str, con: Any) -> None:
+def _keep(conninfo: str, con: PgConnection) -> None:
     with _KEPT_LOCK:
         extra = _KEPT.pop(conninfo, None)
         _KEPT[conninfo] = con
@@ -99,22 +81,56 @@ def _keep(conninfo: str, con: Any) -> None:
         extra.close()
 
 
+def forget_kept() -> None:
+    """Close every kept connection (a test's server going away, a process ending)."""
+    with _KEPT_LOCK:
+        kept = list(_KEPT.values())
+        _KEPT.clear()
+    for con in kept:
+        con.close()
+
+
+def refusal(error: Exception) -> StudioError:
+    """What a driver's error means for a person: the server gone (`TeamUnreachable`), or its
+    refusal or error with the server's own first line (`TeamRefused`)."""
+    import psycopg
+
+    if isinstance(error, psycopg.OperationalError):
+        return TeamUnreachable(f"the team's server went away: {reason(error)}")
+    if isinstance(error, psycopg.errors.InsufficientPrivilege):
+        return TeamRefused(f"the team's server refused: {reason(error)}")
+    return TeamRefused(f"the team's server answered with an error: {reason(error)}")
+
+
+def open_connection(conninfo: str, *, autocommit: bool = False) -> PgConnection:
+    """A new connection whose schema is checked (the caller closes it)."""
+    con = _connect(conninfo)
+    _checked(con)
+    con.autocommit = autocommit
+    return con
+
+
 @contextmanager
-def connected(conninfo: str, *, reuse: bool = False) -> Iterator[psycopg.Connection[Any]]:
+def connected(conninfo: str, *, reuse: bool = False, check_schema: bool = True) -> Iterator[PgConnection]:
     """A connection as libpq makes it from `conninfo`, service files, ~/.pgpass and the PG*
     environment (with `reuse`, the one a previous call kept, while it answers), committed at the
-    end; a server out of reach raises `TeamUnreachable`, a refusal `TeamRefused`."""
-    psycopg = _psycopg()
-    con = (_kept(conninfo) if reuse else None) or _connect(conninfo)
+    end. A new connection's schema is checked first (`check_schema`): a newer or damaged one is
+    refused. A server out of reach raises `TeamUnreachable`; a refusal or any other error the
+    server answers, `TeamRefused` with its reason (never a driver traceback)."""
+    require_client()
+    import psycopg
+
+    con = _kept(conninfo) if reuse else None
+    if con is None:
+        con = _connect(conninfo)
+        if check_schema:
+            _checked(con)
     try:
         yield con
         con.commit()
-    except psycopg.errors.InsufficientPrivilege as error:
+    except psycopg.Error as error:
         con.close()
-        raise TeamRefused(f"the team's server refused: {_reason(error)}") from None
-    except psycopg.OperationalError as error:
-        con.close()
-        raise TeamUnreachable(f"the team's server went away: {_reason(error)}") from None
+        raise refusal(error) from None
     except BaseException:
         con.close()
         raise
@@ -124,26 +140,81 @@ def connected(conninfo: str, *, reuse: bool = False) -> Iterator[psycopg.Connect
         con.close()
 
 
-def current_role(con: psycopg.Connection[Any]) -> str:
-    row = con.execute("SELECT current_user").fetchone()
-    assert row is not None
-    return str(row[0])
+def schema_state(con: PgConnection) -> tuple[int | None, str | None]:
+    """The server's schema version (None: it has none) and what makes it unusable by this studio
+    (None: nothing)."""
+    version = schema_version(con)
+    return version, schema_problem(version, _schema_columns(con))
 
 
-def schema_version(con: psycopg.Connection[Any]) -> int | None:
+def _checked(con: PgConnection) -> None:
+    """Refuse a server whose schema this studio cannot work with (closing the connection)."""
+    import psycopg
+
+    try:
+        _, problem = schema_state(con)
+        con.rollback()
+    except psycopg.Error as error:
+        con.close()
+        raise refusal(error) from None
+    if problem is not None:
+        con.close()
+        raise TeamRefused(problem)
+
+
+@dataclass(frozen=True)
+class _Value:
+    value: object
+
+
+def _one(con: PgConnection, query: str, params: Sequence[object] = ()) -> object:
+    """The single value of a one-row query (None when it returns no row)."""
+    from psycopg.rows import class_row
+
+    with con.cursor(row_factory=class_row(_Value)) as cur:
+        found = cur.execute(query, params).fetchone()
+    return None if found is None else found.value
+
+
+def current_role(con: PgConnection) -> str:
+    return str(_one(con, "SELECT current_user AS value"))
+
+
+def schema_version(con: PgConnection) -> int | None:
     """The version of the studio's schema on the server, None when it has none."""
-    row = con.execute("SELECT to_regclass(%s)", [f"{SCHEMA}.schema_version"]).fetchone()
-    if row is None or row[0] is None:
+    if _one(con, "SELECT to_regclass(%s) AS value", [f"{SCHEMA}.schema_version"]) is None:
         return None
-    found = con.execute(f"SELECT max(version) FROM {SCHEMA}.schema_version").fetchone()
-    return None if found is None or found[0] is None else int(found[0])
+    found = _one(con, f"SELECT max(version) AS value FROM {SCHEMA}.schema_version")
+    return None if found is None else int(str(found))
 
 
-def migrate(con: psycopg.Connection[Any]) -> int:
+@dataclass(frozen=True)
+class _Column:
+    table_name: str
+    column_name: str
+
+
+def _schema_columns(con: PgConnection) -> set[tuple[str, str]]:
+    """(table, column) of every column of the studio's schema the connection may see."""
+    from psycopg.rows import class_row
+
+    with con.cursor(row_factory=class_row(_Column)) as cur:
+        rows = cur.execute(
+            "SELECT table_name::text AS table_name, column_name::text AS column_name"
+            " FROM information_schema.columns WHERE table_schema = %s",
+            [SCHEMA],
+        ).fetchall()
+    return {(row.table_name, row.column_name) for row in rows}
+
+
+def migrate(con: PgConnection) -> int:
     """Create or bring the studio's schema up to date (the coordinator's connection); its version."""
     current = schema_version(con) or 0
     if current > LATEST_SERVER_VERSION:
-        raise TeamRefused(f"the server's {SCHEMA} schema is version {current}, newer than this studio's")
+        raise TeamRefused(
+            f"the server's {SCHEMA} schema is version {current}, newer than this studio's {LATEST_SERVER_VERSION}:"
+            " update the studio"
+        )
     for version, statements in SERVER_MIGRATIONS:
         if version > current:
             con.execute(statements)
@@ -151,11 +222,12 @@ def migrate(con: psycopg.Connection[Any]) -> int:
     return LATEST_SERVER_VERSION
 
 
-def role_exists(con: psycopg.Connection[Any], role: str) -> bool:
-    return con.execute("SELECT 1 FROM pg_roles WHERE rolname = %s", [role]).fetchone() is not None
+def role_exists(con: PgConnection, role: str) -> bool:
+    return _one(con, "SELECT 1 AS value FROM pg_roles WHERE rolname = %s", [role]) is not None
 
 
-class TeamInfo(NamedTuple):
+@dataclass(frozen=True)
+class TeamInfo:
     coordinator: str
     base_event: int
     project_version: int
@@ -163,21 +235,45 @@ class TeamInfo(NamedTuple):
     members: list[str]
 
 
-def team_info(con: psycopg.Connection[Any]) -> TeamInfo | None:
+@dataclass(frozen=True)
+class _TeamRow:
+    coordinator: str
+    base_event: int
+    project_version: int
+    published_at: str
+
+
+@dataclass(frozen=True)
+class _Member:
+    member: str
+
+
+def team_members(con: PgConnection) -> list[str]:
+    from psycopg.rows import class_row
+
+    with con.cursor(row_factory=class_row(_Member)) as cur:
+        rows = cur.execute(f"SELECT member::text AS member FROM {SCHEMA}.members ORDER BY member").fetchall()
+    return [row.member for row in rows]
+
+
+def team_info(con: PgConnection) -> TeamInfo | None:
     """What the coordinator published, None when nothing is."""
+    from psycopg.rows import class_row
+
     if schema_version(con) is None:
         return None
-    row = con.execute(
-        f"SELECT coordinator, base_event, project_version, published_at::text FROM {SCHEMA}.team"
-    ).fetchone()
+    with con.cursor(row_factory=class_row(_TeamRow)) as cur:
+        row = cur.execute(
+            f"SELECT coordinator::text AS coordinator, base_event, project_version, published_at::text AS published_at"
+            f" FROM {SCHEMA}.team"
+        ).fetchone()
     if row is None:
         return None
-    members = [str(r[0]) for r in con.execute(f"SELECT member FROM {SCHEMA}.members ORDER BY member").fetchall()]
-    return TeamInfo(str(row[0]), int(row[1]), int(row[2]), str(row[3]), members)
+    return TeamInfo(row.coordinator, row.base_event, row.project_version, row.published_at, team_members(con))
 
 
 def publish(
-    con: psycopg.Connection[Any],
+    con: PgConnection,
     files: Iterator[tuple[str, bytes]],
     members: Sequence[str],
     *,
@@ -203,73 +299,32 @@ def publish(
     return stored
 
 
-def add_members(con: psycopg.Connection[Any], members: Sequence[str]) -> None:
-    psycopg = _psycopg()
+def add_members(con: PgConnection, members: Sequence[str]) -> None:
     for member in members:
         con.execute(f"INSERT INTO {SCHEMA}.members (member) VALUES (%s) ON CONFLICT DO NOTHING", [member])
-        role = psycopg.sql.Identifier(member)
-        for statement in grants():
-            con.execute(psycopg.sql.SQL(statement).format(role=role))
+        grant_member(con, member)
 
 
-def base_files(con: psycopg.Connection[Any]) -> dict[str, bytes]:
+def grant_member(con: PgConnection, member: str) -> None:
+    """What a member may do on the current schema (again after a migration adds a table)."""
+    from psycopg import sql
+
+    role = sql.Identifier(member)
+    for statement in grants():
+        con.execute(sql.SQL(statement).format(role=role))
+
+
+@dataclass(frozen=True)
+class _FilePart:
+    name: str
+    bytes: bytes
+
+
+def base_files(con: PgConnection) -> dict[str, bytes]:
+    from psycopg.rows import class_row
+
     found: dict[str, bytes] = {}
-    rows = con.execute(f"SELECT name, bytes FROM {SCHEMA}.base_files ORDER BY name, part")
-    for name, data in rows:
-        found[str(name)] = found.get(str(name), b"") + bytes(data)
+    with con.cursor(row_factory=class_row(_FilePart)) as cur:
+        for part in cur.execute(f"SELECT name, bytes FROM {SCHEMA}.base_files ORDER BY name, part"):
+            found[part.name] = found.get(part.name, b"") + bytes(part.bytes)
     return found
-
-
-class Outgoing(NamedTuple):
-    seq: int
-    kind: str
-    payload: str  # JSON
-    made_at: str
-
-
-def push(con: psycopg.Connection[Any], member: str, events: Sequence[Outgoing]) -> int:
-    """The events under `member` (the server's row-level security refuses any name but the
-    connection's role); one already there is left as it is. How many were new."""
-    if not events:
-        return 0
-    before = _count_of(con, member)
-    with con.cursor() as cur:
-        cur.executemany(
-            f"INSERT INTO {SCHEMA}.events (member, seq, kind, payload, made_at)"
-            " VALUES (%s, %s, %s, %s::jsonb, %s::timestamp) ON CONFLICT (member, seq) DO NOTHING",
-            [(member, e.seq, e.kind, e.payload, e.made_at) for e in events],
-        )
-    return _count_of(con, member) - before
-
-
-def _count_of(con: psycopg.Connection[Any], member: str) -> int:
-    row = con.execute(f"SELECT count(*) FROM {SCHEMA}.events WHERE member = %s", [member]).fetchone()
-    return int(row[0]) if row else 0
-
-
-class Incoming(NamedTuple):
-    member: str
-    seq: int
-    kind: str
-    payload: str  # JSON
-
-
-def pull(con: psycopg.Connection[Any], cursors: dict[str, int], limit: int = 100_000) -> list[Incoming]:
-    """Every member's events after the newest this copy holds of theirs, in the server's order
-    (each member's in the order they made them)."""
-    names, seqs = list(cursors), [cursors[n] for n in cursors]
-    rows = con.execute(
-        f"""
-        SELECT e.member, e.seq, e.kind, e.payload::text FROM {SCHEMA}.events e
-        LEFT JOIN unnest(%s::text[], %s::bigint[]) AS c(member, seq) ON c.member = e.member
-        WHERE e.seq > coalesce(c.seq, 0)
-        ORDER BY e.id LIMIT %s
-        """,
-        [names, seqs, limit],
-    ).fetchall()
-    return [Incoming(str(m), int(s), str(k), str(p)) for m, s, k, p in rows]
-
-
-def event_counts(con: psycopg.Connection[Any]) -> dict[str, int]:
-    rows = con.execute(f"SELECT member, count(*) FROM {SCHEMA}.events GROUP BY member ORDER BY member").fetchall()
-    return {str(m): int(n) for m, n in rows}

@@ -154,16 +154,24 @@ class AssessScreen(StudioScreen):
     # -- grading ---------------------------------------------------------------------------------
 
     def action_grade(self, grade: int) -> None:
-        if self.session is not None:
+        if self._opened():
             self._decide(lambda session: session.decide(float(grade)))
 
     def action_keep(self) -> None:
-        if self.session is not None:
+        if self._opened():
             self._decide(lambda session: session.keep())
 
     def action_undo(self) -> None:
-        if self.session is not None:
+        if self._opened():
+            assert self.session is not None
             self._save(self.session, self.session.undo_step())
+
+    def _opened(self) -> bool:
+        """Whether the campaign is open; a key before that is not taken, and said so (the file may be
+        another process's for a while: its keys once vanished without a word)."""
+        if self.session is None:
+            self.notify("The campaign is still opening: that key was not taken.", severity="warning")
+        return self.session is not None
 
     def _decide(self, decide: Callable[[CampaignSession], CampaignStep]) -> None:
         session = self.session

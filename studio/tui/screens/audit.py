@@ -188,6 +188,7 @@ class AuditScreen(StudioScreen):
     def action_grade(self, grade: int) -> None:
         session = self.session
         if session is None:
+            self._still_opening()
             return
         try:
             step = session.decide(float(grade))
@@ -197,13 +198,21 @@ class AuditScreen(StudioScreen):
         self._save(session, step)
 
     def action_skip(self) -> None:
-        if self.session is not None:
-            self.session.skip()  # nothing to write: a skip lasts this sitting only
-            self.repaint()
+        if self.session is None:
+            self._still_opening()
+            return
+        self.session.skip()  # nothing to write: a skip lasts this sitting only
+        self.repaint()
 
     def action_undo(self) -> None:
-        if self.session is not None:
-            self._save(self.session, self.session.undo_step())
+        if self.session is None:
+            self._still_opening()
+            return
+        self._save(self.session, self.session.undo_step())
+
+    def _still_opening(self) -> None:
+        """A key before the audit opened is not taken, and said so (it once vanished without a word)."""
+        self.notify("The audit is still opening: that key was not taken.", severity="warning")
 
     def _save(self, session: AuditSession, step: AuditStep) -> None:
         self.pending.append(step)

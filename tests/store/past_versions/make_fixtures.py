@@ -181,6 +181,11 @@ PAST_VERSIONS = (
         "37030b4228624dce2aa092988b1fa1113acdd4ee",
         note="the last version whose label events are one wide table (25 narrows the row: sources and notes apart)",
     ),
+    PastVersion(
+        25,
+        "a67deb12a2cacbdab2ac52a2069f3f577057d734",
+        note="the last version without the team's quarantine and a campaign's mark of its LLM set (26 adds them)",
+    ),
 )
 
 

@@ -9,9 +9,9 @@ order, each grade saved at once as an audited edit of the campaign's label set.
 
 Each grade keeps the seconds from the pair shown to the key and whether the LLM's grade was on
 screen. Reopening starts at the assessor's first pair not graded; `undo()` takes back their newest
-grade and shows its pair again. As in the blind audit, a grade is two steps for a front end:
-`decide()` (in memory, the next pair current at once) and `write()` (off the UI thread), then
-`settle()` or, when it failed, `roll_back()`.
+grade and shows its pair again. As the blind audit, the walk is an interactive session
+(`studio.services.session`): `decide()` (in memory, the next pair current at once) and `write()` (off
+the UI thread), then `settle()` or, when it failed, `roll_back()`.
 """
 
 from __future__ import annotations
@@ -30,6 +30,7 @@ from studio.services.assess.grades import (
     take_back,
 )
 from studio.services.facade.core import ProjectCore
+from studio.services.session import InteractiveSession
 from studio.store.pools import passage_texts, topic_texts
 
 # How the study this follows announced each post-editing group, by the LLM's grade.
@@ -44,7 +45,7 @@ def group_title(grade: float | None) -> str:
     return f"Here are all the passages that the LLM found {name} ({grade:g})"
 
 
-class CampaignSession:
+class CampaignSession(InteractiveSession[CampaignStep, CampaignGradeWritten | None]):
     def __init__(self, project: ProjectCore, campaign: str, *, person: str | None) -> None:
         self.project, self.campaign = project, campaign
         self.person = check_name(person or "unnamed", "assessor")
@@ -173,22 +174,13 @@ class CampaignSession:
         self.position = step.position if step.position is not None else self._next_undone()
 
     def grade(self, grade: float) -> CampaignGradeWritten | None:
-        return self._at_once(self.decide(grade))
+        return self.take(self.decide(grade))
 
     def keep_llm(self) -> CampaignGradeWritten | None:
-        return self._at_once(self.keep())
+        return self.take(self.keep())
 
     def undo(self) -> CampaignGradeWritten | None:
-        return self._at_once(self.undo_step())
-
-    def _at_once(self, step: CampaignStep) -> CampaignGradeWritten | None:
-        try:
-            written = self.write(step)
-        except BaseException:
-            self.roll_back(step)
-            raise
-        self.settle(step, written)
-        return written
+        return self.take(self.undo_step())
 
     def _next_undone(self) -> int | None:
         return next((i for i, p in enumerate(self.pairs) if (p.qid, p.docid) not in self.done), None)

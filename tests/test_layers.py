@@ -127,8 +127,8 @@ def test_every_studio_module_keeps_its_layer_rules() -> None:
 
 # The `Project` facade (services/project.py) is the front ends' only door to the services. It is
 # put together from `services/facade/` (ProjectCore and one module per subject), which the view
-# and report modules and the sample project build on; every other service takes an engine or a
-# database.
+# and report modules, the sessions a person works in and the sample project build on; every other
+# service takes an engine or a database.
 FACADE = "studio.services.project"
 FACADE_IMPORTERS = ("studio.cli.", "studio.tui.")
 FACADE_EXCEPTIONS = {"studio.__init__": "the package's face: `from studio import Project`"}  # module -> why
@@ -137,6 +137,9 @@ CORE_IMPORTERS = (
     FACADE,
     "studio.services.facade.",
     "studio.services.views.",
+    "studio.services.review.",  # the Review session, its queue of conflicts and its figures
+    "studio.services.audit.session",
+    "studio.services.campaigns.session",
     "studio.services.report.",
     "studio.services.sample_project",
 )
@@ -160,13 +163,13 @@ def test_only_the_front_ends_import_the_facade_and_only_views_its_core() -> None
 
 def test_the_facade_rule_counts_imports_inside_functions() -> None:
     lazy = "def later():\n    from studio.services.project import Project\n"
-    assert facade_violations("studio.services.meta.embeddings", lazy)
-    assert facade_violations("studio.services.views.review", lazy)
+    assert facade_violations("studio.services.judging.embeddings", lazy)
+    assert facade_violations("studio.services.review.session", lazy)
     assert not facade_violations("studio.cli.context", lazy)
     assert facade_violations("studio.services.rubric.cover", "from studio.services import project\n")
     assert facade_violations("studio.services.rubric.cover", "from studio.services.facade.core import ProjectCore\n")
     assert not facade_violations(
-        "studio.services.views.review", "from studio.services.facade.core import ProjectCore\n"
+        "studio.services.review.session", "from studio.services.facade.core import ProjectCore\n"
     )
 
 
@@ -211,7 +214,7 @@ def test_front_ends_use_the_facade_and_domain_types_only() -> None:
         ("studio.cli.export", "from studio.formats.bank_writers import encode\n"),
         ("studio.tui.app", "def f(project):\n    return project.db.cursor()\n"),
         ("studio.cli.judge", "def f(project):\n    project.engine.forget_labels('x')\n"),
-        ("studio.tui.app", "import studio.services.views.review\n"),
+        ("studio.tui.app", "import studio.services.review.session\n"),
     ],
 )
 def test_the_front_end_rule_flags_a_back_door(module: str, source: str) -> None:

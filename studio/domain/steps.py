@@ -6,8 +6,19 @@ fails can be undone on the screen."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from studio.domain.views import Reveal
+
+UNDO = "undo"  # the action of the step that undoes the newest decision, in every session
+
+
+class Step(Protocol):
+    """A decision in memory (`studio.services.session`): what it does (`UNDO`, or the session's own
+    actions)."""
+
+    @property
+    def action(self) -> str: ...
 
 
 @dataclass(frozen=True, eq=False)  # compared by identity: two equal keys are two decisions

@@ -2,8 +2,9 @@
 
 The CLI and the TUI import this module and the domain types, nothing else of the services: every
 subject is a method here (`services/facade/` holds them, one module per subject), and so are the
-screens' views and the two sessions a person works in (Review and the blind audit). The session
-classes are named here so that the front ends can name the objects they are handed.
+screens' views and the sessions a person works in (Review, the blind audit, a campaign's walk). The
+session classes, and the protocol they share, are named here so that the front ends can name the
+objects they are handed.
 """
 
 from __future__ import annotations
@@ -17,25 +18,34 @@ from studio.domain.frames import EVERY_TOPIC, TopicChoice
 from studio.domain.project_file import DEFAULT_WAIT_SECONDS
 from studio.domain.views import BankView, CalibrationView, EstimateView, LeaderboardView, Overview, ProjectNames
 from studio.domain.views import ReviewFilters as ReviewFilters
+from studio.services.audit.session import AuditSession
+from studio.services.campaigns.session import CampaignSession
 from studio.services.facade.core import ProjectCore
 from studio.services.locations import demo_project_path
+from studio.services.review.decision_review import DecisionReviewSession
+from studio.services.review.session import ReviewSession
 from studio.services.rubric.editing import BankEditor
 from studio.services.sample_project import build_sample_file
+from studio.services.session import InteractiveSession
 from studio.services.team.probe import TeamProbe
 from studio.services.team.probe import probe as probe_team
 from studio.services.views import bank as bank_views
 from studio.services.views import estimates as estimate_views
 from studio.services.views import overview as overview_views
-from studio.services.views.audit import AuditSession
-from studio.services.views.campaign import CampaignSession
-from studio.services.views.decision_review import DecisionReviewSession
 from studio.services.views.leaderboard import leaderboard_view
-from studio.services.views.review import ReviewSession
 
 if TYPE_CHECKING:
     from studio.services.report.files import WrittenReport
 
-__all__ = ["AuditSession", "BankEditor", "CampaignSession", "Project", "ReviewFilters", "ReviewSession"]
+__all__ = [
+    "AuditSession",
+    "BankEditor",
+    "CampaignSession",
+    "InteractiveSession",
+    "Project",
+    "ReviewFilters",
+    "ReviewSession",
+]
 
 
 class Project(ProjectCore):
@@ -128,7 +138,7 @@ class Project(ProjectCore):
         """Grading an audit's sample in its random order, the LLM's grade hidden (call `load()`)."""
         return AuditSession(self, audit, person=person or self.team_member())
 
-    def assess(self, campaign: str, *, person: str | None = None) -> CampaignSession:
+    def walk_campaign(self, campaign: str, *, person: str | None = None) -> CampaignSession:
         """Walking a campaign's pairs given to `person` as their conditions say (call `load()`)."""
         return CampaignSession(self, campaign, person=person)
 

@@ -19,17 +19,9 @@ or rolls it back when the write fails (what the Python API and the command line 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from typing import Any, Generic, Protocol, TypeVar
+from typing import Any, Generic, TypeVar
 
-UNDO = "undo"  # the action of the step that undoes the newest decision, in every session
-
-
-class Step(Protocol):
-    """A decision in memory: what it does (`UNDO`, or the session's own actions)."""
-
-    @property
-    def action(self) -> str: ...
-
+from studio.domain.steps import Step
 
 StepT = TypeVar("StepT", bound=Step)
 WrittenT = TypeVar("WrittenT")

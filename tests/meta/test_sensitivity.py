@@ -20,7 +20,7 @@ from studio.judges.backend import ChatRequest
 from studio.judges.methods import get_method
 from studio.metrics.agreement import cohen_kappa
 from studio.metrics.reliability import krippendorff_alpha
-from studio.services.meta.sensitivity import expand_prompts, label_set_name, prompt_sensitivity
+from studio.services.sensitivity.templates import expand_prompts, label_set_name, prompt_sensitivity
 
 PROMPTS = ["binary", "binary-human", "binary-llm"]
 Study = tuple[Project, SensitivityReport]  # the project and the report of a study of PROMPTS

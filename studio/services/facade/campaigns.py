@@ -15,10 +15,10 @@ from studio.domain.campaigns import (
     Condition,
 )
 from studio.domain.names import check_name
-from studio.services.assess import grades as campaign_grades
-from studio.services.assess import plan as campaign_plan
-from studio.services.assess import progress as campaign_progress
-from studio.services.assess import report as campaign_report
+from studio.services.campaigns import grades as campaign_grades
+from studio.services.campaigns import plan as campaign_plan
+from studio.services.campaigns import progress as campaign_progress
+from studio.services.campaigns import report as campaign_report
 from studio.services.facade.base import PathLike, ProjectBase
 
 

@@ -15,6 +15,7 @@ from studio.judges.embedder import TextEmbedder
 from studio.services.ensembles.scores import ensemble_scores
 from studio.services.evaluation.answers import system_leaderboard
 from studio.services.evaluation.engine import measure_of
+from studio.services.evaluation.frechet import fd_leaderboard
 from studio.services.facade.base import ProjectBase
 from studio.services.meta import (
     comparison,
@@ -26,7 +27,6 @@ from studio.services.meta import (
     score_correlation,
     unreachable_levels,
 )
-from studio.services.meta.embeddings import fd_leaderboard
 from studio.services.meta.frame import check_subset
 from studio.store import review as review_store
 

@@ -43,7 +43,7 @@ class JudgesMixin(ProjectBase):
         refuse_look_alike(self.db.cursor(), "label set", config.name)
         if config.method == "embedding":
             # Imported when used: the embedding judge needs the optional sentence-transformers.
-            from studio.services.meta.embeddings import embedding_judge
+            from studio.services.judging.embeddings import embedding_judge
 
             summary = embedding_judge(self.db, config)
             self.writes.written([config.name])
@@ -119,7 +119,7 @@ class JudgesMixin(ProjectBase):
         """One method judged with several prompts: κ per prompt, its spread, α between prompts."""
         config = replace(config, name=check_name(config.name, "label set"))
         refuse_look_alike(self.db.cursor(), "label set", config.name)
-        from studio.services.meta.sensitivity import prompt_sensitivity
+        from studio.services.sensitivity.templates import prompt_sensitivity
 
         return prompt_sensitivity(self.engine, config, prompts)
 
@@ -128,7 +128,7 @@ class JudgesMixin(ProjectBase):
     ) -> Iterator[JudgeProgress | ProbeRun]:
         """How far the judge of `label_set` moves when reference-non-relevant passages are stuffed
         with the query and a claim of relevance (Alaofi et al. 2024)."""
-        from studio.services.meta.probes import run_probe
+        from studio.services.sensitivity.probes import run_probe
 
         return run_probe(self.engine, label_set, ref=ref, limit=limit, seed=seed)
 
@@ -147,7 +147,7 @@ class JudgesMixin(ProjectBase):
         """Each stuffing on its own (query words, claim, both; at the start, middle, end): per
         perturbation the judge's flip rate with a 95% Wilson interval, and (pointwise) the runs
         that rise when the flipped passages count as relevant."""
-        from studio.services.meta.stuffing import probe_stuffing
+        from studio.services.sensitivity.stuffing import probe_stuffing
 
         return probe_stuffing(
             self.engine,

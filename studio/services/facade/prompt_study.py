@@ -16,8 +16,9 @@ from studio.judges.backend import Backend
 from studio.services.facade.base import PathLike
 from studio.services.facade.imports import ImportsMixin
 from studio.services.judging.backends import make_backend
-from studio.services.meta import prompt_collection, prompt_study, study_run
-from studio.services.meta.study_run import BackendFor
+from studio.services.sensitivity import prompt_collections, study
+from studio.services.sensitivity import run as study_run
+from studio.services.sensitivity.run import BackendFor
 
 
 class PromptStudyMixin(ImportsMixin):
@@ -28,24 +29,24 @@ class PromptStudyMixin(ImportsMixin):
     ) -> ImportReport:
         """A `prompts.json` (or a folder of template folders) as a prompt collection; `groups` a JSON
         mapping {participant or prompt id: group} over the name rule (human-*: people, LLM-*: llm)."""
-        return prompt_collection.import_prompts(
+        return prompt_collections.import_prompts(
             self.db, Path(path), name=name, groups_file=Path(groups) if groups else None, replace=replace
         )
 
     def export_prompts(self, collection: str, out: str | Path, *, folder: bool = False) -> ExportReport:
         """A collection as `prompts.json`, or (`folder`) one template folder per prompt and method."""
-        return prompt_collection.export_prompts(self.db, collection, out, folder=folder)
+        return prompt_collections.export_prompts(self.db, collection, out, folder=folder)
 
     def collection_prompts(self, collection: str) -> list[StudyPrompt]:
-        return prompt_collection.collection_prompts(self.db, collection)
+        return prompt_collections.collection_prompts(self.db, collection)
 
     def link_qrels(
         self, label_set: str, *, prompt: str, model: str, collection: str, method: str | None = None
     ) -> None:
         """Link a label set to the prompt, judge model and test collection that made it."""
         grades = [g for t in self.engine.evaluator(label_set).labels.values() for g in t.judged.values()]
-        chosen = method or prompt_collection.pointwise_method(self.db, prompt, grades)
-        prompt_collection.link_label_set(self.db, label_set, prompt, model, collection, chosen)
+        chosen = method or prompt_collections.pointwise_method(self.db, prompt, grades)
+        prompt_collections.link_label_set(self.db, label_set, prompt, model, collection, chosen)
 
     def import_linked_qrels(
         self,
@@ -60,7 +61,7 @@ class PromptStudyMixin(ImportsMixin):
     ) -> ImportReport:
         """Qrels a judge made with `prompt` (an LLM label set unless `kind` says otherwise), linked to
         the prompt, the model and the test collection; an unknown prompt is refused before any write."""
-        prompt_collection.pointwise_method(self.db, prompt, [])  # refused here when it has no pointwise prompt
+        prompt_collections.pointwise_method(self.db, prompt, [])  # refused here when it has no pointwise prompt
         report = self.import_qrels(files, name=name, kind=kind or LabelSetKind.LLM, replace=replace)
         for label_set in report.names:
             self.link_qrels(label_set, prompt=prompt, model=model, collection=collection)
@@ -79,7 +80,7 @@ class PromptStudyMixin(ImportsMixin):
     ) -> ImportReport:
         """Pairwise verdicts (`qid category docA docB agree|disagree|tie`) or raw answers per order
         (`qid docFirst docSecond 1|2`, oriented by `ref`) into a label set linked to its prompt."""
-        return prompt_collection.import_preferences(
+        return prompt_collections.import_preferences(
             self.engine,
             Path(path),
             name=name,
@@ -103,7 +104,7 @@ class PromptStudyMixin(ImportsMixin):
     ) -> StudyReport:
         """Agreement per prompt, its mean and variance per model × group × method, α between a
         group's prompts and the prompts' lexical diversity."""
-        return prompt_study.study_report(
+        return study.study_report(
             self.engine,
             ref,
             ref_relevant=ref_relevant,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from studio.domain.campaigns import RECALL_SUFFIX, PairRole
 from studio.domain.check_report import CheckResult
-from studio.services.assess.grades import standing_grades
+from studio.services.campaigns.grades import standing_grades
 from studio.store import Connection
 from studio.store import audits as audit_store
 from studio.store import campaigns as campaign_store

@@ -74,7 +74,7 @@ class AssessScreen(SessionScreen[CampaignSession, CampaignStep, CampaignGradeWri
         self.keep_live = True  # whether `k` is live; the footer starts with every key
 
     def opening(self, project: Project) -> CampaignOpened:
-        session = project.assess(self.campaign, person=self.state.person)
+        session = project.walk_campaign(self.campaign, person=self.state.person)
         session.load()
         return CampaignOpened(session, session.pair_views())
 

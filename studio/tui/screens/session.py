@@ -28,8 +28,8 @@ from textual.message import Message
 from textual.widgets import Footer, Header, Static
 
 from studio.domain.errors import StudioError, UsageError
-from studio.services.project import Project
-from studio.services.session import UNDO, InteractiveSession, Step
+from studio.domain.steps import UNDO, Step
+from studio.services.project import InteractiveSession, Project
 from studio.tui.in_order import InOrder
 from studio.tui.messages import StepsNotSaved, StepWritten
 from studio.tui.screens.base import StudioScreen

@@ -21,7 +21,7 @@ import time
 from studio.domain.campaigns import CampaignGradeWritten, CampaignPairView, CampaignStep, Condition, ShownPair
 from studio.domain.errors import UsageError
 from studio.domain.names import check_name
-from studio.services.assess.grades import (
+from studio.services.campaigns.grades import (
     campaign_record,
     given_to,
     record_grade,

@@ -29,10 +29,10 @@ from studio.services.audit.assessments import adjudicate
 from studio.services.audit.assignment import audit_record
 from studio.services.facade.core import ProjectCore
 from studio.services.meta.review_queue import disagreements
+from studio.services.review.conflicts import assessor_grades, conflict_queue
+from studio.services.review.pair_context import leaderboard_moves, retrieved_by
+from studio.services.review.stats import tau_and_kappa
 from studio.services.session import InteractiveSession
-from studio.services.views.pair_context import leaderboard_moves, retrieved_by
-from studio.services.views.review_conflicts import assessor_grades, conflict_queue
-from studio.services.views.review_stats import tau_and_kappa
 from studio.services.writes.owners import owned_by
 from studio.store import Connection
 from studio.store import review as review_store

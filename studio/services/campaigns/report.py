@@ -42,10 +42,10 @@ from studio.domain.campaigns import (
 from studio.domain.frames import TopicChoice
 from studio.metrics import correlation as corr
 from studio.metrics.proportions import wilson
-from studio.services.assess.anchoring import SeenGrade, anchoring, counted
-from studio.services.assess.grades import campaign_record, standing_grades
 from studio.services.audit.assessments import PairGrades
 from studio.services.audit.assessor_agreement import agreement_of
+from studio.services.campaigns.anchoring import SeenGrade, anchoring, counted
+from studio.services.campaigns.grades import campaign_record, standing_grades
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
 from studio.services.meta.frame import framed_means
 from studio.services.meta.rank_correlation import correlation

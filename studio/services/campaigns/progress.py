@@ -13,7 +13,7 @@ from studio.domain.campaigns import (
     ConditionProgress,
     PairRole,
 )
-from studio.services.assess.grades import campaign_record, given_to, shown_pairs, standing_grades
+from studio.services.campaigns.grades import campaign_record, given_to, shown_pairs, standing_grades
 from studio.store import Connection, Database
 from studio.store import campaigns as campaign_store
 

@@ -13,7 +13,7 @@ import duckdb
 import pytest
 from helpers import cli
 
-from studio.domain.campaigns import ShownPair
+from studio.domain.campaigns import PoolPair
 from studio.domain.errors import UsageError
 from studio.services.project import Project
 from studio.store import audits as audit_store
@@ -67,7 +67,7 @@ def test_only_post_editing_shows_the_llm_grade_and_its_group_from_the_highest(pr
 def test_each_grade_is_an_audited_edit_with_condition_seconds_and_visibility(project: Project) -> None:
     session = project.walk_campaign("c1", person="alice")
     session.load()
-    walked: list[ShownPair] = []
+    walked: list[PoolPair] = []
     while not session.finished and len(walked) < len(session.pairs):
         pair = session.current()
         assert pair is not None

@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import time
 
-from studio.domain.campaigns import CampaignGradeWritten, CampaignPairView, CampaignStep, Condition, ShownPair
+from studio.domain.campaigns import CampaignGradeWritten, CampaignPairView, CampaignStep, Condition, PoolPair
 from studio.domain.errors import UsageError
 from studio.domain.names import check_name
 from studio.services.campaigns.grades import (
     campaign_record,
     given_to,
+    grade_written,
     record_grade,
     shown_pairs,
     standing_grades,
@@ -50,7 +51,7 @@ class CampaignSession(InteractiveSession[CampaignStep, CampaignGradeWritten | No
         self.project, self.campaign = project, campaign
         self.person = check_name(person or "unnamed", "assessor")
         self.record = campaign_record(project.db.cursor(), campaign)
-        self.pairs: list[ShownPair] = []
+        self.pairs: list[PoolPair] = []
         self.done: set[tuple[str, str]] = set()
         self.position: int | None = None
         self.graded_now = 0
@@ -74,27 +75,24 @@ class CampaignSession(InteractiveSession[CampaignStep, CampaignGradeWritten | No
     def progress(self) -> tuple[int, int]:
         return sum((p.qid, p.docid) in self.done for p in self.pairs), len(self.pairs)
 
-    def current(self) -> ShownPair | None:
+    def current(self) -> PoolPair | None:
         return None if self.position is None else self.pairs[self.position]
 
-    def pair_view(self, pair: ShownPair) -> CampaignPairView:
+    def pair_view(self, pair: PoolPair) -> CampaignPairView:
         """What the screen shows of `pair`: the LLM's grade and its group only under post-editing."""
         con = self.project.db.cursor()
         query = topic_texts(con, [pair.qid]).get(pair.qid, "")
         passage = passage_texts(con, [(pair.qid, pair.docid)]).get((pair.qid, pair.docid), "")
         return self._view(pair, self.pairs.index(pair), query, passage)
 
-    def _view(self, pair: ShownPair, index: int, query: str, passage: str) -> CampaignPairView:
+    def _view(self, pair: PoolPair, index: int, query: str, passage: str) -> CampaignPairView:
         shows = pair.condition.shows_llm
         before = self.pairs[index - 1] if index else None
         opens = before is None or before.qid != pair.qid or before.llm_grade != pair.llm_grade
         return CampaignPairView(
-            qid=pair.qid,
-            docid=pair.docid,
+            **pair.listed(),
             query=query,
             passage=passage,
-            condition=str(pair.condition),
-            llm_grade=pair.llm_grade if shows else None,
             group=group_title(pair.llm_grade) if shows else None,
             opens_group=shows and opens,
             index=index,
@@ -145,16 +143,7 @@ class CampaignSession(InteractiveSession[CampaignStep, CampaignGradeWritten | No
             return take_back(self.project.writes, self.campaign, self.person)
         assert step.pair is not None and step.grade is not None
         record_grade(self.project.writes, self.campaign, step.pair, self.person, step.grade, seconds=step.seconds)
-        pair = step.pair
-        return CampaignGradeWritten(
-            campaign=self.campaign,
-            qid=pair.qid,
-            docid=pair.docid,
-            assessor=self.person,
-            condition=str(pair.condition),
-            grade=step.grade,
-            llm_visible=pair.condition.shows_llm,
-        )
+        return grade_written(self.campaign, step.pair, self.person, step.grade)
 
     def settle(self, step: CampaignStep, written: CampaignGradeWritten | None) -> None:
         """Record in memory what `write(step)` saved: an undone pair is current again."""

@@ -1,4 +1,4 @@
-"""LLM judges: running them, their failures, re-parsing, Batch files, prompts and probes."""
+"""LLM judges: running them, their failures, re-parsing, Batch files, extracted answers and probes."""
 
 from __future__ import annotations
 
@@ -14,7 +14,6 @@ from studio.domain.judge_results import (
     ExtractedAnswers,
     ProbeRun,
     ReparseCounts,
-    SensitivityReport,
     StuffingProbe,
     VerificationRow,
 )
@@ -112,16 +111,6 @@ class JudgesMixin(ProjectBase):
         from studio.services.rubric import verification
 
         return verification.verification(self.db, label_set)
-
-    def prompt_sensitivity(
-        self, config: JudgeConfig, prompts: list[str]
-    ) -> Iterator[JudgeProgress | SensitivityReport]:
-        """One method judged with several prompts: κ per prompt, its spread, α between prompts."""
-        config = replace(config, name=check_name(config.name, "label set"))
-        refuse_look_alike(self.db.cursor(), "label set", config.name)
-        from studio.services.sensitivity.templates import prompt_sensitivity
-
-        return prompt_sensitivity(self.engine, config, prompts)
 
     def probe(
         self, label_set: str, *, ref: str = "human", limit: int = 40, seed: int = 0

@@ -1,8 +1,8 @@
-"""Prompt collections and the prompt-sensitivity study over them."""
+"""Prompt collections and the prompt-sensitivity study over them (of a collection, or of templates)."""
 
 from __future__ import annotations
 
-from collections.abc import Generator, Sequence
+from collections.abc import Generator, Iterator, Sequence
 from dataclasses import replace
 from pathlib import Path
 
@@ -11,14 +11,16 @@ from studio.domain.export_report import ExportReport
 from studio.domain.import_report import ImportReport
 from studio.domain.judging import JudgeConfig, JudgeProgress
 from studio.domain.models import LabelSetKind
+from studio.domain.names import check_name
 from studio.domain.prompt_study import StudyPlan, StudyPrompt, StudyReport, StudyRunSummary, Variance
 from studio.judges.backend import Backend
 from studio.services.facade.base import PathLike
 from studio.services.facade.imports import ImportsMixin
 from studio.services.judging.backends import make_backend
-from studio.services.sensitivity import prompt_collections, study
+from studio.services.sensitivity import prompt_collections, study, templates
 from studio.services.sensitivity import run as study_run
 from studio.services.sensitivity.run import BackendFor
+from studio.store.new_names import refuse_look_alike
 
 
 class PromptStudyMixin(ImportsMixin):
@@ -113,6 +115,22 @@ class PromptStudyMixin(ImportsMixin):
             collection=collection,
             references=references,
             measure=measure,
+        )
+
+    def prompt_sensitivity(
+        self,
+        config: JudgeConfig,
+        prompts: list[str],
+        *,
+        ref_relevant: float = 2.0,
+        variance: VarianceKind | str = "sample",
+    ) -> Iterator[JudgeProgress | StudyRunSummary]:
+        """A study of prompt templates: the pool judged with each (into `config.name`-<template>),
+        each label set linked to its prompt in collection `config.name`, then the study's report."""
+        config = replace(config, name=check_name(config.name, "label set"))
+        refuse_look_alike(self.db.cursor(), "label set", config.name)
+        return templates.template_study(
+            self.engine, config, prompts, ref_relevant=ref_relevant, variance=_variance(variance)
         )
 
     def run_study(

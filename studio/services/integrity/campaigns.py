@@ -17,7 +17,7 @@ def check_campaigns(con: Connection, result: CheckResult) -> None:
         return
     for found in campaign_store.campaigns(con):
         name = found["name"]
-        roles = {(r["qid"], r["docid"]): r["role"] for r in campaign_store.pairs(con, found["campaign_id"])}
+        roles = {(r.qid, r.docid): r.role for r in campaign_store.pairs(con, found["campaign_id"])}
         expected = {
             (name + RECALL_SUFFIX if roles.get(pair) == PairRole.recall else name, *pair): grades.gold
             for pair, grades in standing_grades(con, found["campaign_id"]).items()

@@ -18,7 +18,7 @@ from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from studio.domain.errors import StudioError, UsageError
 from studio.domain.rows import LABEL_ACTIONS, Decision
@@ -36,10 +36,9 @@ from studio.tui.messages import (
     StepWritten,
     key_of,
 )
-from studio.tui.screens.audit import AuditScreen
-from studio.tui.screens.audit_picker import AuditPicker
 from studio.tui.screens.review_text import FILTER_HINT, HELP, READ_AHEAD, status_line
 from studio.tui.screens.session import SessionScreen
+from studio.tui.widgets.footer import StudioFooter
 from studio.tui.widgets.pair_panel import PairPanel
 from studio.tui.widgets.review_history import HistoryList, history_rows
 from studio.tui.widgets.text_prompt import TextPrompt
@@ -74,7 +73,7 @@ class ReviewScreen(SessionScreen[ReviewSession, ReviewStep, Decision | None, Fig
             with Vertical(id="sidebar"):
                 yield Static("[b]Last decisions[/b] (enter: decide again)")
                 yield HistoryList(id="history")
-        yield Footer(compact=True)
+        yield StudioFooter()
 
     def start(self) -> None:
         self.reload(self.state.take_review_filters())
@@ -341,6 +340,9 @@ class ReviewScreen(SessionScreen[ReviewSession, ReviewStep, Decision | None, Fig
         self.app.switch_mode(target)
 
     def action_blind_audit(self) -> None:
+        from studio.tui.screens.audit import AuditScreen  # imported when a blind audit is asked for
+        from studio.tui.screens.audit_picker import AuditPicker
+
         def open_audit(name: str | None) -> None:
             if name:
                 self.app.push_screen(AuditScreen(name))

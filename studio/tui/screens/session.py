@@ -25,7 +25,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.message import Message
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from studio.domain.errors import StudioError, UsageError
 from studio.domain.steps import UNDO, Step
@@ -33,6 +33,7 @@ from studio.services.project import InteractiveSession, Project
 from studio.tui.in_order import InOrder
 from studio.tui.messages import StepsNotSaved, StepWritten
 from studio.tui.screens.base import StudioScreen
+from studio.tui.widgets.footer import StudioFooter
 
 SessionT = TypeVar("SessionT", bound=InteractiveSession[Any, Any])
 StepT = TypeVar("StepT", bound=Step)
@@ -65,7 +66,7 @@ class SessionScreen(StudioScreen, Generic[SessionT, StepT, WrittenT, AfterT]):
         with VerticalScroll(id=self.PANE):
             for part in self.PARTS:
                 yield Static("", id=part)
-        yield Footer(compact=True)
+        yield StudioFooter()
 
     def on_mount(self) -> None:
         self.start()

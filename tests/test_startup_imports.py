@@ -29,8 +29,8 @@ FAMILIES = (
     "studio.services.evaluation",
     "studio.services.judging",
     "studio.services.meta",
-    "studio.services.assess",
-    "studio.services.views.review",
+    "studio.services.campaigns",
+    "studio.services.review",
     "studio.services.writes",
 )
 

@@ -5,14 +5,14 @@ the LLM's help cost and changed."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.options import FormatOption, LlmRelevantGradeOption, MeasureRowsOption, SeedOption
-from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console
+from studio.cli.output import OutputFormat, Part, emit_object, emit_parts, emit_records, stderr_console
 from studio.domain.campaigns import CampaignReport
 from studio.domain.names import check_name
 
@@ -22,6 +22,11 @@ commands = typer.Typer(
 
 CampaignName = Annotated[str, typer.Argument(help="The campaign (also its label set's name).")]
 TOPICS_HELP = "A file of qids (one a line), or a count of topics drawn with --seed."
+PLAN_PARTS = (Part("conditions", "Conditions"), Part("assessors", "Pairs per assessor", optional=True))
+PROGRESS_PARTS = (
+    Part("conditions", "Progress per condition"),
+    Part("assessors", "Progress per assessor", optional=True),
+)
 
 
 @commands.command("plan")
@@ -72,13 +77,7 @@ def plan_command(
             seed=seed,
             recall_sample=recall_sample,
         )
-    if fmt is OutputFormat.json:
-        emit_object(done, fmt)
-        return
-    emit_object({k: v for k, v in done.items() if k not in ("conditions", "assessors")}, fmt, title=f"Campaign {name}")
-    emit_records(done["conditions"], fmt, title="Conditions")
-    if done["assessors"]:
-        emit_records(done["assessors"], fmt, title="Pairs per assessor")
+    emit_parts(done, fmt, title=f"Campaign {name}", parts=PLAN_PARTS)
 
 
 @commands.command("list")
@@ -95,15 +94,8 @@ def list_command(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> 
 def show_command(ctx: typer.Context, campaign: CampaignName, fmt: FormatOption = OutputFormat.table) -> None:
     """A campaign's progress per condition and per assessor."""
     with open_project(ctx) as project:
-        found: dict[str, Any] = dict(project.campaign(campaign))
-    if fmt is OutputFormat.json:
-        emit_object(found, fmt)
-        return
-    conditions, assessors = found.pop("conditions"), found.pop("assessors")
-    emit_object(found, fmt, title=f"Campaign {campaign}")
-    emit_records(conditions, fmt, title="Progress per condition")
-    if assessors:
-        emit_records(assessors, fmt, title="Progress per assessor")
+        found = project.campaign(campaign)
+    emit_parts(found, fmt, title=f"Campaign {campaign}", parts=PROGRESS_PARTS)
 
 
 @commands.command("pairs")

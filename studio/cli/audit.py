@@ -4,7 +4,7 @@ gold labels, how big a sample a target interval width needs, and which design a 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
@@ -20,7 +20,7 @@ from studio.cli.options import (
     RefOption,
     SeedOption,
 )
-from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console
+from studio.cli.output import OutputFormat, Part, emit_object, emit_parts, emit_records, stderr_console
 from studio.domain.audit_results import AuditPlan
 from studio.domain.errors import UsageError
 from studio.domain.specs import AuditDrawSpec, AuditSimulationSpec
@@ -180,13 +180,8 @@ def list_command(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> 
 def show_command(ctx: typer.Context, audit: AuditName, fmt: FormatOption = OutputFormat.table) -> None:
     """An audit's design and progress: pairs graded of the sample, per stratum."""
     with open_project(ctx) as project:
-        found: dict[str, Any] = dict(project.audit(audit))
-    if fmt is OutputFormat.json:
-        emit_object(found, fmt)
-        return
-    per_stratum = found.pop("per_stratum")
-    emit_object(found, fmt, title=f"Audit {audit}")
-    emit_records(per_stratum, fmt, title="Progress per stratum")
+        found = project.audit(audit)
+    emit_parts(found, fmt, title=f"Audit {audit}", parts=[Part("per_stratum", "Progress per stratum")])
 
 
 @commands.command("pairs")

@@ -20,6 +20,7 @@ import sys
 import warnings
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
@@ -134,6 +135,29 @@ def emit_object(value: Mapping[str, Any], fmt: OutputFormat, *, title: str | Non
             sys.stdout.write(json_text(value, indent=2) + "\n")
     else:
         emit_records([{"key": k, "value": cell_text(v)} for k, v in value.items()], fmt, title=title)
+
+
+@dataclass(frozen=True)
+class Part:
+    """A list inside a result, printed as a table of its own (`emit_parts`)."""
+
+    key: str
+    title: str
+    optional: bool = False  # printed only when it holds rows
+
+
+def emit_parts(value: Mapping[str, Any], fmt: OutputFormat, *, title: str, parts: Sequence[Part]) -> None:
+    """A result with lists inside (a campaign's or an audit's progress): the object whole as JSON;
+    otherwise its own fields as one table, then each part as a table of its own."""
+    if fmt is OutputFormat.json:
+        emit_object(value, fmt)
+        return
+    inside = {part.key for part in parts}
+    emit_object({k: v for k, v in value.items() if k not in inside}, fmt, title=title)
+    for part in parts:
+        rows = value[part.key]
+        if rows or not part.optional:
+            emit_records(rows, fmt, title=part.title)
 
 
 def print_table(names: Sequence[str], rows: Sequence[Sequence[str]], title: str | None = None) -> None:

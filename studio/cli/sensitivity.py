@@ -1,8 +1,9 @@
 """`studio sensitivity [run | report]`: how far an LLM judge's labels move with the prompt's wording.
 
-Bare, it runs one method with several prompt templates (the first study the studio had); `run`
-runs a whole imported prompt collection × models × methods on a seeded sample; `report` reports
-the study over every label set linked to a prompt (imported or run).
+One study, three ways in: bare, it judges the pool with several prompt templates (a collection of
+them, named like the label sets); `run` judges a seeded sample with an imported prompt collection ×
+models × methods; `report` reports the study over every label set linked to a prompt (imported or
+run).
 """
 
 from __future__ import annotations
@@ -22,13 +23,24 @@ from studio.cli.progress import progress_bar
 from studio.domain.choices import BackendName, SensitivityMethod, StudyMethodChoice, VarianceKind
 from studio.domain.errors import UsageError
 from studio.domain.judging import JudgeConfig
-from studio.domain.prompt_study import StudyPlan, StudyReport
+from studio.domain.prompt_study import StudyPlan, StudyReport, StudyRunSummary
 
 commands = typer.Typer(
     name="sensitivity",
-    help="Prompt sensitivity: one method with several prompts (bare), a prompt collection's study (run, report).",
+    help="Prompt sensitivity: a study of prompt templates (bare), of a prompt collection (run), its report.",
     invoke_without_command=True,
 )
+
+RefRelevant = Annotated[
+    float,
+    typer.Option(
+        "--ref-relevant", parser=grades.grade, help="The reference's lowest relevant grade (binary κ; TREC DL: 2)."
+    ),
+]
+Variance = Annotated[
+    VarianceKind,
+    typer.Option("--variance", help="Variance across a group's prompts: sample (n − 1) or population (n)."),
+]
 
 
 @commands.callback()
@@ -40,7 +52,9 @@ def sensitivity(
     ] = None,
     method: Annotated[SensitivityMethod, typer.Option(help="The judging method.")] = SensitivityMethod.binary,
     backend: Annotated[BackendName, typer.Option(help="Who answers the prompts.")] = BackendName.llamacpp,
-    name: Annotated[str, typer.Option(help="Prefix of the label sets (one per prompt).")] = "prompt",
+    name: Annotated[
+        str, typer.Option(help="Prefix of the label sets (one per prompt), and the templates' collection.")
+    ] = "prompt",
     model: Annotated[str | None, typer.Option(help="GGUF path (llamacpp) or model name (openai).")] = None,
     pool: Annotated[str, typer.Option(parser=pool_value, help=POOL_HELP)] = "qrels:human",
     ref: RefOption = "human",
@@ -48,10 +62,13 @@ def sensitivity(
     limit: Annotated[int | None, typer.Option(min=1, help="At most this many pairs.")] = None,
     base_url: Annotated[str | None, typer.Option(help="OpenAI-compatible endpoint.")] = None,
     seed: SeedOption = 0,
+    ref_relevant: RefRelevant = 2.0,
+    variance: Variance = VarianceKind.sample,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """Run one method with several prompts: κ per prompt, mean and variance, α between prompts.
-    `studio sensitivity run` and `studio sensitivity report` study a whole prompt collection."""
+    """Judge the pool with several prompt templates, each into its own label set linked to it: the
+    study's report (agreement per prompt, mean and variance, α between prompts). `studio sensitivity
+    run` and `studio sensitivity report` study an imported prompt collection."""
     if ctx.invoked_subcommand is not None:
         return
     if not prompt:
@@ -69,32 +86,9 @@ def sensitivity(
         seed=seed,
     )
     with open_project(ctx) as project:
-        result = progress_bar(project.prompt_sensitivity(config, prompt), f"{method.value} × {len(prompt)} prompts")
-    if fmt is OutputFormat.json:
-        emit_object(result, fmt)
-        return
-    emit_records(result["prompts"], fmt, title=f"{method.value} with each prompt, against {ref}")
-    if fmt is OutputFormat.table:
-        typer.echo("")
-        summary: dict[str, object] = {
-            f"κ {kind} {stat}": value
-            for kind, spread in (("binary", result["kappa_binary"]), ("graded", result["kappa_graded"]))
-            for stat, value in spread.items()  # mean, variance, min, max
-        }
-        summary[f"α between prompts ({result['alpha_level']})"] = result["krippendorff_alpha"]
-        emit_object(summary, fmt, title="Across prompts")
-
-
-RefRelevant = Annotated[
-    float,
-    typer.Option(
-        "--ref-relevant", parser=grades.grade, help="The reference's lowest relevant grade (binary κ; TREC DL: 2)."
-    ),
-]
-Variance = Annotated[
-    VarianceKind,
-    typer.Option("--variance", help="Variance across a group's prompts: sample (n − 1) or population (n)."),
-]
+        study = project.prompt_sensitivity(config, prompt, ref_relevant=ref_relevant, variance=variance.value)
+        result = progress_bar(study, f"{method.value} × {len(prompt)} prompts")
+    print_summary(result, fmt)
 
 
 @commands.command("report")
@@ -197,6 +191,11 @@ def run(
             project.run_study(plan, config, model or ["-"], variance=variance.value, ref_relevant=ref_relevant),
             f"study of {prompts}",
         )
+    print_summary(result, fmt)
+
+
+def print_summary(result: StudyRunSummary, fmt: OutputFormat) -> None:
+    """What a study judged as JSON, or its report's tables."""
     if fmt is OutputFormat.json:
         emit_object(result, fmt)
         return

@@ -56,17 +56,6 @@ class CampaignRecord(TypedDict):
     created: str
 
 
-class CampaignPairRow(TypedDict):
-    """A pool pair as the store keeps it, in walk order."""
-
-    qid: str
-    docid: str
-    llm_grade: float | None  # None: the LLM did not grade it
-    role: str
-    inclusion: float | None  # a recall pair's probability of being drawn
-    position: int
-
-
 class StoredGrade(TypedDict):
     """An assessor's grade that stands (newest of the pair and assessor, its event not undone)."""
 
@@ -172,7 +161,7 @@ class CampaignProgress(TypedDict):
 
 
 class CampaignPair(TypedDict):
-    """A pair put before people (`studio assess pairs`), in walk order."""
+    """A pair put before people (`studio assess pairs`), in walk order: what any front end may show."""
 
     qid: str
     docid: str
@@ -359,15 +348,11 @@ class CampaignReport(TypedDict):
 # -- walking a campaign -----------------------------------------------------------------------------
 
 
-class CampaignPairView(TypedDict):
-    """What the campaign screen shows of one pair."""
+class CampaignPairView(CampaignPair):
+    """What the campaign screen shows of one pair: the pair as listed, its texts and its group."""
 
-    qid: str
-    docid: str
     query: str
     passage: str
-    condition: str
-    llm_grade: float | None  # only under post-editing; None elsewhere (never shown)
     group: str | None  # post-editing: the announcement of the pair's group
     opens_group: bool  # the pair is the first of its group (the announcement is new)
     index: int
@@ -375,15 +360,38 @@ class CampaignPairView(TypedDict):
 
 
 @dataclass(frozen=True)
-class ShownPair:
-    """A pair the campaign puts before people, and what it shows with it."""
+class PoolPair:
+    """A pool pair of a campaign, in walk order, with its topic's condition: what the store keeps and
+    the services walk, grade and report on."""
 
     qid: str
     docid: str
-    condition: Condition  # the condition the pair is shown under (manual for a recall pair)
-    llm_grade: float | None  # the LLM's grade (shown only under post-editing)
+    llm_grade: float | None  # the LLM's grade (None: the LLM did not grade it), shown only under post-editing
+    role: PairRole
     position: int
-    role: PairRole = PairRole.shown
+    topic_condition: Condition  # the condition of the pair's topic
+    inclusion: float | None = None  # a recall pair's probability of being drawn
+
+    @property
+    def condition(self) -> Condition:
+        """The condition the pair is shown under: its topic's, manual for a recall pair (graded blind)."""
+        return Condition.manual if self.role is PairRole.recall else self.topic_condition
+
+    @property
+    def shown(self) -> bool:
+        """Whether the pair is put before people (every role but dropped)."""
+        return self.role is not PairRole.dropped
+
+    def listed(self) -> CampaignPair:
+        """The pair as a front end may show it: the LLM's grade only where the condition shows it."""
+        shows = self.condition.shows_llm
+        return CampaignPair(
+            qid=self.qid,
+            docid=self.docid,
+            condition=str(self.condition),
+            llm_grade=self.llm_grade if shows else None,
+            position=self.position,
+        )
 
 
 @dataclass(frozen=True)
@@ -391,7 +399,7 @@ class CampaignStep:
     """A grade (or an undo) decided in memory, to write."""
 
     action: str  # grade | undo
-    pair: ShownPair | None  # the pair graded (None for an undo)
+    pair: PoolPair | None  # the pair graded (None for an undo)
     grade: float | None
     seconds: float | None
     position: int | None  # the position current before the step

@@ -82,44 +82,6 @@ class VerificationRow(TypedDict):
     answer: str | None  # None: no answer extracted yet
 
 
-# -- prompt sensitivity ------------------------------------------------------------------------------
-
-
-class SensitivityPrompt(TypedDict):
-    """One prompt of a prompt-sensitivity study: its label set and its agreement with the reference."""
-
-    prompt: str  # the template's name
-    label_set: str
-    prompt_hash: str  # the first 12 hex digits of the template's sha256
-    pairs: int
-    failures: int
-    calls: int
-    kappa_binary: float | None  # Cohen's κ against the reference (None: undefined)
-    kappa_graded: float | None
-    topics: int  # the topics of the pairs both the prompt's set and the reference label
-
-
-class KappaSpread(TypedDict):
-    """How a per-prompt κ spreads over the prompts (the undefined ones left out)."""
-
-    mean: float | None
-    variance: float | None  # sample variance (n − 1); None below two defined values
-    min: float | None
-    max: float | None
-
-
-class SensitivityReport(TypedDict):
-    """`studio sensitivity`: κ per prompt, its spread, and α between the prompts."""
-
-    method: str
-    ref: str
-    prompts: list[SensitivityPrompt]
-    kappa_binary: KappaSpread
-    kappa_graded: KappaSpread
-    krippendorff_alpha: float | None  # each prompt a coder, each judged pair a unit
-    alpha_level: str  # nominal (binary answers) or ordinal (grades)
-
-
 # -- robustness probes -------------------------------------------------------------------------------
 
 

@@ -1,11 +1,24 @@
-"""A person's decision in a session (Review, the blind audit) as two steps: applied to the session's
-queue at once, in memory, so that the next pair shows without waiting for the project file, then
-written. Each step remembers where the queue stood, so that a write that fails can be undone on
-the screen."""
+"""A person's decision in an interactive session (Review, the blind audit; `studio.services.session`):
+applied to the session's queue at once, in memory, so that the next pair shows without waiting for
+the project file, then written. Each step remembers where the queue stood, so that a write that
+fails can be undone on the screen."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
+
+from studio.domain.views import Reveal
+
+UNDO = "undo"  # the action of the step that undoes the newest decision, in every session
+
+
+class Step(Protocol):
+    """A decision in memory (`studio.services.session`): what it does (`UNDO`, or the session's own
+    actions)."""
+
+    @property
+    def action(self) -> str: ...
 
 
 @dataclass(frozen=True, eq=False)  # compared by identity: two equal keys are two decisions
@@ -38,3 +51,8 @@ class AuditStep:
     was_done: bool = False  # the pair was graded already (shown again by an undo)
     was_skipped: bool = False  # the pair had been left for later in this sitting
     reverts: AuditStep | None = None
+
+
+# What writing an AuditStep answers: a grade's reveal (what the LLM had said of the pair), an undo's
+# pair (None: no grade stands to undo).
+AuditWritten = Reveal | tuple[str, str] | None

@@ -1,5 +1,5 @@
 """Reliability of several coders (prompts, judges) over the same units: Krippendorff's α for any
-number of coders with missing values, and the spread of agreement across prompts.
+number of coders with missing values.
 
 The α follows Krippendorff (2011), "Computing Krippendorff's Alpha-Reliability": values are
 pooled into a coincidence matrix over all pairable values (units coded by at least two coders),
@@ -66,16 +66,3 @@ def krippendorff_alpha(data: np.ndarray, level: Level = "nominal") -> float:
     observed = (o * delta).sum()
     expected = (np.outer(totals, totals) * delta).sum() / (n - 1)
     return float("nan") if expected == 0 else float(1.0 - observed / expected)
-
-
-def spread(values: list[float | None]) -> dict[str, float | None]:
-    """Mean, sample variance (n − 1) and range of a per-prompt statistic (undefined ones left out)."""
-    defined = np.array([v for v in values if v is not None and not np.isnan(v)], dtype=np.float64)
-    if len(defined) == 0:
-        return {"mean": None, "variance": None, "min": None, "max": None}
-    return {
-        "mean": float(defined.mean()),
-        "variance": float(defined.var(ddof=1)) if len(defined) > 1 else None,
-        "min": float(defined.min()),
-        "max": float(defined.max()),
-    }

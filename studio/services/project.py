@@ -2,8 +2,9 @@
 
 The CLI and the TUI import this module and the domain types, nothing else of the services: every
 subject is a method here (`services/facade/` holds them, one module per subject), and so are the
-screens' views and the two sessions a person works in (Review and the blind audit). The session
-classes are named here so that the front ends can name the objects they are handed.
+screens' views and the sessions a person works in (Review, the blind audit, a campaign's walk). The
+session classes, and the protocol they share, are named here so that the front ends can name the
+objects they are handed.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from studio.domain.frames import EVERY_TOPIC, TopicChoice
 from studio.domain.project_file import DEFAULT_WAIT_SECONDS, SampleSetAside
 from studio.domain.views import BankView, CalibrationView, EstimateView, LeaderboardView, Overview, ProjectNames
 from studio.domain.views import ReviewFilters as ReviewFilters
+from studio.services.audit.session import AuditSession
+from studio.services.campaigns.session import CampaignSession
 from studio.services.facade.core import ProjectCore
 from studio.services.facade.lazy import lazy_function, lazy_module
 from studio.services.locations import demo_project_path
@@ -24,18 +27,19 @@ if TYPE_CHECKING:
 
     from studio.domain.check_report import CheckReport
     from studio.domain.doctor_report import DoctorReport
+    from studio.services.audit.session import AuditSession
+    from studio.services.campaigns.session import CampaignSession
     from studio.services.report.files import WrittenReport
+    from studio.services.review.session import ReviewSession
     from studio.services.rubric.editing import BankEditor
     from studio.services.sample_project import build_sample_file, set_aside_sample
+    from studio.services.session import InteractiveSession
     from studio.services.team.probe import TeamProbe
     from studio.services.team.probe import probe as probe_team
     from studio.services.views import bank as bank_views
     from studio.services.views import estimates as estimate_views
     from studio.services.views import overview as overview_views
-    from studio.services.views.audit import AuditSession
-    from studio.services.views.campaign import CampaignSession
     from studio.services.views.leaderboard import leaderboard_view
-    from studio.services.views.review import ReviewSession
 else:  # imported when first used (see services/facade/lazy.py)
     build_sample_file = lazy_function("studio.services.sample_project", "build_sample_file")
     set_aside_sample = lazy_function("studio.services.sample_project", "set_aside_sample")
@@ -45,15 +49,24 @@ else:  # imported when first used (see services/facade/lazy.py)
     overview_views = lazy_module("studio.services.views.overview")
     leaderboard_view = lazy_function("studio.services.views.leaderboard", "leaderboard_view")
 
-__all__ = ["AuditSession", "BankEditor", "CampaignSession", "Project", "ReviewFilters", "ReviewSession"]
+__all__ = [
+    "AuditSession",
+    "BankEditor",
+    "CampaignSession",
+    "InteractiveSession",
+    "Project",
+    "ReviewFilters",
+    "ReviewSession",
+]
 
 # The classes of the objects the front ends are handed, named here so that they can name them
 # (`from studio.services.project import ReviewSession`), imported when first named.
 NAMED_CLASSES = {
-    "AuditSession": "studio.services.views.audit",
+    "AuditSession": "studio.services.audit.session",
     "BankEditor": "studio.services.rubric.editing",
-    "CampaignSession": "studio.services.views.campaign",
-    "ReviewSession": "studio.services.views.review",
+    "CampaignSession": "studio.services.campaigns.session",
+    "InteractiveSession": "studio.services.session",
+    "ReviewSession": "studio.services.review.session",
 }
 
 
@@ -151,8 +164,8 @@ class Project(ProjectCore):
     ) -> ReviewSession:
         """A review of the pairs `qrels` grades differently from `ref` on the topics `topics` frames
         (by default those both label; call `load()` to build its queue)."""
-        from studio.services.views.decision_review import DecisionReviewSession
-        from studio.services.views.review import ReviewSession
+        from studio.services.review.decision_review import DecisionReviewSession
+        from studio.services.review.session import ReviewSession
 
         # A decision pair narrows the queue to the labels behind that pair's significance decision.
         session = DecisionReviewSession if filters is not None and filters.decision_pair else ReviewSession
@@ -160,13 +173,13 @@ class Project(ProjectCore):
 
     def blind_audit(self, audit: str, *, person: str | None = None) -> AuditSession:
         """Grading an audit's sample in its random order, the LLM's grade hidden (call `load()`)."""
-        from studio.services.views.audit import AuditSession
+        from studio.services.audit.session import AuditSession
 
         return AuditSession(self, audit, person=person or self.team_member())
 
-    def assess(self, campaign: str, *, person: str | None = None) -> CampaignSession:
+    def walk_campaign(self, campaign: str, *, person: str | None = None) -> CampaignSession:
         """Walking a campaign's pairs given to `person` as their conditions say (call `load()`)."""
-        from studio.services.views.campaign import CampaignSession
+        from studio.services.campaigns.session import CampaignSession
 
         return CampaignSession(self, campaign, person=person)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from studio.domain.campaigns import RECALL_SUFFIX, CampaignPairRow, CampaignRecord, PairRole, StoredGrade
+from studio.domain.campaigns import RECALL_SUFFIX, CampaignRecord, Condition, PairRole, PoolPair, StoredGrade
 from studio.store.database import Connection, typed_records
 from studio.store.label_events import EventNote, add_event_notes, event_source_id
 
@@ -131,14 +131,18 @@ def topics(con: Connection, campaign_id: int) -> dict[str, str]:
     return {str(q): str(c) for q, c in rows}
 
 
-def pairs(con: Connection, campaign_id: int) -> list[CampaignPairRow]:
-    """The pool pairs in walk order."""
-    cursor = con.execute(
-        "SELECT qid, docid, llm_grade, role, inclusion, position FROM campaign_pairs WHERE campaign_id = ?"
-        " ORDER BY position",
+def pairs(con: Connection, campaign_id: int) -> list[PoolPair]:
+    """The pool pairs in walk order, each with its topic's condition."""
+    rows = con.execute(
+        "SELECT p.qid, p.docid, p.llm_grade, p.role, p.position, t.condition, p.inclusion FROM campaign_pairs p"
+        " JOIN campaign_topics t ON t.campaign_id = p.campaign_id AND t.qid = p.qid"
+        " WHERE p.campaign_id = ? ORDER BY p.position",
         [campaign_id],
-    )
-    return typed_records(cursor, CampaignPairRow)
+    ).fetchall()
+    return [
+        PoolPair(str(q), str(d), None if g is None else float(g), PairRole(r), int(n), Condition(c), i)
+        for q, d, g, r, n, c, i in rows
+    ]
 
 
 def assignments(con: Connection, campaign_id: int) -> list[tuple[str, str, str]]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import getpass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from textual import on, work
 from textual.worker import Worker, WorkerState
@@ -26,20 +26,15 @@ from studio.domain.keymap import NO_KEYMAP, Keymap
 from studio.domain.settings import current_settings
 from studio.services.project import Project
 from studio.tui.bindings import bindings_of
-from studio.tui.commands import ScreenActions, studio_keys
 from studio.tui.crash import report_crash
 from studio.tui.messages import ChangesNoticed, TeamSynced
-from studio.tui.screens.assess import AssessScreen
-from studio.tui.screens.audit import AuditScreen
-from studio.tui.screens.bank import BankScreen
 from studio.tui.screens.base import StudioScreen
-from studio.tui.screens.judges import JudgesScreen
-from studio.tui.screens.leaderboard import LeaderboardScreen
-from studio.tui.screens.overview import OverviewScreen
-from studio.tui.screens.review import ReviewScreen
 from studio.tui.state import StateApp, StudioState, default_selection
 from studio.tui.team_sync import TEAM_CHECK_SECONDS, sync_once, team_line
-from studio.tui.widgets.help import HelpScreen
+
+if TYPE_CHECKING:
+    from textual.command import Provider
+    from textual.screen import Screen
 
 # How often the studio looks whether to give the project file up, and for others' writes.
 IDLE_SECONDS = 0.5
@@ -63,18 +58,57 @@ class ChangeWatch(Protocol):
     def poll(self) -> Described | None: ...
 
 
+def _overview() -> Screen[None]:
+    from studio.tui.screens.overview import OverviewScreen
+
+    return OverviewScreen()
+
+
+def _leaderboard() -> Screen[None]:
+    from studio.tui.screens.leaderboard import LeaderboardScreen
+
+    return LeaderboardScreen()
+
+
+def _review() -> Screen[None]:
+    from studio.tui.screens.review import ReviewScreen
+
+    return ReviewScreen()
+
+
+def _bank() -> Screen[None]:
+    from studio.tui.screens.bank import BankScreen
+
+    return BankScreen()
+
+
+def _judges() -> Screen[None]:
+    from studio.tui.screens.judges import JudgesScreen
+
+    return JudgesScreen()
+
+
+def _screen_actions() -> type[Provider]:
+    """The palette's provider, imported when the palette first opens."""
+    from studio.tui.commands import ScreenActions
+
+    return ScreenActions
+
+
 class StudioApp(StateApp):
     TITLE = "Relevance Assessment Studio"
     CSS_PATH = "studio.tcss"
     # Only the studio's own commands (and the theme): not Textual's screenshot, keys panel and the
     # scrolling keys of whatever widget has the focus.
-    COMMANDS = {ScreenActions}
+    COMMANDS = {_screen_actions}
+    # Each screen's module is imported when its mode is first shown: starting on Review does not
+    # pay for the Leaderboard's plots or the Bank's and the Judges' forms.
     MODES = {
-        ScreenName.overview: OverviewScreen,
-        ScreenName.leaderboard: LeaderboardScreen,
-        ScreenName.review: ReviewScreen,
-        ScreenName.bank: BankScreen,
-        ScreenName.judges: JudgesScreen,
+        ScreenName.overview: _overview,
+        ScreenName.leaderboard: _leaderboard,
+        ScreenName.review: _review,
+        ScreenName.bank: _bank,
+        ScreenName.judges: _judges,
     }
     DEFAULT_MODE = ScreenName.overview
     BINDINGS = bindings_of("app")
@@ -124,8 +158,12 @@ class StudioApp(StateApp):
             self.sync_team()
             self.set_interval(TEAM_CHECK_SECONDS, self.sync_team)
         if self.start_audit is not None:  # a blind audit opens over Review, where escape leads
+            from studio.tui.screens.audit import AuditScreen
+
             self.push_screen(AuditScreen(self.start_audit))
         elif self.start_assess is not None:  # a campaign too
+            from studio.tui.screens.assess import AssessScreen
+
             self.push_screen(AssessScreen(self.start_assess))
 
     @work(thread=True, group="share", exit_on_error=False)
@@ -189,6 +227,9 @@ class StudioApp(StateApp):
             screen.project_changed()
 
     def action_context_help(self) -> None:
+        from studio.tui.commands import studio_keys
+        from studio.tui.widgets.help import HelpScreen
+
         screen = self.screen
         keys = [(key.key, key.title) for key in studio_keys(screen)]
         title, text = (screen.TITLE, screen.HELP) if isinstance(screen, StudioScreen) else (self.TITLE, "")

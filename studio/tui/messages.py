@@ -9,16 +9,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from textual.message import Message
 
-from studio.domain.campaigns import CampaignGradeWritten, CampaignPairView, CampaignStep
+from studio.domain.campaigns import CampaignPairView
 from studio.domain.judging import JudgeConfig, JudgeProgress, JudgeSummary
 from studio.domain.rows import Decision, FailureRow, JudgeRunRow
 from studio.domain.significance import Significance
 from studio.domain.significance_matrix import DecisionGrid
-from studio.domain.steps import AuditStep, ReviewStep
 from studio.domain.team import SyncResult
 from studio.domain.views import (
     AuditPairView,
@@ -29,12 +28,16 @@ from studio.domain.views import (
     Overview,
     PairView,
     ProjectNames,
-    Reveal,
     Stats,
 )
 from studio.services.project import AuditSession, CampaignSession, ReviewSession
 
 Pair = tuple[str, str]  # (qid, docid)
+
+SessionT = TypeVar("SessionT")
+StepT = TypeVar("StepT")
+WrittenT = TypeVar("WrittenT")
+AfterT = TypeVar("AfterT")
 
 
 def key_of(pair: Mapping[str, Any]) -> Pair:
@@ -96,24 +99,24 @@ class PairRead(Message):
 
 
 @dataclass
-class ReviewWritten(Message):
-    """A Review decision was saved: what the log recorded (for an undo, the decision it reverted;
-    None when there was nothing to undo), and τ, κ and the last decisions after it."""
+class StepWritten(Message, Generic[SessionT, StepT, WrittenT, AfterT]):
+    """A session's step was saved (`SessionScreen`): what the write answered (the decision as
+    logged; for an undo, what it took back, None when there was nothing), and what the worker read
+    after it under the same lock (Review: τ, κ and the last decisions; None elsewhere)."""
 
-    session: ReviewSession
-    step: ReviewStep
-    written: Decision | None
-    stats: Stats
-    history: Sequence[Decision]
+    session: SessionT
+    step: StepT
+    written: WrittenT
+    after: AfterT
 
 
 @dataclass
-class ReviewWriteFailed(Message):
-    """A Review decision could not be saved; `steps` holds it first, then the ones queued after it,
-    which were cancelled: the screen takes them back."""
+class StepsNotSaved(Message, Generic[SessionT, StepT]):
+    """A session's step could not be saved; `steps` holds it first, then the ones queued after it,
+    which were cancelled: the screen takes them all back."""
 
-    session: ReviewSession
-    steps: list[ReviewStep]
+    session: SessionT
+    steps: list[StepT]
     error: str
 
 
@@ -195,25 +198,6 @@ class AuditPairRead(Message):
 
 
 @dataclass
-class AuditWritten(Message):
-    """A blind-audit grade (with what the LLM had said) or its undo (the pair it reverted) was saved."""
-
-    session: AuditSession
-    step: AuditStep
-    reveal: Reveal | None
-    undone: Pair | None
-
-
-@dataclass
-class AuditWriteFailed(Message):
-    """A blind-audit grade or undo could not be saved; `steps` as in ReviewWriteFailed."""
-
-    session: AuditSession
-    steps: list[AuditStep]
-    error: str
-
-
-@dataclass
 class AuditsListed(Message):
     """The project's audits, for `b` on Review to choose from (or to say there is none)."""
 
@@ -283,21 +267,3 @@ class CampaignOpened(Message):
 
     session: CampaignSession
     views: dict[Pair, CampaignPairView]
-
-
-@dataclass
-class CampaignWritten(Message):
-    """A campaign grade, or the undo of one (`written` None: nothing to undo), was saved."""
-
-    session: CampaignSession
-    step: CampaignStep
-    written: CampaignGradeWritten | None
-
-
-@dataclass
-class CampaignWriteFailed(Message):
-    """A campaign grade or undo could not be saved, nor the steps queued after it."""
-
-    session: CampaignSession
-    steps: list[CampaignStep]
-    error: str

@@ -16,7 +16,7 @@ from statsmodels.stats.proportion import (  # type: ignore[import-untyped]  # sh
 
 from studio.domain.campaigns import Anchoring
 from studio.metrics.proportions import newcombe_difference, wilson
-from studio.services.assess.anchoring import SeenGrade, anchoring
+from studio.services.campaigns.anchoring import SeenGrade, anchoring
 
 
 def simulated(rate: float, seed: int, topics: int = 40, pairs: int = 25) -> list[SeenGrade]:

@@ -13,7 +13,7 @@ import duckdb
 import pytest
 from helpers import cli
 
-from studio.domain.campaigns import ShownPair
+from studio.domain.campaigns import PoolPair
 from studio.domain.errors import UsageError
 from studio.services.project import Project
 from studio.store import audits as audit_store
@@ -46,7 +46,7 @@ def llm_grades(project: Project) -> dict[tuple[str, str], float]:
 
 
 def test_only_post_editing_shows_the_llm_grade_and_its_group_from_the_highest(project: Project) -> None:
-    session = project.assess("c1", person="alice")
+    session = project.walk_campaign("c1", person="alice")
     session.load()
     llm = llm_grades(project)
     views = [session.pair_view(pair) for pair in session.pairs]
@@ -65,9 +65,9 @@ def test_only_post_editing_shows_the_llm_grade_and_its_group_from_the_highest(pr
 
 
 def test_each_grade_is_an_audited_edit_with_condition_seconds_and_visibility(project: Project) -> None:
-    session = project.assess("c1", person="alice")
+    session = project.walk_campaign("c1", person="alice")
     session.load()
-    walked: list[ShownPair] = []
+    walked: list[PoolPair] = []
     while not session.finished and len(walked) < len(session.pairs):
         pair = session.current()
         assert pair is not None
@@ -87,7 +87,7 @@ def test_each_grade_is_an_audited_edit_with_condition_seconds_and_visibility(pro
 
 
 def test_keep_gives_the_llm_grade_under_post_editing_only(project: Project) -> None:
-    session = project.assess("c1", person="alice")
+    session = project.walk_campaign("c1", person="alice")
     session.load()
     while (pair := session.current()) is not None and str(pair.condition) != "post-editing":
         with pytest.raises(UsageError, match="only post-editing"):
@@ -100,7 +100,7 @@ def test_keep_gives_the_llm_grade_under_post_editing_only(project: Project) -> N
 
 
 def test_undo_takes_back_the_newest_grade_and_a_new_session_resumes_where_one_stopped(project: Project) -> None:
-    session = project.assess("c1", person="bob")
+    session = project.walk_campaign("c1", person="bob")
     session.load()
     first, second = session.pairs[0], session.pairs[1]
     session.grade(3.0)
@@ -109,13 +109,13 @@ def test_undo_takes_back_the_newest_grade_and_a_new_session_resumes_where_one_st
     assert undone is not None and (undone["qid"], undone["docid"]) == (second.qid, second.docid)
     assert session.current() == second
     assert labels(project, "c1") == {(first.qid, first.docid): 3.0}
-    again = project.assess("c1", person="bob")
+    again = project.walk_campaign("c1", person="bob")
     again.load()
     assert again.current() == second and again.progress() == (1, len(again.pairs))
 
 
 def test_a_pair_two_assessors_share_is_labelled_with_their_mean(project: Project) -> None:
-    alice, bob = project.assess("c1", person="alice"), project.assess("c1", person="bob")
+    alice, bob = project.walk_campaign("c1", person="alice"), project.walk_campaign("c1", person="bob")
     alice.load()
     bob.load()
     shared = next(p for p in alice.pairs if p in bob.pairs)
@@ -129,7 +129,7 @@ def test_a_pair_two_assessors_share_is_labelled_with_their_mean(project: Project
 
 def test_a_person_the_campaign_gives_no_pair_is_refused(project: Project) -> None:
     with pytest.raises(UsageError, match="gives no pair to 'carol'"):
-        project.assess("c1", person="carol").load()
+        project.walk_campaign("c1", person="carol").load()
 
 
 def test_check_passes_on_a_graded_campaign_and_finds_a_label_written_around_it(sample: Path) -> None:
@@ -137,7 +137,7 @@ def test_check_passes_on_a_graded_campaign_and_finds_a_label_written_around_it(s
         project.plan_campaign(
             "c1", llm="umbrela-smol", pool="qrels:human", manual="2", filtering="2", recall_sample=5, seed=2
         )
-        session = project.assess("c1", person="alice")
+        session = project.walk_campaign("c1", person="alice")
         session.load()
         for grade in (1.0, 2.0, 3.0):
             session.grade(grade)
@@ -166,7 +166,7 @@ def test_undo_never_takes_back_a_grade_a_concurrent_import_wrote(project: Projec
     """The TUI's `u` once undid grades the TUI never made: an `assess import` for the same assessor,
     run while the session was open, made the newest grade, and undo took it back. The walk is the
     TUI's session; the import runs between its grade and its undo, deterministically."""
-    session = project.assess("c1", person="bob")
+    session = project.walk_campaign("c1", person="bob")
     session.load()
     mine = session.pairs[0]
     session.grade(2.0)

@@ -24,7 +24,7 @@ from studio.services.rubric.derive import SCORES
 
 
 def test_judge_methods_are_the_prompted_methods_and_the_embedding_judge() -> None:
-    # The embedding judge has no prompt: it lives in services.meta.embeddings, not in METHODS.
+    # The embedding judge has no prompt: it lives in services.judging.embeddings, not in METHODS.
     assert set(JudgeMethod) - {JudgeMethod.embedding} == set(METHODS)
 
 

@@ -152,8 +152,8 @@ HASHED = """
 import sys
 sys.path.insert(0, {tests!r})
 from embedding_helpers import HashEmbedder
-import studio.services.meta.embeddings as embeddings
-embeddings.Embedder = lambda *args, **kwargs: HashEmbedder()
+import studio.services.evaluation.frechet as frechet
+frechet.Embedder = lambda *args, **kwargs: HashEmbedder()
 """
 
 SIM = ["judge", "--method", "umbrela", "--backend", "simulated", "--name", "sim", "--kappa", "0.4", "--topic", "1001"]

@@ -12,7 +12,7 @@ from helpers import copy_project
 
 from studio import Project
 from studio.judges.embedder import Embedder
-from studio.services.meta.embeddings import embed
+from studio.services.judging.embeddings import embed
 
 
 @pytest.fixture(scope="session")

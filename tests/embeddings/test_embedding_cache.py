@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from embedding_helpers import CountingEmbedder, HashEmbedder
 
-from studio.services.meta.embeddings import embed, embed_counted, text_hash
+from studio.services.judging.embeddings import embed, embed_counted, text_hash
 from studio.store import Database
 from studio.store import embeddings as embedding_store
 

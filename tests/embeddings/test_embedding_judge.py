@@ -17,7 +17,7 @@ from studio import Project
 from studio.domain.errors import UsageError
 from studio.domain.judging import JudgeConfig, JudgeSummary
 from studio.judges.embedder import Embedder
-from studio.services.meta.embeddings import embedding_judge
+from studio.services.judging.embeddings import embedding_judge
 
 TOPICS = ["1001", "1003"]
 

@@ -19,7 +19,7 @@ from studio.metrics import agreement as agree
 from studio.metrics.correlation import kendall_tau_b
 from studio.metrics.ensembles import combine, combine_sets, distribution_spread, majority, spread
 from studio.services.report.build import build_report
-from studio.services.views.review import ReviewSession
+from studio.services.review.session import ReviewSession
 from studio.store import ensembles as ensemble_store
 
 

@@ -12,8 +12,8 @@ from helpers import copy_project, judge_all
 
 from studio import Project
 from studio.domain.judging import JudgeConfig
+from studio.services.review.session import ReviewSession
 from studio.services.rubric.editing import BankEditor
-from studio.services.views.review import ReviewSession
 
 
 @pytest.fixture(scope="session")

@@ -13,7 +13,7 @@ from helpers import cli, judge_all
 from studio import Project
 from studio.domain.errors import UsageError
 from studio.domain.judging import JudgeConfig
-from studio.services.meta.probes import PROBE_SENTENCE, perturb, probe_summary, run_probe, summarise
+from studio.services.sensitivity.probes import PROBE_SENTENCE, perturb, probe_summary, run_probe, summarise
 
 
 def gullible() -> ScriptedBackend:

@@ -20,7 +20,7 @@ from studio.domain.prompt_study import StudyPlan, StudyPrompt, StudyReport, Stud
 from studio.judges.backend import Backend
 from studio.judges.simulated import SimulatedBackend
 from studio.metrics.reliability import krippendorff_alpha
-from studio.services.meta.prompt_study import lexical_diversity, mean_jaccard_distance, type_token_ratio
+from studio.services.sensitivity.study import lexical_diversity, mean_jaccard_distance, type_token_ratio
 
 HUMAN = {  # (qid, docid): grade — two topics, every grade
     **{("q1", f"d{i}"): g for i, g in enumerate([3, 3, 2, 2, 1, 1, 0, 0, 0, 0])},

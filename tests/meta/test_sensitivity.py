@@ -1,5 +1,6 @@
-"""Prompt sensitivity: one method, several prompts, each into its own label set; κ per prompt,
-their mean and variance, and Krippendorff's α between the prompts."""
+"""A study of prompt templates (bare `studio sensitivity`): one method, several templates, each
+judged into its own label set linked to its prompt; the study's report — agreement per prompt, its
+mean and variance, Krippendorff's α between the prompts — the same as `sensitivity report` gives."""
 
 from __future__ import annotations
 
@@ -14,17 +15,16 @@ from helpers import cli
 
 from studio import Project
 from studio.domain.errors import UsageError
-from studio.domain.judge_results import SensitivityReport
 from studio.domain.judging import JudgeConfig, JudgeProgress
-from studio.domain.specs import AgreementSpec
+from studio.domain.prompt_study import StudyRunSummary
 from studio.judges.backend import ChatRequest
 from studio.judges.methods import get_method
-from studio.metrics.agreement import cohen_kappa
+from studio.metrics.agreement import binary_kappa, cohen_kappa
 from studio.metrics.reliability import krippendorff_alpha
-from studio.services.meta.sensitivity import expand_prompts, label_set_name, prompt_sensitivity
+from studio.services.sensitivity.templates import expand_prompts, label_set_name, template_study
 
 PROMPTS = ["binary", "binary-human", "binary-llm"]
-Study = tuple[Project, SensitivityReport]  # the project and the report of a study of PROMPTS
+Study = tuple[Project, StudyRunSummary]  # the project and what a study of PROMPTS judged and reported
 
 
 def wording_matters(request: ChatRequest) -> str:
@@ -46,48 +46,90 @@ def result(simulated_sample: Path) -> Iterator[Study]:
     with Project.open(simulated_sample) as project:
         config = JudgeConfig(method="binary", backend="wording", name="sens", topics=["1001", "1003", "1008"])
         backend = ScriptedBackend(wording_matters, name="wording", model="wording")
-        *_, report = prompt_sensitivity(project.engine, config, PROMPTS, backend=backend)
-        assert not isinstance(report, JudgeProgress)
-        yield project, report
+        *_, summary = template_study(project.engine, config, PROMPTS, backend=backend)
+        assert not isinstance(summary, JudgeProgress)
+        yield project, summary
 
 
-def test_every_prompt_writes_its_own_label_set_with_its_own_answer_words(result: Study) -> None:
-    project, report = result
-    assert [r["label_set"] for r in report["prompts"]] == ["sens-binary", "sens-binary-human", "sens-binary-llm"]
-    assert [r["prompt"] for r in report["prompts"]] == ["binary/v1", "binary-human/v1", "binary-llm/v1"]
-    assert all(r["pairs"] == 84 and r["failures"] == 0 for r in report["prompts"])
+def graded_pairs(project: Project, label_set: str) -> dict[tuple[str, str], float]:
+    return {(q, d): g for q, t in project.engine.evaluator(label_set).labels.items() for d, g in t.judged.items()}
+
+
+def test_every_prompt_writes_its_own_label_set_linked_to_its_prompt(result: Study) -> None:
+    project, summary = result
+    assert summary["label_sets"] == ["sens-binary", "sens-binary-human", "sens-binary-llm"]
+    assert summary["failures"] == 0 and summary["calls"] == 3 * 84
+    cells = summary["report"]["cells"]
+    assert [(c["label_set"], c["prompt"], c["group"], c["method"], c["model"]) for c in cells] == [
+        (name, name.removeprefix("sens-"), "templates", "binary", "wording") for name in summary["label_sets"]
+    ]
+    assert all(c["pairs"] == 84 for c in cells)
+    held = project.collection_prompts("sens")
+    assert [(p.prompt_id, p.method) for p in held] == [
+        ("binary", "binary"),
+        ("binary-human", "binary"),
+        ("binary-llm", "binary"),
+    ]
+    assert "{query}" in held[1].user and "{passage}" in held[1].user
     assert get_method("binary", "binary-human").labels == ("1", "0")
-    labels = {r["label_set"]: project.engine.evaluator(r["label_set"]).labels for r in report["prompts"]}
-    assert all({g for t in by_topic.values() for g in t.judged.values()} <= {0.0, 1.0} for by_topic in labels.values())
+    labels = [graded_pairs(project, name) for name in summary["label_sets"]]
+    assert all(set(by_pair.values()) <= {0.0, 1.0} for by_pair in labels)
 
 
-def test_kappa_per_prompt_and_its_spread(result: Study) -> None:
-    project, report = result
+def test_agreement_per_prompt_and_its_spread(result: Study) -> None:
+    project, summary = result
+    human = graded_pairs(project, "human")
     kappas: list[float] = []
-    for row in report["prompts"]:
-        assert row["kappa_graded"] == project.agreement(AgreementSpec("human", row["label_set"]))["kappa_graded"]
-        assert row["kappa_binary"] is not None
-        kappas.append(row["kappa_binary"])
-    spread = report["kappa_binary"]
-    assert spread["mean"] == pytest.approx(np.mean(kappas))
-    assert spread["variance"] == pytest.approx(np.var(kappas, ddof=1))
-    assert (spread["min"], spread["max"]) == (min(kappas), max(kappas))
-    assert spread["variance"] is not None and spread["variance"] > 0  # the LLM-written prompt judges differently
+    for cell in summary["report"]["cells"]:
+        mine = graded_pairs(project, cell["label_set"])
+        shared = sorted(set(mine) & set(human))
+        x = np.array([human[p] for p in shared])
+        y = np.array([mine[p] for p in shared])
+        assert cell["agreement"] == pytest.approx(binary_kappa(x, y, 2.0, 1.0))  # the reference relevant from 2
+        assert cell["agreement"] is not None
+        kappas.append(cell["agreement"])
+    (group,) = summary["report"]["groups"]
+    assert (group["group"], group["method"], group["cells"]) == ("templates", "binary", 3)
+    assert group["mean"] == pytest.approx(np.mean(kappas))
+    assert group["variance"] == pytest.approx(np.var(kappas, ddof=1))
+    assert group["variance"] is not None and group["variance"] > 0  # the LLM-written prompt judges differently
 
 
 def test_alpha_between_prompts_is_the_multi_coder_alpha(result: Study) -> None:
-    project, report = result
-    sets = [r["label_set"] for r in report["prompts"]]
-    coded = [
-        {(q, d): g for q, t in project.engine.evaluator(s).labels.items() for d, g in t.judged.items()} for s in sets
-    ]
+    project, summary = result
+    coded = [graded_pairs(project, name) for name in summary["label_sets"]]
     units = sorted(coded[0])
     data = np.array([[c[u] for u in units] for c in coded])
-    assert report["alpha_level"] == "nominal"
-    assert report["krippendorff_alpha"] == pytest.approx(krippendorff_alpha(data, "nominal"))
-    # The two prompts that judge alike agree perfectly with each other.
-    alpha = report["krippendorff_alpha"]
-    assert cohen_kappa(data[0], data[1]) == 1.0 and alpha is not None and alpha < 1.0
+    (alpha,) = summary["report"]["alpha"]
+    assert (alpha["level"], alpha["prompts"], alpha["units"]) == ("nominal", 3, len(units))
+    assert alpha["alpha"] == pytest.approx(krippendorff_alpha(data, "nominal"))
+    # The two prompts that judge alike agree perfectly with each other; the third does not.
+    assert cohen_kappa(data[0], data[1]) == 1.0 and alpha["alpha"] is not None and alpha["alpha"] < 1.0
+
+
+def test_the_report_of_the_linked_label_sets_is_the_same_study(result: Study) -> None:
+    project, summary = result
+    again = project.study_report("human", collection="sens")
+    assert again == summary["report"]
+
+
+def test_a_prefix_naming_another_collection_is_refused_before_any_call(result: Study) -> None:
+    project, _ = result
+    config = JudgeConfig(method="binary", backend="wording", name="sens", topics=["1001"])
+    asked: list[ChatRequest] = []
+
+    def answer(request: ChatRequest) -> str:
+        asked.append(request)
+        return "1"
+
+    backend = ScriptedBackend(answer, name="wording", model="wording")
+    with pytest.raises(UsageError, match="holds other prompts"):
+        list(template_study(project.engine, config, ["binary", "graded-human"], backend=backend))
+    assert asked == [] and [p.prompt_id for p in project.collection_prompts("sens")] == [
+        "binary",
+        "binary-human",
+        "binary-llm",
+    ]
 
 
 def test_folders_expand_and_names_must_differ(tmp_path: Path) -> None:
@@ -122,8 +164,12 @@ def test_cli_with_the_simulated_judge(simulated_sample: Path) -> None:
         "json",
     )
     assert result.exit_code == 0, result.output
-    report = json.loads(result.stdout)
-    assert [r["label_set"] for r in report["prompts"]] == ["g-graded-human", "g-graded-llm"]
-    assert report["alpha_level"] == "ordinal"
+    summary = json.loads(result.stdout)
+    assert summary["label_sets"] == ["g-graded-human", "g-graded-llm"]
+    (alpha,) = summary["report"]["alpha"]
+    assert alpha["level"] == "ordinal"
     # The simulated judge copies the reference whatever the wording: the prompts agree fully.
-    assert report["krippendorff_alpha"] == 1.0
+    assert alpha["alpha"] == 1.0
+    table = cli(simulated_sample, "sensitivity", "report", "--ref", "human", "--prompts", "g")
+    assert table.exit_code == 0, table.output
+    assert "Krippendorff's α between the prompts of a group" in table.stdout and "g-graded-llm" in table.stdout

@@ -16,8 +16,8 @@ from studio import Project
 from studio.domain.judge_results import StuffingProbe
 from studio.domain.judging import JudgeConfig
 from studio.judges.backend import ChatRequest
-from studio.services.meta.probes import PROBE_SENTENCE
-from studio.services.meta.stuffing import stuff, wilson
+from studio.services.sensitivity.probes import PROBE_SENTENCE
+from studio.services.sensitivity.stuffing import stuff, wilson
 
 
 def query_of(text: str) -> str:

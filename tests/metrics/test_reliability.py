@@ -1,5 +1,4 @@
-"""Krippendorff's α for several coders, against the `krippendorff` package and hand-worked data,
-and the spread statistics of prompt sensitivity."""
+"""Krippendorff's α for several coders, against the `krippendorff` package and hand-worked data."""
 
 from __future__ import annotations
 
@@ -13,7 +12,7 @@ from hypothesis import strategies as st
 from hypothesis_profiles import examples
 
 from studio.metrics.agreement import krippendorff_alpha_ordinal
-from studio.metrics.reliability import Level, krippendorff_alpha, spread
+from studio.metrics.reliability import Level, krippendorff_alpha
 
 # Krippendorff (2011), section C: 4 coders, 12 units, values 1–5, missing as NaN; α nominal 0.743,
 # ordinal 0.815, interval 0.849 (the paper's worked example).
@@ -66,11 +65,3 @@ def test_two_complete_coders_agree_with_the_pairwise_ordinal_alpha() -> None:
 def test_identical_coders_are_perfectly_reliable() -> None:
     row = np.array([0, 1, 2, 3, 1, 0], dtype=float)
     assert krippendorff_alpha(np.vstack([row, row, row])) == 1.0
-
-
-def test_spread_uses_the_sample_variance_and_skips_undefined_values() -> None:
-    assert spread([0.2, 0.4, None, float("nan"), 0.6]) == pytest.approx(
-        {"mean": 0.4, "variance": 0.04, "min": 0.2, "max": 0.6}
-    )
-    assert spread([None]) == {"mean": None, "variance": None, "min": None, "max": None}
-    assert spread([0.5])["variance"] is None

@@ -11,8 +11,8 @@ from helpers import judge_all
 
 from studio import Project
 from studio.domain.judging import JudgeConfig
-from studio.services.meta.probes import run_probe
-from studio.services.views.review import ReviewSession
+from studio.services.review.session import ReviewSession
+from studio.services.sensitivity.probes import run_probe
 
 # Two topics are enough for the bank section and keep the rubric judge to a few seconds.
 RUBRIC_TOPICS = ["1001", "1002"]

@@ -16,9 +16,9 @@ from matplotlib.image import imread
 from studio import Project
 from studio.formats.report_writers import format_cell, format_number
 from studio.services.meta.comparison import compare
-from studio.services.meta.probes import probe_summary
 from studio.services.report import figures as report_figures
 from studio.services.rubric.diagnostics import bank_report
+from studio.services.sensitivity.probes import probe_summary
 
 AUDITED = ["exam-sim", "sim", "umbrela-smol"]
 SAMPLE_RUNS = 3

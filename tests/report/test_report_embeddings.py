@@ -10,7 +10,7 @@ import numpy as np
 
 from studio import Project
 from studio.formats.report_writers import format_cell
-from studio.services.meta.embeddings import fd_leaderboard
+from studio.services.evaluation.frechet import fd_leaderboard
 from studio.services.report.build import build_report
 
 

@@ -14,7 +14,7 @@ from studio.domain.judging import JudgeConfig
 from studio.domain.views import ReviewFilters
 from studio.metrics.agreement import cohen_kappa
 from studio.services.meta.review_queue import disagreements
-from studio.services.views.review import ReviewSession
+from studio.services.review.session import ReviewSession
 
 
 @pytest.fixture()

@@ -11,8 +11,8 @@ import pytest
 from studio import Project
 from studio.domain.errors import UsageError
 from studio.domain.specs import AuditDrawSpec
-from studio.services.views.audit import AuditSession
-from studio.services.views.review import ReviewSession
+from studio.services.audit.session import AuditSession
+from studio.services.review.session import ReviewSession
 
 LLM = "umbrela-smol"
 

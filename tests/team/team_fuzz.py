@@ -144,7 +144,7 @@ class Fuzz:
 
     def campaign_grade(self, role: str) -> None:
         with self.opened(role) as project:
-            session = project.assess(CAMPAIGN, person=role)
+            session = project.walk_campaign(CAMPAIGN, person=role)
             session.load()
             if session.current() is None:
                 return self.note(f"campaign: {role} has graded every pair")

@@ -27,10 +27,10 @@ from studio import Project
 from studio.domain.errors import UsageError
 from studio.domain.judging import JudgeConfig, JudgeSummary
 from studio.domain.specs import AuditDrawSpec, CalibrationSpec
+from studio.services.audit.session import AuditSession
 from studio.services.derived.freshness import freshness
+from studio.services.review.session import ReviewSession
 from studio.services.rubric.editing import BankEditor
-from studio.services.views.audit import AuditSession
-from studio.services.views.review import ReviewSession
 from studio.store import labels as label_store
 
 SOURCES = ("sim", "umbrela-smol", "human")  # label sets that derived sets are made from

@@ -1,1 +1,1 @@
-"""Audits: samples of an LLM label set with known inclusion probabilities, their gold labels, estimates."""
+"""Audits: samples with known inclusion probabilities, gold labels (graded blind: session.py), estimates."""

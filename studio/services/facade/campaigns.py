@@ -20,15 +20,15 @@ from studio.services.facade.base import PathLike, ProjectBase
 from studio.services.facade.lazy import lazy_module
 
 if TYPE_CHECKING:
-    from studio.services.assess import grades as campaign_grades
-    from studio.services.assess import plan as campaign_plan
-    from studio.services.assess import progress as campaign_progress
-    from studio.services.assess import report as campaign_report
+    from studio.services.campaigns import grades as campaign_grades
+    from studio.services.campaigns import plan as campaign_plan
+    from studio.services.campaigns import progress as campaign_progress
+    from studio.services.campaigns import report as campaign_report
 else:
-    campaign_grades = lazy_module("studio.services.assess.grades")
-    campaign_plan = lazy_module("studio.services.assess.plan")
-    campaign_progress = lazy_module("studio.services.assess.progress")
-    campaign_report = lazy_module("studio.services.assess.report")
+    campaign_grades = lazy_module("studio.services.campaigns.grades")
+    campaign_plan = lazy_module("studio.services.campaigns.plan")
+    campaign_progress = lazy_module("studio.services.campaigns.progress")
+    campaign_report = lazy_module("studio.services.campaigns.report")
 
 
 class CampaignsMixin(ProjectBase):

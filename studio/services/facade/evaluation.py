@@ -22,6 +22,7 @@ if TYPE_CHECKING:
     from studio.services.ensembles.scores import ensemble_scores
     from studio.services.evaluation.answers import system_leaderboard
     from studio.services.evaluation.engine import measure_of
+    from studio.services.evaluation.frechet import fd_leaderboard
     from studio.services.meta import (
         comparison,
         frame,
@@ -32,7 +33,6 @@ if TYPE_CHECKING:
         score_correlation,
         unreachable_levels,
     )
-    from studio.services.meta.embeddings import fd_leaderboard
     from studio.services.meta.frame import check_subset
     from studio.store import review as review_store
 else:
@@ -47,7 +47,7 @@ else:
     scale = lazy_module("studio.services.meta.scale")
     score_correlation = lazy_module("studio.services.meta.score_correlation")
     unreachable_levels = lazy_module("studio.services.meta.unreachable_levels")
-    fd_leaderboard = lazy_function("studio.services.meta.embeddings", "fd_leaderboard")
+    fd_leaderboard = lazy_function("studio.services.evaluation.frechet", "fd_leaderboard")
     check_subset = lazy_function("studio.services.meta.frame", "check_subset")
     review_store = lazy_module("studio.store.review")
 

@@ -1,4 +1,4 @@
-"""LLM judges: running them, their failures, re-parsing, Batch files, prompts and probes."""
+"""LLM judges: running them, their failures, re-parsing, Batch files, extracted answers and probes."""
 
 from __future__ import annotations
 
@@ -21,7 +21,6 @@ if TYPE_CHECKING:
         ExtractedAnswers,
         ProbeRun,
         ReparseCounts,
-        SensitivityReport,
         StuffingProbe,
         VerificationRow,
     )
@@ -54,7 +53,7 @@ class JudgesMixin(ProjectBase):
         refuse_look_alike(self.db.cursor(), "label set", config.name)
         if config.method == "embedding":
             # Imported when used: the embedding judge needs the optional sentence-transformers.
-            from studio.services.meta.embeddings import embedding_judge
+            from studio.services.judging.embeddings import embedding_judge
 
             summary = embedding_judge(self.db, config)
             self.writes.written([config.name])
@@ -124,22 +123,12 @@ class JudgesMixin(ProjectBase):
 
         return verification.verification(self.db, label_set)
 
-    def prompt_sensitivity(
-        self, config: JudgeConfig, prompts: list[str]
-    ) -> Iterator[JudgeProgress | SensitivityReport]:
-        """One method judged with several prompts: κ per prompt, its spread, α between prompts."""
-        config = replace(config, name=check_name(config.name, "label set"))
-        refuse_look_alike(self.db.cursor(), "label set", config.name)
-        from studio.services.meta.sensitivity import prompt_sensitivity
-
-        return prompt_sensitivity(self.engine, config, prompts)
-
     def probe(
         self, label_set: str, *, ref: str = "human", limit: int = 40, seed: int = 0
     ) -> Iterator[JudgeProgress | ProbeRun]:
         """How far the judge of `label_set` moves when reference-non-relevant passages are stuffed
         with the query and a claim of relevance (Alaofi et al. 2024)."""
-        from studio.services.meta.probes import run_probe
+        from studio.services.sensitivity.probes import run_probe
 
         return run_probe(self.engine, label_set, ref=ref, limit=limit, seed=seed)
 
@@ -158,7 +147,7 @@ class JudgesMixin(ProjectBase):
         """Each stuffing on its own (query words, claim, both; at the start, middle, end): per
         perturbation the judge's flip rate with a 95% Wilson interval, and (pointwise) the runs
         that rise when the flipped passages count as relevant."""
-        from studio.services.meta.stuffing import probe_stuffing
+        from studio.services.sensitivity.stuffing import probe_stuffing
 
         return probe_stuffing(
             self.engine,

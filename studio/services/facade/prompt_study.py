@@ -1,4 +1,4 @@
-"""Prompt collections and the prompt-sensitivity study over them."""
+"""Prompt collections and the prompt-sensitivity study over them (of a collection, or of templates)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from studio.services.facade.imports import ImportsMixin
 from studio.services.facade.lazy import lazy_function, lazy_module
 
 if TYPE_CHECKING:
-    from collections.abc import Generator, Sequence
+    from collections.abc import Generator, Iterator, Sequence
 
     from studio.domain.export_report import ExportReport
     from studio.domain.import_report import ImportReport
@@ -22,13 +22,17 @@ if TYPE_CHECKING:
     from studio.judges.backend import Backend
     from studio.services.facade.base import PathLike
     from studio.services.judging.backends import make_backend
-    from studio.services.meta import prompt_collection, prompt_study, study_run
-    from studio.services.meta.study_run import BackendFor
+    from studio.services.sensitivity import prompt_collections, study, templates
+    from studio.services.sensitivity import run as study_run
+    from studio.services.sensitivity.run import BackendFor
+    from studio.store.new_names import refuse_look_alike
 else:
     make_backend = lazy_function("studio.services.judging.backends", "make_backend")
-    prompt_collection = lazy_module("studio.services.meta.prompt_collection")
-    prompt_study = lazy_module("studio.services.meta.prompt_study")
-    study_run = lazy_module("studio.services.meta.study_run")
+    prompt_collections = lazy_module("studio.services.sensitivity.prompt_collections")
+    study = lazy_module("studio.services.sensitivity.study")
+    templates = lazy_module("studio.services.sensitivity.templates")
+    study_run = lazy_module("studio.services.sensitivity.run")
+    refuse_look_alike = lazy_function("studio.store.new_names", "refuse_look_alike")
 
 
 class PromptStudyMixin(ImportsMixin):
@@ -39,24 +43,24 @@ class PromptStudyMixin(ImportsMixin):
     ) -> ImportReport:
         """A `prompts.json` (or a folder of template folders) as a prompt collection; `groups` a JSON
         mapping {participant or prompt id: group} over the name rule (human-*: people, LLM-*: llm)."""
-        return prompt_collection.import_prompts(
+        return prompt_collections.import_prompts(
             self.db, Path(path), name=name, groups_file=Path(groups) if groups else None, replace=replace
         )
 
     def export_prompts(self, collection: str, out: str | Path, *, folder: bool = False) -> ExportReport:
         """A collection as `prompts.json`, or (`folder`) one template folder per prompt and method."""
-        return prompt_collection.export_prompts(self.db, collection, out, folder=folder)
+        return prompt_collections.export_prompts(self.db, collection, out, folder=folder)
 
     def collection_prompts(self, collection: str) -> list[StudyPrompt]:
-        return prompt_collection.collection_prompts(self.db, collection)
+        return prompt_collections.collection_prompts(self.db, collection)
 
     def link_qrels(
         self, label_set: str, *, prompt: str, model: str, collection: str, method: str | None = None
     ) -> None:
         """Link a label set to the prompt, judge model and test collection that made it."""
         grades = [g for t in self.engine.evaluator(label_set).labels.values() for g in t.judged.values()]
-        chosen = method or prompt_collection.pointwise_method(self.db, prompt, grades)
-        prompt_collection.link_label_set(self.db, label_set, prompt, model, collection, chosen)
+        chosen = method or prompt_collections.pointwise_method(self.db, prompt, grades)
+        prompt_collections.link_label_set(self.db, label_set, prompt, model, collection, chosen)
 
     def import_linked_qrels(
         self,
@@ -71,7 +75,7 @@ class PromptStudyMixin(ImportsMixin):
     ) -> ImportReport:
         """Qrels a judge made with `prompt` (an LLM label set unless `kind` says otherwise), linked to
         the prompt, the model and the test collection; an unknown prompt is refused before any write."""
-        prompt_collection.pointwise_method(self.db, prompt, [])  # refused here when it has no pointwise prompt
+        prompt_collections.pointwise_method(self.db, prompt, [])  # refused here when it has no pointwise prompt
         report = self.import_qrels(files, name=name, kind=kind or LabelSetKind.LLM, replace=replace)
         for label_set in report.names:
             self.link_qrels(label_set, prompt=prompt, model=model, collection=collection)
@@ -90,7 +94,7 @@ class PromptStudyMixin(ImportsMixin):
     ) -> ImportReport:
         """Pairwise verdicts (`qid category docA docB agree|disagree|tie`) or raw answers per order
         (`qid docFirst docSecond 1|2`, oriented by `ref`) into a label set linked to its prompt."""
-        return prompt_collection.import_preferences(
+        return prompt_collections.import_preferences(
             self.engine,
             Path(path),
             name=name,
@@ -114,7 +118,7 @@ class PromptStudyMixin(ImportsMixin):
     ) -> StudyReport:
         """Agreement per prompt, its mean and variance per model × group × method, α between a
         group's prompts and the prompts' lexical diversity."""
-        return prompt_study.study_report(
+        return study.study_report(
             self.engine,
             ref,
             ref_relevant=ref_relevant,
@@ -123,6 +127,22 @@ class PromptStudyMixin(ImportsMixin):
             collection=collection,
             references=references,
             measure=measure,
+        )
+
+    def prompt_sensitivity(
+        self,
+        config: JudgeConfig,
+        prompts: list[str],
+        *,
+        ref_relevant: float = 2.0,
+        variance: VarianceKind | str = "sample",
+    ) -> Iterator[JudgeProgress | StudyRunSummary]:
+        """A study of prompt templates: the pool judged with each (into `config.name`-<template>),
+        each label set linked to its prompt in collection `config.name`, then the study's report."""
+        config = replace(config, name=check_name(config.name, "label set"))
+        refuse_look_alike(self.db.cursor(), "label set", config.name)
+        return templates.template_study(
+            self.engine, config, prompts, ref_relevant=ref_relevant, variance=_variance(variance)
         )
 
     def run_study(

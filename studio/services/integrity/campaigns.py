@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from studio.domain.campaigns import RECALL_SUFFIX, PairRole
 from studio.domain.check_report import CheckResult
-from studio.services.assess.grades import standing_grades
+from studio.services.campaigns.grades import standing_grades
 from studio.store import Connection
 from studio.store import audits as audit_store
 from studio.store import campaigns as campaign_store
@@ -18,7 +18,7 @@ def check_campaigns(con: Connection, result: CheckResult) -> None:
         return
     for found in campaign_store.campaigns(con):
         name = found["name"]
-        roles = {(r["qid"], r["docid"]): r["role"] for r in campaign_store.pairs(con, found["campaign_id"])}
+        roles = {(r.qid, r.docid): r.role for r in campaign_store.pairs(con, found["campaign_id"])}
         expected = {
             (name + RECALL_SUFFIX if roles.get(pair) == PairRole.recall else name, *pair): grades.gold
             for pair, grades in standing_grades(con, found["campaign_id"]).items()

@@ -1,1 +1,1 @@
-"""Meta-evaluation: comparing label sets, prompt sensitivity, robustness probes, embedding judge and FD@k."""
+"""Meta-evaluation: comparing label sets (τ, κ, α, alignment, frames, score scales, the review queue)."""

@@ -14,9 +14,9 @@ from studio.domain.rows import BankInfo
 from studio.judges.embedder import Embedder, TextEmbedder
 from studio.metrics.correlation import kendall_tau_b
 from studio.services.facade.core import ProjectCore
-from studio.services.meta.probes import probe_summary
 from studio.services.report.cells import cell, grade_text, statistic
 from studio.services.rubric.diagnostics import bank_report
+from studio.services.sensitivity.probes import probe_summary
 from studio.services.views.bank import graders_of
 from studio.store import report as report_store
 

@@ -1,1 +1,1 @@
-"""What the screens show, computed from a project: overview, review session, bank view, passage highlights."""
+"""What the screens show, read from a project and never written: overview, leaderboard, bank, estimates."""

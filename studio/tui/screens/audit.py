@@ -7,19 +7,17 @@ from __future__ import annotations
 from rich.markup import escape
 from rich.text import Text
 from textual import on, work
-from textual.app import ComposeResult
-from textual.containers import VerticalScroll
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Static
 
-from studio.domain.errors import StudioError, UsageError
+from studio.domain.errors import StudioError
 from studio.domain.highlight import highlight_spans
-from studio.domain.steps import AuditStep
+from studio.domain.steps import AuditStep, AuditWritten
 from studio.domain.views import AuditPairView, Reveal
-from studio.services.project import AuditSession
+from studio.services.project import AuditSession, Project
 from studio.tui.bindings import bindings_of
 from studio.tui.in_order import InOrder
-from studio.tui.messages import AuditOpened, AuditPairRead, AuditWriteFailed, AuditWritten, Pair
-from studio.tui.screens.base import StudioScreen
+from studio.tui.messages import AuditOpened, AuditPairRead, Pair
+from studio.tui.screens.session import SessionScreen
 from studio.tui.widgets.pair_panel import grade_text
 
 HELP = """A blind audit walks an audit's sample (`studio audit plan`) in the random order drawn with
@@ -59,46 +57,28 @@ def passage(view: AuditPairView) -> Text:
     return text
 
 
-class AuditScreen(StudioScreen):
+class AuditScreen(SessionScreen[AuditSession, AuditStep, AuditWritten, None]):
     TITLE = "Blind audit"
     HELP = HELP
     BINDINGS = bindings_of("audit")
+    WRITES = "audit-writes"
+    NOTHING_TO_UNDO = "nothing to undo in this audit"
+    WHAT, OPENING = "audit", "audit"
+    PANE, PARTS = "audit-pair", ("audit-head", "audit-passage", "reveal")
 
     def __init__(self, audit: str) -> None:
         super().__init__()
         self.audit = audit
-        self.session: AuditSession | None = None
         self.views: dict[Pair, AuditPairView] = {}  # the texts do not change: read once, ahead
         self.unread: dict[Pair, str] = {}
         self.asked: set[Pair] = set()
-        self.pending: list[AuditStep] = []  # graded, not saved yet, oldest first
-        self.writes: InOrder[tuple[AuditSession, AuditStep]] = InOrder()
         self.reads: InOrder[tuple[AuditSession, tuple[str, str, str | None]]] = InOrder()
-        self.leaving = False
 
-    def compose(self) -> ComposeResult:
-        yield Header()
-        yield Static("Opening the audit…", id="status")
-        with VerticalScroll(id="audit-pair"):
-            yield Static("", id="audit-head")
-            yield Static("", id="audit-passage")
-            yield Static("", id="reveal")
-        yield Footer(compact=True)
-
-    def on_mount(self) -> None:
-        self.open_audit()
-
-    @work(thread=True, exclusive=True, group="audit", exit_on_error=False)
-    def open_audit(self) -> None:
-        with self.locked() as project:
-            session = project.blind_audit(self.audit, person=self.state.person)
-            session.load()
-            views = [session.pair_view(pair) for pair in session.upcoming(1)]  # the rest read ahead after
-        self.post_message(AuditOpened(session, views))
-
-    def work_failed(self, group: str, error: BaseException) -> None:
-        if group == "audit":
-            self.query_one("#status", Static).update(f"[red]Cannot open the audit:[/red] {escape(str(error))}")
+    def opening(self, project: Project) -> AuditOpened:
+        session = project.blind_audit(self.audit, person=self.state.person)
+        session.load()
+        views = [session.pair_view(pair) for pair in session.upcoming(1)]  # the rest read ahead after
+        return AuditOpened(session, views)
 
     @on(AuditOpened)
     def opened(self, message: AuditOpened) -> None:
@@ -151,12 +131,11 @@ class AuditScreen(StudioScreen):
 
     # -- rendering -------------------------------------------------------------------------------
 
-    def repaint(self) -> None:
-        """The current pair, the progress and what the LLM had said of the last grade, from memory."""
-        session = self.session
-        if session is None:
-            return
-        self.query_one("#status", Static).update(status_line(session, len(self.pending)))
+    def status_text(self, session: AuditSession) -> str:
+        return status_line(session, len(self.pending))
+
+    def paint(self, session: AuditSession) -> None:
+        """The current pair and what the LLM had said of the last grade, from memory."""
         head, body = self.query_one("#audit-head", Static), self.query_one("#audit-passage", Static)
         current = session.current()
         view = self.views.get((current[0], current[1])) if current is not None else None
@@ -180,90 +159,9 @@ class AuditScreen(StudioScreen):
         self.query_one("#reveal", Static).update(reveal)
         self.read_ahead()
 
-    def project_changed(self) -> None:
-        self.repaint()
-
     # -- grading ---------------------------------------------------------------------------------
 
-    def action_grade(self, grade: int) -> None:
-        session = self.session
-        if session is None:
-            self._still_opening()
-            return
-        try:
-            step = session.decide(float(grade))
-        except UsageError as error:
-            self.notify(str(error), severity="warning")
-            return
-        self._save(session, step)
-
     def action_skip(self) -> None:
-        if self.session is None:
-            self._still_opening()
-            return
-        self.session.skip()  # nothing to write: a skip lasts this sitting only
-        self.repaint()
-
-    def action_undo(self) -> None:
-        if self.session is None:
-            self._still_opening()
-            return
-        self._save(self.session, self.session.undo_step())
-
-    def _still_opening(self) -> None:
-        """A key before the audit opened is not taken, and said so (it once vanished without a word)."""
-        self.notify("The audit is still opening: that key was not taken.", severity="warning")
-
-    def _save(self, session: AuditSession, step: AuditStep) -> None:
-        self.pending.append(step)
-        if self.writes.add((session, step)):
-            self.write_grades()
-        self.repaint()
-
-    @work(thread=True, group="audit-writes", exit_on_error=False)
-    def write_grades(self) -> None:
-        try:
-            while (item := self.writes.take()) is not None:
-                session, step = item
-                try:
-                    with self.locked():
-                        written = session.write(step)
-                except StudioError as error:  # nothing of it was written; the later ones are not tried
-                    dropped = [later for _, later in self.writes.drop()]
-                    self.post_message(AuditWriteFailed(session, [step, *dropped], str(error)))
-                    continue
-                reveal = written if isinstance(written, Reveal) else None
-                self.post_message(AuditWritten(session, step, reveal, written if isinstance(written, tuple) else None))
-        except BaseException:
-            self.writes.abandon()
-            raise
-
-    @on(AuditWritten)
-    def saved(self, message: AuditWritten) -> None:
-        if message.step in self.pending:
-            self.pending.remove(message.step)
-        message.session.settle(message.step, message.reveal or message.undone)
-        if message.step.action == "undo" and message.undone is None:
-            self.notify("nothing to undo in this audit")
-        self.repaint()
-        if self.leaving and not self.pending:
-            self.app.pop_screen()
-
-    @on(AuditWriteFailed)
-    def not_saved(self, message: AuditWriteFailed) -> None:
-        for step in reversed(message.steps):  # the newest first: each puts back what it moved
-            message.session.roll_back(step)
-            if step in self.pending:
-                self.pending.remove(step)
-        later = len(message.steps) - 1
-        also = f"\n\n{later} grade{'s' if later != 1 else ''} given after it were not saved either." if later else ""
-        self.studio.show_message("Not saved", f"not saved: {message.error}{also}")
-        self.leaving = False
-        self.repaint()
-
-    def action_leave(self) -> None:
-        if self.pending:  # leave once the grades typed are saved (or one fails, and is shown)
-            self.leaving = True
-            self.notify("Saving the last grades, then back to Review.")
-            return
-        self.app.pop_screen()
+        if (session := self.taking_keys()) is not None:
+            session.skip()  # nothing to write: a skip lasts this sitting only
+            self.repaint()

@@ -9,7 +9,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Footer, Header, ProgressBar, Select, Static
+from textual.widgets import DataTable, Header, ProgressBar, Select, Static
 
 from studio.domain.choices import Importance, ItemKind
 from studio.domain.errors import StudioError
@@ -22,6 +22,7 @@ from studio.tui.judge_worker import stream_judge
 from studio.tui.messages import BankEdited, BankLoaded, GradersLoaded, JudgeFinished, JudgeProgressed, NamesLoaded
 from studio.tui.screens.base import StudioScreen
 from studio.tui.widgets.dialog import ConfirmDialog
+from studio.tui.widgets.footer import StudioFooter
 from studio.tui.widgets.table import Table
 from studio.tui.widgets.text_prompt import TextPrompt
 
@@ -86,7 +87,7 @@ class BankScreen(StudioScreen):
             table.add_columns("", "Item", "Kind", "Importance", "Rel", "Non-rel", "Stale", "Text")
             yield table
             yield Static("", id="lists")
-        yield Footer(compact=True)
+        yield StudioFooter()
 
     def on_mount(self) -> None:
         self.query_one("#regrade-progress", ProgressBar).display = False

@@ -10,7 +10,7 @@ from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Footer, Header, Input, Label, ProgressBar, Select, Static
+from textual.widgets import DataTable, Header, Input, Label, ProgressBar, Select, Static
 from textual.worker import Worker
 
 from studio.domain.choices import BackendName, JudgeMethod
@@ -27,6 +27,7 @@ from studio.tui.messages import (
     NamesLoaded,
 )
 from studio.tui.screens.base import StudioScreen
+from studio.tui.widgets.footer import StudioFooter
 from studio.tui.widgets.table import Table
 
 HELP = """The Judges screen runs an LLM judge into a label set: choose the method, the backend
@@ -113,7 +114,7 @@ class JudgesScreen(StudioScreen):
         table: DataTable[Any] = Table(id="failures", cursor_type="row", zebra_stripes=True)
         table.add_columns("Topic", "Document", "Reason", "Raw output")
         yield table
-        yield Footer(compact=True)
+        yield StudioFooter()
 
     def on_mount(self) -> None:
         self.query_one("#judge-progress", ProgressBar).display = False  # shown while a judge runs

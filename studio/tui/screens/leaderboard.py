@@ -9,7 +9,7 @@ from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Footer, Header, Select, Static
+from textual.widgets import DataTable, Header, Select, Static
 from textual_plotext import PlotextPlot
 
 from studio.domain.views import EstimateView, LeaderboardView
@@ -18,6 +18,7 @@ from studio.tui.messages import CalibrationRead, EstimateComputed, LeaderboardCo
 from studio.tui.screens.base import StudioScreen
 from studio.tui.screens.significance import SignificanceScreen
 from studio.tui.widgets.calibration import CalibrationScreen
+from studio.tui.widgets.footer import StudioFooter
 from studio.tui.widgets.table import Table
 
 HELP = """The Leaderboard ranks the runs under the reference label set and under the audited one,
@@ -82,7 +83,7 @@ class LeaderboardScreen(StudioScreen):
                 estimates.add_columns("Run", "Estimate", "Interval", "Audited set", "Gold alone")
                 yield estimates
             yield PlotextPlot(id="scatter")
-        yield Footer(compact=True)
+        yield StudioFooter()
 
     def on_mount(self) -> None:
         self.load_names()  # the leaderboard itself is computed when the screen shows (resume)

@@ -8,12 +8,13 @@ from typing import Any
 
 from textual import on, work
 from textual.app import ComposeResult
-from textual.widgets import DataTable, Footer, Header, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Header, Static, TabbedContent, TabPane
 
 from studio.domain.views import Overview
 from studio.tui.bindings import bindings_of
 from studio.tui.messages import OverviewLoaded
 from studio.tui.screens.base import StudioScreen
+from studio.tui.widgets.footer import StudioFooter
 from studio.tui.widgets.table import Table
 
 # Columns shown per table: (record key, heading).
@@ -121,7 +122,7 @@ class OverviewScreen(StudioScreen):
                     table: DataTable[str] = Table(id=f"table-{key}", cursor_type="row", zebra_stripes=True)
                     table.add_columns(*(heading for _, heading in columns))
                     yield table
-        yield Footer(compact=True)
+        yield StudioFooter()
 
     def resumed(self) -> None:
         # On first showing, and on every return: decisions on Review (or a judge) changed the counts.

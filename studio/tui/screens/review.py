@@ -18,7 +18,7 @@ from rich.markup import escape
 from textual import on, work
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import Footer, Header, Static
+from textual.widgets import Header, Static
 
 from studio.domain.errors import StudioError, UsageError
 from studio.domain.rows import LABEL_ACTIONS, Decision
@@ -32,33 +32,34 @@ from studio.tui.messages import (
     ReviewDecided,
     ReviewLoaded,
     ReviewRefreshed,
-    ReviewWriteFailed,
-    ReviewWritten,
+    StepsNotSaved,
+    StepWritten,
     key_of,
 )
-from studio.tui.screens.audit import AuditScreen
-from studio.tui.screens.audit_picker import AuditPicker
-from studio.tui.screens.base import StudioScreen
 from studio.tui.screens.review_text import FILTER_HINT, HELP, READ_AHEAD, status_line
+from studio.tui.screens.session import SessionScreen
+from studio.tui.widgets.footer import StudioFooter
 from studio.tui.widgets.pair_panel import PairPanel
 from studio.tui.widgets.review_history import HistoryList, history_rows
 from studio.tui.widgets.text_prompt import TextPrompt
 from studio.tui.widgets.view_cache import ViewCache
 
+Figures = tuple[Stats, Sequence[Decision]]  # τ and κ, and the last decisions, read after a write
 
-class ReviewScreen(StudioScreen):
+
+class ReviewScreen(SessionScreen[ReviewSession, ReviewStep, Decision | None, Figures]):
     TITLE = "Review"
     HELP = HELP
     BINDINGS = bindings_of("review")
+    WRITES = "review-writes"
+    UNIT = ("decision", "typed")
+    NOTHING_TO_UNDO = "nothing to undo in this review"
 
     def __init__(self) -> None:
         super().__init__()
-        self.session: ReviewSession | None = None
         self.loaded = False
         self.stats = Stats(None, None)
         self.history: Sequence[Decision] = []
-        self.pending: list[ReviewStep] = []  # decided, not saved yet, oldest first
-        self.writes: InOrder[tuple[ReviewSession, ReviewStep]] = InOrder()
         self.reads: InOrder[tuple[ReviewSession, Mapping[str, Any], int]] = InOrder()
         self.waiting: ReviewSession | None = None  # a queue to build once the decisions are saved
         self.landed = 0  # decisions saved: figures read before the newest one are older than its own
@@ -72,9 +73,9 @@ class ReviewScreen(StudioScreen):
             with Vertical(id="sidebar"):
                 yield Static("[b]Last decisions[/b] (enter: decide again)")
                 yield HistoryList(id="history")
-        yield Footer(compact=True)
+        yield StudioFooter()
 
-    def on_mount(self) -> None:
+    def start(self) -> None:
         self.reload(self.state.take_review_filters())
 
     def resumed(self) -> None:
@@ -254,71 +255,35 @@ class ReviewScreen(StudioScreen):
 
     def _decide(self, action: str, *, grade: float | None = None, note: str | None = None) -> None:
         """Apply a decision to the queue and repaint at once; the write follows in order."""
-        session = self.session
-        if not self.loaded or session is None:
-            return
-        try:
-            step = session.decide(action, grade=grade, note=note)
-        except UsageError as error:
-            self.notify(str(error), severity="warning")
-            return
-        self._save(session, step)
+        session = self.ready()
+        if session is not None:
+            self.decide(session, lambda ready: ready.decide(action, grade=grade, note=note))
 
-    def _save(self, session: ReviewSession, step: ReviewStep) -> None:
-        self.pending.append(step)
-        if self.writes.add((session, step)):
-            self.write_decisions()
-        self.repaint()
+    def ready(self) -> ReviewSession | None:
+        return self.session if self.loaded else None
 
-    @work(thread=True, group="review-writes", exit_on_error=False)
-    def write_decisions(self) -> None:
-        try:
-            while (item := self.writes.take()) is not None:
-                session, step = item
-                try:
-                    with self.locked():
-                        written = session.write(step)
-                        stats, history = session.stats(), session.history()
-                except StudioError as error:  # nothing of it was written; the later ones are not tried
-                    dropped = [later for _, later in self.writes.drop()]
-                    self.post_message(ReviewWriteFailed(session, [step, *dropped], str(error)))
-                    continue
-                self.post_message(ReviewWritten(session, step, written, stats, history))
-        except BaseException:
-            self.writes.abandon()
-            raise
+    def after_write(self, session: ReviewSession) -> Figures:
+        return session.stats(), session.history()
 
-    @on(ReviewWritten)
-    def saved(self, message: ReviewWritten) -> None:
+    def step_saved(self, message: StepWritten[ReviewSession, ReviewStep, Decision | None, Figures | None]) -> None:
         session = message.session
-        if message.step in self.pending:
-            self.pending.remove(message.step)
-        session.settle(message.step, message.written)
         self.landed += 1
         self.build_when_saved()
         if session is not self.session:
             return
-        self.stats, self.history = message.stats, message.history
-        if message.step.action == "undo" and message.written is None:
-            self.notify("nothing to undo in this review")
+        assert message.after is not None  # Review reads its figures after every write
+        self.stats, self.history = message.after
+        self.tell_nothing_undone(message)
         self.show_status()
         self.show_history()
         if message.step.action in ("flag", "note", "undo"):
             self.show_pair()  # its marks, or (an undo) the pair it brought back
         if message.step.action in (*LABEL_ACTIONS, "undo"):
             self.labels_changed()  # grades and rank moves of the pair shown are read again
-        self.post_message(ReviewDecided(message.step.action, message.stats))
+        self.post_message(ReviewDecided(message.step.action, self.stats))
 
-    @on(ReviewWriteFailed)
-    def not_saved(self, message: ReviewWriteFailed) -> None:
-        for step in reversed(message.steps):  # the newest first: each puts back what it moved
-            message.session.roll_back(step)
-            if step in self.pending:
-                self.pending.remove(step)
+    def steps_not_saved(self, message: StepsNotSaved[ReviewSession, ReviewStep]) -> None:
         self.build_when_saved()
-        later = len(message.steps) - 1
-        also = f"\n\n{later} decision{'s' if later != 1 else ''} typed after it were not saved either." if later else ""
-        self.studio.show_message("Not saved", f"not saved: {message.error}{also}")
         if message.session is self.session:
             self.repaint()
 
@@ -336,10 +301,6 @@ class ReviewScreen(StudioScreen):
 
     def action_flag(self) -> None:
         self._decide("flag")
-
-    def action_undo(self) -> None:
-        if self.loaded and self.session is not None:
-            self._save(self.session, self.session.undo_step())
 
     def action_go(self, step: int) -> None:
         if self.loaded and self.session is not None:
@@ -379,6 +340,9 @@ class ReviewScreen(StudioScreen):
         self.app.switch_mode(target)
 
     def action_blind_audit(self) -> None:
+        from studio.tui.screens.audit import AuditScreen  # imported when a blind audit is asked for
+        from studio.tui.screens.audit_picker import AuditPicker
+
         def open_audit(name: str | None) -> None:
             if name:
                 self.app.push_screen(AuditScreen(name))

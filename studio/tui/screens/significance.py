@@ -16,7 +16,7 @@ from typing import Any
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
-from textual.widgets import DataTable, Footer, Header, Static
+from textual.widgets import DataTable, Header, Static
 
 from studio.domain.choices import ScreenName
 from studio.domain.significance import CORRECTIONS, SIGNIFICANCE_TESTS, Significance, SignificancePlan, SignificantPair
@@ -25,6 +25,7 @@ from studio.domain.views import ReviewFilters
 from studio.tui.bindings import bindings_of
 from studio.tui.messages import SignificanceComputed
 from studio.tui.screens.base import StudioScreen
+from studio.tui.widgets.footer import StudioFooter
 from studio.tui.widgets.table import Table
 
 HELP = """Every pair of runs is tested under the reference and under the audited label set (on the
@@ -128,7 +129,7 @@ class SignificanceScreen(StudioScreen):
         matrix: DataTable[Any] = Table(id="matrix", cursor_type="cell", cell_padding=0, show_row_labels=True)
         yield matrix
         yield Static("", id="cell")
-        yield Footer(compact=True)
+        yield StudioFooter()
 
     def on_mount(self) -> None:
         self.compute(self.plan)

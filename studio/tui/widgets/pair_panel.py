@@ -1,6 +1,11 @@
 """The pair under review: the query and passage (query terms and extracted answers marked), every
 judge's grade, the item grades, and why the pair matters — the runs that retrieved the passage
-and the leaderboard places its grade decides."""
+and the leaderboard places its grade decides.
+
+Repainted on every key, it is a few texts, not a widget per part: the judges' and the items'
+grades are aligned columns of one text (as the runs under "why"), not tables, which measured,
+styled and drew themselves each time; the grades under each prompt of a study, shown only when a
+study linked prompts to the pair, stay a table."""
 
 from __future__ import annotations
 
@@ -64,8 +69,7 @@ class PairPanel(VerticalScroll):
     def compose(self) -> ComposeResult:
         yield Static("", id="pair-head")
         yield Static("", id="passage")
-        yield _table("judges", "Label set", "Grade", "Confidence", "Raw output or failure")
-        yield _table("items", "Label set", "Item", "Grade", "Answer")
+        yield Static("", id="grades")
         prompts_head, prompts = (
             Static("", id="prompts-head"),
             _table("prompts", "Prompt", "Group", "Model", "Method", "Grade"),
@@ -77,16 +81,17 @@ class PairPanel(VerticalScroll):
             yield Static(id="retrieved")
             yield Static(id="moves")
 
+    shown: object = None  # what the panel shows now: drawn again only when it changes
+
     def show(self, view: PairView | None, ref: str, qrels: str) -> None:
-        tables = {name: self.query_one(f"#{name}", DataTable) for name in ("judges", "items", "prompts")}
-        for table in tables.values():
-            table.clear()
+        if self.shown == (view, ref, qrels):  # a view read again (labels changed elsewhere) that did not change
+            return
+        self.shown = (view, ref, qrels)
+        self._show_prompts(view, self.query_one("#prompts", DataTable))
         head = self.query_one("#pair-head", Static)
-        self.query_one("#why").display = view is not None
-        self._show_prompts(view, tables["prompts"])
         if view is None:
             head.update("[b]The queue is done.[/b] `u` undoes the last decision; `/` chooses another slice.")
-            self.query_one("#passage", Static).update("")
+            self._show_body(Text(), Text(), None)
             return
         decided = f" · decided: {view.decision['action']}" if view.decision else ""
         flag = " · [red]⚑ flagged[/red]" if view.flagged else ""
@@ -99,23 +104,18 @@ class PairPanel(VerticalScroll):
             f"{qrels} [b]{grade_text(view.grade)}[/b] · Δτ if it took the {ref} grade "
             f"{view.delta_tau:+.3f}{decided}{flag}{notes}"
         )
-        self.query_one("#passage", Static).update(passage_text(view))
-        for row in view.judges:
-            output = row["output"] if row["output"] is not None else f"failed: {row['parse_error']}"
-            if row["label"] is None and row["parse_error"]:
-                output = f"{row['parse_error']}: {row['output'] or ''}"
-            tables["judges"].add_row(
-                row["label_set"], grade_text(row["label"]), number(row["confidence"], 2), one_line(output, 90)
-            )
-        tables["items"].display = bool(view.items)  # rubric judges only
-        for item in view.items:
-            tables["items"].add_row(
-                item["label_set"],
-                one_line(item.get("text") or item["item_id"], 48),
-                grade_text(item["grade"]),
-                one_line(item["answer"] or "", 40),
-            )
-        self._show_why(view, ref, qrels)
+        self._show_body(passage_text(view), grades_text(view), why_texts(view, ref, qrels))
+
+    def _show_body(self, passage: Text, grades: Text, why: tuple[Text, Text] | None) -> None:
+        """The passage, the grades and why the pair matters; a part with nothing to say is hidden."""
+        for part, text in (("#passage", passage), ("#grades", grades)):
+            widget = self.query_one(part, Static)
+            widget.display = bool(text.plain)
+            widget.update(text)
+        self.query_one("#why").display = why is not None
+        if why is not None:
+            self.query_one("#retrieved", Static).update(why[0])
+            self.query_one("#moves", Static).update(why[1])
 
     def _show_prompts(self, view: PairView | None, table: DataTable[str]) -> None:
         """The pair's grade under each prompt of a study, when one linked label sets to prompts: the
@@ -123,6 +123,8 @@ class PairPanel(VerticalScroll):
         prompts = view.prompts if view is not None else []
         head = self.query_one("#prompts-head", Static)
         head.display = table.display = bool(prompts)
+        if table.row_count:
+            table.clear()
         if not prompts:
             return
         head.update(f"[b]Under each prompt[/b] · {prompt_spread(prompts)}")
@@ -137,51 +139,72 @@ class PairPanel(VerticalScroll):
 
     def show_reading(self, pair: Mapping[str, Any], ref: str, qrels: str, error: str | None = None) -> None:
         """The pair's head from the queue while its view is read (or why it could not be)."""
-        self.query_one("#prompts-head").display = self.query_one("#prompts").display = False
-        for name in ("judges", "items", "prompts"):
-            self.query_one(f"#{name}", DataTable).clear()
-        self.query_one("#why").display = False
+        if self.shown == (dict(pair), ref, qrels, error):
+            return
+        self.shown = (dict(pair), ref, qrels, error)
+        self._show_prompts(None, self.query_one("#prompts", DataTable))
         reading = f"[red]not read yet:[/red] {escape(error)}" if error else "[dim]reading the pair…[/dim]"
         self.query_one("#pair-head", Static).update(
             f"[b]{pair['qid']}[/b]\n[b]{pair['docid']}[/b] · {ref} [b]{grade_text(pair['ref_grade'])}[/b] · "
             f"{qrels} [b]{grade_text(pair['grade'])}[/b] · {reading}"
         )
-        self.query_one("#passage", Static).update("")
+        self._show_body(Text(), Text(), None)
 
-    def _show_why(self, view: PairView, ref: str, qrels: str) -> None:
-        runs = len(view.retrieved)
-        retrieved = (
-            f"Retrieved by {runs} run{'' if runs == 1 else 's'}"
-            if runs
-            else "Retrieved by no run (judged, never ranked)"
-        )
-        moving = f"{len(view.moves)} run{'' if len(view.moves) == 1 else 's'} move" if view.moves else "no run moves"
-        self.query_one("#retrieved", Static).update(
-            columns(retrieved, ("Run", "Rank"), [(hit.run, str(hit.rank)) for hit in view.retrieved])
-        )
-        self.query_one("#moves", Static).update(
-            columns(
-                f"If {qrels} took {ref}'s grade {grade_text(view.ref_grade)}: {moving}",
-                ("Run", "Place", "Score"),
-                [
-                    (
-                        move.run,
-                        f"{move.rank_now} → {move.rank_then}",
-                        f"{number(move.score_now, 4)} → {number(move.score_then, 4)}",
-                    )
-                    for move in view.moves
-                ],
+
+def grades_text(view: PairView) -> Text:
+    """Every judge's grade of the pair (with its confidence and raw output), then the item grades of
+    rubric judges, in aligned columns."""
+    judges = []
+    for row in view.judges:
+        output = row["output"] if row["output"] is not None else f"failed: {row['parse_error']}"
+        if row["label"] is None and row["parse_error"]:
+            output = f"{row['parse_error']}: {row['output'] or ''}"
+        judges.append((row["label_set"], grade_text(row["label"]), number(row["confidence"], 2), one_line(output, 90)))
+    text = columns("Judges", ("Label set", "Grade", "Confidence", "Raw output or failure"), judges, limit=None)
+    if view.items:  # rubric judges only
+        items = [
+            (
+                item["label_set"],
+                one_line(item.get("text") or item["item_id"], 48),
+                grade_text(item["grade"]),
+                one_line(item["answer"] or "", 40),
             )
-        )
+            for item in view.items
+        ]
+        text.append("\n\n")
+        text.append_text(columns("Items", ("Label set", "Item", "Grade", "Answer"), items, limit=None))
+    text.no_wrap, text.overflow = True, "ellipsis"  # a row is one line: a long raw output is cut at the edge
+    return text
+
+
+def why_texts(view: PairView, ref: str, qrels: str) -> tuple[Text, Text]:
+    """The runs that retrieved the passage; the places its grade decides."""
+    runs = len(view.retrieved)
+    retrieved = (
+        f"Retrieved by {runs} run{'' if runs == 1 else 's'}" if runs else "Retrieved by no run (judged, never ranked)"
+    )
+    moving = f"{len(view.moves)} run{'' if len(view.moves) == 1 else 's'} move" if view.moves else "no run moves"
+    moves = [
+        (move.run, f"{move.rank_now} → {move.rank_then}", f"{number(move.score_now, 4)} → {number(move.score_then, 4)}")
+        for move in view.moves
+    ]
+    title = f"If {qrels} took {ref}'s grade {grade_text(view.ref_grade)}: {moving}"
+    return (
+        columns(retrieved, ("Run", "Rank"), [(hit.run, str(hit.rank)) for hit in view.retrieved]),
+        columns(title, ("Run", "Place", "Score"), moves),
+    )
 
 
 LIST_ROWS = 10  # rows a why-list shows; a project of a hundred runs gets the first ten and a count
 
 
-def columns(title: str, headers: tuple[str, ...], rows: Sequence[tuple[str, ...]]) -> Text:
-    """A titled list in aligned columns, at most LIST_ROWS of them, as plain text: repainted on
+def columns(
+    title: str, headers: tuple[str, ...], rows: Sequence[tuple[str, ...]], limit: int | None = LIST_ROWS
+) -> Text:
+    """A titled list in aligned columns, at most `limit` rows of it, as plain text: repainted on
     every key, it must cost little (a Rich Table measures and lays itself out each time)."""
-    shown, more = rows[:LIST_ROWS], len(rows) - LIST_ROWS
+    shown = rows if limit is None else rows[:limit]
+    more = len(rows) - len(shown)
     widths = [max(len(cell) for cell in column) for column in zip(headers, *shown, strict=True)]
     lines = Text()
     lines.append(title + "\n", style="bold")

@@ -1,16 +1,21 @@
 """Review's sidebar: the decisions still being saved on top, then the last ones the log holds.
 
-It is one text of a line per decision with a cursor of its own, not a table or an option list:
-it is redrawn on every key, and a DataTable (or an OptionList) drawing a dozen rows took a third
-of a keypress's time."""
+It is a line per decision with a cursor of its own, not a table or an option list: it is redrawn
+on every key, and a DataTable (or an OptionList) drawing a dozen rows took a third of a keypress's
+time. Each line is drawn from its decision's text once and kept: a key adds a row on top and
+moves the others down a line, and laying the whole list out again as one text, on every key, was
+most of a keypress's drawing."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from rich.segment import Segment
+from rich.style import Style
 from rich.text import Text
 from textual.message import Message
+from textual.strip import Strip
 from textual.widgets import Static
 
 from studio.domain.rows import Decision
@@ -20,6 +25,7 @@ from studio.tui.bindings import bindings_of
 PAIR_WIDTH = 15  # "1004 p1004-16" and the like, so that the decisions line up
 
 SAVING = "saving…"
+STRIPS_KEPT = 500  # lines drawn and kept (a screenful of history, many times over)
 
 
 def _grade(value: float | None) -> str:
@@ -59,6 +65,8 @@ class HistoryList(Static, can_focus=True):
         super().__init__("", id=id)
         self.rows: list[tuple[str, str, str]] = []
         self.cursor = 0
+        self.drawn: list[tuple[str, bool]] = []  # the lines shown: a row's text, and whether the cursor is on it
+        self.strips: dict[tuple[str, bool, int, Style], Strip] = {}
 
     def show(self, rows: Sequence[tuple[str, str, str]]) -> None:
         self.rows = list(rows)
@@ -93,13 +101,32 @@ class HistoryList(Static, can_focus=True):
         return range(first, min(first + lines, len(self.rows)))
 
     def _draw(self) -> None:
-        text = Text()
         texts = self.row_texts()
-        for number in self.visible_rows():
-            style = "reverse" if self.has_focus and number == self.cursor else ""
-            text.append(texts[number] + "\n", style=style)
+        self.drawn = [(texts[number], self.has_focus and number == self.cursor) for number in self.visible_rows()]
+        self.refresh()  # the sidebar's size is fixed: its lines change, never its layout
+
+    def render(self) -> Text:
+        """The lines shown, as one text."""
+        text = Text()
+        for line, marked in self.drawn:
+            text.append(line + "\n", style="reverse" if marked else "")
         text.rstrip()
-        self.update(text)
+        return text
+
+    def render_line(self, y: int) -> Strip:
+        style = self.rich_style
+        width = self.size.width
+        if y >= len(self.drawn):
+            return Strip.blank(width, style)
+        line, marked = self.drawn[y]
+        key = (line, marked, width, style)
+        strip = self.strips.get(key)
+        if strip is None:
+            if len(self.strips) > STRIPS_KEPT:
+                self.strips.clear()
+            shown = style + Style(reverse=True) if marked else style
+            strip = self.strips[key] = Strip([Segment(line, shown)]).adjust_cell_length(width, style)
+        return strip
 
     def on_resize(self) -> None:
         self._draw()

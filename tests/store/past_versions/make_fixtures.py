@@ -75,7 +75,7 @@ if sys.argv[1] == "review":
     db, ref, qrels, person = sys.argv[2:6]
     from studio.services.project import Project
     try:
-        from studio.services.views.review import ReviewSession
+        from studio.services.review.session import ReviewSession
     except ImportError:
         from studio.services.review import ReviewSession
     project = Project.open(db)

@@ -13,7 +13,7 @@ from studio.domain.campaigns import (
     ConditionProgress,
     PairRole,
 )
-from studio.services.assess.grades import campaign_record, given_to, shown_pairs, standing_grades
+from studio.services.campaigns.grades import campaign_record, given_to, shown_pairs, standing_grades
 from studio.store import Connection, Database
 from studio.store import campaigns as campaign_store
 
@@ -59,7 +59,7 @@ def show_campaign(db: Database, campaign: str) -> CampaignProgress:
         ConditionProgress(
             condition=str(c),
             topics=sum(v == c for v in topics.values()),
-            pool=sum(topics[r["qid"]] == c for r in pool),
+            pool=sum(pair.topic_condition is c for pair in pool),
             shown=sum(p.condition is c and p.role is PairRole.shown for p in shown),
             judged=sum(p.condition is c and p.role is PairRole.shown and (p.qid, p.docid) in judged for p in shown),
         )
@@ -120,13 +120,5 @@ def campaign_pairs(
             continue
         if remaining and key in standing and (assessor is None or assessor in standing[key].grades):
             continue
-        rows.append(
-            CampaignPair(
-                qid=pair.qid,
-                docid=pair.docid,
-                condition=str(pair.condition),
-                llm_grade=pair.llm_grade if pair.condition.shows_llm else None,
-                position=pair.position,
-            )
-        )
+        rows.append(pair.listed())
     return rows

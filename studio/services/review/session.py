@@ -7,12 +7,11 @@ skipped go last, so reopening a review resumes where it stopped. A decision that
 is an audited label edit of the audited set, made through the evaluation engine, so Kendall τ
 and Cohen's κ are current after every key; every decision is also written to the review log.
 
-A decision is two steps. `decide()` (or `undo_step()`) applies it to the queue in memory, at once:
-the next pair is current before anything is written. `write()` saves it — a grade's label edit and
-its log entry in one transaction — and `settle()` records what was written, or `roll_back()` puts
-the queue back when the write failed. A front end that must not wait for the project file writes
-off its UI thread, one step after another in the order they were made; `set_grade()`, `accept()`
-and the others take the three steps at once.
+A review is an interactive session (`studio.services.session`): `decide()` (or `undo_step()`)
+applies a decision to the queue in memory, at once, so the next pair is current before anything is
+written; `write()` saves it — a grade's label edit and its log entry in one transaction — and
+`settle()` records what was written, or `roll_back()` puts the queue back when the write failed.
+`set_grade()`, `accept()` and the others take the steps at once.
 """
 
 from __future__ import annotations
@@ -30,9 +29,10 @@ from studio.services.audit.assessments import adjudicate
 from studio.services.audit.assignment import audit_record
 from studio.services.facade.core import ProjectCore
 from studio.services.meta.review_queue import disagreements
-from studio.services.views.pair_context import leaderboard_moves, retrieved_by
-from studio.services.views.review_conflicts import assessor_grades, conflict_queue
-from studio.services.views.review_stats import tau_and_kappa
+from studio.services.review.conflicts import assessor_grades, conflict_queue
+from studio.services.review.pair_context import leaderboard_moves, retrieved_by
+from studio.services.review.stats import tau_and_kappa
+from studio.services.session import InteractiveSession
 from studio.services.writes.owners import owned_by
 from studio.store import Connection
 from studio.store import review as review_store
@@ -41,7 +41,7 @@ from studio.store.prompt_collections import prompt_grades
 from studio.store.runs import pairs_retrieved
 
 
-class ReviewSession:
+class ReviewSession(InteractiveSession[ReviewStep, Decision | None]):
     def __init__(
         self,
         project: ProjectCore,
@@ -213,23 +213,11 @@ class ReviewSession:
 
     def undo(self) -> Decision | None:
         """Revert the newest decision of this review that moved the queue; show its pair again."""
-        step = self.undo_step()
-        try:
-            written = self.write(step)
-        except BaseException:
-            self.roll_back(step)
-            raise
-        self.settle(step, written)
-        return written
+        return self.take(self.undo_step())
 
     def _taken(self, step: ReviewStep) -> Decision:
-        try:
-            written = self.write(step)
-        except BaseException:
-            self.roll_back(step)
-            raise
+        written = self.take(step)
         assert written is not None  # only an undo may find nothing to write
-        self.settle(step, written)
         return written
 
     # -- decisions in two steps ------------------------------------------------------------------

@@ -16,9 +16,8 @@ from studio.domain.campaigns import (
     CampaignGradeWritten,
     CampaignImport,
     CampaignRecord,
-    Condition,
     PairRole,
-    ShownPair,
+    PoolPair,
 )
 from studio.domain.errors import InputError, UsageError
 from studio.domain.models import QrelsRow
@@ -49,25 +48,13 @@ def standing_grades(con: Connection, campaign_id: int) -> dict[tuple[str, str], 
     return found
 
 
-def shown_pairs(con: Connection, found: CampaignRecord) -> list[ShownPair]:
+def shown_pairs(con: Connection, found: CampaignRecord) -> list[PoolPair]:
     """The pairs put before people, in walk order: each condition's, and the recall sample's (shown
     as manual pairs are)."""
-    conditions = campaign_store.topics(con, found["campaign_id"])
-    return [
-        ShownPair(
-            r["qid"],
-            r["docid"],
-            Condition.manual if r["role"] == PairRole.recall else Condition(conditions[r["qid"]]),
-            r["llm_grade"],
-            r["position"],
-            PairRole(r["role"]),
-        )
-        for r in campaign_store.pairs(con, found["campaign_id"])
-        if r["role"] != PairRole.dropped
-    ]
+    return [pair for pair in campaign_store.pairs(con, found["campaign_id"]) if pair.shown]
 
 
-def label_set_of(campaign: str, pair: ShownPair) -> str:
+def label_set_of(campaign: str, pair: PoolPair) -> str:
     """Where a grade of `pair` goes: the campaign's label set, or its recall sample's."""
     return f"{campaign}{RECALL_SUFFIX}" if pair.role is PairRole.recall else campaign
 
@@ -88,7 +75,7 @@ def given_to(con: Connection, found: CampaignRecord, assessor: str) -> set[tuple
 def record_grade(
     writes: LabelWrites,
     campaign: str,
-    pair: ShownPair,
+    pair: PoolPair,
     assessor: str,
     grade: float | None,
     *,
@@ -140,13 +127,18 @@ def take_back(writes: LabelWrites, campaign: str, assessor: str) -> CampaignGrad
     last = theirs[-1]
     pair = next(p for p in shown_pairs(con, found) if (p.qid, p.docid) == (last["qid"], last["docid"]))
     record_grade(writes, campaign, pair, assessor, None)
+    return grade_written(campaign, pair, assessor, None)
+
+
+def grade_written(campaign: str, pair: PoolPair, assessor: str, grade: float | None) -> CampaignGradeWritten:
+    """What a walk tells of a grade it wrote (None: taken back)."""
     return CampaignGradeWritten(
         campaign=campaign,
         qid=pair.qid,
         docid=pair.docid,
         assessor=assessor,
         condition=str(pair.condition),
-        grade=None,
+        grade=grade,
         llm_visible=pair.condition.shows_llm,
     )
 

@@ -25,8 +25,8 @@ from studio.judges.prompts import PromptTemplate
 from studio.services.evaluation.engine import EvaluationEngine
 from studio.services.judging.cached_calls import Answers, ask
 from studio.services.judging.run import judge_label_set
-from studio.services.meta.prompt_collection import collection_prompts, verdict_of
-from studio.services.meta.prompt_study import study_report
+from studio.services.sensitivity.prompt_collections import collection_prompts, verdict_of
+from studio.services.sensitivity.study import study_report
 from studio.store import Database, new_batch, pools
 from studio.store import labels as label_store
 from studio.store import prompt_collections as prompt_store

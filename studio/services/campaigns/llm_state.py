@@ -11,7 +11,7 @@ way it says what changed. The anchoring effect always reads the grades the asses
 
 from __future__ import annotations
 
-from studio.domain.campaigns import CampaignPairRow, CampaignRecord, LlmState
+from studio.domain.campaigns import CampaignRecord, LlmState, PoolPair
 from studio.domain.errors import UsageError
 from studio.metrics.evaluator import Evaluator
 from studio.services.evaluation.engine import EvaluationEngine
@@ -71,7 +71,7 @@ def _labels(kept: Kept) -> dict[str, dict[str, float]]:
     return labels
 
 
-def today_grades(engine: EvaluationEngine, record: CampaignRecord, pool: list[CampaignPairRow]) -> Kept:
+def today_grades(engine: EvaluationEngine, record: CampaignRecord, pool: list[PoolPair]) -> Kept:
     """The LLM set's grade today of each pool pair (None: it grades the pair no more)."""
     today = {(q, d): g for q, d, g in audit_store.pool(engine.db.cursor(), record["llm"])}
-    return {(r["qid"], r["docid"]): today.get((r["qid"], r["docid"])) for r in pool}
+    return {(r.qid, r.docid): today.get((r.qid, r.docid)) for r in pool}

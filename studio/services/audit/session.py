@@ -7,9 +7,9 @@ The LLM's grade of a pair is told only once the pair is graded. A grade is an au
 of the audit's gold label set (origin person, undoable), written with the audit's own record of
 the unit in one transaction; reopening the audit starts at the first pair not graded.
 
-As in Review, a grade is two steps: `decide()` makes the next pair current at once, in memory;
-`write()` saves it (off a front end's UI thread), then `settle()` or, when it failed, `roll_back()`.
-`grade()` and `undo()` take the steps at once.
+As Review, the audit is an interactive session (`studio.services.session`): `decide()` makes the
+next pair current at once, in memory; `write()` saves the grade (off a front end's UI thread), then
+`settle()` or, when it failed, `roll_back()`. `grade()` and `undo()` take the steps at once.
 
 When the audit's pairs are assigned to several assessors (`studio audit assign`), the person is
 the assessor: the session walks their pairs only, a grade is theirs (the pair's gold grade then
@@ -25,12 +25,13 @@ from studio.domain.audit_results import AuditRecord
 from studio.domain.errors import UsageError
 from studio.domain.names import check_name
 from studio.domain.rows import StoredEvent
-from studio.domain.steps import AuditStep
+from studio.domain.steps import AuditStep, AuditWritten
 from studio.domain.views import AuditPairView, Reveal
 from studio.services.audit import assessments
 from studio.services.audit.assignment import assessor_pairs, assessors_of
 from studio.services.audit.samples import audit_pairs
 from studio.services.facade.core import ProjectCore
+from studio.services.session import InteractiveSession
 from studio.store import Connection
 from studio.store import assessors as assessor_store
 from studio.store import audits as audit_store
@@ -39,7 +40,7 @@ from studio.store.pools import passage_texts, topic_texts
 UNNAMED = "unnamed"  # the assessor of a grade given without a person's name (the Python API)
 
 
-class AuditSession:
+class AuditSession(InteractiveSession[AuditStep, AuditWritten]):
     def __init__(self, project: ProjectCore, audit: str, *, person: str | None = None) -> None:
         self.project, self.audit, self.person = project, audit, person
         found = audit_store.audit(project.db.cursor(), audit)
@@ -120,14 +121,8 @@ class AuditSession:
     def grade(self, grade: float) -> Reveal:
         """The gold grade of the current pair; then the LLM's grade of it may be told, and the next
         pair not graded comes up."""
-        step = self.decide(grade)
-        try:
-            reveal = self.write(step)
-        except BaseException:
-            self.roll_back(step)
-            raise
+        reveal = self.take(self.decide(grade))
         assert isinstance(reveal, Reveal)
-        self.settle(step, reveal)
         return reveal
 
     def skip(self) -> None:
@@ -142,13 +137,7 @@ class AuditSession:
 
     def undo(self) -> tuple[str, str] | None:
         """Revert the audit's newest grade still standing and show its pair again."""
-        step = self.undo_step()
-        try:
-            undone = self.write(step)
-        except BaseException:
-            self.roll_back(step)
-            raise
-        self.settle(step, undone)
+        undone = self.take(self.undo_step())
         return undone if isinstance(undone, tuple) else None
 
     # -- grading in two steps --------------------------------------------------------------------
@@ -183,7 +172,7 @@ class AuditSession:
         self.shown_at = time.monotonic()
         return AuditStep("undo", last.qid, last.docid, before, reverts=last)
 
-    def write(self, step: AuditStep) -> Reveal | tuple[str, str] | None:
+    def write(self, step: AuditStep) -> AuditWritten:
         """Save a step: a grade gives what the LLM had said of the pair; an undo the pair it
         reverted (None when no grade stands)."""
         if step.action == "undo":
@@ -218,7 +207,7 @@ class AuditSession:
         with self.project.lock:
             return Reveal(qid, docid, grade, self._llm_grade(qid, docid))
 
-    def settle(self, step: AuditStep, written: Reveal | tuple[str, str] | None) -> None:
+    def settle(self, step: AuditStep, written: AuditWritten) -> None:
         """Record in memory what `write(step)` saved."""
         if isinstance(written, Reveal):
             self.done.add((written.qid, written.docid))  # again: an undo before it may have settled since

@@ -31,7 +31,7 @@ from studio.services.judging.backends import make_backend
 from studio.services.judging.cached_calls import Answers, ask
 from studio.services.judging.config import last_config
 from studio.services.meta.label_agreement import default_threshold
-from studio.services.meta.probes import PROBE_SENTENCE
+from studio.services.sensitivity.probes import PROBE_SENTENCE
 from studio.store import pools
 from studio.store import rankings as ranking_store
 

@@ -49,11 +49,11 @@ from studio.domain.campaigns import (
 from studio.domain.frames import TopicChoice
 from studio.metrics import correlation as corr
 from studio.metrics.proportions import wilson
-from studio.services.assess.anchoring import SeenGrade, anchoring, counted
-from studio.services.assess.grades import campaign_record, standing_grades
-from studio.services.assess.llm_state import llm_state, today_grades
 from studio.services.audit.assessments import PairGrades
 from studio.services.audit.assessor_agreement import agreement_of
+from studio.services.campaigns.anchoring import SeenGrade, anchoring, counted
+from studio.services.campaigns.grades import campaign_record, standing_grades
+from studio.services.campaigns.llm_state import llm_state, today_grades
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
 from studio.services.meta.frame import framed_means
 from studio.services.meta.rank_correlation import correlation
@@ -75,12 +75,12 @@ class _Campaign:
         campaign_id = self.record["campaign_id"]
         self.topics = campaign_store.topics(con, campaign_id)
         self.pool = campaign_store.pairs(con, campaign_id)
-        self.shown_llm = {(r["qid"], r["docid"]): r["llm_grade"] for r in self.pool}  # what assessors saw
+        self.shown_llm = {(r.qid, r.docid): r.llm_grade for r in self.pool}  # what assessors saw
         self.state, self.llm_set = llm_state(engine, self.record, self.shown_llm, live=live)
         self.llm = self.shown_llm if self.state["grades"] == "planned" else today_grades(engine, self.record, self.pool)
         self.grades: list[StoredGrade] = campaign_store.standing(con, campaign_id)
         self.labels: dict[tuple[str, str], PairGrades] = standing_grades(con, campaign_id)
-        self.recall = {(r["qid"], r["docid"]) for r in self.pool if r["role"] == PairRole.recall}
+        self.recall = {(r.qid, r.docid) for r in self.pool if r.role is PairRole.recall}
         # The conditions' own grades: the recall sample's are shown as manual pairs, and counted apart.
         self.condition_grades = [g for g in self.grades if (g["qid"], g["docid"]) not in self.recall]
 
@@ -120,12 +120,12 @@ def recall_loss(found: _Campaign, condition: Condition) -> RecallLoss:
     sample is uniform over all dropped pairs, so the graded ones of this condition are a uniform
     sample of its dropped pairs (π = graded / dropped, a Horvitz–Thompson total)."""
     level = found.record["llm_relevant"]
-    pool = [r for r in found.pool if found.topics[r["qid"]] == condition]
-    dropped = [r for r in pool if r["role"] != PairRole.shown]
-    sampled = [(r["qid"], r["docid"]) for r in dropped if r["role"] == PairRole.recall]
+    pool = [r for r in found.pool if r.topic_condition is condition]
+    dropped = [r for r in pool if r.role is not PairRole.shown]
+    sampled = [(r.qid, r.docid) for r in dropped if r.role is PairRole.recall]
     graded = [found.labels[pair].gold for pair in sampled if pair in found.labels]
     relevant = sum(g is not None and g >= level for g in graded)
-    shown = [(r["qid"], r["docid"]) for r in pool if r["role"] == PairRole.shown]
+    shown = [(r.qid, r.docid) for r in pool if r.role is PairRole.shown]
     gold = [found.labels[pair].gold for pair in shown if pair in found.labels]
     relevant_shown = sum(g is not None and g >= level for g in gold)
     hidden = low = high = math.nan
@@ -156,9 +156,9 @@ def _condition(
     engine: EvaluationEngine, found: _Campaign, condition: Condition, measures: list[str], seed: int
 ) -> ConditionReport:
     topics = found.topics_of(condition)
-    pool = [r for r in found.pool if found.topics[r["qid"]] == condition]
-    shown = [r for r in pool if r["role"] == "shown"]
-    judged = [(r["qid"], r["docid"]) for r in shown if (r["qid"], r["docid"]) in found.labels]
+    pool = [r for r in found.pool if r.topic_condition is condition]
+    shown = [r for r in pool if r.role is PairRole.shown]
+    judged = [(r.qid, r.docid) for r in shown if (r.qid, r.docid) in found.labels]
     labels = {pair: found.labels[pair].gold for pair in judged}
     timed = [g["seconds"] for g in found.condition_grades if g["condition"] == condition and g["seconds"] is not None]
     confusion = Counter((found.llm[pair], label) for pair, label in labels.items() if label is not None)

@@ -4,8 +4,8 @@ change in the pair's difference first, pairs skipped earlier still last."""
 
 from __future__ import annotations
 
+from studio.services.review.session import ReviewSession
 from studio.services.significance.labels import decision_labels
-from studio.services.views.review import ReviewSession
 
 
 class DecisionReviewSession(ReviewSession):

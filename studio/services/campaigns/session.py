@@ -9,27 +9,29 @@ order, each grade saved at once as an audited edit of the campaign's label set.
 
 Each grade keeps the seconds from the pair shown to the key and whether the LLM's grade was on
 screen. Reopening starts at the assessor's first pair not graded; `undo()` takes back their newest
-grade and shows its pair again. As in the blind audit, a grade is two steps for a front end:
-`decide()` (in memory, the next pair current at once) and `write()` (off the UI thread), then
-`settle()` or, when it failed, `roll_back()`.
+grade and shows its pair again. As the blind audit, the walk is an interactive session
+(`studio.services.session`): `decide()` (in memory, the next pair current at once) and `write()` (off
+the UI thread), then `settle()` or, when it failed, `roll_back()`.
 """
 
 from __future__ import annotations
 
 import time
 
-from studio.domain.campaigns import CampaignGradeWritten, CampaignPairView, CampaignStep, Condition, ShownPair
+from studio.domain.campaigns import CampaignGradeWritten, CampaignPairView, CampaignStep, Condition, PoolPair
 from studio.domain.errors import UsageError
 from studio.domain.names import check_name
-from studio.services.assess.grades import (
+from studio.services.campaigns.grades import (
     campaign_record,
     given_to,
+    grade_written,
     record_grade,
     shown_pairs,
     standing_grades,
     take_back,
 )
 from studio.services.facade.core import ProjectCore
+from studio.services.session import InteractiveSession
 from studio.store.pools import passage_texts, topic_texts
 
 # How the study this follows announced each post-editing group, by the LLM's grade.
@@ -44,12 +46,12 @@ def group_title(grade: float | None) -> str:
     return f"Here are all the passages that the LLM found {name} ({grade:g})"
 
 
-class CampaignSession:
+class CampaignSession(InteractiveSession[CampaignStep, CampaignGradeWritten | None]):
     def __init__(self, project: ProjectCore, campaign: str, *, person: str | None) -> None:
         self.project, self.campaign = project, campaign
         self.person = check_name(person or "unnamed", "assessor")
         self.record = campaign_record(project.db.cursor(), campaign)
-        self.pairs: list[ShownPair] = []
+        self.pairs: list[PoolPair] = []
         self.done: set[tuple[str, str]] = set()
         self.position: int | None = None
         self.graded_now = 0
@@ -73,27 +75,24 @@ class CampaignSession:
     def progress(self) -> tuple[int, int]:
         return sum((p.qid, p.docid) in self.done for p in self.pairs), len(self.pairs)
 
-    def current(self) -> ShownPair | None:
+    def current(self) -> PoolPair | None:
         return None if self.position is None else self.pairs[self.position]
 
-    def pair_view(self, pair: ShownPair) -> CampaignPairView:
+    def pair_view(self, pair: PoolPair) -> CampaignPairView:
         """What the screen shows of `pair`: the LLM's grade and its group only under post-editing."""
         con = self.project.db.cursor()
         query = topic_texts(con, [pair.qid]).get(pair.qid, "")
         passage = passage_texts(con, [(pair.qid, pair.docid)]).get((pair.qid, pair.docid), "")
         return self._view(pair, self.pairs.index(pair), query, passage)
 
-    def _view(self, pair: ShownPair, index: int, query: str, passage: str) -> CampaignPairView:
+    def _view(self, pair: PoolPair, index: int, query: str, passage: str) -> CampaignPairView:
         shows = pair.condition.shows_llm
         before = self.pairs[index - 1] if index else None
         opens = before is None or before.qid != pair.qid or before.llm_grade != pair.llm_grade
         return CampaignPairView(
-            qid=pair.qid,
-            docid=pair.docid,
+            **pair.listed(),
             query=query,
             passage=passage,
-            condition=str(pair.condition),
-            llm_grade=pair.llm_grade if shows else None,
             group=group_title(pair.llm_grade) if shows else None,
             opens_group=shows and opens,
             index=index,
@@ -144,16 +143,7 @@ class CampaignSession:
             return take_back(self.project.writes, self.campaign, self.person)
         assert step.pair is not None and step.grade is not None
         record_grade(self.project.writes, self.campaign, step.pair, self.person, step.grade, seconds=step.seconds)
-        pair = step.pair
-        return CampaignGradeWritten(
-            campaign=self.campaign,
-            qid=pair.qid,
-            docid=pair.docid,
-            assessor=self.person,
-            condition=str(pair.condition),
-            grade=step.grade,
-            llm_visible=pair.condition.shows_llm,
-        )
+        return grade_written(self.campaign, step.pair, self.person, step.grade)
 
     def settle(self, step: CampaignStep, written: CampaignGradeWritten | None) -> None:
         """Record in memory what `write(step)` saved: an undone pair is current again."""
@@ -173,22 +163,13 @@ class CampaignSession:
         self.position = step.position if step.position is not None else self._next_undone()
 
     def grade(self, grade: float) -> CampaignGradeWritten | None:
-        return self._at_once(self.decide(grade))
+        return self.take(self.decide(grade))
 
     def keep_llm(self) -> CampaignGradeWritten | None:
-        return self._at_once(self.keep())
+        return self.take(self.keep())
 
     def undo(self) -> CampaignGradeWritten | None:
-        return self._at_once(self.undo_step())
-
-    def _at_once(self, step: CampaignStep) -> CampaignGradeWritten | None:
-        try:
-            written = self.write(step)
-        except BaseException:
-            self.roll_back(step)
-            raise
-        self.settle(step, written)
-        return written
+        return self.take(self.undo_step())
 
     def _next_undone(self) -> int | None:
         return next((i for i, p in enumerate(self.pairs) if (p.qid, p.docid) not in self.done), None)

@@ -1,0 +1,1 @@
+"""How far a judge's labels move with what should not matter: prompt wording (studies), stuffed passages."""

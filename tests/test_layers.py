@@ -48,6 +48,7 @@ def lint_imports(root: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
+@pytest.mark.process  # runs lint-imports
 def test_the_import_contracts_hold() -> None:
     done = lint_imports(ROOT)
     assert done.returncode == 0, done.stdout + done.stderr
@@ -62,6 +63,7 @@ PLANTED = {
 }
 
 
+@pytest.mark.process  # runs lint-imports on a copy
 def test_lint_imports_fails_on_a_planted_forbidden_import(tmp_path: Path) -> None:
     shutil.copytree(STUDIO, tmp_path / "studio", ignore=shutil.ignore_patterns("__pycache__"))
     shutil.copy(ROOT / "pyproject.toml", tmp_path)

@@ -13,7 +13,7 @@ from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.options import FormatOption, LlmRelevantGradeOption, MeasureRowsOption, SeedOption
 from studio.cli.output import OutputFormat, Part, emit_object, emit_parts, emit_records, stderr_console
-from studio.domain.campaigns import CampaignReport
+from studio.domain.campaign_report import CampaignReport
 from studio.domain.names import check_name
 
 commands = typer.Typer(

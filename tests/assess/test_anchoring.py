@@ -14,7 +14,7 @@ from statsmodels.stats.proportion import (  # type: ignore[import-untyped]  # sh
     proportion_confint,
 )
 
-from studio.domain.campaigns import Anchoring
+from studio.domain.campaign_report import Anchoring
 from studio.metrics.proportions import newcombe_difference, wilson
 from studio.services.campaigns.anchoring import SeenGrade, anchoring
 

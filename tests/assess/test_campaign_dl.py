@@ -17,7 +17,7 @@ import pytrec_eval
 from scipy.stats import kendalltau
 
 from benchmarks.ppi_coverage import COLLECTIONS, DATA, read_qrels, write_runs
-from studio.domain.campaigns import CampaignReport
+from studio.domain.campaign_report import CampaignReport
 from studio.services.project import Project
 
 LABELS = DATA.parent / "llm-labels"

@@ -189,7 +189,15 @@ def test_adjudication_sets_the_gold_grade_the_estimate_uses_and_keeps_both_grade
     assert (qid, docid) not in {
         (c["qid"], c["docid"]) for c in studio(sample, tmp_path, "audit", "agreement", "g")["conflicts"]
     }
-    # The estimate is the one a single assessor's audit of the same sample with these gold grades gives.
+    # The estimate is the one a single assessor's audit of the same sample with these gold grades
+    # gives. One assessor's grades are whole (the assessors' scale): every other conflict is settled
+    # first, so that g's gold grades are whole too.
+    with Project.open(sample) as opened:
+        labels = opened.engine.evaluator("g").labels
+        halves = [(q, d, g) for q, topic in labels.items() for d, g in topic.judged.items() if g != int(g)]
+    for q, d, g in halves:
+        studio(sample, tmp_path, "audit", "adjudicate", "g", q, d, str(float(round(g))))
+    after = studio(sample, tmp_path, *estimate_args)
     plan(sample, tmp_path, "h", budget=40)
     with Project.open(sample) as opened:
         gold = opened.engine.evaluator("g").labels

@@ -54,6 +54,7 @@ def test_demo_opens_an_existing_project_without_rebuilding(tmp_path: Path) -> No
     assert path.stat().st_ino == inode  # a build renames a new file into place
 
 
+@pytest.mark.process  # reads the kept copy and rebuilds again through the real `studio`
 def test_demo_rebuild_builds_afresh_and_drops_edits(tmp_path: Path) -> None:
     path = tmp_path / "demo.duckdb"
     run_clirunner(["demo", "--no-tui", "--db", str(path)], tmp_path)

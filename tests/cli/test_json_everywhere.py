@@ -352,7 +352,7 @@ def json_commands() -> list[str]:
 
 
 # Commands whose JSON needs a PostgreSQL server: tests/team runs them against one and parses it.
-ON_A_SERVER = {"team publish", "team join"}
+ON_A_SERVER = {"team publish", "team join", "team quarantine"}
 
 
 def test_every_json_command_has_a_case() -> None:
@@ -403,7 +403,14 @@ def not_a_json_number(name: str) -> float:
 @pytest.mark.parametrize(
     ("name", "index"),
     [
-        pytest.param(name, i, marks=[pytest.mark.extra(*case.extras)] if case.extras else [])
+        pytest.param(
+            name,
+            i,
+            marks=[
+                *([pytest.mark.extra(*case.extras)] if case.extras else []),
+                *([pytest.mark.server] if case.model else []),  # the stand-in model answers on a socket
+            ],
+        )
         for name, cases in CASES.items()
         for i, case in enumerate(cases)
     ],

@@ -29,7 +29,7 @@ from judges.prompt_pins import (
     verbatim_problems,
 )
 
-from studio.domain.errors import UsageError
+from studio.domain.errors import InputError, UsageError
 from studio.judges.prompts import PromptTemplate, load_prompt, prompts_dir
 
 SENSITIVITY = ["binary-human", "binary-llm", "graded-human", "graded-llm"]
@@ -325,11 +325,16 @@ def test_a_template_whose_system_txt_is_not_utf8_is_refused_with_that_file(tmp_p
         load_prompt(tmp_path)
 
 
-@pytest.mark.parametrize("meta", ["{placeholders: [query]}", "[1, 2]"])
-def test_a_meta_json_that_is_not_an_object_is_refused_with_its_path(tmp_path: Path, meta: str) -> None:
+@pytest.mark.parametrize(
+    ("meta", "error"),
+    [("{placeholders: [query]}", InputError), ("[1, 2]", UsageError)],  # not JSON (with its line); not an object
+)
+def test_a_meta_json_that_is_not_an_object_is_refused_with_its_path(
+    tmp_path: Path, meta: str, error: type[Exception]
+) -> None:
     (tmp_path / "user.txt").write_text("{query} {passage}")
     (tmp_path / "meta.json").write_text(meta)
-    with pytest.raises(UsageError, match=str(tmp_path / "meta.json")):
+    with pytest.raises(error, match=str(tmp_path / "meta.json")):
         load_prompt(tmp_path)
 
 

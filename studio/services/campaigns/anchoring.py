@@ -25,7 +25,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from studio.domain.campaigns import Anchoring, Condition, Proportion
+from studio.domain.campaign_report import Anchoring, Proportion
+from studio.domain.campaigns import Condition
 from studio.metrics.proportions import newcombe_difference, wilson
 
 LEVEL = 0.95

@@ -11,7 +11,8 @@ way it says what changed. The anchoring effect always reads the grades the asses
 
 from __future__ import annotations
 
-from studio.domain.campaigns import CampaignRecord, LlmState, PoolPair
+from studio.domain.campaign_report import LlmState
+from studio.domain.campaigns import CampaignRecord, PoolPair
 from studio.domain.errors import UsageError
 from studio.metrics.evaluator import Evaluator
 from studio.services.evaluation.engine import EvaluationEngine

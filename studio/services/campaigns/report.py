@@ -28,24 +28,20 @@ from collections import Counter
 
 import numpy as np
 
-from studio.domain.campaigns import (
-    CONDITIONS,
+from studio.domain.campaign_report import (
     CampaignAssessor,
     CampaignAssessors,
-    CampaignRecord,
     CampaignReport,
-    Condition,
     ConditionAgreement,
     ConditionReport,
     ConfusionCell,
     CoupleKappa,
     GradeCount,
     MeasureTau,
-    PairRole,
     RecallLoss,
-    StoredGrade,
     TauBySubsample,
 )
+from studio.domain.campaigns import CONDITIONS, CampaignRecord, Condition, PairRole, StoredGrade
 from studio.domain.frames import TopicChoice
 from studio.metrics import correlation as corr
 from studio.metrics.proportions import wilson

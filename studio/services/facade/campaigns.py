@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from studio.domain.campaign_report import CampaignReport
 from studio.domain.campaigns import (
     RECALL_SUFFIX,
     CampaignImport,
     CampaignPair,
     CampaignPlan,
     CampaignProgress,
-    CampaignReport,
     CampaignRow,
     Condition,
 )

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 import numpy as np
 from matplotlib import style
 
-from studio.domain.campaigns import ConditionReport
+from studio.domain.campaign_report import ConditionReport
 from studio.domain.report import Figure
 from studio.services.report.figures import _canvas, _png
 

@@ -5,7 +5,7 @@ project has campaigns."""
 
 from __future__ import annotations
 
-from studio.domain.campaigns import CampaignReport, GradeCount
+from studio.domain.campaign_report import CampaignReport, GradeCount
 from studio.domain.report import Cell, Interval, Section, Table
 from studio.services.facade.core import ProjectCore
 from studio.services.report.campaign_figures import confusion_grids, pool_bars

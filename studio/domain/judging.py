@@ -36,6 +36,9 @@ class JudgeConfig:
     constrain: str = "auto"  # how the openai backend constrains answers (judges.constraints)
     samples: int = 1  # answers per pair (self-consistency, services.judging.samples)
     temperature: float | None = None  # of the sampled answers (None: samples.DEFAULT_TEMPERATURE)
+    answers: bool = False  # judge the generated answers with the answer methods (`judge --answers`)
+    exemplars: str | None = None  # answers against the ref's Best passages: one (drawn) or all
+    position_bias: float = 0.0  # the simulated judge: how often it picks the passage shown first
 
 
 @dataclass

@@ -23,7 +23,13 @@ def make_backend(db: Database, config: JudgeConfig) -> Backend:
         ref_id = label_store.label_set_id(db.cursor(), config.ref)
         if ref_id is None:
             raise UsageError(f"the simulated judge copies a label set: no {config.ref!r}")
-        return SimulatedBackend(config.ref, load_labels(db.cursor(), ref_id), kappa=config.kappa, seed=config.seed)
+        return SimulatedBackend(
+            config.ref,
+            load_labels(db.cursor(), ref_id),
+            kappa=config.kappa,
+            seed=config.seed,
+            position_bias=config.position_bias,
+        )
     if config.backend == "openai":
         if not config.model:
             raise UsageError("the openai backend needs --model")

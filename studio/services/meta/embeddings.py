@@ -190,9 +190,11 @@ def write_embedding_run(
     outcomes: dict[Pair, Outcome],
     embedded: PairVectors,
     pairs: int,
+    rule: tuple[str, str] = (EXEMPLAR_RULE, "max cosine"),
 ) -> int:
     """The judge run of the pool's `pairs` with its judgments, and a label event for each label
-    that changed, in one transaction; the run's id."""
+    that changed, in one transaction; the run's id. `rule`: its exemplars and similarity, as its
+    parameters say them."""
     failures = sum(outcome.label is None for outcome in outcomes.values())
     con = db.cursor()
     current = {(qid, docid): grade for qid, docs in load_labels(con, set_id).items() for docid, grade in docs.items()}
@@ -206,8 +208,8 @@ def write_embedding_run(
             prompt_name=METHOD,
             prompt_hash="",
             params={
-                "exemplars": EXEMPLAR_RULE,
-                "similarity": "max cosine",
+                "exemplars": rule[0],
+                "similarity": rule[1],
                 "ref": config.ref,
                 "config": rerunnable(config),
             },

@@ -16,6 +16,7 @@ import typer
 
 from studio import __version__
 from studio.cli import (
+    answers,
     assess,
     audit,
     bank,
@@ -60,7 +61,9 @@ COMMAND_MODULES: tuple[typer.Typer, ...] = (
     listing.commands,  # list
     check.commands,  # check
     doctor.commands,  # doctor
-    evaluate.commands,  # eval, answers, correlate, agree, disagreements, label, undo, history
+    evaluate.commands,  # eval, correlate, agree, disagreements, label, undo, history
+    answers.commands,  # answers [compare | significance | tournament | runs]
+    answers.validate_commands,  # validate
     embeddings.commands,  # fd
     judge.commands,  # judge, derive
     ensemble.commands,  # ensemble

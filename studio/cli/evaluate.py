@@ -73,20 +73,6 @@ def _warn(warnings: list[str]) -> None:
 
 @commands.command()
 @handles_errors
-def answers(
-    ctx: typer.Context,
-    qrels: Qrels,
-    seed: Annotated[int, typer.Option(help="Seed of the bootstrap.")] = 0,
-    fmt: FormatOption = OutputFormat.table,
-) -> None:
-    """Leaderboard of generative systems: mean grade of their answers, 95% bootstrap interval over topics."""
-    with open_project(ctx) as project:
-        rows = project.answer_leaderboard(qrels, seed=seed)
-    emit_records(rows, fmt, title=f"Generated answers under {qrels}")
-
-
-@commands.command()
-@handles_errors
 def correlate(
     ctx: typer.Context,
     ref: Ref,

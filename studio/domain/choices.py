@@ -167,6 +167,15 @@ class AnswerMethod(StrEnum):
     tournament = "tournament"  # answers against each other, both orders (Bradley–Terry)
 
 
+class AnswerVerdictLayout(StrEnum):
+    """The verdict files `studio import answer-labels --method` reads (the answer methods kept in files)."""
+
+    binary = "binary"
+    graded = "graded"
+    subtopics = "subtopics"
+    preferences = "preferences"
+
+
 class AnswerGain(StrEnum):
     """The gain of a graded answer verdict: 2^g − 1 (the paper's) or g."""
 

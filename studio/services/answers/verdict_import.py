@@ -113,18 +113,34 @@ def _record_run(
     if ids:
         params["release_system"] = ids[0]
     run = judge_store.create_judge_run(
-        tx, set_id, method=RUN_METHODS[method], backend="import", model=model,
-        prompt_name="imported", prompt_hash="", params=params, pool="import",
-    )  # fmt: skip
+        tx,
+        set_id,
+        method=RUN_METHODS[method],
+        backend="import",
+        model=model,
+        prompt_name="imported",
+        prompt_hash="",
+        params=params,
+        pool="import",
+    )
     answer = ANSWER_PREFIX + system
     judged: set[tuple[str, str]] = set()
     for verdict in verdicts:
         for docid, docid_b, item, label, raw in _judgments(verdict, answer):
             key = store_imported_call(tx, model, (verdict.qid, docid, docid_b, item), raw)
             judge_store.add_judgment(
-                tx, run, verdict.qid, docid, docid_b, key,
-                label=label, parse_error=None, expected=None, confidence=None, item_id=item,
-            )  # fmt: skip
+                tx,
+                run,
+                verdict.qid,
+                docid,
+                docid_b,
+                key,
+                label=label,
+                parse_error=None,
+                expected=None,
+                confidence=None,
+                item_id=item,
+            )
             judged.add((verdict.qid, docid))
     judge_store.finish_judge_run(tx, run, pairs=len(judged), calls=0, cache_hits=0, failures=0)
     return run

@@ -48,9 +48,15 @@ class AnswersMixin(ProjectBase):
         """One system's verdict file (binary, graded, subtopics or preferences, as the Gen-IR
         comparison's release keeps them) into label set `name`; refused whole on a bad line."""
         report = import_answer_labels(
-            self.db, Path(file), system=system, method=AnswerMethod(method), name=name, model=model,
-            scale=scale, replace=replace,
-        )  # fmt: skip
+            self.db,
+            Path(file),
+            system=system,
+            method=AnswerMethod(method),
+            name=name,
+            model=model,
+            scale=scale,
+            replace=replace,
+        )
         return self._followed(report, self.writes.written(report.names))
 
     def answer_sets(self) -> list[str]:

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 import pytest
-from genir_project import ANSWERS, EXPERIMENTS, VERDICT_FILES, build, file_values
+from answers.genir_project import ANSWERS, EXPERIMENTS, VERDICT_FILES, build, file_values
 from helpers import cli, copy_project, scalar
 
 from studio import Project
@@ -23,7 +23,8 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def project(template: Path, tmp_path: Path) -> Path:
-    return copy_project(template, tmp_path)
+    copied: Path = copy_project(template, tmp_path)
+    return copied
 
 
 def labels(db: Path, name: str) -> dict[tuple[str, str], float]:
@@ -57,7 +58,9 @@ def test_the_imported_runs_keep_what_the_labels_cannot(project: Path) -> None:
         ]  # fmt: skip
         assert card["judged"] == card["verdict"] == 2 / 7
         preference = opened.answer_card("preferences", "130510", "gpt-4")
-        assert [(e["docid"], e["exemplar_first"], e["answer_first"], e["outcome"]) for e in preference["exemplars"]] == [
+        assert [
+            (e["docid"], e["exemplar_first"], e["answer_first"], e["outcome"]) for e in preference["exemplars"]
+        ] == [
             ("8612910", "answer", "exemplar", "tie")  # `b` twice: the second shown both times
         ]
         assert opened.check().problems == 0
@@ -111,7 +114,19 @@ def test_one_system_twice_needs_replace_and_replacing_drops_what_the_file_leaves
     assert refused.exit_code == 2 and "already (use --replace)" in refused.stderr
     shorter = tmp_path / "three-topics"
     shorter.write_text("156493\t0\tNo\n1110199\t0\tYes\n130510\t0\tYes\n")
-    done = cli(project, "import", "answer-labels", shorter, "--system", "gpt-4", "--method", "binary", "--name", "binary", "--replace")
+    done = cli(
+        project,
+        "import",
+        "answer-labels",
+        shorter,
+        "--system",
+        "gpt-4",
+        "--method",
+        "binary",
+        "--name",
+        "binary",
+        "--replace",
+    )
     assert done.exit_code == 0, done.stderr
     gpt4 = {q: v for (q, d), v in labels(project, "binary").items() if d == "answer/gpt-4"}
     assert gpt4 == {"156493": 0.0, "1110199": 1.0, "130510": 1.0}  # 489204 left out: its verdict removed
@@ -146,5 +161,8 @@ def test_a_gzipped_release_file_reads_alike(tmp_path: Path) -> None:
     packed = tmp_path / "binary.gz"
     packed.write_bytes(gzip.compress((EXPERIMENTS / VERDICT_FILES["binary"]["gpt-4"]).read_bytes()))
     db = tmp_path / "p.duckdb"
-    assert cli(db, "import", "answer-labels", packed, "--system", "gpt-4", "--method", "binary", "--name", "b").exit_code == 0
+    assert (
+        cli(db, "import", "answer-labels", packed, "--system", "gpt-4", "--method", "binary", "--name", "b").exit_code
+        == 0
+    )
     assert {q: v for (q, _), v in labels(db, "b").items()} == file_values("binary", "gpt-4")

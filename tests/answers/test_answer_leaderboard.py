@@ -10,11 +10,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from genir_project import VERDICT_FILES, build, file_values
+from answers.genir_project import VERDICT_FILES, build, file_values
 from helpers import cli, copy_project
 from scipy.stats import kendalltau, ttest_rel
 
 from studio import Project
+from studio.domain.judging import JudgeConfig
 
 
 @pytest.fixture(scope="module")
@@ -24,7 +25,8 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture
 def project(template: Path, tmp_path: Path) -> Path:
-    return copy_project(template, tmp_path)
+    copied: Path = copy_project(template, tmp_path)
+    return copied
 
 
 def by_hand(values: dict[str, float], seed: int, resamples: int = 1000) -> tuple[float, float, float]:
@@ -91,7 +93,8 @@ def test_tau_between_two_methods_orders_of_three_systems(tmp_path: Path) -> None
                 pass
         agreement = project.answer_agreement("bin", "umb", gain="linear")
         scores = {
-            name: {r["system"]: r["score"] for r in project.answer_scores([name], gain="linear")} for name in ("bin", "umb")
+            name: {r["system"]: r["score"] for r in project.answer_scores([name], gain="linear")}
+            for name in ("bin", "umb")
         }
     systems = sorted(scores["bin"])
     expected = kendalltau([scores["bin"][s] for s in systems], [scores["umb"][s] for s in systems]).statistic
@@ -100,16 +103,21 @@ def test_tau_between_two_methods_orders_of_three_systems(tmp_path: Path) -> None
     assert agreement["order_a"] == sorted(systems, key=lambda s: (-scores["bin"][s], s))
 
 
-def _config(method: str, name: str) -> object:
-    from studio.domain.judging import JudgeConfig
-
+def _config(method: str, name: str) -> JudgeConfig:
     return JudgeConfig(method=method, backend="simulated", name=name, answers=True, kappa=0.5)
 
 
 def test_compare_command_names_both_methods(project: Path) -> None:
-    result = json.loads(cli(project, "answers", "compare", "--labels", "binary", "--labels", "preferences", "-f", "json").stdout)
+    result = json.loads(
+        cli(project, "answers", "compare", "--labels", "binary", "--labels", "preferences", "-f", "json").stdout
+    )
     (pair,) = result["pairs"]
-    assert (pair["method_a"], pair["method_b"], pair["systems"], pair["kendall_tau"]) == ("binary", "preferences", 2, 1.0)
+    assert (pair["method_a"], pair["method_b"], pair["systems"], pair["kendall_tau"]) == (
+        "binary",
+        "preferences",
+        2,
+        1.0,
+    )
 
 
 def test_the_older_qrels_option_prints_what_it_did_and_says_it_is_deprecated(project: Path) -> None:

@@ -116,7 +116,9 @@ def _same(a: AnswerVerdict, b: AnswerVerdict) -> bool:
     return type(a) is type(b) and a.qid == b.qid and a.value == b.value
 
 
-@pytest.mark.parametrize("layout", [AnswerMethod.binary, AnswerMethod.graded, AnswerMethod.subtopics, AnswerMethod.preferences])
+@pytest.mark.parametrize(
+    "layout", [AnswerMethod.binary, AnswerMethod.graded, AnswerMethod.subtopics, AnswerMethod.preferences]
+)
 @settings(max_examples=60, deadline=None)
 @given(data=st.data())
 def test_verdicts_read_back_as_written(layout: AnswerMethod, data: st.DataObject) -> None:
@@ -127,11 +129,17 @@ def test_verdicts_read_back_as_written(layout: AnswerMethod, data: st.DataObject
     assert [v.value for v in read] == [v.value for v in written]
 
 
-TEXTS = st.text(
-    alphabet=st.characters(blacklist_characters="\t\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", blacklist_categories=("Cs",)),
-    min_size=1,
-    max_size=60,
-).map(str.strip).filter(bool)
+TEXTS = (
+    st.text(
+        alphabet=st.characters(
+            blacklist_characters="\t\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029", blacklist_categories=["Cs"]
+        ),
+        min_size=1,
+        max_size=60,
+    )
+    .map(str.strip)
+    .filter(bool)
+)
 
 
 @settings(max_examples=80, deadline=None)
@@ -184,7 +192,12 @@ def test_any_text_is_read_or_refused_with_its_line(text: str) -> None:
         ("156493\t0\tYes\t1\n", AnswerMethod.subtopics, 1, "pairs of entry"),
         ("156493\t0\tYes\n156493\t0\tNo\n", AnswerMethod.binary, 2, "has a verdict already (line 1)"),
         ("1\treg\tqrel\td\tgen\ts\ta\n", AnswerMethod.preferences, 1, "one order only"),
-        ("1\treg\tqrel\td\tgen\ts\ta\n1\trev\tgen\ts\tqrel\te\tb\n", AnswerMethod.preferences, 2, "exemplar 'e' differs"),
+        (
+            "1\treg\tqrel\td\tgen\ts\ta\n1\trev\tgen\ts\tqrel\te\tb\n",
+            AnswerMethod.preferences,
+            2,
+            "exemplar 'e' differs",
+        ),
         ("1\treg\tqrel\td\tgen\ts\ta\n1\trev\tqrel\td\tgen\ts\tb\n", AnswerMethod.preferences, 2, "same position"),
         ("1\treg\tqrel\td\tgen\ts\ta\n1\treg\tgen\ts\tqrel\td\tb\n", AnswerMethod.preferences, 2, "a second 'reg'"),
         ("1\treg\tqrel\td\tqrel\ts\ta\n", AnswerMethod.preferences, 1, "one must be qrel"),

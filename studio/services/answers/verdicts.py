@@ -57,7 +57,7 @@ def answer_card(con: Connection, label_set: str, qid: str, system: str) -> Answe
         con, [(qid, docid), *((qid, j.docid) for j in judgments), *_others(qid, judgments, docid)]
     )
     exemplars = _exemplars(qid, docid, judgments, texts)
-    subtopics = _subtopics(con, judgments)
+    subtopics = _subtopics(con, qid, judgments)
     current = answers.verdicts.get(system, {}).get(qid)
     judged = _judged(answers.method, judgments, exemplars, subtopics)
     return AnswerCard(
@@ -113,12 +113,12 @@ def _exemplars(
     return shown
 
 
-def _subtopics(con: Connection, judgments: list[PairJudgment]) -> list[SubtopicEntry]:
+def _subtopics(con: Connection, qid: str, judgments: list[PairJudgment]) -> list[SubtopicEntry]:
     """Each item's verdict, entry 0 first: an imported vector's entries by number, a judged bank's in bank order."""
     graded = [j for j in judgments if j.item_id is not None]
     if not graded:
         return []
-    texts = _bank_texts(con, graded[0].run)
+    texts = _bank_texts(con, graded[0].run, qid)
     order = {item: i for i, item in enumerate(texts)}
     rows = sorted(graded, key=lambda j: (order.get(j.item_id or "", len(order)), _entry(j.item_id or "")))
     return [
@@ -138,12 +138,15 @@ def _entry(item_id: str) -> int:
     return int(number) if number.isdigit() else -1
 
 
-def _bank_texts(con: Connection, run: int) -> dict[str, str]:
-    """{item id: text} of the bank the run graded with, in the bank's order (empty for an import)."""
+def _bank_texts(con: Connection, run: int, qid: str) -> dict[str, str]:
+    """{item id: text} of the topic's items in the bank the run graded with, in the bank's order
+    (empty for an import)."""
     params = judge_store.judge_run(con, run)["params"]
     bank = (params.get("config") or {}).get("bank")
     bank_id = bank_store.bank_id(con, bank) if bank else None
-    return {item.item_id: item.text for item in bank_store.current_items(con, bank_id)} if bank_id is not None else {}
+    if bank_id is None:
+        return {}
+    return {item.item_id: item.text for item in bank_store.current_items(con, bank_id) if item.qid == qid}
 
 
 def _judged(

@@ -1,6 +1,6 @@
-"""`studio answers [compare | significance | tournament | runs]` and `studio validate`: generative
-systems judged by their answers, as Arabzadeh & Clarke's "A Comparison of Methods for Evaluating
-Generative IR" does.
+"""`studio answers [compare | significance | tournament | runs]`: generative systems judged by their
+answers, as Arabzadeh & Clarke's "A Comparison of Methods for Evaluating Generative IR" does (a
+method is validated first with `studio validate`).
 
 Bare, `studio answers --labels SET` is the answers' leaderboard. `--qrels SET`, what the command
 took before it had methods, keeps working as it did (the mean grade, under the key `mean`) and says
@@ -15,7 +15,6 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.grades import grade
 from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption
 from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console
 from studio.domain.choices import AnswerGain
@@ -27,7 +26,6 @@ commands = typer.Typer(
     help="Generative systems by their answers: leaderboard (bare), compare, significance, tournament, runs.",
     invoke_without_command=True,
 )
-validate_commands = typer.Typer()
 
 Labels = Annotated[
     list[str] | None, typer.Option("--labels", help="Answers label set(s) (repeat for several methods).")
@@ -178,28 +176,4 @@ def runs(
         f"Similarity to {result['targets']} top-grade passages of {ref} on {result['topics']} topics "
         f"({result['model']}); runs' τ-b with {result['measure']}: {tau}"
     )
-    emit_records(result["rows"], fmt, title=title)
-
-
-@validate_commands.command("validate")
-@handles_errors
-def validate(
-    ctx: typer.Context,
-    labels: OneLabelSet,
-    ref: Ref = "human",
-    relevant: Annotated[
-        float, typer.Option(parser=grade, help="Reference grade from which a passage is relevant (Acceptable).")
-    ] = 1.0,
-    seed: Annotated[int, typer.Option(help="Seed of the exemplar draws (embedding).")] = 0,
-    fmt: FormatOption = OutputFormat.table,
-) -> None:
-    """Does a method order the reference's Best (top grade), Acceptable (relevant below it) and
-    Unacceptable passages as they are? Per category pair: the shares of passage pairs it orders
-    alike, ties and orders the other way, with both categories' counts."""
-    with open_project(ctx) as project:
-        result = project.validate(labels, ref, relevant=relevant, seed=seed)
-    if fmt is OutputFormat.json:
-        emit_object(result, fmt)
-        return
-    title = f"{labels} ({result['how']}) on the categories of {ref}, {result['topics']} topics with a Best passage"
     emit_records(result["rows"], fmt, title=title)

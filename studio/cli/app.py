@@ -40,6 +40,7 @@ from studio.cli import (
     significance,
     sync,
     team,
+    validate,
 )
 from studio.cli.context import Options
 from studio.cli.errors import reported_errors
@@ -63,7 +64,7 @@ COMMAND_MODULES: tuple[typer.Typer, ...] = (
     doctor.commands,  # doctor
     evaluate.commands,  # eval, correlate, agree, disagreements, label, undo, history
     answers.commands,  # answers [compare | significance | tournament | runs]
-    answers.validate_commands,  # validate
+    validate.commands,  # validate
     embeddings.commands,  # fd
     judge.commands,  # judge, derive
     ensemble.commands,  # ensemble

@@ -81,8 +81,9 @@ def _lines(text: Text, source: str) -> list[_Line]:
         if fields[0].lower() in HEADER_FIRST:
             if index == 0:
                 continue
+            header = quoted(line.strip())
             raise InputError(
-                source, number, f"a header in the middle of the file ({quoted(line.strip())}): only the first line may be one"
+                source, number, f"a header in the middle of the file ({header}): only the first line may be one"
             )
         lines.append(_Line(number, fields))
     return lines

@@ -11,20 +11,14 @@ from pathlib import Path
 
 import pytest
 from answers.genir_project import ANSWERS, EXPERIMENTS, VERDICT_FILES, build, file_values
-from helpers import cli, copy_project, scalar
+from helpers import cli, scalar
 
 from studio import Project
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build(tmp_path_factory.mktemp("genir") / "genir.duckdb")
-
-
 @pytest.fixture
-def project(template: Path, tmp_path: Path) -> Path:
-    copied: Path = copy_project(template, tmp_path)
-    return copied
+def project(genir_db: Path) -> Path:
+    return genir_db
 
 
 def labels(db: Path, name: str) -> dict[tuple[str, str], float]:

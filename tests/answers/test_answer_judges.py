@@ -12,7 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from answers.genir_project import GENIR, build
+from answers.genir_project import GENIR
 from embedding_helpers import HashEmbedder
 from fake_openai_server import FakeOpenAIServer, grade_of
 from fakes import ScriptedBackend, prompt_of
@@ -30,9 +30,9 @@ SYSTEMS = ("gpt-4", "lier-gpt-4")
 BEST = {"156493": ["6139386"], "1110199": ["3838638"], "130510": ["8612910"], "489204": ["1557550", "852257"]}
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build(tmp_path_factory.mktemp("genir") / "genir.duckdb", verdicts=False)
+@pytest.fixture
+def template(genir_answers_template: Path) -> Path:
+    return genir_answers_template
 
 
 @pytest.fixture

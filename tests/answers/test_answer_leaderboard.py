@@ -10,23 +10,17 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from answers.genir_project import VERDICT_FILES, build, file_values
-from helpers import cli, copy_project
+from answers.genir_project import VERDICT_FILES, file_values
+from helpers import cli
 from scipy.stats import kendalltau, ttest_rel
 
 from studio import Project
 from studio.domain.judging import JudgeConfig
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build(tmp_path_factory.mktemp("genir") / "genir.duckdb")
-
-
 @pytest.fixture
-def project(template: Path, tmp_path: Path) -> Path:
-    copied: Path = copy_project(template, tmp_path)
-    return copied
+def project(genir_db: Path) -> Path:
+    return genir_db
 
 
 def by_hand(values: dict[str, float], seed: int, resamples: int = 1000) -> tuple[float, float, float]:

@@ -9,22 +9,14 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from answers.genir_project import build
-from helpers import copy_project
 
 from studio import Project
 from studio.domain.errors import UsageError
 
 
-@pytest.fixture(scope="module")
-def template(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build(tmp_path_factory.mktemp("genir") / "genir.duckdb")
-
-
 @pytest.fixture
-def project(template: Path, tmp_path: Path) -> Iterator[Project]:
-    copied: Path = copy_project(template, tmp_path)
-    with Project.open(copied) as opened:
+def project(genir_db: Path) -> Iterator[Project]:
+    with Project.open(genir_db) as opened:
         yield opened
 
 

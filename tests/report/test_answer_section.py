@@ -21,10 +21,11 @@ def answers(sections: list[Section]) -> list[Section]:
 
 def test_one_chart_per_method_systems_in_one_order(tmp_path: Path) -> None:
     db = build(tmp_path / "genir.duckdb")
-    with Project.open(db) as project:
+    with Project.open(db, read_only=True) as project:
         [section] = answers(build_report(project, resamples=5).sections)
         scores = {name: project.answer_scores([name]) for name in ("binary", "graded", "subtopics", "preferences")}
-    assert [f.name for f in section.figures] == ["answers-binary", "answers-graded", "answers-preferences", "answers-subtopics"]
+    methods = ["binary", "graded", "preferences", "subtopics"]
+    assert [f.name for f in section.figures] == [f"answers-{method}" for method in methods]
     for figure in section.figures:
         pixels = image.imread(io.BytesIO(figure.png), format="png")
         assert pixels.shape[:2] == (figure.height, figure.width)

@@ -7,17 +7,11 @@ Needs the studio's embeddings extra; without it the judge is refused with the li
 
 from __future__ import annotations
 
-import time
-from dataclasses import replace
-
 import numpy as np
 
 from studio.domain.judging import JudgeConfig, JudgeSummary
-from studio.judges.embedder import Embedder, TextEmbedder
-from studio.services.judging.answer_units import best_passages
-from studio.services.judging.pools import pool_pairs
-from studio.services.judging.run import judge_label_set
-from studio.services.meta.embeddings import BACKEND, METHOD, Outcome, PairVectors, embed_pairs, write_embedding_run
+from studio.judges.embedder import TextEmbedder
+from studio.services.meta.embeddings import Outcome, PairVectors, embedding_judge
 from studio.store import Database
 
 Pair = tuple[str, str]
@@ -25,33 +19,10 @@ RULE = ("every passage with the topic's highest reference grade (≥ 1)", "mean 
 
 
 def answer_embedding_judge(db: Database, config: JudgeConfig, embedder: TextEmbedder | None = None) -> JudgeSummary:
-    """Label every answer of the pool with its mean cosine to the topic's Best passages; an answer
-    with no Best passage to compare with is a recorded failure, never a 0."""
-    start = time.perf_counter()
-    config = replace(config, backend=BACKEND)
-    pairs = pool_pairs(db, config)
-    best = best_passages(db, config.ref, {qid for qid, _ in pairs})
-    embedder = embedder or Embedder(config.model)
-    set_id = judge_label_set(db, config.name, BACKEND)
-    shown = [(qid, docid) for qid, docids in best.items() for docid in docids]
-    embedded = embed_pairs(db, embedder, pairs + shown)
-    outcomes = mean_similarities(pairs, best, embedded, config.ref)
-    run = write_embedding_run(db, config, set_id, embedder.name, outcomes, embedded, len(pairs), RULE)
-    return JudgeSummary(
-        label_set=config.name,
-        method=METHOD,
-        backend=BACKEND,
-        model=embedder.name,
-        pairs=len(pairs),
-        calls=embedded.encoded,
-        cache_hits=embedded.cached,
-        failures=sum(outcome.label is None for outcome in outcomes.values()),
-        seconds=round(time.perf_counter() - start, 3),
-        prompt_tokens=0,
-        completion_tokens=0,
-        judge_run=run,
-        ref=config.ref,
-    )
+    """Label every answer of the pool with its mean cosine to the topic's Best passages (the
+    embedding judge with another similarity); an answer with no Best passage to compare with is a
+    recorded failure, never a 0."""
+    return embedding_judge(db, config, embedder, outcomes_of=mean_similarities, rule=RULE)
 
 
 def mean_similarities(

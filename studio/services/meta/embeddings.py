@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from itertools import chain
 from typing import NamedTuple
@@ -122,9 +122,17 @@ class Outcome(NamedTuple):
     error: str | None
 
 
-def embedding_judge(db: Database, config: JudgeConfig, embedder: TextEmbedder | None = None) -> JudgeSummary:
+def embedding_judge(
+    db: Database,
+    config: JudgeConfig,
+    embedder: TextEmbedder | None = None,
+    *,
+    outcomes_of: Callable[[list[Pair], dict[str, list[str]], PairVectors, str], dict[Pair, Outcome]] | None = None,
+    rule: tuple[str, str] = (EXEMPLAR_RULE, "max cosine"),
+) -> JudgeSummary:
     """Label every pair of the pool with its highest cosine similarity to the topic's exemplars
-    (leave-one-out); a pair with no exemplar to compare with is a recorded failure, never a 0."""
+    (leave-one-out); a pair with no exemplar to compare with is a recorded failure, never a 0.
+    `outcomes_of` and `rule` give another similarity (generated answers: the mean to every exemplar)."""
     start = time.perf_counter()
     config = replace(config, backend=BACKEND)
     con = db.cursor()
@@ -137,9 +145,9 @@ def embedding_judge(db: Database, config: JudgeConfig, embedder: TextEmbedder | 
     set_id = judge_label_set(db, config.name, BACKEND)
     exemplar_pairs = [(qid, docid) for qid, docids in exemplars.items() for docid in docids]
     embedded = embed_pairs(db, embedder, pairs + exemplar_pairs)
-    outcomes = similarity_outcomes(pairs, exemplars, embedded, config.ref)
+    outcomes = (outcomes_of or similarity_outcomes)(pairs, exemplars, embedded, config.ref)
     failures = sum(outcome.label is None for outcome in outcomes.values())
-    run = write_embedding_run(db, config, set_id, embedder.name, outcomes, embedded, len(pairs))
+    run = write_embedding_run(db, config, set_id, embedder.name, outcomes, embedded, len(pairs), rule)
     return JudgeSummary(
         label_set=config.name,
         method=METHOD,

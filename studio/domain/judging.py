@@ -86,6 +86,8 @@ class JudgeSummary:
     derived_blocked: dict[str, str] | None = None  # derived sets that could not follow, and why
     cost: float | None = None  # with prices given: what the calls cost
     ref: str | None = None  # the embedding judge: the label set its exemplars come from
+    # `--answers` subtopic whose bank was generated now: topics the model gave no subtopic for (only the query).
+    topics_without_subtopics: list[str] | None = None
 
     def as_dict(self) -> JudgeSummaryDict:
         """What `studio judge -f json` prints: every field in order, those of SOMETIMES_SHOWN only when set."""

@@ -230,3 +230,15 @@ def test_the_command_line_judges_answers(template: Path, tmp_path: Path) -> None
     assert (summary["label_set"], summary["calls"]) == ("answers-pairwise-simulated", 16)
     refused = cli(db, "judge", "--method", "pairwise", "--backend", "simulated", "--exemplars", "all")
     assert refused.exit_code == 2 and "go with --answers" in refused.stderr
+
+
+def test_topics_the_model_gave_no_subtopic_are_said(project: Project) -> None:
+    def reply(request: ChatRequest) -> str:
+        if request.unit == "generate":
+            return "I cannot help with that." if "goldfish" in prompt_of(request) else subtopic_reply(request)
+        return subtopic_reply(request)
+
+    summary = judge(project, ScriptedBackend(reply), method="subtopic", name="sub")
+    assert summary.topics_without_subtopics == ["156493"]
+    assert [i["text"] for i in project.bank_editor("answer-subtopics").items("156493")] == ["do goldfish grow"]
+    assert summary.as_dict()["topics_without_subtopics"] == ["156493"]

@@ -15,7 +15,7 @@ Gen-IR comparison, through the same cached, resumable run loop as passages.
 
 from __future__ import annotations
 
-from collections.abc import Generator, Iterator
+from collections.abc import Generator
 from dataclasses import replace
 
 from studio.domain.choices import AnswerMethod, ExemplarChoice
@@ -87,24 +87,30 @@ def judge_answers(
         writes.written([config.name])
         yield summary
         return
+    empty: list[str] = []
     if config.method == "subtopic" and not _bank_exists(db, config.bank):
         backend = backend or make_backend(db, config)
-        yield from generate_subtopic_bank(db, config, backend)
-    yield from run_judge(db, config, backend, writes=writes)
+        empty = yield from generate_subtopic_bank(db, config, backend)
+    for event in run_judge(db, config, backend, writes=writes):
+        if isinstance(event, JudgeSummary) and empty:  # said, not silent: those topics score the query alone
+            event.topics_without_subtopics = empty
+        yield event
 
 
 def _bank_exists(db: Database, bank: str | None) -> bool:
     return bank is not None and bank_store.bank_id(db.cursor(), bank) is not None
 
 
-def generate_subtopic_bank(db: Database, config: JudgeConfig, backend: Backend) -> Iterator[JudgeProgress]:
+def generate_subtopic_bank(
+    db: Database, config: JudgeConfig, backend: Backend
+) -> Generator[JudgeProgress, None, list[str]]:
     """Bank `config.bank`: for every answered topic the query itself, then the subtopics the
-    subtopic-generation prompt gives (one cached call a topic)."""
+    subtopic-generation prompt gives (one cached call a topic); the topics it gave none for."""
     assert config.bank is not None
     if backend.name == "simulated":
         raise UsageError(
-            f"no bank {config.bank!r}: the simulated judge cannot write subtopics; generate them with a model "
-            f"(`studio bank generate {config.bank} --kind subtopic`) or import a bank"
+            f"no bank {config.bank!r}: the simulated judge cannot write subtopics; judge once with a model (it "
+            "generates the bank, the query first) or import a bank of subtopics and name it with --bank"
         )
     qids = sorted({qid for qid, _ in pool_pairs(db, config)})
     queries = pools.topic_texts(db.cursor(), qids)
@@ -116,12 +122,14 @@ def generate_subtopic_bank(db: Database, config: JudgeConfig, backend: Backend) 
         ChatRequest(tuple(prompt.render(query=queries[q])), max_tokens=400, subject=(q,), unit="generate") for q in qids
     ]
     answers = yield from ask(db, backend, requests)
-    generated = generated_items(qids, answers, "subtopic", MAX_SUBTOPICS).items
+    made = generated_items(qids, answers, "subtopic", MAX_SUBTOPICS)
+    generated = made.items
     items: list[BankItem] = []
     for qid in qids:
         query = BankItem(qid, rubric_item_id(qid, queries[qid]), "subtopic", queries[qid])
         items += [query, *(i for i in generated if i.qid == qid and i.item_id != query.item_id)]
     write_generated(db, replace(config, name=config.bank), None, backend, prompt, items)
+    return made.empty
 
 
 def answer_method_of(method: str, exemplars: str | None, answers: bool) -> AnswerMethod | None:

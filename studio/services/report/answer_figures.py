@@ -28,19 +28,24 @@ def method_bars(
     title: str,
     axis: str,
     bars: Sequence[tuple[str, float | None, float | None, float | None]],
+    baseline: float = 0.0,
 ) -> Figure:
-    """One bar per (system, score, low, high), in the order given (None: no score), interval whiskers."""
+    """One bar per (system, score, low, high), in the order given (None: no score), interval whiskers;
+    bars rise or fall from `baseline` (an Elo rating's 1500)."""
     with style.context("default"):
         figure = _canvas(BARS_SIZE)
         ax = figure.add_axes((0.1, 0.24, 0.86, 0.66))
         xs = np.arange(len(bars))
         scores = [np.nan if s is None else s for _, s, _, _ in bars]
-        ax.bar(xs, np.nan_to_num(scores), color=BAR, width=0.6, zorder=3)
+        heights = np.nan_to_num(np.array(scores, dtype=np.float64) - baseline)
+        ax.bar(xs, heights, bottom=baseline, color=BAR, width=0.6, zorder=3)
+        if baseline:
+            ax.axhline(baseline, color="#5b6573", linewidth=0.8, zorder=2)
         for x, (_, score, low, high) in zip(xs, bars, strict=True):
             if score is not None and low is not None and high is not None:
                 ax.errorbar(x, score, yerr=[[score - low], [high - score]], color="black", capsize=4, zorder=4)
             elif score is None:
-                ax.text(float(x), 0, "n/a", ha="center", va="bottom", fontsize=8, color="#5b6573")
+                ax.text(float(x), baseline, "n/a", ha="center", va="bottom", fontsize=8, color="#5b6573")
         ax.set_xticks(xs, [system for system, *_ in bars], rotation=30, ha="right", fontsize=9)
         ax.set_ylabel(axis)
         ax.grid(True, axis="y", color="#e3e7ec", zorder=0)

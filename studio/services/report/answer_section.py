@@ -52,7 +52,10 @@ def answer_sections(
         scored = {system: (score, low, high) for system, score, low, high in found}
         ordered: Bars = [(s, *scored.get(s, (None, None, None))) for s in systems]
         caption = f"{name} ({method}): each system's score with its 95% bootstrap interval"
-        figures.append(method_bars(names("answers", name), caption, f"{name}: {method}", AXES[method], ordered))
+        baseline = 1500.0 if method == "tournament" else 0.0  # Elo: above or below the average player
+        figures.append(
+            method_bars(names("answers", name), caption, f"{name}: {method}", AXES[method], ordered, baseline)
+        )
         rows += [
             {"label set": name, "method": method, "system": s, "score": v, "95% interval": Interval(lo, hi)}
             for s, v, lo, hi in ordered

@@ -8,7 +8,10 @@ Prints one JSON object:
   shared prompt prefix;
 * `cached`: the same judge run again (every pair a cache hit), pairs per second;
 * `api`: requests per second against the local fake OpenAI-compatible server with 50 ms of
-  latency per request, at concurrency 1 and 16.
+  latency per request, at concurrency 1 and 16;
+* `answers`: the same as `local` for generated answers (`studio judge --answers`: UMBRELA adapted to
+  a response on the sample's 30 answers, and preferences against a drawn Best passage in both
+  orders), answers per second and the overhead over llama.cpp's own time per answer.
 Usage: python -m benchmarks.bench_judge [--pairs 40]
 """
 
@@ -94,6 +97,43 @@ def local(folder: Path, pairs: int) -> dict[str, object]:
     }
 
 
+def judge_answers(project: Project, config: JudgeConfig, backend: LlamaCppBackend) -> JudgeSummary:
+    found = [e for e in project.judge(config, backend=backend) if isinstance(e, JudgeSummary)]
+    return found[-1]
+
+
+def answers(folder: Path) -> dict[str, object]:
+    """Judging overhead per answer, as `local` measures it per passage, for two answer methods."""
+    project = Project.sample(folder / "answers.duckdb", rebuild=True)
+    backend = LlamaCppBackend()
+    figures: dict[str, object] = {"model": backend.model}
+    for method in ("umbrela", "pairwise"):
+        config = JudgeConfig(method=method, backend="llamacpp", name=f"bench-answers-{method}", answers=True)
+        engine_before = backend.engine_seconds()
+        start = time.perf_counter()
+        summary = judge_answers(project, config, backend)
+        wall = time.perf_counter() - start
+        engine = backend.engine_seconds() - engine_before
+        start = time.perf_counter()
+        again = judge_answers(project, config, backend)
+        cached_wall = time.perf_counter() - start
+        figures[method] = {
+            "answers": summary.pairs,
+            "calls": summary.calls,
+            "seconds": round(wall, 3),
+            "answers_per_second": round(summary.pairs / wall, 2),
+            "llama_cpp_seconds": round(engine, 3),
+            "overhead_ratio": round(wall / engine - 1, 3),
+            "overhead_seconds_per_answer": round((wall - engine) / summary.pairs, 4),
+            "cached_calls": again.calls,
+            "cached_answers_per_second": round(again.pairs / cached_wall, 1),
+            "failures": summary.failures,
+        }
+    backend.close()
+    project.close()
+    return figures
+
+
 def api(requests_count: int = 64, latency: float = 0.05) -> dict[str, object]:
     results = {}
     with FakeOpenAIServer(latency=latency) as server:
@@ -133,6 +173,7 @@ def main() -> None:
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as scratch:
         figures = local(Path(scratch), args.pairs)
+        figures["answers"] = answers(Path(scratch))
     figures["api"] = api()
     print(json.dumps({"benchmark": "judging", **figures}, indent=2))
 

@@ -34,7 +34,9 @@ COMMAND_MODULES: dict[str, tuple[str, ...]] = {
     "listing": ("list",),
     "check": ("check", "refresh"),
     "doctor": ("doctor",),
-    "evaluate": ("eval", "answers", "correlate", "agree", "disagreements", "label", "undo", "history"),
+    "evaluate": ("eval", "correlate", "agree", "disagreements", "label", "undo", "history"),
+    "answers": ("answers",),  # answers [compare | significance | tournament | runs]
+    "validate": ("validate",),
     "embeddings": ("fd",),
     "judge": ("judge", "derive"),
     "ensemble": ("ensemble",),

@@ -77,20 +77,6 @@ def _warn(warnings: list[str]) -> None:
 
 @commands.command()
 @handles_errors
-def answers(
-    ctx: typer.Context,
-    qrels: QrelsOption,
-    seed: SeedOption = 0,
-    fmt: FormatOption = OutputFormat.table,
-) -> None:
-    """Leaderboard of generative systems: mean grade of their answers, 95% bootstrap interval over topics."""
-    with open_project(ctx) as project:
-        rows = project.answer_leaderboard(qrels, seed=seed)
-    emit_records(rows, fmt, title=f"Generated answers under {qrels}")
-
-
-@commands.command()
-@handles_errors
 def correlate(
     ctx: typer.Context,
     ref: RefOption,

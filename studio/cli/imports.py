@@ -1,4 +1,4 @@
-"""`studio import topics|docs|qrels|run|responses|bank|prompts|preferences FILE…`."""
+"""`studio import topics|docs|qrels|run|responses|answer-labels|bank|prompts|preferences FILE…`."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.options import FormatOption, RefOption
 from studio.cli.output import OutputFormat, emit_object, stderr_console
-from studio.domain.choices import ItemKind, LeaderboardLayout, OnDuplicate, OnDuplicateGrade
+from studio.domain.choices import AnswerVerdictLayout, ItemKind, LeaderboardLayout, OnDuplicate, OnDuplicateGrade
 from studio.domain.errors import UsageError
 from studio.domain.import_report import ImportReport
 from studio.domain.models import LabelSetKind
@@ -185,13 +185,39 @@ def import_run(
 def import_responses(
     ctx: typer.Context,
     files: Files,
-    system: Annotated[str | None, typer.Option(help="System name, overriding the file's.")] = None,
+    system: Annotated[
+        str | None, typer.Option(help="System name, overriding the file's (a qid<TAB>text file needs it).")
+    ] = None,
     replace: Replace = False,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """Generated answers: JSONL {qid, system, text} or the TREC RAG 2024 answer format."""
+    """Generated answers: JSONL {qid, system, text}, the TREC RAG 2024/2025 answer formats, or one
+    system's qid<TAB>text (with --system)."""
     with open_project(ctx, create=True) as project:
         _report(project.import_responses(files, system=system, replace=replace), fmt)
+
+
+@commands.command("answer-labels")
+@handles_errors
+def import_answer_labels(
+    ctx: typer.Context,
+    file: Annotated[Path, typer.Argument(help="One system's verdict file (.gz accepted).", show_default=False)],
+    system: Annotated[str, typer.Option(help="The system whose answers the verdicts judge.")],
+    method: Annotated[AnswerVerdictLayout, typer.Option(help="The verdicts' layout.")],
+    name: Annotated[str, typer.Option(help="Label set to add the verdicts to (created when new).")],
+    model: Annotated[str | None, typer.Option(help="The judge that gave the verdicts (default: imported).")] = None,
+    scale: Annotated[int, typer.Option(min=1, help="Highest grade of graded verdicts.")] = 3,
+    replace: Annotated[bool, typer.Option("--replace", help="Replace the system's verdicts the set holds.")] = False,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """Verdicts on one system's answers as the Gen-IR comparison's release keeps them: binary `qid 0
+    yes|no`, graded `qid 0 G`, subtopics `qid 0 yes|no 1 yes|no …`, preferences `qid reg|rev qrel|gen
+    DOC gen|qrel DOC a|b` (two lines a topic). One import per system file."""
+    with open_project(ctx, create=True) as project:
+        report = project.import_answer_labels(
+            file, system=system, method=method.value, name=name, model=model, scale=scale, replace=replace
+        )
+        _report(report, fmt)
 
 
 @commands.command("bank")

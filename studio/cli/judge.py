@@ -22,7 +22,7 @@ from studio.cli.output import OutputFormat, emit_object, stderr_console
 from studio.cli.pools import POOL_HELP
 from studio.cli.pools import pool as pool_value
 from studio.cli.progress import progress_bar
-from studio.domain.choices import BackendName, ConstrainMode, DerivedScore, JudgeMethod
+from studio.domain.choices import BackendName, ConstrainMode, DerivedScore, ExemplarChoice, JudgeMethod
 from studio.domain.errors import CallsFailed, UsageError
 from studio.domain.judging import JudgeConfig, JudgeSummary
 from studio.domain.settings import OPENAI_API_KEY
@@ -60,6 +60,28 @@ Constrain = Annotated[
     ConstrainMode,
     typer.Option(help="Constrain answers to the labels (openai): auto asks the server what it supports."),
 ]
+Answers = Annotated[
+    bool,
+    typer.Option(
+        "--answers",
+        help="Judge the generated answers with the Gen-IR comparison's methods (binary, umbrela, subtopic, "
+        "pairwise, embedding): the prompts adapted to a response.",
+    ),
+]
+Exemplars = Annotated[
+    ExemplarChoice | None,
+    typer.Option(
+        help="--answers pairwise: each answer against one Best passage of --ref drawn per topic (default), "
+        "every one (all), or none (a tournament between the answers)."
+    ),
+]
+Tournament = Annotated[
+    bool, typer.Option("--tournament", help="--answers pairwise: answers against each other (--exemplars none).")
+]
+PositionBias = Annotated[
+    float,
+    typer.Option(min=0.0, max=1.0, help="The simulated judge picks the passage shown first this often."),
+]
 Stale = Annotated[
     bool,
     typer.Option("--stale", help="Grade only the cells a bank edit made stale (the newest judge run as it was)."),
@@ -96,6 +118,10 @@ def judge(
     price_output: PriceOutput = None,
     constrain: Constrain = ConstrainMode.auto,
     stale: Stale = False,
+    answers: Answers = False,
+    exemplars: Exemplars = None,
+    tournament: Tournament = False,
+    position_bias: PositionBias = 0.0,
     failures: Annotated[bool, typer.Option("--failures", hidden=True)] = False,  # studio judges failures
     extract_answers: Annotated[bool, typer.Option("--extract-answers", hidden=True)] = False,  # … extract-answers
     verify: Annotated[bool, typer.Option("--verify", hidden=True)] = False,  # studio judges verify
@@ -109,7 +135,7 @@ def judge(
     --ref is the reference label set the holes pool, the simulated judge and the embedding exemplars
     come from. `studio judges` lists the runs, shows their failures, parses them again and moves their calls
     through OpenAI Batch files."""
-    label_set = name or f"{method.value}-{backend.value}"
+    label_set = name or f"{'answers-' if answers else ''}{method.value}-{backend.value}"
     with open_project(ctx) as project:
         if _older_inspection(
             project, label_set, fmt, failures=failures, extract_answers=extract_answers, verify=verify, reparse=reparse
@@ -139,6 +165,9 @@ def judge(
             constrain=constrain.value,
             samples=samples,
             temperature=temperature,
+            answers=answers,
+            exemplars=_exemplars(answers, exemplars, tournament),
+            position_bias=position_bias,
         )
         if stale:
             config = project.judge_config(label_set)
@@ -149,6 +178,15 @@ def judge(
             raise UsageError("--samples works with the LLM methods, not with embedding similarity")
         summary = _run_with_progress(project, config, stale_only=stale)
     _report(summary, label_set, fmt)
+
+
+def _exemplars(answers: bool, exemplars: ExemplarChoice | None, tournament: bool) -> str | None:
+    """What `--exemplars` and `--tournament` ask of an answers judge."""
+    if (exemplars is not None or tournament) and not answers:
+        raise UsageError("--exemplars and --tournament go with --answers")
+    if tournament and exemplars not in (None, ExemplarChoice.none):
+        raise UsageError("--tournament compares answers with each other, not with --exemplars")
+    return ExemplarChoice.none.value if tournament else exemplars.value if exemplars is not None else None
 
 
 def _report(summary: JudgeSummary, label_set: str, fmt: OutputFormat) -> None:

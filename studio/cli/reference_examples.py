@@ -55,6 +55,14 @@ EXAMPLES: dict[str, list[str]] = {
     "studio import responses": [
         "studio import responses rag24-answers.jsonl",
         "studio import responses answers.jsonl --system my-rag --replace",
+        "studio import responses 'generated responses/2019/responses_gpt-4' --system gpt-4  # qid<TAB>text",
+    ],
+    "studio import answer-labels": [
+        "studio import answer-labels 8_binary_responses_lj_gpt-4_2019_gpt-4 --system gpt-4 --method binary"
+        " --name genir-binary",
+        "studio import answer-labels gen_preferences_8_gpt-4.tsv_2019_gpt-4 --system gpt-4 --method preferences"
+        " --name genir-prefs --model gpt-4",
+        "studio import answer-labels graded-gpt-4 --system gpt-4 --method graded --name genir-graded --scale 3",
     ],
     "studio import bank": [
         "studio import bank questions.jsonl.gz --name exam   # the layout is read from the content",
@@ -89,7 +97,21 @@ EXAMPLES: dict[str, list[str]] = {
         "studio eval --qrels human --topics-file condition-a.txt  # trec_eval on the labels cut to those topics",
     ],
     "studio answers": [
-        "studio answers --qrels answers-smol  # a label set of the answers: studio judge --pool responses",
+        "studio answers --labels genir-binary --labels genir-graded -f json   # one row per system and method",
+        "studio answers --labels genir-graded --gain linear --seed 7",
+        "studio answers --qrels answers-smol  # deprecated spelling: the mean grade, as before",
+    ],
+    "studio answers compare": ["studio answers compare --labels genir-binary --labels genir-prefs  # Kendall τ"],
+    "studio answers significance": [
+        "studio answers significance --labels genir-graded --test randomization --correction bh",
+    ],
+    "studio answers tournament": [
+        "studio answers tournament --labels arena  # judged: studio judge --answers --method pairwise --tournament",
+    ],
+    "studio answers runs": ["studio answers runs --ref human -m nDCG@10   # needs the embeddings extra"],
+    "studio validate": [
+        "studio validate --labels gpt4 --ref human   # Best / Acceptable / Unacceptable, agree / tie / disagree",
+        "studio validate --labels emb --ref human --seed 3   # an embedding judge: exemplars drawn with the seed",
     ],
     "studio correlate": [
         "studio correlate --ref human --qrels umbrela -m nDCG@10  # on the topics both label",
@@ -129,6 +151,10 @@ EXAMPLES: dict[str, list[str]] = {
         "studio judge --method nugget-assign --bank nuggets --name assign",
         "studio judge --method subtopic --bank facets --name sub",
         "studio judge --method embedding --name emb --topic 1001",
+        "studio judge --answers --method umbrela --backend llamacpp --name answers-umbrela  # the answers",
+        "studio judge --answers --method pairwise --exemplars all --ref human --name answers-prefs",
+        "studio judge --answers --method pairwise --backend simulated --position-bias 0.3 --name biased",
+        "studio judge --answers --method subtopic --bank answer-subtopics --name answers-sub  # bank made once",
         "studio judge --name exam-smol --stale        # re-grade only what a bank edit made stale",
         "studio judge --failures --name umbrela-smol  # older spelling of studio judges failures",
         "studio judge --backend openai --model Qwen2.5-7B-Instruct --name umbrela-qwen --export-batch pending.jsonl",

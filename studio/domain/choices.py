@@ -155,6 +155,43 @@ class AnswerLayout(StrEnum):
     rag24 = "rag24"  # TREC RAG 2024: run_id, topic_id, references, answer sentences
 
 
+class AnswerMethod(StrEnum):
+    """How a label set's verdicts score generated answers (Arabzadeh & Clarke's Gen-IR comparison):
+    the layouts `studio import answer-labels` reads, and what each judged answer set holds."""
+
+    binary = "binary"  # relevant or not: share of topics
+    graded = "graded"  # a grade: mean gain
+    subtopics = "subtopics"  # the query and each subtopic satisfied or not: yes / (k + 1)
+    preferences = "preferences"  # against an exemplar passage, both orders: share of topics won
+    embedding = "embedding"  # mean cosine to the topic's Best passages
+    tournament = "tournament"  # answers against each other, both orders (Bradley–Terry)
+
+
+class AnswerVerdictLayout(StrEnum):
+    """The verdict files `studio import answer-labels --method` reads (the answer methods kept in files)."""
+
+    binary = "binary"
+    graded = "graded"
+    subtopics = "subtopics"
+    preferences = "preferences"
+
+
+class AnswerGain(StrEnum):
+    """The gain of a graded answer verdict: 2^g − 1 (the paper's) or g."""
+
+    exp = "exp"
+    linear = "linear"
+
+
+class ExemplarChoice(StrEnum):
+    """What a preference judge of answers compares each answer with: one Best passage drawn per topic
+    (seeded), every Best passage, or none: the other systems' answers (a tournament)."""
+
+    one = "one"
+    all = "all"
+    none = "none"
+
+
 class BankFormat(StrEnum):
     rubric = "rubric"
     rubric_questions = "rubric-questions"  # the Rubric workbench's older question banks

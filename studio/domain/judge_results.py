@@ -41,6 +41,7 @@ class JudgeSummaryDict(TypedDict):
     derived_blocked: NotRequired[dict[str, str]]  # derived sets that could not follow, and why
     cost: NotRequired[float]  # with prices given: what the calls cost
     ref: NotRequired[str]  # the embedding judge: the label set its exemplars come from
+    topics_without_subtopics: NotRequired[list[str]]  # `--answers` subtopic: a bank generated with the query alone
 
 
 class ReparseCounts(TypedDict):

@@ -40,6 +40,9 @@ class JudgeConfig:
     constrain: str = "auto"  # how the openai backend constrains answers (judges.constraints)
     samples: int = 1  # answers per pair (self-consistency, services.judging.samples)
     temperature: float | None = None  # of the sampled answers (None: samples.DEFAULT_TEMPERATURE)
+    answers: bool = False  # judge the generated answers with the answer methods (`judge --answers`)
+    exemplars: str | None = None  # answers against the ref's Best passages: one (drawn) or all
+    position_bias: float = 0.0  # the simulated judge: how often it picks the passage shown first
 
 
 @dataclass
@@ -87,6 +90,8 @@ class JudgeSummary:
     derived_blocked: dict[str, str] | None = None  # derived sets that could not follow, and why
     cost: float | None = None  # with prices given: what the calls cost
     ref: str | None = None  # the embedding judge: the label set its exemplars come from
+    # `--answers` subtopic whose bank was generated now: topics the model gave no subtopic for (only the query).
+    topics_without_subtopics: list[str] | None = None
 
     def as_dict(self) -> JudgeSummaryDict:
         """What `studio judge -f json` prints: every field in order, those of SOMETIMES_SHOWN only when set."""

@@ -1,4 +1,5 @@
-"""Generated answers: `{"qid", "system", "text"}` JSONL and the TREC RAG 2024 and 2025 answer formats.
+"""Generated answers: `{"qid", "system", "text"}` JSONL, the TREC RAG 2024 and 2025 answer formats,
+and one system's `qid<TAB>text` (`studio.formats.answer_texts`), told apart by the first character.
 
 TREC RAG 2024 records carry `run_id`, `topic_id`, `references` (docids) and
 `answer: [{"text", "citations"}]`, where citations index into `references`. TREC RAG 2025
@@ -16,9 +17,10 @@ from typing import Any
 from studio.domain.choices import AnswerLayout
 from studio.domain.errors import InputError
 from studio.domain.models import Response
+from studio.formats.answer_texts import parse_answer_texts
 from studio.formats.checks import checked_name
 from studio.formats.jsonl import first_field, id_field, id_value, json_objects
-from studio.formats.text_input import Text
+from studio.formats.text_input import Text, first_text
 
 QID_FIELDS = ("qid", "topic_id", "query_id")
 SYSTEM_FIELDS = ("system", "run_id")
@@ -26,7 +28,10 @@ RAG25_QID_FIELDS = ("narrative_id", "topic_id", "qid")  # in `metadata`
 
 
 def parse_responses(text: Text, source: str, system: str | None = None) -> list[Response]:
-    """Parse answers; `system` overrides the system named in the file."""
+    """Parse answers; `system` overrides the system named in the file (and names the system of a
+    `qid<TAB>text` file, which does not: a JSON record starts with `{`, such a line never does)."""
+    if not first_text(text).startswith("{"):
+        return parse_answer_texts(text, source, system)
     responses: list[Response] = []
     seen: dict[tuple[str, str], int] = {}
     for number, record in json_objects(text, source):

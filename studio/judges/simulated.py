@@ -3,7 +3,9 @@
 Each label is kept with probability κ and otherwise drawn from the reference's own label
 distribution, so the expected Cohen's κ with the reference is κ. It answers in the method's
 label space, so it exercises the whole judging path and answers planning questions such as
-"what would Kendall τ be with a judge of κ = 0.4?".
+"what would Kendall τ be with a judge of κ = 0.4?". Asked for a preference, it picks the passage
+its noisy grades favour, except that with probability `position_bias` it picks the one shown
+first whatever they say (the position bias of LLM judges, set rather than measured).
 """
 
 from __future__ import annotations
@@ -27,9 +29,13 @@ class SimulatedBackend:
         kappa: float = 0.6,
         seed: int = 0,
         relevant: float | None = None,
+        position_bias: float = 0.0,
     ) -> None:
         if not 0.0 <= kappa <= 1.0:
             raise ValueError("kappa must lie in [0, 1]")
+        if not 0.0 <= position_bias <= 1.0:
+            raise ValueError("position_bias must lie in [0, 1]")
+        self.position_bias = position_bias
         self.model = f"noisy-copy-of-{reference_name}"
         self.reference = reference
         self.kappa = kappa
@@ -39,8 +45,11 @@ class SimulatedBackend:
         self.marginal = sorted(g for grades in reference.values() for g in grades.values()) or [0.0]
 
     def params(self) -> dict[str, Any]:
-        level = {} if self.relevant is None else {"relevant": self.relevant}  # earlier runs' cache keys stay
-        return {"kappa": self.kappa, "seed": self.seed, **level}
+        # A judge without position bias or a relevance level keeps the parameters (and so the call
+        # keys) it always had: earlier runs' cache keys stay.
+        level = {} if self.relevant is None else {"relevant": self.relevant}
+        bias = {"position_bias": self.position_bias} if self.position_bias else {}
+        return {"kappa": self.kappa, "seed": self.seed, **level, **bias}
 
     def close(self) -> None:
         pass
@@ -71,6 +80,8 @@ class SimulatedBackend:
             qid, first, second = request.subject
             a, b = self.noisy_grade(qid, first), self.noisy_grade(qid, second)
             winner = 0 if a > b else 1 if b > a else self._rng(request.subject).randrange(2)
+            if self.position_bias and self._rng(("position", *request.subject)).random() < self.position_bias:
+                winner = 0
             label = request.labels[winner]
         else:
             grade = self.noisy_grade(request.subject[0], request.subject[1], request.seed)

@@ -37,3 +37,21 @@ def answer_leaderboard(
         )
     rows.sort(key=lambda r: (-float(r["mean"]), str(r["system"])))
     return rows
+
+
+def bootstrap_interval(
+    values: np.ndarray, *, resamples: int = 1000, seed: int = 0, level: float = 0.95
+) -> tuple[float, float]:
+    """Percentile bootstrap interval of the mean of `values` (one per topic): `resamples` resamples
+    of the topics with replacement drawn by `np.random.default_rng(seed).integers(0, n, (resamples, n))`,
+    the interval the (1 − level)/2 and (1 + level)/2 percentiles of their means (numpy's linear
+    interpolation). Every system gets a fresh generator of the same seed, so systems with the same
+    topics are resampled alike."""
+    values = np.asarray(values, dtype=np.float64)
+    if len(values) == 0:
+        return float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    means = values[rng.integers(0, len(values), size=(resamples, len(values)))].mean(axis=1)
+    tail = (1 - level) / 2 * 100
+    low, high = np.percentile(means, [tail, 100 - tail])
+    return float(low), float(high)

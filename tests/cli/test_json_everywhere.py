@@ -51,6 +51,12 @@ class Case:
     extras: tuple[str, ...] = ()  # the optional extras the command needs (tests/extras.py)
 
 
+def binary_verdicts(project: Project, folder: Path) -> dict[str, str]:
+    """One system's binary verdicts in the Gen-IR release's layout."""
+    (folder / "binary.txt").write_text("1001\t0\tYes\n1002\t0\tno")
+    return {}
+
+
 def plan(project: Project, folder: Path) -> dict[str, str]:
     """An audit `a` of 20 pairs, and `a.qrels`: the human grades of its sample."""
     project.plan_audit(AuditDrawSpec(LLM, name="a", budget=20, design="pairs", seed=3))
@@ -156,7 +162,13 @@ import studio.services.evaluation.frechet as frechet
 frechet.Embedder = lambda *args, **kwargs: HashEmbedder()
 """
 
+# The answers' runs scale embeds through its own module's Embedder.
+HASHED_ANSWERS = HASHED + "import studio.services.answers.runs_scale as scale\nscale.Embedder = embeddings.Embedder\n"
+
 SIM = ["judge", "--method", "umbrela", "--backend", "simulated", "--name", "sim", "--kappa", "0.4", "--topic", "1001"]
+ANSWERS = ["judge", "--answers", "--method", "umbrela", "--backend", "simulated", "--name", "graded"]
+PREFERENCES = ["judge", "--answers", "--method", "pairwise", "--backend", "simulated", "--name", "prefs"]
+ARENA = [*PREFERENCES[:-1], "arena", "--tournament"]
 EXAM = [*("judge", "--method", "exam-question", "--backend", "simulated", "--name", "exam"), "--bank", "questions"]
 EXAM += ["--topic", "1009", "--limit", "6"]
 PROMPTS = {
@@ -198,6 +210,22 @@ CASES: dict[str, list[Case]] = {
     "import qrels": [Case(["import", "qrels", "{data}/qrels/human.txt", "--name", "again"])],
     "import run": [Case(["import", "run", "{data}/runs/dense-good.txt", "--name", "again"])],
     "import responses": [Case(["import", "responses", "{data}/responses/answers.jsonl", "--replace"])],
+    "import answer-labels": [
+        Case(
+            [
+                "import",
+                "answer-labels",
+                "{folder}/binary.txt",
+                "--system",
+                "solid",
+                "--method",
+                "binary",
+                "--name",
+                "b",
+            ],
+            (binary_verdicts,),
+        )
+    ],
     "import bank": [Case(["import", "bank", "{data}/banks/nuggets.jsonl", "--name", "again"])],
     "import judgments": [Case(["import", "judgments", "{data}/judgments/umbrela-smol.jsonl.gz", "--name", "again"])],
     "import graded": [
@@ -234,11 +262,19 @@ CASES: dict[str, list[Case]] = {
     "team status": [Case(["team", "status"]), Case(["team", "status"], (offline_member,), extras=("team",))],
     "eval": [Case(["eval", "--qrels", "human", "-m", "nDCG@10", "-m", "P(rel=2)@10", "--per-topic"])],
     "answers": [
+        Case(["answers", "--labels", "graded", "--labels", "prefs"], (ANSWERS, PREFERENCES)),
         Case(
             ["answers", "--qrels", "answers"],
             (["judge", "--backend", "simulated", "--name", "answers", "--pool", "responses"],),
-        )
+        ),
     ],
+    "answers compare": [
+        Case(["answers", "compare", "--labels", "graded", "--labels", "prefs"], (ANSWERS, PREFERENCES))
+    ],
+    "answers significance": [Case(["answers", "significance", "--labels", "graded"], (ANSWERS,))],
+    "answers tournament": [Case(["answers", "tournament", "--labels", "arena", "--resamples", "50"], (ARENA,))],
+    "answers runs": [Case(["answers", "runs", "--ref", "human"], prelude=HASHED_ANSWERS)],
+    "validate": [Case(["validate", "--labels", LLM, "--ref", "human"])],
     "correlate": [Case(["correlate", "--ref", "human", "--qrels", LLM, "-m", "nDCG@10", "-m", "RR"])],
     "agree": [Case(["agree", "--ref", "human", "--qrels", LLM])],
     "disagreements": [Case(["disagreements", "--ref", "human", "--qrels", LLM, "--limit", "5"])],

@@ -40,6 +40,27 @@ class Verbatim:
 
     pin: str
     swapped: tuple[str, str] | None = None
+    # Words the studio replaces in the prose around the placeholders (which keep their names):
+    # (published word, bundled word) pairs, e.g. a passage prompt adapted to a generated response.
+    swaps: tuple[tuple[str, str], ...] = ()
+
+
+# The passage prompts adapted to a generated answer (`studio judge --answers`).
+ANSWER_SWAPS = (("passage", "response"), ("Passage", "Response"))
+_PLACEHOLDERS = re.compile(r"(\{[a-z_]+\})")
+
+
+def prose_swapped_back(segment: str, swaps: tuple[tuple[str, str], ...]) -> str | None:
+    """`segment` with each bundled word of `swaps` turned back into the published one outside the
+    placeholders; None when a published word is still in the prose (the adaptation missed it)."""
+    parts = _PLACEHOLDERS.split(segment)
+    prose = parts[::2]
+    if any(original in text for original, _ in swaps for text in prose):
+        return None
+    for original, replacement in swaps:
+        prose = [text.replace(replacement, original) for text in prose]
+    parts[::2] = prose
+    return "".join(parts)
 
 
 # A template file is these parts in order: published texts and the studio's own framing (plain
@@ -85,9 +106,13 @@ TEMPLATE_PARTS: dict[str, tuple[Part, ...]] = {
     "graded-human/v1/user.txt": (Verbatim("sensitivity-graded-human-user"),),
     "graded-llm/v1/system.txt": (Verbatim("sensitivity-graded-llm-system"),),
     "graded-llm/v1/user.txt": (Verbatim("sensitivity-graded-llm-user"),),
+    "binary-answer/v1/user.txt": (Verbatim("binary-faggioli", swaps=ANSWER_SWAPS),),
+    "umbrela-answer/v1/user.txt": (Verbatim("umbrela", swaps=ANSWER_SWAPS),),
+    "umbrela-answer/v1/system.txt": (),
+    "subtopic-answer/v1/system.txt": (Verbatim("pairwise-system"),),
 }
 # Texts written for the studio: no published text to pin.
-STUDIO_WRITTEN = frozenset({"subtopic/v1/user.txt", "generate-subtopics/v1/user.txt"})
+STUDIO_WRITTEN = frozenset({"subtopic/v1/user.txt", "generate-subtopics/v1/user.txt", "subtopic-answer/v1/user.txt"})
 
 
 def sha256(text: str) -> str:
@@ -150,6 +175,11 @@ def template_problems(relative: str, text: str, pins: dict[str, Pin]) -> list[st
         # The last part takes the rest, so a text that grew or shrank shows as a length change.
         segment = rest if last else rest[: pin.length]
         published = segment
+        if part.swaps:
+            swapped_back = prose_swapped_back(segment, part.swaps)
+            if swapped_back is None:
+                return [f"{relative}: a published word of {part.swaps} left in the prose"]
+            published = swapped_back
         if part.swapped is not None:
             original, replacement = part.swapped
             if original in segment:

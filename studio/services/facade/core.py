@@ -4,6 +4,7 @@ imports them, never the other way round."""
 
 from __future__ import annotations
 
+from studio.services.facade.answers import AnswersMixin
 from studio.services.facade.audits import AuditsMixin
 from studio.services.facade.banks import BanksMixin
 from studio.services.facade.campaigns import CampaignsMixin
@@ -31,5 +32,6 @@ class ProjectCore(
     ExportsMixin,
     ScoreTablesMixin,
     TeamMixin,
+    AnswersMixin,
 ):
     """A project file and everything that can be asked of it headless."""

@@ -51,6 +51,12 @@ class JudgesMixin(ProjectBase):
         call is cached; the derived sets made from the label set follow it at the end."""
         config = replace(config, name=check_name(config.name, "label set"))
         refuse_look_alike(self.db.cursor(), "label set", config.name)
+        if config.answers:
+            # Generated answers, with the Gen-IR comparison's methods (services/answers/judging.py).
+            from studio.services.answers.judging import answer_config, judge_answers
+
+            yield from judge_answers(self.db, answer_config(config), backend, self.writes)
+            return
         if config.method == "embedding":
             # Imported when used: the embedding judge needs the optional sentence-transformers.
             from studio.services.judging.embeddings import embedding_judge

@@ -23,9 +23,13 @@ def make_backend(db: Database, config: JudgeConfig) -> Backend:
         ref_id = label_store.label_set_id(db.cursor(), config.ref)
         if ref_id is None:
             raise UsageError(f"the simulated judge copies a label set: no {config.ref!r}")
-        reference = load_labels(db.cursor(), ref_id)
         return SimulatedBackend(
-            config.ref, reference, kappa=config.kappa, seed=config.seed, relevant=config.ref_relevant
+            config.ref,
+            load_labels(db.cursor(), ref_id),
+            kappa=config.kappa,
+            seed=config.seed,
+            relevant=config.ref_relevant,
+            position_bias=config.position_bias,
         )
     if config.backend == "openai":
         if not config.model:

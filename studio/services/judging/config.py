@@ -34,6 +34,9 @@ RERUN_FIELDS = (
     "constrain",
     "samples",
     "temperature",
+    "answers",
+    "exemplars",
+    "position_bias",
 )
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import hashlib
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import NamedTuple
 
@@ -114,9 +114,17 @@ class Outcome(NamedTuple):
     error: str | None
 
 
-def embedding_judge(db: Database, config: JudgeConfig, embedder: TextEmbedder | None = None) -> JudgeSummary:
+def embedding_judge(
+    db: Database,
+    config: JudgeConfig,
+    embedder: TextEmbedder | None = None,
+    *,
+    outcomes_of: Callable[[list[Pair], dict[str, list[str]], PairVectors, str], dict[Pair, Outcome]] | None = None,
+    rule: tuple[str, str] = (EXEMPLAR_RULE, "max cosine"),
+) -> JudgeSummary:
     """Label every pair of the pool with its highest cosine similarity to the topic's exemplars
-    (leave-one-out); a pair with no exemplar to compare with is a recorded failure, never a 0."""
+    (leave-one-out); a pair with no exemplar to compare with is a recorded failure, never a 0.
+    `outcomes_of` and `rule` give another similarity (generated answers: the mean to every exemplar)."""
     start = time.perf_counter()
     config = replace(config, backend=BACKEND)
     con = db.cursor()
@@ -129,9 +137,9 @@ def embedding_judge(db: Database, config: JudgeConfig, embedder: TextEmbedder | 
     set_id = judge_label_set(db, config.name, BACKEND)
     exemplar_pairs = [(qid, docid) for qid, docids in exemplars.items() for docid in docids]
     embedded = embed_pairs(db, embedder, pairs + exemplar_pairs)
-    outcomes = similarity_outcomes(pairs, exemplars, embedded, config.ref)
+    outcomes = (outcomes_of or similarity_outcomes)(pairs, exemplars, embedded, config.ref)
     failures = sum(outcome.label is None for outcome in outcomes.values())
-    run = write_embedding_run(db, config, set_id, embedder.name, outcomes, embedded, len(pairs))
+    run = write_embedding_run(db, config, set_id, embedder.name, outcomes, embedded, len(pairs), rule)
     return JudgeSummary(
         label_set=config.name,
         method=METHOD,
@@ -182,9 +190,11 @@ def write_embedding_run(
     outcomes: dict[Pair, Outcome],
     embedded: PairVectors,
     pairs: int,
+    rule: tuple[str, str] = (EXEMPLAR_RULE, "max cosine"),
 ) -> int:
     """The judge run of the pool's `pairs` with its judgments, and a label event for each label
-    that changed, in one transaction; the run's id."""
+    that changed, in one transaction; the run's id. `rule`: its exemplars and similarity, as its
+    parameters say them."""
     failures = sum(outcome.label is None for outcome in outcomes.values())
     con = db.cursor()
     current = {(qid, docid): grade for qid, docs in load_labels(con, set_id).items() for docid, grade in docs.items()}
@@ -198,8 +208,8 @@ def write_embedding_run(
             prompt_name=METHOD,
             prompt_hash="",
             params={
-                "exemplars": EXEMPLAR_RULE,
-                "similarity": "max cosine",
+                "exemplars": rule[0],
+                "similarity": rule[1],
                 "ref": config.ref,
                 "config": rerunnable(config),
             },

@@ -48,3 +48,34 @@ def write_preference_labels(
                     label_store.append_label_event(
                         tx, set_id, qid, docid, wins, origin="judge", source=source, batch_id=batch
                     )
+
+
+def write_exemplar_labels(
+    db: Database, run: int, set_id: int, pairs: list[tuple[str, str]], batch: int, source: str
+) -> None:
+    """Each answer's label: the share of its exemplars it wins, a win being both orders picking the
+    answer (anything else a tie); an answer no order of which was read gets none (its failures say why)."""
+    outcomes = exemplar_outcomes(output_store.preference_answers(db.cursor(), run), pairs)
+    with db.transaction() as tx:
+        for (qid, answer), wins in outcomes.items():
+            if wins and label_store.current_grade(tx, set_id, qid, answer) != sum(wins) / len(wins):
+                label_store.append_label_event(
+                    tx, set_id, qid, answer, sum(wins) / len(wins), origin="judge", source=source, batch_id=batch
+                )
+
+
+def exemplar_outcomes(
+    answers: dict[tuple[str, str, str], float | None], pairs: list[tuple[str, str]]
+) -> dict[tuple[str, str], list[float]]:
+    """{(qid, answer): 1.0 or 0.0 per exemplar met in both orders}: 1 when the answer was picked both
+    times (shown second, then first), else 0 (a tie or a loss)."""
+    wanted = set(pairs)
+    found: dict[tuple[str, str], list[float]] = {pair: [] for pair in pairs}
+    for (qid, first, second), exemplar_first in answers.items():
+        if (qid, second) not in wanted:  # keyed by the order with the exemplar shown first
+            continue
+        answer_first = answers.get((qid, second, first))
+        if exemplar_first is None or answer_first is None:
+            continue
+        found[(qid, second)].append(1.0 if exemplar_first == 2.0 and answer_first == 1.0 else 0.0)
+    return found

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Generator, Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from studio.domain.errors import UsageError
@@ -18,9 +18,10 @@ from studio.domain.models import LabelSetKind
 from studio.judges.backend import Backend, ChatResult, call_key
 from studio.judges.methods import Method, get_method
 from studio.services.evaluation.engine import EvaluationEngine
+from studio.services.judging.answer_units import exemplar_draws, exemplar_units
 from studio.services.judging.backends import make_backend
 from studio.services.judging.config import rerunnable
-from studio.services.judging.label_writers import write_own_scores, write_preference_labels
+from studio.services.judging.label_writers import write_exemplar_labels, write_own_scores, write_preference_labels
 from studio.services.judging.ownership import lets_go_when_given_up
 from studio.services.judging.pools import pool_pairs
 from studio.services.judging.recording import OpenRun, record_answer
@@ -57,6 +58,13 @@ class JudgePlan:
     units: list[Unit]  # the calls to make, one answer each (self-consistency copies them later)
     missing: list[tuple[str, str]]  # pairs without a topic or document text: recorded as failures
     stale: StalePlan | None  # with `stale_only`: the cells graded again, kept and dropped
+    why_missing: dict[tuple[str, str], str] = field(default_factory=dict)  # a reason other than no text
+    shown: set[tuple[str, str]] = field(default_factory=set)  # exemplar passages shown beside the answers
+
+    @property
+    def judged_pairs(self) -> int:
+        """The (topic, document) pairs the run's judgments name: the pool, and the exemplars shown."""
+        return len(set(self.pairs) | self.shown)
 
 
 @dataclass
@@ -109,6 +117,9 @@ def run_judge(
 def plan_judging(db: Database, config: JudgeConfig, method: Method, *, stale_only: bool) -> JudgePlan:
     """The pool, and a call for each of its pairs (only the stale cells' with `stale_only`)."""
     pairs = pool_pairs(db, config)
+    if exemplar_draws(config):  # generated answers against exemplar passages
+        found = exemplar_units(db, method, pairs, config)
+        return JudgePlan(pairs, found.units, list(found.missing), None, found.missing, found.shown)
     stale = stale_plan(db, config, pairs) if stale_only else None
     # Units first: a judge that cannot run (no bank for a rubric method) is refused before it
     # loads a model or creates its label set.
@@ -157,7 +168,7 @@ def open_run(
                 label=None,
                 expected=None,
                 confidence=None,
-                parse_error="no text for the topic or document",
+                parse_error=plan.why_missing.get((qid, docid), "no text for the topic or document"),
             )
     total = len(units) + len(plan.missing)
     return OpenRun(method, backend, params, consistency, set_id, run, batch, by_key, total)
@@ -221,7 +232,9 @@ def finish_run(
     """The labels made from all the run's answers (preference wins, a rubric judge's own scores),
     the derived sets that follow the label set, and the run marked finished."""
     method, run, set_id = opened.method, opened.run, opened.set_id
-    if method.pairwise:
+    if method.pairwise and exemplar_draws(config):
+        write_exemplar_labels(db, run, set_id, plan.pairs, opened.batch, opened.source)
+    elif method.pairwise:
         write_preference_labels(db, run, set_id, plan.pairs, opened.batch, opened.source)
     if method.own_score is not None:
         with db.transaction() as tx:
@@ -237,7 +250,7 @@ def finish_run(
     )
     with db.transaction() as tx:
         judge_store.finish_judge_run(
-            tx, run, pairs=len(plan.pairs), calls=tally.calls, cache_hits=tally.cache_hits, failures=tally.failures
+            tx, run, pairs=plan.judged_pairs, calls=tally.calls, cache_hits=tally.cache_hits, failures=tally.failures
         )
     return followers
 

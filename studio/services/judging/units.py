@@ -7,9 +7,10 @@ from dataclasses import dataclass
 
 from studio.banks.stale import Cell
 from studio.domain.errors import UsageError
-from studio.domain.models import BankItem, item_text_hash
+from studio.domain.models import ANSWER_PREFIX, BankItem, item_text_hash
 from studio.judges.backend import ChatRequest
 from studio.judges.methods import Method, sample_pairs
+from studio.judges.pair_sampling import tournament_pairs
 from studio.store import Database, pools
 from studio.store import banks as bank_store
 
@@ -57,7 +58,10 @@ def build_units(
     for qid, docid in usable:
         by_topic.setdefault(qid, []).append(docid)
     for qid, docids in by_topic.items():
-        for a, b in sample_pairs(docids, seed=seed, qid=qid):
+        # Generated answers meet as a tournament (O(n log n) pairs a topic), passages as Clarke et al.'s P·n.
+        answers = all(d.startswith(ANSWER_PREFIX) for d in docids)
+        sampled = tournament_pairs(docids, seed=seed, qid=qid) if answers else sample_pairs(docids, seed=seed, qid=qid)
+        for a, b in sampled:
             for first, second in ((a, b), (b, a)):
                 request = method.request(
                     (qid, first, second),

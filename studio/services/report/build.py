@@ -19,6 +19,7 @@ from studio.metrics.names import Measure
 from studio.services.evaluation.engine import measure_of
 from studio.services.facade.core import ProjectCore
 from studio.services.meta.comparison import compare
+from studio.services.report.answer_section import answer_sections
 from studio.services.report.campaign_section import campaign_section
 from studio.services.report.cells import FigureNames, statistic
 from studio.services.report.comparison_sections import (
@@ -132,6 +133,7 @@ def build_report(
         *calibration_sections(project),
         *ensemble_section(project, reference, m, topics),
         *campaign_section(project, m, names),
+        *answer_sections(project, reference, m, names, with_embeddings=with_embeddings, embedder=embedder),
     ]
     facts = [
         ("project", PurePath(project.path).name),

@@ -16,8 +16,6 @@ from studio.domain.frames import EVERY_TOPIC, TopicChoice
 from studio.domain.project_file import DEFAULT_WAIT_SECONDS, SampleSetAside
 from studio.domain.views import BankView, CalibrationView, EstimateView, LeaderboardView, Overview, ProjectNames
 from studio.domain.views import ReviewFilters as ReviewFilters
-from studio.services.audit.session import AuditSession
-from studio.services.campaigns.session import CampaignSession
 from studio.services.facade.core import ProjectCore
 from studio.services.facade.lazy import lazy_function, lazy_module
 from studio.services.locations import demo_project_path

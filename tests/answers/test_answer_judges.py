@@ -139,6 +139,7 @@ def test_a_second_run_costs_no_call(project: Project) -> None:
     assert (again.calls, summary.cache_hits, summary.calls) == (0, 8, 0)
 
 
+@pytest.mark.server  # a stand-in OpenAI server on loopback
 def test_the_openai_backend_judges_answers(project: Project, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("OPENAI_API_KEY", "test-key")
     with FakeOpenAIServer() as server:
@@ -205,6 +206,7 @@ def test_the_embedding_method_is_the_mean_cosine_to_every_best_passage(project: 
     assert project.answer_scores(["emb"])[0]["method"] == "embedding"
 
 
+@pytest.mark.model  # all-MiniLM through torch, where the extra is installed
 def test_embedding_needs_its_extra_or_says_how_to_get_it(project: Project) -> None:
     from studio.judges.embedder import missing_embedding_modules
 

@@ -143,7 +143,7 @@ def _groups(grades: dict[str, float]) -> dict[str, list[str]]:
 def test_an_embedding_judge_is_read_through_an_exemplar_outside_the_pair(sample: Path) -> None:
     embedder = HashEmbedder()
     with Project.open(sample) as project:
-        from studio.services.meta.embeddings import embedding_judge
+        from studio.services.judging.embeddings import embedding_judge
 
         embedding_judge(project.db, JudgeConfig(method="embedding", backend="x", name="emb"), embedder)
         result = project.validate("emb", "human", seed=2, embedder=embedder)

@@ -163,7 +163,7 @@ frechet.Embedder = lambda *args, **kwargs: HashEmbedder()
 """
 
 # The answers' runs scale embeds through its own module's Embedder.
-HASHED_ANSWERS = HASHED + "import studio.services.answers.runs_scale as scale\nscale.Embedder = embeddings.Embedder\n"
+HASHED_ANSWERS = HASHED + "import studio.services.answers.runs_scale as scale\nscale.Embedder = frechet.Embedder\n"
 
 SIM = ["judge", "--method", "umbrela", "--backend", "simulated", "--name", "sim", "--kappa", "0.4", "--topic", "1001"]
 ANSWERS = ["judge", "--answers", "--method", "umbrela", "--backend", "simulated", "--name", "graded"]

@@ -11,7 +11,7 @@ import numpy as np
 
 from studio.domain.judging import JudgeConfig, JudgeSummary
 from studio.judges.embedder import TextEmbedder
-from studio.services.meta.embeddings import Outcome, PairVectors, embedding_judge
+from studio.services.judging.embeddings import Outcome, PairVectors, embedding_judge
 from studio.store import Database
 
 Pair = tuple[str, str]

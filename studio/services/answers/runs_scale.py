@@ -23,7 +23,7 @@ from studio.metrics.categories import categories
 from studio.metrics.correlation import kendall_tau_b
 from studio.metrics.rankings import UNRANKED, Rankings
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
-from studio.services.meta.embeddings import PairVectors, embed_pairs
+from studio.services.judging.embeddings import PairVectors, embed_pairs
 from studio.store import catalog
 from studio.store.evaluation import load_labels
 

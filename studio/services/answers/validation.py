@@ -130,7 +130,7 @@ def _embedding_order(
     """Similarity to an exemplar from the topic's other Best passages, drawn per pair with the seed."""
     # Imported when used: it reaches the embedding cache and the optional embedding model.
     from studio.judges.embedder import Embedder
-    from studio.services.meta.embeddings import embed_pairs
+    from studio.services.judging.embeddings import embed_pairs
 
     judged = [(qid, docid) for qid, grades in reference.items() for docid in grades]
     embedded = embed_pairs(db, embedder or Embedder(model), judged)

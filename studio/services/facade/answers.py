@@ -6,30 +6,43 @@ verdict at a time to keep or override (what an Answers screen calls)."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from studio.domain.answer_results import (
-    AnswerCard,
-    AnswerKey,
-    AnswerScoreRow,
-    MethodAgreement,
-    RunsScale,
-    Tournament,
-    Validation,
-)
 from studio.domain.choices import AnswerGain, AnswerMethod
-from studio.domain.import_report import ImportReport
 from studio.domain.models import ANSWER_PREFIX
-from studio.domain.rows import LabelEvent
-from studio.domain.significance import DEFAULT_PLAN, Significance, SignificancePlan
+from studio.domain.significance import DEFAULT_PLAN
 from studio.formats.answer_verdicts import DEFAULT_SCALE
-from studio.judges.embedder import TextEmbedder
-from studio.services.answers import leaderboard, tournament, validation, verdicts
-from studio.services.answers.sets import answer_set
-from studio.services.answers.verdict_import import import_answer_labels
 from studio.services.facade.base import PathLike, ProjectBase
-from studio.services.writes.owners import refuse_owned
-from studio.store import answers as answer_store
+from studio.services.facade.lazy import lazy_function, lazy_module
 
+if TYPE_CHECKING:
+    from studio.domain.answer_results import (
+        AnswerCard,
+        AnswerKey,
+        AnswerScoreRow,
+        MethodAgreement,
+        RunsScale,
+        Tournament,
+        Validation,
+    )
+    from studio.domain.import_report import ImportReport
+    from studio.domain.rows import LabelEvent
+    from studio.domain.significance import Significance, SignificancePlan
+    from studio.judges.embedder import TextEmbedder
+    from studio.services.answers import leaderboard, tournament, validation, verdicts
+    from studio.services.answers.sets import answer_set
+    from studio.services.answers.verdict_import import import_answer_labels
+    from studio.services.writes.owners import refuse_owned
+    from studio.store import answers as answer_store
+else:  # imported when first used (see services/facade/lazy.py)
+    leaderboard = lazy_module("studio.services.answers.leaderboard")
+    tournament = lazy_module("studio.services.answers.tournament")
+    validation = lazy_module("studio.services.answers.validation")
+    verdicts = lazy_module("studio.services.answers.verdicts")
+    answer_set = lazy_function("studio.services.answers.sets", "answer_set")
+    import_answer_labels = lazy_function("studio.services.answers.verdict_import", "import_answer_labels")
+    refuse_owned = lazy_function("studio.services.writes.owners", "refuse_owned")
+    answer_store = lazy_module("studio.store.answers")
 
 class AnswersMixin(ProjectBase):
     """Generative systems judged by their answers."""

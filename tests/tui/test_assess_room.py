@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import html
 import re
+import shutil
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from textual.pilot import Pilot
 from textual.widgets import Markdown
 from tui_helpers import Messages, drive, settle, text_of, until
 
-from studio.domain.campaigns import GRADE_SCALE
+from studio.domain.campaigns import GRADE_SCALE, PairRole
 from studio.services.project import Project
 from studio.store import campaigns as campaign_store
 from studio.tui.app import CAMPAIGN_MODE, StudioApp
@@ -32,9 +33,25 @@ LLM = "umbrela-smol"
 BLIND_WORDS = ("LLM", LLM, "manual", "filtering", "post-editing", "walk-recall", "qrels:")
 
 
-def plan(path: Path, recall_sample: int = 0, **conditions: str) -> None:
+def plan(
+    path: Path,
+    *,
+    manual: str | None = None,
+    filtering: str | None = None,
+    post_editing: str | None = None,
+    recall: int = 0,
+) -> None:
     with Project.open(path) as project:
-        project.plan_campaign("walk", llm=LLM, pool="qrels:human", seed=3, recall_sample=recall_sample, **conditions)
+        project.plan_campaign(
+            "walk",
+            llm=LLM,
+            pool="qrels:human",
+            manual=manual,
+            filtering=filtering,
+            post_editing=post_editing,
+            seed=3,
+            recall_sample=recall,
+        )
 
 
 def on_campaign(app: StudioApp) -> bool:
@@ -60,7 +77,7 @@ def help_text(app: StudioApp) -> str:
 
 
 def test_no_key_leaves_a_blind_campaign_and_f1_tells_the_scale_only(sample: Path) -> None:
-    plan(sample, manual="1", filtering="1", recall_sample=3)
+    plan(sample, manual="1", filtering="1", recall=3)
 
     async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
         screen = campaign_screen(app)
@@ -204,3 +221,36 @@ def test_a_grade_another_process_imports_is_seen_before_the_next_key(sample: Pat
     with Project.open(sample) as project:
         rows = campaign_store.standing(project.db.cursor(), 1)
     assert sorted((r["grade"], r["seconds"] is None) for r in rows) == [(2.0, False), (3.0, True)]
+
+
+def test_the_recall_sample_walks_among_the_blind_pairs_in_the_seeds_order(sample: Path, tmp_path: Path) -> None:
+    """The recall sample once came last, and the header switched to "manual" on it: its pairs now
+    come among the blind ones, at places the seed draws (a copy planned alike walks alike), and
+    the status line reads the same on them as on any blind pair."""
+    twin = tmp_path / "twin.duckdb"
+    shutil.copyfile(sample, twin)
+    for path in (sample, twin):
+        plan(path, manual="1", filtering="2", recall=4)
+    with Project.open(twin) as project:
+        twin_walk = [(p.qid, p.docid, p.role) for p in campaign_store.pairs(project.db.cursor(), 1)]
+
+    async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
+        screen = campaign_screen(app)
+        assert screen.session is not None
+        pairs = screen.session.pairs
+        recall = [i for i, p in enumerate(pairs) if p.role is PairRole.recall]
+        assert len(recall) == 4 and recall[-1] < len(pairs) - 1
+        shapes = set()
+        while screen.session.current() is not None:
+            status = text_of(app, "#status")
+            assert not any(word in status for word in BLIND_WORDS), status
+            shapes.add(re.sub(r"\d+", "N", re.sub(r", \d+ saving…", "", status)))
+            await pilot.press("1")
+            await pilot.pause()
+        assert len(shapes) == 1, shapes  # recall pairs or not, one status line
+        await settle(pilot, lambda: not screen.pending)
+
+    drive(sample, steps, ready=on_campaign, assess="walk")
+    with Project.open(sample) as project:
+        walk = [(p.qid, p.docid, p.role) for p in campaign_store.pairs(project.db.cursor(), 1)]
+    assert walk == twin_walk

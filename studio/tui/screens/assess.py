@@ -181,6 +181,10 @@ class AssessScreen(SessionScreen[CampaignSession, CampaignStep, CampaignGradeWri
 
     # -- grades written elsewhere ----------------------------------------------------------------
 
+    def resumed(self) -> None:
+        """Back from F1 or a dialog: a write noticed meanwhile went to the screen on top, read it here."""
+        self.project_changed()
+
     def project_changed(self) -> None:
         """Another process wrote (an import, another studio, a team's pull): read the person's grades
         that stand, before the next key is decided on a pair graded meanwhile."""

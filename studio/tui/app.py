@@ -16,7 +16,7 @@ from __future__ import annotations
 import getpass
 from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from textual import on, work
 from textual.worker import Worker, WorkerState
@@ -120,7 +120,7 @@ class StudioApp(StateApp):
         ScreenName.bank: _bank,
         ScreenName.judges: _judges,
     }
-    DEFAULT_MODE = ScreenName.overview
+    DEFAULT_MODE: ClassVar[str] = ScreenName.overview
     BINDINGS = bindings_of("app")
 
     def __init__(
@@ -143,7 +143,7 @@ class StudioApp(StateApp):
         # A campaign is a closed room (docs/assess.md): its screen is the only one, the base of the
         # only mode; no key, F-key or palette leads out of it but quitting.
         self.closed_room = assess is not None
-        self.DEFAULT_MODE = CAMPAIGN_MODE if self.closed_room else self.start_screen  # type: ignore[misc,assignment]
+        self.DEFAULT_MODE = CAMPAIGN_MODE if self.closed_room else self.start_screen  # type: ignore[misc]  # Textual reads it per instance
         super().__init__(StudioState(project, default_selection(project, ref, qrels, measure, topics), person))
         if assess is not None:
             self.close_the_room(assess)

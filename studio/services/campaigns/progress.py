@@ -72,8 +72,8 @@ def show_campaign(db: Database, campaign: str) -> CampaignProgress:
         llm_relevant=found["llm_relevant"],
         seed=found["seed"],
         created=found["created"],
-        # As the plan counts them: the conditions' pairs; the recall sample's apart (both once
-        # counted it in `shown` and the other not, 944 against 964).
+        # As the plan counts them: the conditions' pairs, the recall sample apart (this count once
+        # held the sample and the plan's did not: 964 against 944).
         shown=sum(c["shown"] for c in conditions),
         judged=sum(c["judged"] for c in conditions),
         conditions=conditions,

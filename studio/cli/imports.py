@@ -11,7 +11,15 @@ from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.options import FormatOption, RefOption
 from studio.cli.output import OutputFormat, emit_object, stderr_console
-from studio.domain.choices import AnswerVerdictLayout, ItemKind, LeaderboardLayout, OnDuplicate, OnDuplicateGrade
+from studio.domain.choices import (
+    AnswerVerdictLayout,
+    ItemKind,
+    LeaderboardLayout,
+    OnDuplicate,
+    OnDuplicateGrade,
+    OutOfScale,
+    StudyMethodChoice,
+)
 from studio.domain.errors import UsageError
 from studio.domain.import_report import ImportReport
 from studio.domain.models import LabelSetKind
@@ -22,6 +30,17 @@ commands = typer.Typer(
 
 Files = Annotated[list[Path], typer.Argument(help="Files to load (.gz accepted).", show_default=False)]
 Replace = Annotated[bool, typer.Option("--replace", help="Replace what is loaded under the same name.")]
+OutOfScaleOption = Annotated[
+    OutOfScale,
+    typer.Option(
+        "--out-of-scale",
+        help="A grade off its method's scale (binary 0/1, graded 0–3): error (naming the line) or skip it (warned).",
+    ),
+]
+OnDuplicateAnswer = Annotated[
+    OnDuplicate,
+    typer.Option(help="A pair answered twice differently: error (naming both lines), or keep the first/last."),
+]
 ReplaceTexts = Annotated[
     bool, typer.Option("--replace", help="Replace the text of an id the project holds with another (else refused).")
 ]
@@ -91,20 +110,40 @@ def import_qrels(
     collection: Annotated[
         str | None, typer.Option(help="With --prompt: the test collection judged (e.g. dl20).")
     ] = None,
+    method: Annotated[
+        StudyMethodChoice | None,
+        typer.Option(help="With --prompt: the prompt's method, binary or graded (needed when it has both)."),
+    ] = None,
+    out_of_scale: OutOfScaleOption = OutOfScale.ERROR,
     replace: Replace = False,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """TREC qrels `qid iter docid grade` (grades may be fractional); one label set per file.
+    """TREC qrels `qid iter docid grade` (grades may be fractional); one label set per file, or
+    several files into the one label set `--name` names (a pair graded differently in two files is
+    refused, or resolved by --on-duplicate).
 
     With `--prompt`, `--model` and `--collection` the label set is an LLM's, linked to the prompt
-    that made it (for `studio sensitivity report`)."""
+    that made it (for `studio sensitivity report`); its grades must lie on the method's scale."""
     linked = [prompt, model, collection]
     if any(v is not None for v in linked) and not all(v is not None for v in linked):
         raise UsageError("--prompt, --model and --collection go together")
+    if prompt is None and (method is not None or out_of_scale is not OutOfScale.ERROR):
+        raise UsageError("--method and --out-of-scale go with --prompt")
+    if on_duplicate is OnDuplicateGrade.HIGHEST and prompt is not None:
+        raise UsageError("--on-duplicate highest is for reference qrels; a judge's file keeps first or last")
     with open_project(ctx, create=True) as project:
         if prompt is not None and model is not None and collection is not None:
             report = project.import_linked_qrels(
-                files, name=name, prompt=prompt, model=model, collection=collection, kind=kind, replace=replace
+                files,
+                name=name,
+                prompt=prompt,
+                model=model,
+                collection=collection,
+                method=None if method is None else method.value,
+                kind=kind,
+                on_duplicate=on_duplicate.value,
+                out_of_scale=out_of_scale,
+                replace=replace,
             )
         else:
             report = project.import_qrels(files, name=name, kind=kind, on_duplicate=on_duplicate, replace=replace)
@@ -145,15 +184,72 @@ def import_preferences(
     model: Annotated[str, typer.Option(help="The judge model.", show_default=False)],
     collection: Annotated[str, typer.Option(help="The test collection judged.", show_default=False)],
     ref: RefOption = "human",
+    on_duplicate: OnDuplicateAnswer = OnDuplicate.ERROR,
     replace: Replace = False,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Pairwise verdicts `qid category docA docB agree|disagree|tie` (docA the better passage), or raw
-    answers per order `qid docFirst docSecond 1|2` (--ref orders their passages), into a label set
+    answers per order — `qid docFirst docSecond 1|2`, or the study release's `qid high low
+    regular|swapped docFirst docSecond A|B` — (--ref orders their passages), into a label set
     linked to its prompt."""
     with open_project(ctx, create=True) as project:
         report = project.import_preferences(
-            file, name=name, prompt=prompt, model=model, collection=collection, ref=ref, replace=replace
+            file,
+            name=name,
+            prompt=prompt,
+            model=model,
+            collection=collection,
+            ref=ref,
+            on_duplicate=on_duplicate,
+            replace=replace,
+        )
+        _report(report, fmt)
+
+
+@commands.command("study")
+@handles_errors
+def import_study(
+    ctx: typer.Context,
+    folder: Annotated[Path, typer.Argument(help="Folder of judgment files (searched below).", show_default=False)],
+    pattern: Annotated[
+        str,
+        typer.Option(
+            help="The files' names: {prompt}, {model}, {method}, {collection} and * (a '/' matches the path below).",
+            show_default=False,
+        ),
+    ],
+    prompts: Annotated[str | None, typer.Option(help="The prompt collection the prompt ids belong to.")] = None,
+    model: Annotated[str | None, typer.Option(help="The judge model, when the pattern has no {model}.")] = None,
+    method: Annotated[
+        StudyMethodChoice | None, typer.Option(help="The method, when the pattern has no {method}.")
+    ] = None,
+    collection: Annotated[
+        str | None, typer.Option(help="The test collection, when the pattern has no {collection}.")
+    ] = None,
+    prefix: Annotated[str, typer.Option(help="Start of every label set's name.")] = "",
+    ref: RefOption = "human",
+    on_duplicate: OnDuplicateAnswer = OnDuplicate.ERROR,
+    out_of_scale: OutOfScaleOption = OutOfScale.ERROR,
+    replace: Replace = False,
+    fmt: FormatOption = OutputFormat.table,
+) -> None:
+    """A prompt study's judgment files, binary and graded qrels and pairwise preferences, in one
+    process and one transaction: each file into a label set MODEL-METHOD-COLLECTION-PROMPT linked
+    to its prompt, its name read by --pattern (the published study's:
+    '{model}_{method}_{collection}_{prompt}.txt'). Files that do not match are named, not read."""
+    with open_project(ctx, create=True) as project:
+        report = project.import_study(
+            folder,
+            pattern=pattern,
+            prompts=prompts,
+            model=model,
+            method=None if method is None else method.value,
+            collection=collection,
+            prefix=prefix,
+            ref=ref,
+            on_duplicate=on_duplicate,
+            out_of_scale=out_of_scale,
+            replace=replace,
         )
         _report(report, fmt)
 

@@ -101,6 +101,8 @@ def prompt_grades(con: Connection, qid: str, docid: str) -> list[PromptGrade]:
 
 def replace_verdicts(con: Connection, label_set: int, rows: Sequence[PreferenceRow]) -> None:
     con.execute("DELETE FROM preference_verdicts WHERE label_set_id = ?", [label_set])
+    if not rows:
+        return
     con.executemany(
         "INSERT INTO preference_verdicts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         [[label_set, r.qid, r.category, r.doc_a, r.doc_b, r.verdict, r.a_first, r.b_first] for r in rows],

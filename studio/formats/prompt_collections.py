@@ -250,7 +250,8 @@ def _keep(
         raise InputError(
             source,
             number,
-            f"{' '.join(key)} is answered differently here and on line {line}; choose with --on-duplicate first|last",
+            f"({', '.join(key)}) is answered differently here and on line {line};"
+            " choose with --on-duplicate first|last",
         )
     kept[key] = (value, line)
 

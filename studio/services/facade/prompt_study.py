@@ -10,6 +10,7 @@ from studio.domain.choices import OnDuplicate, OutOfScale, VarianceKind
 from studio.domain.errors import UsageError
 from studio.domain.models import LabelSetKind
 from studio.domain.names import check_name
+from studio.domain.prompt_study import StudyOptions
 from studio.services.facade.imports import ImportsMixin
 from studio.services.facade.lazy import lazy_function, lazy_module
 
@@ -157,21 +158,19 @@ class PromptStudyMixin(ImportsMixin):
         ref_relevant: float = 2.0,
         relevant: float = 1.0,
         variance: VarianceKind | str = "sample",
+        binarise_ref: float | None = None,
+        pool_collections: bool = False,
         collection: str | None = None,
         references: Sequence[str] = (),
         measure: str = "nDCG@10",
     ) -> StudyReport:
-        """Agreement per prompt, its mean and variance per model × group × method, α between a
-        group's prompts and the prompts' lexical diversity."""
+        """Agreement per prompt, its mean and variance per model × group × method (Table 4.5, also as
+        model × group rows by method columns), α between a group's prompts and the prompts' lexical
+        diversity. `binarise_ref`: graded κ against the reference binarised at that level, the
+        judge's grades as they are; `pool_collections`: a group's mean over every test collection."""
+        options = StudyOptions(ref_relevant, relevant, binarise_ref, pool_collections, _variance(variance))
         return study.study_report(
-            self.engine,
-            ref,
-            ref_relevant=ref_relevant,
-            relevant=relevant,
-            variance=_variance(variance),
-            collection=collection,
-            references=references,
-            measure=measure,
+            self.engine, ref, options=options, collection=collection, references=references, measure=measure
         )
 
     def prompt_sensitivity(

@@ -24,9 +24,7 @@ from studio.store import Database, new_batch
 from studio.store import labels as label_store
 
 
-def merged_rows(
-    paths: Sequence[Path], on_duplicate: OnDuplicateGrade
-) -> tuple[list[QrelsRow], int, list[str]]:
+def merged_rows(paths: Sequence[Path], on_duplicate: OnDuplicateGrade) -> tuple[list[QrelsRow], int, list[str]]:
     """The files' rows as one set, how many pairs came in more than one file, and warnings."""
     kept: dict[tuple[str, str], tuple[float, Path]] = {}
     overlaps, warnings = 0, []

@@ -35,9 +35,7 @@ from studio.store import labels as label_store
 from studio.store import prompt_collections as prompt_store
 
 
-def read_collection(
-    path: Path, groups_file: Path | None = None, skipped: list[str] | None = None
-) -> list[StudyPrompt]:
+def read_collection(path: Path, groups_file: Path | None = None, skipped: list[str] | None = None) -> list[StudyPrompt]:
     """The prompts of a `prompts.json` file or of a folder of template folders; with `skipped`, a
     `prompts.json` prompt without its passage placeholder is named there instead of refused."""
     groups = parse_groups_json(read_text(groups_file), str(groups_file)) if groups_file else None

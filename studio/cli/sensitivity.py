@@ -150,7 +150,7 @@ def _table_line(row: StudyTableRow) -> dict[str, str]:
 def _number(value: float | None) -> str:
     if value is None:
         return "–"
-    return "0" if value == 0 else f"{value:.3f}" if abs(value) >= 0.001 else f"{value:.2e}"
+    return "0" if value == 0 else f"{value:.4f}" if abs(value) >= 0.0001 else f"{value:.2e}"
 
 
 @commands.command("run")

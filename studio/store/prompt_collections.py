@@ -109,6 +109,19 @@ def replace_verdicts(con: Connection, label_set: int, rows: Sequence[PreferenceR
     )
 
 
+def add_verdicts(con: Connection, rows: Sequence[tuple[int, PreferenceRow]]) -> None:
+    """Verdicts of many label sets in one statement (a study's folder of pairwise files)."""
+    if not rows:
+        return
+    table = [(s, r.qid, r.category, r.doc_a, r.doc_b, r.verdict, r.a_first, r.b_first) for s, r in rows]
+    columns = [[row[i] for row in table] for i in range(8)]
+    con.execute(
+        "INSERT INTO preference_verdicts SELECT unnest(?::INTEGER[]), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]),"
+        " unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::DOUBLE[]), unnest(?::DOUBLE[])",
+        columns,
+    )
+
+
 def verdicts(con: Connection, label_set: int) -> list[PreferenceRow]:
     rows = con.execute(
         "SELECT qid, category, doc_a, doc_b, verdict, a_first, b_first FROM preference_verdicts"

@@ -80,7 +80,8 @@ def import_judgment_files(
     """Every file into its own label set, linked; all in one transaction or nothing."""
     db = engine.db
     require_files([f.path for f in files])
-    resolved = [_resolve(db, f) for f in files]
+    known: dict[str, tuple[str, str, list[str]]] = {}  # a prompt's collection, id and methods, looked up once
+    resolved = [_resolve(db, f, known) for f in files]
     existing = _check_names(db.cursor(), resolved, policy)
     report = ImportReport("judgments", [str(f.path) for f in files], [r.file.name for r in resolved])
     report.warnings += warnings or []
@@ -89,7 +90,8 @@ def import_judgment_files(
     try:
         for index, item in enumerate(resolved):
             report.warnings += _read(engine, con, index, item, policy)
-        labels = pairs = events = 0
+        labels = events = 0
+        pairs: list[tuple[int, PreferenceRow]] = []
         with db.transaction() as tx:
             batch = new_batch(tx, "import judgments", f"{len(files)} file(s)")
             for index, item in enumerate(resolved):
@@ -101,26 +103,30 @@ def import_judgment_files(
                 events += label_store.apply_staged_labels(
                     tx, set_id, index, origin="import", source=str(item.file.path), batch_id=batch, remove_missing=True
                 )
-                prompt_store.replace_verdicts(tx, set_id, item.verdicts)
+                if item.file.name in existing:
+                    prompt_store.replace_verdicts(tx, set_id, [])
+                pairs += [(set_id, row) for row in item.verdicts]
                 prompt_store.link_label_set(
                     tx, set_id, item.collection, item.prompt_id, item.method, item.file.model, item.file.collection
                 )
-                pairs += len(item.verdicts)
+            prompt_store.add_verdicts(tx, pairs)
             labels = label_store.staged_label_count(tx)
     finally:
         label_store.drop_label_staging(con)
-    report.counts = {"label_sets": len(resolved), "labels": labels, "preference pairs": pairs, "events": events}
+    report.counts = {"label_sets": len(resolved), "labels": labels, "preference pairs": len(pairs), "events": events}
     return report
 
 
-def _resolve(db: Database, file: JudgmentFile) -> _Resolved:
+def _resolve(db: Database, file: JudgmentFile, known: dict[str, tuple[str, str, list[str]]]) -> _Resolved:
     """The file's prompt (in its collection) and method, checked against what the prompt has: a
     prompt with both pointwise methods needs the method named (the grades never tell it)."""
-    try:
-        collection, prompt_id = resolve_prompt(db, file.prompt)
-    except UsageError as error:
-        raise InputError(str(file.path), None, str(error)) from None
-    methods = prompt_methods(db, collection, prompt_id)
+    if file.prompt not in known:
+        try:
+            collection, prompt_id = resolve_prompt(db, file.prompt)
+        except UsageError as error:
+            raise InputError(str(file.path), None, str(error)) from None
+        known[file.prompt] = (collection, prompt_id, prompt_methods(db, collection, prompt_id))
+    collection, prompt_id, methods = known[file.prompt]
     if file.method is not None:
         if file.method not in methods:
             raise InputError(

@@ -237,3 +237,17 @@ def test_the_terminal_prints_table_4_5_as_model_group_rows_by_method_columns(imp
     assert header.split("┃")[0].strip() == "model"
     rows = [line for line in lines if "dl20+dl21" in line and "×" in line]
     assert len(rows) == 4 and all(line.count("×4") == 3 for line in rows)
+
+
+def test_studio_report_takes_the_recipe(imported: Path, tmp_path: Path) -> None:
+    default = cli(imported, "report", "--out", tmp_path / "default", "--ref", "human")
+    recipe = cli(imported, "report", "--out", tmp_path / "recipe", "--ref", "human", *RECIPE)
+    assert default.exit_code == 0 and recipe.exit_code == 0, recipe.output
+    plain = (tmp_path / "default" / "report.md").read_text(encoding="utf-8")
+    chosen = (tmp_path / "recipe" / "report.md").read_text(encoding="utf-8")
+    assert "dl20+dl21" not in plain and "binarised at" not in plain
+    assert "Graded κ: the judge's grades against the reference binarised at 2." in chosen
+    assert "Means and variances pool the test collections." in chosen
+    mean = f"{by_hand()[('mistral', 'people', 'graded')][0]:.3f}"  # the report's three decimals
+    row = next(line for line in chosen.split("\n") if line.startswith("| mistral | people | dl20+dl21"))
+    assert mean in row

@@ -10,7 +10,9 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.options import FormatOption, RefOption
-from studio.cli.output import OutputFormat, emit_object, stderr_console
+from studio.cli.output import OutputFormat
+from studio.cli.study_import import OnDuplicateAnswer, OutOfScaleOption, import_study
+from studio.cli.study_import import report_import as _report
 from studio.domain.choices import (
     AnswerVerdictLayout,
     ItemKind,
@@ -21,7 +23,6 @@ from studio.domain.choices import (
     StudyMethodChoice,
 )
 from studio.domain.errors import UsageError
-from studio.domain.import_report import ImportReport
 from studio.domain.models import LabelSetKind
 
 commands = typer.Typer(
@@ -30,29 +31,9 @@ commands = typer.Typer(
 
 Files = Annotated[list[Path], typer.Argument(help="Files to load (.gz accepted).", show_default=False)]
 Replace = Annotated[bool, typer.Option("--replace", help="Replace what is loaded under the same name.")]
-OutOfScaleOption = Annotated[
-    OutOfScale,
-    typer.Option(
-        "--out-of-scale",
-        help="A grade off its method's scale (binary 0/1, graded 0–3): error (naming the line) or skip it (warned).",
-    ),
-]
-OnDuplicateAnswer = Annotated[
-    OnDuplicate,
-    typer.Option(help="A pair answered twice differently: error (naming both lines), or keep the first/last."),
-]
 ReplaceTexts = Annotated[
     bool, typer.Option("--replace", help="Replace the text of an id the project holds with another (else refused).")
 ]
-
-
-def _report(report: ImportReport, fmt: OutputFormat) -> None:
-    for warning in report.warnings:
-        stderr_console().print(f"warning: {warning}", markup=False)
-    if fmt is OutputFormat.table:
-        typer.echo(report.summary())
-    else:
-        emit_object(report.as_dict(), OutputFormat.json)
 
 
 @commands.command("topics")
@@ -107,12 +88,9 @@ def import_qrels(
         typer.Option(help="The prompt (ID or COLLECTION/ID of an imported prompt collection) that made the labels."),
     ] = None,
     model: Annotated[str | None, typer.Option(help="With --prompt: the judge model behind the labels.")] = None,
-    collection: Annotated[
-        str | None, typer.Option(help="With --prompt: the test collection judged (e.g. dl20).")
-    ] = None,
+    collection: Annotated[str | None, typer.Option(help="With --prompt: the test collection (e.g. dl20).")] = None,
     method: Annotated[
-        StudyMethodChoice | None,
-        typer.Option(help="With --prompt: the prompt's method, binary or graded (needed when it has both)."),
+        StudyMethodChoice | None, typer.Option(help="With --prompt: its method, binary or graded (needed when both).")
     ] = None,
     out_of_scale: OutOfScaleOption = OutOfScale.ERROR,
     replace: Replace = False,
@@ -130,7 +108,7 @@ def import_qrels(
     if prompt is None and (method is not None or out_of_scale is not OutOfScale.ERROR):
         raise UsageError("--method and --out-of-scale go with --prompt")
     if on_duplicate is OnDuplicateGrade.HIGHEST and prompt is not None:
-        raise UsageError("--on-duplicate highest is for reference qrels; a judge's file keeps first or last")
+        raise UsageError("--on-duplicate highest is for reference qrels; a judge's file keeps the first or last")
     with open_project(ctx, create=True) as project:
         if prompt is not None and model is not None and collection is not None:
             report = project.import_linked_qrels(
@@ -206,52 +184,7 @@ def import_preferences(
         _report(report, fmt)
 
 
-@commands.command("study")
-@handles_errors
-def import_study(
-    ctx: typer.Context,
-    folder: Annotated[Path, typer.Argument(help="Folder of judgment files (searched below).", show_default=False)],
-    pattern: Annotated[
-        str,
-        typer.Option(
-            help="The files' names: {prompt}, {model}, {method}, {collection} and * (a '/' matches the path below).",
-            show_default=False,
-        ),
-    ],
-    prompts: Annotated[str | None, typer.Option(help="The prompt collection the prompt ids belong to.")] = None,
-    model: Annotated[str | None, typer.Option(help="The judge model, when the pattern has no {model}.")] = None,
-    method: Annotated[
-        StudyMethodChoice | None, typer.Option(help="The method, when the pattern has no {method}.")
-    ] = None,
-    collection: Annotated[
-        str | None, typer.Option(help="The test collection, when the pattern has no {collection}.")
-    ] = None,
-    prefix: Annotated[str, typer.Option(help="Start of every label set's name.")] = "",
-    ref: RefOption = "human",
-    on_duplicate: OnDuplicateAnswer = OnDuplicate.ERROR,
-    out_of_scale: OutOfScaleOption = OutOfScale.ERROR,
-    replace: Replace = False,
-    fmt: FormatOption = OutputFormat.table,
-) -> None:
-    """A prompt study's judgment files, binary and graded qrels and pairwise preferences, in one
-    process and one transaction: each file into a label set MODEL-METHOD-COLLECTION-PROMPT linked
-    to its prompt, its name read by --pattern (the published study's:
-    '{model}_{method}_{collection}_{prompt}.txt'). Files that do not match are named, not read."""
-    with open_project(ctx, create=True) as project:
-        report = project.import_study(
-            folder,
-            pattern=pattern,
-            prompts=prompts,
-            model=model,
-            method=None if method is None else method.value,
-            collection=collection,
-            prefix=prefix,
-            ref=ref,
-            on_duplicate=on_duplicate,
-            out_of_scale=out_of_scale,
-            replace=replace,
-        )
-        _report(report, fmt)
+commands.command("study")(import_study)
 
 
 @commands.command("run")

@@ -176,7 +176,10 @@ def _read(engine: EvaluationEngine, con: Connection, index: int, item: _Resolved
     try:
         label_store.stage_qrels_file(con, index, path)
     except FastPathRefused:
-        parsed = parse_qrels(read_lines(path, TREC_LINE_BYTES), str(path), grades)
+        try:
+            parsed = parse_qrels(read_lines(path, TREC_LINE_BYTES), str(path), grades)
+        except InputError as error:  # a judge's file keeps the first or the last grade, never the highest
+            raise InputError(error.file, error.line, error.reason.replace("first|last|highest", "first|last")) from None
         label_store.stage_labels(con, index, parsed.rows)
         if parsed.repeated_pairs:
             warnings.append(f"{path}: {parsed.repeated_pairs} repeated pair(s) kept once")

@@ -11,6 +11,7 @@ from typing import Annotated
 import typer
 
 from studio.cli import grades
+from studio.cli.options import RelevantOption
 from studio.domain.choices import VarianceKind
 
 RefRelevant = Annotated[
@@ -19,10 +20,7 @@ RefRelevant = Annotated[
         "--ref-relevant", parser=grades.grade, help="The reference's lowest relevant grade (binary κ; TREC DL: 2)."
     ),
 ]
-JudgeRelevant = Annotated[
-    float,
-    typer.Option("--relevant", parser=grades.grade, help="A binary judge's lowest relevant grade (binary κ)."),
-]
+JudgeRelevant = RelevantOption  # a binary judge's lowest relevant grade (binary κ)
 Variance = Annotated[
     VarianceKind,
     typer.Option("--variance", help="Variance across a group's prompts: sample (n − 1) or population (n)."),

@@ -32,6 +32,7 @@ from studio.services.writes.owners import refuse_owned
 from studio.store import Connection, Database, FastPathRefused, new_batch, staged_scales
 from studio.store import labels as label_store
 from studio.store import prompt_collections as prompt_store
+from studio.store.label_events import event_source_id
 
 _GRADE_POLICY = {
     OnDuplicate.ERROR: OnDuplicateGrade.ERROR,
@@ -94,21 +95,24 @@ def import_judgment_files(
         pairs: list[tuple[int, PreferenceRow]] = []
         with db.transaction() as tx:
             batch = new_batch(tx, "import judgments", f"{len(files)} file(s)")
+            fresh: list[tuple[int, int, int]] = []  # new sets' grades go in with one statement
             for index, item in enumerate(resolved):
                 set_id = existing.get(item.file.name)
+                source = str(item.file.path)
                 if set_id is None:
-                    set_id = label_store.create_label_set(tx, item.file.name, policy.kind.value, str(item.file.path))
+                    set_id = label_store.create_label_set(tx, item.file.name, policy.kind.value, source)
+                    fresh.append((index, set_id, event_source_id(tx, "import", source)))
                 else:
-                    label_store.describe_label_set(tx, set_id, policy.kind.value, str(item.file.path))
-                events += label_store.apply_staged_labels(
-                    tx, set_id, index, origin="import", source=str(item.file.path), batch_id=batch, remove_missing=True
-                )
-                if item.file.name in existing:
+                    label_store.describe_label_set(tx, set_id, policy.kind.value, source)
+                    events += label_store.apply_staged_labels(
+                        tx, set_id, index, origin="import", source=source, batch_id=batch, remove_missing=True
+                    )
                     prompt_store.replace_verdicts(tx, set_id, [])
                 pairs += [(set_id, row) for row in item.verdicts]
                 prompt_store.link_label_set(
                     tx, set_id, item.collection, item.prompt_id, item.method, item.file.model, item.file.collection
                 )
+            events += staged_scales.apply_staged_to_new_sets(tx, fresh, batch)
             prompt_store.add_verdicts(tx, pairs)
             labels = label_store.staged_label_count(tx)
     finally:

@@ -454,6 +454,7 @@ UNBOUNDED: dict[str, str] = {
     "--min-grade": THRESHOLD,
     "--llm-relevant": THRESHOLD,
     "--ref-relevant": THRESHOLD,
+    "--binarise-ref": THRESHOLD,
     "grade": "a grade (an argument): label sets hold any finite grade, see docs/formats.md",
 }
 

@@ -12,7 +12,10 @@ from pathlib import Path
 HERE = Path(__file__).parent
 TOPICS = {
     "dl20": {q: [f"{q[-3:]}{i:04d}" for i in range(8)] for q in ("1030303", "1037496", "1043135")},
-    "dl21": {q: [f"msmarco_passage_{i:02d}_{int(q) % 9973 * 7 + i}" for i in range(8)] for q in ("2082", "1129560", "1133485")},
+    "dl21": {
+        q: [f"msmarco_passage_{i:02d}_{int(q) % 9973 * 7 + i}" for i in range(8)]
+        for q in ("2082", "1129560", "1133485")
+    },
 }
 GRADES = [3, 3, 2, 2, 1, 0, 0, 0]
 MODELS = {"gpt-4o": 0.85, "mistral": 0.6}  # how often the judge follows the reference
@@ -36,7 +39,8 @@ def prompts() -> dict[str, object]:
                 '"You are a careful TREC assessor."',
                 "Is the passage useful for the query? Answer 1 or 0 only.\nQuery:{query}\nPassage:{document}\n",
                 "Grade the passage 0, 1, 2 or 3 for the query, a number only.\nQuery:{query}\nPassage:{document}\n",
-                "Which passage answers the query better? 1 or 2 only.\nQuestion:\n{query}\nPassage 1:\n{documentA}\nPassage 2:\n{documentB}\n",
+                "Which passage answers the query better? 1 or 2 only.\nQuestion:\n{query}\n"
+                "Passage 1:\n{documentA}\nPassage 2:\n{documentB}\n",
             ),
         },
         "1": {
@@ -68,15 +72,34 @@ def prompts() -> dict[str, object]:
         },
         "23": {
             "participant_name": "LLM-Llama3.2",
-            "binary": {"system": '"Is {query} relevant to {document}?"\n', "user": '"Does this passage answer my question?"\n'},
-            "graded": {"system": "\"Score the passage for query '{query}' from 0 to 3.\"\n", "user": '"Is this passage about it?"\n'},
-            "pairwise": {"system": "\"Which of passages A and B suits query '{query}'?\"\n", "user": '"Pick the better passage."\n'},
+            "binary": {
+                "system": '"Is {query} relevant to {document}?"\n',
+                "user": '"Does this passage answer my question?"\n',
+            },
+            "graded": {
+                "system": "\"Score the passage for query '{query}' from 0 to 3.\"\n",
+                "user": '"Is this passage about it?"\n',
+            },
+            "pairwise": {
+                "system": "\"Which of passages A and B suits query '{query}'?\"\n",
+                "user": '"Pick the better passage."\n',
+            },
         },
         "27": {
             "participant_name": "LLM-amazon-nova-pro-v1.0",
-            "binary": {"system": '"You judge relevance."\n', "user": "\"Is '{document}' relevant to '{query}'? 1 or 0.\"\n"},
-            "graded": {"system": '"You score relevance from 0 to 3. [ The generated text has been blocked by our content filters.\n\n', "user": ""},
-            "pairwise": {"system": '"Compare two passages."\n', "user": "\"Query: '{query}'. Passage A: '{documentA}'. Passage B: '{documentB}'. A or B.\"\n"},
+            "binary": {
+                "system": '"You judge relevance."\n',
+                "user": "\"Is '{document}' relevant to '{query}'? 1 or 0.\"\n",
+            },
+            "graded": {
+                "system": '"You score relevance from 0 to 3. [ The generated text has been blocked by our content'
+                " filters.\n\n",
+                "user": "",
+            },
+            "pairwise": {
+                "system": '"Compare two passages."\n',
+                "user": "\"Query: '{query}'. Passage A: '{documentA}'. Passage B: '{documentB}'. A or B.\"\n",
+            },
         },
     }
 

@@ -184,7 +184,11 @@ def _matrix_table(found: CampaignReport, condition: ConditionReport) -> Table:
         for grade, counts, none in zip(matrix["assessor_grades"], matrix["pairs"], matrix["llm_ungraded"], strict=True)
     ]
     for d in matrix["differing"]:
-        row = {head: f"assessors differ, mean {d['mean']:g}", **dict.fromkeys(columns, 0), "not graded": 0}
+        row: dict[str, Cell] = {
+            head: f"assessors differ, mean {d['mean']:g}",
+            **dict.fromkeys(columns, 0),
+            "not graded": 0,
+        }
         row["not graded" if d["llm"] is None else f"{d['llm']:g}"] = d["pairs"]
         rows.append(row)
     ungraded = any(isinstance(row["not graded"], int) and row["not graded"] for row in rows)

@@ -10,6 +10,7 @@ from matplotlib import style
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from studio.domain.natural_order import natural_key
 from studio.domain.prompt_study import LexicalDiversity, StudyAlpha, StudyCell
 from studio.domain.report import Figure
 from studio.services.report.figures import _canvas, _png
@@ -32,7 +33,7 @@ def prompt_bars(name: str, caption: str, title: str, cells: Sequence[StudyCell])
     with style.context("default"):
         figure = _canvas(PROMPTS_SIZE)
         ax = figure.add_axes((0.07, 0.3, 0.9, 0.6))
-        ordered = sorted(prompts, key=lambda c: (c["group"], c["prompt"]))
+        ordered = sorted(prompts, key=lambda c: (natural_key(c["group"]), natural_key(c["prompt"])))
         values = [c["agreement"] if c["agreement"] is not None else 0.0 for c in ordered]
         ax.bar(range(len(ordered)), values, color=[palette[c["group"]] for c in ordered], width=0.7)
         handles: list[Patch | Line2D] = [Patch(color=palette[g], label=g) for g in palette]
@@ -56,20 +57,31 @@ def prompt_bars(name: str, caption: str, title: str, cells: Sequence[StudyCell])
 
 
 def alpha_bars(name: str, caption: str, rows: Sequence[StudyAlpha]) -> Figure:
-    """Krippendorff's α between the prompts of each group, a bar per model × method × group."""
+    """Krippendorff's α between the prompts of each group: per model × method × collection a cluster
+    of bars, one per group; the labels slanted and the figure as wide as the clusters need, so that
+    no two labels overlap."""
     palette = colours([r["group"] for r in rows])
+    keys = sorted(
+        {(r["model"], r["method"], r["collection"]) for r in rows}, key=lambda k: tuple(natural_key(p) for p in k)
+    )
+    width = 0.8 / max(len(palette), 1)
+    size = (max(SMALL_SIZE[0], 200 + 70 * len(keys)), 420)
     with style.context("default"):
-        figure = _canvas(SMALL_SIZE)
-        ax = figure.add_axes((0.1, 0.3, 0.85, 0.6))
-        labels = [f"{r['model']}\n{r['method']}" for r in rows]
-        ax.bar(range(len(rows)), [r["alpha"] or 0.0 for r in rows], color=[palette[r["group"]] for r in rows])
-        ax.set_xticks(range(len(rows)), labels, fontsize=8)
+        figure = _canvas(size)
+        ax = figure.add_axes((80 / size[0], 0.34, 1 - 110 / size[0], 0.56))
+        for g, (group, colour) in enumerate(palette.items()):
+            found = {(r["model"], r["method"], r["collection"]): r["alpha"] for r in rows if r["group"] == group}
+            shift = (g - (len(palette) - 1) / 2) * width
+            placed = [(i + shift, found[k] or 0.0) for i, k in enumerate(keys) if k in found]
+            ax.bar([x for x, _ in placed], [h for _, h in placed], width=width, color=colour, label=group)
+        labels = [f"{model} · {method}\n{collection}" for model, method, collection in keys]
+        ax.set_xticks(range(len(keys)), labels, rotation=30, ha="right", rotation_mode="anchor", fontsize=8)
+        ax.set_xlim(-0.6, len(keys) - 0.4)
+        ax.axhline(0, color="#b9bec6", linewidth=0.8)
         ax.set_ylabel("Krippendorff's α")
-        ax.set_title("Agreement between the prompts of a group", fontsize=11)
-        figure.legend(
-            handles=[Patch(color=c, label=g) for g, c in palette.items()], loc="lower center", ncols=4, frameon=False
-        )
-        return _png(figure, name, caption, SMALL_SIZE)
+        ax.set_title("Agreement between the prompts of a group", fontsize=11, loc="left")
+        figure.legend(loc="upper right", ncols=len(palette), frameon=False, fontsize=8)
+        return _png(figure, name, caption, size)
 
 
 def diversity_bars(name: str, caption: str, rows: Sequence[LexicalDiversity]) -> Figure:

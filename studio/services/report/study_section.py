@@ -57,7 +57,7 @@ def _group_rows(report: StudyReport) -> list[dict[str, Cell]]:
 
 def _cell_order(cell: StudyCell) -> tuple[NaturalKey, ...]:
     """Per model, method and collection, prompts in natural order (0, 1, 2, …, 10), reference rows last."""
-    keys = (cell["model"], cell["method"], cell["collection"], str(cell["group"] == "reference"), cell["prompt"])
+    keys = (str(cell["group"] == "reference"), cell["model"], cell["method"], cell["collection"], cell["prompt"])
     return tuple(natural_key(k) for k in keys)
 
 

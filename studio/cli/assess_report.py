@@ -1,4 +1,4 @@
-"""`studio assess report` as tables a paper can use (docs/assess.md, "Report"): the warnings
+"""`studio assess report` as tables a paper can use (docs/assess.md#report): the warnings
 first, Table 1 (what each condition cost), Table 2 (τ per condition and measure) and τ in detail,
 one confusion matrix per condition (the people's grades as rows, the LLM's as columns, pairs whose
 assessors differ apart), the assessors' agreement per condition, anchoring, the assessors and

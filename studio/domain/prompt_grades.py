@@ -1,5 +1,5 @@
 """A pair's grades under the prompts of a study, as Review shows them beside the pair
-(docs/tui.md, "Review"): one line per prompt, model and test collection, the collection named;
+(docs/tui.md#review): one line per prompt, model and test collection, the collection named;
 the test collections that do not hold the pair's topic left out (a DL21 prompt has nothing to say
 of a DL20 topic); lists split by method, so that binary 0/1 and graded 0–3 grades never mix."""
 

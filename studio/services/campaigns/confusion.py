@@ -1,4 +1,4 @@
-"""A condition's grades as a paper prints them (docs/assess.md, "Report"): the people's integer
+"""A condition's grades as a paper prints them (docs/assess.md#report): the people's integer
 grades per grade (Table 1) and against the LLM's in a matrix (Fig. 5).
 
 A campaign's label of an overlap pair is the mean of its assessors' grades until someone settles

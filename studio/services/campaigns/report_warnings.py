@@ -1,4 +1,4 @@
-"""What a campaign's report must say before its figures are read (docs/assess.md, "Report"): a
+"""What a campaign's report must say before its figures are read (docs/assess.md#report): a
 condition whose shown pairs are not all judged yet (its τ and confusion rest on the judged ones; a
 pair not judged counts as non-relevant), a recall sample not all graded, and an interval that
 resamples fewer than FEW_TOPICS topics (a percentile over draws of two or three topics says little).

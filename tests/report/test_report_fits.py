@@ -144,3 +144,24 @@ def test_the_alpha_figures_labels_never_overlap() -> None:
     for a, b in itertools.combinations(boxes, 2):
         assert not a.overlaps(b), (a, b)
     assert all(box.x0 >= 0 and box.y0 >= 0 for box in boxes)  # inside the canvas
+
+
+def test_with_runs_and_many_label_sets_no_figure_each(sample: Path, tmp_path: Path) -> None:
+    """Past MAX_SET_FIGURES label sets, the run plots (scatter, subsampling, significance) give way to
+    their tables and a note; alignment draws one figure over them all."""
+    labels = (Path(__file__).resolve().parents[2] / "sample_data/qrels/human.txt").read_text().splitlines()
+    rng = random.Random(3)
+    with Project.open(sample) as project:
+        for n in range(MAX_SET_FIGURES):
+            path = tmp_path / f"copy-{n}.qrels"
+            path.write_text("".join(f"{line.rsplit(maxsplit=1)[0]} {rng.randint(0, 3)}\n" for line in labels))
+            project.import_qrels(path, name=f"copy-{n:02d}", kind="llm")
+        report = build_report(project, resamples=5)
+    names = [f.name for f in report.figures()]
+    assert "alignment" in names and not any(n.startswith(("alignment-", "tau-", "significance-")) for n in names)
+    assert "subsampling" not in names
+    scatter = next(s for s in report.sections if s.key == "scatter")
+    assert scatter.notes == [
+        f"{MAX_SET_FIGURES + 1} label sets: a plot each is drawn up to {MAX_SET_FIGURES} label sets; "
+        "the comparison table gives each one's τ."
+    ]

@@ -65,18 +65,14 @@ def significance_section(
     for name in others:
         result = significance(project.engine, name, measure, DEFAULT_PLAN, ref=reference, topics=topics)
         rows.append(decision_row(result, ks))
-        if len(others) > MAX_SET_FIGURES:  # hundreds of matrices would bury the table: it holds the counts
-            continue
-        figures.append(
-            decision_matrix(
-                names("significance", name),
+        if len(others) <= MAX_SET_FIGURES:  # hundreds of matrices would bury the table: it holds the counts
+            caption = (
                 f"{name} against {reference}: the class of each run pair's decisions ({measure}), runs in "
-                f"{reference}'s order",
-                reference,
-                name,
-                decision_grid(result, board),
+                f"{reference}'s order"
             )
-        )
+            figures.append(
+                decision_matrix(names("significance", name), caption, reference, name, decision_grid(result, board))
+            )
     columns = [
         "label set",
         *COUNTS.values(),

@@ -48,5 +48,5 @@ def test_a_graded_campaign_has_its_tables_and_figures(sample: Path, tmp_path: Pa
         assert counts == condition["matrix"]["pairs"]
         assert [row[table.columns[0]] for row in table.rows] == ["0", "1", "2", "3"]
     assert [row["condition"] for row in agreement.rows] == ["manual", "filtering", "post-editing"]
-    assert section.notes == [f"c1: {w['message']}." for w in expected["warnings"]]
+    assert section.notes == [f"Warning, campaign c1: {w['message']}." for w in expected["warnings"]]
     assert any("rest on 3 topics" in note for note in section.notes)

@@ -35,7 +35,7 @@ def campaign_section(project: ProjectCore, measure: str, names: FigureNames) -> 
     for row in campaigns:
         found = project.campaign_report(row["campaign"], [measure])
         notes += [f"Note: {found['llm_state']['note']}."] if found["llm_state"]["note"] else []
-        warnings += [f"{found['campaign']}: {w['message']}." for w in found["warnings"]]
+        warnings += [f"Warning, campaign {found['campaign']}: {w['message']}." for w in found["warnings"]]
         tables.extend(_tables(found, measure))
         if any(c["judged"] for c in found["conditions"]):
             title = f"campaign {found['campaign']}"

@@ -9,11 +9,11 @@ from typing import Annotated
 
 import typer
 
+from studio.cli.assess_report import print_report
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.options import FormatOption, LlmRelevantGradeOption, MeasureRowsOption, SeedOption
 from studio.cli.output import OutputFormat, Part, emit_object, emit_parts, emit_records, stderr_console
-from studio.domain.campaign_report import CampaignReport
 from studio.domain.names import check_name
 
 commands = typer.Typer(
@@ -157,72 +157,4 @@ def report_command(
     if fmt is OutputFormat.json:
         emit_object(found, fmt)
         return
-    _print_report(found, fmt)
-
-
-def _print_report(found: CampaignReport, fmt: OutputFormat) -> None:
-    table1 = [
-        {
-            "condition": c["condition"],
-            "topics": c["topics"],
-            "pool": c["pool"],
-            "shown": c["shown"],
-            "judged": c["judged"],
-            "reduction": c["reduction"],
-            "hours": c["assessor_hours"],
-            **{f"grade {g['grade']:g}/topic": g["per_topic"] for g in c["grades"]},
-        }
-        for c in found["conditions"]
-    ]
-    columns = list(dict.fromkeys(k for row in table1 for k in row))
-    emit_records(table1, fmt, title=f"Campaign {found['campaign']}: what each condition cost", columns=columns)
-    confusion = [
-        {"condition": c["condition"], **cell, "upgrades": c["upgrades"], "downgrades": c["downgrades"]}
-        for c in found["conditions"]
-        for cell in c["confusion"]
-    ]
-    emit_records(confusion, fmt, title=f"{found['llm']}'s grade against the campaign's")
-    taus = [
-        {
-            "condition": c["condition"],
-            "measure": t["measure"],
-            "runs": t["runs"],
-            "kendall_tau": t["kendall_tau"],
-            "per_topic_tau": t["per_topic_tau"],
-            **{
-                f"τ {s['fraction']:.2f} (low–high)": _interval(s["mean"], s["low"], s["high"]) for s in t["subsampling"]
-            },
-            "vs_manual": t["versus_manual"],
-        }
-        for c in found["conditions"]
-        for t in c["correlations"]
-    ]
-    emit_records(taus, fmt, title=f"τ of {found['llm']}'s leaderboard against the campaign's, per condition")
-    anchoring = found["anchoring"]
-    emit_object(
-        {
-            "visible: same as LLM": _share(anchoring["visible"]["share"], anchoring["visible"]["pairs"]),
-            "hidden: same as LLM": _share(anchoring["hidden"]["share"], anchoring["hidden"]["pairs"]),
-            "difference (95%)": _interval(anchoring["difference"], anchoring["low"], anchoring["high"]),
-            "anchoring rate (95%)": _interval(
-                anchoring["anchoring_rate"], anchoring["rate_low"], anchoring["rate_high"]
-            ),
-            "basis": anchoring["basis"],
-        },
-        fmt,
-        title="Anchoring",
-    )
-    emit_records(found["assessors"]["per_assessor"], fmt, title="Assessors")
-    if any(r["sampled"] for r in found["recall"]):
-        emit_records(found["recall"], fmt, title="What filtering hides: relevant pairs among the dropped ones")
-
-
-def _interval(value: float | None, low: float | None, high: float | None) -> str:
-    if value is None:
-        return ""
-    bounds = f" ({low:.3f}–{high:.3f})" if low is not None and high is not None else ""
-    return f"{value:.3f}{bounds}"
-
-
-def _share(value: float | None, pairs: int) -> str:
-    return f"{value:.3f} of {pairs}" if value is not None else f"– of {pairs}"
+    print_report(found, fmt)

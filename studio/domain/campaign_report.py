@@ -1,6 +1,6 @@
 """What `studio assess report` answers of a campaign: per condition the pool's reduction, the
 grades, τ between the leaderboards, agreement between assessors, the anchoring effect and the
-recall lost (docs/assess.md).
+recall lost (docs/assess.md#report).
 
 TypedDicts, as in `rows.py`: plain dicts at run time, so the JSON the command prints is them as
 they are, in the order declared here.
@@ -20,6 +20,27 @@ class GradeCount(TypedDict):
     grade: float
     pairs: int
     per_topic: float  # pairs of the grade per topic of the condition
+
+
+class DifferingGrades(TypedDict):
+    """Overlap pairs whose assessors gave different grades, not adjudicated: their label is the mean
+    of the grades, kept apart from the integer grades."""
+
+    mean: float  # the mean of the assessors' grades (the pair's label)
+    llm: float | None  # the LLM's grade (None: it did not grade the pair)
+    pairs: int
+
+
+class ConfusionMatrix(TypedDict):
+    """The people's grade (rows) against the LLM's (columns) on a condition's judged pairs, as a
+    paper prints it. A pair counts in a row when every assessor who graded it gave that grade;
+    overlap pairs whose assessors differ are counted apart (`differing`), never as a grade."""
+
+    assessor_grades: list[int]  # the rows: the assessors' scale, 0–3
+    llm_grades: list[float]  # the columns: 0–3 and any other grade the LLM gave
+    pairs: list[list[int]]  # pairs[row][column]
+    llm_ungraded: list[int]  # per row: pairs the LLM did not grade
+    differing: list[DifferingGrades]
 
 
 class TauBySubsample(TypedDict):
@@ -50,10 +71,12 @@ class ConditionReport(TypedDict):
     shown: int
     judged: int
     reduction: float | None
-    grades: list[GradeCount]  # the assessors' grades of the judged pairs
+    grades: list[GradeCount]  # the judged pairs whose assessors agree, per grade (0–3)
+    assessors_differ: int  # judged overlap pairs whose assessors gave different grades (apart from `grades`)
     assessor_hours: float  # summed over the timed grades
     timed_grades: int
-    confusion: list[ConfusionCell]  # the LLM's grade × the campaign's grade, judged pairs
+    confusion: list[ConfusionCell]  # the LLM's grade × the campaign's label (a mean where assessors differ)
+    matrix: ConfusionMatrix  # the same pairs as a matrix of integer grades, differing pairs apart
     upgrades: int  # the campaign's grade above the LLM's
     downgrades: int
     kendall_tau: dict[str, float | None]  # measure → run-level τ-b
@@ -144,6 +167,15 @@ class LlmState(TypedDict):
     note: str | None  # what the report says of it (None: nothing changed)
 
 
+class CampaignWarning(TypedDict):
+    """What a reader must know before trusting a figure of the report: the campaign is unfinished,
+    or an interval rests on few topics."""
+
+    kind: str  # "unfinished" | "few_topics"
+    condition: str | None  # None: the campaign's (the anchoring effect, the recall sample)
+    message: str
+
+
 class CampaignReport(TypedDict):
     """`studio assess report`."""
 
@@ -156,3 +188,4 @@ class CampaignReport(TypedDict):
     anchoring: Anchoring
     assessors: CampaignAssessors
     recall: list[RecallLoss]
+    warnings: list[CampaignWarning]

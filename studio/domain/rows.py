@@ -176,12 +176,13 @@ class PromptGrade(TypedDict):
     """A pair's grade in a label set a prompt study made (or imported) with one prompt."""
 
     label_set: str
-    collection: str
+    collection: str  # the prompt collection
     prompt_id: str
     author_group: str
     method: str
     model: str
     grade: float | None  # None: the label set does not grade the pair
+    test_collection: str  # the test collection the label set judged (DL20, DL21, …)
 
 
 class ItemGrade(TypedDict):

@@ -18,9 +18,16 @@ UNDEFINED = "–"  # a statistic that is undefined (no pairs, constant leaderboa
 FIGURE_DIR = "figures"
 
 
+NOISE = 1e-12  # below it a value is float rounding noise (a difference of equal sums), shown as 0.000
+
+
 def format_number(value: float | None) -> str:
+    """Three decimals; a value that three decimals would show as 0.000 (a variance of 0.0004) with
+    two significant digits instead, so that it reads as what it is."""
     if value is None or math.isnan(value) or math.isinf(value):
         return UNDEFINED
+    if NOISE <= abs(value) < 0.0005:
+        return f"{value:.2g}"
     text = f"{value:.3f}"
     return "0.000" if text == "-0.000" else text  # a rounding artefact, not a negative value
 

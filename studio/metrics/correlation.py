@@ -320,9 +320,10 @@ def bootstrap(
 ) -> Interval:
     """Percentile interval of a leaderboard statistic (τ-b, τ_AP, …) of the two per-topic
     matrices (topics × runs) when topics are resampled with replacement; undefined samples
-    (NaN) are left out."""
+    (NaN) are left out; undefined without topics or with fewer than two runs (no order to compare:
+    a project of label sets and no run would otherwise resample nothing a thousand times)."""
     topics = reference.shape[0]
-    if topics == 0:
+    if topics == 0 or reference.ndim < 2 or reference.shape[1] < 2:
         return Interval(float("nan"), float("nan"), float("nan"))
     rng = np.random.default_rng(seed)
     rows = rng.integers(0, topics, size=(resamples, topics))

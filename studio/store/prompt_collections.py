@@ -76,7 +76,7 @@ def prompt_grades(con: Connection, qid: str, docid: str) -> list[PromptGrade]:
     does not grade it), by model, method, prompt order and id: how far the prompts disagree on it."""
     rows = con.execute(
         "SELECT s.name, l.collection, l.prompt_id, coalesce(p.author_group, l.prompt_id), l.method, l.model,"
-        " g.grade"
+        " g.grade, l.test_collection"
         " FROM label_set_prompts l JOIN label_sets s USING (label_set_id)"
         " LEFT JOIN study_prompts p ON p.collection = l.collection AND p.prompt_id = l.prompt_id"
         " AND p.method = l.method"
@@ -94,8 +94,9 @@ def prompt_grades(con: Connection, qid: str, docid: str) -> list[PromptGrade]:
             method=method,
             model=model,
             grade=None if grade is None else float(grade),
+            test_collection=test_collection,
         )
-        for name, collection, prompt_id, group, method, model, grade in rows
+        for name, collection, prompt_id, group, method, model, grade, test_collection in rows
     ]
 
 

@@ -27,7 +27,7 @@ def test_a_graded_campaign_has_its_tables_and_figures(sample: Path, tmp_path: Pa
         project.import_campaign("c1", graded, assessor="nist")
         expected = project.campaign_report("c1", ["nDCG@10"])
         [section] = campaigns(build_report(project, resamples=5).sections)
-    cost, taus, anchoring = section.tables
+    cost, taus, anchoring, *matrices, agreement = section.tables
     for row, condition in zip(cost.rows, expected["conditions"], strict=True):
         assert (row["condition"], row["pool"], row["shown"], row["judged"]) == (
             condition["condition"],
@@ -42,3 +42,11 @@ def test_a_graded_campaign_has_its_tables_and_figures(sample: Path, tmp_path: Pa
     assert anchoring.rows[-1]["95% interval"] == Interval(a["rate_low"], a["rate_high"])
     assert [f.name for f in section.figures] == ["campaign-pool-c1", "campaign-confusion-c1"]
     assert all(f.png.startswith(b"\x89PNG") for f in section.figures)
+    assert len(matrices) == 3 and [t.columns[1:] for t in matrices] == [["0", "1", "2", "3"]] * 3
+    for table, condition in zip(matrices, expected["conditions"], strict=True):
+        counts = [[row[c] for c in ["0", "1", "2", "3"]] for row in table.rows[:4]]
+        assert counts == condition["matrix"]["pairs"]
+        assert [row[table.columns[0]] for row in table.rows] == ["0", "1", "2", "3"]
+    assert [row["condition"] for row in agreement.rows] == ["manual", "filtering", "post-editing"]
+    assert section.notes == [f"Warning, campaign c1: {w['message']}." for w in expected["warnings"]]
+    assert any("rest on 3 topics" in note for note in section.notes)

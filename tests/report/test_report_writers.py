@@ -18,7 +18,8 @@ PNG = b"\x89PNG not really"
         (None, "–"),
         (float("nan"), "–"),
         (0.86666, "0.867"),
-        (-0.0001, "0.000"),
+        (-0.0001, "-0.0001"),  # a small value keeps two significant digits, its sign with them
+        (-1e-15, "0.000"),  # float noise around 0 (a difference of equal sums) is no negative value
         (1.0, "1.000"),
         (12345, "12,345"),
         (0, "0"),

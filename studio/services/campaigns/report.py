@@ -36,7 +36,6 @@ from studio.domain.campaign_report import (
     ConditionReport,
     ConfusionCell,
     CoupleKappa,
-    GradeCount,
     MeasureTau,
     RecallLoss,
     TauBySubsample,
@@ -48,8 +47,10 @@ from studio.metrics.proportions import wilson
 from studio.services.audit.assessments import PairGrades
 from studio.services.audit.assessor_agreement import agreement_of
 from studio.services.campaigns.anchoring import SeenGrade, anchoring, counted
+from studio.services.campaigns.confusion import confusion_matrix, grade_counts
 from studio.services.campaigns.grades import campaign_record, standing_grades
 from studio.services.campaigns.llm_state import llm_state, today_grades
+from studio.services.campaigns.report_warnings import campaign_warnings
 from studio.services.evaluation.engine import EvaluationEngine, measure_of
 from studio.services.meta.frame import framed_means
 from studio.services.meta.rank_correlation import correlation
@@ -98,6 +99,8 @@ def report(
         if counted(Condition(g["condition"]), llm := found.shown_llm.get((g["qid"], g["docid"])), level)
         and llm is not None
     ]
+    effect = anchoring(seen, seed=seed)
+    recall = [recall_loss(found, c) for c in (Condition.filtering, Condition.post_editing) if found.topics_of(c)]
     return CampaignReport(
         campaign=name,
         llm=found.record["llm"],
@@ -105,9 +108,10 @@ def report(
         llm_state=found.state,
         measures=[str(measure_of(m)) for m in measures],
         conditions=conditions,
-        anchoring=anchoring(seen, seed=seed),
+        anchoring=effect,
         assessors=_assessors(found),
-        recall=[recall_loss(found, c) for c in (Condition.filtering, Condition.post_editing) if found.topics_of(c)],
+        recall=recall,
+        warnings=campaign_warnings(conditions, effect, recall),
     )
 
 
@@ -156,6 +160,7 @@ def _condition(
     shown = [r for r in pool if r.role is PairRole.shown]
     judged = [(r.qid, r.docid) for r in shown if (r.qid, r.docid) in found.labels]
     labels = {pair: found.labels[pair].gold for pair in judged}
+    grades, differing = grade_counts({pair: found.labels[pair] for pair in judged}, len(topics))
     timed = [g["seconds"] for g in found.condition_grades if g["condition"] == condition and g["seconds"] is not None]
     confusion = Counter((found.llm[pair], label) for pair, label in labels.items() if label is not None)
     correlations = [_tau(engine, found, topics, m, seed) for m in measures] if judged else []
@@ -166,13 +171,15 @@ def _condition(
         shown=len(shown),
         judged=len(judged),
         reduction=1 - len(shown) / len(pool) if pool else None,
-        grades=_grade_counts(labels, len(topics)),
+        grades=grades,
+        assessors_differ=differing,
         assessor_hours=sum(timed) / 3600,
         timed_grades=len(timed),
         confusion=[
             ConfusionCell(llm=llm, assessor=label, pairs=n)
             for (llm, label), n in sorted(confusion.items(), key=lambda c: (_order(c[0][0]), c[0][1]))
         ],
+        matrix=confusion_matrix({pair: found.labels[pair] for pair in judged}, found.llm),
         upgrades=sum(n for (llm, label), n in confusion.items() if llm is not None and label > llm),
         downgrades=sum(n for (llm, label), n in confusion.items() if llm is not None and label < llm),
         kendall_tau={c["measure"]: c["kendall_tau"] for c in correlations},
@@ -183,13 +190,6 @@ def _condition(
 
 def _order(grade: float | None) -> float:
     return -math.inf if grade is None else grade
-
-
-def _grade_counts(labels: dict[tuple[str, str], float | None], topics: int) -> list[GradeCount]:
-    counts = Counter(label for label in labels.values() if label is not None)
-    return [
-        GradeCount(grade=grade, pairs=n, per_topic=n / topics if topics else 0.0) for grade, n in sorted(counts.items())
-    ]
 
 
 def _tau(engine: EvaluationEngine, found: _Campaign, topics: tuple[str, ...], measure: str, seed: int) -> MeasureTau:

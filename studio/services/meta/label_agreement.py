@@ -69,8 +69,9 @@ def agreement(
     aud_t = threshold if threshold is not None else default_threshold(b)
     categories = agree.categories_of(a, b)
     per_topic: dict[str, float | None] = {}
+    qids = np.array([p[0] for p in pairs], dtype=object)  # one pass: a mask per topic compares in C
     for qid in sorted({p[0] for p in pairs}, key=lambda q: q.encode("utf-8")):
-        mask = np.array([p[0] == qid for p in pairs])
+        mask = qids == qid
         per_topic[qid] = finite(agree.cohen_kappa(a[mask], b[mask]))
     return Agreement(
         ref=ref,

@@ -29,9 +29,7 @@ def pool_bars(name: str, caption: str, conditions: Sequence[ConditionReport]) ->
         labels = [c["condition"] for c in conditions]
         bottoms = np.zeros(len(conditions))
         for grade, colour in enumerate(GRADE_COLOURS):
-            heights = np.array(
-                [sum(g["per_topic"] for g in c["grades"] if round(g["grade"]) == grade) for c in conditions]
-            )
+            heights = np.array([sum(g["per_topic"] for g in c["grades"] if g["grade"] == grade) for c in conditions])
             ax.bar(labels, heights, bottom=bottoms, color=colour, label=f"grade {grade}")
             bottoms += heights
         dropped = np.array([(c["pool"] - c["shown"]) / c["topics"] if c["topics"] else 0.0 for c in conditions])
@@ -50,19 +48,16 @@ def pool_bars(name: str, caption: str, conditions: Sequence[ConditionReport]) ->
 
 
 def confusion_grids(name: str, caption: str, llm: str, conditions: Sequence[ConditionReport]) -> Figure:
-    """Per condition, the pairs at each (LLM grade, campaign grade), counts written in the cells."""
+    """Per condition, the pairs at each (campaign grade, LLM grade), counts written in the cells; the
+    overlap pairs whose assessors differ are in the matrix tables, not here."""
     with style.context("default"):
         figure = _canvas(CONFUSION_SIZE)
         width = 0.8 / max(len(conditions), 1)
         for i, condition in enumerate(conditions):
             ax = figure.add_axes((0.07 + i * (width + 0.04), 0.2, width - 0.02, 0.62))
-            cells = [c for c in condition["confusion"] if c["llm"] is not None]
-            rows = sorted({float(c["llm"]) for c in cells if c["llm"] is not None})
-            columns = sorted({c["assessor"] for c in cells})
-            grid = np.zeros((len(rows), len(columns)))
-            for c in cells:
-                assert c["llm"] is not None
-                grid[rows.index(float(c["llm"])), columns.index(c["assessor"])] = c["pairs"]
+            matrix = condition["matrix"]  # the people's grades (rows) against the LLM's; differing pairs apart
+            rows, columns = matrix["assessor_grades"], matrix["llm_grades"]
+            grid = np.array(matrix["pairs"], dtype=np.float64)
             if grid.size:
                 ax.imshow(grid, cmap="Blues", aspect="auto", origin="lower")
                 for (r, k), value in np.ndenumerate(grid):
@@ -70,8 +65,8 @@ def confusion_grids(name: str, caption: str, llm: str, conditions: Sequence[Cond
                     ax.text(k, r, f"{value:.0f}", ha="center", va="center", color="white" if dark else "black")
             ax.set_xticks(range(len(columns)), [f"{g:g}" for g in columns])
             ax.set_yticks(range(len(rows)), [f"{g:g}" for g in rows])
-            ax.set_xlabel("campaign's grade")
+            ax.set_xlabel(f"{llm}'s grade")
             if i == 0:
-                ax.set_ylabel(f"{llm}'s grade")
+                ax.set_ylabel("campaign's grade")
             ax.set_title(f"{condition['condition']} (↑{condition['upgrades']} ↓{condition['downgrades']})", fontsize=10)
         return _png(figure, name, caption, CONFUSION_SIZE)

@@ -23,6 +23,8 @@ from studio.services.report.figures import (
     tau_scatter,
     topic_run_scatter,
 )
+from studio.services.report.summary_figures import MAX_SET_FIGURES, alignment_spread
+from studio.store import runs as run_store
 
 SUBSAMPLING_FRACTIONS = tuple(i / 10 for i in range(1, 11))
 SEED = 0
@@ -112,6 +114,7 @@ def alignment_section(
 ) -> Section:
     rows: list[dict[str, Cell]] = []
     figures: list[Figure] = []
+    each = len(others) <= MAX_SET_FIGURES  # a figure per label set, else one over them all
     for name in others:
         alignment = comparisons[name]["alignment"] if name in comparisons else {}
         for pair in sorted(alignment, key=_pair_order):
@@ -126,7 +129,7 @@ def alignment_section(
                     "disagree": statistic(bucket.get("disagree")),
                 }
             )
-        if alignment:
+        if alignment and each:
             figures.append(
                 alignment_bars(
                     names("alignment", name),
@@ -136,6 +139,8 @@ def alignment_section(
                     alignment,
                 )
             )
+    if not each:
+        figures = _alignment_overview(rows, reference, names)
     return Section(
         "alignment",
         "Alignment with the reference order",
@@ -151,6 +156,19 @@ def alignment_section(
         ],
         figures,
     )
+
+
+def _alignment_overview(rows: list[dict[str, Cell]], reference: str, names: FigureNames) -> list[Figure]:
+    """Many label sets: one figure of every set's agree share per category pair."""
+    agree: dict[str, list[float]] = {}
+    for row in sorted(rows, key=lambda r: _pair_order(str(r["category pair"]).replace(" vs ", "_vs_"))):
+        share = row["agree"]
+        if isinstance(share, float):
+            agree.setdefault(str(row["category pair"]).replace(" vs ", "_vs_"), []).append(share)
+    if not agree:
+        return []
+    caption = f"Agree shares with the order of {reference}'s Best, Acceptable and Unacceptable documents, every set"
+    return [alignment_spread(names("alignment"), caption, agree)]
 
 
 def _pair_order(key: str) -> tuple[int, str]:
@@ -174,8 +192,11 @@ def scatter_section(
     pair of those topics (UMBRELA at TREC RAG 2024, Fig. 3)."""
     m = measure_of(measure)
     figures = []
-    for name in others:
+    lacking = _figures_lacking(engine, others)
+    for name in others if lacking is None else []:
         frame = comparison_frame(engine, reference, name, topics)
+        if not frame.runs:
+            continue
         x, y = side_means(engine, frame, m, m)
         points = sorted(zip(frame.runs, x.tolist(), y.tolist(), strict=True))
         tau = statistic(comparisons[name]["kendall_tau"] if name in comparisons else None)
@@ -204,7 +225,7 @@ def scatter_section(
                 statistic(_finite(pooled_tau(ref_matrix, matrix))),
             )
         )
-    notes = [] if others else ["There is no other label set to plot against the reference."]
+    notes = [lacking] if lacking else [] if others else ["There is no other label set to plot against the reference."]
     return Section(
         "scatter",
         "Run scores against the reference",
@@ -214,6 +235,19 @@ def scatter_section(
         figures=figures,
         notes=notes,
     )
+
+
+def _figures_lacking(engine: EvaluationEngine, others: list[str]) -> str | None:
+    """Why a section of leaderboard plots per label set draws none (no run, or too many label sets
+    for a figure each), or None when it draws them."""
+    if not run_store.run_names(engine.db.cursor()):
+        return "No run is loaded: there is no leaderboard to plot."
+    if len(others) > MAX_SET_FIGURES:
+        return (
+            f"{len(others)} label sets: a plot each is drawn up to {MAX_SET_FIGURES} label sets; "
+            "the comparison table gives each one's τ."
+        )
+    return None
 
 
 # -- 6. topic subsampling ---------------------------------------------------------------------
@@ -226,7 +260,8 @@ def subsampling_section(
     percent = [f"{f:.0%}" for f in SUBSAMPLING_FRACTIONS]
     rows: list[dict[str, Cell]] = []
     curves: dict[str, list[tuple[float, float | None, float | None]]] = {}
-    for name in others:
+    no_run = not run_store.run_names(engine.db.cursor())
+    for name in [] if no_run else others:
         frame = comparison_frame(engine, reference, name, topics)
         ref_matrix, matrix = aligned_matrices(engine.evaluator(reference), engine.evaluator(name), frame, m)
         shared = int(ref_matrix.shape[0])
@@ -237,7 +272,8 @@ def subsampling_section(
                 continue
             found = subsample_tau(ref_matrix, matrix, fraction, trials=SUBSAMPLE_TRIALS, seed=SEED)
             spreads.append(Spread(statistic(found["mean"]), statistic(found["std"])))
-        curves[name] = [(f, s.mean, s.std) for f, s in zip(SUBSAMPLING_FRACTIONS, spreads, strict=True)]
+        if any(s.mean is not None for s in spreads):
+            curves[name] = [(f, s.mean, s.std) for f, s in zip(SUBSAMPLING_FRACTIONS, spreads, strict=True)]
         rows.append({"label set": name, "topics": shared, **dict(zip(percent, spreads, strict=True))})
     figures = (
         [
@@ -249,7 +285,7 @@ def subsampling_section(
                 curves,
             )
         ]
-        if curves
+        if curves and len(curves) <= MAX_SET_FIGURES
         else []
     )
     return Section(
@@ -263,7 +299,7 @@ def subsampling_section(
                 "Kendall τ by share of the topics",
                 ["label set", "topics", *percent],
                 rows,
-                empty="no other label set to compare",
+                empty="no run loaded: no leaderboard to subsample" if no_run else "no other label set to compare",
             )
         ],
         figures,

@@ -12,6 +12,7 @@ from studio.domain.significance_matrix import CLASS_LETTERS, CLASS_MEANINGS, dec
 from studio.services.facade.core import ProjectCore
 from studio.services.report.cells import FigureNames, statistic
 from studio.services.report.figures import decision_matrix
+from studio.services.report.summary_figures import MAX_SET_FIGURES
 from studio.services.significance.pairs import significance
 
 COUNTS = {"both": "both", "opposite": "opposite", "ref_only": "reference only", "qrels_only": "audited only"}
@@ -64,16 +65,14 @@ def significance_section(
     for name in others:
         result = significance(project.engine, name, measure, DEFAULT_PLAN, ref=reference, topics=topics)
         rows.append(decision_row(result, ks))
-        figures.append(
-            decision_matrix(
-                names("significance", name),
+        if len(others) <= MAX_SET_FIGURES:  # hundreds of matrices would bury the table: it holds the counts
+            caption = (
                 f"{name} against {reference}: the class of each run pair's decisions ({measure}), runs in "
-                f"{reference}'s order",
-                reference,
-                name,
-                decision_grid(result, board),
+                f"{reference}'s order"
             )
-        )
+            figures.append(
+                decision_matrix(names("significance", name), caption, reference, name, decision_grid(result, board))
+            )
     columns = [
         "label set",
         *COUNTS.values(),
@@ -102,6 +101,6 @@ def significance_section(
             ),
             tables=[Table(f"Decisions against {reference}", columns, rows)],
             figures=figures,
-            notes=[f"Matrix cells: {legend}."],
+            notes=[f"Matrix cells: {legend}."] if figures else [f"{len(others)} label sets: no matrix each."],
         )
     ]

@@ -7,9 +7,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from matplotlib import style
+from matplotlib.figure import Figure as MplFigure
 from matplotlib.lines import Line2D
 from matplotlib.patches import Patch
 
+from studio.domain.natural_order import natural_key
 from studio.domain.prompt_study import LexicalDiversity, StudyAlpha, StudyCell
 from studio.domain.report import Figure
 from studio.services.report.figures import _canvas, _png
@@ -32,7 +34,7 @@ def prompt_bars(name: str, caption: str, title: str, cells: Sequence[StudyCell])
     with style.context("default"):
         figure = _canvas(PROMPTS_SIZE)
         ax = figure.add_axes((0.07, 0.3, 0.9, 0.6))
-        ordered = sorted(prompts, key=lambda c: (c["group"], c["prompt"]))
+        ordered = sorted(prompts, key=lambda c: (natural_key(c["group"]), natural_key(c["prompt"])))
         values = [c["agreement"] if c["agreement"] is not None else 0.0 for c in ordered]
         ax.bar(range(len(ordered)), values, color=[palette[c["group"]] for c in ordered], width=0.7)
         handles: list[Patch | Line2D] = [Patch(color=palette[g], label=g) for g in palette]
@@ -56,20 +58,38 @@ def prompt_bars(name: str, caption: str, title: str, cells: Sequence[StudyCell])
 
 
 def alpha_bars(name: str, caption: str, rows: Sequence[StudyAlpha]) -> Figure:
-    """Krippendorff's α between the prompts of each group, a bar per model × method × group."""
-    palette = colours([r["group"] for r in rows])
+    """Krippendorff's α between the prompts of each group: per model × method × collection a cluster
+    of bars, one per group; the figure as wide as the clusters' labels need, so that no two overlap."""
     with style.context("default"):
-        figure = _canvas(SMALL_SIZE)
-        ax = figure.add_axes((0.1, 0.3, 0.85, 0.6))
-        labels = [f"{r['model']}\n{r['method']}" for r in rows]
-        ax.bar(range(len(rows)), [r["alpha"] or 0.0 for r in rows], color=[palette[r["group"]] for r in rows])
-        ax.set_xticks(range(len(rows)), labels, fontsize=8)
-        ax.set_ylabel("Krippendorff's α")
-        ax.set_title("Agreement between the prompts of a group", fontsize=11)
-        figure.legend(
-            handles=[Patch(color=c, label=g) for g, c in palette.items()], loc="lower center", ncols=4, frameon=False
-        )
-        return _png(figure, name, caption, SMALL_SIZE)
+        figure, size = alpha_figure(rows)
+        return _png(figure, name, caption, size)
+
+
+def alpha_figure(rows: Sequence[StudyAlpha]) -> tuple[MplFigure, tuple[int, int]]:
+    """The α figure drawn, and its size in pixels (to be drawn under the default style)."""
+    palette = colours([r["group"] for r in rows])
+    keys = sorted(
+        {(r["model"], r["method"], r["collection"]) for r in rows}, key=lambda k: tuple(natural_key(p) for p in k)
+    )
+    width = 0.8 / max(len(palette), 1)
+    labels = [f"{model}\n{method}\n{collection}" for model, method, collection in keys]
+    # Labels stay level, one word a line; each cluster as wide as its longest line at 8 pt (≤ 6 px a character).
+    per_key = max(70, 6 * max((len(line) for label in labels for line in label.split("\n")), default=0) + 12)
+    size = (max(SMALL_SIZE[0], 110 + per_key * len(keys)), 420)
+    figure = _canvas(size)
+    ax = figure.add_axes((80 / size[0], 0.25, 1 - 110 / size[0], 0.63))
+    for g, (group, colour) in enumerate(palette.items()):
+        found = {(r["model"], r["method"], r["collection"]): r["alpha"] for r in rows if r["group"] == group}
+        shift = (g - (len(palette) - 1) / 2) * width
+        placed = [(i + shift, found[k] or 0.0) for i, k in enumerate(keys) if k in found]
+        ax.bar([x for x, _ in placed], [h for _, h in placed], width=width, color=colour, label=group)
+    ax.set_xticks(range(len(keys)), labels, fontsize=8)
+    ax.set_xlim(-0.6, len(keys) - 0.4)
+    ax.axhline(0, color="#b9bec6", linewidth=0.8)
+    ax.set_ylabel("Krippendorff's α")
+    ax.set_title("Agreement between the prompts of a group", fontsize=11, loc="left")
+    figure.legend(loc="upper right", ncols=len(palette), frameon=False, fontsize=8)
+    return figure, size
 
 
 def diversity_bars(name: str, caption: str, rows: Sequence[LexicalDiversity]) -> Figure:

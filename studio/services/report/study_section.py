@@ -7,7 +7,8 @@ Label sets that are not linked to a prompt and whose name holds `umbrela` are th
 
 from __future__ import annotations
 
-from studio.domain.prompt_study import StudyOptions, StudyReport
+from studio.domain.natural_order import NaturalKey, natural_key
+from studio.domain.prompt_study import StudyCell, StudyOptions, StudyReport
 from studio.domain.report import Cell, Figure, Section, Table
 from studio.services.facade.core import ProjectCore
 from studio.services.report.cells import FigureNames, statistic
@@ -77,6 +78,12 @@ def _group_rows(report: StudyReport) -> list[dict[str, Cell]]:
     return rows
 
 
+def _cell_order(cell: StudyCell) -> tuple[NaturalKey, ...]:
+    """Per model, method and collection, prompts in natural order (0, 1, 2, …, 10), reference rows last."""
+    keys = (str(cell["group"] == "reference"), cell["model"], cell["method"], cell["collection"], cell["prompt"])
+    return tuple(natural_key(k) for k in keys)
+
+
 def _cell_rows(report: StudyReport) -> list[dict[str, Cell]]:
     """One row per prompt × model × method × collection."""
     return [
@@ -92,7 +99,7 @@ def _cell_rows(report: StudyReport) -> list[dict[str, Cell]]:
             "first shown wins": statistic(c["position_bias"]),
             "ties": statistic(c["tie_rate"]),
         }
-        for c in report["cells"]
+        for c in sorted(report["cells"], key=_cell_order)
     ]
 
 
@@ -100,7 +107,10 @@ def _figures(report: StudyReport, reference: str, names: FigureNames) -> list[Fi
     """A bar per prompt for each model × method × collection (the reference rows beside them), α per
     group and the groups' lexical diversity."""
     figures = []
-    panels = sorted({(c["model"], c["method"], c["collection"]) for c in report["cells"] if c["group"] != "reference"})
+    panels = sorted(
+        {(c["model"], c["method"], c["collection"]) for c in report["cells"] if c["group"] != "reference"},
+        key=lambda panel: tuple(natural_key(part) for part in panel),
+    )
     for model, method, collection in panels:
         shown = [
             c

@@ -31,13 +31,13 @@ from studio.services.facade.core import ProjectCore
 from studio.services.meta.review_queue import disagreements
 from studio.services.review.conflicts import assessor_grades, conflict_queue
 from studio.services.review.pair_context import leaderboard_moves, retrieved_by
+from studio.services.review.prompt_grades import pair_prompt_grades
 from studio.services.review.stats import tau_and_kappa
 from studio.services.session import InteractiveSession
 from studio.services.writes.owners import owned_by
 from studio.store import Connection
 from studio.store import review as review_store
 from studio.store.pools import passage_texts, topic_texts
-from studio.store.prompt_collections import prompt_grades
 from studio.store.runs import pairs_retrieved
 
 
@@ -152,7 +152,7 @@ class ReviewSession(InteractiveSession[ReviewStep, Decision | None]):
             retrieved=retrieved_by(engine.rankings(), qid, docid, topic),
             moves=leaderboard_moves(engine, self.qrels, self.measure, qid, docid, ref_grade, self._audited_topics()),
             assessors=assessor_grades(self.project, self.qrels, qid, docid) if self.filters.conflicts else {},
-            prompts=prompt_grades(con, qid, docid),
+            prompts=pair_prompt_grades(con, qid, docid),
         )
 
     def _audited_topics(self) -> tuple[str, ...] | None:

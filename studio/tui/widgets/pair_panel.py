@@ -4,8 +4,9 @@ and the leaderboard places its grade decides.
 
 Repainted on every key, it is a few texts, not a widget per part: the judges' and the items'
 grades are aligned columns of one text (as the runs under "why"), not tables, which measured,
-styled and drew themselves each time; the grades under each prompt of a study, shown only when a
-study linked prompts to the pair, stay a table."""
+styled and drew themselves each time; so are the grades under each prompt of a study, shown only
+when a study linked prompts to the pair: one list per method, so that 0/1 and 0–3 grades never mix,
+a line per prompt, model and test collection, the collection named."""
 
 from __future__ import annotations
 
@@ -16,12 +17,12 @@ from rich.markup import escape
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, VerticalScroll
-from textual.widgets import DataTable, Static
+from textual.widgets import Static
 
 from studio.domain.highlight import highlight_spans
+from studio.domain.prompt_grades import SCALES, by_method
 from studio.domain.rows import PromptGrade
 from studio.domain.views import PairView
-from studio.tui.widgets.table import Table
 
 STYLES = {"term": "bold yellow", "answer": "underline green"}
 
@@ -57,10 +58,28 @@ def one_line(text: object, width: int) -> str:
     return " ".join(str(text).split())[:width]
 
 
-def _table(table_id: str, *columns: str) -> DataTable[str]:
-    table: DataTable[str] = Table(id=table_id, cursor_type="row", show_cursor=False)
-    table.add_columns(*columns)
-    return table
+def prompts_text(prompts: Sequence[PromptGrade]) -> Text:
+    """Per method (one scale), the pair's grade under each prompt, model and test collection."""
+    text = Text()
+    several = len({row["collection"] for row in prompts}) > 1  # prompt ids named with their prompt collection
+    for method, rows in by_method(prompts):
+        scale = SCALES.get(method, "its own scale")
+        lines = [
+            (
+                one_line(f"{row['collection']}/{row['prompt_id']}" if several else row["prompt_id"], 32),
+                row["author_group"],
+                one_line(row["model"], 24),
+                row["test_collection"],
+                grade_text(row["grade"]),
+            )
+            for row in rows
+        ]
+        title = f"Under each {method} prompt ({scale}) · {prompt_spread(rows)}"
+        if text.plain:
+            text.append("\n\n")
+        text.append_text(columns(title, ("Prompt", "Group", "Model", "Collection", "Grade"), lines, limit=None))
+    text.no_wrap, text.overflow = True, "ellipsis"
+    return text
 
 
 class PairPanel(VerticalScroll):
@@ -70,12 +89,8 @@ class PairPanel(VerticalScroll):
         yield Static("", id="pair-head")
         yield Static("", id="passage")
         yield Static("", id="grades")
-        prompts_head, prompts = (
-            Static("", id="prompts-head"),
-            _table("prompts", "Prompt", "Group", "Model", "Method", "Grade"),
-        )
-        prompts_head.display = prompts.display = False  # only once a study linked prompts to this pair
-        yield prompts_head
+        prompts = Static("", id="prompts")
+        prompts.display = False  # only once a study linked prompts to this pair
         yield prompts
         with Horizontal(id="why"):
             yield Static(id="retrieved")
@@ -87,7 +102,7 @@ class PairPanel(VerticalScroll):
         if self.shown == (view, ref, qrels):  # a view read again (labels changed elsewhere) that did not change
             return
         self.shown = (view, ref, qrels)
-        self._show_prompts(view, self.query_one("#prompts", DataTable))
+        self._show_prompts(view)
         head = self.query_one("#pair-head", Static)
         if view is None:
             head.update("[b]The queue is done.[/b] `u` undoes the last decision; `/` chooses another slice.")
@@ -117,32 +132,20 @@ class PairPanel(VerticalScroll):
             self.query_one("#retrieved", Static).update(why[0])
             self.query_one("#moves", Static).update(why[1])
 
-    def _show_prompts(self, view: PairView | None, table: DataTable[str]) -> None:
+    def _show_prompts(self, view: PairView | None) -> None:
         """The pair's grade under each prompt of a study, when one linked label sets to prompts: the
         prompts' disagreement on a pair is a reason to look at it."""
         prompts = view.prompts if view is not None else []
-        head = self.query_one("#prompts-head", Static)
-        head.display = table.display = bool(prompts)
-        if table.row_count:
-            table.clear()
-        if not prompts:
-            return
-        head.update(f"[b]Under each prompt[/b] · {prompt_spread(prompts)}")
-        for row in prompts:
-            table.add_row(
-                one_line(f"{row['collection']}/{row['prompt_id']}", 32),
-                row["author_group"],
-                one_line(row["model"], 24),
-                row["method"],
-                grade_text(row["grade"]),
-            )
+        widget = self.query_one("#prompts", Static)
+        widget.display = bool(prompts)
+        widget.update(prompts_text(prompts) if prompts else "")
 
     def show_reading(self, pair: Mapping[str, Any], ref: str, qrels: str, error: str | None = None) -> None:
         """The pair's head from the queue while its view is read (or why it could not be)."""
         if self.shown == (dict(pair), ref, qrels, error):
             return
         self.shown = (dict(pair), ref, qrels, error)
-        self._show_prompts(None, self.query_one("#prompts", DataTable))
+        self._show_prompts(None)
         reading = f"[red]not read yet:[/red] {escape(error)}" if error else "[dim]reading the pair…[/dim]"
         self.query_one("#pair-head", Static).update(
             f"[b]{pair['qid']}[/b]\n[b]{pair['docid']}[/b] · {ref} [b]{grade_text(pair['ref_grade'])}[/b] · "

@@ -3,7 +3,9 @@ held only while it is used, so that several studio processes can work on one pro
 
 A `Database` opens its file on first use (taking the studio's lock on it, waiting for another
 holder as `file_lock` says) and keeps it until `release()`, which a long job calls between its
-writes and the TUI calls when idle; the next use opens it again. Every write transaction also
+writes; the next use opens it again. A front end that stays open (the TUI) asks for the file to be
+given up whenever its last use ends (`release_between_uses`): it then holds the file only while a
+transaction or a `busy()` block runs, never between them. Every write transaction also
 counts one change in the project, which tells a process that holds state in memory (the TUI)
 that another one wrote meanwhile.
 
@@ -42,8 +44,8 @@ class Database:
     DuckDB connections are not shared between threads: `cursor()` hands each thread its own
     cursor on the same database, as DuckDB's Python documentation prescribes. `release()` closes
     them all, except during a transaction or a `busy()` block; other use from another thread is
-    the caller's to rule out (the TUI releases only while no worker runs but a long job's, whose
-    use of the file is all inside such blocks).
+    the caller's to rule out (every use of the file by the TUI's workers is inside such a block,
+    `Project.turn()` for the screens'; the file is given up when the last one ends).
     """
 
     def __init__(
@@ -79,7 +81,9 @@ class Database:
         self.changes_seen = 0  # the change counter as this process last wrote or read it
         self.outside_writes = False  # another process wrote between this one's transactions
         self.signature_at_release: tuple[int, int] | None = None
-        self.defer_release = False  # set by a front end that releases the file itself when idle
+        # Set by a front end that stays open (the TUI): the file is given up as soon as the last
+        # transaction or busy() block of any thread ends, so other processes never wait for it idle.
+        self.release_between_uses = False
         self.opened_at = 0.0  # when this process last opened the file (time.time())
         self.last_used = time.monotonic()  # when a cursor was last asked for
         self.changes_seen = self.change_counter()  # opens the file now: a bad one is reported at once
@@ -286,8 +290,7 @@ class Database:
                 raise
             raise refusal from error
         finally:
-            with self._guard:
-                self._transactions -= 1
+            self._end_use()
 
     @contextmanager
     def busy(self) -> Iterator[None]:
@@ -297,14 +300,18 @@ class Database:
         try:
             yield
         finally:
-            with self._guard:
-                self._transactions -= 1
+            self._end_use()
+
+    def _end_use(self) -> None:
+        with self._guard:
+            self._transactions -= 1
+            last = self._transactions == 0
+        if last and self.release_between_uses:
+            self.release()  # (a no-op when another thread began a use meanwhile: its end releases)
 
     def idle(self) -> None:
-        """A long job has written what it had: give the file up, unless this process decides
-        itself when to (the TUI, whose other threads may be using the file)."""
-        if not self.defer_release:
-            self.release()
+        """A long job has written what it had: give the file up (not while another thread uses it)."""
+        self.release()
 
     def _count_change(self, con: Connection) -> int | None:
         if self._migrating or self.read_only_reason is not None:  # read-only: nothing written, nothing to count

@@ -44,8 +44,8 @@ class StudioScreen(Screen[None]):
     def locked(self) -> Iterator[Project]:
         """The project with its evaluation engine to oneself: the lock every worker takes while it
         uses the project (never the UI thread, which must not wait)."""
-        with self.state.engine_lock:
-            yield self.state.project
+        with self.state.project.turn() as project:  # the file held for the block, given up after it
+            yield project
 
     def on_screen_resume(self) -> None:
         if self.failed:  # back from the dialog that told of a failure: not tried again on its own

@@ -5,7 +5,8 @@ A `Database` opens its file on first use (taking the studio's lock on it, waitin
 holder as `file_lock` says) and keeps it until `release()`, which a long job calls between its
 writes; the next use opens it again. A front end that stays open (the TUI) asks for the file to be
 given up whenever its last use ends (`release_between_uses`): it then holds the file only while a
-transaction or a `busy()` block runs, never between them. Every write transaction also
+transaction or a `busy()` block runs, and between them only while no other process asks for it
+(at most `linger` seconds). Every write transaction also
 counts one change in the project, which tells a process that holds state in memory (the TUI)
 that another one wrote meanwhile.
 
@@ -84,6 +85,9 @@ class Database:
         # Set by a front end that stays open (the TUI): the file is given up as soon as the last
         # transaction or busy() block of any thread ends, so other processes never wait for it idle.
         self.release_between_uses = False
+        # …after `linger` seconds without use, or at once when another process asks for it: the
+        # next keypress is spared the reopening (tens of milliseconds) without anyone waiting.
+        self.linger = 0.0
         self.opened_at = 0.0  # when this process last opened the file (time.time())
         self.last_used = time.monotonic()  # when a cursor was last asked for
         self.changes_seen = self.change_counter()  # opens the file now: a bad one is reported at once
@@ -306,7 +310,7 @@ class Database:
         with self._guard:
             self._transactions -= 1
             last = self._transactions == 0
-        if last and self.release_between_uses:
+        if last and self.release_between_uses and (self.linger <= 0 or self.wanted()):
             self.release()  # (a no-op when another thread began a use meanwhile: its end releases)
 
     def idle(self) -> None:

@@ -6,9 +6,10 @@ and noticing others' writes) runs in a thread worker that posts messages; handle
 own every widget. Another process may hold the file for seconds: a worker waits for it, the screen
 does not. The evaluation engine's cached evaluators are shared, so a worker holds the project's
 lock while it uses the project (`StudioScreen.locked()`, a `Project.turn()`); the UI thread never
-takes it. The file is held only during those turns and the writes' transactions and given up as
-each ends: a command in another terminal (`studio list`, `label`, `sync`) never waits for the
-studio, however long it stays open and however often its team's sync runs (docs/team.md).
+takes it. The file is held during those turns and the writes' transactions, and between them
+only until another process asks for it (or a moment passes): a command in another terminal
+(`studio list`, `label`, `sync`) never waits for the studio, however long it stays open and however
+often its team's sync runs (docs/team.md).
 
 A worker's failure that is meant for a person (a `StudioError`) opens a dialog; anything else is a
 bug and ends the app with exit status 1, its traceback written to a file named on stderr.
@@ -39,8 +40,11 @@ if TYPE_CHECKING:
     from textual.command import Provider
     from textual.screen import Screen
 
-# How often the studio looks for others' writes (and gives up the file, should a use have left it held).
-IDLE_SECONDS = 0.5
+# How often the studio looks whether another process asks for the file (a stat), and for others' writes.
+IDLE_SECONDS = 0.25
+# Between two uses the file is kept this long at most, and not at all once another process asks for
+# it: the next keypress is spared the reopening, and no command waits for more than a look.
+LINGER_SECONDS = 1.0
 TUI_WAIT_SECONDS = 5.0
 # Workers that hold the file only inside their own transactions and busy blocks (judges,
 # re-grading, the team's sync) and so do not keep the studio from looking for others' writes
@@ -153,7 +157,7 @@ class StudioApp(StateApp):
         # The project file is held only while it is used and given up as each use ends, so that
         # headless commands and judges in other terminals work meanwhile; what they write is
         # noticed and shown. A worker waits at most a few seconds for another process's write.
-        self.state.project.share_between_uses(TUI_WAIT_SECONDS)
+        self.state.project.share_between_uses(TUI_WAIT_SECONDS, LINGER_SECONDS)
         self.start_watching()
         self.set_interval(IDLE_SECONDS, self.share_the_file)
         if self.team_member is not None:
@@ -176,9 +180,9 @@ class StudioApp(StateApp):
             self.watcher = project.watch_changes()
 
     def share_the_file(self) -> None:
-        """Look for others' writes in a worker (giving the file up first, should anything have left
-        it held) while no work but a long job's is under way."""
-        if self.watcher is None:
+        """Give the file up when another process asks for it or after a moment without use, and
+        look for others' writes, in a worker, while no work but a long job's is under way."""
+        if self.watcher is None or not self.state.project.sharing_due():
             return
         if any(not worker.is_finished and worker.group not in LONG_JOBS for worker in self.workers):
             return

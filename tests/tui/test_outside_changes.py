@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from terminal_helpers import STUDIO
 from textual.pilot import Pilot
-from tui_helpers import Messages, drive, settle, text_of, until
+from tui_helpers import Messages, drive, text_of, until
 
 from studio.tui.app import StudioApp
 from studio.tui.screens.review import ReviewScreen
@@ -27,8 +27,8 @@ def test_an_edit_from_another_process_reaches_the_open_studio(sample: Path) -> N
             before = engine.leaderboard("umbrela-smol", "nDCG@10")
             grade = engine.evaluator("umbrela-smol").labels["1001"].judged["p1001-01"]
         new = (grade + 1) % 4
-        await settle(pilot)  # its workers done, the studio holds the file no longer: nobody has to ask for it
-        assert not app.state.project.db.held
+        # Its workers done, the studio gives the file up after a moment without use, unasked.
+        await until(pilot, lambda: not app.state.project.db.held)
         done = await asyncio.to_thread(
             subprocess.run,
             [

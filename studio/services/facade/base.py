@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -129,12 +130,20 @@ class ProjectBase:
         """Let other processes have the file until the next call needs it (what is in memory stays)."""
         self.db.release()
 
-    def share_between_uses(self, wait: float) -> None:
+    def share_between_uses(self, wait: float, linger: float = 0.0) -> None:
         """Hold the file only while it is used (a transaction, a `turn()`, a sync's step) and give
-        it up as soon as the last use ends, so that commands in other terminals never wait for a
-        front end that stays open; a use waits at most `wait` seconds for another process's turn."""
+        it up as the last use ends — when another process asks for it, at once; else after `linger`
+        seconds without use (`sharing_due`) — so that commands in other terminals never wait for a
+        front end that stays open. A use waits at most `wait` seconds for another process's turn."""
         self.db.release_between_uses = True
+        self.db.linger = linger
         self.db.wait = min(self.db.wait, wait)
+
+    def sharing_due(self) -> bool:
+        """Is it time to give the file up and look for others' writes: not held now, or another
+        process asked for it, or nobody used it for the `linger` of `share_between_uses`."""
+        db = self.db
+        return not db.held or db.wanted() or time.monotonic() - db.last_used >= db.linger
 
     @contextmanager
     def turn(self) -> Iterator[Self]:

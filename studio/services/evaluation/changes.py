@@ -59,7 +59,7 @@ class ChangeWatcher:
         db = self.engine.db
         if db.held or (db.signature() == db.signature_at_release and not db.outside_writes):
             return None
-        with db.busy():  # another thread's use ending meanwhile leaves the file to this one
+        with db.busy(polite=False):  # another thread's use ending meanwhile leaves the file to this one
             found = self._poll_held() if db.try_hold() else None
         db.release()
         return found

@@ -149,7 +149,7 @@ class ProjectBase:
     def turn(self) -> Iterator[Self]:
         """The project to this thread for a while: the engine's lock (the write path takes it too),
         and the file held until the block ends (given up then, under `share_between_uses`)."""
-        with self.lock, self.db.busy():
+        with self.db.busy(), self.lock:  # the use first: it may wait for others' uses, holding nothing
             yield self
 
     @property

@@ -5,7 +5,10 @@ another process asks for it with one — and never while another thread's use ru
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
+
+import pytest
 
 from studio.store.database import Database
 from studio.store.file_lock import announce_wait
@@ -61,4 +64,44 @@ def test_with_a_linger_the_file_stays_until_another_process_asks(tmp_path: Path)
     with db.busy():
         db.cursor().execute("SELECT 1").fetchone()
     assert not db.held  # asked for: given up as the use ended
+    db.close()
+
+
+def test_while_asked_for_a_new_use_waits_for_the_running_ones(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Overlapping uses would keep the file held for good: asked for, a new use waits for the
+    running ones to end, the file is given up, and the new use opens it anew."""
+    db = sharing(tmp_path / "p.duckdb", linger=3600.0)
+    inside, leave, waiting = threading.Event(), threading.Event(), threading.Event()
+    sleep = time.sleep
+
+    def noted_sleep(seconds: float) -> None:  # what the waiting use does between its looks
+        waiting.set()
+        sleep(seconds)
+
+    monkeypatch.setattr("studio.store.database.time.sleep", noted_sleep)
+    seen: list[int] = []
+
+    def running() -> None:
+        with db.busy():
+            db.cursor().execute("SELECT 1").fetchone()
+            inside.set()
+            leave.wait()
+
+    def new() -> None:
+        with db.busy():
+            db.cursor().execute("SELECT 1").fetchone()
+            seen.append(db._generation)
+
+    first = threading.Thread(target=running)
+    first.start()
+    inside.wait()
+    opened = db._generation
+    announce_wait(db.path)
+    second = threading.Thread(target=new)
+    second.start()
+    assert waiting.wait(timeout=60)  # the new use waits …
+    leave.set()
+    first.join()
+    second.join()
+    assert seen == [opened + 1]  # … and opens the file again, after it was given up
     db.close()

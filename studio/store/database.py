@@ -36,7 +36,7 @@ from studio.store.query_rows import records as records  # re-exported: where the
 from studio.store.query_rows import typed_records as typed_records
 
 Connection = duckdb.DuckDBPyConnection
-YIELD_SECONDS = 3 * POLL_SECONDS  # a front end's pause before it takes back a file another process asked for
+YIELD_SECONDS = 0.5  # a waiter that asked this recently is still waiting: a front end lets it in first
 CLOSE_ATTEMPTS = 200  # 2 s for a query still running on another thread to notice its interruption
 
 
@@ -117,8 +117,11 @@ class Database:
         if self.in_memory:
             return opening.connect(self.path)
         seen = None if self._admitted else self._admit()  # before the lock: a file refused here gets no lock file
-        if self.release_between_uses and wanted_since(self.path, self.released_at):
-            time.sleep(YIELD_SECONDS)  # asked for since given up: the other's turn first, not retaken at once
+        deadline = time.monotonic() + self.wait  # asked for since given up: the other's turn first, not
+        while self.release_between_uses and time.monotonic() < deadline:  # retaken while it still asks
+            if not wanted_since(self.path, max(self.released_at, time.time() - YIELD_SECONDS)):
+                break
+            time.sleep(POLL_SECONDS)
         self._lock.acquire(self.wait, self.notice)
         try:
             if not os.path.exists(self.path):

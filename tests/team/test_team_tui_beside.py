@@ -19,13 +19,14 @@ from studio.tui.app import StudioApp
 
 
 async def studio(db: Path, *args: str) -> tuple[int, str, str]:
-    """The `studio` program on `db`, waiting 2 s at most for the file, while the app runs on."""
+    """The `studio` program on `db`, waiting 5 s at most for the file (the default is 30), while the
+    app runs on."""
     process = await asyncio.create_subprocess_exec(
         str(STUDIO),
         "--db",
         str(db),
         "--wait",
-        "2",
+        "5",
         *args,
         stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.PIPE,

@@ -88,7 +88,10 @@ def tui(
             "--person",
             "--assessor",
             envvar=[STUDIO_PERSON, STUDIO_ASSESSOR],
-            help="Who reviews, and grades a blind audit as its assessor (default: the OS user name).",
+            help=(
+                "Who reviews, and grades a blind audit as its assessor (default: on a team's copy the member's"
+                " PostgreSQL role, else the OS user name)."
+            ),
         ),
     ] = None,
     audit: Annotated[

@@ -295,20 +295,24 @@ EXAMPLES: dict[str, list[str]] = {
     "studio audit agreement": ["studio audit agreement gold", "studio audit agreement gold --format json"],
     "studio audit adjudicate": ["studio audit adjudicate gold 1003 D42 2"],
     "studio team publish": [
-        "studio team publish --to 'host=db.lab dbname=trec sslmode=require' --members alice,bob,carol",
-        "studio team publish --to service=trec-team --members alice,bob  # ~/.pg_service.conf",
+        "studio --db trec.duckdb team publish --to 'host=db.lab port=5432 dbname=trec user=coord' --members alice,bob",
+        "studio --db trec.duckdb team publish --to service=trec-team --members alice,bob  # ~/.pg_service.conf",
     ],
     "studio team join": [
-        "studio --db alice.duckdb team join 'host=db.lab dbname=trec user=alice'  # password from ~/.pgpass",
+        "studio --db alice.duckdb team join 'host=db.lab port=5432 dbname=trec user=alice'  # password from ~/.pgpass",
         "PGSERVICE=trec-team studio --db alice.duckdb team join ''",
     ],
-    "studio team status": ["studio team status --format json   # member, last sync, waiting, quarantined events"],
+    "studio team status": [
+        "studio --db trec.duckdb team status       # how the last sync ended and why; waiting, shared, quarantined",
+        "studio team status --format json",
+    ],
     "studio team quarantine": [
         "studio team quarantine                     # every copy's report of the events its gates refused",
     ],
     "studio sync": [
         "studio sync                                # push what waits, pull the others' events",
         'studio sync --format json                  # {"pushed": n, "pulled": n, "waiting": n, "offline": …}',
+        "studio --db trec.duckdb sync              # rejected by the server (pg_hba.conf, password): exit 1",
     ],
     "studio audit simulate": [
         "studio audit simulate --ref human --qrels umbrela-smol --budget 5 --design topics --trials 1000 --seed 0",

@@ -16,7 +16,9 @@ commands = typer.Typer()
 @handles_errors
 def sync_command(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> None:
     """Push this member's events not on the team's server yet (in the order they were made) and
-    apply the others'. Offline, it says so and loses nothing: the events wait for the next sync.
+    apply the others'. Offline, it says so and loses nothing: the events wait for the next sync
+    (exit 0). Rejected by the server (its login refused by pg_hba.conf or the password, a member
+    whose role lost its rights), it says why and exits 1: nothing was exchanged.
     A pulled event that fails the gates of a local command is quarantined (named on stderr, never
     applied; `studio team status` lists them) and the events after it go on."""
     with open_project(ctx) as project:
@@ -31,8 +33,8 @@ def sync_command(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> 
         stderr_console().print(f"conflict: {conflict}", markup=False, highlight=False)
     for refused in done["quarantined"]:
         stderr_console().print(f"quarantined: {refused}", markup=False, highlight=False)
-    if fmt is OutputFormat.table:
+    if fmt is OutputFormat.table:  # the reason went to stderr whole: no table cell as wide as a driver's message
         counted = {"conflicts": len(done["conflicts"]), "quarantined": len(done["quarantined"])}
-        emit_object({k: v for k, v in done.items() if k not in counted} | counted, fmt)
+        emit_object({k: v for k, v in done.items() if k not in {*counted, "error"}} | counted, fmt)
     else:
         emit_object(done, fmt)

@@ -7,6 +7,7 @@ refused: the project file keeps the string.
 
 from __future__ import annotations
 
+import sys
 from typing import Annotated
 
 import typer
@@ -14,7 +15,7 @@ import typer
 from studio.cli.context import open_project, options
 from studio.cli.errors import handles_errors
 from studio.cli.options import FormatOption
-from studio.cli.output import OutputFormat, emit_object, emit_records
+from studio.cli.output import OutputFormat, Part, emit_object, emit_parts, emit_records, stdout_writes
 from studio.services.project import Project
 
 commands = typer.Typer(
@@ -59,19 +60,29 @@ def join_command(ctx: typer.Context, conninfo: Conninfo, fmt: FormatOption = Out
 @commands.command("status")
 @handles_errors
 def status_command(ctx: typer.Context, fmt: FormatOption = OutputFormat.table) -> None:
-    """The team as this copy knows it (no server asked): member, last sync, events waiting, and the
-    pulled events it quarantined (never applied)."""
+    """The team as this copy knows it (no server asked): member, how the last sync ended (synced,
+    offline, rejected by the server) and why, this member's events waiting to go up, the events
+    shared per member, and the pulled events it quarantined (never applied)."""
     with open_project(ctx) as project:
         found = project.team_status()
     if found is None:
         emit_object({"team": None}, fmt)
         return
-    if fmt is OutputFormat.table:
-        shared = ", ".join(f"{member} {count}" for member, count in found["shared"].items()) or "none"
-        held = [f"{q['member']} #{q['seq']} ({q['kind']}): {q['reason']}" for q in found["quarantined"]]
-        emit_object({**found, "shared": shared, "quarantined": "; ".join(held) or "none"}, fmt, title="Team")
-    else:
+    if fmt is not OutputFormat.table:
         emit_object(found, fmt)
+        return
+    shared = ", ".join(f"{member} {count}" for member, count in found["shared"].items()) or "none"
+    table = {k: v for k, v in found.items() if k not in ("last_error", "quarantined")}
+    outcome = found["outcome"] or "never synced"
+    table |= {"outcome": outcome, "shared": shared, "quarantined": len(found["quarantined"])}
+    emit_parts(table | {"held": list(found["quarantined"])}, fmt, title="Team", parts=QUARANTINE_PART)
+    if found["last_error"]:
+        said = "rejected by the server" if found["outcome"] == "rejected" else found["outcome"] or "failed"
+        with stdout_writes():  # its own line, not a table's cell: a driver's message is long
+            sys.stdout.write(f"last error ({said}, {found['last_attempt']}): {found['last_error']}\n")
+
+
+QUARANTINE_PART = (Part("held", "Quarantined events (never applied)", optional=True),)
 
 
 @commands.command("quarantine")

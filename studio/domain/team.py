@@ -68,6 +68,8 @@ class TeamStatus(TypedDict):
     conninfo: str  # never with a password
     last_sync: str | None
     last_attempt: str | None
-    waiting: int
-    shared: dict[str, int]  # shared events held, per member
+    outcome: str | None  # how the last attempt ended: synced | offline | rejected (None: never tried)
+    last_error: str | None  # why it did not sync: the server out of reach, or its rejection
+    waiting: int  # this member's events not on the server yet (not shared yet)
+    shared: dict[str, int]  # events on the server that this copy holds, per member (quarantined ones apart)
     quarantined: list[QuarantinedEvent]  # pulled events the gates refused, never applied

@@ -3,9 +3,11 @@ held only while it is used, so that several studio processes can work on one pro
 
 A `Database` opens its file on first use (taking the studio's lock on it, waiting for another
 holder as `file_lock` says) and keeps it until `release()`, which a long job calls between its
-writes and the TUI calls when idle; the next use opens it again. Every write transaction also
-counts one change in the project, which tells a process that holds state in memory (the TUI)
-that another one wrote meanwhile.
+writes; the next use opens it again. A front end that stays open (the TUI) asks for the file to be
+given up when its last use ends (`release_between_uses`): it holds the file while a transaction or
+a `busy()` block runs, and between them only until another process asks for it (`linger` at most).
+Every write transaction also counts one change in the project, which tells a process that holds
+state in memory (the TUI) that another one wrote meanwhile.
 
 What a `Database` opens is the studio's (see `opening`): a file that is not a studio project is
 refused with nothing written to it, a missing one is created only when asked (`create`), and a
@@ -20,7 +22,6 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, TypeVar, cast
 
 import duckdb
 
@@ -30,21 +31,21 @@ from studio.store import opening
 from studio.store.file_access import Writable, can_write
 from studio.store.file_lock import POLL_SECONDS, ProjectLock, busy, holder_from_duckdb, wanted_since
 from studio.store.migrations import LATEST_VERSION, MIGRATIONS, readable_as_it_is
+from studio.store.query_rows import Row as Row
+from studio.store.query_rows import records as records  # re-exported: where the store has always found it
+from studio.store.query_rows import typed_records as typed_records
 
 Connection = duckdb.DuckDBPyConnection
-Row = TypeVar("Row")
+YIELD_SECONDS = 0.5  # a waiter that asked this recently is still waiting: a front end lets it in first
 CLOSE_ATTEMPTS = 200  # 2 s for a query still running on another thread to notice its interruption
 
 
 class Database:
-    """A project file with its migrations applied.
-
-    DuckDB connections are not shared between threads: `cursor()` hands each thread its own
-    cursor on the same database, as DuckDB's Python documentation prescribes. `release()` closes
-    them all, except during a transaction or a `busy()` block; other use from another thread is
-    the caller's to rule out (the TUI releases only while no worker runs but a long job's, whose
-    use of the file is all inside such blocks).
-    """
+    """A project file with its migrations applied. DuckDB connections are not shared between
+    threads: `cursor()` hands each thread its own cursor on the same database, as DuckDB's Python
+    documentation prescribes. `release()` closes them all, except during a transaction or a
+    `busy()` block; other use from another thread is the caller's to rule out (every use by the
+    TUI's workers is inside such a block: `Project.turn()`)."""
 
     def __init__(
         self,
@@ -79,7 +80,11 @@ class Database:
         self.changes_seen = 0  # the change counter as this process last wrote or read it
         self.outside_writes = False  # another process wrote between this one's transactions
         self.signature_at_release: tuple[int, int] | None = None
-        self.defer_release = False  # set by a front end that releases the file itself when idle
+        # A front end that stays open (the TUI): the file is given up as the last use of any thread
+        # ends, when another process asks for it, else after `linger` seconds without use.
+        self.release_between_uses = False
+        self.linger = 0.0
+        self.released_at = 0.0  # when this process last gave the file up (time.time())
         self.opened_at = 0.0  # when this process last opened the file (time.time())
         self.last_used = time.monotonic()  # when a cursor was last asked for
         self.changes_seen = self.change_counter()  # opens the file now: a bad one is reported at once
@@ -112,6 +117,11 @@ class Database:
         if self.in_memory:
             return opening.connect(self.path)
         seen = None if self._admitted else self._admit()  # before the lock: a file refused here gets no lock file
+        deadline = time.monotonic() + self.wait  # asked for since given up: the other's turn first, not
+        while self.release_between_uses and time.monotonic() < deadline:  # retaken while it still asks
+            if not wanted_since(self.path, max(self.released_at, time.time() - YIELD_SECONDS)):
+                break
+            time.sleep(POLL_SECONDS)
         self._lock.acquire(self.wait, self.notice)
         try:
             if not os.path.exists(self.path):
@@ -190,6 +200,7 @@ class Database:
                 return
             self._close_connections()
             self.signature_at_release = self.signature()
+            self.released_at = time.time()
         finally:
             self._guard.release()
 
@@ -265,8 +276,7 @@ class Database:
         already tell other processes (a live edit, where the counter's update would be a third of
         the time the edit takes).
         """
-        with self._guard:  # counted before the cursor is taken: release() now waits for the end
-            self._transactions += 1
+        self._begin_use()  # counted before the cursor is taken: release() now waits for the end
         try:
             con = self.cursor()
             con.begin()  # the connection's own calls: no statement to parse, on every edit
@@ -286,25 +296,42 @@ class Database:
                 raise
             raise refusal from error
         finally:
-            with self._guard:
-                self._transactions -= 1
+            self._end_use()
 
     @contextmanager
-    def busy(self) -> Iterator[None]:
-        """Reads outside a transaction that `release()` from another thread must not cut short."""
-        with self._guard:
-            self._transactions += 1
+    def busy(self, *, polite: bool = True) -> Iterator[None]:
+        """Reads outside a transaction that `release()` from another thread must not cut short
+        (`polite=False`: for a thread that may hold what the others' uses wait for)."""
+        self._begin_use(polite=polite)
         try:
             yield
         finally:
-            with self._guard:
-                self._transactions -= 1
+            self._end_use()
+
+    def _begin_use(self, *, polite: bool = True) -> None:
+        depth = getattr(self._local, "depth", 0)
+        self._local.depth = depth + 1
+        # While another process asks for the file, a thread's new use waits for the others' to end
+        # (the file is given up then) rather than keep it held by overlapping with them.
+        deadline = time.monotonic() + self.wait
+        while polite and not depth and self.release_between_uses and self._transactions and self.wanted():
+            if time.monotonic() >= deadline:
+                break
+            time.sleep(POLL_SECONDS)
+        with self._guard:
+            self._transactions += 1
+
+    def _end_use(self) -> None:  # the end of a transaction or a busy() block
+        self._local.depth -= 1
+        with self._guard:
+            self._transactions -= 1
+            last = self._transactions == 0
+        if last and self.release_between_uses and (self.linger <= 0 or self.wanted()):
+            self.release()  # (a no-op when another thread began a use meanwhile: its end releases)
 
     def idle(self) -> None:
-        """A long job has written what it had: give the file up, unless this process decides
-        itself when to (the TUI, whose other threads may be using the file)."""
-        if not self.defer_release:
-            self.release()
+        """A long job has written what it had: give the file up (not while another thread uses it)."""
+        self.release()
 
     def _count_change(self, con: Connection) -> int | None:
         if self._migrating or self.read_only_reason is not None:  # read-only: nothing written, nothing to count
@@ -356,23 +383,6 @@ def new_batch(con: Connection, command: str, source: str | None) -> int:
     ).fetchone()
     assert row is not None
     return int(row[0])
-
-
-def typed_records(cursor: Connection, row: type[Row]) -> list[Row]:
-    """The rows of an executed query as the TypedDict `row`, whose keys must be the query's column
-    names (checked: a renamed column fails here, not as a missing key in a front end)."""
-    names = {column[0] for column in cursor.description}
-    declared = vars(row)  # a TypedDict class keeps its keys here
-    required, optional = declared["__required_keys__"], declared["__optional_keys__"]
-    if not required <= names <= required | optional:
-        raise ProjectError(f"query columns {sorted(names)} are not those of {row.__name__}: {sorted(required)}")
-    return cast(list[Row], records(cursor))
-
-
-def records(cursor: Connection) -> list[dict[str, Any]]:
-    """The rows of an executed query as dicts keyed by column name."""
-    names = [column[0] for column in cursor.description]
-    return [dict(zip(names, row, strict=True)) for row in cursor.fetchall()]
 
 
 def _close(connection: Connection) -> None:

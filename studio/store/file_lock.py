@@ -168,9 +168,9 @@ class ProjectLock:
         told = False
         while not self.try_acquire():
             holder = read_holder(self.project) or LockHolder(None, "")
+            if wait > 0:  # a need, not a probe; said again each time, for a holder that took the file anew meanwhile
+                announce_wait(self.project)
             if not told:
-                if wait > 0:  # a need, not a probe
-                    announce_wait(self.project)
                 if notice is not None:
                     notice(holder)
                 told = True

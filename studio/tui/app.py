@@ -5,7 +5,11 @@ the review queue and its pairs, decisions, leaderboards, bank edits, judges, giv
 and noticing others' writes) runs in a thread worker that posts messages; handlers on the UI thread
 own every widget. Another process may hold the file for seconds: a worker waits for it, the screen
 does not. The evaluation engine's cached evaluators are shared, so a worker holds the project's
-lock while it uses the project (`StudioScreen.locked()`); the UI thread never takes it.
+lock while it uses the project (`StudioScreen.locked()`, a `Project.turn()`); the UI thread never
+takes it. The file is held during those turns and the writes' transactions, and between them
+only until another process asks for it (or a moment passes): a command in another terminal
+(`studio list`, `label`, `sync`) never waits for the studio, however long it stays open and however
+often its team's sync runs (docs/team.md).
 
 A worker's failure that is meant for a person (a `StudioError`) opens a dialog; anything else is a
 bug and ends the app with exit status 1, its traceback written to a file named on stderr.
@@ -37,12 +41,15 @@ if TYPE_CHECKING:
     from textual.command import Provider
     from textual.screen import Screen
 
-# How often the studio looks whether to give the project file up, and for others' writes.
-IDLE_SECONDS = 0.5
-IDLE_RELEASE_SECONDS = 5.0  # unasked, the file is given up after this long without use
+# How often the studio looks whether another process asks for the file (a stat), and for others' writes.
+IDLE_SECONDS = 0.25
+# Between two uses the file is kept this long at most, and not at all once another process asks for
+# it: the next keypress is spared the reopening, and no command waits for more than a look.
+LINGER_SECONDS = 1.0
 TUI_WAIT_SECONDS = 5.0
-# Workers that hold the file only inside their own transactions (judges, re-grading) and so do
-# not keep the studio from releasing it while they run; and the worker that releases it.
+# Workers that hold the file only inside their own transactions and busy blocks (judges,
+# re-grading, the team's sync) and so do not keep the studio from looking for others' writes
+# while they run; and the worker that looks.
 LONG_JOBS = frozenset({"judge", "regrade", "share", "team"})
 # Workers that save what a person decided: quitting waits for them.
 SAVING = frozenset({"review-writes", "audit-writes", "assess-writes", "bank-edits"})
@@ -161,10 +168,10 @@ class StudioApp(StateApp):
         self.set_keymap(keymap.for_textual())
 
     def on_mount(self) -> None:
-        # The project file is given up whenever the studio is idle, so that headless commands
-        # and judges in other terminals work meanwhile; what they write is noticed and shown.
-        # A worker waits at most a few seconds for another process's write, then says so.
-        self.state.project.share_when_idle(TUI_WAIT_SECONDS)
+        # The project file is held only while it is used and given up as each use ends, so that
+        # headless commands and judges in other terminals work meanwhile; what they write is
+        # noticed and shown. A worker waits at most a few seconds for another process's write.
+        self.state.project.share_between_uses(TUI_WAIT_SECONDS, LINGER_SECONDS)
         self.start_watching()
         self.set_interval(IDLE_SECONDS, self.share_the_file)
         if self.team_member is not None:
@@ -192,14 +199,13 @@ class StudioApp(StateApp):
     @work(thread=True, group="share", exit_on_error=False)
     def start_watching(self) -> None:
         """Note how far the project file is now, to tell later what others wrote."""
-        with self.state.engine_lock:
-            self.watcher = self.state.project.watch_changes()
+        with self.state.project.turn() as project:
+            self.watcher = project.watch_changes()
 
     def share_the_file(self) -> None:
-        """Release the file when another process asks for it (or after a while idle) and no work but
-        a long job's is under way, and look for others' writes, both in a worker. Keeping the file
-        otherwise spares the next keypress the reopening of it."""
-        if self.watcher is None or not self.state.project.sharing_due(IDLE_RELEASE_SECONDS):
+        """Give the file up when another process asks for it or after a moment without use, and
+        look for others' writes, in a worker, while no work but a long job's is under way."""
+        if self.watcher is None or not self.state.project.sharing_due():
             return
         if any(not worker.is_finished and worker.group not in LONG_JOBS for worker in self.workers):
             return

@@ -259,6 +259,7 @@ class TeamSynced(Message):
     result: SyncResult | None
     error: str | None
     at: str
+    rejected: bool = False  # the server rejected the copy (its login, its role's rights): not offline
 
 
 @dataclass

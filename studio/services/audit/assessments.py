@@ -29,6 +29,7 @@ from studio.services.writes.label_writes import LabelWrites
 from studio.store import Connection
 from studio.store import assessors as assessor_store
 from studio.store import audits as audit_store
+from studio.store.team import local as team_store
 
 GRADE, ADJUDICATION = "grade", "adjudication"
 
@@ -165,8 +166,10 @@ def adjudicate(
     also: AlsoWrite | None = None,
 ) -> Adjudication:
     """The adjudicated grade of a pair of the audit: it becomes the gold grade; every assessor's
-    grade stays recorded."""
+    grade stays recorded. On a team's copy only the coordinator adjudicates (docs/team.md)."""
     con = writes.engine.db.cursor()
+    if not writes.pulling():
+        refuse_member_adjudication(con, audit)
     _sampled(con, audit, qid, docid)
     before = standing_grades(con, int(audit_record(con, audit)["audit_id"])).get((qid, docid), PairGrades())
     event = _write(
@@ -182,6 +185,19 @@ def adjudicate(
         assessors=", ".join(f"{name} {value:g}" for name, value in sorted(before.grades.items())) or None,
         event=event["event"],
     )
+
+
+def refuse_member_adjudication(con: Connection, audit: str) -> None:
+    """A member's copy of a team takes no adjudication of its own: the server takes the
+    coordinator's alone, so one kept here would leave this copy's gold grades unlike every other
+    copy's, silently. The member's own grade of the pair is what goes up; the coordinator decides."""
+    link = team_store.link(con)
+    if link is not None and link.member != link.coordinator:
+        raise UsageError(
+            f"{audit}: on a team's copy only the coordinator ({link.coordinator}) adjudicates, for every copy at"
+            f" once; {link.member}'s grade of the pair goes up as an assessor's (the coordinator sees the conflict"
+            " in `studio audit agreement`); nothing was written"
+        )
 
 
 def conflicts(con: Connection, audit: str) -> list[Conflict]:

@@ -59,18 +59,20 @@ class ChangeWatcher:
         db = self.engine.db
         if db.held or (db.signature() == db.signature_at_release and not db.outside_writes):
             return None
-        if not db.try_hold():
-            return None
-        try:
-            counter = db.change_counter()
-            counted = counter != db.changes_seen or db.outside_writes
-            if not counted and label_store.event_sequence(db.cursor()) == self.events_seen:
-                return None  # the file was rewritten without news (one's own edits, a checkpoint)
-            db.changes_seen, db.outside_writes = counter, False
-            changes = self._catch_up()
-            return changes if counted or changes.labels or changes.runs else None
-        finally:
-            db.release()
+        with db.busy(polite=False):  # another thread's use ending meanwhile leaves the file to this one
+            found = self._poll_held() if db.try_hold() else None
+        db.release()
+        return found
+
+    def _poll_held(self) -> OutsideChanges | None:
+        db = self.engine.db
+        counter = db.change_counter()
+        counted = counter != db.changes_seen or db.outside_writes
+        if not counted and label_store.event_sequence(db.cursor()) == self.events_seen:
+            return None  # the file was rewritten without news (one's own edits, a checkpoint)
+        db.changes_seen, db.outside_writes = counter, False
+        changes = self._catch_up()
+        return changes if counted or changes.labels or changes.runs else None
 
     def _catch_up(self) -> OutsideChanges:
         engine = self.engine

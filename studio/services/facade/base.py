@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Self
 
@@ -128,17 +130,27 @@ class ProjectBase:
         """Let other processes have the file until the next call needs it (what is in memory stays)."""
         self.db.release()
 
-    def share_when_idle(self, wait: float) -> None:
-        """Keep the file between uses and give it up only on `release()` (a front end that knows
-        when it is idle); a use waits at most `wait` seconds for another process's write."""
-        self.db.defer_release = True
+    def share_between_uses(self, wait: float, linger: float = 0.0) -> None:
+        """Hold the file only while it is used (a transaction, a `turn()`, a sync's step) and give
+        it up as the last use ends — when another process asks for it, at once; else after `linger`
+        seconds without use (`sharing_due`) — so that commands in other terminals never wait for a
+        front end that stays open. A use waits at most `wait` seconds for another process's turn."""
+        self.db.release_between_uses = True
+        self.db.linger = linger
         self.db.wait = min(self.db.wait, wait)
 
-    def sharing_due(self, idle_seconds: float) -> bool:
+    def sharing_due(self) -> bool:
         """Is it time to give the file up and look for others' writes: not held now, or another
-        process asked for it, or nobody used it for `idle_seconds`."""
+        process asked for it, or nobody used it for the `linger` of `share_between_uses`."""
         db = self.db
-        return not db.held or db.wanted() or time.monotonic() - db.last_used >= idle_seconds
+        return not db.held or db.wanted() or time.monotonic() - db.last_used >= db.linger
+
+    @contextmanager
+    def turn(self) -> Iterator[Self]:
+        """The project to this thread for a while: the engine's lock (the write path takes it too),
+        and the file held until the block ends (given up then, under `share_between_uses`)."""
+        with self.db.busy(), self.lock:  # the use first: it may wait for others' uses, holding nothing
+            yield self
 
     @property
     def lock(self) -> threading.RLock:

@@ -61,7 +61,8 @@ class TeamMixin(ProjectBase):
         said so on the copy's listening connection), this process wrote events to send, or the
         listening connection was (re)made. Asks the server nothing when nothing is due."""
         if self._team_watch is None:
-            link = team_sync.team_link(self.db)
+            with self.db.busy():
+                link = team_sync.team_link(self.db)
             self._team_watch = team_watch.TeamWatch(self.writes, link.member, link.conninfo)
         return self._team_watch.sync() if self._team_watch.due() else None
 

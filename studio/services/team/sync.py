@@ -75,7 +75,12 @@ def stamp(db: Database, link: Link) -> int:
 
 
 def sync(writes: LabelWrites) -> SyncResult:
-    """Push what waits, pull what the others made; offline is an answer, not an error."""
+    """Push what waits, pull what the others made; offline is an answer, not an error. A server
+    that rejects the copy (its login, its role's rights) raises `TeamRefused`; both are noted in
+    the file with their reason, for `studio team status`.
+
+    The project file is taken per step, never across a round trip to the server: a front end
+    that gives the file up between uses (the TUI) lets other commands in between the steps."""
     db = writes.engine.db
     with db.busy():  # a release from another thread (the TUI's) waits for the end of it
         link = team_link(db)
@@ -83,30 +88,49 @@ def sync(writes: LabelWrites) -> SyncResult:
     try:
         pushed, applied = _exchange(writes, link)
     except TeamUnreachable as error:
-        with db.transaction() as tx:
-            local.note_attempt(tx, reached=False)
-        return {**_result(db, link, 0, Applied(link.member), offline=True), "error": str(error)}
+        _note(db, "offline", str(error))
+        with db.busy():
+            return {**_result(db, link, 0, Applied(link.member), offline=True), "error": str(error)}
+    except TeamRefused as error:
+        _note(db, "rejected", str(error))
+        raise
+    _note(db, "synced")
+    with db.busy():
+        return _result(db, link, pushed, applied, offline=False)
+
+
+def _note(db: Database, outcome: str, error: str | None = None) -> None:
     with db.transaction() as tx:
-        local.note_attempt(tx, reached=True)
-    return _result(db, link, pushed, applied, offline=False)
+        local.note_attempt(tx, outcome, error)
 
 
 def _exchange(writes: LabelWrites, link: Link) -> tuple[int, Applied]:
-    db = writes.engine.db
     applied = Applied(link.member)
     # Connected before the project file is used: an unreachable server keeps nobody waiting for it.
-    with server.connected(link.conninfo, reuse=True) as con, db.busy():
+    with server.connected(link.conninfo, reuse=True) as con:
         ready_to_sync(con, link)
-        pushed = _push(con, db, link)
-        gates = PulledGates(db.cursor(), link.coordinator, writes.engine.owned_sets())
-        with writes.applying_pulled():
-            while True:  # in pulls of at most PULL_LIMIT events
-                pulled = server_events.pull(con, local.cursors(db.cursor()), PULL_LIMIT)
-                apply_all(writes, pulled, applied, gates)
-                if len(pulled) < PULL_LIMIT:
-                    break
-        _report(con, db)
+        pushed = _push(con, writes.engine.db, link)
+        _pull(con, writes, link, applied)
+        _report(con, writes.engine.db)
     return pushed, applied
+
+
+def _pull(con: PgConnection, writes: LabelWrites, link: Link, applied: Applied) -> None:
+    """The others' events, in pulls of at most PULL_LIMIT: each asked of the server with the file
+    given up, then applied with the file held. What another process on this copy applied
+    meanwhile (its own `studio sync`) is left out: the cursors are read again first."""
+    db = writes.engine.db
+    while True:
+        with db.busy():
+            after = local.cursors(db.cursor())
+        pulled = server_events.pull(con, after, PULL_LIMIT)
+        with db.busy(), writes.applying_pulled():
+            now = local.cursors(db.cursor())
+            fresh = [event for event in pulled if event.seq > now.get(event.member, 0)]
+            gates = PulledGates(db.cursor(), link.coordinator, writes.engine.owned_sets())
+            apply_all(writes, fresh, applied, gates)
+        if len(pulled) < PULL_LIMIT:
+            break
 
 
 def ready_to_sync(con: PgConnection, link: Link) -> None:
@@ -138,7 +162,8 @@ def _push(con: PgConnection, db: Database, link: Link) -> int:
     second content for an identity the server holds refuses the whole push. (A copy behind the
     server on its own member's events with nothing of its own waiting — a backup restored and not
     edited, a copy re-joined — simply pulls them, as the others'.)"""
-    waiting = local.waiting(db.cursor(), link.member)
+    with db.busy():
+        waiting = local.waiting(db.cursor(), link.member)
     outgoing_events = [server_events.Outgoing(e.seq, e.kind, e.payload, e.made_at) for e in waiting]
     pushed = server_events.push(con, link.member, outgoing_events)
     if pushed.differing:
@@ -157,7 +182,8 @@ def _push(con: PgConnection, db: Database, link: Link) -> int:
 
 def _report(con: PgConnection, db: Database) -> None:
     """This copy's quarantined events the server has not heard of, reported (the coordinator sees them)."""
-    found = local.unreported(db.cursor())
+    with db.busy():
+        found = local.unreported(db.cursor())
     if not found:
         return
     server_events.report_quarantined(con, [(q.member, q.seq, q.reason) for q in found])
@@ -223,6 +249,8 @@ def status(db: Database) -> TeamStatus:
         conninfo=shown_conninfo(link.conninfo),
         last_sync=link.last_sync,
         last_attempt=link.last_attempt,
+        outcome=link.last_outcome,
+        last_error=None if link.last_outcome == "synced" else link.last_error,
         waiting=local.waiting_count(con, link.member) + _shareable_unstamped(db, link),
         shared=local.shared_counts(con),
         quarantined=[

@@ -43,9 +43,12 @@ class TeamWatch:
         self.retry_at = 0.0
         self.others_waiting = False  # the server said others' events arrived since the last sync
         self.last_sync = 0.0
+        self.failed_until = 0.0
 
     def due(self) -> bool:
         """Whether a sync should run now (may (re)connect the listener, never runs a statement)."""
+        if time.monotonic() < self.failed_until:
+            return False  # the last sync failed (the server rejected it, the file was busy): not at once again
         if self.listener is None:
             return self._listen()
         try:
@@ -69,9 +72,14 @@ class TeamWatch:
 
     def sync(self) -> SyncResult:
         """A sync now; the events written before it started count as sent."""
-        generation = self.writes.generation
+        generation, others = self.writes.generation, self.others_waiting
         self.others_waiting = False  # what arrives from now on waits for the next sync
-        result = team_sync.sync(self.writes)
+        try:
+            result = team_sync.sync(self.writes)
+        except BaseException:
+            self.others_waiting = others  # not pulled: a check after RETRY_SECONDS tries again
+            self.failed_until = time.monotonic() + RETRY_SECONDS
+            raise
         self.synced_generation = generation
         self.last_sync = time.monotonic()
         return result

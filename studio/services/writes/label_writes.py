@@ -170,6 +170,10 @@ class LabelWrites:
         engine.keep_event_source(edit.origin, person, source_id)
         return event, followed
 
+    def pulling(self) -> bool:
+        """Is this thread applying others' events (`applying_pulled`)?"""
+        return bool(getattr(self._pulling, "active", False))
+
     @contextmanager
     def applying_pulled(self) -> Iterator[None]:
         """This thread's edits meanwhile apply others' events: they leave `generation` as it is."""

@@ -42,6 +42,7 @@ from studio.store.migrations import (
     v24_team_sync,
     v25_narrow_label_events,
     v26_team_gates,
+    v27_team_outcome,
 )
 
 MIGRATION_MODULES: tuple[ModuleType, ...] = (
@@ -71,6 +72,7 @@ MIGRATION_MODULES: tuple[ModuleType, ...] = (
     v24_team_sync,
     v25_narrow_label_events,
     v26_team_gates,
+    v27_team_outcome,
 )
 
 MIGRATIONS: list[tuple[int, str]] = [(module.VERSION, module.SQL) for module in MIGRATION_MODULES]

@@ -17,6 +17,8 @@ class Link(NamedTuple):
     base_event: int
     last_sync: str | None
     last_attempt: str | None
+    last_outcome: str | None = None  # synced | offline | rejected (None: no attempt, or a file before v27)
+    last_error: str | None = None  # why the last attempt did not sync
 
 
 class Shared(NamedTuple):
@@ -36,16 +38,25 @@ def has_team_tables(con: Connection) -> bool:
     return bool(row and row[0])
 
 
+def has_outcome(con: Connection) -> bool:
+    """Whether the file keeps the last attempt's outcome (schema 27; a read-only older file may not)."""
+    row = con.execute(
+        "SELECT count(*) FROM duckdb_columns() WHERE table_name = 'team_link' AND column_name = 'last_outcome'"
+    ).fetchone()
+    return bool(row and row[0])
+
+
 def link(con: Connection) -> Link | None:
     if not has_team_tables(con):
         return None
+    outcome = ", last_outcome, last_error" if has_outcome(con) else ", NULL, NULL"
     row = con.execute(
         "SELECT member, coordinator, conninfo, base_event, strftime(last_sync, '%Y-%m-%d %H:%M:%S.%f'),"
-        " strftime(last_attempt, '%Y-%m-%d %H:%M:%S.%f') FROM team_link"
+        f" strftime(last_attempt, '%Y-%m-%d %H:%M:%S.%f'){outcome} FROM team_link"
     ).fetchone()
     if row is None:
         return None
-    return Link(str(row[0]), str(row[1]), str(row[2]), int(row[3]), row[4], row[5])
+    return Link(str(row[0]), str(row[1]), str(row[2]), int(row[3]), row[4], row[5], row[6], row[7])
 
 
 def set_link(con: Connection, member: str, coordinator: str, conninfo: str, base_event: int) -> None:
@@ -67,12 +78,13 @@ def newest_label_event(con: Connection) -> int:
     return int(row[0]) if row else 0
 
 
-def note_attempt(con: Connection, *, reached: bool) -> None:
-    """A sync was tried now (and reached the server, when `reached`)."""
-    if reached:
-        con.execute("UPDATE team_link SET last_attempt = current_timestamp, last_sync = current_timestamp")
-    else:
-        con.execute("UPDATE team_link SET last_attempt = current_timestamp")
+def note_attempt(con: Connection, outcome: str, error: str | None = None) -> None:
+    """A sync was tried now and ended as `outcome` (synced, offline or rejected, with `error`)."""
+    synced = ", last_sync = current_timestamp" if outcome == "synced" else ""
+    con.execute(
+        f"UPDATE team_link SET last_attempt = current_timestamp{synced}, last_outcome = ?, last_error = ?",
+        [outcome, error],
+    )
 
 
 # The label events since the base a team may share (a person's edits and undos, an audit's
@@ -191,8 +203,16 @@ def identity_of(con: Connection, label_event: int) -> tuple[str, int] | None:
 
 
 def shared_counts(con: Connection) -> dict[str, int]:
-    """How many shared events of each member this copy holds."""
-    rows = con.execute("SELECT member, count(*) FROM team_events GROUP BY member ORDER BY member").fetchall()
+    """How many shared events of each member this copy holds that the server has too: neither
+    this member's own events still waiting to go up nor the quarantined ones (never applied)."""
+    held_aside = (
+        " AND NOT EXISTS (SELECT 1 FROM team_quarantine q WHERE q.member = t.member AND q.seq = t.seq)"
+        if has_quarantine(con)
+        else ""
+    )
+    rows = con.execute(
+        f"SELECT member, count(*) FROM team_events t WHERE pushed{held_aside} GROUP BY member ORDER BY member"
+    ).fetchall()
     return {str(m): int(n) for m, n in rows}
 
 

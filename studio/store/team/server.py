@@ -8,6 +8,7 @@ typed value (`psycopg.rows.class_row`), never as a bare tuple.
 
 from __future__ import annotations
 
+import re
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -38,6 +39,30 @@ def reason(error: Exception) -> str:
     return str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
 
 
+# libpq says "connection to server at … failed: WHY"; WHY is the server's own refusal ("FATAL:  …")
+# when the server answered, a refusal of libpq's when the server's terms cannot be met, and the
+# network's words when nothing answered. A server that answers "not now" (starting, stopping, full)
+# is as good as offline: a later sync gets in unchanged.
+_SERVER_SAID = re.compile(r"\b(?:FATAL|ERROR|PANIC):\s+")
+_NOT_NOW = ("starting up", "shutting down", "in recovery mode", "too many clients", "connection slots are reserved")
+_TERMS = ("SSL was required", "does not support SSL", "no password supplied", "SCRAM", "authentication method")
+
+
+def login_refusal(error: Exception) -> str | None:
+    """The server's (or libpq's) refusal of a login, told apart from a server out of reach: the
+    words a person needs (None: nothing answered, or the server said "not now": offline)."""
+    text = str(error).strip()
+    why = text.rsplit(" failed: ", 1)[-1]
+    said = _SERVER_SAID.search(why)
+    if said is not None and not any(words in why for words in _NOT_NOW):
+        lines = [line.strip() for line in why[said.end() :].splitlines() if line.strip()]
+        detail = next((line.removeprefix("DETAIL:").strip() for line in lines[1:] if line.startswith("DETAIL:")), None)
+        return lines[0] + (f" ({detail})" if detail else "") if lines else None
+    if any(words in why for words in _TERMS):
+        return why.splitlines()[0].strip()
+    return None
+
+
 # Connections kept between syncs, by connection string: a login (SCRAM, TLS) costs more than the
 # sync it serves. One user at a time: a connection is taken out while in use. A kept connection's
 # schema was checked when it was made.
@@ -53,6 +78,9 @@ def _connect(conninfo: str) -> PgConnection:
     try:
         return psycopg.connect(conninfo, **timeout)  # type: ignore[arg-type]  # connect_timeout is a libpq keyword
     except psycopg.OperationalError as error:
+        refused = login_refusal(error)
+        if refused is not None:
+            raise TeamRefused(f"rejected by the team's server: {refused}") from None
         raise TeamUnreachable(f"the team's server cannot be reached: {reason(error)}") from None
 
 

@@ -52,8 +52,8 @@ class AuditPicker(ModalScreen[str | None]):
     def list_audits(self) -> None:
         app = self.app
         assert isinstance(app, StateApp)
-        with app.state.engine_lock:
-            names = [str(row["audit"]) for row in app.state.project.audits()]
+        with app.state.project.turn() as project:
+            names = [str(row["audit"]) for row in project.audits()]
         self.post_message(AuditsListed(names))
 
     @on(AuditsListed)

@@ -44,8 +44,8 @@ class StudioScreen(Screen[None]):
     def locked(self) -> Iterator[Project]:
         """The project with its evaluation engine to oneself: the lock every worker takes while it
         uses the project (never the UI thread, which must not wait)."""
-        with self.state.engine_lock:
-            yield self.state.project
+        with self.state.project.turn() as project:  # the file held for the block, given up after it
+            yield project
 
     def help_text(self) -> str:
         """What F1 says of the screen (a screen whose help depends on what it shows says it here)."""

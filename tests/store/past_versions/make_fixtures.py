@@ -186,6 +186,11 @@ PAST_VERSIONS = (
         "a67deb12a2cacbdab2ac52a2069f3f577057d734",
         note="the last version without the team's quarantine and a campaign's mark of its LLM set (26 adds them)",
     ),
+    PastVersion(
+        26,
+        "e1c20aade6be3a015bacd7c4f3387a5db5780c0e",
+        note="the last version without the outcome of a team copy's last sync (27 adds it)",
+    ),
 )
 
 

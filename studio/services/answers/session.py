@@ -13,11 +13,14 @@ each other set's (docs/answers.md).
 
 from __future__ import annotations
 
+import json
+
 from studio.domain.answer_results import (
     AnswerCard,
     AnswerFigures,
     AnswerSaved,
     AnswerScoreRow,
+    ExemplarShown,
     answer_grade_keys,
 )
 from studio.domain.choices import AnswerMethod
@@ -29,7 +32,12 @@ from studio.services.answers.sets import AnswerSet, answer_set
 from studio.services.answers.verdicts import answer_card, answer_keys, check_verdict
 from studio.services.facade.core import ProjectCore
 from studio.services.session import InteractiveSession
+from studio.store import Connection
 from studio.store import answers as answer_store
+from studio.store import judging as judge_store
+from studio.store import labels as label_store
+from studio.store.evaluation import load_labels
+from studio.store.pools import passage_texts
 
 AnswerKey = tuple[str, str]  # (qid, system)
 KEEP, OVERRIDE = "keep", "override"
@@ -103,8 +111,20 @@ class AnswerSession(InteractiveSession[AnswerStep, AnswerSaved | None]):
         return found
 
     def card(self, key: AnswerKey) -> AnswerCard:
-        """The answer, the query, and the exemplars or subtopics behind the verdict, read from the file."""
-        return answer_card(self.project.db.cursor(), self.label_set, *key)
+        """The answer, the query, and the exemplars or subtopics behind the verdict, read from the file
+        (an embedding verdict's exemplars: the topic's Best passages it was compared with)."""
+        con = self.project.db.cursor()
+        card = answer_card(con, self.label_set, *key)
+        if self.method is AnswerMethod.embedding and not card["exemplars"] and self.answers is not None:
+            best = best_of_reference(con, self.answers.set_id, key[0])
+            texts = passage_texts(con, [(key[0], docid) for docid in best])
+            card["exemplars"] = [
+                ExemplarShown(
+                    docid=d, text=texts.get((key[0], d)), exemplar_first=None, answer_first=None, outcome=None
+                )
+                for d in best
+            ]
+        return card
 
     def go(self, offset: int) -> None:
         """Show the answer `offset` places on (back when negative), within the set; nothing is written."""
@@ -252,3 +272,15 @@ class AnswerSession(InteractiveSession[AnswerStep, AnswerSaved | None]):
             if self.keys[index] not in self.checked:
                 return index
         return min(max(after + 1, 0), max(count - 1, 0))
+
+
+def best_of_reference(con: Connection, set_id: int, qid: str) -> list[str]:
+    """The topic's Best passages under the reference the set's newest (embedding) judge run compared
+    with: those with the topic's top grade, when it is at least 1 (docs/answers.md)."""
+    newest = judge_store.newest_judge_run(con, set_id)
+    params = json.loads(newest[2]) if newest is not None else {}
+    ref = params.get("ref") or (params.get("config") or {}).get("ref") or "human"
+    ref_id = label_store.label_set_id(con, str(ref))
+    grades = load_labels(con, ref_id).get(qid, {}) if ref_id is not None else {}
+    top = max(grades.values(), default=0.0)
+    return sorted(d for d, g in grades.items() if g == top) if top >= 1 else []

@@ -44,6 +44,7 @@ else:  # imported when first used (see services/facade/lazy.py)
     refuse_owned = lazy_function("studio.services.writes.owners", "refuse_owned")
     answer_store = lazy_module("studio.store.answers")
 
+
 class AnswersMixin(ProjectBase):
     """Generative systems judged by their answers."""
 

@@ -58,7 +58,7 @@ def _key(
     return KeyBinding(f"{scope}.{name}", tuple(keys.split(",")), label, action, tooltip, shown, group)
 
 
-# The five screens' keys share one footer entry ("f2 f3 f4 f5 f6 Screen"): with their names
+# The first five screens' keys share one footer entry ("f2 f3 f4 f5 f6 Screen"): with their names
 # spelled out, a screen with its own keys ran out of 120 columns before "q Quit".
 SCREENS = FooterGroup("Screen")
 # One footer entry stands for the four grade keys: each key shown (as the keymap has it), one label.
@@ -277,7 +277,7 @@ SCOPES: tuple[KeyScope, ...] = (
             _key("answers", "undo", "u", "Undo", "undo", "Take back the last check and show its answer"),
             _key("answers", "previous", "left_square_bracket", "Previous", "go(-1)", "Previous answer", shown=False),
             _key("answers", "next", "right_square_bracket", "Next", "go(1)", "Next answer", shown=False),
-            _key("answers", "method", "m", "Next set", "next_set", "Check the next answers label set's verdicts"),
+            _key("answers", "next_set", "m", "Next set", "next_set", "Check the next answers label set's verdicts"),
             _key("answers", "leave", "escape", "Back", "leave", "Back to the Overview, once the checks are saved"),
         ),
     ),

@@ -213,6 +213,28 @@ def test_a_check_that_cannot_be_saved_is_taken_back_with_a_dialog(
     drive(answers_file, steps, ready=on_answers, answers="graded")
 
 
+def test_a_write_elsewhere_is_read_afresh_at_the_same_answer(answers_file: Path) -> None:
+    async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
+        screen = screen_of(app)
+        session = screen.session
+        assert session is not None
+        await pilot.press("]", "]")
+        shown = session.keys[2]
+        elsewhere = session.keys[5]
+        before = screen.figures
+        value = 0.0 if session.verdicts[elsewhere] != 0.0 else 3.0
+        app.state.project.set_answer_verdict("graded", *elsewhere, value)  # as `studio label` would
+        screen.project_changed()
+        await settle(pilot, lambda: on_answers(app) and screen.session is not session)
+        fresh = screen.session
+        assert fresh is not None and fresh.current() == shown and fresh.verdicts[elsewhere] == value
+        assert elsewhere in fresh.checked and "1/30 checked" in text_of(app, "#status")
+        assert screen.figures is not None and before is not None
+        assert screen.figures.rows[:3] == app.state.project.answer_scores(["graded"]) != before.rows[:3]
+
+    drive(answers_file, steps, ready=on_answers, answers="graded")
+
+
 def test_f7_opens_the_first_answers_set_and_m_the_next(answers_file: Path) -> None:
     async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
         await pilot.press("f7")

@@ -69,6 +69,7 @@ class AnswersScreen(SessionScreen[AnswerSession, AnswerStep, AnswerSaved | None,
         self.reads: InOrder[tuple[AnswerSession, Pair]] = InOrder()
         self.figures: Figures | None = None
         self.checkable: list[str] = []  # the answers label sets `m` steps through
+        self.keep_at: Pair | None = None  # the answer to show again when the set is read afresh
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -87,6 +88,8 @@ class AnswersScreen(SessionScreen[AnswerSession, AnswerStep, AnswerSaved | None,
 
     def opening(self, project: Project) -> AnswersOpened:
         session = self.open_set(project, self.state.answers)
+        if self.keep_at in session.keys:  # read afresh: at the same answer
+            session.position = session.keys.index(self.keep_at)
         cards = {key: session.card(key) for key in session.upcoming(1)}  # the rest read ahead after
         return AnswersOpened(session, session.figures(), cards)
 
@@ -197,6 +200,16 @@ class AnswersScreen(SessionScreen[AnswerSession, AnswerStep, AnswerSaved | None,
     def steps_not_saved(self, message: StepsNotSaved[AnswerSession, AnswerStep]) -> None:
         self.repaint()
 
+    def project_changed(self) -> None:
+        """Another process wrote to the project (a judge, `studio undo`): read the set, the checks and
+        the figures afresh, at the same answer, once this screen's own checks are saved."""
+        session = self.session
+        if session is None or self.pending:
+            return
+        self.keep_at = session.current()
+        self.cards, self.unread, self.asked = {}, {}, set()
+        self.start()
+
     # -- keys ------------------------------------------------------------------------------------
 
     def action_keep(self) -> None:
@@ -218,7 +231,7 @@ class AnswersScreen(SessionScreen[AnswerSession, AnswerStep, AnswerSaved | None,
             return
         place = self.checkable.index(session.label_set) if session.label_set in self.checkable else -1
         self.state.answers = self.checkable[(place + 1) % len(self.checkable)]
-        self.session, self.figures = None, None
+        self.session, self.figures, self.keep_at = None, None, None
         self.cards, self.unread, self.asked = {}, {}, set()
         self.query_one("#status", Static).update(f"Opening the answers of {escape(self.state.answers)}…")
         self.start()

@@ -15,7 +15,7 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption
+from studio.cli.options import DEFAULT_MEASURE, FormatOption, MeasureOption, OptionalQrelsOption, RefOption, SeedOption
 from studio.cli.output import OutputFormat, emit_object, emit_records, stderr_console
 from studio.domain.choices import AnswerGain
 from studio.domain.errors import UsageError
@@ -32,9 +32,7 @@ Labels = Annotated[
 ]
 OneLabelSet = Annotated[str, typer.Option("--labels", help="Answers label set.")]
 Gain = Annotated[AnswerGain, typer.Option(help="Gain of a graded verdict: 2^g − 1 (exp, the paper's) or g (linear).")]
-Seed = Annotated[int, typer.Option(help="Seed of the bootstrap.")]
 Resamples = Annotated[int, typer.Option(min=1, help="Bootstrap resamples of the topics.")]
-Ref = Annotated[str, typer.Option("--ref", help="Reference label set (e.g. the human one).")]
 SCORE_COLUMNS = ["system", "method", "score", "low", "high", "topics", "label_set"]
 PAIR_COLUMNS = ["run_a", "run_b", "delta", "p_value", "p_adjusted", "significant", "topics"]
 
@@ -44,10 +42,10 @@ PAIR_COLUMNS = ["run_a", "run_b", "delta", "p_value", "p_adjusted", "significant
 def answers(
     ctx: typer.Context,
     labels: Labels = None,
-    qrels: Annotated[str | None, typer.Option("--qrels", help="Deprecated: --labels replaces it.")] = None,
+    qrels: OptionalQrelsOption = None,  # deprecated: --labels replaces it (a note on stderr says so)
     gain: Gain = AnswerGain.exp,
     resamples: Resamples = 1000,
-    seed: Seed = 0,
+    seed: SeedOption = 0,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """The answers' leaderboard: each system's score under each label set's verdicts (binary: share
@@ -111,7 +109,7 @@ def significance(
     correction: Annotated[Correction, typer.Option(help="Correction for the number of pairs.")] = Correction.holm,
     alpha: Annotated[float, typer.Option(min=0.0, max=1.0, help="Significance level.")] = 0.05,
     resamples: Annotated[int, typer.Option(min=1, help="Resamples of a resampling test.")] = 10_000,
-    seed: Annotated[int, typer.Option(help="Seed of the resamples.")] = 0,
+    seed: SeedOption = 0,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Paired tests between every pair of systems on the topics both were judged on (the tests of
@@ -136,7 +134,7 @@ def tournament(
     ctx: typer.Context,
     labels: OneLabelSet,
     resamples: Resamples = 1000,
-    seed: Seed = 0,
+    seed: SeedOption = 0,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Systems against each other: Bradley–Terry strengths from a pairwise tournament between answers
@@ -158,7 +156,7 @@ def tournament(
 @handles_errors
 def runs(
     ctx: typer.Context,
-    ref: Ref = "human",
+    ref: RefOption = "human",
     measure: MeasureOption = DEFAULT_MEASURE,
     model: Annotated[str | None, typer.Option(help="sentence-transformers model folder (default: bundled).")] = None,
     fmt: FormatOption = OutputFormat.table,

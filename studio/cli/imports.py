@@ -10,10 +10,19 @@ import typer
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
 from studio.cli.options import FormatOption, RefOption
-from studio.cli.output import OutputFormat, emit_object, stderr_console
-from studio.domain.choices import AnswerVerdictLayout, ItemKind, LeaderboardLayout, OnDuplicate, OnDuplicateGrade
+from studio.cli.output import OutputFormat
+from studio.cli.study_import import OnDuplicateAnswer, OutOfScaleOption, import_study
+from studio.cli.study_import import report_import as _report
+from studio.domain.choices import (
+    AnswerVerdictLayout,
+    ItemKind,
+    LeaderboardLayout,
+    OnDuplicate,
+    OnDuplicateGrade,
+    OutOfScale,
+    StudyMethodChoice,
+)
 from studio.domain.errors import UsageError
-from studio.domain.import_report import ImportReport
 from studio.domain.models import LabelSetKind
 
 commands = typer.Typer(
@@ -25,15 +34,6 @@ Replace = Annotated[bool, typer.Option("--replace", help="Replace what is loaded
 ReplaceTexts = Annotated[
     bool, typer.Option("--replace", help="Replace the text of an id the project holds with another (else refused).")
 ]
-
-
-def _report(report: ImportReport, fmt: OutputFormat) -> None:
-    for warning in report.warnings:
-        stderr_console().print(f"warning: {warning}", markup=False)
-    if fmt is OutputFormat.table:
-        typer.echo(report.summary())
-    else:
-        emit_object(report.as_dict(), OutputFormat.json)
 
 
 @commands.command("topics")
@@ -88,23 +88,40 @@ def import_qrels(
         typer.Option(help="The prompt (ID or COLLECTION/ID of an imported prompt collection) that made the labels."),
     ] = None,
     model: Annotated[str | None, typer.Option(help="With --prompt: the judge model behind the labels.")] = None,
-    collection: Annotated[
-        str | None, typer.Option(help="With --prompt: the test collection judged (e.g. dl20).")
+    collection: Annotated[str | None, typer.Option(help="With --prompt: the test collection (e.g. dl20).")] = None,
+    method: Annotated[
+        StudyMethodChoice | None, typer.Option(help="With --prompt: its method, binary or graded (needed when both).")
     ] = None,
+    out_of_scale: OutOfScaleOption = OutOfScale.ERROR,
     replace: Replace = False,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
-    """TREC qrels `qid iter docid grade` (grades may be fractional); one label set per file.
+    """TREC qrels `qid iter docid grade` (grades may be fractional); one label set per file, or
+    several files into the one label set `--name` names (a pair graded differently in two files is
+    refused, or resolved by --on-duplicate).
 
     With `--prompt`, `--model` and `--collection` the label set is an LLM's, linked to the prompt
-    that made it (for `studio sensitivity report`)."""
+    that made it (for `studio sensitivity report`); its grades must lie on the method's scale."""
     linked = [prompt, model, collection]
     if any(v is not None for v in linked) and not all(v is not None for v in linked):
         raise UsageError("--prompt, --model and --collection go together")
+    if prompt is None and (method is not None or out_of_scale is not OutOfScale.ERROR):
+        raise UsageError("--method and --out-of-scale go with --prompt")
+    if on_duplicate is OnDuplicateGrade.HIGHEST and prompt is not None:
+        raise UsageError("--on-duplicate highest is for reference qrels; a judge's file keeps the first or last")
     with open_project(ctx, create=True) as project:
         if prompt is not None and model is not None and collection is not None:
             report = project.import_linked_qrels(
-                files, name=name, prompt=prompt, model=model, collection=collection, kind=kind, replace=replace
+                files,
+                name=name,
+                prompt=prompt,
+                model=model,
+                collection=collection,
+                method=None if method is None else method.value,
+                kind=kind,
+                on_duplicate=on_duplicate.value,
+                out_of_scale=out_of_scale,
+                replace=replace,
             )
         else:
             report = project.import_qrels(files, name=name, kind=kind, on_duplicate=on_duplicate, replace=replace)
@@ -145,17 +162,29 @@ def import_preferences(
     model: Annotated[str, typer.Option(help="The judge model.", show_default=False)],
     collection: Annotated[str, typer.Option(help="The test collection judged.", show_default=False)],
     ref: RefOption = "human",
+    on_duplicate: OnDuplicateAnswer = OnDuplicate.ERROR,
     replace: Replace = False,
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Pairwise verdicts `qid category docA docB agree|disagree|tie` (docA the better passage), or raw
-    answers per order `qid docFirst docSecond 1|2` (--ref orders their passages), into a label set
+    answers per order — `qid docFirst docSecond 1|2`, or the study release's `qid high low
+    regular|swapped docFirst docSecond A|B` — (--ref orders their passages), into a label set
     linked to its prompt."""
     with open_project(ctx, create=True) as project:
         report = project.import_preferences(
-            file, name=name, prompt=prompt, model=model, collection=collection, ref=ref, replace=replace
+            file,
+            name=name,
+            prompt=prompt,
+            model=model,
+            collection=collection,
+            ref=ref,
+            on_duplicate=on_duplicate,
+            replace=replace,
         )
         _report(report, fmt)
+
+
+commands.command("study")(import_study)
 
 
 @commands.command("run")

@@ -37,6 +37,14 @@ EXAMPLES: dict[str, list[str]] = {
         "studio import qrels gpt4.qrels --name gpt4 --kind llm --on-duplicate highest",
         "studio import qrels qrels-fixed.txt --name human --replace",
         "studio import qrels binary/gpt-4o/dl20/human-3.txt --name gpt4o-h3 --prompt human-3 --model gpt-4o"
+        " --collection dl20 --method binary",
+        "studio import qrels qrels.dl20-passage.txt qrels.dl21-passage.txt --name human   # one set of both years",
+    ],
+    "studio import study": [
+        "studio import study Judgements --pattern '{model}_{method}_{collection}_{prompt}.txt' --prompts ps",
+        "studio import study Judgements --pattern '{model}_{method}_{collection}_{prompt}.txt' --prompts ps"
+        " --on-duplicate first --out-of-scale skip   # repeats and stray grades, named",
+        "studio import study gpt4o-binary/ --pattern 'dl20-{prompt}.txt' --model gpt-4o --method binary"
         " --collection dl20",
     ],
     "studio import prompts": [
@@ -47,6 +55,8 @@ EXAMPLES: dict[str, list[str]] = {
     "studio import preferences": [
         "studio import preferences pairwise/gpt-4o/dl20/human-3.txt --name gpt4o-pw-h3 --prompt human-3"
         " --model gpt-4o --collection dl20",
+        "studio import preferences gpt-4o_pairwise_dl20_0.txt --name pw0 --prompt ps/0 --model gpt-4o"
+        " --collection dl20 --on-duplicate first   # the release's repeated lines",
     ],
     "studio import run": [
         "studio import run runs/*.gz                # names default to the tag column",
@@ -189,6 +199,7 @@ EXAMPLES: dict[str, list[str]] = {
     "studio sensitivity report": [
         "studio sensitivity report --ref human --ref-relevant 2 --relevant 1 --reference umbrela-gpt4 -f json",
         "studio sensitivity report --ref human --variance population --prompts ps",
+        "studio sensitivity report --ref human --ref-relevant 2 --binarise-ref 2 --pool-collections  # Table 4.5",
     ],
     "studio sensitivity": [
         "studio sensitivity --method binary --prompt binary --prompt binary-human --prompt binary-llm --name sens",
@@ -214,6 +225,7 @@ EXAMPLES: dict[str, list[str]] = {
     "studio report": [
         "studio report --out report/",
         "studio report --out report/ --ref human -m nDCG@10 --resamples 1000 --with-embeddings",
+        "studio report --out report/ --ref human --binarise-ref 2 --pool-collections   # Table 4.5 as the thesis",
     ],
     "studio export qrels": ["studio export qrels umbrela-smol --out umbrela-smol.qrels"],
     "studio export prompts": [

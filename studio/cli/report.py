@@ -18,8 +18,11 @@ from studio.cli.options import (
     TopicsFileOption,
 )
 from studio.cli.output import stderr_console
+from studio.cli.study_options import BinariseRef, JudgeRelevant, PoolCollections, RefRelevant, Variance
 from studio.cli.topic_options import topic_choice
+from studio.domain.choices import VarianceKind
 from studio.domain.frames import TopicScope
+from studio.domain.prompt_study import StudyOptions
 
 commands = typer.Typer()
 
@@ -41,15 +44,35 @@ def report(
     scope: ScopeOption = TopicScope.common,
     topic: TopicOption = None,
     topics_file: TopicsFileOption = None,
+    ref_relevant: RefRelevant = 2.0,
+    relevant: JudgeRelevant = 1.0,
+    variance: Variance = VarianceKind.sample,
+    binarise_ref: BinariseRef = None,
+    pool_collections: PoolCollections = False,
 ) -> None:
     """Write a shareable report of the project: data, leaderboards, agreement, figures, banks, audit trail
     (against --ref: by default human, else the first label set).
 
     report.html is self-contained (inline CSS, figures as data URIs); report.md has the same tables and figures/*.png.
+    The Prompt sensitivity section takes `studio sensitivity report`'s options (--ref-relevant, --relevant,
+    --variance, --binarise-ref, --pool-collections).
     """
     chosen = topic_choice(topic, topics_file, scope)
+    study = StudyOptions(
+        ref_relevant,
+        relevant,
+        binarise_ref,
+        pool_collections,
+        "population" if variance is VarianceKind.population else "sample",
+    )
     with open_project(ctx) as project:
         written = project.write_report(
-            out, ref=ref, measure=measure, resamples=resamples, with_embeddings=with_embeddings, topics=chosen
+            out,
+            ref=ref,
+            measure=measure,
+            resamples=resamples,
+            with_embeddings=with_embeddings,
+            topics=chosen,
+            study=study,
         )
     stderr_console().print(written.summary(), markup=False)

@@ -12,35 +12,24 @@ from typing import Annotated
 
 import typer
 
-from studio.cli import grades
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.options import FormatOption, MeasureOption, RefOption, RelevantOption, SeedOption, TopicOption
+from studio.cli.options import FormatOption, MeasureOption, RefOption, SeedOption, TopicOption
 from studio.cli.output import OutputFormat, emit_object, emit_records
 from studio.cli.pools import POOL_HELP
 from studio.cli.pools import pool as pool_value
 from studio.cli.progress import progress_bar
+from studio.cli.study_options import BinariseRef, JudgeRelevant, PoolCollections, RefRelevant, Variance
 from studio.domain.choices import BackendName, SensitivityMethod, StudyMethodChoice, VarianceKind
 from studio.domain.errors import UsageError
 from studio.domain.judging import JudgeConfig
-from studio.domain.prompt_study import StudyPlan, StudyReport, StudyRunSummary
+from studio.domain.prompt_study import StudyPlan, StudyReport, StudyRunSummary, StudyTableRow
 
 commands = typer.Typer(
     name="sensitivity",
     help="Prompt sensitivity: a study of prompt templates (bare), of a prompt collection (run), its report.",
     invoke_without_command=True,
 )
-
-RefRelevant = Annotated[
-    float,
-    typer.Option(
-        "--ref-relevant", parser=grades.grade, help="The reference's lowest relevant grade (binary κ; TREC DL: 2)."
-    ),
-]
-Variance = Annotated[
-    VarianceKind,
-    typer.Option("--variance", help="Variance across a group's prompts: sample (n − 1) or population (n)."),
-]
 
 
 @commands.callback()
@@ -97,8 +86,10 @@ def report(
     ctx: typer.Context,
     ref: RefOption,
     ref_relevant: RefRelevant = 2.0,
-    relevant: RelevantOption = 1.0,
+    relevant: JudgeRelevant = 1.0,
     variance: Variance = VarianceKind.sample,
+    binarise_ref: BinariseRef = None,
+    pool_collections: PoolCollections = False,
     prompts: Annotated[str | None, typer.Option("--prompts", help="Only this prompt collection's label sets.")] = None,
     reference: Annotated[
         list[str] | None,
@@ -113,13 +104,15 @@ def report(
     diversity, and the leaderboard's τ under each prompt.
 
     Binary κ counts the reference relevant at grade ≥ --ref-relevant and the judges at grade ≥
-    --relevant."""
+    --relevant. The thesis's Table 4.5: --ref-relevant 2 --binarise-ref 2 --pool-collections."""
     with open_project(ctx) as project:
         result = project.study_report(
             ref,
             ref_relevant=ref_relevant,
             relevant=relevant,
             variance=variance.value,
+            binarise_ref=binarise_ref,
+            pool_collections=pool_collections,
             collection=prompts,
             references=reference or [],
             measure=measure,
@@ -134,11 +127,30 @@ def print_study(result: StudyReport, fmt: OutputFormat) -> None:
         return
     emit_records(result["cells"], fmt, title=f"Agreement with {result['ref']} per prompt")
     typer.echo("")
-    emit_records(result["groups"], fmt, title=f"Per model × group × method: mean and {result['variance']} variance")
+    table_title = f"Table 4.5: mean agreement ({result['variance']} variance) per model × group, by method"
+    if fmt is OutputFormat.table:
+        emit_records([_table_line(row) for row in result["table"]], fmt, title=table_title)
+    else:
+        emit_records(result["table"], fmt, title=table_title)
     typer.echo("")
     emit_records(result["alpha"], fmt, title="Krippendorff's α between the prompts of a group")
     typer.echo("")
     emit_records(result["lexical_diversity"], fmt, title="Lexical diversity of the prompts")
+
+
+def _table_line(row: StudyTableRow) -> dict[str, str]:
+    """A Table 4.5 row for the terminal: each method's `mean (variance) ×cells`."""
+    line = {"model": row["model"], "group": row["group"], "collection": row["collection"]}
+    for method in ("binary", "graded", "pairwise"):
+        mean, variance, cells = (row[f"{method}_{part}"] for part in ("mean", "variance", "cells"))  # type: ignore[literal-required]
+        line[method] = "" if not cells else f"{_number(mean)} ({_number(variance)}) ×{cells}"
+    return line
+
+
+def _number(value: float | None) -> str:
+    if value is None:
+        return "–"
+    return "0" if value == 0 else f"{value:.4f}" if abs(value) >= 0.0001 else f"{value:.2e}"
 
 
 @commands.command("run")

@@ -9,8 +9,7 @@ import typer
 
 from studio.cli.context import open_project
 from studio.cli.errors import handles_errors
-from studio.cli.grades import grade
-from studio.cli.options import FormatOption
+from studio.cli.options import FormatOption, RefOption, RelevantOption, SeedOption
 from studio.cli.output import OutputFormat, emit_object, emit_records
 
 commands = typer.Typer()
@@ -23,11 +22,9 @@ def validate(
     labels: Annotated[
         str, typer.Option("--labels", help="Label set of the method (grades, preferences or embedding).")
     ],
-    ref: Annotated[str, typer.Option("--ref", help="Reference label set (e.g. the human one).")] = "human",
-    relevant: Annotated[
-        float, typer.Option(parser=grade, help="Reference grade from which a passage is relevant (Acceptable).")
-    ] = 1.0,
-    seed: Annotated[int, typer.Option(help="Seed of the exemplar draws (embedding).")] = 0,
+    ref: RefOption = "human",
+    relevant: RelevantOption = 1.0,  # the reference's lowest Acceptable grade
+    seed: SeedOption = 0,  # of the exemplar draws (embedding)
     fmt: FormatOption = OutputFormat.table,
 ) -> None:
     """Does a method order the reference's Best (top grade), Acceptable (relevant below it) and

@@ -1,6 +1,6 @@
 """What `studio assess report` answers of a campaign: per condition the pool's reduction, the
 grades, τ between the leaderboards, agreement between assessors, the anchoring effect and the
-recall lost (docs/campaigns.md).
+recall lost (docs/assess.md).
 
 TypedDicts, as in `rows.py`: plain dicts at run time, so the JSON the command prints is them as
 they are, in the order declared here.

@@ -121,8 +121,8 @@ class CampaignRow(TypedDict):
     pool: str
     llm_relevant: float
     topics: int
-    shown: int
-    judged: int  # shown pairs with a grade standing
+    shown: int  # the conditions' pairs, as the plan counts them (the recall sample apart)
+    judged: int  # of them, pairs with a grade standing
     assessors: int
     created: str
 
@@ -152,7 +152,7 @@ class CampaignProgress(TypedDict):
     llm_relevant: float
     seed: int
     created: str
-    shown: int
+    shown: int  # the conditions' pairs, as the plan counts them (the recall sample apart)
     judged: int
     conditions: list[ConditionProgress]
     recall_sample: int
@@ -192,6 +192,37 @@ class CampaignGradeWritten(TypedDict):
     condition: str
     grade: float | None  # None: taken back
     llm_visible: bool
+    earlier: float | None  # an undo: the grade taken back; a grade: the one it replaced (None: none)
+
+
+# The scale people grade on, as TREC DL's assessors and UMBRELA's prompt word it (docs/assess.md).
+@dataclass(frozen=True)
+class ScaleGrade:
+    """One grade of the scale: its name, what it means, and that in a few words (for the screen)."""
+
+    grade: int
+    name: str
+    meaning: str
+    brief: str
+
+
+# The scale people grade on, as TREC DL's assessors and UMBRELA's prompt word it (docs/assess.md).
+GRADE_SCALE: tuple[ScaleGrade, ...] = (
+    ScaleGrade(
+        3,
+        "perfectly relevant",
+        "the passage is dedicated to the query and contains the exact answer",
+        "the exact answer",
+    ),
+    ScaleGrade(
+        2,
+        "highly relevant",
+        "the passage has some answer for the query, but it may be unclear or hidden among extraneous information",
+        "some answer, unclear or hidden",
+    ),
+    ScaleGrade(1, "related", "the passage seems related to the query but does not answer it", "no answer"),
+    ScaleGrade(0, "irrelevant", "the passage has nothing to do with the query", "nothing to do with it"),
+)
 
 
 # -- walking a campaign -----------------------------------------------------------------------------

@@ -252,3 +252,11 @@ class StuffingPosition(StrEnum):
     start = "start"
     middle = "middle"
     end = "end"
+
+
+class OutOfScale(StrEnum):
+    """What to do with a grade outside its method's scale (a 4 in a binary file): refuse the
+    import naming the line, or leave such lines out with a warning naming them."""
+
+    ERROR = "error"
+    SKIP = "skip"

@@ -261,7 +261,7 @@ SCOPES: tuple[KeyScope, ...] = (
             *_grades("assess", "Grade {grade} for this pair, then the next"),
             _key("assess", "keep", "k", "Keep LLM grade", "keep", "Post-editing: give the pair the LLM's grade shown"),
             _key("assess", "undo", "u", "Undo", "undo", "Take back your last grade and show its pair"),
-            _key("assess", "leave", "escape", "Back", "leave", "Back to Review"),
+            # No key leaves a campaign but quitting: it is a closed room (docs/assess.md).
         ),
     ),
     KeyScope(

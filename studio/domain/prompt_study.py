@@ -83,6 +83,38 @@ class StudyGroup(TypedDict):
     cells: int
 
 
+class StudyTableRow(TypedDict):
+    """One row of Table 4.5 as the thesis prints it: a model × author group (× test collection,
+    unless pooled), each method's mean agreement, its variance and how many cells it rests on."""
+
+    model: str
+    group: str
+    collection: str
+    binary_mean: float | None
+    binary_variance: float | None
+    binary_cells: int
+    graded_mean: float | None
+    graded_variance: float | None
+    graded_cells: int
+    pairwise_mean: float | None
+    pairwise_variance: float | None
+    pairwise_cells: int
+
+
+@dataclass(frozen=True)
+class StudyOptions:
+    """How the study's agreement is taken (docs/sensitivity.md). Binary κ binarises each side at its
+    level (`ref_relevant`, `relevant`); graded κ is on the grades unless `binarise_ref` binarises the
+    reference alone at that level (the judge's 0–3 kept, as the thesis's Table 4.5); with
+    `pool_collections` a group's mean and variance are over its cells of every test collection."""
+
+    ref_relevant: float = 2.0
+    relevant: float = 1.0
+    binarise_ref: float | None = None
+    pool_collections: bool = False
+    variance: Variance = "sample"
+
+
 class StudyAlpha(TypedDict):
     """Krippendorff's α between the prompts of one group (each prompt a coder)."""
 
@@ -110,8 +142,13 @@ class LexicalDiversity(TypedDict):
 class StudyReport(TypedDict):
     ref: str
     variance: str  # population | sample
+    ref_relevant: float
+    relevant: float
+    binarise_ref: float | None  # graded κ against the reference binarised here (None: on the grades)
+    pool_collections: bool
     cells: list[StudyCell]
     groups: list[StudyGroup]
+    table: list[StudyTableRow]  # `groups` as Table 4.5: model × group rows, method columns
     alpha: list[StudyAlpha]
     lexical_diversity: list[LexicalDiversity]
 

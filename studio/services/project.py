@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 
     from studio.domain.check_report import CheckReport
     from studio.domain.doctor_report import DoctorReport
+    from studio.domain.prompt_study import StudyOptions
     from studio.services.answers.session import AnswerSession
     from studio.services.audit.session import AuditSession
     from studio.services.campaigns.session import CampaignSession
@@ -203,14 +204,22 @@ class Project(ProjectCore):
         resamples: int = 1000,
         with_embeddings: bool = False,
         topics: TopicChoice = EVERY_TOPIC,
+        study: StudyOptions | None = None,
     ) -> WrittenReport:
         """report.html, report.md and figures/ of the whole project in folder `out` (`topics`: the
-        comparisons' topics, by default those both label, and a subset of them)."""
+        comparisons' topics, by default those both label, and a subset of them; `study`: how the
+        Prompt sensitivity section takes agreement, as `study_report`)."""
         # Imported when used: only the report loads matplotlib.
         from studio.services.report.build import build_report
         from studio.services.report.files import write_report
 
         built = build_report(
-            self, ref=ref, measure=measure, resamples=resamples, with_embeddings=with_embeddings, topics=topics
+            self,
+            ref=ref,
+            measure=measure,
+            resamples=resamples,
+            with_embeddings=with_embeddings,
+            topics=topics,
+            study=study,
         )
         return write_report(built, out)

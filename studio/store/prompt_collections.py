@@ -101,9 +101,24 @@ def prompt_grades(con: Connection, qid: str, docid: str) -> list[PromptGrade]:
 
 def replace_verdicts(con: Connection, label_set: int, rows: Sequence[PreferenceRow]) -> None:
     con.execute("DELETE FROM preference_verdicts WHERE label_set_id = ?", [label_set])
+    if not rows:
+        return
     con.executemany(
         "INSERT INTO preference_verdicts VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
         [[label_set, r.qid, r.category, r.doc_a, r.doc_b, r.verdict, r.a_first, r.b_first] for r in rows],
+    )
+
+
+def add_verdicts(con: Connection, rows: Sequence[tuple[int, PreferenceRow]]) -> None:
+    """Verdicts of many label sets in one statement (a study's folder of pairwise files)."""
+    if not rows:
+        return
+    table = [(s, r.qid, r.category, r.doc_a, r.doc_b, r.verdict, r.a_first, r.b_first) for s, r in rows]
+    columns = [[row[i] for row in table] for i in range(8)]
+    con.execute(
+        "INSERT INTO preference_verdicts SELECT unnest(?::INTEGER[]), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]),"
+        " unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::VARCHAR[]), unnest(?::DOUBLE[]), unnest(?::DOUBLE[])",
+        columns,
     )
 
 

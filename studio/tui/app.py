@@ -14,8 +14,9 @@ bug and ends the app with exit status 1, its traceback written to a file named o
 from __future__ import annotations
 
 import getpass
+from functools import partial
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, ClassVar, Protocol
 
 from textual import on, work
 from textual.worker import Worker, WorkerState
@@ -46,6 +47,9 @@ LONG_JOBS = frozenset({"judge", "regrade", "share", "team"})
 # Workers that save what a person decided: quitting waits for them.
 SAVING = frozenset({"review-writes", "audit-writes", "assess-writes", "answers-writes", "bank-edits"})
 QUIT_POLL_SECONDS = 0.1
+CAMPAIGN_MODE = "campaign"  # the one mode of `studio tui --assess`
+# The actions a campaign's closed room turns off: screens, the palette.
+ROOM_CLOSED_ACTIONS = frozenset({"switch_mode", "command_palette"})
 
 
 class Described(Protocol):
@@ -94,6 +98,12 @@ def _answers() -> Screen[None]:
     return AnswersScreen()
 
 
+def _assess(campaign: str) -> Screen[None]:
+    from studio.tui.screens.assess import AssessScreen
+
+    return AssessScreen(campaign)
+
+
 def _screen_actions() -> type[Provider]:
     """The palette's provider, imported when the palette first opens."""
     from studio.tui.commands import ScreenActions
@@ -117,7 +127,7 @@ class StudioApp(StateApp):
         ScreenName.judges: _judges,
         ScreenName.answers: _answers,
     }
-    DEFAULT_MODE = ScreenName.overview
+    DEFAULT_MODE: ClassVar[str] = ScreenName.overview
     BINDINGS = bindings_of("app")
 
     def __init__(
@@ -137,11 +147,16 @@ class StudioApp(StateApp):
     ) -> None:
         # Started in the screen asked for, not switched to after the Overview has been built and
         # has read the project (its reading would hold the project before the first screen's).
-        self.start_screen = ScreenName.review if audit is not None or assess is not None else ScreenName(screen)
+        self.start_screen = ScreenName.review if audit is not None else ScreenName(screen)
         if answers is not None:
             self.start_screen = ScreenName.answers
-        self.DEFAULT_MODE = self.start_screen  # type: ignore[misc]  # Textual reads it per instance
+        # A campaign is a closed room (docs/assess.md): its screen is the only one, the base of the
+        # only mode; no key, F-key or palette leads out of it but quitting.
+        self.closed_room = assess is not None
+        self.DEFAULT_MODE = CAMPAIGN_MODE if self.closed_room else self.start_screen  # type: ignore[misc]  # Textual reads it per instance
         super().__init__(StudioState(project, default_selection(project, ref, qrels, measure, topics), person))
+        if assess is not None:
+            self.close_the_room(assess)
         self.state.answers = answers
         self.header = header_text(Path(project.path).name, topics)
         self.sub_title = self.header
@@ -149,7 +164,6 @@ class StudioApp(StateApp):
         self.last_reached: str | None = None  # when the background sync last reached the server
         self.team_written_elsewhere = False  # another process wrote to the file: sync its events too
         self.start_audit = audit
-        self.start_assess = assess
         self.watcher: ChangeWatch | None = None
         self.quitting = False
         # The person's keys replace the defaults of the bindings they name, on every screen: the
@@ -172,10 +186,19 @@ class StudioApp(StateApp):
             from studio.tui.screens.audit import AuditScreen
 
             self.push_screen(AuditScreen(self.start_audit))
-        elif self.start_assess is not None:  # a campaign too
-            from studio.tui.screens.assess import AssessScreen
 
-            self.push_screen(AssessScreen(self.start_assess))
+    def close_the_room(self, campaign: str) -> None:
+        """The campaign's screen as the one mode: the other screens (Review shows the LLM's and the
+        reference's grades) are not modes of this app, the palette is off."""
+        for mode in list(self.MODES):
+            self.remove_mode(mode)
+        self.add_mode(CAMPAIGN_MODE, partial(_assess, campaign))
+        self.use_command_palette = False
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """In a campaign's closed room no screen can be switched to and no palette opened: the keys
+        are off (and off the footer, F1 and the palette)."""
+        return not (self.closed_room and action in ROOM_CLOSED_ACTIONS)
 
     @work(thread=True, group="share", exit_on_error=False)
     def start_watching(self) -> None:
@@ -231,7 +254,10 @@ class StudioApp(StateApp):
 
     @on(ChangesNoticed)
     def show_changes(self, message: ChangesNoticed) -> None:
-        self.notify(message.description, title="Written elsewhere", timeout=6)
+        # In a campaign the description would name label sets (the LLM's, the recall sample's):
+        # the room is told only that grades came in, and shows what is its own.
+        said = "Grades written elsewhere were read." if self.closed_room else message.description
+        self.notify(said, title="Written elsewhere", timeout=6)
         self.team_written_elsewhere = self.team_member is not None
         screen = self.screen
         if isinstance(screen, StudioScreen):
@@ -243,7 +269,7 @@ class StudioApp(StateApp):
 
         screen = self.screen
         keys = [(key.key, key.title) for key in studio_keys(screen)]
-        title, text = (screen.TITLE, screen.HELP) if isinstance(screen, StudioScreen) else (self.TITLE, "")
+        title, text = (screen.TITLE, screen.help_text()) if isinstance(screen, StudioScreen) else (self.TITLE, "")
         self.push_screen(HelpScreen(title, text, keys))
 
     async def action_quit(self) -> None:

@@ -288,3 +288,11 @@ class CampaignOpened(Message):
 
     session: CampaignSession
     views: dict[Pair, CampaignPairView]
+
+
+@dataclass
+class CampaignGradesRead(Message):
+    """The pairs the person's grades stand on now, as the project has them (others' writes too)."""
+
+    session: CampaignSession
+    graded: set[Pair]

@@ -228,8 +228,11 @@ def test_a_recall_sample_estimates_what_filtering_hides_and_leaves_tau_alone(
     )
     assert planned["recall_sample"] == 400 and planned["shown"] == campaign.plan["shown"]
     pairs = campaign.project.campaign_pairs(name)
-    recall = pairs[-400:]  # they come last, shown as manual pairs, without the LLM's grade
-    assert all(p["condition"] == "manual" and p["llm_grade"] is None for p in recall)
+    # Shown as manual pairs, without the LLM's grade, interleaved with the blind pairs (never last).
+    manual = set(campaign.topics["manual"])
+    recall = [p for p in pairs if p["condition"] == "manual" and p["qid"] not in manual]
+    assert len(recall) == 400 and all(p["llm_grade"] is None for p in recall)
+    assert pairs[-1] not in recall and pairs[-400:] != recall
     graded = tmp_path / "all.qrels"
     graded.write_text("".join(f"{p['qid']} 0 {p['docid']} {campaign.nist[p['qid']][p['docid']]}\n" for p in pairs))
     campaign.project.import_campaign(name, graded, assessor="nist")

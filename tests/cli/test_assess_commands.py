@@ -12,6 +12,10 @@ from typing import Any
 import pytest
 from cli.cli_helpers import assert_matches_golden, normalised, run_clirunner
 
+from studio.domain.campaigns import Condition, PairRole
+from studio.services.project import Project
+from studio.store import campaigns as campaign_store
+
 LLM = "umbrela-smol"
 PLAN = ("assess", "plan", "--name", "c1", "--llm", LLM, "--pool", "qrels:human")
 COUNTS = ("--manual", "3", "--filtering", "3", "--post-editing", "4", "--seed", "1")
@@ -187,14 +191,31 @@ def test_bad_names_are_refused(sample: Path, tmp_path: Path, args: tuple[str, ..
     assert message in refused(sample, tmp_path, *args)
 
 
-def test_a_recall_sample_is_walked_blind_last_and_its_label_set_is_owned(sample: Path, tmp_path: Path) -> None:
+def test_a_recall_sample_is_walked_blind_among_the_blind_pairs_and_its_label_set_is_owned(
+    sample: Path, tmp_path: Path
+) -> None:
+    """The recall sample once came last in the walk, where it was easy to spot: its pairs are now
+    interleaved with the pairs shown blind (a filtering topic's among its own), listed as manual
+    pairs are, never last; the plan, `assess show` and `assess list` count `shown` alike."""
     plan = studio(sample, tmp_path, *PLAN, *COUNTS, "--recall-sample", "12")
     rows = studio(sample, tmp_path, "assess", "pairs", "c1")
     assert len(rows) == plan["shown"] + 12
-    assert all(r["condition"] == "manual" and r["llm_grade"] is None for r in rows[-12:])
-    manual = {r["qid"] for r in rows[:-12] if r["condition"] == "manual"}
-    assert {r["qid"] for r in rows[-12:]}.isdisjoint(manual)  # drawn from the other conditions' dropped pairs
-    last = rows[-1]
+    with Project.open(sample) as project:
+        walk = [p for p in campaign_store.pairs(project.db.cursor(), 1) if p.shown]
+    assert [(p.qid, p.docid) for p in walk] == [(r["qid"], r["docid"]) for r in rows]
+    at = [i for i, p in enumerate(walk) if p.role is PairRole.recall]
+    assert len(at) == 12 and at != list(range(len(walk) - 12, len(walk))) and at[-1] != len(walk) - 1
+    for i in at:
+        assert rows[i]["condition"] == "manual" and rows[i]["llm_grade"] is None
+        pair = walk[i]
+        if pair.topic_condition is Condition.filtering:  # among its own topic's pairs
+            assert walk[i + 1].qid == pair.qid
+        else:  # just before a pair shown blind
+            assert not walk[i + 1].condition.shows_llm
+    again = studio(sample, tmp_path, *PLAN[:3], "c3", *PLAN[4:], *COUNTS, "--recall-sample", "12")
+    rows_again = studio(sample, tmp_path, "assess", "pairs", "c3")
+    assert again["shown"] == plan["shown"] and rows_again == rows  # the seed draws the same walk
+    last = rows[at[-1]]
     message = refused(sample, tmp_path, "label", "--qrels", "c1-recall", last["qid"], last["docid"], "1")
     assert "c1-recall is campaign" in message
     assert "the conditions drop" in refused(
@@ -202,6 +223,9 @@ def test_a_recall_sample_is_walked_blind_last_and_its_label_set_is_owned(sample:
     )
     shown = studio(sample, tmp_path, "assess", "show", "c1")
     assert (shown["recall_sample"], shown["recall_judged"]) == (12, 0)
+    assert shown["shown"] == plan["shown"] == sum(c["shown"] for c in shown["conditions"])
+    listed = {row["campaign"]: row for row in studio(sample, tmp_path, "assess", "list")}
+    assert listed["c1"]["shown"] == plan["shown"]
 
 
 def test_a_report_reads_one_state_of_the_llm_set(sample: Path, tmp_path: Path) -> None:

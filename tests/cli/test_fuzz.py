@@ -70,7 +70,7 @@ HELD: dict[tuple[str, str], list[str] | None] = {
 # The method `embedding` runs the bundled embedding model even with the simulated backend.
 MODEL_FREE_METHODS = ["umbrela", "binary", "graded", "pairwise", "exam-question", "exam-nugget", "nugget-assign"]
 # Parameters always given, from the files: the default would load the bundled model.
-ALWAYS_FILES = {("bank generate", "model"), ("bank nuggetize", "model"), ("fd", "model")}
+ALWAYS_FILES = {("bank generate", "model"), ("bank nuggetize", "model"), ("fd", "model"), ("answers runs", "model")}
 
 # Commands that only read the project: it must be unchanged whatever they answer.
 READ_ONLY = {
@@ -454,6 +454,7 @@ UNBOUNDED: dict[str, str] = {
     "--min-grade": THRESHOLD,
     "--llm-relevant": THRESHOLD,
     "--ref-relevant": THRESHOLD,
+    "--binarise-ref": THRESHOLD,
     "grade": "a grade (an argument): label sets hold any finite grade, see docs/formats.md",
 }
 

@@ -195,6 +195,18 @@ def prompt_collection(project: Project, folder: Path) -> dict[str, str]:
     return {}
 
 
+def study_folder(project: Project, folder: Path) -> dict[str, str]:
+    """The collection `ps` imported, and `judged/`: a binary and a pairwise file of its human-1
+    prompt named as the study's release names them."""
+    prompt_collection(project, folder)
+    (folder / "judged").mkdir()
+    (folder / "judged" / "m_binary_sample_human-1.txt").write_text("1001 0 p1001-01 1\n", encoding="utf-8")
+    (folder / "judged" / "m_pairwise_sample_human-1.txt").write_text(
+        "1001 top low regular p1001-01 p1001-02 A\n1001 top low swapped p1001-02 p1001-01 B\n", encoding="utf-8"
+    )
+    return {}
+
+
 STUDY = ["sensitivity", "run", "--prompts", "ps", "--collection", "sample", "--backend", "simulated", "--topic", "1001"]
 RELABEL = ["label", "--qrels", LLM, "1001", "p1001-01", "0"]
 BATCH = ["judges", "export-batch", "pending", "--out", "{folder}/batch.jsonl", "--model", "fake", "--topic", "1001"]
@@ -318,6 +330,12 @@ CASES: dict[str, list[Case]] = {
                 *("--model", "m", "--collection", "sample"),
             ],
             (prompt_collection,),
+        )
+    ],
+    "import study": [
+        Case(
+            ["import", "study", "{folder}/judged", "--pattern", "{{model}}_{{method}}_{{collection}}_{{prompt}}.txt"],
+            (study_folder,),
         )
     ],
     "sensitivity run": [Case([*STUDY, "--per-grade", "2", "--per-category", "1"], (prompt_collection,))],

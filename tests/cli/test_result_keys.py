@@ -151,7 +151,14 @@ def test_probe_and_sensitivity(printed: Printed) -> None:
     keys(printed["probe"][0], ProbeRun, probe)
     summary = printed["sensitivity"]  # a study of templates prints what `sensitivity run` prints
     keys(summary, StudyRunSummary, ["label_sets", "calls", "cache_hits", "failures", "report"])
-    keys(summary["report"], StudyReport, ["ref", "variance", "cells", "groups", "alpha", "lexical_diversity"])
+    keys(
+        summary["report"],
+        StudyReport,
+        [
+            *("ref", "variance", "ref_relevant", "relevant", "binarise_ref", "pool_collections"),
+            *("cells", "groups", "table", "alpha", "lexical_diversity"),
+        ],
+    )
 
 
 def test_answers_and_fd(printed: Printed) -> None:

@@ -119,6 +119,7 @@ VERDICT_ROWS = st.lists(
     ),
     min_size=1,
     max_size=20,
+    unique_by=lambda r: (r.qid, r.doc_a, r.doc_b),  # a pair listed twice is a duplicate (tested apart)
 )
 
 
@@ -186,10 +187,10 @@ def test_a_bad_collection_exits_2_and_leaves_the_project_as_it_was(tmp_path: Pat
     db = tmp_path / "p.duckdb"
     assert cli(db, "import", "prompts", write_collection(tmp_path), "--name", "study").exit_code == 0
     bad = tmp_path / "bad.json"
-    bad.write_text(json.dumps({"x9": {"participant_name": "human-2", "graded": {"user": "{query} only"}}}), "utf-8")
+    bad.write_text(json.dumps({"x9": {"participant_name": "human-2", "graded": {"user": "{passage} only"}}}), "utf-8")
     result = cli(db, "import", "prompts", bad, "--name", "study", "--replace")
     assert result.exit_code == 2
-    assert "prompt 'x9' (graded): graded prompt lacks {passage}" in result.stderr
+    assert "prompt 'x9' (graded): graded prompt lacks {query}" in result.stderr
     with Project.open(db) as project:
         assert len(project.collection_prompts("study")) == 4
     assert cli(db, "import", "prompts", write_collection(tmp_path), "--name", "study").exit_code == 2  # taken

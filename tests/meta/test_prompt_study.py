@@ -95,6 +95,8 @@ def build_project(folder: Path) -> Path:
             "m1",
             "--collection",
             "dl-toy",
+            "--method",
+            "binary",
         )
         assert found.exit_code == 0, found.output
     verdicts = folder / "verdicts.txt"

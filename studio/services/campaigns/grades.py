@@ -80,15 +80,22 @@ def record_grade(
     grade: float | None,
     *,
     seconds: float | None = None,
+    ungraded: bool = False,
 ) -> LabelEvent:
     """`assessor`'s grade of a shown pair (None takes it back) and the pair's label that follows,
-    in one transaction."""
+    in one transaction. `ungraded`: the caller saw no grade of `assessor` standing for the pair; one
+    written since (an import, another studio) is not overwritten but refused, with it named."""
     if grade is not None and (off_scale := assessor_grade_problem(grade)) is not None:
         raise UsageError(f"grade {grade:g} {off_scale}")
     con = writes.engine.db.cursor()
     found = campaign_record(con, campaign)
     campaign_id = found["campaign_id"]
     now = standing_grades(con, campaign_id).get((pair.qid, pair.docid), PairGrades())
+    if ungraded and (newer := now.grades.get(assessor)) is not None:
+        raise UsageError(
+            f"{pair.qid} {pair.docid} was graded {newer:g} by {assessor} elsewhere meanwhile (an import or "
+            "another studio): that grade stands, yours was not written over it"
+        )
     if grade is None:
         now.grades.pop(assessor, None)
     else:
@@ -127,11 +134,13 @@ def take_back(writes: LabelWrites, campaign: str, assessor: str) -> CampaignGrad
     last = theirs[-1]
     pair = next(p for p in shown_pairs(con, found) if (p.qid, p.docid) == (last["qid"], last["docid"]))
     record_grade(writes, campaign, pair, assessor, None)
-    return grade_written(campaign, pair, assessor, None)
+    return grade_written(campaign, pair, assessor, None, earlier=float(last["grade"]))
 
 
-def grade_written(campaign: str, pair: PoolPair, assessor: str, grade: float | None) -> CampaignGradeWritten:
-    """What a walk tells of a grade it wrote (None: taken back)."""
+def grade_written(
+    campaign: str, pair: PoolPair, assessor: str, grade: float | None, *, earlier: float | None = None
+) -> CampaignGradeWritten:
+    """What a walk tells of a grade it wrote (None: taken back; `earlier`: the grade before)."""
     return CampaignGradeWritten(
         campaign=campaign,
         qid=pair.qid,
@@ -140,6 +149,7 @@ def grade_written(campaign: str, pair: PoolPair, assessor: str, grade: float | N
         condition=str(pair.condition),
         grade=grade,
         llm_visible=pair.condition.shows_llm,
+        earlier=earlier,
     )
 
 

@@ -11,9 +11,11 @@ pairs put in the order people walk them, and the pairs split among assessors.
 * The walk goes topic by topic (topics in a random order); within a topic the pairs come in a random
   order, except under post-editing, where they come in groups of the LLM's grade from the highest
   (each group announced on screen), random within a group.
-* With a recall sample, that many of the dropped pairs, drawn uniformly, come last in the walk, shown
-  as manual pairs are (no LLM grade); their grades go to the label set NAME-recall, so that the
-  campaign's own label set keeps a dropped pair unjudged (non-relevant).
+* With a recall sample, that many of the dropped pairs, drawn uniformly, are shown as manual pairs
+  are (no LLM grade) and interleaved, by a seeded shuffle, with the pairs shown blind: a pair of a
+  filtering topic among its own topic's pairs, any other among the manual and filtering pairs, never
+  last (the sample once came last, where it was easy to spot). Their grades go to the label set
+  NAME-recall, so that the campaign's own label set keeps a dropped pair unjudged (non-relevant).
 * With assessors, each condition's shown pairs are split among them as an audit's sample is
   (`studio.services.audit.assignment.split_pairs`), a share `overlap` given to two.
 """
@@ -147,10 +149,12 @@ def walk_order(
     return rows
 
 
-def draw_recall_sample(rows: list[PoolRow], size: int, rng: np.random.Generator) -> list[PoolRow]:
-    """`size` of the dropped pairs drawn uniformly (π = size / dropped) and moved to the end of the
-    walk in a random order, to be graded blind as manual pairs are: an assessor cannot tell them
-    from the manual condition's, nor, coming last, from which topic's filtering they fell."""
+def draw_recall_sample(
+    rows: list[PoolRow], conditions: dict[str, Condition], size: int, rng: np.random.Generator
+) -> list[PoolRow]:
+    """`size` of the dropped pairs drawn uniformly (π = size / dropped), graded blind as manual pairs
+    are, each placed by `interleave_recall`: an assessor cannot tell them from the blind pairs around
+    them, nor by where they come that the LLM had dropped them."""
     dropped = [i for i, row in enumerate(rows) if row[3] == PairRole.dropped]
     if size > len(dropped):
         raise UsageError(f"--recall-sample {size}: the conditions drop {len(dropped)} pairs")
@@ -158,12 +162,38 @@ def draw_recall_sample(rows: list[PoolRow], size: int, rng: np.random.Generator)
         return rows
     chosen = [dropped[int(i)] for i in rng.choice(len(dropped), size, replace=False)]
     inclusion = size / len(dropped)
-    kept = [row for i, row in enumerate(rows) if i not in set(chosen)]
-    drawn = [rows[i] for i in chosen]  # rng.choice's order is already random
-    placed = [(q, d, g, role, n, p) for n, (q, d, g, role, _, p) in enumerate(kept)]
-    start = len(placed)
-    placed += [(q, d, g, str(PairRole.recall), start + n, inclusion) for n, (q, d, g, _, _, _) in enumerate(drawn)]
-    return placed
+    taken = set(chosen)
+    kept = [row for i, row in enumerate(rows) if i not in taken]
+    drawn: list[PoolRow] = [
+        (q, d, g, str(PairRole.recall), 0, inclusion) for q, d, g, _, _, _ in (rows[i] for i in chosen)
+    ]
+    walk = interleave_recall(kept, drawn, conditions, rng)
+    return [(q, d, g, role, n, p) for n, (q, d, g, role, _, p) in enumerate(walk)]
+
+
+def interleave_recall(
+    kept: list[PoolRow], drawn: list[PoolRow], conditions: dict[str, Condition], rng: np.random.Generator
+) -> list[PoolRow]:
+    """The walk with each recall pair placed just before a shown pair drawn with `rng`: one of its own
+    topic's when that topic is filtered blind (filtering), else one shown without the LLM's grade
+    (manual or filtering), else any shown pair. Never at the end, and pairs of the same place keep
+    the sample's random order."""
+    shown = [i for i, row in enumerate(kept) if row[3] != PairRole.dropped]
+    blind = [i for i in shown if not conditions[kept[i][0]].shows_llm] or shown or [len(kept)]
+    by_topic: dict[str, list[int]] = {}
+    for i in shown:
+        if conditions[kept[i][0]] is Condition.filtering:
+            by_topic.setdefault(kept[i][0], []).append(i)
+    before: dict[int, list[PoolRow]] = {}
+    for row in drawn:
+        slots = by_topic.get(row[0]) or blind
+        before.setdefault(slots[int(rng.integers(len(slots)))], []).append(row)
+    walk: list[PoolRow] = []
+    for i, row in enumerate(kept):
+        walk.extend(before.get(i, ()))
+        walk.append(row)
+    walk.extend(before.get(len(kept), ()))  # only when nothing is shown at all
+    return walk
 
 
 def plan_campaign(db: Database, spec: CampaignSpec) -> CampaignPlan:
@@ -181,7 +211,8 @@ def plan_campaign(db: Database, spec: CampaignSpec) -> CampaignPlan:
     rng = np.random.default_rng(spec.seed)
     conditions = assign_topics(sorted({q for q, _ in pairs}), spec.topics, rng)
     llm = {(q, d): g for q, d, g in audit_store.pool(con, spec.llm)}
-    rows = draw_recall_sample(walk_order(pairs, llm, conditions, spec.llm_relevant, rng), spec.recall_sample, rng)
+    walk = walk_order(pairs, llm, conditions, spec.llm_relevant, rng)
+    rows = draw_recall_sample(walk, conditions, spec.recall_sample, rng)
     assignments = _assignments(rows, conditions, spec, rng)
     with db.transaction() as tx:
         label_store.create_label_set(tx, spec.name, CAMPAIGN_KIND, f"campaign of {spec.llm}")

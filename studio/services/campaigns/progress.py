@@ -37,8 +37,8 @@ def list_campaigns(db: Database) -> list[CampaignRow]:
                 pool=found["pool"],
                 llm_relevant=found["llm_relevant"],
                 topics=len(campaign_store.topics(con, found["campaign_id"])),
-                shown=len(shown),
-                judged=sum((p.qid, p.docid) in judged for p in shown),
+                shown=sum(p.role is PairRole.shown for p in shown),  # as the plan and `show`: without the recall sample
+                judged=sum(p.role is PairRole.shown and (p.qid, p.docid) in judged for p in shown),
                 assessors=len(assessors),
                 created=found["created"],
             )
@@ -72,8 +72,10 @@ def show_campaign(db: Database, campaign: str) -> CampaignProgress:
         llm_relevant=found["llm_relevant"],
         seed=found["seed"],
         created=found["created"],
-        shown=len(shown),
-        judged=sum((p.qid, p.docid) in judged for p in shown),
+        # As the plan counts them: the conditions' pairs, the recall sample apart (this count once
+        # held the sample and the plan's did not: 964 against 944).
+        shown=sum(c["shown"] for c in conditions),
+        judged=sum(c["judged"] for c in conditions),
         conditions=conditions,
         recall_sample=sum(p.role is PairRole.recall for p in shown),
         recall_judged=sum(p.role is PairRole.recall and (p.qid, p.docid) in judged for p in shown),

@@ -9,7 +9,10 @@ order, each grade saved at once as an audited edit of the campaign's label set.
 
 Each grade keeps the seconds from the pair shown to the key and whether the LLM's grade was on
 screen. Reopening starts at the assessor's first pair not graded; `undo()` takes back their newest
-grade and shows its pair again. As the blind audit, the walk is an interactive session
+grade and shows its pair again (the write answers the grade taken back, for the screen to show).
+Grades other processes write for the same assessor (an import, another studio) are taken in by
+`catch_up()`; a key on a pair graded elsewhere meanwhile is refused at its write, never written
+over that grade. As the blind audit, the walk is an interactive session
 (`studio.services.session`): `decide()` (in memory, the next pair current at once) and `write()` (off
 the UI thread), then `settle()` or, when it failed, `roll_back()`.
 """
@@ -142,7 +145,8 @@ class CampaignSession(InteractiveSession[CampaignStep, CampaignGradeWritten | No
         if step.action == "undo":
             return take_back(self.project.writes, self.campaign, self.person)
         assert step.pair is not None and step.grade is not None
-        record_grade(self.project.writes, self.campaign, step.pair, self.person, step.grade, seconds=step.seconds)
+        writes = self.project.writes
+        record_grade(writes, self.campaign, step.pair, self.person, step.grade, seconds=step.seconds, ungraded=True)
         return grade_written(self.campaign, step.pair, self.person, step.grade)
 
     def settle(self, step: CampaignStep, written: CampaignGradeWritten | None) -> None:
@@ -170,6 +174,27 @@ class CampaignSession(InteractiveSession[CampaignStep, CampaignGradeWritten | No
 
     def undo(self) -> CampaignGradeWritten | None:
         return self.take(self.undo_step())
+
+    # -- grades written elsewhere -----------------------------------------------------------------
+
+    def standing_pairs(self) -> set[tuple[str, str]]:
+        """The pairs the person's grades stand on in the project now, whoever wrote them (read)."""
+        standing = standing_grades(self.project.db.cursor(), self.record["campaign_id"])
+        return {pair for pair, grades in standing.items() if self.person in grades.grades}
+
+    def catch_up(self, graded: set[tuple[str, str]], deciding: set[tuple[str, str]]) -> bool:
+        """Take in what `standing_pairs()` read: the pairs graded stand as `graded` says, but for those
+        whose grade or undo is still being written (`deciding`), which keep what this sitting decided.
+        The current pair stays, unless it is graded now; True when anything changed."""
+        done = {pair for pair in graded if pair not in deciding} | {pair for pair in self.done if pair in deciding}
+        if done == self.done:
+            return False
+        self.done = done
+        current = self.current()
+        if current is None or (current.qid, current.docid) in done:
+            self.position = self._next_undone()
+            self.shown_at = time.monotonic()
+        return True
 
     def _next_undone(self) -> int | None:
         return next((i for i, p in enumerate(self.pairs) if (p.qid, p.docid) not in self.done), None)

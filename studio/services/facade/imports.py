@@ -16,12 +16,14 @@ if TYPE_CHECKING:
     from studio.domain.import_report import ImportReport
     from studio.services.imports import catalog as import_catalog
     from studio.services.imports import irds as import_irds
+    from studio.services.imports import merged_qrels
     from studio.services.imports import trec as import_trec
     from studio.services.rubric.graded_files import import_graded
 else:
     import_catalog = lazy_module("studio.services.imports.catalog")
     import_irds = lazy_module("studio.services.imports.irds")
     import_trec = lazy_module("studio.services.imports.trec")
+    merged_qrels = lazy_module("studio.services.imports.merged_qrels")
     import_graded = lazy_function("studio.services.rubric.graded_files", "import_graded")
 
 
@@ -61,9 +63,22 @@ class ImportsMixin(ProjectBase):
         on_duplicate: OnDuplicateGrade | str = OnDuplicateGrade.ERROR,
         replace: bool = False,
     ) -> ImportReport:
+        """Each file into a label set named after it; with `name` and several files, every file into
+        that one set (a pair two files grade differently refused unless `on_duplicate` says)."""
+        given = paths(files)
+        if name is not None and len(given) > 1:
+            merged = merged_qrels.import_merged_qrels(
+                self.db,
+                given,
+                name=name,
+                kind=None if kind is None else LabelSetKind(kind),
+                on_duplicate=OnDuplicateGrade(on_duplicate),
+                replace=replace,
+            )
+            return self._followed(merged, self.writes.written(merged.names))
         report = import_trec.import_qrels(
             self.db,
-            paths(files),
+            given,
             name=name,
             kind=None if kind is None else LabelSetKind(kind),
             on_duplicate=OnDuplicateGrade(on_duplicate),

@@ -6,9 +6,11 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from studio.domain.choices import VarianceKind
+from studio.domain.choices import OnDuplicate, OutOfScale, VarianceKind
+from studio.domain.errors import UsageError
 from studio.domain.models import LabelSetKind
 from studio.domain.names import check_name
+from studio.domain.prompt_study import StudyOptions
 from studio.services.facade.imports import ImportsMixin
 from studio.services.facade.lazy import lazy_function, lazy_module
 
@@ -21,18 +23,22 @@ if TYPE_CHECKING:
     from studio.domain.prompt_study import StudyPlan, StudyPrompt, StudyReport, StudyRunSummary, Variance
     from studio.judges.backend import Backend
     from studio.services.facade.base import PathLike
+    from studio.services.imports.trec import default_name as trec_default_name
     from studio.services.judging.backends import make_backend
-    from studio.services.sensitivity import prompt_collections, study, templates
+    from studio.services.sensitivity import judgment_files, prompt_collections, study, study_folder, templates
     from studio.services.sensitivity import run as study_run
     from studio.services.sensitivity.run import BackendFor
     from studio.store.new_names import refuse_look_alike
 else:
     make_backend = lazy_function("studio.services.judging.backends", "make_backend")
     prompt_collections = lazy_module("studio.services.sensitivity.prompt_collections")
+    judgment_files = lazy_module("studio.services.sensitivity.judgment_files")
+    study_folder = lazy_module("studio.services.sensitivity.study_folder")
     study = lazy_module("studio.services.sensitivity.study")
     templates = lazy_module("studio.services.sensitivity.templates")
     study_run = lazy_module("studio.services.sensitivity.run")
     refuse_look_alike = lazy_function("studio.store.new_names", "refuse_look_alike")
+    trec_default_name = lazy_function("studio.services.imports.trec", "default_name")
 
 
 class PromptStudyMixin(ImportsMixin):
@@ -70,16 +76,59 @@ class PromptStudyMixin(ImportsMixin):
         prompt: str,
         model: str,
         collection: str,
+        method: str | None = None,
         kind: LabelSetKind | str | None = None,
+        on_duplicate: OnDuplicate | str = OnDuplicate.ERROR,
+        out_of_scale: OutOfScale | str = OutOfScale.ERROR,
         replace: bool = False,
     ) -> ImportReport:
         """Qrels a judge made with `prompt` (an LLM label set unless `kind` says otherwise), linked to
-        the prompt, the model and the test collection; an unknown prompt is refused before any write."""
-        prompt_collections.pointwise_method(self.db, prompt, [])  # refused here when it has no pointwise prompt
-        report = self.import_qrels(files, name=name, kind=kind or LabelSetKind.LLM, replace=replace)
-        for label_set in report.names:
-            self.link_qrels(label_set, prompt=prompt, model=model, collection=collection)
-        return report
+        the prompt, the model and the test collection, in one transaction. `method` (needed when the
+        prompt has both pointwise methods) sets the scale: a grade off it is refused with its line
+        (`out_of_scale` skip: left out, warned); `on_duplicate` resolves a pair graded twice."""
+        paths = [Path(f) for f in ([files] if isinstance(files, (str, Path)) else files)]
+        if name is not None and len(paths) > 1:
+            raise UsageError("--name names one file; give files one at a time to name each")
+        found = [
+            judgment_files.checked_file(path, name or trec_default_name(path), prompt, model, collection, method)
+            for path in paths
+        ]
+        policy = judgment_files.JudgmentPolicy(
+            on_duplicate=OnDuplicate(on_duplicate),
+            out_of_scale=OutOfScale(out_of_scale),
+            replace=replace,
+            kind=LabelSetKind(kind or LabelSetKind.LLM),
+        )
+        if any(f.method == "pairwise" for f in found):
+            raise UsageError("pairwise judgments are preferences: studio import preferences (or import study)")
+        report = judgment_files.import_judgment_files(self.engine, found, policy)
+        return self._followed(report, self.writes.written(report.names))
+
+    def import_study(
+        self,
+        folder: PathLike,
+        *,
+        pattern: str,
+        prompts: str | None = None,
+        model: str | None = None,
+        method: str | None = None,
+        collection: str | None = None,
+        prefix: str = "",
+        ref: str = "human",
+        on_duplicate: OnDuplicate | str = OnDuplicate.ERROR,
+        out_of_scale: OutOfScale | str = OutOfScale.ERROR,
+        replace: bool = False,
+    ) -> ImportReport:
+        """A folder of judgment files (binary, graded and pairwise) whose names give prompt, model,
+        method and test collection by `pattern` (e.g. `{model}_{method}_{collection}_{prompt}.txt`),
+        each into a label set `PREFIX` + `MODEL-METHOD-COLLECTION-PROMPT` linked to its prompt; in one
+        transaction, or nothing."""
+        spec = study_folder.StudyFolder(Path(folder), pattern, prompts, model, method, collection, prefix)
+        policy = judgment_files.JudgmentPolicy(
+            on_duplicate=OnDuplicate(on_duplicate), out_of_scale=OutOfScale(out_of_scale), ref=ref, replace=replace
+        )
+        report = study_folder.import_study_folder(self.engine, spec, policy)
+        return self._followed(report, self.writes.written(report.names))
 
     def import_preferences(
         self,
@@ -90,20 +139,17 @@ class PromptStudyMixin(ImportsMixin):
         model: str,
         collection: str,
         ref: str = "human",
+        on_duplicate: OnDuplicate | str = OnDuplicate.ERROR,
         replace: bool = False,
     ) -> ImportReport:
         """Pairwise verdicts (`qid category docA docB agree|disagree|tie`) or raw answers per order
-        (`qid docFirst docSecond 1|2`, oriented by `ref`) into a label set linked to its prompt."""
-        return prompt_collections.import_preferences(
-            self.engine,
-            Path(path),
-            name=name,
-            prompt=prompt,
-            model=model,
-            test_collection=collection,
-            ref=ref,
-            replace=replace,
-        )
+        (`qid docFirst docSecond 1|2`, or the study release's `qid high low regular|swapped docFirst
+        docSecond A|B`, oriented by `ref`) into a label set linked to its prompt."""
+        found = judgment_files.checked_file(Path(path), name, prompt, model, collection, "pairwise")
+        policy = judgment_files.JudgmentPolicy(on_duplicate=OnDuplicate(on_duplicate), ref=ref, replace=replace)
+        report = judgment_files.import_judgment_files(self.engine, [found], policy)
+        report.what = "preferences"
+        return self._followed(report, self.writes.written(report.names))
 
     def study_report(
         self,
@@ -112,21 +158,19 @@ class PromptStudyMixin(ImportsMixin):
         ref_relevant: float = 2.0,
         relevant: float = 1.0,
         variance: VarianceKind | str = "sample",
+        binarise_ref: float | None = None,
+        pool_collections: bool = False,
         collection: str | None = None,
         references: Sequence[str] = (),
         measure: str = "nDCG@10",
     ) -> StudyReport:
-        """Agreement per prompt, its mean and variance per model × group × method, α between a
-        group's prompts and the prompts' lexical diversity."""
+        """Agreement per prompt, its mean and variance per model × group × method (Table 4.5, also as
+        model × group rows by method columns), α between a group's prompts and the prompts' lexical
+        diversity. `binarise_ref`: graded κ against the reference binarised at that level, the
+        judge's grades as they are; `pool_collections`: a group's mean over every test collection."""
+        options = StudyOptions(ref_relevant, relevant, binarise_ref, pool_collections, _variance(variance))
         return study.study_report(
-            self.engine,
-            ref,
-            ref_relevant=ref_relevant,
-            relevant=relevant,
-            variance=_variance(variance),
-            collection=collection,
-            references=references,
-            measure=measure,
+            self.engine, ref, options=options, collection=collection, references=references, measure=measure
         )
 
     def prompt_sensitivity(

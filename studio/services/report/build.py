@@ -13,6 +13,7 @@ from pathlib import PurePath
 from studio import __version__
 from studio.domain.errors import UsageError
 from studio.domain.frames import EVERY_TOPIC, TopicChoice, TopicScope
+from studio.domain.prompt_study import StudyOptions
 from studio.domain.report import Report
 from studio.judges.embedder import TextEmbedder
 from studio.metrics.names import Measure
@@ -100,6 +101,7 @@ def build_report(
     with_embeddings: bool = False,
     embedder: TextEmbedder | None = None,
     topics: TopicChoice = EVERY_TOPIC,
+    study: StudyOptions | None = None,
 ) -> Report:
     """Every section of the report, in order; raises UsageError before any work on a bad option.
     `embedder` replaces the default embedding model of the FD section (tests, other models);
@@ -126,7 +128,7 @@ def build_report(
         subsampling_section(project.engine, others, reference, m, topics, names),
         bank_section(project, reference, m),
         probe_section(project),
-        *study_section(project, reference, names),
+        *study_section(project, reference, names, study),
         *([embedding_section(project, [reference, *others], reference, m, embedder)] if with_embeddings else []),
         audit_section(project),
         *estimate_sections(project, m),

@@ -24,25 +24,24 @@ from studio.formats.json_input import loads
 from studio.formats.prompt_collections import (
     group_of,
     parse_groups_json,
-    parse_preferences,
     parse_prompts_json,
     placeholder_problem,
     write_prompts_json,
 )
-from studio.formats.text_input import read_lines, read_text
-from studio.services.evaluation.engine import EvaluationEngine
+from studio.formats.text_input import read_text
 from studio.services.exports.delivery import deliver, inside, output_folder
 from studio.store import Database, new_batch
 from studio.store import labels as label_store
 from studio.store import prompt_collections as prompt_store
 
 
-def read_collection(path: Path, groups_file: Path | None = None) -> list[StudyPrompt]:
-    """The prompts of a `prompts.json` file or of a folder of template folders."""
+def read_collection(path: Path, groups_file: Path | None = None, skipped: list[str] | None = None) -> list[StudyPrompt]:
+    """The prompts of a `prompts.json` file or of a folder of template folders; with `skipped`, a
+    `prompts.json` prompt without its passage placeholder is named there instead of refused."""
     groups = parse_groups_json(read_text(groups_file), str(groups_file)) if groups_file else None
     if path.is_dir():
         return _read_folder(path, groups)
-    return parse_prompts_json(read_text(path), str(path), groups)
+    return parse_prompts_json(read_text(path), str(path), groups, skipped)
 
 
 def _read_folder(root: Path, groups: dict[str, str] | None) -> list[StudyPrompt]:
@@ -79,9 +78,11 @@ def _read_folder(root: Path, groups: dict[str, str] | None) -> list[StudyPrompt]
 def import_prompts(
     db: Database, path: Path, *, name: str | None = None, groups_file: Path | None = None, replace: bool = False
 ) -> ImportReport:
-    """A prompt collection, named after the file (or folder) unless `name` says otherwise."""
+    """A prompt collection, named after the file (or folder) unless `name` says otherwise; a prompt
+    without its passage placeholder is left out with a warning naming it (the rest imports)."""
     collection = check_name(name or path.name.removesuffix(".json"), "prompt collection")
-    prompts = read_collection(path, groups_file)
+    skipped: list[str] = []
+    prompts = read_collection(path, groups_file, skipped)
     seen: set[tuple[str, str]] = set()
     for prompt in prompts:
         if (prompt.prompt_id, prompt.method) in seen:
@@ -96,8 +97,11 @@ def import_prompts(
     counts: dict[str, int] = defaultdict(int)
     for prompt in prompts:
         counts[f"{prompt.method} prompts"] += 1
+    warnings = [f"{path}: skipped {where}" for where in skipped]
+    if skipped:
+        counts["skipped prompts"] = len(skipped)
     return ImportReport(
-        "prompts", [str(path)], [collection], {"prompts": len({p.prompt_id for p in prompts}), **counts}
+        "prompts", [str(path)], [collection], {"prompts": len({p.prompt_id for p in prompts}), **counts}, warnings
     )
 
 
@@ -217,46 +221,3 @@ def orient_raw(
         rows.append(PreferenceRow(qid, category_of(grades[a], grades[b]), a, b, verdict, a_first, b_first))
     warnings = [f"{source}: {left_out} pair(s) the reference does not order or answered in one order only"]
     return rows, warnings if left_out else []
-
-
-def import_preferences(
-    engine: EvaluationEngine,
-    path: Path,
-    *,
-    name: str,
-    prompt: str,
-    model: str,
-    test_collection: str,
-    ref: str = "human",
-    replace: bool = False,
-) -> ImportReport:
-    """Pairwise verdicts (and raw answers per order) into a label set linked to its prompt."""
-    db = engine.db
-    name = check_name(name, "label set")
-    model, test_collection = check_name(model, "model"), check_name(test_collection, "test collection")
-    collection, prompt_id = resolve_prompt(db, prompt)
-    verdicts, raw = parse_preferences(read_lines(path), str(path))
-    warnings: list[str] = []
-    if raw:
-        if label_store.label_set_id(db.cursor(), ref) is None:
-            raise UsageError(f"raw preferences need the reference {ref!r} to tell the better passage")
-        reference = {q: dict(t.judged) for q, t in engine.evaluator(ref).labels.items()}
-        oriented, warnings = orient_raw(raw, reference, str(path))
-        verdicts = verdicts + oriented
-    con = db.cursor()
-    set_id = label_store.label_set_id(con, name)
-    if set_id is not None and not replace:
-        raise UsageError(f"label set {name} already exists (use --replace)")
-    info = label_store.label_set_info(con, set_id) if set_id is not None else None
-    if info is not None and info.kind != "llm":
-        raise UsageError(f"label set {name!r} holds {info.kind} labels; preferences go into an LLM's own set")
-    with db.transaction() as tx:
-        if set_id is None:
-            set_id = label_store.create_label_set(tx, name, "llm", str(path))
-        prompt_store.replace_verdicts(tx, set_id, verdicts)
-        prompt_store.link_label_set(tx, set_id, collection, prompt_id, "pairwise", model, test_collection)
-    counts = {
-        "pairs": len(verdicts),
-        **{v: sum(r.verdict == v for r in verdicts) for v in ("agree", "disagree", "tie")},
-    }
-    return ImportReport("preferences", [str(path)], [name], counts, warnings)

@@ -18,7 +18,15 @@ from collections.abc import Callable, Generator, Iterator, Sequence
 from studio.domain.errors import UsageError
 from studio.domain.judging import JudgeProgress
 from studio.domain.models import QrelsRow
-from studio.domain.prompt_study import PAIR_CATEGORIES, PreferenceRow, StudyPlan, StudyPrompt, StudyRunSummary, Variance
+from studio.domain.prompt_study import (
+    PAIR_CATEGORIES,
+    PreferenceRow,
+    StudyOptions,
+    StudyPlan,
+    StudyPrompt,
+    StudyRunSummary,
+    Variance,
+)
 from studio.judges.backend import Backend
 from studio.judges.methods import Method, method_with_template
 from studio.judges.prompts import PromptTemplate
@@ -139,7 +147,8 @@ def run_study(
             calls, hits, failures = calls + answers.made, hits + answers.cached, failures + failed
     for backend in opened.values():
         backend.close()
-    report = study_report(engine, plan.ref, variance=variance, ref_relevant=ref_relevant, collection=plan.collection)
+    options = StudyOptions(ref_relevant=ref_relevant, variance=variance)
+    report = study_report(engine, plan.ref, options=options, collection=plan.collection)
     yield StudyRunSummary(label_sets=names, calls=calls, cache_hits=hits, failures=failures, report=report)
 
 

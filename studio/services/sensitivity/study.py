@@ -5,8 +5,10 @@ the reference, on the pairs both label: Cohen's κ (unweighted) for binary — e
 at its own relevance level (the reference's `ref_relevant`, e.g. 2 on TREC DL; the judge's
 `relevant`, 1 for a 0/1 judge) — and for graded, on the grades; for pairwise, the share of pairs
 on which the judge prefers the passage the reference grades higher in both orders (a pair whose
-orders disagree is a tie and counts against). Cells are grouped per model × author group ×
-method × test collection: the mean and the variance of their agreement (population, n, or sample,
+orders disagree is a tie and counts against). With a level to binarise the reference at, graded
+κ is between that binarised reference and the judge's grades as they are (the thesis's Table 4.5).
+Cells are grouped per model × author group × method × test collection (or, pooled, over every
+collection): the mean and the variance of their agreement (population, n, or sample,
 n − 1, as asked; the report says which). Krippendorff's α is taken between the prompts of each
 group (each prompt a coder, each judged pair a unit; nominal for binary and pairwise, ordinal for
 graded). Lexical diversity per group, method and message: the type-token ratio of the group's
@@ -30,6 +32,7 @@ from studio.domain.prompt_study import (
     StudyAlpha,
     StudyCell,
     StudyGroup,
+    StudyOptions,
     StudyPrompt,
     StudyReport,
     Variance,
@@ -38,11 +41,13 @@ from studio.metrics.agreement import binary_kappa, cohen_kappa
 from studio.metrics.reliability import Level, krippendorff_alpha
 from studio.services.evaluation.engine import EvaluationEngine
 from studio.services.meta.rank_correlation import correlation
+from studio.services.sensitivity.study_table import POOLED_SEPARATOR, table_rows
 from studio.store import labels as label_store
 from studio.store import prompt_collections as prompt_store
 from studio.store import runs as run_store
 
 REFERENCE_GROUP = "reference"
+DEFAULT_OPTIONS = StudyOptions()
 _WORD = re.compile(r"\w+")
 
 
@@ -56,14 +61,21 @@ def pointwise_agreement(
     method: str,
     ref_relevant: float,
     relevant: float,
+    binarise_ref: float | None = None,
 ) -> tuple[float | None, int]:
-    """κ on the pairs both label, and how many there are."""
+    """κ on the pairs both label, and how many there are; graded κ against the reference binarised
+    at `binarise_ref` (the judge's grades as they are) when it is given."""
     shared = [(g, labels[q][d]) for q, docs in ref.items() for d, g in docs.items() if d in labels.get(q, {})]
     if not shared:
         return None, 0
     x = np.array([a for a, _ in shared], dtype=np.float64)
     y = np.array([b for _, b in shared], dtype=np.float64)
-    kappa = binary_kappa(x, y, ref_relevant, relevant) if method == "binary" else cohen_kappa(x, y)
+    if method == "binary":
+        kappa = binary_kappa(x, y, ref_relevant, relevant)
+    elif binarise_ref is not None:
+        kappa = cohen_kappa((x >= binarise_ref).astype(np.float64), y)
+    else:
+        kappa = cohen_kappa(x, y)
     return finite(kappa), len(shared)
 
 
@@ -114,8 +126,7 @@ def study_cells(
     ref: str,
     links: Iterable[dict[str, Any]],
     *,
-    ref_relevant: float,
-    relevant: float,
+    options: StudyOptions,
     measure: str,
 ) -> list[StudyCell]:
     """One cell per linked label set."""
@@ -132,8 +143,10 @@ def study_cells(
             value, pairs = pairwise_agreement(rows), len(rows)
             bias, ties = position_bias(rows), tie_rate(rows)
         else:
-            value, pairs = pointwise_agreement(reference, _grades(engine, name), method, ref_relevant, relevant)
-            tau = _leaderboard_tau(engine, ref, name, measure, method, relevant)
+            value, pairs = pointwise_agreement(
+                reference, _grades(engine, name), method, options.ref_relevant, options.relevant, options.binarise_ref
+            )
+            tau = _leaderboard_tau(engine, ref, name, measure, method, options.relevant)
         cells.append(
             StudyCell(
                 label_set=name,
@@ -152,20 +165,27 @@ def study_cells(
     return cells
 
 
-def _group_key(cell: StudyCell) -> tuple[str, str, str, str]:
-    return (cell["model"], cell["group"], cell["method"], cell["collection"])
+def pooled_collections(cells: Iterable[StudyCell]) -> str:
+    """The name a pooled group's collection column carries: its collections joined by `+`."""
+    return POOLED_SEPARATOR.join(sorted({c["collection"] for c in cells if c["group"] != REFERENCE_GROUP}))
 
 
-def study_groups(cells: Sequence[StudyCell], kind: Variance) -> list[StudyGroup]:
-    """Mean and variance of agreement per model × group × method × collection (reference rows apart)."""
+def _group_key(cell: StudyCell, pooled: str | None = None) -> tuple[str, str, str, str]:
+    return (cell["model"], cell["group"], cell["method"], pooled or cell["collection"])
+
+
+def study_groups(cells: Sequence[StudyCell], kind: Variance, pool: bool = False) -> list[StudyGroup]:
+    """Mean and variance of agreement per model × group × method × collection (reference rows
+    apart); pooled, over the cells of every collection."""
+    pooled = pooled_collections(cells) if pool else None
     grouped: dict[tuple[str, str, str, str], list[float]] = defaultdict(list)
     counted: dict[tuple[str, str, str, str], int] = defaultdict(int)
     for cell in cells:
         if cell["group"] == REFERENCE_GROUP:
             continue
-        counted[_group_key(cell)] += 1
+        counted[_group_key(cell, pooled)] += 1
         if cell["agreement"] is not None:
-            grouped[_group_key(cell)].append(cell["agreement"])
+            grouped[_group_key(cell, pooled)].append(cell["agreement"])
     return [
         StudyGroup(
             model=model,
@@ -191,17 +211,20 @@ def _coded(engine: EvaluationEngine, cell: StudyCell) -> dict[tuple[str, ...], f
     return {(r.qid, r.doc_a, r.doc_b): codes[r.verdict] for r in prompt_store.verdicts(engine.db.cursor(), set_id)}
 
 
-def study_alpha(engine: EvaluationEngine, cells: Sequence[StudyCell]) -> list[StudyAlpha]:
-    """Krippendorff's α between the prompts of each group (needs two prompts or more)."""
-    grouped: dict[tuple[str, str, str, str], list[StudyCell]] = defaultdict(list)
+def study_alpha(engine: EvaluationEngine, cells: Sequence[StudyCell], pool: bool = False) -> list[StudyAlpha]:
+    """Krippendorff's α between the prompts of each group (needs two prompts or more); pooled, a
+    prompt codes the units of every collection."""
+    pooled = pooled_collections(cells) if pool else None
+    grouped: dict[tuple[str, str, str, str], dict[str, list[StudyCell]]] = defaultdict(lambda: defaultdict(list))
     for cell in cells:
         if cell["group"] != REFERENCE_GROUP:
-            grouped[_group_key(cell)].append(cell)
+            grouped[_group_key(cell, pooled)][cell["prompt"]].append(cell)
     found: list[StudyAlpha] = []
-    for (model, group, method, collection), members in sorted(grouped.items()):
+    for (model, group, method, collection), by_prompt in sorted(grouped.items()):
+        members = list(by_prompt.values())
         if len(members) < 2:
             continue
-        coded = [_coded(engine, cell) for cell in members]
+        coded = [{u: g for cell in prompt_cells for u, g in _coded(engine, cell).items()} for prompt_cells in members]
         units = sorted(set().union(*coded))
         level: Level = "ordinal" if method == "graded" else "nominal"
         data = np.array([[c.get(u, np.nan) for u in units] for c in coded], dtype=np.float64)
@@ -265,9 +288,7 @@ def study_report(
     engine: EvaluationEngine,
     ref: str,
     *,
-    ref_relevant: float = 2.0,
-    relevant: float = 1.0,
-    variance: Variance = "sample",
+    options: StudyOptions = DEFAULT_OPTIONS,
     collection: str | None = None,
     references: Sequence[str] = (),
     measure: str = "nDCG@10",
@@ -295,14 +316,20 @@ def study_report(
         for n in references
         for m in sorted({link["method"] for link in links} - {"pairwise"})
     ]
-    cells = study_cells(engine, ref, [*links, *extra], ref_relevant=ref_relevant, relevant=relevant, measure=measure)
+    cells = study_cells(engine, ref, [*links, *extra], options=options, measure=measure)
     collections = sorted({link["collection"] for link in links})
     prompts = [p for c in collections for p in prompt_store.collection_prompts(con, c)]
+    groups = study_groups(cells, options.variance, options.pool_collections)
     return StudyReport(
         ref=ref,
-        variance=variance,
+        variance=options.variance,
+        ref_relevant=options.ref_relevant,
+        relevant=options.relevant,
+        binarise_ref=options.binarise_ref,
+        pool_collections=options.pool_collections,
         cells=cells,
-        groups=study_groups(cells, variance),
-        alpha=study_alpha(engine, cells),
+        groups=groups,
+        table=table_rows(groups),
+        alpha=study_alpha(engine, cells, options.pool_collections),
         lexical_diversity=lexical_diversity(prompts),
     )

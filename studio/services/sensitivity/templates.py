@@ -20,7 +20,7 @@ from pathlib import Path
 
 from studio.domain.errors import UsageError
 from studio.domain.judging import JudgeConfig, JudgeProgress, JudgeSummary
-from studio.domain.prompt_study import StudyPrompt, StudyRunSummary, Variance
+from studio.domain.prompt_study import StudyOptions, StudyPrompt, StudyRunSummary, Variance
 from studio.judges.backend import Backend
 from studio.judges.methods import get_method
 from studio.judges.prompts import load_prompt
@@ -123,9 +123,8 @@ def template_study(
         _link(db, name, config.name, linked, backend.model)
         engine.forget_labels(name)
     backend.close()
-    report = study_report(
-        engine, config.ref, ref_relevant=ref_relevant, variance=variance, collection=config.name, measure="nDCG@10"
-    )
+    options = StudyOptions(ref_relevant=ref_relevant, variance=variance)
+    report = study_report(engine, config.ref, options=options, collection=config.name, measure="nDCG@10")
     yield StudyRunSummary(
         label_sets=names,
         calls=sum(s.calls for s in summaries),

@@ -47,6 +47,10 @@ class StudioScreen(Screen[None]):
         with self.state.engine_lock:
             yield self.state.project
 
+    def help_text(self) -> str:
+        """What F1 says of the screen (a screen whose help depends on what it shows says it here)."""
+        return self.HELP
+
     def on_screen_resume(self) -> None:
         if self.failed:  # back from the dialog that told of a failure: not tried again on its own
             self.failed = False

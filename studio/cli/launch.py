@@ -101,6 +101,10 @@ def tui(
         str | None,
         typer.Option(help="Grade this campaign's pairs as their conditions show them (see `studio assess plan`)."),
     ] = None,
+    answers: Annotated[
+        str | None,
+        typer.Option(help="Keep or override this answers label set's verdicts, one answer at a time (Answers screen)."),
+    ] = None,
     scope: ScopeOption = TopicScope.common,
     topic: TopicOption = None,
     topics_file: TopicsFileOption = None,
@@ -120,6 +124,7 @@ def tui(
         audit=audit,
         assess=assess,
         topics=chosen,
+        answers=answers,
     )
 
 
@@ -133,9 +138,11 @@ def _run_tui(
     audit: str | None = None,
     assess: str | None = None,
     topics: TopicChoice = EVERY_TOPIC,
+    answers: str | None = None,
 ) -> None:
     try:
         check_choices(project, ref=ref, qrels=qrels, audit=audit, assess=assess)
+        check_answers_set(project, answers)
         project.check_topics(topics)
         keymap = load_keymap()  # a bad keymap file is refused before the screen opens
         check_terminal(sys.stdin, sys.stderr)
@@ -155,6 +162,7 @@ def _run_tui(
         assess=assess,
         keymap=keymap,
         topics=topics,
+        answers=answers,
     )
     if status:
         raise typer.Exit(status)
@@ -181,6 +189,18 @@ def check_choices(
         if assess not in campaigns:
             have = ", ".join(campaigns) if campaigns else "none yet (studio assess plan --name NAME …)"
             raise UsageError(f"--assess {assess}: the project has no such campaign; its campaigns: {have}")
+
+
+def check_answers_set(project: Project, answers: str | None) -> None:
+    """Refuse an --answers set that labels no generated answer, naming the ones that do (exit 2)."""
+    if answers is None:
+        return
+    sets = project.answer_sets()
+    if answers not in sets:
+        have = ", ".join(sets) if sets else "none yet (studio judge --answers, studio import answer-labels)"
+        raise UsageError(
+            f"--answers {answers}: the project has no such answers label set; its answers label sets: {have}"
+        )
 
 
 def check_terminal(keys: TextIO, screen: TextIO) -> None:

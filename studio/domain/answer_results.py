@@ -1,8 +1,10 @@
 """The leaderboard of generative systems (`studio answers`): the grades a label set gives their answers.
 
-A TypedDict, as in `rows.py`: a plain dict at run time (JSON as it is, key order included).
+A TypedDict, as in `rows.py`: a plain dict at run time (JSON as it is, key order included); what
+an Answers screen's session answers and moves, frozen dataclasses.
 """
 
+from dataclasses import dataclass
 from typing import TypedDict
 
 
@@ -165,3 +167,36 @@ class AnswerCard(TypedDict):
     raw: list[str]  # the raw answers (or imported words) behind the verdict
     exemplars: list[ExemplarShown]
     subtopics: list[SubtopicEntry]
+
+
+@dataclass(frozen=True)
+class AnswerSaved:
+    """What writing an Answers screen's step saved: the verdict of (qid, system) now, and whether a
+    person's check of it still stands (an undo may leave an earlier one)."""
+
+    qid: str
+    system: str
+    verdict: float | None
+    checked: bool
+
+
+@dataclass(frozen=True)
+class AnswerFigures:
+    """What a checked verdict moves: the answers' leaderboard under every answers label set (the
+    audited set's rows first) and Kendall τ between the audited set's order of the systems and each
+    other set's."""
+
+    label_set: str  # the audited set
+    rows: list[AnswerScoreRow]
+    agreements: list[MethodAgreement]
+
+
+def answer_grade_keys(method: str, scale: int) -> tuple[int, ...]:
+    """The grade keys that override a verdict of `method`: binary, subtopics and preferences 0 or 1
+    (not relevant / relevant; no subtopic / every one; lost or tied / won), graded 0 to the set's
+    scale; an embedding's cosine and a tournament's matches take none (they are kept or judged again)."""
+    if method == "graded":
+        return tuple(range(scale + 1))
+    if method in ("binary", "subtopics", "preferences"):
+        return (0, 1)
+    return ()

@@ -62,13 +62,14 @@ class Importance(StrEnum):
 
 
 class ScreenName(StrEnum):
-    """The studio's screens, in the order of their function keys (F2–F6)."""
+    """The studio's screens, in the order of their function keys (F2–F7)."""
 
     overview = "overview"
     leaderboard = "leaderboard"
     review = "review"
     bank = "bank"
     judges = "judges"
+    answers = "answers"
 
 
 class SensitivityMethod(StrEnum):

@@ -58,7 +58,7 @@ def _key(
     return KeyBinding(f"{scope}.{name}", tuple(keys.split(",")), label, action, tooltip, shown, group)
 
 
-# The five screens' keys share one footer entry ("f2 f3 f4 f5 f6 Screen"): with their names
+# The first five screens' keys share one footer entry ("f2 f3 f4 f5 f6 Screen"): with their names
 # spelled out, a screen with its own keys ran out of 120 columns before "q Quit".
 SCREENS = FooterGroup("Screen")
 # One footer entry stands for the four grade keys: each key shown (as the keymap has it), one label.
@@ -92,6 +92,17 @@ SCOPES: tuple[KeyScope, ...] = (
             _screen("review", "f4", "Review", "Step through disagreements"),
             _screen("bank", "f5", "Bank", "Edit test banks, re-grade"),
             _screen("judges", "f6", "Judges", "Run and watch LLM judges"),
+            # Off the footer, whose screen keys already fill Review's 120 columns; F1 and the palette list it.
+            _key(
+                "app",
+                "answers",
+                "f7",
+                "Answers",
+                "switch_mode('answers')",
+                "Keep or override the verdicts on generated answers",
+                shown=False,
+                group=SCREENS,
+            ),
             _key("app", "quit", "q", "Quit", "quit", "Leave the studio (nothing to save)"),
         ),
     ),
@@ -254,6 +265,23 @@ SCOPES: tuple[KeyScope, ...] = (
         ),
     ),
     KeyScope(
+        "answers",
+        "Answers",
+        (
+            *_grades("answers", "Override the verdict with {grade} (on the set's scale), then the next answer"),
+            *(
+                _key("answers", f"grade{g}", str(g), f"Grade {g}", f"grade({g})", "Override with a grade", shown=False)
+                for g in range(4, 10)
+            ),
+            _key("answers", "keep", "k", "Keep", "keep", "Keep the verdict as a person's, then the next answer"),
+            _key("answers", "undo", "u", "Undo", "undo", "Take back the last check and show its answer"),
+            _key("answers", "previous", "left_square_bracket", "Previous", "go(-1)", "Previous answer", shown=False),
+            _key("answers", "next", "right_square_bracket", "Next", "go(1)", "Next answer", shown=False),
+            _key("answers", "next_set", "m", "Next set", "next_set", "Check the next answers label set's verdicts"),
+            _key("answers", "leave", "escape", "Back", "leave", "Back to the Overview, once the checks are saved"),
+        ),
+    ),
+    KeyScope(
         "audit-picker", "the audit picker", (_key("audit-picker", "cancel", "escape", "Cancel", "cancel", "Close"),)
     ),
     KeyScope(
@@ -299,6 +327,7 @@ LIVE_TOGETHER: dict[str, tuple[str, ...]] = {
     "Judges": ("app", "judges"),
     "Blind audit": ("app", "audit"),
     "Campaign": ("app", "assess"),
+    "Answers": ("app", "answers"),
     "the audit picker": ("audit-picker",),
     "a message dialog": ("dialog",),
     "a question (delete?)": ("confirm",),

@@ -56,3 +56,18 @@ class AuditStep:
 # What writing an AuditStep answers: a grade's reveal (what the LLM had said of the pair), an undo's
 # pair (None: no grade stands to undo).
 AuditWritten = Reveal | tuple[str, str] | None
+
+
+@dataclass(frozen=True, eq=False)
+class AnswerStep:
+    """One Answers-screen key: keep or override the verdict of (qid, system)'s answer, or the undo of
+    the newest check."""
+
+    action: str  # keep, override or undo
+    qid: str
+    system: str
+    position: int  # the session's place before the step
+    value: float | None = None  # the verdict kept or given
+    before: float | None = None  # the verdict before the step (what a roll back puts back)
+    was_checked: bool = False  # a person's check of the verdict stood before the step
+    reverts: AnswerStep | None = None  # the step an undo took back on the screen, when it knew it

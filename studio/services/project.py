@@ -2,7 +2,8 @@
 
 The CLI and the TUI import this module and the domain types, nothing else of the services: every
 subject is a method here (`services/facade/` holds them, one module per subject), and so are the
-screens' views and the sessions a person works in (Review, the blind audit, a campaign's walk). The
+screens' views and the sessions a person works in (Review, the blind audit, a campaign's walk, the
+check of answers' verdicts). The
 session classes, and the protocol they share, are named here so that the front ends can name the
 objects they are handed.
 """
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from studio.domain.check_report import CheckReport
     from studio.domain.doctor_report import DoctorReport
     from studio.domain.prompt_study import StudyOptions
+    from studio.services.answers.session import AnswerSession
     from studio.services.audit.session import AuditSession
     from studio.services.campaigns.session import CampaignSession
     from studio.services.report.files import WrittenReport
@@ -49,6 +51,7 @@ else:  # imported when first used (see services/facade/lazy.py)
     leaderboard_view = lazy_function("studio.services.views.leaderboard", "leaderboard_view")
 
 __all__ = [
+    "AnswerSession",
     "AuditSession",
     "BankEditor",
     "CampaignSession",
@@ -61,6 +64,7 @@ __all__ = [
 # The classes of the objects the front ends are handed, named here so that they can name them
 # (`from studio.services.project import ReviewSession`), imported when first named.
 NAMED_CLASSES = {
+    "AnswerSession": "studio.services.answers.session",
     "AuditSession": "studio.services.audit.session",
     "BankEditor": "studio.services.rubric.editing",
     "CampaignSession": "studio.services.campaigns.session",
@@ -181,6 +185,13 @@ class Project(ProjectCore):
         from studio.services.campaigns.session import CampaignSession
 
         return CampaignSession(self, campaign, person=person)
+
+    def check_answers(self, label_set: str, *, person: str | None = None) -> AnswerSession:
+        """Keeping or overriding an answers label set's verdicts one (topic, system) at a time, the
+        leaderboard and τ between methods read after each check (call `load()`)."""
+        from studio.services.answers.session import AnswerSession
+
+        return AnswerSession(self, label_set, person=person or self.team_member())
 
     # -- the report --------------------------------------------------------------------------------
 

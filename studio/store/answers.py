@@ -49,3 +49,21 @@ def newest_pair_judgments(con: Connection, label_set: int, qid: str, docid: str)
         [label_set, qid, docid, docid],
     ).fetchall()
     return [PairJudgment(int(r[0]), *r[1:]) for r in rows]
+
+
+def checked_answers(con: Connection, label_set: int) -> set[tuple[str, str]]:
+    """The (qid, docid) of the set's answers a person's edit (a verdict kept or overridden) still
+    stands on: not undone, and not overwritten since by an import, a judge or a derivation."""
+    rows = con.execute(
+        """
+        SELECT DISTINCT e.qid, e.docid FROM label_events e
+        WHERE e.label_set_id = ? AND e.origin = 'person' AND starts_with(e.docid, ?)
+          AND e.event_id NOT IN (SELECT undoes FROM label_events WHERE undoes IS NOT NULL)
+          AND NOT EXISTS (
+              SELECT 1 FROM label_events later
+              WHERE later.label_set_id = e.label_set_id AND later.qid = e.qid AND later.docid = e.docid
+                AND later.event_id > e.event_id AND later.origin NOT IN ('person', 'undo'))
+        """,
+        [label_set, ANSWER_PREFIX],
+    ).fetchall()
+    return {(str(qid), str(docid)) for qid, docid in rows}

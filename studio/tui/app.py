@@ -1,4 +1,4 @@
-"""The studio's Textual app: five screens (Textual modes), each with its own keys.
+"""The studio's Textual app: six screens (Textual modes), each with its own keys.
 
 No work with the project file runs on the UI thread: every read and write (names, the overview,
 the review queue and its pairs, decisions, leaderboards, bank edits, judges, giving the file up
@@ -52,7 +52,7 @@ TUI_WAIT_SECONDS = 5.0
 # while they run; and the worker that looks.
 LONG_JOBS = frozenset({"judge", "regrade", "share", "team"})
 # Workers that save what a person decided: quitting waits for them.
-SAVING = frozenset({"review-writes", "audit-writes", "assess-writes", "bank-edits"})
+SAVING = frozenset({"review-writes", "audit-writes", "assess-writes", "answers-writes", "bank-edits"})
 QUIT_POLL_SECONDS = 0.1
 CAMPAIGN_MODE = "campaign"  # the one mode of `studio tui --assess`
 # The actions a campaign's closed room turns off: screens, the palette.
@@ -99,6 +99,12 @@ def _judges() -> Screen[None]:
     return JudgesScreen()
 
 
+def _answers() -> Screen[None]:
+    from studio.tui.screens.answers import AnswersScreen
+
+    return AnswersScreen()
+
+
 def _assess(campaign: str) -> Screen[None]:
     from studio.tui.screens.assess import AssessScreen
 
@@ -126,6 +132,7 @@ class StudioApp(StateApp):
         ScreenName.review: _review,
         ScreenName.bank: _bank,
         ScreenName.judges: _judges,
+        ScreenName.answers: _answers,
     }
     DEFAULT_MODE: ClassVar[str] = ScreenName.overview
     BINDINGS = bindings_of("app")
@@ -143,10 +150,13 @@ class StudioApp(StateApp):
         assess: str | None = None,
         keymap: Keymap = NO_KEYMAP,
         topics: TopicChoice = EVERY_TOPIC,
+        answers: str | None = None,
     ) -> None:
         # Started in the screen asked for, not switched to after the Overview has been built and
         # has read the project (its reading would hold the project before the first screen's).
         self.start_screen = ScreenName.review if audit is not None else ScreenName(screen)
+        if answers is not None:
+            self.start_screen = ScreenName.answers
         # A campaign is a closed room (docs/assess.md): its screen is the only one, the base of the
         # only mode; no key, F-key or palette leads out of it but quitting.
         self.closed_room = assess is not None
@@ -154,6 +164,7 @@ class StudioApp(StateApp):
         super().__init__(StudioState(project, default_selection(project, ref, qrels, measure, topics), person))
         if assess is not None:
             self.close_the_room(assess)
+        self.state.answers = answers
         self.header = header_text(Path(project.path).name, topics)
         self.sub_title = self.header
         self.team_member = project.team_member()  # None: the project has no team
@@ -313,8 +324,10 @@ def run_studio(
     assess: str | None = None,
     keymap: Keymap = NO_KEYMAP,
     topics: TopicChoice = EVERY_TOPIC,
+    answers: str | None = None,
 ) -> int:
-    """Open the studio on `project` (on a blind audit with `audit`; the person's keys from `keymap`) and
+    """Open the studio on `project` (on a blind audit with `audit`, on the Answers screen checking
+    label set `answers`; the person's keys from `keymap`) and
     return, closing it, when the user quits: the exit status (1 after an unexpected error, its
     traceback in a file named on stderr)."""
     # In a team's project the member is the PostgreSQL role: their grades are shared under that name.
@@ -330,6 +343,7 @@ def run_studio(
             assess=assess,
             keymap=keymap,
             topics=topics,
+            answers=answers,
         )
         app.run()
     return exit_status(app)

@@ -13,6 +13,7 @@ from typing import Any, Generic, TypeVar
 
 from textual.message import Message
 
+from studio.domain.answer_results import AnswerCard, AnswerFigures
 from studio.domain.campaigns import CampaignPairView
 from studio.domain.judging import JudgeConfig, JudgeProgress, JudgeSummary
 from studio.domain.rows import Decision, FailureRow, JudgeRunRow
@@ -30,7 +31,7 @@ from studio.domain.views import (
     ProjectNames,
     Stats,
 )
-from studio.services.project import AuditSession, CampaignSession, ReviewSession
+from studio.services.project import AnswerSession, AuditSession, CampaignSession, ReviewSession
 
 Pair = tuple[str, str]  # (qid, docid)
 
@@ -194,6 +195,26 @@ class AuditPairRead(Message):
     session: AuditSession
     pair: Pair
     view: AuditPairView | None
+    error: str | None = None
+
+
+@dataclass
+class AnswersOpened(Message):
+    """An answers label set's verdicts, the checks that stand, the leaderboard and τ between methods,
+    and the first answers' cards."""
+
+    session: AnswerSession
+    figures: AnswerFigures
+    cards: dict[Pair, AnswerCard]  # by (qid, system)
+
+
+@dataclass
+class AnswerCardRead(Message):
+    """One answer's card read off the UI thread (or why it could not be)."""
+
+    session: AnswerSession
+    key: Pair  # (qid, system)
+    card: AnswerCard | None
     error: str | None = None
 
 

@@ -56,6 +56,9 @@ class StudioState:
     # The screen that sent the auditor to Review (its mode, e.g. the Leaderboard with the
     # significance matrix on top): escape in Review goes back there.
     review_return: str | None = None
+    # The answers label set the Answers screen checks (`studio tui --answers SET`, its `m`); None:
+    # the first one the project has.
+    answers: str | None = None
 
     def take_review_filters(self) -> ReviewFilters | None:
         """The slice asked for, once: Review opens on it, and later showings keep their own queue."""

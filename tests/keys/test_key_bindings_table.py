@@ -14,6 +14,7 @@ from studio.domain.key_bindings import BINDINGS, LIVE_TOGETHER, RESERVED_KEYS, S
 from studio.domain.keymap import first_clash
 from studio.tui.app import StudioApp
 from studio.tui.bindings import bindings_of
+from studio.tui.screens.answers import AnswersScreen
 from studio.tui.screens.assess import AssessScreen
 from studio.tui.screens.audit import AuditScreen
 from studio.tui.screens.audit_picker import AuditPicker
@@ -43,6 +44,7 @@ DECLARED: dict[str, type] = {
     "judges": JudgesScreen,
     "audit": AuditScreen,
     "assess": AssessScreen,
+    "answers": AnswersScreen,
     "audit-picker": AuditPicker,
     "dialog": MessageDialog,
     "confirm": ConfirmDialog,

@@ -78,7 +78,7 @@ TABLES: dict[str, tuple[str, list[tuple[str, str]]]] = {
 
 HELP = """The Overview lists what the project file holds: the topics with their pooled and judged
 documents, the runs, every label set (human, LLM, derived) with its number of label events,
-the test banks, the generated answers, every judge run (state: finished, running or
+the test banks, the generated answers (`F7` checks the verdicts on them), every judge run (state: finished, running or
 interrupted; method, backend, model, prompt hash, calls, cache hits, failures) and the
 leaderboards imported from other tools (`studio import leaderboard`; `studio correlate --ref
 leaderboard:NAME` compares against one). Switch tables with `1`–`7` or the tab keys; the data

@@ -335,7 +335,7 @@ class ReviewScreen(SessionScreen[ReviewSession, ReviewStep, Decision | None, Fig
         """Back where the auditor came from (the significance matrix), once; else nothing to leave."""
         target, self.state.review_return = self.state.review_return, None
         if target is None:
-            self.notify("Review is a screen of its own: F2–F6 switch screens.", timeout=3)
+            self.notify("Review is a screen of its own: F2–F7 switch screens.", timeout=3)
             return
         self.app.switch_mode(target)
 

@@ -188,7 +188,7 @@ class SessionScreen(StudioScreen, Generic[SessionT, StepT, WrittenT, AfterT]):
         landed.session.settle(landed.step, landed.written)
         self.step_saved(landed)
         if self.leaving and not self.pending:
-            self.app.pop_screen()
+            self.leave_now()
 
     @on(StepsNotSaved)
     def steps_failed(self, message: StepsNotSaved[Any, Any]) -> None:
@@ -213,6 +213,10 @@ class SessionScreen(StudioScreen, Generic[SessionT, StepT, WrittenT, AfterT]):
             self.leaving = True
             self.notify(self.LEAVING)
             return
+        self.leave_now()
+
+    def leave_now(self) -> None:
+        """Close the screen (nothing is pending): back to the screen beneath it."""
         self.app.pop_screen()
 
     def _unpend(self, step: StepT) -> None:

@@ -3,7 +3,9 @@ PostgreSQL server (`pg_cluster`, tests/conftest.py), the audit project, publishe
 
 from __future__ import annotations
 
+import contextlib
 import uuid
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,13 +18,23 @@ from studio.domain.specs import AuditDrawSpec
 
 
 @pytest.fixture()
-def team_db(pg_cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Team:
+def team_db(pg_cluster: Cluster, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Team]:
     name = f"team_{uuid.uuid4().hex[:12]}"
     pg_cluster.admin_sql(f"CREATE DATABASE {name} OWNER {COORDINATOR}", f"REVOKE ALL ON DATABASE {name} FROM PUBLIC")
     pg_cluster.admin_sql(f"GRANT CONNECT ON DATABASE {name} TO {COORDINATOR}, {', '.join(MEMBERS)}, {OUTSIDER}")
     for key, value in pg_cluster.env().items():
         monkeypatch.setenv(key, value)
-    return Team(pg_cluster, name, tmp_path)
+    yield Team(pg_cluster, name, tmp_path)
+    # The server is the test process's for every team test: a test's kept connections, listeners
+    # and those of the processes it started must not outlive it (they once took every slot, and
+    # the tests after them could not connect).
+    import psycopg
+
+    from studio.store.team.server import forget_kept
+
+    forget_kept()
+    with contextlib.suppress(psycopg.OperationalError):  # a test that left the server stopped holds no slot
+        pg_cluster.admin_sql(f"DROP DATABASE IF EXISTS {name} WITH (FORCE)")
 
 
 @pytest.fixture(scope="session")

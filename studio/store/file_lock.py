@@ -47,10 +47,15 @@ def announce_wait(project: str) -> None:
         wanted_path(project).write_text(str(os.getpid()), encoding="utf-8")
 
 
+# A file's times come from the kernel's coarse clock (a tick: up to ~10 ms behind time.time()): an
+# ask written just after `moment` can carry an earlier time, and was once missed that way.
+COARSE_FILE_CLOCK_SECONDS = 0.02
+
+
 def wanted_since(project: str, moment: float) -> bool:
     """Has a process asked for the file since `moment` (time.time())?"""
     try:
-        return wanted_path(project).stat().st_mtime >= moment
+        return wanted_path(project).stat().st_mtime >= moment - COARSE_FILE_CLOCK_SECONDS
     except OSError:
         return False
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -138,20 +139,19 @@ def _label(data: dict[str, object], made_at: str) -> LabelPayload:
 
 
 def _name(data: dict[str, object], key: str) -> str:
-    value = data[key]
-    if not isinstance(value, str):
-        raise Refused(f"{key} is not text ({_shown(value)})")
-    problem = name_problem(value)
-    if problem is not None:
-        raise Refused(f"{key} {value!r} {problem}")
-    return value
+    return _text(data, key, name_problem)
 
 
 def _id(data: dict[str, object], key: str) -> str:
+    return _text(data, key, id_problem)
+
+
+def _text(data: dict[str, object], key: str, problem_of: Callable[[str], str | None]) -> str:
+    """`data[key]` as text that `problem_of` finds nothing wrong with."""
     value = data[key]
     if not isinstance(value, str):
         raise Refused(f"{key} is not text ({_shown(value)})")
-    problem = id_problem(value)
+    problem = problem_of(value)
     if problem is not None:
         raise Refused(f"{key} {value!r} {problem}")
     return value

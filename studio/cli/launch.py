@@ -70,7 +70,7 @@ def demo(
     stderr_console().print(f"{'built' if fresh else 'opened'} the sample project at {path}")
     if no_tui:
         with project:
-            print_overview(project.overview(), fmt)
+            print_overview(project.overview(topics=fmt is OutputFormat.json), fmt)
         return
     _run_tui(project, screen=ScreenName.review)
 

@@ -101,7 +101,7 @@ def list_command(
     pool, times and process, which JSON, CSV and TSV give."""
     with open_project(ctx) as project:
         if what is None:
-            print_overview(project.overview(), fmt)
+            print_overview(project.overview(topics=fmt is OutputFormat.json), fmt)
         else:
             emit_listing(project, what, fmt)
 

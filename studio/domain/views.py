@@ -32,7 +32,7 @@ from studio.domain.rows import (
 class Overview:
     path: str
     counts: dict[str, int]
-    topics: list[TopicRow]
+    topics: list[TopicRow] | None  # None: not asked for (reading them counts every pooled document)
     runs: list[RunInfo]
     label_sets: list[LabelSetRow]
     banks: list[BankInfo]
@@ -41,10 +41,11 @@ class Overview:
     leaderboards: list[ScoreTableRow]  # imported from other tools (`studio import leaderboard`)
 
     def as_dict(self) -> dict[str, Any]:
+        topics = {} if self.topics is None else {"topics": self.topics}
         return {
             "project": self.path,
             "counts": self.counts,
-            "topics": self.topics,
+            **topics,
             "runs": self.runs,
             "label_sets": self.label_sets,
             "banks": self.banks,

@@ -124,9 +124,10 @@ class Project(ProjectCore):
 
     # -- what the screens show -------------------------------------------------------------------
 
-    def overview(self) -> Overview:
-        """What the project holds, as the Overview screen and `studio demo --no-tui` show it."""
-        return overview_views.overview(self)
+    def overview(self, *, topics: bool = True) -> Overview:
+        """What the project holds, as the Overview screen and `studio demo --no-tui` show it;
+        `topics=False` leaves the topics out (None), which cost a count of every pooled document."""
+        return overview_views.overview(self, topics=topics)
 
     def names(self) -> ProjectNames:
         """The label sets, banks and topics the screens' selectors offer."""

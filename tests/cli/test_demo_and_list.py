@@ -127,6 +127,27 @@ def test_json_listings_follow_the_documented_shapes(demo_project: Path, tmp_path
         assert rows and all(keys <= row.keys() for row in rows), what
 
 
+def test_the_overview_table_reads_no_topic_counts_and_its_json_has_them(
+    demo_project: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The table shows no topics, so it does not pay for counting every pooled document (on a
+    DL-scale project most of `studio list`); the JSON object keeps them."""
+    from studio.services.facade.base import ProjectBase
+
+    asked: list[str] = []
+    real_topics = ProjectBase.topics
+
+    def counted_topics(project: ProjectBase) -> object:
+        asked.append("topics")
+        return real_topics(project)
+
+    monkeypatch.setattr(ProjectBase, "topics", counted_topics)
+    table = run_clirunner(["--db", str(demo_project), "list"], tmp_path)
+    assert table.code == 0 and count_row(table.stdout, "topics") == 10 and asked == []
+    as_json = run_clirunner(["--db", str(demo_project), "list", "--format", "json"], tmp_path)
+    assert as_json.code == 0 and len(json.loads(as_json.stdout)["topics"]) == 10 and asked == ["topics"]
+
+
 @pytest.mark.process  # the real streams: nothing a library prints at start-up reaches them
 def test_listings_print_nothing_but_data_on_stdout(demo_project: Path, tmp_path: Path) -> None:
     result = run_subprocess(["--db", str(demo_project), "list", "runs", "--format", "json"], tmp_path)

@@ -7,11 +7,11 @@ from studio.services.facade.core import ProjectCore
 from studio.store.score_tables import list_score_tables
 
 
-def overview(project: ProjectCore) -> Overview:
+def overview(project: ProjectCore, *, topics: bool = True) -> Overview:
     return Overview(
         path=project.path,
         counts=project.counts(),
-        topics=project.topics(),
+        topics=project.topics() if topics else None,
         runs=project.runs(),
         label_sets=project.label_sets(),
         banks=project.banks(),

@@ -152,7 +152,7 @@ class OverviewScreen(StudioScreen):
         records: dict[str, Sequence[Mapping[str, Any]]] = {
             "label_sets": view.label_sets,
             "runs": view.runs,
-            "topics": view.topics,
+            "topics": view.topics or [],
             "banks": view.banks,
             "responses": view.responses,
             "judges": view.judges,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from textual.message import Message
 
@@ -31,7 +31,10 @@ from studio.domain.views import (
     ProjectNames,
     Stats,
 )
-from studio.services.project import AnswerSession, AuditSession, CampaignSession, ReviewSession
+
+if TYPE_CHECKING:  # annotations only: importing the sessions would load numpy and every session's
+    # services before the first screen shows (the Review screen needs only its own)
+    from studio.services.project import AnswerSession, AuditSession, CampaignSession, ReviewSession
 
 Pair = tuple[str, str]  # (qid, docid)
 

@@ -139,13 +139,20 @@ def test_second_run_makes_no_model_call(judged: Judged, backend: LlamaCppBackend
 
 def test_kv_prefix_reuse_gives_the_same_distribution_as_a_fresh_model(judged: Judged, backend: LlamaCppBackend) -> None:
     project, _ = judged
-    docid = sorted(d for q, d in human_qrels() if q == TOPIC)[PAIRS]  # a pair not judged yet
+    docid, other = sorted(d for q, d in human_qrels() if q == TOPIC)[PAIRS : PAIRS + 2]  # pairs not judged yet
     con = project.db.cursor()
-    request = get_method("umbrela").request(
-        (TOPIC, docid),
-        query=pools.topic_texts(con, [TOPIC])[TOPIC],
-        passage=pools.passage_texts(con, [(TOPIC, docid)])[(TOPIC, docid)],
-    )
+
+    def umbrela(docid: str) -> ChatRequest:
+        return get_method("umbrela").request(
+            (TOPIC, docid),
+            query=pools.topic_texts(con, [TOPIC])[TOPIC],
+            passage=pools.passage_texts(con, [(TOPIC, docid)])[(TOPIC, docid)],
+        )
+
+    # The model is shared by the session's tests: whichever ran before, its cache now ends with a
+    # prompt of this method and topic, as in a judge run.
+    list(backend.complete([umbrela(other)]))
+    request = umbrela(docid)
     tokens = backend.llm.tokenize(
         (backend._prompt_text(request) + request.answer_prefix).encode(), add_bos=False, special=True
     )

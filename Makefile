@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo check check-kernel test test-fast install lint bench bench-banks bench-scale bench-team clean
+.PHONY: demo check check-kernel blas-census test test-fast install lint bench bench-banks bench-scale bench-team clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info[:2] >= (3, 11), "the studio needs Python 3.11 or newer (3.11-3.13 tested)"'
@@ -24,13 +24,10 @@ install: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/studio demo
 
-# The golden files and the statistics, run again on another OpenBLAS kernel than the one this CPU
-# gets (kernels add in other orders: the last digits move, and the tests must not care).
-KERNEL_TESTS := tests/test_blas_kernel.py tests/test_golden_compare.py tests/metrics tests/significance \
-	tests/frames/test_frame_cli.py tests/cli/test_audit_commands.py tests/cli/test_audit_designs_cli.py \
-	tests/cli/test_correlate_levels.py tests/cli/test_estimate_decisions.py tests/cli/test_estimate_golden.py \
-	tests/cli/test_export_latex_significance.py tests/cli/test_significance_command.py \
-	tests/cli/test_significance_pair.py
+# The tests whose numbers pass through BLAS or LAPACK, run again on another OpenBLAS kernel than
+# the one this CPU gets (kernels add in other orders: the last digits move, and the tests must not
+# care). tests/blas_tests.txt lists them, one node id a line, as `make blas-census` found them.
+KERNEL_TESTS := tests/test_blas_kernel.py @tests/blas_tests.txt
 
 # Everything a change must pass, cheapest first so a lint error fails in seconds, not minutes.
 # Every extra is installed here: a test skipped for want of one fails (tests/extras.py).
@@ -45,12 +42,23 @@ check: $(STAMP)
 check-kernel: $(STAMP)
 	@kernel=$$($(BIN)/python tests/blas_kernel.py); \
 	if [ -n "$$kernel" ]; then \
-		echo "again on OpenBLAS's $$kernel kernel: $(KERNEL_TESTS)"; \
+		echo "again on OpenBLAS's $$kernel kernel: the $$(wc -l < tests/blas_tests.txt) tests of tests/blas_tests.txt"; \
 		OPENBLAS_CORETYPE=$$kernel $(BIN)/python -m pytest -n 2 -q $(KERNEL_TESTS); \
 	else echo "no other OpenBLAS kernel known for this CPU: the second pass is skipped"; fi
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2
+
+# Finds the tests whose numbers pass through BLAS or LAPACK (tests/blas_census/): the whole suite
+# once under a library that counts numpy's and scipy's OpenBLAS calls (x86-64 Linux, a C compiler).
+CENSUS := .blas-census
+blas-census: $(STAMP)
+	rm -rf $(CENSUS) && mkdir -p $(CENSUS)
+	$(BIN)/python tests/blas_census/shim.py $(CENSUS)/count.so
+	LD_PRELOAD=$(abspath $(CENSUS))/count.so PYTHONPATH=tests STUDIO_REQUIRE_EXTRAS=1 \
+		$(BIN)/python -m pytest -n 2 -q -p blas_census.plugin --blas-census $(CENSUS)/found \
+		--deselect tests/test_blas_census.py
+	$(BIN)/python tests/blas_census/census.py $(CENSUS)/found tests/blas_tests.txt
 
 # The edit loop's tier: every test that starts no process, drives no terminal, serves on no socket
 # and loads no model (tests/tiers.py marks them `fast`), with the hypothesis profile `fast`.

@@ -1,6 +1,6 @@
 """tests/blas_tests.txt, the tests `make check-kernel` runs again on a second OpenBLAS kernel, names
-only tests that exist: a renamed or removed test must not silently leave that pass (pytest would
-refuse a missing file, but not a missing function of a file it finds)."""
+only tests that exist: pytest would refuse a renamed or removed one only in that pass, after the
+whole suite; this says so in the first, naming the lines to make again (`make blas-census`)."""
 
 from __future__ import annotations
 

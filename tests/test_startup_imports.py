@@ -92,3 +92,19 @@ def test_only_the_listing_command_module_is_loaded(sample: Path) -> None:
 def test_a_command_that_needs_numpy_still_gets_it(sample: Path) -> None:
     code, modules = loaded_by("--db", str(sample), "eval", "--qrels", "human", "-m", "P@10")
     assert code == 0 and "numpy" in top_level(modules)
+
+
+def test_a_review_session_loads_no_audit_statistics(sample: Path) -> None:
+    """The Review screen's session imports its own path (labels, the queue's Δτ): the audits'
+    sampling and adjudication only when it reviews an audit's conflicts."""
+    code = f"""
+import sys
+from studio.services.project import Project
+with Project.open({str(sample)!r}) as project:
+    session = project.review("human", "umbrela-smol")
+    session.load()
+    session.pair_view(session.upcoming(1)[0])
+print(sorted(m for m in sys.modules if m.startswith(("studio.services.audit.", "studio.services.review.conflicts"))))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert done.stdout.strip().splitlines()[-1] == "['studio.services.audit.levels']"

@@ -18,18 +18,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from studio.domain.errors import UsageError
 from studio.domain.frames import EVERY_TOPIC, TopicChoice
 from studio.domain.rows import LABEL_ACTIONS, QUEUE_ACTIONS, Decision, Disagreement
 from studio.domain.steps import ReviewStep
 from studio.domain.views import PairView, ReviewFilters, Stats
-from studio.services.audit.assessments import adjudicate
-from studio.services.audit.assignment import audit_record
 from studio.services.facade.core import ProjectCore
+from studio.services.facade.lazy import lazy_module
 from studio.services.meta.review_queue import disagreements
-from studio.services.review.conflicts import assessor_grades, conflict_queue
 from studio.services.review.pair_context import leaderboard_moves, retrieved_by
 from studio.services.review.prompt_grades import pair_prompt_grades
 from studio.services.review.stats import tau_and_kappa
@@ -39,6 +37,16 @@ from studio.store import Connection
 from studio.store import review as review_store
 from studio.store.pools import passage_texts, topic_texts
 from studio.store.runs import pairs_retrieved
+
+if TYPE_CHECKING:
+    from studio.services.audit import assessments as audit_assessments
+    from studio.services.audit import assignment as audit_assignment
+    from studio.services.review import conflicts
+else:  # only a review of an audit's conflicts uses them, and they bring the audits' sampling and
+    # statistics: imported when first used, not on every Review's start
+    audit_assessments = lazy_module("studio.services.audit.assessments")
+    audit_assignment = lazy_module("studio.services.audit.assignment")
+    conflicts = lazy_module("studio.services.review.conflicts")
 
 
 class ReviewSession(InteractiveSession[ReviewStep, Decision | None]):
@@ -57,7 +65,7 @@ class ReviewSession(InteractiveSession[ReviewStep, Decision | None]):
         self.topics = topics  # the topics the queue, τ and κ stand on
         if self.filters.conflicts is not None:  # the audit's own sets: its LLM set and its gold set
             ref, qrels = (
-                str(audit_record(project.db.cursor(), self.filters.conflicts)["label_set"]),
+                str(audit_assignment.audit_record(project.db.cursor(), self.filters.conflicts)["label_set"]),
                 self.filters.conflicts,
             )
         if ref == qrels:
@@ -80,7 +88,7 @@ class ReviewSession(InteractiveSession[ReviewStep, Decision | None]):
         """Build the queue (undecided pairs first, skipped ones last) and the starting statistics."""
         engine = self.project.engine
         if self.filters.conflicts is not None:
-            pairs = conflict_queue(self.project, self.ref, self.qrels)
+            pairs = conflicts.conflict_queue(self.project, self.ref, self.qrels)
         else:
             pairs = disagreements(
                 engine, self.ref, self.qrels, self.measure, topics=self.topics, order=self.filters.order
@@ -151,7 +159,7 @@ class ReviewSession(InteractiveSession[ReviewStep, Decision | None]):
             item_grades,
             retrieved=retrieved_by(engine.rankings(), qid, docid, topic),
             moves=leaderboard_moves(engine, self.qrels, self.measure, qid, docid, ref_grade, self._audited_topics()),
-            assessors=assessor_grades(self.project, self.qrels, qid, docid) if self.filters.conflicts else {},
+            assessors=conflicts.assessor_grades(self.project, self.qrels, qid, docid) if self.filters.conflicts else {},
             prompts=pair_prompt_grades(con, qid, docid),
         )
 
@@ -354,7 +362,9 @@ class ReviewSession(InteractiveSession[ReviewStep, Decision | None]):
             log = lambda tx, event: logged.append(  # noqa: E731
                 self._decision(tx, pair, action, grade=grade, label_event=int(event["event"]))
             )
-            adjudicate(self.project.writes, self.qrels, pair["qid"], pair["docid"], grade, person=self.person, also=log)
+            audit_assessments.adjudicate(
+                self.project.writes, self.qrels, pair["qid"], pair["docid"], grade, person=self.person, also=log
+            )
             return logged[0]
         # The grade and its log entry in one transaction: a review killed at any point never
         # leaves an edit the log misses (the pair would come back as undecided).

@@ -59,13 +59,14 @@ class Terminal:
     def press(self, *keys: str) -> None:
         self.tmux("send-keys", "-t", self.name, *keys)
 
-    def wait_for(self, found: Callable[[str], bool], seconds: float, what: str) -> str:
+    def wait_for(self, found: Callable[[str], object], seconds: float, what: str, *, every: float = 0.2) -> str:
+        """The first screen `found` holds for, looked at every `every` seconds; fails after `seconds`."""
         deadline = time.monotonic() + seconds
         while time.monotonic() < deadline:
             text = self.screen()
             if found(text):
                 return text
-            time.sleep(0.2)
+            time.sleep(every)
         pytest.fail(f"{what} not seen within {seconds} s; the screen:\n{self.screen()}")
 
     def exit_status(self) -> int | None:

@@ -13,7 +13,6 @@ import os
 import re
 import shutil
 import subprocess
-import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -99,13 +98,7 @@ def on_pair(frame: str) -> re.Match[str] | None:
 
 def wait_for(terminal: Terminal, found: Callable[[str], object], what: str, seconds: float = 30) -> str:
     """The first frame `found` holds for, looked for often (a walk of many keys); fails after `seconds`."""
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        frame = terminal.screen()
-        if found(frame):
-            return frame
-        time.sleep(0.03)
-    pytest.fail(f"{what} not seen within {seconds} s; the screen:\n{terminal.screen()}")
+    return terminal.wait_for(found, seconds, what, every=0.03)
 
 
 def try_key(terminal: Terminal, key: str, position: int) -> None:

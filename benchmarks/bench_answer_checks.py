@@ -21,7 +21,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.bench_answers import SYSTEMS, TOPICS, write_verdicts
+from benchmarks.bench_answers import SYSTEMS, TOPICS, import_verdicts, write_verdicts
 from studio import Project
 
 CHECKS = 20
@@ -34,9 +34,7 @@ def main() -> None:
         db = folder / "answers.duckdb"
         files = write_verdicts(folder, random.Random(7))
         with Project.open(db) as project:
-            for layout in SETS:
-                for system, path in files[layout].items():
-                    project.import_answer_labels(path, system=system, method=layout, name=layout)
+            import_verdicts(project, files, SETS)
             start = time.perf_counter()
             session = project.check_answers("graded", person="bench")
             session.load()

@@ -23,6 +23,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import numpy as np
@@ -58,6 +59,13 @@ def write_verdicts(folder: Path, rng: random.Random) -> dict[str, dict[str, Path
     return files
 
 
+def import_verdicts(project: Project, files: dict[str, dict[str, Path]], layouts: Iterable[str]) -> None:
+    """Each layout's verdict files into the label set of its name, one system a file."""
+    for layout in layouts:
+        for system, path in files[layout].items():
+            project.import_answer_labels(path, system=system, method=layout, name=layout)
+
+
 def timed(command: list[str], runs: int = 5) -> list[float]:
     found = []
     for _ in range(runs):
@@ -73,9 +81,7 @@ def main() -> None:
         db = folder / "answers.duckdb"
         files = write_verdicts(folder, random.Random(7))
         with Project.open(db) as project:
-            for layout, by_system in files.items():
-                for system, path in by_system.items():
-                    project.import_answer_labels(path, system=system, method=layout, name=layout)
+            import_verdicts(project, files, files)
         one = timed([*STUDIO, "--db", str(db), "answers", "--labels", "graded", "-f", "json"])
         rows = json.loads(
             subprocess.run(

@@ -7,7 +7,7 @@ import os
 import shutil
 from pathlib import Path
 
-from studio.domain.errors import UsageError
+from studio.domain.errors import ProjectError, UsageError
 from studio.domain.project_file import SampleSetAside
 from studio.services.facade.core import ProjectCore
 from studio.services.locations import demo_project_path, sample_data_dir
@@ -68,7 +68,10 @@ def build_sample_file(path: Path, *, rebuild: bool = False, source: Path | None 
                 "and leaves this file as it is"
             )
     data = source or sample_data_dir()
-    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:  # said as opening a project says it (store/opening.py's admit)
+        raise ProjectError(f"cannot create {path}: {error.strerror or error}") from error
     partial = path.with_name(path.name + ".building")
     for leftover in (partial, Path(str(partial) + ".wal")):
         leftover.unlink(missing_ok=True)

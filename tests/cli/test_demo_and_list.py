@@ -177,3 +177,16 @@ def test_demo_rebuild_refuses_what_is_no_studio_project_untouched(
     assert result.code == 2, result.stdout + result.stderr
     assert "is not a studio project" in result.stderr and "Traceback" not in result.stderr
     assert {str(p): p.read_bytes() for p in tmp_path.rglob("*") if p.is_file()} == before
+
+
+def test_demo_where_no_folder_can_be_made_says_so_as_init_does(tmp_path: Path) -> None:
+    """A --db under a regular file: the sample's folder cannot be made. The message and exit status
+    are those of `studio init` on the same path (a runtime error, 1), never a traceback."""
+    blocker = tmp_path / "a-file"
+    blocker.write_text("not a folder")
+    path = blocker / "demo.duckdb"
+    demo = run_clirunner(["demo", "--no-tui", "--db", str(path)], tmp_path)
+    init = run_clirunner(["init", str(path)], tmp_path)
+    assert demo.code == init.code == 1
+    assert f"cannot create {path}" in demo.stderr and "Traceback" not in demo.stderr + demo.stdout
+    assert blocker.read_text() == "not a folder"

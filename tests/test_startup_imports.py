@@ -108,3 +108,14 @@ print(sorted(m for m in sys.modules if m.startswith(("studio.services.audit.", "
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert done.stdout.strip().splitlines()[-1] == "['studio.services.audit.levels']"
+
+
+def test_the_tui_app_loads_no_session_nor_numpy_before_a_screen_opens() -> None:
+    """The TUI's messages name the sessions for the type checker only: importing the app loads no
+    session (each screen imports its own as it opens) and so no numpy."""
+    code = (
+        "import sys, studio.tui.app; print(sorted(m for m in sys.modules if m.split('.')[0] == 'numpy'"
+        " or m.endswith('.session') and m.startswith('studio.services')))"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert done.stdout.strip() == "[]"

@@ -299,6 +299,22 @@ class Database:
             self._end_use()
 
     @contextmanager
+    def statement(self) -> Iterator[Connection]:
+        """One write that is a single statement, committed by DuckDB alone (autocommit): all or
+        nothing as a transaction is, without the two calls around it (a live edit's fast path).
+        Like `transaction(counted=False)`, it leaves the change counter alone."""
+        self._begin_use()
+        try:
+            yield self.cursor()
+        except duckdb.Error as error:
+            refusal = opening.write_refused(self.path, self.read_only_reason, error)
+            if refusal is None:
+                raise
+            raise refusal from error
+        finally:
+            self._end_use()
+
+    @contextmanager
     def busy(self, *, polite: bool = True) -> Iterator[None]:
         """Reads outside a transaction that `release()` from another thread must not cut short
         (`polite=False`: for a thread that may hold what the others' uses wait for)."""

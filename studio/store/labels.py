@@ -33,6 +33,7 @@ from studio.store.label_events import EventNote as EventNote
 from studio.store.label_events import KnownGrade as KnownGrade
 from studio.store.label_events import UndoableEvent as UndoableEvent
 from studio.store.label_events import add_event_notes as add_event_notes
+from studio.store.label_events import append_if_current as append_if_current
 from studio.store.label_events import append_label_event as append_label_event
 from studio.store.label_events import event_sequence as event_sequence
 from studio.store.label_events import event_source_id as event_source_id

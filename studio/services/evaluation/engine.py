@@ -273,6 +273,10 @@ class EvaluationEngine:
         found = self._batches.get((command, person))
         return found if found is not None else new_batch(tx, command, person)
 
+    def kept_batch(self, command: str, person: str | None) -> int | None:
+        """The batch of these edits when one was committed already (None: the first edit makes it)."""
+        return self._batches.get((command, person))
+
     def keep_batch(self, command: str, person: str | None, batch: int) -> None:
         """Remember a batch once its first edit is committed."""
         self._batches[(command, person)] = batch
@@ -281,6 +285,10 @@ class EvaluationEngine:
         """The id of an edit's (origin, source) (looked up, or added, the first time)."""
         found = self._sources.get((origin, source))
         return found if found is not None else label_store.event_source_id(tx, origin, source)
+
+    def kept_event_source(self, origin: str, source: str | None) -> int | None:
+        """An (origin, source)'s id when an edit committed with it already (None: not yet)."""
+        return self._sources.get((origin, source))
 
     def keep_event_source(self, origin: str, source: str | None, source_id: int) -> None:
         """Remember an (origin, source)'s id once an edit that used it is committed."""

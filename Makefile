@@ -4,7 +4,7 @@ VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed
 
-.PHONY: demo check check-kernel blas-census test test-fast install lint bench bench-banks bench-scale bench-team clean
+.PHONY: demo check check-kernel blas-census slow-census test test-fast install lint bench bench-banks bench-scale bench-team clean
 
 $(BIN)/python:
 	$(PYTHON) -c 'import sys; assert sys.version_info[:2] >= (3, 11), "the studio needs Python 3.11 or newer (3.11-3.13 tested)"'
@@ -57,11 +57,18 @@ blas-census: $(STAMP)
 	$(BIN)/python tests/blas_census/shim.py $(CENSUS)/count.so
 	LD_PRELOAD=$(abspath $(CENSUS))/count.so PYTHONPATH=tests STUDIO_REQUIRE_EXTRAS=1 \
 		$(BIN)/python -m pytest -n 2 -q -p blas_census.plugin --blas-census $(CENSUS)/found \
-		--deselect tests/test_blas_census.py
+		--deselect tests/test_listed_tests.py
 	$(BIN)/python tests/blas_census/census.py $(CENSUS)/found tests/blas_tests.txt
 
-# The edit loop's tier: every test that starts no process, drives no terminal, serves on no socket
-# and loads no model (tests/tiers.py marks them `fast`), with the hypothesis profile `fast`.
+# Lists the in-process tests over half a second (tests/slow_census.py): tests/tiers.py marks them `slow`,
+# and the edit loop's tier leaves them to `make test` and `make check`.
+slow-census: $(STAMP)
+	PYTHONPATH=tests HYPOTHESIS_PROFILE=fast $(BIN)/python -m pytest -n 2 -q -m fast -p slow_census \
+		--slow-census tests/slow_tests.txt
+
+# The edit loop's tier: every test that starts no process, drives no terminal, serves on no socket,
+# loads no model and takes under half a second (tests/tiers.py marks them `fast`), with the hypothesis
+# profile `fast`.
 test-fast: $(STAMP)
 	HYPOTHESIS_PROFILE=fast $(BIN)/python -m pytest -n 2 -m fast
 

@@ -44,8 +44,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
         import matplotlib.font_manager  # noqa: F401  # builds the font list once, before any test's guard
 
 
-def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    mark_tiers(items)
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    # A census of slow tests (tests/slow_census.py) measures them all again, the listed ones too.
+    mark_tiers(items, slow=frozenset() if config.getoption("slow_census", None) else None)
 
 
 @pytest.hookimpl(wrapper=True)

@@ -1,6 +1,7 @@
 """The suite's tiers hold: a test not marked for it can start no process, listen on no socket and
 load no model (tests/tiers.py's guard, in force in every run), the folders and fixtures that
-start processes mark their tests, and `make test-fast` runs the `fast` tier alone."""
+start processes mark their tests, the census's slow tests leave the `fast` tier, and `make
+test-fast` runs that tier alone."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from tiers import FAST, NOT_FAST, TESTS, TierViolation, guarded, tier_markers
+from tiers import FAST, NOT_FAST, SLOW, TESTS, TierViolation, guarded, listed_slow, mark_tiers, tier_markers
 
 from studio.domain.errors import UsageError
 from studio.judges.embedder import Embedder
@@ -99,3 +100,45 @@ def test_make_test_fast_runs_the_fast_tier_alone() -> None:
     makefile = (REPO / "Makefile").read_text(encoding="utf-8")
     recipe = makefile.split("\ntest-fast:", 1)[1].split("\n\n", 1)[0]
     assert "-m fast" in recipe and "HYPOTHESIS_PROFILE=fast" in recipe
+
+
+class Collected:
+    """What `mark_tiers` reads of a collected test, and the markers it is given."""
+
+    def __init__(self, nodeid: str, fixtures: tuple[str, ...] = ()) -> None:
+        self.nodeid = nodeid
+        self.path = REPO / nodeid.partition("::")[0]
+        self.fixturenames = fixtures
+        self.markers: list[str] = []
+
+    def add_marker(self, name: str) -> None:
+        self.markers.append(name)
+
+    def iter_markers(self) -> list[pytest.Mark]:
+        return [pytest.Mark(name, (), {}) for name in self.markers]
+
+
+def test_a_test_the_census_lists_is_slow_and_not_fast() -> None:
+    listed, unlisted = Collected("tests/tui/test_a.py::test_walk"), Collected("tests/tui/test_a.py::test_key")
+    mark_tiers([listed, unlisted], slow=frozenset({listed.nodeid}))  # type: ignore[list-item]
+    assert listed.markers == [SLOW] and unlisted.markers == [FAST]
+    process = Collected("tests/faults/test_a.py::test_kill")
+    mark_tiers([process], slow=frozenset({process.nodeid}))  # type: ignore[list-item]
+    assert sorted(process.markers) == ["process", SLOW]
+
+
+def test_the_listed_slow_tests_are_marked_so(request: pytest.FixtureRequest) -> None:
+    if request.config.getoption("slow_census", None):
+        pytest.skip("a census of slow tests measures the listed ones in the fast tier too")
+    listed = listed_slow()
+    assert listed, "tests/slow_tests.txt is empty: `make slow-census`"
+    for item in request.session.items:
+        if item.nodeid in listed:
+            names = {mark.name for mark in item.iter_markers()}
+            assert SLOW in names and FAST not in names, item.nodeid
+
+
+def test_make_slow_census_measures_the_fast_tier_without_the_list() -> None:
+    makefile = (REPO / "Makefile").read_text(encoding="utf-8")
+    recipe = makefile.split("\nslow-census:", 1)[1].split("\n\n", 1)[0]
+    assert "-m fast" in recipe and "--slow-census tests/slow_tests.txt" in recipe

@@ -3,8 +3,10 @@ model or serve on a socket, and the guard that holds every other test to none of
 
 Every test gets the markers of the folders it lives in and of the fixtures it uses (a new test
 inherits them without saying anything); a test that does such a thing by itself says so with
-`@pytest.mark.process` (or `model`, `server`, …). Every test left without one of these markers,
-and not `slow`, is marked `fast`: `make test-fast` runs those alone (`pytest -m fast`).
+`@pytest.mark.process` (or `model`, `server`, …). A test that takes over half a second in-process is
+`slow`: it says so itself, or the census lists it (tests/slow_tests.txt, `make slow-census`,
+tests/slow_census.py). Every test left without one of these markers is marked `fast`: `make
+test-fast` runs those alone (`pytest -m fast`), the edit loop's few minutes.
 
 The guard is what keeps the marking honest. While a test's fixtures are set up and while it runs,
 a test that is not marked `process` cannot start a process (subprocess, fork, spawn, system), one
@@ -38,7 +40,10 @@ MARKERS = {
     "server": "serves HTTP on a loopback socket (a fake or a real OpenAI-compatible server)",
 }
 FAST = "fast"
-NOT_FAST = frozenset({*MARKERS, "slow"})
+SLOW = "slow"
+NOT_FAST = frozenset({*MARKERS, SLOW})
+# The in-process tests the last census measured over half a second (`make slow-census`).
+SLOW_LIST = TESTS / "slow_tests.txt"
 
 # A folder's tests all do these (a path relative to tests/, and every folder below it).
 FOLDER_MARKERS: dict[str, frozenset[str]] = {
@@ -77,12 +82,21 @@ def tier_markers(path: Path, fixtures: list[str]) -> set[str]:
     return found
 
 
-def mark_tiers(items: list[pytest.Item]) -> None:
-    """Add the folder and fixture markers to every item, and `fast` to those left without any."""
+def listed_slow() -> frozenset[str]:
+    """The node ids of tests/slow_tests.txt."""
+    return frozenset(SLOW_LIST.read_text(encoding="utf-8").split()) if SLOW_LIST.is_file() else frozenset()
+
+
+def mark_tiers(items: list[pytest.Item], *, slow: frozenset[str] | None = None) -> None:
+    """Add the folder and fixture markers to every item, `slow` to those of the census (`slow`:
+    node ids, tests/slow_tests.txt unless given), and `fast` to those left without any."""
+    slow = listed_slow() if slow is None else slow
     for item in items:
         fixtures = list(getattr(item, "fixturenames", ()))
         for name in sorted(tier_markers(Path(str(item.path)), fixtures)):
             item.add_marker(name)
+        if item.nodeid in slow:
+            item.add_marker(SLOW)
         if not {mark.name for mark in item.iter_markers()} & NOT_FAST:
             item.add_marker(FAST)
 

@@ -276,9 +276,7 @@ class Database:
         already tell other processes (a live edit, where the counter's update would be a third of
         the time the edit takes).
         """
-        self._begin_use()  # counted before the cursor is taken: release() now waits for the end
-        try:
-            con = self.cursor()
+        with self.statement() as con:
             con.begin()  # the connection's own calls: no statement to parse, on every edit
             try:
                 yield con
@@ -290,20 +288,14 @@ class Database:
             if count is not None:
                 self.outside_writes |= count != self.changes_seen + 1
                 self.changes_seen = count
-        except duckdb.Error as error:
-            refusal = opening.write_refused(self.path, self.read_only_reason, error)
-            if refusal is None:
-                raise
-            raise refusal from error
-        finally:
-            self._end_use()
 
     @contextmanager
     def statement(self) -> Iterator[Connection]:
-        """One write that is a single statement, committed by DuckDB alone (autocommit): all or
-        nothing as a transaction is, without the two calls around it (a live edit's fast path).
-        Like `transaction(counted=False)`, it leaves the change counter alone."""
-        self._begin_use()
+        """A write on this thread's connection, a refusal to write said as such. Alone, one
+        statement committed by DuckDB itself (autocommit): all or nothing as a transaction is,
+        without the two calls around it (a live edit's fast path); it leaves the change counter
+        alone, as `transaction(counted=False)` does."""
+        self._begin_use()  # counted before the cursor is taken: release() now waits for the end
         try:
             yield self.cursor()
         except duckdb.Error as error:
@@ -389,16 +381,6 @@ class Database:
                     tx.execute("INSERT INTO schema_version (version) VALUES (?)", [version])
         finally:
             self._migrating = False
-
-
-def new_batch(con: Connection, command: str, source: str | None) -> int:
-    """Record one command's writes as a batch; every event points at its batch."""
-    row = con.execute(
-        "INSERT INTO batches (batch_id, command, source) VALUES (nextval('batch_ids'), ?, ?) RETURNING batch_id",
-        [command, source],
-    ).fetchone()
-    assert row is not None
-    return int(row[0])
 
 
 def _close(connection: Connection) -> None:

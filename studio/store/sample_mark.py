@@ -7,7 +7,8 @@ the build's last step (a batch is the project's record of what wrote it).
 
 from __future__ import annotations
 
-from studio.store.database import Connection, new_batch
+from studio.store.batches import new_batch
+from studio.store.database import Connection
 
 SAMPLE_BATCH = "build sample"
 

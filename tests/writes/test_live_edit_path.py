@@ -10,7 +10,7 @@ from pathlib import Path
 from studio import Project
 from studio.domain.rows import LabelEvent
 from studio.store import labels as label_store
-from studio.store.database import new_batch
+from studio.store.batches import new_batch
 
 QID = "1002"
 

@@ -119,3 +119,23 @@ def test_the_tui_app_loads_no_session_nor_numpy_before_a_screen_opens() -> None:
     )
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert done.stdout.strip() == "[]"
+
+
+def test_a_review_and_an_edit_load_no_derivation_code_nor_masked_arrays(sample: Path) -> None:
+    """Every edit passes through the follow mechanism, but only a set with followers derives one:
+    the calibration, ensemble and bank-score code is imported then. And κ's categories are sorted
+    without `np.unique`, which imports `numpy.ma` on its first call."""
+    code = f"""
+import sys
+from studio.services.project import Project
+with Project.open({str(sample)!r}) as project:
+    session = project.review("human", "umbrela-smol")
+    session.load()
+    session.stats()
+    pair = session.upcoming(1)[0]
+    project.set_label("umbrela-smol", pair["qid"], pair["docid"], 3.0, person="ana")
+print(sorted(m for m in sys.modules if m == "numpy.ma" or m.startswith(("studio.services.derived.fresh",
+      "studio.services.calibration", "studio.services.ensembles", "studio.services.rubric"))))
+"""
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    assert done.stdout.strip().splitlines()[-1] == "[]"

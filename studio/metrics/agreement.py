@@ -34,8 +34,17 @@ def _category_index(values: np.ndarray, known: np.ndarray, order: np.ndarray) ->
 
 
 def categories_of(*arrays: np.ndarray) -> list[float]:
-    values = [np.asarray(a, dtype=np.float64).ravel() for a in arrays]
-    return np.unique(np.concatenate(values)).tolist() if values else []
+    """The distinct values of `arrays`, in order (NaN last, once), as `np.unique` gives them:
+    sorted here, because `np.unique` imports `numpy.ma` on its first call, a few milliseconds of
+    the Review screen's start, which asks κ first."""
+    if not arrays:
+        return []
+    values = np.sort(np.concatenate([np.asarray(a, dtype=np.float64).ravel() for a in arrays]))
+    if not len(values):
+        return []
+    distinct = values[np.concatenate(([True], values[1:] != values[:-1]))]
+    nan = np.isnan(distinct)
+    return [*distinct[~nan].tolist(), float("nan")] if nan.any() else distinct.tolist()
 
 
 def cohen_kappa(reference: np.ndarray, audited: np.ndarray, weights: Weights = None) -> float:

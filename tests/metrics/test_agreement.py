@@ -139,3 +139,15 @@ def test_alignment_without_shared_pairs_has_undefined_rates() -> None:
     for bucket in result.values():
         assert bucket["pairs"] == 0
         assert math.isnan(bucket["agree"])
+
+
+GRADE_VALUES = st.sampled_from([0.0, -0.0, 0.5, 1.0, 2.0, 3.0, 1e-300, float("nan")])
+
+
+@settings(max_examples=examples(300), deadline=None)
+@given(st.lists(st.lists(GRADE_VALUES, max_size=8), max_size=3))
+def test_categories_are_what_numpy_unique_gives(arrays: list[list[float]]) -> None:
+    as_arrays = [np.array(a, dtype=np.float64) for a in arrays]
+    found = agree.categories_of(*as_arrays)
+    expected = np.unique(np.concatenate(as_arrays)).tolist() if as_arrays else []
+    assert [repr(v) for v in found] == [repr(v) for v in expected]  # NaN once, and the sign of a zero

@@ -13,9 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from studio.domain.errors import UsageError
-from studio.services.derived.fresh import fresh_labels, fresh_pair
 from studio.services.derived.registry import Derivation, Input, derivations, labels_of, reached
-from studio.services.ensembles.build import describe
 from studio.services.evaluation.engine import EvaluationEngine
 from studio.store import Connection, new_batch
 from studio.store import ensembles as ensemble_store
@@ -82,6 +80,10 @@ def _follow_one(
 
 def rederive(engine: EvaluationEngine, tx: Connection, derivation: Derivation) -> int:
     """Derive the whole set afresh and write what differs, with its record; the events written."""
+    # Imported here: every edit passes through this module (the write path), few edited sets
+    # have followers, and the calibration and ensemble code would cost a screen's start.
+    from studio.services.derived.fresh import fresh_labels
+
     fresh = fresh_labels(engine, derivation.record)
     set_id = label_store.label_set_id(tx, derivation.name)
     if fresh is None or set_id is None:
@@ -94,6 +96,9 @@ def rederive(engine: EvaluationEngine, tx: Connection, derivation: Derivation) -
 
 
 def _follow_pairs(tx: Connection, record: EnsembleRecord, pairs: frozenset[Pair]) -> frozenset[Pair]:
+    from studio.services.derived.fresh import fresh_pair  # imported here, as in `rederive`
+    from studio.services.ensembles.build import describe
+
     set_id = label_store.label_set_id(tx, record.name)
     if set_id is None:
         return frozenset()

@@ -229,6 +229,13 @@ def main() -> None:
     if args.live_only:
         print(json.dumps({"benchmark": "live edits, DL-scale", **live_path_figures(path, args.edits)}, indent=2))
         return
+    # The studio's live path first, in a process that holds the studio's state alone: the oracles'
+    # dicts below are millions of Python objects, which every collection of the oldest generation
+    # walks, in the middle of whichever edit it falls on (a TUI holds none of them).
+    details = correlation_details(path)
+    latencies = edit_latencies(path, args.edits)
+    ms = [t * 1000 for t in latencies]
+    live = live_path_figures(path, args.edits)
     qrels, runs = read_dicts(workload)
 
     import ir_measures
@@ -264,10 +271,6 @@ def main() -> None:
     ranx.evaluate(ranx_qrels, ranx_runs[0], RANX)  # numba compiles on the first call
     rx = timed(lambda: [ranx.evaluate(ranx_qrels, run, RANX) for run in ranx_runs], repeat=1)
 
-    details = correlation_details(path)
-    latencies = edit_latencies(path, args.edits)
-    ms = [t * 1000 for t in latencies]
-    live = live_path_figures(path, args.edits)
     print(
         json.dumps(
             {

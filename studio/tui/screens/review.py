@@ -26,6 +26,7 @@ from studio.domain.steps import ReviewStep
 from studio.domain.views import ReviewFilters, Stats
 from studio.services.project import ReviewSession
 from studio.tui.bindings import bindings_of
+from studio.tui.first_frame import FirstFrame
 from studio.tui.in_order import InOrder
 from studio.tui.messages import (
     PairRead,
@@ -64,6 +65,7 @@ class ReviewScreen(SessionScreen[ReviewSession, ReviewStep, Decision | None, Fig
         self.waiting: ReviewSession | None = None  # a queue to build once the decisions are saved
         self.landed = 0  # decisions saved: figures read before the newest one are older than its own
         self.views = ViewCache()
+        self.first_frame = FirstFrame()  # the screen drawn once its first pair is in
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -76,7 +78,10 @@ class ReviewScreen(SessionScreen[ReviewSession, ReviewStep, Decision | None, Fig
         yield StudioFooter()
 
     def start(self) -> None:
+        self.first_frame.hold(self.app)
         self.reload(self.state.take_review_filters())
+        if self.session is None:  # nothing to build: what the status says is all there is
+            self.first_frame.show()
 
     def resumed(self) -> None:
         asked = self.state.take_review_filters()  # another screen sent the auditor to a slice
@@ -143,6 +148,7 @@ class ReviewScreen(SessionScreen[ReviewSession, ReviewStep, Decision | None, Fig
     def work_failed(self, group: str, error: BaseException) -> None:
         if group == "review":
             self.query_one("#status", Static).update(f"[red]No review queue:[/red] {escape(str(error))}")
+            self.first_frame.show()
 
     @on(ReviewLoaded)
     def show_queue(self, message: ReviewLoaded) -> None:
@@ -153,6 +159,7 @@ class ReviewScreen(SessionScreen[ReviewSession, ReviewStep, Decision | None, Fig
         for view in message.views:
             self.views.keep(view)
         self.repaint()
+        self.first_frame.show()
 
     @work(thread=True, group="review-figures", exit_on_error=False)
     def refresh_figures(self, session: ReviewSession, landed: int) -> None:

@@ -60,15 +60,15 @@ blas-census: $(STAMP)
 		--deselect tests/test_listed_tests.py
 	$(BIN)/python tests/blas_census/census.py $(CENSUS)/found tests/blas_tests.txt
 
-# Lists the in-process tests over half a second (tests/slow_census.py): tests/tiers.py marks them `slow`,
-# and the edit loop's tier leaves them to `make test` and `make check`.
+# Lists the in-process tests over half a second (tests/slow_census.py): tests/tiers.py marks them
+# `slow`, and the edit loop's tier leaves them to `make test` and `make check`.
 slow-census: $(STAMP)
 	PYTHONPATH=tests HYPOTHESIS_PROFILE=fast $(BIN)/python -m pytest -n 2 -q -m fast -p slow_census \
 		--slow-census tests/slow_tests.txt
 
-# The edit loop's tier: every test that starts no process, drives no terminal, serves on no socket,
-# loads no model and takes under half a second (tests/tiers.py marks them `fast`), with the hypothesis
-# profile `fast`.
+# The edit loop's tier: every test that starts no process, drives no terminal, serves on no
+# socket, loads no model and takes under half a second (tests/tiers.py marks them `fast`), with the
+# hypothesis profile `fast`.
 test-fast: $(STAMP)
 	HYPOTHESIS_PROFILE=fast $(BIN)/python -m pytest -n 2 -m fast
 

@@ -1,9 +1,9 @@
-"""Which in-process tests take over half a second: a pytest plugin (`make slow-census`; `-p slow_census
---slow-census FILE`) that writes them to FILE, the list tests/tiers.py marks `slow`.
+"""Which in-process tests take over half a second: a pytest plugin (`make slow-census`;
+`-p slow_census --slow-census FILE`) that writes them to FILE, the list tests/tiers.py marks `slow`.
 
-The edit loop's tier (`make test-fast`) is for tests that answer at once; a test that takes over a
-second in-process (a screen walked through the test driver, a tournament of simulated judges, a
-report) runs in `make test` and `make check` alone. The census runs the fast tier as it would be
+The edit loop's tier (`make test-fast`) is for tests that answer at once; a test that takes over
+half a second in-process (a screen walked through the test driver, a tournament of simulated
+judges, a report) runs in `make test` and `make check` alone. The census runs the fast tier as it would be
 without the list (`--slow-census` sets it aside) and sums each test's setup, call and teardown as
 the reports bring them, from every worker.
 """

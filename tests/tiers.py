@@ -3,10 +3,10 @@ model or serve on a socket, and the guard that holds every other test to none of
 
 Every test gets the markers of the folders it lives in and of the fixtures it uses (a new test
 inherits them without saying anything); a test that does such a thing by itself says so with
-`@pytest.mark.process` (or `model`, `server`, …). A test that takes over half a second in-process is
-`slow`: it says so itself, or the census lists it (tests/slow_tests.txt, `make slow-census`,
-tests/slow_census.py). Every test left without one of these markers is marked `fast`: `make
-test-fast` runs those alone (`pytest -m fast`), the edit loop's few minutes.
+`@pytest.mark.process` (or `model`, `server`, …). A test that takes over half a second
+in-process is `slow`: it says so itself, or the census lists it (tests/slow_tests.txt, `make
+slow-census`, tests/slow_census.py). Every test left without one of these markers is marked
+`fast`: `make test-fast` runs those alone (`pytest -m fast`), the edit loop's few minutes.
 
 The guard is what keeps the marking honest. While a test's fixtures are set up and while it runs,
 a test that is not marked `process` cannot start a process (subprocess, fork, spawn, system), one

@@ -270,7 +270,7 @@ class EvaluationEngine:
 
     def batch(self, tx: Connection, command: str, person: str | None) -> int:
         """The batch of this open project's edits of one command by one person (new the first time)."""
-        found = self._batches.get((command, person))
+        found = self.kept_batch(command, person)
         return found if found is not None else new_batch(tx, command, person)
 
     def kept_batch(self, command: str, person: str | None) -> int | None:
@@ -283,7 +283,7 @@ class EvaluationEngine:
 
     def event_source(self, tx: Connection, origin: str, source: str | None) -> int:
         """The id of an edit's (origin, source) (looked up, or added, the first time)."""
-        found = self._sources.get((origin, source))
+        found = self.kept_event_source(origin, source)
         return found if found is not None else label_store.event_source_id(tx, origin, source)
 
     def kept_event_source(self, origin: str, source: str | None) -> int | None:

@@ -10,11 +10,10 @@ from typing import Any
 import pytest
 from helpers import copy_project
 from textual.pilot import Pilot
-from textual.widgets import Footer
-from textual.widgets._footer import FooterKey, FooterLabel
 from tui_helpers import Messages, drive, settle
 
 from studio.tui.app import StudioApp
+from studio.tui.widgets.footer import StudioFooter
 
 
 @pytest.fixture(scope="module")
@@ -24,15 +23,8 @@ def sample_file(sample_template: Path, tmp_path_factory: pytest.TempPathFactory)
 
 def visible_keys(app: StudioApp) -> dict[str, str]:
     """The footer's keys whose key and description lie wholly inside it, left of the command
-    palette's key (docked at the right edge, it covers what runs under it), by key."""
-    footer = app.screen.query_one(Footer)
-    keys = list(footer.query(FooterKey))
-    right = min([footer.region.right, *(k.region.x for k in keys if "-command-palette" in k.classes)])
-    return {
-        key.key: key.description
-        for key in keys
-        if key.region.width > 0 and key.region.right <= right and "-command-palette" not in key.classes
-    }
+    palette's key (drawn at the right edge, over what runs under it), by key."""
+    return {key.key: key.description for key in app.screen.query_one(StudioFooter).shown_keys()}
 
 
 @pytest.mark.parametrize("screen", ["overview", "leaderboard", "bank", "judges"])
@@ -42,7 +34,7 @@ def test_quit_and_every_screen_key_fit_in_120_columns(sample_file: Path, screen:
         shown = visible_keys(app)
         assert shown.get("q") == "Quit", shown
         assert {"f1", "f2", "f3", "f4", "f5", "f6"} <= set(shown), shown
-        labels = [str(label.render()) for label in app.screen.query_one(Footer).query(FooterLabel)]
+        labels = [label.text for label in app.screen.query_one(StudioFooter).line.labels]
         assert "Screen" in labels
 
     drive(sample_file, steps, screen=screen)

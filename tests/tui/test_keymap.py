@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from textual.pilot import Pilot
-from textual.widgets import Footer, Markdown
-from textual.widgets._footer import FooterKey
+from textual.widgets import Markdown
 from tui_helpers import Messages, drive, settle, until
 
 from studio.domain.keymap import Keymap, parse_keymap
 from studio.tui.app import StudioApp
 from studio.tui.screens.review import ReviewScreen
+from studio.tui.widgets.footer import StudioFooter
 from studio.tui.widgets.help import HelpScreen
 
 LLM = "umbrela-smol"
@@ -72,7 +72,7 @@ def test_f1_and_the_footer_show_the_remapped_key(sample: Path) -> None:
     keymap = Keymap(Path("k.toml"), parse_keymap('review.grade2 = "x"\napp.help = "f9"\n', "k.toml"))
 
     async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
-        footer_keys = [key.key_display for key in app.screen.query_one(Footer).query(FooterKey)]
+        footer_keys = [key.display for key in app.screen.query_one(StudioFooter).line.keys]
         assert footer_keys[:4] == ["0", "1", "x", "3"]
         assert "f9" in footer_keys and "f1" not in footer_keys
 
@@ -91,7 +91,7 @@ def test_f1_and_the_footer_show_the_remapped_key(sample: Path) -> None:
 
 def test_without_a_keymap_the_footer_shows_the_default_grade_keys(sample: Path) -> None:
     async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
-        footer_keys = [key.key_display for key in app.screen.query_one(Footer).query(FooterKey)]
+        footer_keys = [key.display for key in app.screen.query_one(StudioFooter).line.keys]
         assert footer_keys[:4] == ["0", "1", "2", "3"]
 
     drive(sample, steps, screen="review", ready=on_review)

@@ -139,3 +139,15 @@ print(sorted(m for m in sys.modules if m == "numpy.ma" or m.startswith(("studio.
 """
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     assert done.stdout.strip().splitlines()[-1] == "[]"
+
+
+def test_the_tui_app_loads_no_other_screens_domain_types() -> None:
+    """The facade and the TUI's messages name the campaigns', judges', prompt studies', audits' and
+    answers' types for the type checker only: each module builds its dataclasses as it loads, which
+    the first screen would pay for screens it does not show."""
+    others = {"campaigns", "campaign_report", "judging", "judge_results", "prompt_study", "specs", "answer_results"}
+    code = "import sys, studio.tui.app; print(sorted(m for m in sys.modules if m.startswith('studio.domain.')))"
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
+    loaded = {m.removeprefix("studio.domain.") for m in json.loads(done.stdout.replace("'", '"'))}
+    assert "views" in loaded  # not vacuous: the app's own domain types are there
+    assert loaded & others == set()

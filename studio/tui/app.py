@@ -120,7 +120,6 @@ def _screen_actions() -> type[Provider]:
 
 class StudioApp(StateApp):
     TITLE = "Relevance Assessment Studio"
-    CSS_PATH = "studio.tcss"
     # Only the studio's own commands (and the theme): not Textual's screenshot, keys panel and the
     # scrolling keys of whatever widget has the focus.
     COMMANDS = {_screen_actions}

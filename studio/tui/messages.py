@@ -13,27 +13,27 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 from textual.message import Message
 
-from studio.domain.answer_results import AnswerCard, AnswerFigures
-from studio.domain.campaigns import CampaignPairView
-from studio.domain.judging import JudgeConfig, JudgeProgress, JudgeSummary
-from studio.domain.rows import Decision, FailureRow, JudgeRunRow
-from studio.domain.significance import Significance
-from studio.domain.significance_matrix import DecisionGrid
-from studio.domain.team import SyncResult
-from studio.domain.views import (
-    AuditPairView,
-    BankView,
-    CalibrationView,
-    EstimateView,
-    LeaderboardView,
-    Overview,
-    PairView,
-    ProjectNames,
-    Stats,
-)
-
 if TYPE_CHECKING:  # annotations only: importing the sessions would load numpy and every session's
-    # services before the first screen shows (the Review screen needs only its own)
+    # services before the first screen shows (the Review screen needs only its own); the domain
+    # modules would build every screen's dataclasses, milliseconds a module
+    from studio.domain.answer_results import AnswerCard, AnswerFigures
+    from studio.domain.campaigns import CampaignPairView
+    from studio.domain.judging import JudgeConfig, JudgeProgress, JudgeSummary
+    from studio.domain.rows import Decision, FailureRow, JudgeRunRow
+    from studio.domain.significance import Significance
+    from studio.domain.significance_matrix import DecisionGrid
+    from studio.domain.team import SyncResult
+    from studio.domain.views import (
+        AuditPairView,
+        BankView,
+        CalibrationView,
+        EstimateView,
+        LeaderboardView,
+        Overview,
+        PairView,
+        ProjectNames,
+        Stats,
+    )
     from studio.services.project import AnswerSession, AuditSession, CampaignSession, ReviewSession
 
 Pair = tuple[str, str]  # (qid, docid)

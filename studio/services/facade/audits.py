@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING
 
 from studio.domain.names import check_name
 from studio.domain.numbers import check_grade
-from studio.domain.specs import AuditDrawSpec, AuditSimulationSpec, DecisionTest, EstimateSpec
 from studio.services.facade.base import PathLike, ProjectBase
 from studio.services.facade.lazy import lazy_function, lazy_module
 
@@ -24,6 +23,7 @@ if TYPE_CHECKING:
     )
     from studio.domain.pair_decisions import AuditDecisions
     from studio.domain.rows import AuditPair, AuditProgress, AuditRow, Estimate
+    from studio.domain.specs import AuditDrawSpec, AuditSimulationSpec, DecisionTest, EstimateSpec
     from studio.services.audit import assessments as audit_assessments
     from studio.services.audit import assignment as audit_assignment
     from studio.services.audit import estimates as audit_estimates
@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from studio.services.audit import simulation as audit_simulation
     from studio.services.audit.assessor_agreement import assessor_agreement
 else:
+    DecisionTest = lazy_function("studio.domain.specs", "DecisionTest")
     audit_assessments = lazy_module("studio.services.audit.assessments")
     audit_assignment = lazy_module("studio.services.audit.assignment")
     audit_estimates = lazy_module("studio.services.audit.estimates")

@@ -5,26 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from studio.domain.campaign_report import CampaignReport
-from studio.domain.campaigns import (
-    RECALL_SUFFIX,
-    CampaignImport,
-    CampaignPair,
-    CampaignPlan,
-    CampaignProgress,
-    CampaignRow,
-    Condition,
-)
 from studio.domain.names import check_name
 from studio.services.facade.base import PathLike, ProjectBase
 from studio.services.facade.lazy import lazy_module
 
 if TYPE_CHECKING:
+    from studio.domain import campaigns as campaign_types
+    from studio.domain.campaign_report import CampaignReport
+    from studio.domain.campaigns import CampaignImport, CampaignPair, CampaignPlan, CampaignProgress, CampaignRow
     from studio.services.campaigns import grades as campaign_grades
     from studio.services.campaigns import plan as campaign_plan
     from studio.services.campaigns import progress as campaign_progress
     from studio.services.campaigns import report as campaign_report
 else:
+    campaign_types = lazy_module("studio.domain.campaigns")
     campaign_grades = lazy_module("studio.services.campaigns.grades")
     campaign_plan = lazy_module("studio.services.campaigns.plan")
     campaign_progress = lazy_module("studio.services.campaigns.progress")
@@ -57,7 +51,11 @@ class CampaignsMixin(ProjectBase):
             name=check_name(name, "campaign"),
             llm=llm,
             pool=pool,
-            topics={Condition.manual: manual, Condition.filtering: filtering, Condition.post_editing: post_editing},
+            topics={
+                campaign_types.Condition.manual: manual,
+                campaign_types.Condition.filtering: filtering,
+                campaign_types.Condition.post_editing: post_editing,
+            },
             llm_relevant=llm_relevant,
             assessors=tuple(check_name(a, "assessor") for a in assessors or ()),
             overlap=overlap,
@@ -88,7 +86,9 @@ class CampaignsMixin(ProjectBase):
         """`assessor`'s grades of the campaign's shown pairs from a qrels file (a pair it does not
         show refuses the file)."""
         done = campaign_grades.import_grades(self.db, name, Path(file), assessor=check_name(assessor, "assessor"))
-        self.writes.written([n for n in (name, f"{name}{RECALL_SUFFIX}") if n in self.engine.owned_sets()])
+        self.writes.written(
+            [n for n in (name, f"{name}{campaign_types.RECALL_SUFFIX}") if n in self.engine.owned_sets()]
+        )
         return done
 
     def campaign_report(

@@ -7,7 +7,6 @@ from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
 from studio.domain.choices import BackendName, JudgeMethod
-from studio.domain.judging import JudgeConfig, JudgeProgress, JudgeSummary
 from studio.domain.names import check_name
 from studio.services.facade.base import ProjectBase
 from studio.services.facade.lazy import lazy_function, lazy_module
@@ -24,6 +23,7 @@ if TYPE_CHECKING:
         StuffingProbe,
         VerificationRow,
     )
+    from studio.domain.judging import JudgeConfig, JudgeProgress, JudgeSummary
     from studio.domain.rows import FailureRow
     from studio.judges.backend import Backend
     from studio.services.judging.config import last_config
@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from studio.store import labels as label_store
     from studio.store.new_names import refuse_look_alike
 else:
+    JudgeConfig = lazy_function("studio.domain.judging", "JudgeConfig")
     last_config = lazy_function("studio.services.judging.config", "last_config")
     reparse = lazy_function("studio.services.judging.reparse", "reparse")
     run_judge = lazy_function("studio.services.judging.run", "run_judge")

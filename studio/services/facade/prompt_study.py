@@ -10,7 +10,6 @@ from studio.domain.choices import OnDuplicate, OutOfScale, VarianceKind
 from studio.domain.errors import UsageError
 from studio.domain.models import LabelSetKind
 from studio.domain.names import check_name
-from studio.domain.prompt_study import StudyOptions
 from studio.services.facade.imports import ImportsMixin
 from studio.services.facade.lazy import lazy_function, lazy_module
 
@@ -20,7 +19,7 @@ if TYPE_CHECKING:
     from studio.domain.export_report import ExportReport
     from studio.domain.import_report import ImportReport
     from studio.domain.judging import JudgeConfig, JudgeProgress
-    from studio.domain.prompt_study import StudyPlan, StudyPrompt, StudyReport, StudyRunSummary, Variance
+    from studio.domain.prompt_study import StudyOptions, StudyPlan, StudyPrompt, StudyReport, StudyRunSummary, Variance
     from studio.judges.backend import Backend
     from studio.services.facade.base import PathLike
     from studio.services.imports.trec import default_name as trec_default_name
@@ -30,6 +29,7 @@ if TYPE_CHECKING:
     from studio.services.sensitivity.run import BackendFor
     from studio.store.new_names import refuse_look_alike
 else:
+    StudyOptions = lazy_function("studio.domain.prompt_study", "StudyOptions")
     make_backend = lazy_function("studio.services.judging.backends", "make_backend")
     prompt_collections = lazy_module("studio.services.sensitivity.prompt_collections")
     judgment_files = lazy_module("studio.services.sensitivity.judgment_files")

@@ -90,6 +90,13 @@ class AssessScreen(SessionScreen[CampaignSession, CampaignStep, CampaignGradeWri
     TITLE = "Campaign"
     HELP = HELP
     BINDINGS = bindings_of("assess")
+    DEFAULT_CSS = """
+    AssessScreen #assess-pair { height: 1fr; padding: 0 1; }
+    AssessScreen #assess-group { margin-bottom: 1; color: $accent; }
+    AssessScreen #assess-head { margin-bottom: 1; }
+    AssessScreen #assess-scale { margin-bottom: 1; color: $text-muted; }
+    AssessScreen #assess-passage { margin-bottom: 1; border: round $primary-darken-2; padding: 0 1; }
+    """
     WRITES = "assess-writes"
     NOTHING_TO_UNDO = "nothing of yours to take back in this campaign"
     WHAT, OPENING = "campaign", "assess"

@@ -61,6 +61,13 @@ class AuditScreen(SessionScreen[AuditSession, AuditStep, AuditWritten, None]):
     TITLE = "Blind audit"
     HELP = HELP
     BINDINGS = bindings_of("audit")
+    DEFAULT_CSS = """
+    AuditScreen #status { padding: 0 1; background: $boost; }
+    AuditScreen #audit-pair { height: 1fr; padding: 0 1; }
+    AuditScreen #audit-head { margin-bottom: 1; }
+    AuditScreen #audit-passage { margin-bottom: 1; border: round $primary-darken-2; padding: 0 1; }
+    AuditScreen #reveal { color: $text-muted; }
+    """
     WRITES = "audit-writes"
     NOTHING_TO_UNDO = "nothing to undo in this audit"
     WHAT, OPENING = "audit", "audit"

@@ -32,6 +32,13 @@ class AuditPicker(ModalScreen[str | None]):
     """Choose one of the project's audits (dismissed with its name, or None)."""
 
     BINDINGS = bindings_of("audit-picker")
+    DEFAULT_CSS = """
+    AuditPicker { align: center middle; }
+    AuditPicker > Vertical { width: 84; max-width: 90%; height: auto; max-height: 80%; border: thick $accent;
+        background: $surface; padding: 1 2; }
+    AuditPicker OptionList { height: auto; max-height: 20; }
+    AuditPicker #audit-hint { margin-top: 1; }
+    """
 
     def __init__(self, qrels: str | None) -> None:
         super().__init__()

@@ -64,6 +64,17 @@ class BankScreen(StudioScreen):
     TITLE = "Bank"
     HELP = HELP
     BINDINGS = bindings_of("bank")
+    DEFAULT_CSS = """
+    BankScreen #choices { height: auto; padding: 0 1; }
+    BankScreen #choices Select { width: 1fr; margin-right: 1; }
+    /* The topic's whole query must show: the bank and grader names are short. */
+    BankScreen #choices #bank { width: 20; }
+    BankScreen #choices #topic { width: 3fr; }
+    BankScreen #bank-status { padding: 0 1; margin: 1 0 0 0; }
+    BankScreen #items { height: 1fr; }
+    BankScreen #lists { height: auto; max-height: 12; padding: 0 1; }
+    BankScreen ProgressBar { padding: 0 1; }
+    """
 
     def __init__(self) -> None:
         super().__init__()

@@ -76,6 +76,17 @@ class JudgesScreen(StudioScreen):
     TITLE = "Judges"
     HELP = HELP
     BINDINGS = bindings_of("judges")
+    DEFAULT_CSS = """
+    JudgesScreen #form { height: auto; padding: 0 1; }
+    JudgesScreen #form > Horizontal { height: auto; }
+    JudgesScreen #form Select, JudgesScreen #form Input { width: 1fr; margin-right: 1; }
+    JudgesScreen #form Label { width: 12; padding: 1 0 0 0; }
+    JudgesScreen #judge-status { padding: 0 1; margin: 1 0; }
+    JudgesScreen ProgressBar { padding: 0 1; }
+    JudgesScreen #runs-title, JudgesScreen #failures-title { padding: 0 1; }
+    JudgesScreen #runs { height: auto; max-height: 9; margin-bottom: 1; }
+    JudgesScreen #failures { height: 1fr; }
+    """
 
     def __init__(self) -> None:
         super().__init__()

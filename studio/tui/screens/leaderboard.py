@@ -60,6 +60,16 @@ class LeaderboardScreen(StudioScreen):
     TITLE = "Leaderboard"
     HELP = HELP
     BINDINGS = bindings_of("leaderboard")
+    DEFAULT_CSS = """
+    LeaderboardScreen #choices { height: auto; padding: 0 1; }
+    LeaderboardScreen #choices Select { width: 1fr; margin-right: 1; }
+    LeaderboardScreen #stats { padding: 0 1; margin: 1 0; }
+    LeaderboardScreen #board { width: 1fr; }
+    LeaderboardScreen #estimates { display: none; }
+    LeaderboardScreen.estimating #estimates { display: block; }
+    LeaderboardScreen.estimating #runs { display: none; }
+    LeaderboardScreen #scatter { width: 1fr; min-width: 40; }
+    """
 
     def __init__(self) -> None:
         super().__init__()

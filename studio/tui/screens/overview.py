@@ -108,6 +108,9 @@ class OverviewScreen(StudioScreen):
     TITLE = "Overview"
     HELP = HELP
     BINDINGS = bindings_of("overview")
+    DEFAULT_CSS = """
+    OverviewScreen #summary { padding: 0 1; margin-bottom: 1; }
+    """
 
     def __init__(self) -> None:
         super().__init__()

@@ -52,6 +52,18 @@ class ReviewScreen(SessionScreen[ReviewSession, ReviewStep, Decision | None, Fig
     TITLE = "Review"
     HELP = HELP
     BINDINGS = bindings_of("review")
+    DEFAULT_CSS = """
+    ReviewScreen #status { padding: 0 1; background: $boost; }
+    ReviewScreen #pair { width: 1fr; height: 1fr; padding: 0 1; }
+    ReviewScreen #pair-head { margin-bottom: 1; }
+    ReviewScreen #passage { margin-bottom: 1; border: round $primary-darken-2; padding: 0 1; }
+    ReviewScreen #grades { margin-bottom: 1; }
+    ReviewScreen #sidebar { width: 38; border-left: solid $primary-darken-2; }
+    ReviewScreen DataTable { height: auto; max-height: 12; margin-bottom: 1; }
+    ReviewScreen #history { width: 1fr; height: 1fr; padding: 0 1; }
+    ReviewScreen #why { height: auto; border-top: solid $primary-darken-2; padding: 0 1; }
+    ReviewScreen #why > Static { width: 1fr; height: auto; margin-top: 1; }
+    """
     WRITES = "review-writes"
     UNIT = ("decision", "typed")
     NOTHING_TO_UNDO = "nothing to undo in this review"

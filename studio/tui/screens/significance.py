@@ -115,6 +115,12 @@ class SignificanceScreen(StudioScreen):
     TITLE = "Significance"
     HELP = HELP
     BINDINGS = bindings_of("significance")
+    DEFAULT_CSS = """
+    SignificanceScreen #plan, SignificanceScreen #counts { padding: 0 1; }
+    SignificanceScreen #counts { margin-bottom: 1; }
+    SignificanceScreen #matrix { height: auto; max-height: 1fr; }
+    SignificanceScreen #cell { padding: 0 1; margin-top: 1; color: $text-muted; }
+    """
 
     def __init__(self, ref: str, qrels: str, measure: str, plan: tuple[str, str, float] = ("t", "holm", 0.05)):
         super().__init__()

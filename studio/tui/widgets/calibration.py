@@ -39,6 +39,12 @@ def calibration_markdown(view: CalibrationView) -> str:
 
 class CalibrationScreen(ModalScreen[None]):
     BINDINGS = bindings_of("calibration")
+    DEFAULT_CSS = """
+    CalibrationScreen { align: center middle; }
+    CalibrationScreen > VerticalScroll {
+        width: 80%; max-width: 100; height: 80%; border: thick $accent; background: $surface; padding: 1 2;
+    }
+    """
 
     def __init__(self, view: CalibrationView) -> None:
         super().__init__()

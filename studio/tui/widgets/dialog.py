@@ -19,6 +19,14 @@ class MessageDialog(ModalScreen[None]):
     added to it, so a burst of failures is one dialog to close, not one per failure."""
 
     BINDINGS = bindings_of("dialog")
+    DEFAULT_CSS = """
+    MessageDialog { align: center middle; }
+    MessageDialog > Vertical { width: 84; max-width: 90%; height: auto; max-height: 80%; border: thick $error;
+        background: $surface; padding: 1 2; }
+    MessageDialog.info > Vertical { border: thick $accent; }
+    MessageDialog #dialog-text { margin: 1 0; }
+    MessageDialog #dialog-hint { color: $text-muted; }
+    """
 
     def __init__(self, title: str, text: str, *, error: bool = True) -> None:
         super().__init__(classes="error" if error else "info")

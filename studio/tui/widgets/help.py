@@ -1,4 +1,4 @@
-"""F1: the current screen's help and its keys, in a modal (styled in studio.tcss)."""
+"""F1: the current screen's help and its keys, in a modal."""
 
 from __future__ import annotations
 
@@ -12,6 +12,12 @@ from studio.tui.bindings import bindings_of
 
 class HelpScreen(ModalScreen[None]):
     BINDINGS = bindings_of("help")
+    DEFAULT_CSS = """
+    HelpScreen { align: center middle; }
+    HelpScreen > VerticalScroll {
+        width: 80%; max-width: 100; height: 80%; border: thick $accent; background: $surface; padding: 1 2;
+    }
+    """
 
     def __init__(self, title: str, text: str, keys: list[tuple[str, str]]) -> None:
         super().__init__()

@@ -15,6 +15,10 @@ class TextPrompt(ModalScreen[str | None]):
     """Dismissed with the text entered ("" when empty), or None when cancelled."""
 
     BINDINGS = bindings_of("prompt")
+    DEFAULT_CSS = """
+    TextPrompt { align: center middle; }
+    TextPrompt > Vertical { width: 70; height: auto; border: thick $accent; background: $surface; padding: 1 2; }
+    """
 
     def __init__(self, title: str, value: str = "") -> None:
         super().__init__()

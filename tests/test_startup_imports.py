@@ -146,6 +146,7 @@ def test_the_tui_app_loads_no_other_screens_domain_types() -> None:
     answers' types for the type checker only: each module builds its dataclasses as it loads, which
     the first screen would pay for screens it does not show."""
     others = {"campaigns", "campaign_report", "judging", "judge_results", "prompt_study", "specs", "answer_results"}
+    others |= {"answer_verdicts"}
     code = "import sys, studio.tui.app; print(sorted(m for m in sys.modules if m.startswith('studio.domain.')))"
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=60)
     loaded = {m.removeprefix("studio.domain.") for m in json.loads(done.stdout.replace("'", '"'))}

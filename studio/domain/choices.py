@@ -168,6 +168,10 @@ class AnswerMethod(StrEnum):
     tournament = "tournament"  # answers against each other, both orders (Bradley–Terry)
 
 
+# Graded verdicts run 0..DEFAULT_VERDICT_SCALE unless told otherwise (the paper's graded prompt).
+DEFAULT_VERDICT_SCALE = 3
+
+
 class AnswerVerdictLayout(StrEnum):
     """The verdict files `studio import answer-labels --method` reads (the answer methods kept in files)."""
 

@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import difflib
 import re
-import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,6 +106,8 @@ def load_keymap(settings: Settings | None = None) -> Keymap:
 def parse_keymap(text: str, file: str) -> dict[str, tuple[str, ...]]:
     """The keys a keymap file's `text` gives, by binding id, in Textual's names; InputError naming
     `file`, the line and the reason for the first thing wrong."""
+    import tomllib  # here: every start loads this module, few people have a keymap
+
     try:
         document = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:

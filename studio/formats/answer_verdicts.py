@@ -30,7 +30,7 @@ from studio.domain.answer_verdicts import (
     ShownOrder,
     SubtopicVerdict,
 )
-from studio.domain.choices import AnswerMethod
+from studio.domain.choices import DEFAULT_VERDICT_SCALE, AnswerMethod
 from studio.domain.errors import InputError, quoted
 from studio.domain.numbers import read_integer
 from studio.formats.checks import checked_id
@@ -41,7 +41,7 @@ RELEASE_HEADER = ("qid", "version", "greater_lev", "doc1", "lesser_lev", "doc2",
 YES_NO = {"yes": True, "no": False}
 GLUED = " (two lines glued together?)"
 _LABEL_THEN_DIGITS = re.compile(r"(?i)(yes|no|[ab]|[0-9]+)[0-9]+")
-DEFAULT_SCALE = 3  # graded verdicts: 0..3, the paper's graded prompt
+DEFAULT_SCALE = DEFAULT_VERDICT_SCALE  # graded verdicts: 0..3, the paper's graded prompt
 
 
 @dataclass(frozen=True)

@@ -4,11 +4,13 @@ made with, and pairwise verdicts."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from studio.domain.prompt_study import PreferenceRow, StudyPrompt
 from studio.domain.rows import PromptGrade
 from studio.store.database import Connection, records
+
+if TYPE_CHECKING:  # built where read (below): a pair's prompt grades, all Review reads, need neither
+    from studio.domain.prompt_study import PreferenceRow, StudyPrompt
 
 
 def replace_collection(con: Connection, name: str, prompts: Sequence[StudyPrompt], batch: int) -> None:
@@ -35,6 +37,8 @@ def collection_prompts(con: Connection, name: str) -> list[StudyPrompt]:
         " WHERE collection = ? ORDER BY position",
         [name],
     ).fetchall()
+    from studio.domain.prompt_study import StudyPrompt
+
     return [StudyPrompt(*row) for row in rows]
 
 
@@ -129,4 +133,6 @@ def verdicts(con: Connection, label_set: int) -> list[PreferenceRow]:
         " WHERE label_set_id = ? ORDER BY qid, category, doc_a, doc_b",
         [label_set],
     ).fetchall()
+    from studio.domain.prompt_study import PreferenceRow
+
     return [PreferenceRow(*row) for row in rows]

@@ -8,10 +8,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from studio.domain.choices import AnswerGain, AnswerMethod
+from studio.domain.choices import DEFAULT_VERDICT_SCALE, AnswerGain, AnswerMethod
 from studio.domain.models import ANSWER_PREFIX
 from studio.domain.significance import DEFAULT_PLAN
-from studio.formats.answer_verdicts import DEFAULT_SCALE
 from studio.services.facade.base import PathLike, ProjectBase
 from studio.services.facade.lazy import lazy_function, lazy_module
 
@@ -56,7 +55,7 @@ class AnswersMixin(ProjectBase):
         method: AnswerMethod | str,
         name: str,
         model: str | None = None,
-        scale: int = DEFAULT_SCALE,
+        scale: int = DEFAULT_VERDICT_SCALE,
         replace: bool = False,
     ) -> ImportReport:
         """One system's verdict file (binary, graded, subtopics or preferences, as the Gen-IR

@@ -1,5 +1,6 @@
 """The Review screen's first frame is drawn once its first pair is in (`studio.tui.first_frame`),
-and a queue that takes longer than the hold still shows that it is being built."""
+and a queue that takes longer than the hold still shows that it is being built, without an empty
+pair panel and history under its status line."""
 
 from __future__ import annotations
 
@@ -70,9 +71,11 @@ def test_a_slow_queue_is_shown_being_built(sample: Path, monkeypatch: pytest.Mon
         try:
             await until(pilot, lambda: bool(frames))
             assert not loaded(app) and "Building the review queue" in text_of(app, "#status")
+            assert app.screen.query_one("#pair").region.area == 0  # nothing laid out under it yet
         finally:
             built.set()
         await until(pilot, lambda: frames[-1])  # then the pair, drawn
+        assert app.screen.query_one("#pair").region.area > 0
 
     run_review(sample, frames, body)
     assert frames[0] is False and frames[-1] is True

@@ -43,6 +43,13 @@ class LabelSetRow(TypedDict):
     source: str | None
 
 
+class LabelSetName(TypedDict):
+    """A label set's name and kind: what choosing one needs, without its counts."""
+
+    name: str
+    kind: str  # human, llm, derived, simulated (LabelSetKind)
+
+
 class BankInfo(TypedDict):
     name: str
     topics: int

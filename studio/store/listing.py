@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from studio.domain.rows import BankInfo, DocumentRow, LabelSetRow, ResponseRow, RunInfo, TopicRow
+from studio.domain.rows import BankInfo, DocumentRow, LabelSetName, LabelSetRow, ResponseRow, RunInfo, TopicRow
 from studio.store.database import Connection, Row, typed_records
 
 
@@ -80,6 +80,12 @@ def list_label_sets(con: Connection) -> list[LabelSetRow]:
         ORDER BY ls.name
         """,
     )
+
+
+def label_set_names(con: Connection) -> list[LabelSetName]:
+    """Every label set's name and kind, by name: the counts of `list_label_sets` read every label
+    and event, which choosing a set does not need."""
+    return _rows(con, LabelSetName, "SELECT name, kind FROM label_sets ORDER BY name")
 
 
 def list_banks(con: Connection) -> list[BankInfo]:

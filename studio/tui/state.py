@@ -34,7 +34,7 @@ def default_selection(
     topics: TopicChoice = EVERY_TOPIC,
 ) -> Selection:
     """`human` (or the first label set) against the first LLM label set (else a simulated one), unless named."""
-    sets = project.label_sets()
+    sets = project.label_set_names()
     names = [row["name"] for row in sets]
     ref = ref or ("human" if "human" in names else names[0] if names else None)
     judged = [

@@ -3,6 +3,8 @@ not a row's keys is refused at once, and the optional keys stay optional at run 
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import duckdb
 import pytest
 
@@ -55,3 +57,11 @@ def test_every_listing_of_a_project_is_read_through_its_row_type() -> None:
             project.label_history,
         ):
             assert listing() == []
+
+
+def test_label_set_names_are_the_listings_names_and_kinds(sample: Path) -> None:
+    """Choosing a label set reads names and kinds alone; they are those the full listing gives."""
+    with Project.open(sample) as project:
+        listed = [{"name": row["name"], "kind": row["kind"]} for row in project.label_sets()]
+        assert project.label_set_names() == listed
+        assert {row["kind"] for row in listed} >= {"human", "llm"}  # not vacuous: the sample's sets

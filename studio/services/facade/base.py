@@ -23,7 +23,16 @@ if TYPE_CHECKING:  # imported when first used: a command that only lists needs n
 
     from studio.domain.check_report import CheckReport
     from studio.domain.import_report import ImportReport
-    from studio.domain.rows import BankInfo, DocumentRow, JudgeRunRow, LabelSetRow, ResponseRow, RunInfo, TopicRow
+    from studio.domain.rows import (
+        BankInfo,
+        DocumentRow,
+        JudgeRunRow,
+        LabelSetName,
+        LabelSetRow,
+        ResponseRow,
+        RunInfo,
+        TopicRow,
+    )
     from studio.services.derived.follow import Followed
     from studio.services.evaluation.changes import ChangeWatcher
     from studio.services.evaluation.engine import EvaluationEngine
@@ -204,6 +213,10 @@ class ProjectBase:
 
     def label_sets(self) -> list[LabelSetRow]:
         return listing.list_label_sets(self.db.cursor())
+
+    def label_set_names(self) -> list[LabelSetName]:
+        """Each label set's name and kind, without `label_sets()`'s counts (which read every label)."""
+        return listing.label_set_names(self.db.cursor())
 
     def banks(self) -> list[BankInfo]:
         return listing.list_banks(self.db.cursor())

@@ -23,7 +23,7 @@ def overview(project: ProjectCore, *, topics: bool = True) -> Overview:
 
 def project_names(project: ProjectCore) -> ProjectNames:
     return ProjectNames(
-        [row["name"] for row in project.label_sets()],
+        [row["name"] for row in project.label_set_names()],
         [row["name"] for row in project.banks()],
         [(row["qid"], row["text"] or "") for row in project.topics()],
     )

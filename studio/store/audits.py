@@ -8,6 +8,7 @@ from typing import Any
 
 from studio.domain.audit_results import AuditRecord, AuditUnit
 from studio.store.database import Connection, records, typed_records
+from studio.store.migrations import schema_holds, v20_audit_assessors
 from studio.store.new_names import new_name
 
 # A unit: (qid, docid or None for a whole topic, stratum, inclusion probability, position).
@@ -177,10 +178,9 @@ def unrecorded_gold_events(con: Connection, audit_id: int, gold: str) -> list[tu
     """(event, qid, docid, grade) of the label events of an audit's gold set that the audit never
     recorded (neither a gold grade nor an assessor's grade points at them) and that undo nothing:
     labels written around the audit."""
-    assessed = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'audit_assessments'").fetchone()
     also = (
         " AND e.event_id NOT IN (SELECT label_event FROM audit_assessments WHERE audit_id = $audit)"
-        if assessed and assessed[0]
+        if schema_holds(con, v20_audit_assessors.VERSION)
         else ""
     )
     rows = con.execute(

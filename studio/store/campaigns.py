@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from studio.domain.campaigns import RECALL_SUFFIX, CampaignRecord, Condition, PairRole, PoolPair, StoredGrade
 from studio.store.database import Connection, typed_records
 from studio.store.label_events import EventNote, add_event_notes, event_source_id
+from studio.store.migrations import schema_holds, v22_campaigns, v26_team_gates
 
 RECALL = str(PairRole.recall)
 
@@ -43,10 +44,7 @@ def create_campaign(
 def llm_event(con: Connection, campaign_id: int) -> int | None:
     """The newest label event of the campaign's LLM set when it was planned (None: planned before
     the studio kept it, or the set had no event)."""
-    held = con.execute(
-        "SELECT count(*) FROM duckdb_columns() WHERE table_name = 'campaigns' AND column_name = 'llm_event'"
-    ).fetchone()
-    if not held or not held[0]:
+    if not schema_holds(con, v26_team_gates.VERSION):
         return None
     row = con.execute("SELECT llm_event FROM campaigns WHERE campaign_id = ?", [campaign_id]).fetchone()
     return None if row is None or row[0] is None else int(row[0])
@@ -104,8 +102,7 @@ def campaigns(con: Connection) -> list[CampaignRecord]:
 
 def holds_campaigns(con: Connection) -> bool:
     """Whether the file has the campaign tables (a read-only file of an older version may not)."""
-    held = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'campaigns'").fetchone()
-    return bool(held and held[0])
+    return schema_holds(con, v22_campaigns.VERSION)
 
 
 def campaign_names(con: Connection) -> frozenset[str]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from studio.store.database import Connection, records
+from studio.store.migrations import schema_holds, v21_topic_vocabularies
 
 
 class Reference(NamedTuple):
@@ -190,8 +191,7 @@ def ranking_problems(con: Connection, limit: int = 5) -> tuple[int, int, list[st
 
 def vocabulary_problems(con: Connection) -> list[tuple[str]]:
     """Topics whose vocabulary row (version 21) is not their documents in number order."""
-    tables = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'ranking_vocabularies'").fetchone()
-    if not tables or not tables[0]:
+    if not schema_holds(con, v21_topic_vocabularies.VERSION):
         return []  # a file from before version 21, read as it is
     rows = con.execute(
         """

@@ -15,8 +15,17 @@ import pytest
 from store.past_versions.holdings import holdings, schema_versions
 
 from studio.services.project import Project
+from studio.store import campaigns as campaign_store
 from studio.store.file_identity import APPLICATION, MARK_TABLE
-from studio.store.migrations import LATEST_VERSION, v14_skipped
+from studio.store.migrations import (
+    LATEST_VERSION,
+    schema_holds,
+    v14_skipped,
+    v20_audit_assessors,
+    v21_topic_vocabularies,
+    v26_team_gates,
+)
+from studio.store.team import local as team_store
 
 FIXTURES = Path(__file__).resolve().parent / "past_versions"
 MANIFEST: dict[str, dict[str, Any]] = json.loads((FIXTURES / "manifest.json").read_text("utf-8"))
@@ -121,3 +130,29 @@ def test_a_file_past_the_skipped_number_is_not_given_it(tmp_path: Path) -> None:
     for name in later:
         with Project.open(fixture_file(name, tmp_path)) as project:
             assert v14_skipped.VERSION not in schema_versions(project.db.cursor())
+
+
+# What readers ask of an older file before reading a table or a column a later version added.
+HELD_BY = {
+    "audit_assessments": lambda con: schema_holds(con, v20_audit_assessors.VERSION),
+    "ranking_vocabularies": lambda con: schema_holds(con, v21_topic_vocabularies.VERSION),
+    "campaigns": campaign_store.holds_campaigns,
+    "campaigns.llm_event": lambda con: schema_holds(con, v26_team_gates.VERSION),
+    "team_link": team_store.has_team_tables,
+    "team_link.last_outcome": team_store.has_outcome,
+    "team_quarantine": team_store.has_quarantine,
+}
+
+
+def test_the_schema_version_says_which_tables_and_columns_a_file_holds(tmp_path: Path) -> None:
+    """The readers' checks answer from `schema_version` what DuckDB's catalog would: on every past
+    file (22 and 23 included), a table or column is there exactly from the version that added it."""
+    for name in MANIFEST:
+        with duckdb.connect(str(fixture_file(name, tmp_path)), read_only=True) as con:
+            held = {str(row[0]) for row in con.execute("SELECT table_name FROM duckdb_tables()").fetchall()}
+            columns = con.execute("SELECT table_name || '.' || column_name FROM duckdb_columns()").fetchall()
+            held |= {str(row[0]) for row in columns}
+            for what, holds in HELD_BY.items():
+                assert holds(con) == (what in held), (name, what)
+    with Project.open(tmp_path / "new.duckdb") as project:  # a new file holds every one
+        assert all(holds(project.db.cursor()) for holds in HELD_BY.values())

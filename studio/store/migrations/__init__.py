@@ -15,6 +15,8 @@ from __future__ import annotations
 
 from types import ModuleType
 
+import duckdb
+
 from studio.store.migrations import (
     v01_base,
     v02_judge_calls,
@@ -78,6 +80,15 @@ MIGRATION_MODULES: tuple[ModuleType, ...] = (
 MIGRATIONS: list[tuple[int, str]] = [(module.VERSION, module.SQL) for module in MIGRATION_MODULES]
 
 LATEST_VERSION = MIGRATIONS[-1][0]
+
+
+def schema_holds(con: duckdb.DuckDBPyConnection, version: int) -> bool:
+    """Whether the open file's schema is at `version` or later: what a reader asks before it reads
+    a table or a column that version added (a read-only file of an older schema is read as it is).
+    One row of `schema_version`: DuckDB's catalog functions read every table's figures the first
+    time they are asked (about 4 ms)."""
+    row = con.execute("SELECT max(version) FROM schema_version").fetchone()
+    return bool(row and row[0] is not None and int(row[0]) >= version)
 
 
 def readable_as_it_is(version: int) -> bool:

@@ -8,6 +8,7 @@ from typing import Any, NamedTuple
 
 from studio.store.database import Connection, records
 from studio.store.label_events import EventNote, add_event_notes, event_source_id
+from studio.store.migrations import schema_holds, v24_team_sync, v26_team_gates, v27_team_outcome
 
 
 class Link(NamedTuple):
@@ -34,16 +35,12 @@ class Shared(NamedTuple):
 
 def has_team_tables(con: Connection) -> bool:
     """Whether the file has the team's tables (a read-only file of an older schema may not)."""
-    row = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'team_link'").fetchone()
-    return bool(row and row[0])
+    return schema_holds(con, v24_team_sync.VERSION)
 
 
 def has_outcome(con: Connection) -> bool:
     """Whether the file keeps the last attempt's outcome (schema 27; a read-only older file may not)."""
-    row = con.execute(
-        "SELECT count(*) FROM duckdb_columns() WHERE table_name = 'team_link' AND column_name = 'last_outcome'"
-    ).fetchone()
-    return bool(row and row[0])
+    return schema_holds(con, v27_team_outcome.VERSION)
 
 
 def link(con: Connection) -> Link | None:
@@ -301,8 +298,7 @@ def append_pulled_labels(con: Connection, label_set: int, rows: Sequence[PulledL
 
 def has_quarantine(con: Connection) -> bool:
     """Whether the file has the quarantine's table (a read-only file of an older schema may not)."""
-    row = con.execute("SELECT count(*) FROM duckdb_tables() WHERE table_name = 'team_quarantine'").fetchone()
-    return bool(row and row[0])
+    return schema_holds(con, v26_team_gates.VERSION)
 
 
 class Quarantined(NamedTuple):

@@ -15,8 +15,6 @@ from typing import TYPE_CHECKING, Any, Self
 
 from studio.domain.frames import EVERY_TOPIC, TopicChoice
 from studio.domain.project_file import DEFAULT_WAIT_SECONDS, SampleSetAside
-from studio.domain.views import BankView, CalibrationView, EstimateView, LeaderboardView, Overview, ProjectNames
-from studio.domain.views import ReviewFilters as ReviewFilters
 from studio.services.facade.core import ProjectCore
 from studio.services.facade.lazy import lazy_function, lazy_module
 from studio.services.locations import demo_project_path
@@ -27,6 +25,15 @@ if TYPE_CHECKING:
     from studio.domain.check_report import CheckReport
     from studio.domain.doctor_report import DoctorReport
     from studio.domain.prompt_study import StudyOptions
+    from studio.domain.views import (
+        BankView,
+        CalibrationView,
+        EstimateView,
+        LeaderboardView,
+        Overview,
+        ProjectNames,
+        ReviewFilters,
+    )
     from studio.services.answers.session import AnswerSession
     from studio.services.audit.session import AuditSession
     from studio.services.campaigns.session import CampaignSession
@@ -62,8 +69,10 @@ __all__ = [
 ]
 
 # The classes of the objects the front ends are handed, named here so that they can name them
-# (`from studio.services.project import ReviewSession`), imported when first named.
+# (`from studio.services.project import ReviewSession`), imported when first named: the screens'
+# views too, whose dataclasses a command such as `studio list` has no use for.
 NAMED_CLASSES = {
+    "ReviewFilters": "studio.domain.views",
     "AnswerSession": "studio.services.answers.session",
     "AuditSession": "studio.services.audit.session",
     "BankEditor": "studio.services.rubric.editing",

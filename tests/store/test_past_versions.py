@@ -144,6 +144,7 @@ HELD_BY = {
 }
 
 
+@pytest.mark.slow  # every past file decompressed and opened
 def test_the_schema_version_says_which_tables_and_columns_a_file_holds(tmp_path: Path) -> None:
     """The readers' checks answer from `schema_version` what DuckDB's catalog would: on every past
     file (22 and 23 included), a table or column is there exactly from the version that added it."""

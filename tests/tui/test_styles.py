@@ -7,6 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
 from textual.pilot import Pilot
 from tui_helpers import Messages, drive, settle
 
@@ -20,6 +21,7 @@ def styled(app: StudioApp) -> set[str]:
     return {str(where).removesuffix(".DEFAULT_CSS") or str(path) for path, where in app.stylesheet.source}
 
 
+@pytest.mark.slow  # two screens built on the sample
 def test_review_starts_with_its_own_styles_and_the_leaderboard_brings_its_own(sample: Path) -> None:
     async def steps(app: StudioApp, pilot: Pilot[Any], messages: Messages) -> None:
         assert isinstance(app.screen, ReviewScreen)

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
+from textual.geometry import Region
 from textual.message import Message
 from textual.strip import Strip
 from textual.widgets import Static
@@ -67,6 +68,7 @@ class HistoryList(Static, can_focus=True):
         self.cursor = 0
         self.drawn: list[tuple[str, bool]] = []  # the lines shown: a row's text, and whether the cursor is on it
         self.strips: dict[tuple[str, bool, int, Style], Strip] = {}
+        self._style: Style | None = None  # the lines' style in the drawing under way
 
     def show(self, rows: Sequence[tuple[str, str, str]]) -> None:
         self.rows = list(rows)
@@ -113,8 +115,14 @@ class HistoryList(Static, can_focus=True):
         text.rstrip()
         return text
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        # Textual's `rich_style` walks the widget's ancestors' styles: read once a drawing, not once
+        # a line (thirty-odd lines, half of the sidebar's drawing on a key).
+        self._style = self.rich_style
+        return super().render_lines(crop)
+
     def render_line(self, y: int) -> Strip:
-        style = self.rich_style
+        style = self._style if self._style is not None else self.rich_style
         width = self.size.width
         if y >= len(self.drawn):
             return Strip.blank(width, style)

@@ -76,32 +76,43 @@ def linked_label_sets(con: Connection) -> list[dict[str, Any]]:
 
 
 def prompt_grades(con: Connection, qid: str, docid: str) -> list[PromptGrade]:
-    """The pair's grade under every pointwise prompt a label set is linked to (None where that set
-    does not grade it), by model, method, prompt order and id: how far the prompts disagree on it."""
+    """The pair's grade under every pointwise prompt a label set is linked to (see `pairs_prompt_grades`)."""
+    return pairs_prompt_grades(con, [(qid, docid)])[(qid, docid)]
+
+
+def pairs_prompt_grades(con: Connection, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], list[PromptGrade]]:
+    """Each pair's grade under every pointwise prompt a label set is linked to (None where that set
+    does not grade it), by model, method, prompt order and id: how far the prompts disagree on it.
+    One query for all the pairs."""
+    graded: dict[tuple[str, str], list[PromptGrade]] = {pair: [] for pair in pairs}
+    if not pairs:
+        return graded
     rows = con.execute(
-        "SELECT s.name, l.collection, l.prompt_id, coalesce(p.author_group, l.prompt_id), l.method, l.model,"
-        " g.grade, l.test_collection"
+        "SELECT w.qid, w.docid, s.name, l.collection, l.prompt_id, coalesce(p.author_group, l.prompt_id),"
+        " l.method, l.model, g.grade, l.test_collection"
         " FROM label_set_prompts l JOIN label_sets s USING (label_set_id)"
+        " CROSS JOIN (SELECT unnest($qids) AS qid, unnest($docids) AS docid) w"
         " LEFT JOIN study_prompts p ON p.collection = l.collection AND p.prompt_id = l.prompt_id"
         " AND p.method = l.method"
-        " LEFT JOIN labels g ON g.label_set_id = l.label_set_id AND g.qid = ? AND g.docid = ?"
+        " LEFT JOIN labels g ON g.label_set_id = l.label_set_id AND g.qid = w.qid AND g.docid = w.docid"
         " WHERE l.method <> 'pairwise'"
         " ORDER BY l.model, l.method, coalesce(p.position, 0), l.prompt_id",
-        [qid, docid],
+        {"qids": [qid for qid, _ in pairs], "docids": [docid for _, docid in pairs]},
     ).fetchall()
-    return [
-        PromptGrade(
-            label_set=name,
-            collection=collection,
-            prompt_id=prompt_id,
-            author_group=group,
-            method=method,
-            model=model,
-            grade=None if grade is None else float(grade),
-            test_collection=test_collection,
+    for qid, docid, name, collection, prompt_id, group, method, model, grade, test_collection in rows:
+        graded[(qid, docid)].append(
+            PromptGrade(
+                label_set=name,
+                collection=collection,
+                prompt_id=prompt_id,
+                author_group=group,
+                method=method,
+                model=model,
+                grade=None if grade is None else float(grade),
+                test_collection=test_collection,
+            )
         )
-        for name, collection, prompt_id, group, method, model, grade, test_collection in rows
-    ]
+    return graded
 
 
 def replace_verdicts(con: Connection, label_set: int, rows: Sequence[PreferenceRow]) -> None:

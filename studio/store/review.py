@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 
 from studio.domain.rows import Decision, ItemGrade, JudgeOutput
 from studio.store.database import Connection, records, typed_records
@@ -63,27 +64,40 @@ def decisions(con: Connection, ref: str, qrels: str, limit: int | None = None) -
     return typed_records(cursor, Decision)
 
 
-def pair_judgments(con: Connection, qid: str, docid: str) -> tuple[list[JudgeOutput], list[ItemGrade]]:
-    """What each judge-made label set's newest run said of the pair, read at once (the Review
-    screen asks at every decision): its judgments of the pair (label, confidence, raw output),
-    and its rubric grades of the pair with the item text."""
+Judged = tuple[list[JudgeOutput], list[ItemGrade]]  # a pair's judgments, and its rubric grades
+
+
+def pair_judgments(con: Connection, qid: str, docid: str) -> Judged:
+    """What each judge-made label set's newest run said of the pair (see `pairs_judgments`)."""
+    return pairs_judgments(con, [(qid, docid)])[(qid, docid)]
+
+
+def pairs_judgments(con: Connection, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Judged]:
+    """What each judge-made label set's newest run said of each pair, read at once for them all (the
+    Review screen reads pairs ahead of the keys): its judgments of the pair (label, confidence, raw
+    output), and its rubric grades of the pair with the item text."""
+    if not pairs:
+        return {}
     cursor = con.execute(
         """
-        WITH newest AS (SELECT label_set_id, max(judge_run_id) AS run FROM judge_runs GROUP BY label_set_id)
-        SELECT s.name AS label_set, r.method, r.backend, r.model, g.item_id, g.label, g.confidence, g.expected,
-               g.parse_error, c.output, c.label_probs, a.output AS answer
-        FROM judgments g JOIN newest n ON n.run = g.judge_run_id
+        WITH newest AS (SELECT label_set_id, max(judge_run_id) AS run FROM judge_runs GROUP BY label_set_id),
+        wanted AS (SELECT unnest($qids) AS qid, unnest($docids) AS docid)
+        SELECT g.qid, g.docid, s.name AS label_set, r.method, r.backend, r.model, g.item_id, g.label,
+               g.confidence, g.expected, g.parse_error, c.output, c.label_probs, a.output AS answer
+        FROM judgments g JOIN wanted w ON w.qid = g.qid AND w.docid = g.docid
+        JOIN newest n ON n.run = g.judge_run_id
         JOIN judge_runs r ON r.judge_run_id = g.judge_run_id JOIN label_sets s ON s.label_set_id = r.label_set_id
         LEFT JOIN calls c ON c.key = g.call_key AND g.item_id IS NULL
         LEFT JOIN calls a ON a.key = g.answer_key AND g.item_id IS NOT NULL
-        WHERE g.qid = ? AND g.docid = ? AND g.docid_b IS NULL
+        WHERE g.docid_b IS NULL
         ORDER BY s.name, g.label DESC NULLS LAST, g.item_id
         """,
-        [qid, docid],
+        {"qids": [qid for qid, _ in pairs], "docids": [docid for _, docid in pairs]},
     )
-    outputs: list[JudgeOutput] = []
-    items: list[ItemGrade] = []
+    judged: dict[tuple[str, str], Judged] = {pair: ([], []) for pair in pairs}
+    graded: list[tuple[str, ItemGrade]] = []  # (qid, grade): the items' texts are read after
     for row in records(cursor):
+        outputs, items = judged[(row["qid"], row["docid"])]
         if row["item_id"] is None:
             outputs.append(
                 JudgeOutput(
@@ -100,25 +114,26 @@ def pair_judgments(con: Connection, qid: str, docid: str) -> tuple[list[JudgeOut
                 )
             )
         else:
-            items.append(
-                ItemGrade(
-                    label_set=row["label_set"],
-                    method=row["method"],
-                    item_id=row["item_id"],
-                    grade=row["label"],
-                    answer=row["answer"],
-                )
+            item = ItemGrade(
+                label_set=row["label_set"],
+                method=row["method"],
+                item_id=row["item_id"],
+                grade=row["label"],
+                answer=row["answer"],
             )
-    if items:  # most pairs: no rubric judge graded them, and the bank view need not be read
-        ids = sorted({row["item_id"] for row in items})
+            items.append(item)
+            graded.append((row["qid"], item))
+    if graded:  # most pairs: no rubric judge graded them, and the bank view need not be read
+        wanted = sorted({(qid, item["item_id"]) for qid, item in graded})
         texts = {
-            item_id: (kind, text)
-            for item_id, kind, text in con.execute(
-                f"SELECT item_id, any_value(kind), any_value(text) FROM bank_items WHERE qid = ? AND item_id IN "
-                f"({', '.join('?' * len(ids))}) GROUP BY item_id",
-                [qid, *ids],
+            (qid, item_id): (kind, text)
+            for qid, item_id, kind, text in con.execute(
+                "SELECT b.qid, b.item_id, any_value(b.kind), any_value(b.text) FROM bank_items b"
+                " JOIN (SELECT unnest($qids) AS qid, unnest($items) AS item_id) w"
+                " ON w.qid = b.qid AND w.item_id = b.item_id GROUP BY b.qid, b.item_id",
+                {"qids": [qid for qid, _ in wanted], "items": [item_id for _, item_id in wanted]},
             ).fetchall()
         }
-        for item in items:
-            item["kind"], item["text"] = texts.get(item["item_id"], (None, None))
-    return outputs, items
+        for qid, item in graded:
+            item["kind"], item["text"] = texts.get((qid, item["item_id"]), (None, None))
+    return judged

@@ -139,6 +139,27 @@ def test_the_pair_view_shows_every_judge_and_the_item_grades(db: Path) -> None:
         assert view.items and all(i["label_set"] == "exam" and i["text"] for i in view.items)
 
 
+@pytest.mark.slow  # a rubric judge run on the simulated sample
+def test_pairs_read_together_are_the_pairs_read_one_by_one(db: Path) -> None:
+    """The Review screen reads its first pairs in one set of queries: each view is the one its pair
+    gets alone, judges, item grades (with their texts, across topics) and prompts sorted to it."""
+    with Project.open(db) as project:
+        first = session(project).current()
+        assert first is not None
+        judge_all(
+            project.db,
+            JudgeConfig(method="exam-nugget", backend="simulated", name="exam", bank="nuggets", topics=[first["qid"]]),
+        )
+        project.engine.forget_labels()
+        review = session(project)
+        pairs = review.queue[:12]
+        assert len({pair["qid"] for pair in pairs}) > 1  # not vacuous: several topics in one read
+        together = review.pair_views(pairs)
+        assert together == [review.pair_view(pair) for pair in pairs]
+        assert any(view.items for view in together) and any(not view.items for view in together)
+        assert all(view.judges for view in together)
+
+
 def test_studio_disagreements_marks_the_pairs_a_review_decided(db: Path) -> None:
     with Project.open(db) as project:
         review = session(project)

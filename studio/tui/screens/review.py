@@ -157,7 +157,7 @@ class ReviewScreen(SessionScreen[ReviewSession, ReviewStep, Decision | None, Fig
         with self.locked():
             session.load()
             stats, history = session.stats(), session.history()
-            views = [session.pair_view(pair) for pair in session.upcoming(1)]  # the rest read ahead after
+            views = session.pair_views(session.upcoming(READ_AHEAD))  # the first pairs, in one read
         self.post_message(ReviewLoaded(session, stats, history, views))
 
     def work_failed(self, group: str, error: BaseException) -> None:

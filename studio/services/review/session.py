@@ -22,20 +22,18 @@ from typing import TYPE_CHECKING, Any
 
 from studio.domain.errors import UsageError
 from studio.domain.frames import EVERY_TOPIC, TopicChoice
-from studio.domain.rows import LABEL_ACTIONS, QUEUE_ACTIONS, Decision, Disagreement, PromptGrade
+from studio.domain.rows import LABEL_ACTIONS, QUEUE_ACTIONS, Decision, Disagreement
 from studio.domain.steps import ReviewStep
 from studio.domain.views import PairView, ReviewFilters, Stats
 from studio.services.facade.core import ProjectCore
 from studio.services.facade.lazy import lazy_module
 from studio.services.meta.review_queue import disagreements
-from studio.services.review.pair_context import leaderboard_moves, retrieved_by
-from studio.services.review.prompt_grades import shown_prompt_grades_of
+from studio.services.review.pair_views import ViewedPairs, read_pair_views
 from studio.services.review.stats import tau_and_kappa
 from studio.services.session import InteractiveSession
 from studio.services.writes.owners import owned_by
 from studio.store import Connection
 from studio.store import review as review_store
-from studio.store.pools import passage_texts, topic_texts
 from studio.store.runs import pairs_retrieved
 
 if TYPE_CHECKING:
@@ -145,46 +143,9 @@ class ReviewSession(InteractiveSession[ReviewStep, Decision | None]):
     def pair_views(self, pairs: Sequence[Mapping[str, Any]]) -> list[PairView]:
         """`pair_view` of each of `pairs`, their texts and judgments read in one query each (a front
         end reads several pairs ahead); the caller holds the project's lock."""
-        keys = [(str(pair["qid"]), str(pair["docid"])) for pair in pairs]
-        con = self.project.db.cursor()
-        topics = topic_texts(con, [qid for qid, _ in keys])
-        passages = passage_texts(con, keys)
-        judged = review_store.pairs_judgments(con, keys)
-        prompts = shown_prompt_grades_of(con, keys)
-        return [
-            self._view(pair, topics.get(key[0], ""), passages.get(key, ""), judged[key], prompts[key])
-            for pair, key in zip(pairs, keys, strict=True)
-        ]
-
-    def _view(
-        self,
-        pair: Mapping[str, Any],
-        topic_text: str,
-        passage: str,
-        judged: review_store.Judged,
-        prompts: list[PromptGrade],
-    ) -> PairView:
-        qid, docid = pair["qid"], pair["docid"]
-        engine = self.project.engine
-        ref_topic = engine.evaluator(self.ref).labels.get(qid)
-        topic = engine.evaluator(self.qrels).labels.get(qid)
-        ref_grade = ref_topic.judged.get(docid) if ref_topic else None
-        outputs, item_grades = judged
-        return PairView(
-            qid,
-            docid,
-            topic_text,
-            passage,
-            ref_grade,
-            topic.judged.get(docid) if topic else None,
-            pair["delta_tau"],
-            outputs,
-            item_grades,
-            retrieved=retrieved_by(engine.rankings(), qid, docid, topic),
-            moves=leaderboard_moves(engine, self.qrels, self.measure, qid, docid, ref_grade, self._audited_topics()),
-            assessors=conflicts.assessor_grades(self.project, self.qrels, qid, docid) if self.filters.conflicts else {},
-            prompts=prompts,
-        )
+        conflicts_shown = bool(self.filters.conflicts)
+        viewed = ViewedPairs(self.ref, self.qrels, self.measure, self._audited_topics(), conflicts_shown)
+        return read_pair_views(self.project, viewed, pairs)
 
     def _audited_topics(self) -> tuple[str, ...] | None:
         """The topics the audited leaderboard stands on in this review's frame (None: all it labels)."""

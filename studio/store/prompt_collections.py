@@ -75,11 +75,6 @@ def linked_label_sets(con: Connection) -> list[dict[str, Any]]:
     )
 
 
-def prompt_grades(con: Connection, qid: str, docid: str) -> list[PromptGrade]:
-    """The pair's grade under every pointwise prompt a label set is linked to (see `pairs_prompt_grades`)."""
-    return pairs_prompt_grades(con, [(qid, docid)])[(qid, docid)]
-
-
 def pairs_prompt_grades(con: Connection, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], list[PromptGrade]]:
     """Each pair's grade under every pointwise prompt a label set is linked to (None where that set
     does not grade it), by model, method, prompt order and id: how far the prompts disagree on it.

@@ -67,11 +67,6 @@ def decisions(con: Connection, ref: str, qrels: str, limit: int | None = None) -
 Judged = tuple[list[JudgeOutput], list[ItemGrade]]  # a pair's judgments, and its rubric grades
 
 
-def pair_judgments(con: Connection, qid: str, docid: str) -> Judged:
-    """What each judge-made label set's newest run said of the pair (see `pairs_judgments`)."""
-    return pairs_judgments(con, [(qid, docid)])[(qid, docid)]
-
-
 def pairs_judgments(con: Connection, pairs: Sequence[tuple[str, str]]) -> dict[tuple[str, str], Judged]:
     """What each judge-made label set's newest run said of each pair, read at once for them all (the
     Review screen reads pairs ahead of the keys): its judgments of the pair (label, confidence, raw

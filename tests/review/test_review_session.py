@@ -121,16 +121,21 @@ def test_filters_slice_the_queue(db: Path) -> None:
         assert by_run.queue and all((p["qid"], p["docid"]) in retrieved for p in by_run.queue)
 
 
+def with_exam_judge(project: Project) -> ReviewSession:
+    """The review again after a rubric judge (exam-nugget, `exam`) graded the first pair's topic."""
+    first = session(project).current()
+    assert first is not None
+    judge_all(
+        project.db,
+        JudgeConfig(method="exam-nugget", backend="simulated", name="exam", bank="nuggets", topics=[first["qid"]]),
+    )
+    project.engine.forget_labels()
+    return session(project)
+
+
 def test_the_pair_view_shows_every_judge_and_the_item_grades(db: Path) -> None:
     with Project.open(db) as project:
-        first = session(project).current()
-        assert first is not None
-        judge_all(
-            project.db,
-            JudgeConfig(method="exam-nugget", backend="simulated", name="exam", bank="nuggets", topics=[first["qid"]]),
-        )
-        project.engine.forget_labels()
-        review = session(project)
+        review = with_exam_judge(project)
         view = review.view()
         assert view is not None and view.query and view.passage
         # Every judge of the pair (the rubric judge grades items, not the pair).
@@ -144,14 +149,7 @@ def test_pairs_read_together_are_the_pairs_read_one_by_one(db: Path) -> None:
     """The Review screen reads its first pairs in one set of queries: each view is the one its pair
     gets alone, judges, item grades (with their texts, across topics) and prompts sorted to it."""
     with Project.open(db) as project:
-        first = session(project).current()
-        assert first is not None
-        judge_all(
-            project.db,
-            JudgeConfig(method="exam-nugget", backend="simulated", name="exam", bank="nuggets", topics=[first["qid"]]),
-        )
-        project.engine.forget_labels()
-        review = session(project)
+        review = with_exam_judge(project)
         pairs = review.queue[:12]
         assert len({pair["qid"] for pair in pairs}) > 1  # not vacuous: several topics in one read
         together = review.pair_views(pairs)

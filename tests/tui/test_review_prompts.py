@@ -15,7 +15,8 @@ from tui_helpers import Messages, drive, settle, text_of
 from studio import Project
 from studio.domain.prompt_grades import by_method, shown_prompt_grades
 from studio.domain.rows import PromptGrade
-from studio.store.prompt_collections import prompt_grades
+from studio.store import Connection
+from studio.store.prompt_collections import pairs_prompt_grades
 from studio.tui.app import StudioApp
 from studio.tui.screens.review import ReviewScreen
 from studio.tui.widgets.pair_panel import prompt_spread, prompts_text
@@ -26,6 +27,10 @@ PAIRS = list(HUMAN)
 def expected_grades(pair: tuple[str, str]) -> dict[str, float]:
     """Each linked pointwise prompt's grade of `pair`, as the test's files give it."""
     return {PROMPT_OF[name]: float(labels[PAIRS.index(pair)]) for name, labels in LLM_LABELS.items()}
+
+
+def prompt_grades(con: Connection, qid: str, docid: str) -> list[PromptGrade]:
+    return pairs_prompt_grades(con, [(qid, docid)])[(qid, docid)]
 
 
 def test_the_store_gives_each_pointwise_prompts_grade_of_a_pair(tmp_path: Path) -> None:
